@@ -1,0 +1,3 @@
+from arena.cli import main
+
+main()

@@ -1,0 +1,21 @@
+"""The `arena` command line: one entry point, one module per subcommand."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.lazy import LazyGroup
+
+SUBCOMMANDS = {
+    "play": "arena.cli.play:play",
+    "validate": "arena.cli.validate:validate",
+    "bots": "arena.cli.bots:bots",
+    "grammar": "arena.cli.grammar:grammar",
+    "solve": "arena.cli.solve:solve",
+}
+
+
+@click.group(cls=LazyGroup, lazy_subcommands=SUBCOMMANDS)
+@click.version_option(package_name="arena")
+def main() -> None:
+    """The arena: strict referee, bots, tournaments and logs for turn-based games."""

@@ -1,0 +1,16 @@
+"""`arena solve GAME ...`: exact solvers of the game plugins."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.lazy import LazyGroup
+
+SOLVERS: dict[str, str] = {
+    # "sim": "arena.games.sim.cli:solve_sim",
+}
+
+
+@click.group(cls=LazyGroup, lazy_subcommands=SOLVERS)
+def solve() -> None:
+    """Solve a game exactly (perfect play values, counts, optimal moves)."""

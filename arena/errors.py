@@ -1,0 +1,62 @@
+"""Errors, grouped by cause under one root.
+
+    ArenaError
+    ├── SettingsError        bad game settings (grammar, weights, sizes)
+    │   └── GrammarError     a grammar file or text that cannot be read (has a line number)
+    ├── MalformedMove        a move string that does not parse (ValueError)
+    ├── LogFormatError       a game log that cannot be read (has a line number)
+    ├── BotSpecError         an unknown bot or bad bot parameters (ValueError)
+    └── PluginError          a plugin that breaks the hook contract
+
+Illegal moves are not exceptions: the referee returns a `Rejection` value for them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArenaError",
+    "BotSpecError",
+    "GrammarError",
+    "LogFormatError",
+    "MalformedMove",
+    "PluginError",
+    "SettingsError",
+]
+
+
+class ArenaError(Exception):
+    """Root of every error the arena raises on purpose."""
+
+
+class SettingsError(ArenaError, ValueError):
+    """Game settings that do not describe a playable game."""
+
+
+class GrammarError(SettingsError):
+    """A grammar text or file that cannot be read; `line` is 1-based, 0 if unknown."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        self.line = line
+        self.reason = message
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+class MalformedMove(ArenaError, ValueError):
+    """A move string that does not follow the move syntax."""
+
+
+class LogFormatError(ArenaError, ValueError):
+    """A game log that cannot be read; `line` is 1-based, 0 if unknown."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        self.line = line
+        self.reason = message
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+class BotSpecError(ArenaError, ValueError):
+    """An unknown bot name or a bad bot parameter."""
+
+
+class PluginError(ArenaError):
+    """A plugin that does not keep the hook contract."""

@@ -1,0 +1,237 @@
+"""The game API: what every game plugin implements, and the values it speaks in.
+
+A game is pure rules: no I/O, no clocks, no randomness of its own. A `Game` object is
+the rules bound to one set of settings (a grammar and a number of moves, a graph size,
+a deal of cards...). States are immutable values; every transition returns a new state.
+
+Chance is an explicit player, as in OpenSpiel: when `to_act(state)` is `CHANCE`, the
+caller (the referee) samples one of `chance_outcomes(state)` with its own seeded
+generator and applies it with `apply_chance`. A game therefore replays exactly from
+its settings, the chance outcomes and the moves.
+
+Moves travel as strings (the move-string codec: `parse_move` / `format_move`) so that
+bots written in any language, logs and the wire all speak the same text. `check_move`
+is the single place where a move is judged: it returns the next state or a precise
+`Rejection`, and never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "GameType",
+    "Outcome",
+    "Rejection",
+    "Termination",
+]
+
+CHANCE = -1
+"""`Game.to_act` value: nature moves next (roll the dice, deal the cards)."""
+TERMINAL = -2
+"""`Game.to_act` value: the game is over."""
+
+StateT = TypeVar("StateT")
+MoveT = TypeVar("MoveT")
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What the lobby, the referee and the registry need to know about a game, as data."""
+
+    name: str
+    """Registry key and `--game` value, e.g. ``"substitution"``."""
+    title: str
+    description: str
+    move_syntax: str
+    """One line telling a bot author how a move string looks."""
+    min_players: int = 2
+    max_players: int = 2
+    chance: bool = False
+    """True if the game has chance events (dice, deals)."""
+    chance_name: str = "chance"
+    """How a chance outcome is called in logs and messages (``"roll"``, ``"dice"``)."""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a move was refused: a stable machine `code` and a message for people.
+
+    `step` is the 0-based index of the offending part of a multi-part move, where the
+    game has such parts (the substitution game's steps); ``None`` otherwise.
+    """
+
+    code: str
+    message: str
+    step: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class Termination(enum.Enum):
+    """How a game ended."""
+
+    NORMAL = "normal"
+    ILLEGAL_MOVE = "illegal-move"
+    TIMEOUT = "timeout"
+    DISCONNECT = "disconnect"
+    RESIGNATION = "resignation"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game.
+
+    `winner` is the winning seat, or ``None`` for a draw (and for an aborted game).
+    `scores` are the game's own scores where it has them (``None`` for a forfeit
+    before the end). `loser` names the seat that forfeited, if any.
+    """
+
+    winner: int | None
+    scores: tuple[int | float, ...] | None = None
+    termination: Termination = Termination.NORMAL
+    loser: int | None = None
+    detail: str = ""
+
+    @property
+    def result(self) -> str:
+        """``"first"``, ``"second"``, ``"draw"``, ``"aborted"`` or ``"seat N"`` (N >= 2)."""
+        if self.termination is Termination.ABORTED:
+            return "aborted"
+        if self.winner is None:
+            return "draw"
+        return {0: "first", 1: "second"}.get(self.winner, f"seat {self.winner}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "winner": self.winner,
+            "scores": list(self.scores) if self.scores is not None else None,
+            "termination": self.termination.value,
+            "loser": self.loser,
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        scores = data.get("scores")
+        return cls(
+            winner=data.get("winner"),
+            scores=tuple(scores) if scores is not None else None,
+            termination=Termination(data.get("termination", "normal")),
+            loser=data.get("loser"),
+            detail=data.get("detail", ""),
+        )
+
+
+def winner_by_score(scores: Sequence[int | float]) -> int | None:
+    """The seat with the strictly highest score, or ``None`` when the best is shared."""
+    best = max(scores)
+    leaders = [seat for seat, score in enumerate(scores) if score == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+@dataclass(frozen=True)
+class LegalOptions:
+    """Legal moves where the game can list them; `complete` is False if the list was cut."""
+
+    moves: tuple[str, ...]
+    complete: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Game(ABC, Generic[StateT, MoveT]):
+    """The rules of one game bound to one set of settings.
+
+    Subclasses set `type` and implement the abstract methods. Every method is pure: the
+    same arguments always give the same answer, and nothing is printed, read or timed.
+    """
+
+    type: ClassVar[GameType]
+
+    # -- settings -------------------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> Game[StateT, MoveT]:
+        """Build the game from JSON-like settings; raise `arena.errors.SettingsError`."""
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any]:
+        """The settings as JSON-able data; `from_settings(settings())` is an equal game."""
+
+    def num_players(self) -> int:
+        return self.type.min_players
+
+    # -- flow -------------------------------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self) -> StateT:
+        """The state before anybody has moved."""
+
+    @abstractmethod
+    def to_act(self, state: StateT) -> int:
+        """The seat to move (0-based), `CHANCE` or `TERMINAL`."""
+
+    def chance_outcomes(self, state: StateT) -> Sequence[tuple[Any, int]]:
+        """The possible chance outcomes as ``(outcome, integer weight)`` pairs."""
+        raise NotImplementedError(f"{self.type.name} has no chance events")
+
+    def apply_chance(self, state: StateT, outcome: Any) -> StateT:
+        """Apply a chance outcome; raise `ValueError` if it is not one of the outcomes."""
+        raise NotImplementedError(f"{self.type.name} has no chance events")
+
+    # -- moves ------------------------------------------------------------------------
+
+    @abstractmethod
+    def parse_move(self, text: str) -> MoveT:
+        """Parse a move string; raise `arena.errors.MalformedMove` with the reason."""
+
+    @abstractmethod
+    def format_move(self, move: MoveT) -> str:
+        """The canonical move string; `parse_move(format_move(m)) == m`."""
+
+    @abstractmethod
+    def check_move(self, state: StateT, move: MoveT) -> StateT | Rejection:
+        """Judge a move by the seat to act: the next state, or why it is refused."""
+
+    def legal_moves(self, state: StateT, limit: int = 1000) -> LegalOptions:
+        """Legal move strings for the seat to act, at most `limit` of them."""
+        raise NotImplementedError(f"{self.type.name} does not list its moves")
+
+    # -- end ------------------------------------------------------------------------
+
+    @abstractmethod
+    def outcome(self, state: StateT) -> Outcome | None:
+        """The outcome of a terminal state, ``None`` while the game goes on."""
+
+    # -- serialization and presentation ---------------------------------------------
+
+    @abstractmethod
+    def state_to_json(self, state: StateT) -> dict[str, Any]:
+        """The whole state as JSON-able data (sent to bots and spectators every turn)."""
+
+    @abstractmethod
+    def state_from_json(self, data: Mapping[str, Any]) -> StateT:
+        """Inverse of `state_to_json`; raise `ValueError` on bad data."""
+
+    def facts(self, state: StateT) -> dict[str, Any]:
+        """Facts recorded in the log after every move and checked on replay."""
+        return {}
+
+    def render(self, state: StateT) -> dict[str, Any]:
+        """What the web UI shows; by default the JSON state."""
+        return self.state_to_json(state)
+
+    def move_number(self, state: StateT) -> int:
+        """How many moves have been made (used in logs and messages)."""
+        raise NotImplementedError

@@ -1,0 +1,186 @@
+"""A match in progress, without I/O: the one game loop behind every way of playing.
+
+`Match` holds the state, rolls the chance events from its own seeded generator, asks
+the `Referee` about every move and records the game. It does no I/O and keeps no
+clock: the in-process runner (`play_match`), the server and log replay drive it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from arena.bots import Bot
+from arena.errors import MalformedMove
+from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
+from arena.record import MatchRecord, TurnRecord
+from arena.referee import Referee, Verdict
+
+__all__ = ["ChanceSource", "Match", "play_match"]
+
+StateT = TypeVar("StateT")
+
+
+class ChanceSource:
+    """Samples chance outcomes from integer weights with a seeded generator.
+
+    The draw is ``r = floor(random() * total)``, then the first outcome whose
+    cumulative weight exceeds ``r`` (the thesis program's `RandomProvider` draws the
+    same way from .NET's generator). Python's Mersenne Twister `random()` is stable
+    across versions, so a seed always gives the same dice.
+    """
+
+    def __init__(self, seed: int | str | None) -> None:
+        self._random = random.Random(seed).random
+        self._cache: dict[int, tuple[tuple[Any, ...], tuple[int, ...], int]] = {}
+
+    def sample(self, outcomes: Sequence[tuple[Any, int]]) -> Any:
+        key = id(outcomes)
+        cached = self._cache.get(key)
+        if cached is None or len(cached[0]) != len(outcomes):
+            values = tuple(value for value, _ in outcomes)
+            cumulative: list[int] = []
+            total = 0
+            for _, weight in outcomes:
+                total += weight
+                cumulative.append(total)
+            cached = (values, tuple(cumulative), total)
+            self._cache[key] = cached
+        values, cumulative_t, total = cached
+        r = int(self._random() * total)
+        for index, bound in enumerate(cumulative_t):
+            if r < bound:
+                return values[index]
+        return values[-1]
+
+
+class Match(Generic[StateT]):
+    """One game being played: state, dice, referee and record.
+
+    Args:
+        game: the rules bound to settings.
+        players: a display name per seat.
+        seed: seeds the chance events; stored in the record.
+        chance: recorded chance outcomes to replay instead of rolling (log replay).
+    """
+
+    def __init__(
+        self,
+        game: Game[StateT, Any],
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        match_id: str = "",
+    ) -> None:
+        self.game = game
+        self.referee: Referee[StateT] = Referee(game)
+        self.players = tuple(players)
+        self.seed = seed
+        self.id = match_id
+        self.state: StateT = game.initial_state()
+        self.turns: list[TurnRecord] = []
+        self.outcome: Outcome | None = None
+        self._chance = ChanceSource(seed) if game.type.chance else None
+        self._pending_chance: Any = None
+        self._roll()
+
+    # -- flow -------------------------------------------------------------------------
+
+    def _roll(self) -> None:
+        game = self.game
+        while game.to_act(self.state) == CHANCE:
+            assert self._chance is not None
+            outcome = self._chance.sample(game.chance_outcomes(self.state))
+            self.state = game.apply_chance(self.state, outcome)
+            self._pending_chance = outcome
+        if game.to_act(self.state) == TERMINAL and self.outcome is None:
+            self.outcome = game.outcome(self.state)
+
+    def to_act(self) -> int:
+        """The seat to move, or `TERMINAL` once the game is over (forfeits included)."""
+        if self.outcome is not None:
+            return TERMINAL
+        return self.game.to_act(self.state)
+
+    @property
+    def pending_chance(self) -> Any:
+        """The chance outcome the seat to act is moving after (the roll)."""
+        return self._pending_chance
+
+    def submit(self, seat: int, move: Any) -> Verdict[StateT]:
+        """Judge and, if legal, play `move` for `seat`. The state is kept on rejection."""
+        if self.outcome is not None:
+            return Verdict(None, Rejection("game-over", "the game is already over"))
+        game = self.game
+        if isinstance(move, str):
+            try:
+                move = game.parse_move(move)
+            except MalformedMove as error:
+                return Verdict(None, Rejection("malformed", str(error)))
+        verdict = self.referee.check(self.state, move, player=seat)
+        if verdict.state is not None:
+            text = game.format_move(move)
+            self.turns.append(
+                TurnRecord(
+                    len(self.turns), seat, text, self._pending_chance, game.facts(verdict.state)
+                )
+            )
+            self.state = verdict.state
+            self._pending_chance = None
+            self._roll()
+        return verdict
+
+    def forfeit(self, seat: int, termination: Termination, detail: str = "") -> Outcome:
+        """End the game against `seat` (illegal move, timeout, disconnect)."""
+        others = [s for s in range(len(self.players)) if s != seat]
+        winner = others[0] if len(others) == 1 else None
+        self.outcome = Outcome(winner, None, termination, loser=seat, detail=detail)
+        return self.outcome
+
+    def abort(self, detail: str = "") -> Outcome:
+        self.outcome = Outcome(None, None, Termination.ABORTED, detail=detail)
+        return self.outcome
+
+    # -- record -----------------------------------------------------------------------
+
+    def record(self) -> MatchRecord:
+        return MatchRecord(
+            game=self.game.type.name,
+            settings=self.game.settings(),
+            players=self.players,
+            turns=tuple(self.turns),
+            outcome=self.outcome,
+            seed=self.seed,
+            id=self.id,
+            chance_name=self.game.type.chance_name,
+        )
+
+
+def play_match(
+    game: Game[StateT, Any],
+    bots: Sequence[Bot],
+    *,
+    seed: int,
+    names: Sequence[str] | None = None,
+    match_id: str = "",
+) -> Match[StateT]:
+    """Play a whole game between in-process bots; an illegal move forfeits at once.
+
+    Each bot gets its own generator, seeded from the game seed and its seat, so a game
+    is reproducible from its seed and the bots' specs.
+    """
+    names = list(names) if names is not None else [type(bot).__name__ for bot in bots]
+    match = Match(game, names, seed=seed, match_id=match_id)
+    rngs = [random.Random(f"{seed}:bot:{seat}") for seat in range(len(bots))]
+    while (seat := match.to_act()) != TERMINAL:
+        move = bots[seat].choose_move(game, match.state, rngs[seat])
+        verdict = match.submit(seat, move)
+        if verdict.rejection is not None:
+            shown = move if isinstance(move, str) else game.format_move(move)
+            match.forfeit(
+                seat,
+                Termination.ILLEGAL_MOVE,
+                f"{names[seat]} played {shown!r}: {verdict.rejection}",
+            )
+    return match

@@ -1,0 +1,169 @@
+"""Game records and the arena's own log format (JSON Lines).
+
+A log is one JSON object per line:
+
+* line 1, the header: ``{"format": "arena-log", "version": 1, "game": ..., "settings":
+  {...}, "players": [...], "seed": ..., "id": ...}``;
+* one line per turn: ``{"turn": 0, "player": 0, "roll": 6, "move": "-1 6 0",
+  "bank": [...]}`` -- the chance outcome under the game's chance name (``roll`` for the
+  substitution game), the move string, and the game's recorded facts (``bank``);
+* last, the result: ``{"result": "first", "winner": 0, "scores": [41, 30],
+  "termination": "normal", ...}``.
+
+Unknown keys are kept in `extra` and ignored, so later versions can add fields.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from arena.errors import LogFormatError
+from arena.game import Outcome
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MatchRecord", "TurnRecord", "read_jsonl", "write_jsonl"]
+
+FORMAT_NAME = "arena-log"
+FORMAT_VERSION = 1
+
+_TURN_KEYS = ("turn", "player", "move")
+
+
+class TurnRecord(NamedTuple):
+    """One accepted move: who moved, after which chance outcome, and what followed."""
+
+    turn: int
+    player: int
+    move: str
+    chance: Any = None
+    facts: Mapping[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """Everything needed to replay and check a game."""
+
+    game: str
+    settings: Mapping[str, Any]
+    players: tuple[str, ...]
+    turns: tuple[TurnRecord, ...]
+    outcome: Outcome | None
+    seed: int | None = None
+    id: str = ""
+    chance_name: str = "chance"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def header(self) -> dict[str, Any]:
+        header: dict[str, Any] = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "game": self.game,
+            "id": self.id,
+            "players": list(self.players),
+            "seed": self.seed,
+            "chance_name": self.chance_name,
+            "settings": dict(self.settings),
+        }
+        header.update(self.extra)
+        return header
+
+    def turn_json(self, turn: TurnRecord) -> dict[str, Any]:
+        line: dict[str, Any] = {"turn": turn.turn, "player": turn.player}
+        if turn.chance is not None:
+            line[self.chance_name] = turn.chance
+        line["move"] = turn.move
+        line.update(turn.facts)
+        return line
+
+
+def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:
+    """Write `record` as JSON Lines to a text stream."""
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    stream.write(dumps(record.header()) + "\n")
+    for turn in record.turns:
+        stream.write(dumps(record.turn_json(turn)) + "\n")
+    if record.outcome is not None:
+        stream.write(dumps(record.outcome.to_json()) + "\n")
+
+
+def to_jsonl(record: MatchRecord) -> str:
+    buffer = io.StringIO()
+    write_jsonl(record, buffer)
+    return buffer.getvalue()
+
+
+def _json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise LogFormatError(f"not JSON ({error.msg})", number) from None
+        if not isinstance(value, dict):
+            raise LogFormatError("a log line must be a JSON object", number)
+        yield number, value
+
+
+def read_jsonl(lines: Iterable[str]) -> MatchRecord:
+    """Read a JSON Lines log; raise `LogFormatError` naming the line on bad input."""
+    header: dict[str, Any] | None = None
+    turns: list[TurnRecord] = []
+    outcome: Outcome | None = None
+    chance_name = "chance"
+    for number, value in _json_lines(lines):
+        if header is None:
+            if value.get("format") != FORMAT_NAME:
+                raise LogFormatError(f"the first line is not an {FORMAT_NAME} header", number)
+            if value.get("version") != FORMAT_VERSION:
+                raise LogFormatError(
+                    f"log version {value.get('version')!r} is not supported "
+                    f"(this arena reads version {FORMAT_VERSION})",
+                    number,
+                )
+            for key, kind in (("game", str), ("settings", dict), ("players", list)):
+                if not isinstance(value.get(key), kind):
+                    raise LogFormatError(f"header field {key!r} is missing or not a {kind.__name__}", number)
+            header = value
+            chance_name = str(value.get("chance_name", "chance"))
+            continue
+        if outcome is not None:
+            raise LogFormatError("a line follows the result line", number)
+        if "result" in value:
+            try:
+                outcome = Outcome.from_json(value)
+            except (ValueError, TypeError) as error:
+                raise LogFormatError(f"bad result line ({error})", number) from None
+            continue
+        missing = [key for key in _TURN_KEYS if key not in value]
+        if missing:
+            raise LogFormatError(f"turn line lacks {', '.join(missing)}", number)
+        turn, player, move = value["turn"], value["player"], value["move"]
+        if not (isinstance(turn, int) and isinstance(player, int) and isinstance(move, str)):
+            raise LogFormatError("turn and player must be integers and move a string", number)
+        facts = {k: v for k, v in value.items() if k not in (*_TURN_KEYS, chance_name)}
+        turns.append(TurnRecord(turn, player, move, value.get(chance_name), facts))
+    if header is None:
+        raise LogFormatError("the log is empty")
+    known = {"format", "version", "game", "id", "players", "seed", "chance_name", "settings"}
+    seed = header.get("seed")
+    return MatchRecord(
+        game=header["game"],
+        settings=header["settings"],
+        players=tuple(str(p) for p in header["players"]),
+        turns=tuple(turns),
+        outcome=outcome,
+        seed=seed if isinstance(seed, int) else None,
+        id=str(header.get("id", "")),
+        chance_name=chance_name,
+        extra={k: v for k, v in header.items() if k not in known},
+    )
+
+
+def read_jsonl_file(path: str | Path) -> MatchRecord:
+    with open(path, encoding="utf-8") as stream:
+        return read_jsonl(stream)

@@ -1,0 +1,101 @@
+"""The referee: judges proposed moves for any game, the same way everywhere.
+
+Live games, tournaments and log validation all go through `Referee.check`. It never
+raises on bad input from a player: a malformed move string, a move out of turn or an
+illegal move all come back as a `Verdict` carrying a `Rejection`, and the state the
+caller holds is untouched (states are immutable values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from arena.errors import MalformedMove
+from arena.game import CHANCE, TERMINAL, Game, Rejection
+
+__all__ = ["Referee", "Verdict"]
+
+StateT = TypeVar("StateT")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[StateT]):
+    """The referee's answer: the new state, or the rejection."""
+
+    state: StateT | None
+    rejection: Rejection | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.rejection is None
+
+
+class Referee(Generic[StateT]):
+    """Judges moves for one game (rules bound to settings).
+
+    Example, embedding the substitution game's rules::
+
+        from arena.games.substitution import SubstitutionGame, Settings
+        from arena import Referee
+
+        game = SubstitutionGame(Settings.preset("medium", moves=200))
+        referee = Referee(game)
+        state = game.initial_state()
+        verdict = referee.check(state, "-1 0 1", player=0, chance=0)
+        if verdict.accepted:
+            state = verdict.state
+        else:
+            print(verdict.rejection.code, verdict.rejection.message)
+    """
+
+    def __init__(self, game: Game[StateT, Any]) -> None:
+        self.game = game
+
+    def check(
+        self,
+        state: StateT,
+        move: Any,
+        *,
+        player: int | None = None,
+        chance: Any = None,
+    ) -> Verdict[StateT]:
+        """Judge `move` (a move string or a parsed move) in `state`.
+
+        Args:
+            state: the state before the move. If a chance event is pending (the dice
+                have not been rolled), pass its outcome as `chance`.
+            move: the move string, or the game's parsed move object.
+            player: the seat that claims to move; checked against the state if given.
+            chance: the chance outcome to apply first (the substitution game's roll).
+        """
+        game = self.game
+        if chance is not None:
+            if game.to_act(state) != CHANCE:
+                return Verdict(
+                    None, Rejection("unexpected-chance", "no chance event is pending here")
+                )
+            try:
+                state = game.apply_chance(state, chance)
+            except (ValueError, TypeError) as error:
+                name = game.type.chance_name
+                return Verdict(None, Rejection(f"bad-{name}", f"{name} {chance!r}: {error}"))
+        seat = game.to_act(state)
+        if seat == TERMINAL:
+            return Verdict(None, Rejection("game-over", "the game is already over"))
+        if seat == CHANCE:
+            name = game.type.chance_name
+            return Verdict(None, Rejection(f"missing-{name}", f"the {name} has not been made yet"))
+        if player is not None and player != seat:
+            return Verdict(
+                None, Rejection("not-your-turn", f"player {player} moved, but player {seat} is to move")
+            )
+        if isinstance(move, str):
+            try:
+                move = game.parse_move(move)
+            except MalformedMove as error:
+                return Verdict(None, Rejection("malformed", str(error)))
+        result = game.check_move(state, move)
+        if isinstance(result, Rejection):
+            return Verdict(None, result)
+        return Verdict(result)

@@ -1,0 +1,107 @@
+"""The plugin registry: games and bots from built-in modules and installed packages.
+
+Built-in plugins are registered exactly like third-party ones (they implement the
+hooks in `arena.hookspecs`); installed packages are found through the
+``arena.plugins`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pluggy
+
+from arena import hookspecs
+from arena.bots import Bot, BotFactory, BotSpec, parse_bot_list, parse_bot_spec
+from arena.errors import BotSpecError, PluginError, SettingsError
+from arena.game import Game
+
+__all__ = ["BUILTIN_PLUGINS", "ENTRY_POINT_GROUP", "Registry", "default_registry"]
+
+ENTRY_POINT_GROUP = "arena.plugins"
+
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "arena.games.substitution.plugin",
+    "bots.substitution.plugin",
+)
+"""Modules of the built-in plugins, registered before installed ones."""
+
+
+class Registry:
+    """Every game and bot the installed plugins provide."""
+
+    def __init__(
+        self, plugins: Iterable[str] = BUILTIN_PLUGINS, *, entry_points: bool = True
+    ) -> None:
+        self.manager = pluggy.PluginManager("arena")
+        self.manager.add_hookspecs(hookspecs)
+        for module_name in plugins:
+            self.manager.register(importlib.import_module(module_name), name=module_name)
+        if entry_points:
+            self.manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        self.manager.check_pending()
+        self.games: dict[str, type[Game[Any, Any]]] = {}
+        for game_list in self.manager.hook.arena_games():
+            for game_class in game_list:
+                name = game_class.type.name
+                if name in self.games:
+                    raise PluginError(f"two plugins provide a game named {name!r}")
+                self.games[name] = game_class
+        self.bots: dict[tuple[str, str], BotFactory] = {}
+        for factory_list in self.manager.hook.arena_bots():
+            for factory in factory_list:
+                key = (factory.game, factory.name)
+                if key in self.bots:
+                    raise PluginError(f"two plugins provide a {factory.game} bot {factory.name!r}")
+                self.bots[key] = factory
+
+    # -- games --------------------------------------------------------------------------
+
+    def game_class(self, name: str) -> type[Game[Any, Any]]:
+        try:
+            return self.games[name]
+        except KeyError:
+            known = ", ".join(sorted(self.games))
+            raise SettingsError(f"unknown game {name!r} (games: {known})") from None
+
+    def load_game(self, name: str, settings: Mapping[str, Any]) -> Game[Any, Any]:
+        return self.game_class(name).from_settings(settings)
+
+    # -- bots ---------------------------------------------------------------------------
+
+    def bot_factories(self, game: str) -> list[BotFactory]:
+        return [f for (g, _), f in sorted(self.bots.items()) if g == game]
+
+    def bot_factory(self, game: str, name: str) -> BotFactory:
+        try:
+            return self.bots[(game, name)]
+        except KeyError:
+            known = ", ".join(f.name for f in self.bot_factories(game))
+            raise BotSpecError(f"unknown {game} bot {name!r} (bots: {known})") from None
+
+    def parse_bots(self, game: str, text: str) -> list[BotSpec]:
+        specs = parse_bot_list(text, [f.name for f in self.bot_factories(game)])
+        for spec in specs:
+            spec.resolve(self.bot_factory(game, spec.name))
+        return specs
+
+    def make_bot(self, game: Game[Any, Any], spec: BotSpec | str) -> Bot:
+        if isinstance(spec, str):
+            spec = parse_bot_spec(spec)
+        factory = self.bot_factory(game.type.name, spec.name)
+        return factory.create(game, spec.resolve(factory))
+
+
+@functools.cache
+def default_registry() -> Registry:
+    """The registry of built-in and installed plugins, loaded once per process."""
+    return Registry()
+
+
+def seeded_rng(*parts: object) -> random.Random:
+    """A generator seeded from a stable text key (same key, same numbers, any Python)."""
+    return random.Random(":".join(str(p) for p in parts))
