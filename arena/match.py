@@ -7,6 +7,8 @@ clock: the in-process runner (`play_match`), the server and log replay drive it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
@@ -33,26 +35,16 @@ class ChanceSource:
 
     def __init__(self, seed: int | str | None) -> None:
         self._random = random.Random(seed).random
-        self._cache: dict[int, tuple[tuple[Any, ...], tuple[int, ...], int]] = {}
+        self._table: tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int] | None = None
 
     def sample(self, outcomes: Sequence[tuple[Any, int]]) -> Any:
-        key = id(outcomes)
-        cached = self._cache.get(key)
-        if cached is None or len(cached[0]) != len(outcomes):
-            values = tuple(value for value, _ in outcomes)
-            cumulative: list[int] = []
-            total = 0
-            for _, weight in outcomes:
-                total += weight
-                cumulative.append(total)
-            cached = (values, tuple(cumulative), total)
-            self._cache[key] = cached
-        values, cumulative_t, total = cached
-        r = int(self._random() * total)
-        for index, bound in enumerate(cumulative_t):
-            if r < bound:
-                return values[index]
-        return values[-1]
+        table = self._table
+        if table is None or table[0] is not outcomes:
+            cumulative = list(itertools.accumulate(weight for _, weight in outcomes))
+            table = (outcomes, tuple(value for value, _ in outcomes), cumulative, cumulative[-1])
+            self._table = table
+        _, values, cumulative, total = table
+        return values[bisect.bisect_right(cumulative, int(self._random() * total))]
 
 
 class Match(Generic[StateT]):
@@ -62,7 +54,7 @@ class Match(Generic[StateT]):
         game: the rules bound to settings.
         players: a display name per seat.
         seed: seeds the chance events; stored in the record.
-        chance: recorded chance outcomes to replay instead of rolling (log replay).
+        match_id: stored in the record.
     """
 
     def __init__(
@@ -79,29 +71,32 @@ class Match(Generic[StateT]):
         self.seed = seed
         self.id = match_id
         self.state: StateT = game.initial_state()
-        self.turns: list[TurnRecord] = []
         self.outcome: Outcome | None = None
+        self._history: list[tuple[int, Any, Any, StateT]] = []
         self._chance = ChanceSource(seed) if game.type.chance else None
         self._pending_chance: Any = None
+        self._seat = TERMINAL
         self._roll()
 
     # -- flow -------------------------------------------------------------------------
 
     def _roll(self) -> None:
+        """Resolve chance events until a player (or nobody) is to act."""
         game = self.game
-        while game.to_act(self.state) == CHANCE:
+        seat = game.to_act(self.state)
+        while seat == CHANCE:
             assert self._chance is not None
             outcome = self._chance.sample(game.chance_outcomes(self.state))
             self.state = game.apply_chance(self.state, outcome)
             self._pending_chance = outcome
-        if game.to_act(self.state) == TERMINAL and self.outcome is None:
+            seat = game.to_act(self.state)
+        self._seat = seat
+        if seat == TERMINAL and self.outcome is None:
             self.outcome = game.outcome(self.state)
 
     def to_act(self) -> int:
         """The seat to move, or `TERMINAL` once the game is over (forfeits included)."""
-        if self.outcome is not None:
-            return TERMINAL
-        return self.game.to_act(self.state)
+        return TERMINAL if self.outcome is not None else self._seat
 
     @property
     def pending_chance(self) -> Any:
@@ -112,21 +107,16 @@ class Match(Generic[StateT]):
         """Judge and, if legal, play `move` for `seat`. The state is kept on rejection."""
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
-        game = self.game
         if isinstance(move, str):
             try:
-                move = game.parse_move(move)
+                move = self.game.parse_move(move)
             except MalformedMove as error:
                 return Verdict(None, Rejection("malformed", str(error)))
         verdict = self.referee.check(self.state, move, player=seat)
-        if verdict.state is not None:
-            text = game.format_move(move)
-            self.turns.append(
-                TurnRecord(
-                    len(self.turns), seat, text, self._pending_chance, game.facts(verdict.state)
-                )
-            )
-            self.state = verdict.state
+        state = verdict.state
+        if state is not None:
+            self._history.append((seat, move, self._pending_chance, state))
+            self.state = state
             self._pending_chance = None
             self._roll()
         return verdict
@@ -143,6 +133,15 @@ class Match(Generic[StateT]):
         return self.outcome
 
     # -- record -----------------------------------------------------------------------
+
+    @property
+    def turns(self) -> list[TurnRecord]:
+        """The accepted moves so far, as log records (built on demand)."""
+        game = self.game
+        return [
+            TurnRecord(index, seat, game.format_move(move), chance, game.facts(state))
+            for index, (seat, move, chance, state) in enumerate(self._history)
+        ]
 
     def record(self) -> MatchRecord:
         return MatchRecord(

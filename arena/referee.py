@@ -8,8 +8,7 @@ caller holds is untouched (states are immutable values).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Rejection
@@ -19,8 +18,7 @@ __all__ = ["Referee", "Verdict"]
 StateT = TypeVar("StateT")
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict(Generic[StateT]):
+class Verdict(NamedTuple, Generic[StateT]):
     """The referee's answer: the new state, or the rejection."""
 
     state: StateT | None

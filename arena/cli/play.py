@@ -1,0 +1,60 @@
+"""`arena play`: one game of the substitution game between two bots, in process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from arena.errors import ArenaError
+from arena.games.substitution import Settings, SubstitutionGame, load_grammar
+from arena.games.substitution.thesis_log import write_thesis_log
+from arena.match import play_match
+from arena.record import to_jsonl
+from arena.registry import default_registry
+
+
+@click.command()
+@click.option("--grammar", "grammar_spec", default="medium", show_default=True,
+              help="A preset (medium, low, trap, classic, low-s, long-chain) or a grammar file "
+                   "(text format or the thesis's XML).")
+@click.option("--moves", default=200, show_default=True, type=click.IntRange(1, 100_000),
+              help="Turns each player makes.")
+@click.option("--p1", default="random", show_default=True, help="Bot spec of player 0 (moves first).")
+@click.option("--p2", default="random", show_default=True, help="Bot spec of player 1.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seeds the dice and the bots.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the arena's JSON Lines log here.")
+@click.option("--thesis-log", "thesis_log_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the thesis program's text log here.")
+def play(grammar_spec: str, moves: int, p1: str, p2: str, seed: int,
+         log_path: Path | None, thesis_log_path: Path | None) -> None:
+    """Play one game and print both players' derivations, the scores and the winner."""
+    try:
+        game = SubstitutionGame(Settings(load_grammar(grammar_spec), moves))
+        registry = default_registry()
+        bots = [registry.make_bot(game, spec) for spec in (p1, p2)]
+    except ArenaError as error:
+        raise click.UsageError(str(error)) from None
+    match = play_match(game, bots, seed=seed, names=[p1, p2], match_id=f"play-{seed}")
+    record = match.record()
+    if log_path is not None:
+        log_path.write_text(to_jsonl(record), encoding="utf-8")
+    if thesis_log_path is not None:
+        thesis_log_path.write_text(write_thesis_log(record), encoding="utf-8")
+    outcome = match.outcome
+    assert outcome is not None
+    for seat, words in enumerate(match.state.derivations):
+        click.echo(f"Player {seat} ({[p1, p2][seat]}): {len(words)} derivations")
+        for index, word in enumerate(words):
+            mark = f"+{word.score}" if word.finished else "  (unfinished, discarded)"
+            click.echo(f"  {index:3d}  {word.text or '(empty word)'}  {mark}")
+    scores = outcome.scores or (0, 0)
+    click.echo(f"Scores: {scores[0]} - {scores[1]}")
+    if outcome.winner is None:
+        click.echo("Result: draw" + (f" ({outcome.detail})" if outcome.detail else ""))
+    else:
+        click.echo(f"Winner: player {outcome.winner} ({[p1, p2][outcome.winner]})"
+                   + (f" -- {outcome.termination.value}: {outcome.detail}" if outcome.detail else ""))
+    sys.stdout.flush()

@@ -1,0 +1,26 @@
+"""`arena validate LOG...`: replay logs through the referee and check every fact."""
+
+from __future__ import annotations
+
+import click
+
+from arena.validate import FileReport, validate_file
+
+
+@click.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def validate(logs: tuple[str, ...]) -> None:
+    """Check each LOG (arena JSON Lines or thesis text log, detected automatically).
+
+    Prints one line per file, OK or the first defect (turn, player, reason). Exits with
+    0 if every log is valid, 1 if any is invalid, 2 if any could not be read.
+    """
+    worst = 0
+    for path in logs:
+        try:
+            report = validate_file(path)
+        except Exception as error:  # a bug must not hide the other files' verdicts
+            report = FileReport(path, error=f"internal error ({type(error).__name__}: {error})")
+        click.echo(str(report))
+        worst = max(worst, report.status)
+    raise SystemExit(worst)

@@ -1,0 +1,169 @@
+"""The substitution game as an arena game plugin (rules bound to settings).
+
+A state is a `GameState` (both players' derivations, the bank, the turn count and the
+pending roll). Chance is a player: before each turn the referee rolls a group index
+with the grammar's weights and applies it; then the player to act submits a
+`MoveString` for that roll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection, winner_by_score
+from arena.games.substitution._core import CompiledGrammar, GameState, Turn, check_turn
+from arena.games.substitution.settings import Settings
+from protocol.movestring import MoveString
+
+__all__ = ["SubstitutionGame"]
+
+
+class SubstitutionGame(Game[GameState, MoveString]):
+    """The substitution game of the thesis, for one grammar and number of moves."""
+
+    type = GameType(
+        name="substitution",
+        title="The substitution game",
+        description=(
+            "Two players rewrite derivations of a context-free grammar: a roll picks a "
+            "production group, which must be applied; groups that fit nowhere go to a shared "
+            "bank, and applicable bank groups must be used. 3 points per finished word plus 1 "
+            "per letter."
+        ),
+        move_syntax=(
+            "steps 'word group production' separated by ', ' (0-based; word -1 starts a new "
+            "derivation); the empty string sends the rolled group to the bank"
+        ),
+        chance=True,
+        chance_name="roll",
+    )
+
+    def __init__(self, settings: Settings) -> None:
+        self.config = settings
+        self.grammar = settings.grammar
+        self.compiled = CompiledGrammar(settings.grammar)
+        self._turn_limit = 2 * settings.moves
+        self._outcomes: tuple[tuple[int, int], ...] = tuple(enumerate(settings.grammar.weights))
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> SubstitutionGame:
+        return cls(Settings.from_json(settings))
+
+    def settings(self) -> dict[str, Any]:
+        return self.config.to_json()
+
+    @property
+    def moves(self) -> int:
+        """How many turns each player makes."""
+        return self.config.moves
+
+    # -- flow -------------------------------------------------------------------------
+
+    def initial_state(self) -> GameState:
+        return GameState.create(self.compiled.n_groups)
+
+    def to_act(self, state: GameState) -> int:
+        if state.turn >= self._turn_limit:
+            return TERMINAL
+        if state.roll is None:
+            return CHANCE
+        return state.turn % 2
+
+    def chance_outcomes(self, state: GameState) -> Sequence[tuple[int, int]]:
+        return self._outcomes
+
+    def apply_chance(self, state: GameState, outcome: Any) -> GameState:
+        if not isinstance(outcome, int) or isinstance(outcome, bool):
+            raise TypeError(f"a roll is a group index, not {type(outcome).__name__}")
+        if not 0 <= outcome < self.compiled.n_groups:
+            raise ValueError(f"there is no group {outcome} (groups are 0 to {self.compiled.n_groups - 1})")
+        if state.roll is not None:
+            raise ValueError("the dice were already rolled for this turn")
+        return state.with_roll(outcome)
+
+    # -- moves --------------------------------------------------------------------------
+
+    def parse_move(self, text: str) -> MoveString:
+        return MoveString.parse(text)
+
+    def format_move(self, move: MoveString) -> str:
+        return str(move)
+
+    def check_move(self, state: GameState, move: MoveString) -> GameState | Rejection:
+        if state.roll is None or state.turn >= self._turn_limit:
+            return Rejection("not-to-move", "nobody is to move in this state")
+        result: GameState | Rejection = check_turn(self.compiled, state, move.steps)
+        return result
+
+    def turn(self, state: GameState) -> Turn:
+        """A `Turn` to build the move of the player to act step by step."""
+        return Turn(self.compiled, state)
+
+    def legal_moves(self, state: GameState, limit: int = 1000) -> LegalOptions:
+        """Whole legal turns, depth first, at most `limit` of them."""
+        turn = self.turn(state)
+        found: list[str] = []
+
+        def walk() -> bool:
+            if turn.can_end():
+                found.append(str(MoveString(turn.applied)))
+                if len(found) >= limit:
+                    return False
+            for step in turn.legal_steps():
+                turn.apply(*step)
+                going = walk()
+                turn.undo()
+                if not going:
+                    return False
+            return True
+
+        complete = walk()
+        return LegalOptions(tuple(found), complete)
+
+    # -- end ------------------------------------------------------------------------------
+
+    def outcome(self, state: GameState) -> Outcome | None:
+        if state.turn < 2 * self.config.moves:
+            return None
+        scores = state.scores()
+        return Outcome(winner_by_score(scores), scores)
+
+    # -- serialization ------------------------------------------------------------------
+
+    def state_to_json(self, state: GameState) -> dict[str, Any]:
+        return {
+            "turn": state.turn,
+            "move_number": state.turn // 2,
+            "moves_left": max(0, self.config.moves - state.turn // 2),
+            "player": state.turn % 2,
+            "roll": state.roll,
+            "derivations": [[word.text for word in words] for words in state.derivations],
+            "bank": list(state.bank),
+            "scores": list(state.scores()),
+        }
+
+    def state_from_json(self, data: Mapping[str, Any]) -> GameState:
+        try:
+            derivations = data["derivations"]
+            if len(derivations) != 2 or not all(isinstance(w, str) for ws in derivations for w in ws):
+                raise ValueError("derivations must be two lists of strings")
+            roll = data.get("roll")
+            if roll is not None and not (isinstance(roll, int) and 0 <= roll < self.compiled.n_groups):
+                raise ValueError(f"roll {roll!r} is not a group index")
+            turn = data["turn"]
+            if not isinstance(turn, int) or not 0 <= turn <= 2 * self.config.moves:
+                raise ValueError(f"turn {turn!r} is out of range")
+            state: GameState = GameState.create(
+                self.compiled.n_groups, turn, derivations, list(data["bank"]), roll
+            )
+            return state
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a substitution game state: {error}") from None
+
+    def facts(self, state: GameState) -> dict[str, Any]:
+        return {"bank": list(state.bank)}
+
+    def move_number(self, state: GameState) -> int:
+        return state.turn
+

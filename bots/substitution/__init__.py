@@ -1,0 +1,1 @@
+"""Strategies for the substitution game."""

@@ -1,0 +1,26 @@
+"""The random strategy: thesis Algorithm 1 with equal weights (compiled in `_core`)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from arena.games.substitution import SubstitutionGame, random_turn
+from arena.games.substitution._core import GameState
+from protocol.movestring import MoveString
+
+
+class RandomBot:
+    """Makes a uniformly random legal turn: every group, production and derivation
+    choice is drawn with equal weight, in the thesis program's order."""
+
+    def __init__(self, game: SubstitutionGame) -> None:
+        self.compiled = game.compiled
+
+    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+        return MoveString(random_turn(self.compiled, state, rng.random))
+
+
+def create(game: Any, params: Mapping[str, Any]) -> RandomBot:
+    return RandomBot(game)
