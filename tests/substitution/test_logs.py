@@ -1,0 +1,212 @@
+"""Both log formats round-trip; validation finds planted defects; garbage never crashes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.errors import LogFormatError
+from arena.games.substitution import Settings, SubstitutionGame
+from arena.games.substitution.thesis_log import read_thesis_log, write_thesis_log
+from arena.match import play_match
+from arena.record import read_jsonl, to_jsonl
+from arena.registry import default_registry
+from arena.validate import parse_log, validate_record
+from tests.substitution.strategies import games
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_record(game: SubstitutionGame, seed: int):
+    bots = [default_registry().make_bot(game, "random") for _ in range(2)]
+    return play_match(game, bots, seed=seed, names=["random", "random"], match_id=f"g{seed}").record()
+
+
+MEDIUM = SubstitutionGame(Settings.preset("medium", moves=40))
+
+
+@SETTINGS
+@given(games(), st.integers(0, 2**32))
+def test_jsonl_round_trip(game, seed):
+    record = random_record(game, seed)
+    assert read_jsonl(to_jsonl(record).splitlines()) == record
+
+
+@SETTINGS
+@given(games(), st.integers(0, 2**32))
+def test_thesis_log_round_trip(game, seed):
+    record = random_record(game, seed)
+    back = read_thesis_log(write_thesis_log(record))
+    assert back.settings == record.settings
+    assert back.players == record.players
+    assert back.turns == record.turns
+    assert back.outcome == record.outcome
+    assert write_thesis_log(back) == write_thesis_log(record)
+
+
+def test_thesis_log_layout():
+    record = random_record(MEDIUM, 5)
+    text = write_thesis_log(record)
+    lines = text.splitlines()
+    end = lines.index("</GameSettings>")
+    assert lines[0] == '<GameSettings NumberOfMoves="40">'
+    assert lines[end + 1 : end + 4] == ["", "Игрок 1: random", "Игрок 2: random"]
+    first = record.turns[0]
+    assert lines[end + 4] == f"Индекс выпавшей продукции: {first.chance}"
+    assert lines[end + 5] == "Номер хода:1, Игрок: 0"
+    assert lines[end + 6] == f"Ход:{first.move}"
+    assert lines[end + 7] == "Банк: " + "".join(f"{c} " for c in first.facts["bank"])
+    assert lines[end + 9] == "Номер хода:1, Игрок: 1"
+    assert lines[-3:] == ["Результаты:", f"Счёт игрока 0: {record.outcome.scores[0]}",
+                          f"Счёт игрока 1: {record.outcome.scores[1]}"]
+
+
+@SETTINGS
+@given(games(), st.integers(0, 2**32))
+def test_untouched_logs_are_valid(game, seed):
+    record = random_record(game, seed)
+    assert validate_record(record) is None
+    assert validate_record(parse_log(write_thesis_log(record))) is None
+    assert validate_record(parse_log(to_jsonl(record))) is None
+
+
+def edit_line(text: str, predicate, change) -> str:
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if predicate(line):
+            lines[index] = change(line)
+            return "\n".join(lines) + "\n"
+    raise AssertionError("nothing to edit")
+
+
+def first_nonempty_move_turn(record):
+    return next(t for t in record.turns if t.move)
+
+
+class TestPlantedDefects:
+    record = random_record(MEDIUM, 11)
+
+    def jsonl_with(self, turn_index, **changes):
+        lines = to_jsonl(self.record).splitlines()
+        data = json.loads(lines[turn_index + 1])
+        data.update(changes)
+        lines[turn_index + 1] = json.dumps(data)
+        return "\n".join(lines)
+
+    def test_illegal_step(self):
+        turn = first_nonempty_move_turn(self.record)
+        defect = validate_record(parse_log(self.jsonl_with(turn.turn, move="0 0 99")))
+        assert defect.turn == turn.turn and defect.player == turn.player
+        assert defect.code in {"production-out-of-range", "not-rolled-group"}
+
+    def test_skipped_mandatory_move(self):
+        turn = first_nonempty_move_turn(self.record)
+        defect = validate_record(parse_log(self.jsonl_with(turn.turn, move="")))
+        assert (defect.turn, defect.code) == (turn.turn, "rolled-group-unapplied")
+
+    def test_edited_bank(self):
+        bank = list(self.record.turns[7].facts["bank"])
+        bank[3] += 1
+        defect = validate_record(parse_log(self.jsonl_with(7, bank=bank)))
+        assert (defect.turn, defect.code) == (7, "bank-mismatch")
+
+    def test_edited_roll_against_the_seed(self):
+        roll = self.record.turns[3].chance
+        defect = validate_record(parse_log(self.jsonl_with(3, roll=(roll + 1) % 11)))
+        assert (defect.turn, defect.code) == (3, "roll-mismatch")
+
+    def test_edited_score(self):
+        lines = to_jsonl(self.record).splitlines()
+        result = json.loads(lines[-1])
+        result["scores"][1] += 1
+        lines[-1] = json.dumps(result)
+        defect = validate_record(parse_log("\n".join(lines)))
+        assert defect.code == "score-mismatch" and defect.turn is None
+
+    def test_truncated_log(self):
+        lines = to_jsonl(self.record).splitlines()
+        defect = validate_record(parse_log("\n".join(lines[:-5] + lines[-1:])))
+        assert defect.code == "unfinished"
+        defect = validate_record(parse_log("\n".join(lines[:-1])))
+        assert defect.code == "no-result"
+
+    def test_thesis_log_edited_bank_line_and_score(self):
+        text = write_thesis_log(self.record)
+        edited = edit_line(text, lambda l: l.startswith("Банк: "), lambda l: "Банк: 9" + l[7:])
+        defect = validate_record(parse_log(edited))
+        assert (defect.turn, defect.code) == (0, "bank-mismatch")
+        edited = edit_line(text, lambda l: l.startswith("Счёт игрока 1:"), lambda l: l + "0")
+        assert validate_record(parse_log(edited)).code == "score-mismatch"
+
+    def test_thesis_log_illegal_step(self):
+        text = write_thesis_log(self.record)
+        turn = first_nonempty_move_turn(self.record)
+        target = f"Ход:{turn.move}"
+        edited = edit_line(text, lambda l: l == target, lambda l: "Ход:5 5 5")
+        defect = validate_record(parse_log(edited))
+        assert defect.turn <= turn.turn and defect.code in {
+            "not-rolled-group", "word-out-of-range", "group-out-of-range", "nonterminal-missing"}
+
+
+def test_thesis_program_habits_are_reported():
+    """The thesis program let a non-S step with a bad word index through (dropping it) and
+    never ran its end-of-turn bank check; such logs are invalid here."""
+    game = SubstitutionGame(Settings.preset("medium", moves=2))
+    record = random_record(game, 3)
+    text = write_thesis_log(record)
+    turn = first_nonempty_move_turn(record)
+    word, group, production = turn.move.split(", ")[0].split()
+    bad = f"Ход:{7} {group} {production}"
+    edited = edit_line(text, lambda l: l == f"Ход:{turn.move}", lambda l: bad)
+    defect = validate_record(parse_log(edited))
+    assert defect.code in {"word-out-of-range", "bank-mismatch"}
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        "",
+        "\n\n",
+        "hello",
+        "{",
+        "[1, 2]",
+        '{"format": "arena-log", "version": 99}',
+        '{"format": "arena-log", "version": 1, "game": "substitution", "settings": {}, "players": []}\n{"turn": "x"}',
+        "<GameSettings",
+        '<GameSettings NumberOfMoves="5"></GameSettings>\nИгрок 1: a\n',
+    ],
+)
+def test_garbage_is_a_log_format_error(garbage):
+    with pytest.raises(LogFormatError):
+        record = parse_log(garbage)
+        # Readable but meaningless records must still not crash validation.
+        validate_record(record)
+        raise LogFormatError("readable")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_random_text_never_crashes_the_reader(text):
+    try:
+        record = parse_log(text)
+    except LogFormatError:
+        return
+    validate_record(record)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["game", "settings", "players", "seed", "turn", "player", "move", "roll", "bank", "result", "scores", "winner"]),
+                       st.one_of(st.none(), st.integers(-3, 30), st.text(max_size=5), st.lists(st.integers(-1, 3), max_size=12), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)),
+                       max_size=8),
+       st.integers(0, 2))
+def test_random_json_lines_never_crash_validation(line, position):
+    lines = to_jsonl(random_record(SubstitutionGame(Settings.preset("medium", moves=2)), 1)).splitlines()
+    lines.insert(min(position + 1, len(lines)), json.dumps(line))
+    try:
+        record = parse_log("\n".join(lines))
+    except LogFormatError:
+        return
+    validate_record(record)

@@ -1,0 +1,95 @@
+"""The `arena` command line, in process (click's runner) and as the installed script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_play_prints_derivations_scores_and_winner(tmp_path):
+    log, thesis = tmp_path / "g.jsonl", tmp_path / "g.txt"
+    result = run("play", "--grammar", "medium", "--moves", "30", "--p1", "random", "--p2", "random",
+                 "--seed", "7", "--log", str(log), "--thesis-log", str(thesis))
+    assert result.exit_code == 0, result.output
+    assert "Player 0 (random)" in result.output and "Player 1 (random)" in result.output
+    assert "Scores: " in result.output
+    assert ("Winner: player" in result.output) or ("Result: draw" in result.output)
+    header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+    assert header["seed"] == 7 and header["settings"]["moves"] == 30
+    assert thesis.read_text(encoding="utf-8").startswith('<GameSettings NumberOfMoves="30">')
+    # same seed, same game
+    again = run("play", "--moves", "30", "--seed", "7")
+    assert again.output == result.output
+
+
+def test_play_rejects_bad_arguments(tmp_path):
+    result = CliRunner().invoke(main, ["play", "--grammar", "nope"])
+    assert result.exit_code == 2 and "neither a grammar preset" in result.output
+    result = CliRunner().invoke(main, ["play", "--p1", "nobody"])
+    assert result.exit_code == 2 and "unknown substitution bot 'nobody'" in result.output
+    bad = tmp_path / "bad.txt"
+    bad.write_text("S->A\nA a\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["play", "--grammar", str(bad)])
+    assert result.exit_code == 2 and "line 2" in result.output
+
+
+def test_validate_exit_codes(tmp_path):
+    good, thesis = tmp_path / "good.jsonl", tmp_path / "good.txt"
+    run("play", "--moves", "20", "--seed", "1", "--log", str(good), "--thesis-log", str(thesis))
+    bad = tmp_path / "bad.jsonl"
+    lines = good.read_text(encoding="utf-8").splitlines()
+    result_line = json.loads(lines[-1])
+    result_line["scores"] = [999, 0]
+    bad.write_text("\n".join(lines[:-1] + [json.dumps(result_line)]), encoding="utf-8")
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\x00\x01\xff" * 100)
+
+    result = CliRunner().invoke(main, ["validate", str(good), str(thesis)])
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [f"{good}: OK", f"{thesis}: OK"]
+
+    result = CliRunner().invoke(main, ["validate", str(good), str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}: INVALID score-mismatch" in result.output
+
+    result = CliRunner().invoke(main, ["validate", str(good), str(bad), str(garbage), str(tmp_path / "missing")])
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert len(lines) == 4
+    assert lines[2].startswith(f"{garbage}: UNREADABLE") and "not UTF-8" in lines[2]
+    assert lines[3].startswith(f"{tmp_path / 'missing'}: UNREADABLE")
+
+
+def test_bots_lists_every_bot():
+    result = run("bots")
+    assert "substitution:" in result.output and "random" in result.output
+
+
+def test_grammar_commands(tmp_path):
+    result = run("grammar", "convert", "trap", "--to", "xml", "--moves", "50")
+    assert result.output.startswith('<GameSettings NumberOfMoves="50">')
+    xml = tmp_path / "trap.xml"
+    xml.write_text(result.output, encoding="utf-8")
+    assert run("grammar", "convert", str(xml), "--to", "text").output.splitlines()[0] == "S->ABC|T"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("S->A\nweights: 1 2\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["grammar", "check", str(bad)])
+    assert result.exit_code == 1 and "line 2" in result.output
+
+
+def test_installed_console_script():
+    script = Path(sys.executable).parent / "arena"
+    assert script.exists(), "the package is not installed (run `make test`)"
+    completed = subprocess.run([str(script), "play", "--moves", "5", "--seed", "2"],
+                               capture_output=True, text=True, check=True)
+    assert "Scores:" in completed.stdout
