@@ -232,6 +232,15 @@ class Game(ABC, Generic[StateT, MoveT]):
         """What the web UI shows; by default the JSON state."""
         return self.state_to_json(state)
 
-    def move_number(self, state: StateT) -> int:
-        """How many moves have been made (used in logs and messages)."""
-        raise NotImplementedError
+    # -- acceleration (optional) -----------------------------------------------------
+
+    def replay_prefix(self, turns: Sequence[Any], dice: Any) -> tuple[int, StateT, Any]:
+        """Replay the leading recorded turns that are certainly valid, quickly.
+
+        An optional accelerator for log validation. Returns ``(n, state, pending)``: the
+        first `n` turns are valid in every recorded fact, `state` is the state before
+        turn `n`, and `pending` is the chance outcome already drawn from `dice` for turn
+        `n` (or ``None``). Turn `n` and the rest are then judged by the referee, one by
+        one, so an accelerator never decides a defect. The default replays nothing.
+        """
+        return 0, self.initial_state(), None

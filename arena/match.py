@@ -67,6 +67,11 @@ class Match(Generic[StateT]):
     ) -> None:
         self.game = game
         self.referee: Referee[StateT] = Referee(game)
+        # Bound once: the loop below runs for every move of every game.
+        self._to_act = game.to_act
+        self._apply_chance = game.apply_chance
+        self._chance_outcomes = game.chance_outcomes
+        self._check = self.referee.check
         self.players = tuple(players)
         self.seed = seed
         self.id = match_id
@@ -82,17 +87,17 @@ class Match(Generic[StateT]):
 
     def _roll(self) -> None:
         """Resolve chance events until a player (or nobody) is to act."""
-        game = self.game
-        seat = game.to_act(self.state)
+        to_act = self._to_act
+        seat = to_act(self.state)
         while seat == CHANCE:
             assert self._chance is not None
-            outcome = self._chance.sample(game.chance_outcomes(self.state))
-            self.state = game.apply_chance(self.state, outcome)
+            outcome = self._chance.sample(self._chance_outcomes(self.state))
+            self.state = self._apply_chance(self.state, outcome)
             self._pending_chance = outcome
-            seat = game.to_act(self.state)
+            seat = to_act(self.state)
         self._seat = seat
         if seat == TERMINAL and self.outcome is None:
-            self.outcome = game.outcome(self.state)
+            self.outcome = self.game.outcome(self.state)
 
     def to_act(self) -> int:
         """The seat to move, or `TERMINAL` once the game is over (forfeits included)."""
@@ -112,7 +117,7 @@ class Match(Generic[StateT]):
                 move = self.game.parse_move(move)
             except MalformedMove as error:
                 return Verdict(None, Rejection("malformed", str(error)))
-        verdict = self.referee.check(self.state, move, player=seat)
+        verdict = self._check(self.state, move, player=seat)
         state = verdict.state
         if state is not None:
             self._history.append((seat, move, self._pending_chance, state))

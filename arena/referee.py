@@ -8,7 +8,7 @@ caller holds is untouched (states are immutable values).
 
 from __future__ import annotations
 
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, TypeVar
 
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Rejection
@@ -18,15 +18,32 @@ __all__ = ["Referee", "Verdict"]
 StateT = TypeVar("StateT")
 
 
-class Verdict(NamedTuple, Generic[StateT]):
-    """The referee's answer: the new state, or the rejection."""
+class Verdict(tuple[StateT | None, Rejection | None]):
+    """The referee's answer: the new state, or the rejection (an immutable pair).
 
-    state: StateT | None
-    rejection: Rejection | None = None
+    A tuple subclass rather than a dataclass: one is made for every move, and this
+    module is compiled, so building one costs no interpreter frame.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, state: StateT | None, rejection: Rejection | None = None) -> Verdict[StateT]:
+        return tuple.__new__(cls, (state, rejection))
+
+    @property
+    def state(self) -> StateT | None:
+        return self[0]
+
+    @property
+    def rejection(self) -> Rejection | None:
+        return self[1]
 
     @property
     def accepted(self) -> bool:
-        return self.rejection is None
+        return self[1] is None
+
+    def __repr__(self) -> str:
+        return f"Verdict(state={self[0]!r}, rejection={self[1]!r})"
 
 
 class Referee(Generic[StateT]):
@@ -49,6 +66,8 @@ class Referee(Generic[StateT]):
 
     def __init__(self, game: Game[StateT, Any]) -> None:
         self.game = game
+        self._to_act = game.to_act
+        self._check_move = game.check_move
 
     def check(
         self,
@@ -69,7 +88,7 @@ class Referee(Generic[StateT]):
         """
         game = self.game
         if chance is not None:
-            if game.to_act(state) != CHANCE:
+            if self._to_act(state) != CHANCE:
                 return Verdict(
                     None, Rejection("unexpected-chance", "no chance event is pending here")
                 )
@@ -78,7 +97,7 @@ class Referee(Generic[StateT]):
             except (ValueError, TypeError) as error:
                 name = game.type.chance_name
                 return Verdict(None, Rejection(f"bad-{name}", f"{name} {chance!r}: {error}"))
-        seat = game.to_act(state)
+        seat = self._to_act(state)
         if seat == TERMINAL:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if seat == CHANCE:
@@ -93,7 +112,7 @@ class Referee(Generic[StateT]):
                 move = game.parse_move(move)
             except MalformedMove as error:
                 return Verdict(None, Rejection("malformed", str(error)))
-        result = game.check_move(state, move)
+        result = self._check_move(state, move)
         if isinstance(result, Rejection):
             return Verdict(None, result)
         return Verdict(result)

@@ -73,8 +73,14 @@ def parse_log(text: str) -> MatchRecord:
     )
 
 
-def validate_record(record: MatchRecord, registry: Registry | None = None) -> Defect | None:
-    """Replay `record` through the referee; the first defect, or ``None`` if all is right."""
+def validate_record(
+    record: MatchRecord, registry: Registry | None = None, *, accelerate: bool = True
+) -> Defect | None:
+    """Replay `record` through the referee; the first defect, or ``None`` if all is right.
+
+    With `accelerate`, the game's `replay_prefix` first replays the leading turns it can
+    vouch for (compiled, for the substitution game); the referee judges the rest.
+    """
     registry = registry or default_registry()
     try:
         game = registry.load_game(record.game, record.settings)
@@ -83,8 +89,13 @@ def validate_record(record: MatchRecord, registry: Registry | None = None) -> De
     referee = Referee(game)
     chance_name = game.type.chance_name
     dice = ChanceSource(record.seed) if record.seed is not None and game.type.chance else None
-    state = game.initial_state()
-    for index, turn in enumerate(record.turns):
+    if accelerate:
+        start, state, pending = game.replay_prefix(record.turns, dice)
+    else:
+        start, state, pending = 0, game.initial_state(), None
+    for index in range(start, len(record.turns)):
+        turn = record.turns[index]
+
         def defect(code: str, message: str) -> Defect:
             return Defect(code, message, index, turn.player)  # noqa: B023
 
@@ -96,7 +107,8 @@ def validate_record(record: MatchRecord, registry: Registry | None = None) -> De
             if chance is None:
                 return defect(f"missing-{chance_name}", f"the turn records no {chance_name}")
             if dice is not None:
-                expected = dice.sample(game.chance_outcomes(state))
+                expected = pending if pending is not None else dice.sample(game.chance_outcomes(state))
+                pending = None
                 if expected != chance:
                     return defect(
                         f"{chance_name}-mismatch",

@@ -14,8 +14,7 @@ the bank. The thesis program writes steps joined by ``", "``; so do we.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from arena.errors import MalformedMove
 
@@ -33,9 +32,8 @@ Step: TypeAlias = tuple[int, int, int]
 `group` applied to derivation `word` (``-1``: a new derivation)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MoveString:
-    """A whole turn as the thesis writes it."""
+class MoveString(NamedTuple):
+    """A whole turn as the thesis writes it (an immutable value)."""
 
     steps: tuple[Step, ...] = ()
 
@@ -46,7 +44,7 @@ class MoveString:
             raise MalformedMove(f"a move must be a string, not {type(text).__name__}")
         stripped = text.strip()
         if not stripped:
-            return cls(())
+            return cls()
         parts = stripped.split(",")
         if len(parts) > MAX_STEPS:
             raise MalformedMove(f"too many steps ({len(parts)}; at most {MAX_STEPS})")
@@ -65,8 +63,6 @@ class MoveString:
     def __repr__(self) -> str:
         return f"MoveString.parse({str(self)!r})"
 
-    def __len__(self) -> int:
-        return len(self.steps)
 
 
 def _explain(index: int, item: str) -> str:

@@ -10,6 +10,8 @@ from arena.games.substitution import SubstitutionGame, random_turn
 from arena.games.substitution._core import GameState
 from protocol.movestring import MoveString
 
+_new_move = tuple.__new__
+
 
 class RandomBot:
     """Makes a uniformly random legal turn: every group, production and derivation
@@ -19,7 +21,8 @@ class RandomBot:
         self.compiled = game.compiled
 
     def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
-        return MoveString(random_turn(self.compiled, state, rng.random))
+        # tuple.__new__ is what MoveString._make does, without an interpreted frame.
+        return _new_move(MoveString, (random_turn(self.compiled, state, rng.random),))
 
 
 def create(game: Any, params: Mapping[str, Any]) -> RandomBot:

@@ -210,3 +210,77 @@ def test_random_json_lines_never_crash_validation(line, position):
     except LogFormatError:
         return
     validate_record(record)
+
+
+# -- the compiled replay accelerates validation but never changes a verdict ------------
+
+
+def mutate(record, data):
+    """A copy of `record` with one random turn edited in one random way."""
+    import dataclasses
+
+    turns = list(record.turns)
+    if not turns:
+        return record
+    index = data.draw(st.integers(0, len(turns) - 1), label="turn")
+    turn = turns[index]
+    kind = data.draw(st.sampled_from(["move", "roll", "bank", "player", "number", "drop", "facts"]), label="kind")
+    if kind == "move":
+        move = data.draw(st.sampled_from(["", "0 0 0", "-1 0 0", turn.move + ", 0 0 0", " " + turn.move + "\u2003",
+                                          turn.move.replace("0", "1"), "1 2", "x"]), label="move")
+        turn = turn._replace(move=move)
+    elif kind == "roll":
+        turn = turn._replace(chance=data.draw(st.sampled_from([None, -1, 0, 3, 10, 11, "2", 2.0, True])))
+    elif kind == "bank":
+        bank = list(turn.facts["bank"])
+        bank[data.draw(st.integers(0, len(bank) - 1))] += data.draw(st.sampled_from([-1, 1]))
+        turn = turn._replace(facts={"bank": bank})
+    elif kind == "facts":
+        turn = turn._replace(facts=data.draw(st.sampled_from([{}, {"bank": None}, {"bank": []}, {"bank": "x"}])))
+    elif kind == "player":
+        turn = turn._replace(player=1 - turn.player)
+    elif kind == "number":
+        turn = turn._replace(turn=turn.turn + 1)
+    if kind == "drop":
+        del turns[index]
+    else:
+        turns[index] = turn
+    return dataclasses.replace(record, turns=tuple(turns))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games(max_moves=6), st.integers(0, 2**32), st.booleans(), st.data())
+def test_acceleration_never_changes_the_verdict(game, seed, keep_seed, data):
+    import dataclasses
+
+    record = random_record(game, seed)
+    if not keep_seed:
+        record = dataclasses.replace(record, seed=None)
+    edited = mutate(record, data)
+    assert validate_record(edited, accelerate=True) == validate_record(edited, accelerate=False)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="0123456789- ,\t\n", max_size=30))
+def test_fast_parser_agrees_with_the_move_string_parser(text):
+    from arena.errors import MalformedMove
+    from arena.games.substitution._core import fast_parse
+    from protocol.movestring import MoveString
+
+    fast = fast_parse(text)
+    if fast is None:
+        return  # left to the real parser
+    assert MoveString.parse(text).steps == fast
+    assert isinstance(fast, tuple)
+    try:
+        MoveString.parse(text)
+    except MalformedMove:  # pragma: no cover - the assertion above already failed
+        raise AssertionError(f"fast parser accepted malformed {text!r}") from None
+
+
+def test_fast_parser_reads_ordinary_moves():
+    from arena.games.substitution._core import fast_parse
+
+    assert fast_parse("") == ()
+    assert fast_parse("-1 0 1, 0 3 0") == ((-1, 0, 1), (0, 3, 0))
+    assert fast_parse("0 1 2,") is None and fast_parse("0 1\u20032") is None

@@ -11,6 +11,7 @@ referee replays a proposed move on it step by step, bots and user interfaces ask
 for the legal next steps. Nothing here does I/O or draws random numbers of its own.
 """
 
+cimport cython
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
@@ -110,8 +111,13 @@ cdef class CompiledGrammar:
         return self.left_char[group]
 
 
+@cython.no_gc
 cdef class Derivation:
-    """A sentential form: its text and, beside it, the count of each nonterminal."""
+    """A sentential form: its text and, beside it, the count of each nonterminal.
+
+    (States, derivations and turns are not tracked by the cycle collector: they hold
+    only strings, numbers and each other in one direction, so they cannot form cycles.)
+    """
 
     cdef readonly str text
     cdef int counts[NT]
@@ -191,6 +197,7 @@ cdef Derivation _fresh(CompiledGrammar g, int group, int alt):
     return result
 
 
+@cython.no_gc
 cdef class GameState:
     """Everything about a game between two moves: both players' derivations, the shared
     bank, how many turns were made, and the pending roll (``None`` before the dice)."""
@@ -312,6 +319,7 @@ cdef GameState _copy_state(GameState source):
     return state
 
 
+@cython.no_gc
 cdef class Turn:
     """One player's turn being built: a working copy of their derivations and the bank.
 
@@ -325,29 +333,36 @@ cdef class Turn:
     cdef readonly int player
     cdef readonly int roll
     cdef list words
-    cdef int totals[NT]
-    cdef int *bank_counts
+    cdef int *totals          # the player's nonterminal totals (own copy or borrowed)
+    cdef int *bank_counts     # the bank (own copy or borrowed)
+    cdef int own_totals[NT]
+    cdef int *own_bank
     cdef list steps
     cdef list undo_log
 
-    def __cinit__(self, CompiledGrammar grammar, GameState base):
+    def __cinit__(self, CompiledGrammar grammar, GameState base=None, *args):
+        self.grammar = grammar
+        self.steps = []
+        self.undo_log = []
+        self.own_bank = NULL
+        if base is None:
+            return  # a borrowing turn, set up by _borrow()
         if base.roll is None:
             raise ValueError("the dice have not been rolled in this state")
-        self.grammar = grammar
         self.base = base
         self.player = base.turn % 2
         self.roll = base.roll
         self.words = list(base.derivations[self.player])
-        memcpy(self.totals, base.totals[self.player], sizeof(self.totals))
-        self.bank_counts = <int *>malloc((base.n_groups if base.n_groups > 0 else 1) * sizeof(int))
-        if not self.bank_counts:
+        memcpy(self.own_totals, base.totals[self.player], sizeof(self.own_totals))
+        self.totals = self.own_totals
+        self.own_bank = <int *>malloc((base.n_groups if base.n_groups > 0 else 1) * sizeof(int))
+        if not self.own_bank:
             raise MemoryError()
-        memcpy(self.bank_counts, base.bank_counts, base.n_groups * sizeof(int))
-        self.steps = []
-        self.undo_log = []
+        memcpy(self.own_bank, base.bank_counts, base.n_groups * sizeof(int))
+        self.bank_counts = self.own_bank
 
     def __dealloc__(self):
-        free(self.bank_counts)
+        free(self.own_bank)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -395,7 +410,7 @@ cdef class Turn:
             return Rejection(
                 NOT_IN_BANK,
                 f"{_where(index, word, group, production)}: group {group} ({g.group_text[group]}) is not in the bank"
-                + (" any more" if self.base.bank_counts[group] > 0 else ""),
+                + (" any more" if self._used_from_bank(group) else ""),
                 index,
             )
         if production < 0 or production >= g.alt_count[group]:
@@ -467,6 +482,13 @@ cdef class Turn:
                     None,
                 )
         return None
+
+    cdef bint _used_from_bank(self, int group):
+        cdef int i
+        for i in range(1, len(self.steps)):
+            if self.steps[i][1] == group:
+                return True
+        return False
 
     cdef int _first_holding(self, int left):
         cdef int w
@@ -590,7 +612,7 @@ cdef class Turn:
         state.roll = None
         memcpy(state.bank_counts, self.bank_counts, base.n_groups * sizeof(int))
         memcpy(state.totals, base.totals, sizeof(base.totals))
-        memcpy(state.totals[self.player], self.totals, sizeof(self.totals))
+        memcpy(state.totals[self.player], self.totals, NT * sizeof(int))
         if not self.steps:
             state.bank_counts[self.roll] += 1
             state.derivations = base.derivations
@@ -601,13 +623,38 @@ cdef class Turn:
         return state
 
 
+cdef object _empty_move_problem(CompiledGrammar g, GameState state):
+    """Why the empty move is illegal in `state` (the roll applies somewhere), or None."""
+    cdef int roll = state.roll
+    cdef int left = g.left[roll]
+    cdef int player = state.turn % 2
+    if left != S_INDEX and state.totals[player][left] == 0:
+        return None
+    return Turn(g, state)._end_problem()
+
+
+cdef GameState _banked(GameState state):
+    """The state after an empty move: the rolled group goes to the bank."""
+    cdef GameState after = _copy_state(state)
+    after.turn = state.turn + 1
+    after.roll = None
+    after.bank_counts[<int>state.roll] += 1
+    return after
+
+
 def check_turn(CompiledGrammar grammar, GameState state, steps):
     """Judge a whole move: the state after it, or the `Rejection` of its first defect.
 
     `state` must hold the roll. `steps` is a sequence of ``(word, group, production)``.
     """
-    cdef Turn turn = Turn(grammar, state)
+    cdef Turn turn
     cdef int word, group, production
+    if not steps and state.roll is not None:
+        problem = _empty_move_problem(grammar, state)
+        if problem is not None:
+            return problem
+        return _banked(state)
+    turn = Turn(grammar, state)
     for step in steps:
         word, group, production = step
         problem = turn._step_problem(word, group, production)
@@ -638,16 +685,17 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
     derivation; then, while some bank group applies, group, production, derivation.
     `random` is a function returning floats in [0, 1).
     """
-    cdef Turn turn = Turn(grammar, state)
+    cdef Turn turn
     cdef CompiledGrammar g = grammar
-    cdef int group = turn.roll, left = g.left[group], production, w, n, choice, k
+    cdef int group = state.roll, left = g.left[group], production, w, n, choice, k
     cdef int candidates[1024]
     cdef list holding
+    if left != S_INDEX and state.totals[state.turn % 2][left] == 0:
+        return ()
+    turn = Turn(grammar, state)
     holding = [w for w in range(len(turn.words)) if (<Derivation>turn.words[w]).counts[left] > 0]
     if left == S_INDEX:
         holding.append(-1)
-    if not holding:
-        return ()
     production = _pick_uniform(g.alt_count[group], random())
     w = holding[_pick_uniform(len(holding), random())]
     turn._apply(w, group, production)
@@ -666,3 +714,192 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
         w = holding[_pick_uniform(len(holding), random())]
         turn._apply(w, group, production)
     return tuple(turn.steps)
+
+
+# -- replaying recorded games ---------------------------------------------------------
+
+cdef Turn _borrow(CompiledGrammar grammar, list words, int *totals, int *bank, int player, int roll):
+    """A turn working directly on a live board (no copies): used to replay logs."""
+    cdef Turn turn = Turn.__new__(Turn, grammar)
+    turn.player = player
+    turn.roll = roll
+    turn.words = words
+    turn.totals = totals
+    turn.bank_counts = bank
+    return turn
+
+
+cdef int MAX_FAST_STEPS = 100_000
+
+
+cdef object _fast_parse(str text):
+    """The steps of a plain move string, or ``None`` to leave it to `MoveString.parse`.
+
+    Only strings made of digits, '-', ',', spaces and tabs in the exact move syntax are
+    read here; anything else (including every malformed move) goes to the real parser,
+    which gives the verdict and its message. So this accepts a subset of what
+    `MoveString.parse` accepts, with the same result.
+    """
+    cdef Py_ssize_t n = len(text), pos = 0
+    cdef Py_UCS4 c
+    cdef long value
+    cdef long nums[3]
+    cdef int field, digits
+    cdef bint negative
+    cdef list steps = []
+    while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+        pos += 1
+    if pos == n:
+        return ()
+    while True:
+        while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+            pos += 1
+        for field in range(3):
+            if field > 0:
+                if pos >= n or not (text[pos] == u' ' or text[pos] == u'\t'):
+                    return None
+                while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+                    pos += 1
+            negative = pos < n and text[pos] == u'-'
+            if negative:
+                pos += 1
+            value = 0
+            digits = 0
+            while pos < n:
+                c = text[pos]
+                if c < u'0' or c > u'9':
+                    break
+                value = value * 10 + (<long>c - 48)
+                digits += 1
+                pos += 1
+            if digits == 0 or digits > 9:
+                return None
+            nums[field] = -value if negative else value
+        while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+            pos += 1
+        steps.append((nums[0], nums[1], nums[2]))
+        if len(steps) > MAX_FAST_STEPS:
+            return None
+        if pos == n:
+            return tuple(steps)
+        if text[pos] != u',':
+            return None
+        pos += 1
+
+
+def fast_parse(str text):
+    """`_fast_parse` for tests: the steps, or ``None`` where the real parser must decide."""
+    return _fast_parse(text)
+
+
+cdef class Replay:
+    """Replays recorded turns on one live board while every recorded fact checks out.
+
+    It judges each move with the same step checks as the referee (a borrowing `Turn`),
+    and compares the roll (with the seed's dice, if given) and the bank after the turn.
+    At the first turn it cannot vouch for it stops, undoing that turn, and leaves the
+    judging of it to the referee, which reports the defect. `index` is the number of
+    turns replayed; `state()` is the state before turn `index`.
+    """
+
+    cdef CompiledGrammar grammar
+    cdef int n_groups
+    cdef int turn_limit
+    cdef list words
+    cdef int totals[2][NT]
+    cdef int *bank
+    cdef readonly int index
+    cdef readonly object pending_chance
+
+    def __cinit__(self, CompiledGrammar grammar, int turn_limit):
+        self.grammar = grammar
+        self.n_groups = grammar.n_groups
+        self.turn_limit = turn_limit
+        self.words = [[], []]
+        memset(self.totals, 0, sizeof(self.totals))
+        self.bank = <int *>calloc(self.n_groups if self.n_groups > 0 else 1, sizeof(int))
+        if not self.bank:
+            raise MemoryError()
+        self.index = 0
+        self.pending_chance = None
+
+    def __dealloc__(self):
+        free(self.bank)
+
+    def state(self):
+        """The state before turn `index` (the dice not yet rolled)."""
+        cdef GameState state = _new_state(self.n_groups)
+        state.turn = self.index
+        state.roll = None
+        state.derivations = (tuple(self.words[0]), tuple(self.words[1]))
+        memcpy(state.bank_counts, self.bank, self.n_groups * sizeof(int))
+        memcpy(state.totals, self.totals, sizeof(self.totals))
+        return state
+
+    def run(self, turns, dice=None, outcomes=None):
+        """Replay `turns` (records with turn, player, move, chance, facts) from the start.
+
+        `dice` is a `ChanceSource` seeded like the game (or ``None``) and `outcomes` the
+        chance outcomes it draws from. Returns `index`.
+        """
+        cdef Turn turn
+        cdef int i, player, roll, k, word, group, production
+        cdef Py_ssize_t total_turns = len(turns)
+        for i in range(total_turns):
+            record = turns[i]
+            if record[0] != i or i >= self.turn_limit:
+                return self.index
+            player = i % 2
+            if record[1] != player:
+                return self.index
+            chance = record[3]
+            if type(chance) is not int or chance < 0 or chance >= self.n_groups:
+                return self.index
+            roll = chance
+            if dice is not None:
+                expected = dice.sample(outcomes)
+                self.pending_chance = expected
+                if expected != roll:
+                    return self.index
+            move = record[2]
+            if type(move) is not str:
+                return self.index
+            steps = _fast_parse(<str>move)
+            if steps is None:
+                return self.index
+            facts = record[4]
+            bank_fact = facts.get("bank") if type(facts) is dict else None
+            if type(bank_fact) is not list or len(bank_fact) != self.n_groups:
+                return self.index
+            turn = _borrow(self.grammar, <list>self.words[player], &self.totals[player][0], self.bank, player, roll)
+            if not self._play(turn, steps, <list>bank_fact):
+                return self.index
+            self.pending_chance = None
+            self.index = i + 1
+        return self.index
+
+    cdef bint _play(self, Turn turn, tuple steps, list bank_fact):
+        """Apply one turn and check the bank fact; on any problem undo it, return False."""
+        cdef int word, group, production, k, expected
+        for step in steps:
+            word, group, production = step
+            if turn._step_problem(word, group, production) is not None:
+                self._undo_all(turn)
+                return False
+            turn._apply(word, group, production)
+        if turn._end_problem() is not None:
+            self._undo_all(turn)
+            return False
+        for k in range(self.n_groups):
+            expected = self.bank[k] + (1 if (k == turn.roll and not turn.steps) else 0)
+            value = bank_fact[k]
+            if type(value) is not int or value != expected:
+                self._undo_all(turn)
+                return False
+        if not turn.steps:
+            self.bank[turn.roll] += 1
+        return True
+
+    cdef void _undo_all(self, Turn turn):
+        while turn.steps:
+            turn.undo()

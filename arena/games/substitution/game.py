@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection, winner_by_score
-from arena.games.substitution._core import CompiledGrammar, GameState, Turn, check_turn
+from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Turn, check_turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString
 
@@ -74,7 +74,7 @@ class SubstitutionGame(Game[GameState, MoveString]):
         return self._outcomes
 
     def apply_chance(self, state: GameState, outcome: Any) -> GameState:
-        if not isinstance(outcome, int) or isinstance(outcome, bool):
+        if type(outcome) is not int:
             raise TypeError(f"a roll is a group index, not {type(outcome).__name__}")
         if not 0 <= outcome < self.compiled.n_groups:
             raise ValueError(f"there is no group {outcome} (groups are 0 to {self.compiled.n_groups - 1})")
@@ -160,6 +160,12 @@ class SubstitutionGame(Game[GameState, MoveString]):
             return state
         except (KeyError, TypeError) as error:
             raise ValueError(f"not a substitution game state: {error}") from None
+
+    def replay_prefix(self, turns: Sequence[Any], dice: Any) -> tuple[int, GameState, Any]:
+        """Compiled replay of the valid leading turns of a log (see `Game.replay_prefix`)."""
+        replay = Replay(self.compiled, self._turn_limit)
+        replay.run(turns, dice, self._outcomes)
+        return replay.index, replay.state(), replay.pending_chance
 
     def facts(self, state: GameState) -> dict[str, Any]:
         return {"bank": list(state.bank)}
