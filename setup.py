@@ -5,6 +5,7 @@ from setuptools import Extension, setup
 
 extensions = [
     Extension("arena.games.substitution._core", ["arena/games/substitution/_core.pyx"]),
+    Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
 ]
 
 setup(
