@@ -197,7 +197,7 @@ cdef class Searcher:
         if found is not None:
             return found
         self.calls += 1
-        if self.budget >= 0 and len(self.table) >= self.budget:
+        if self.budget >= 0 and self.calls > self.budget:
             raise BudgetExceeded(f"more than {self.budget} positions")
         best = -1
         # try first the edges the opponent cannot take safely anyway, then the others
