@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.sim import SimMove, SimPosition
+from arena.games.sim import SimGame, SimMove, SimPosition
 from arena.games.sim.rules import geometry
 
 __all__ = ["MonteCarloBot"]
@@ -24,6 +24,7 @@ class MonteCarloBot:
         self.lose = lose
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
+        assert isinstance(game, SimGame)
         geo = geometry(state.vertices)
         me = state.seat_to_move
         start = (state.red, state.green)

@@ -6,7 +6,7 @@ import functools
 import random
 from typing import Any
 
-from arena.games.sim import SimMove, SimPosition
+from arena.games.sim import SimGame, SimMove, SimPosition
 from arena.games.sim.solver import BudgetExceeded, SimSolver
 from bots.sim.random_bots import SafeRandomBot
 
@@ -30,6 +30,7 @@ class PerfectBot:
         self.budget = budget
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
+        assert isinstance(game, SimGame)
         solver = _solver(state.vertices)
         solver.budget = self.budget
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.sim import SimMove, SimPosition
+from arena.games.sim import SimGame, SimMove, SimPosition
 from arena.games.sim.rules import geometry
 
 __all__ = ["RandomBot", "SafeRandomBot", "free_edges", "safe_edges"]
@@ -28,6 +28,7 @@ class RandomBot:
     """Any free edge, uniformly."""
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
+        assert isinstance(game, SimGame)
         return game.edge_move(rng.choice(free_edges(state)))
 
 
@@ -35,4 +36,5 @@ class SafeRandomBot:
     """A free edge that does not lose at once, uniformly; any free edge if none is left."""
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
+        assert isinstance(game, SimGame)
         return game.edge_move(rng.choice(safe_edges(state) or free_edges(state)))

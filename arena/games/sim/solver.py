@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.games.sim.rules import SimPosition, geometry
 
-__all__ = ["BudgetExceeded", "SimSolution", "SimSolver", "SequenceCount", "compiled"]
+__all__ = ["BudgetExceeded", "SequenceCount", "SimSolution", "SimSolver", "compiled"]
 
 try:
     from arena.games.sim._search import BudgetExceeded, Searcher

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from arena.bots import BotSpec
+from arena.cli.compare import compare_bots, parse_extra_settings
 from arena.errors import BotSpecError
 from arena.game import Termination
 from arena.games.sim import SimGame
 from arena.match import play_match
 from arena.registry import Registry
-from arena.cli.compare import compare_bots, parse_extra_settings
 
 BOTS = ["sim-random", "sim-safe-random", "sim-mc:trials=20", "sim-perfect"]
 

@@ -11,8 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.game import TERMINAL, Rejection
-from arena.games.sim import SimGame, SimPosition, geometry
-from arena.games.sim import _pysearch
+from arena.games.sim import SimGame, SimPosition, _pysearch, geometry
 from arena.games.sim.solver import BudgetExceeded, SimSolver, compiled
 
 
@@ -138,7 +137,7 @@ def test_canonical_form_is_invariant_under_relabelling() -> None:
         perm = list(range(6))
         rnd.shuffle(perm)
 
-        def relabel(mask: int) -> int:
+        def relabel(mask: int, perm: list[int] = perm) -> int:
             out = 0
             for e, (a, b) in enumerate(geo.edges):
                 if mask >> e & 1:
