@@ -68,7 +68,7 @@ class PythonRules:
         module = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(module)
-        except Exception as error:  # the user's code: report, do not crash
+        except Exception as error:  # noqa: BLE001 -- the user's code: report, do not crash
             raise SettingsError(f"heaps: {path} failed to load: {error!r}") from None
         goal = target if target is not None else getattr(module, "TARGET", None)
         if isinstance(goal, bool) or not isinstance(goal, int):

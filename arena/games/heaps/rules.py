@@ -41,9 +41,13 @@ _MOVE_KEYS = ("any", "larger", "smaller", "equal")
 class HeapSpec(Protocol):
     """What the retrograde solver needs to know about a heap game."""
 
-    heaps: int
-    symmetric: bool
-    """True if swapping the heaps gives the same game (positions are then sorted)."""
+    @property
+    def heaps(self) -> int: ...
+
+    @property
+    def symmetric(self) -> bool:
+        """True if swapping the heaps gives the same game (positions are then sorted)."""
+        ...
 
     def is_over(self, position: Position) -> bool: ...
 

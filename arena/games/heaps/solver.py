@@ -122,18 +122,18 @@ def solve_heaps(spec: HeapSpec, starts: Iterable[Position] | None = None) -> Hea
     colour: dict[Position, int] = {}
     frontier = [norm(tuple(p)) for p in (starts if starts is not None else spec.start_positions())]
     while frontier:
-        pending = []
+        pending: list[Position] = []
         for p in frontier:
             if p in successors or is_over(p):
                 continue
             wins_now = False
-            nexts = set()
+            found: set[Position] = set()
             for q in next_positions(p):
                 if is_over(q):
                     wins_now = True
                 else:
-                    nexts.add(norm(q))
-            successors[p] = tuple(nexts)
+                    found.add(norm(q))
+            successors[p] = nexts = tuple(sorted(found))
             if wins_now:
                 colour[p] = 1
             pending.extend(q for q in nexts if q not in successors)
