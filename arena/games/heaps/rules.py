@@ -21,9 +21,11 @@ Nothing here does I/O: files are read in `arena.games.heaps.files`.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -208,8 +210,52 @@ class HeapRules:
                 yield HeapMove(heap, op), position[:heap] + (size,) + position[heap + 1 :]
 
     def next_positions(self, position: Position) -> Iterator[Position]:
-        for _, after in self.moves(position):
-            yield after
+        """The positions one move away (what the solver needs: no move labels)."""
+        return iter(self._step(position))
+
+    @functools.cached_property
+    def _step(self) -> Callable[[Position], list[Position]]:
+        """`next_positions` as a closure over plain functions (the solver's hot loop)."""
+        functions = {"+": operator.add, "*": operator.mul, "-": operator.sub, "//": operator.floordiv}
+
+        def plain(ops: tuple[Op, ...]) -> tuple[tuple[Callable[[int, int], int], int], ...]:
+            return tuple((functions[op.kind], op.amount) for op in _unique(ops))
+
+        low = self.min_heap
+        on_any = plain(self.any)
+        if self.heaps == 1:
+
+            def one(position: Position) -> list[Position]:
+                x = position[0]
+                return [(v,) for f, k in on_any if (v := f(x, k)) >= low and v != x]
+
+            return one
+        on_equal = plain(self.any + (self.equal if self.equal is not None else self.larger + self.smaller))
+        on_larger = plain(self.any + self.larger)
+        on_smaller = plain(self.any + self.smaller)
+
+        def two(position: Position) -> list[Position]:
+            x, y = position
+            out = []
+            if x == y:
+                for f, k in on_equal:
+                    v = f(x, k)
+                    if v >= low and v != x:
+                        out.append((v, y))
+                        out.append((x, v))
+                return out
+            ops_x, ops_y = (on_smaller, on_larger) if x < y else (on_larger, on_smaller)
+            for f, k in ops_x:
+                v = f(x, k)
+                if v >= low and v != x:
+                    out.append((v, y))
+            for f, k in ops_y:
+                v = f(y, k)
+                if v >= low and v != y:
+                    out.append((x, v))
+            return out
+
+        return two
 
     def start_positions(self) -> Iterator[Position]:
         """Every non-terminal position, the heaps in ascending order (the measures are
