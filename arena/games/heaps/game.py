@@ -14,6 +14,7 @@ from arena.games.heaps.rules import HeapMove, HeapRules, Op
 
 __all__ = ["HeapsGame", "HeapsState"]
 
+DEFAULT_MAX_MOVES = 1000
 _MOVE_RE = re.compile(r"\s*(?:(\d+)\s+)?(\+|\*|-|//)\s*(\d+)\s*")
 
 
@@ -30,7 +31,9 @@ class HeapsGame(Game[HeapsState, HeapMove]):
 
     Settings: ``rules`` (declarative rules, see docs/games/heaps.md) or ``example``
     (a built-in task number such as ``"49932"``), an optional ``target`` overriding
-    the rules' one, and ``start`` (the initial heaps, e.g. ``[7, 10]``).
+    the rules' one, ``start`` (the initial heaps, e.g. ``[7, 10]``) and
+    ``max_moves`` (default 1000): a game that long is a draw, so that rules with
+    ``-k`` or ``//k``, whose positions can repeat, still end.
     """
 
     type = GameType(
@@ -43,7 +46,15 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         move_syntax="heap number and operation, e.g. '1 +5' or '2 *2' ('+1' with one heap)",
     )
 
-    def __init__(self, rules: HeapRules, start: tuple[int, ...], example: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: HeapRules,
+        start: tuple[int, ...],
+        example: str | None = None,
+        max_moves: int = DEFAULT_MAX_MOVES,
+    ) -> None:
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise SettingsError(f"heaps: 'max_moves' must be a positive integer, got {max_moves!r}")
         if len(start) != rules.heaps:
             raise SettingsError(f"heaps: 'start' must give {rules.heaps} heap(s), got {list(start)}")
         if any(isinstance(h, bool) or not isinstance(h, int) or h < rules.min_heap for h in start):
@@ -55,24 +66,29 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         self.rules = rules
         self.start = tuple(start)
         self.example = example
+        self.max_moves = max_moves
 
     def __repr__(self) -> str:
         return f"HeapsGame({self.settings()!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, HeapsGame) and (other.rules, other.start) == (self.rules, self.start)
+        return isinstance(other, HeapsGame) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.rules, self.start))
+        return hash(self._key())
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.rules, self.start, self.max_moves)
 
     # -- settings -------------------------------------------------------------------
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> HeapsGame:
-        unknown = set(settings) - {"rules", "example", "target", "start"}
+        unknown = set(settings) - {"rules", "example", "target", "start", "max_moves"}
         if unknown:
             raise SettingsError(
-                f"heaps: unknown settings {sorted(unknown)} (known: rules, example, target, start)"
+                f"heaps: unknown settings {sorted(unknown)} "
+                "(known: rules, example, target, start, max_moves)"
             )
         example = settings.get("example")
         if ("rules" in settings) == (example is not None):
@@ -82,12 +98,18 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         start = settings.get("start")
         if not isinstance(start, (list, tuple)):
             raise SettingsError(f"heaps: 'start' must be a list of heap sizes, got {start!r}")
-        return cls(rules, tuple(start), str(example) if example is not None else None)
+        return cls(
+            rules,
+            tuple(start),
+            str(example) if example is not None else None,
+            settings.get("max_moves", DEFAULT_MAX_MOVES),
+        )
 
     def settings(self) -> dict[str, Any]:
+        common = {"start": list(self.start), "max_moves": self.max_moves}
         if self.example is not None:
-            return {"example": self.example, "target": self.rules.target, "start": list(self.start)}
-        return {"rules": self.rules.to_mapping(), "start": list(self.start)}
+            return {"example": self.example, "target": self.rules.target, **common}
+        return {"rules": self.rules.to_mapping(), **common}
 
     # -- flow -----------------------------------------------------------------------
 
@@ -95,7 +117,11 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         return HeapsState(self.start)
 
     def _over(self, state: HeapsState) -> bool:
-        return self.rules.is_over(state.heaps) or next(self.rules.moves(state.heaps), None) is None
+        return (
+            self.rules.is_over(state.heaps)
+            or state.moves_made >= self.max_moves
+            or next(self.rules.moves(state.heaps), None) is None
+        )
 
     def to_act(self, state: HeapsState) -> int:
         return TERMINAL if self._over(state) else state.moves_made % 2
@@ -154,6 +180,8 @@ class HeapsGame(Game[HeapsState, HeapMove]):
             detail = (
                 f"{self.rules.measure} of {list(state.heaps)} reached {self.rules.target}"
             )
+        elif state.moves_made >= self.max_moves:
+            return Outcome(None, (0, 0), detail=f"no result after {self.max_moves} moves")
         else:
             winner = 1 - state.moves_made % 2
             detail = f"no move is possible from {list(state.heaps)}"

@@ -135,3 +135,16 @@ def test_perfect_bot_wins_from_won_positions(registry: Registry) -> None:
 def test_rules_object_is_hashable_for_caching() -> None:
     rules = HeapRules.from_mapping({"heaps": 1, "end": {"at_least": 5}, "moves": {"any": ["+1"]}})
     assert hash(rules) == hash(HeapRules.from_mapping(rules.to_mapping()))
+
+
+def test_repeating_positions_end_at_the_move_limit(registry: Registry) -> None:
+    game = HeapsGame.from_settings(
+        {"rules": {"heaps": 1, "end": {"at_least": 10}, "moves": {"any": ["+1", "-1"]}},
+         "start": [3], "max_moves": 40}
+    )
+    bots = [registry.make_bot(game, "heaps-perfect"), registry.make_bot(game, "heaps-perfect")]
+    match = play_match(game, bots, seed=1)
+    assert match.outcome is not None and match.outcome.winner is None
+    assert len(match.turns) == 40 and "40 moves" in match.outcome.detail
+    with pytest.raises(SettingsError, match="max_moves"):
+        HeapsGame.from_settings({**SETTINGS, "max_moves": 0})

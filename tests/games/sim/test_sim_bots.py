@@ -83,3 +83,27 @@ def test_parse_extra_settings() -> None:
     assert parse_extra_settings(["--vertices", "6", "--name=x", "--list", "[1, 2]"]) == {
         "vertices": 6, "name": "x", "list": [1, 2]
     }
+
+
+def test_compare_command(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    import arena.registry
+    from arena.cli import main
+
+    monkeypatch.setattr(arena.registry, "default_registry", lambda: registry)
+    args = ["compare", "--game", "sim", "--bots", "sim-safe-random,sim-random", "--games", "5",
+            "--vertices", "5", "--seed", "2"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["bots"] == ["sim-safe-random", "sim-random"]
+    assert sum(data["as_first"].values()) == sum(data["as_second"].values()) == 5
+    text = CliRunner().invoke(main, args)
+    assert "sim-safe-random as first vs sim-random" in text.output
+    bad = CliRunner().invoke(main, ["compare", "--game", "sim", "--bots", "sim-random", "--vertices", "12"])
+    assert bad.exit_code != 0 and "vertices" in bad.output
+    one = CliRunner().invoke(main, ["compare", "--game", "sim", "--bots", "sim-random"])
+    assert one.exit_code != 0 and "exactly two bots" in one.output

@@ -128,13 +128,14 @@ def test_positions_agree_across_implementations() -> None:
         assert max(fast.move_values(state).values()) == value
 
 
-def test_canonical_form_is_invariant_under_relabelling() -> None:
-    rnd = random.Random(7)
-    searcher = _pysearch.Searcher(6)
-    geo = geometry(6)
+@pytest.mark.parametrize("n, python", [(6, True), (6, False), (7, False)])
+def test_canonical_form_is_invariant_under_relabelling(n: int, python: bool) -> None:
+    rnd = random.Random(n)
+    searcher = _pysearch.Searcher(n) if python else SimSolver(n)._searcher
+    geo = geometry(n)
     for _ in range(30):
-        state = random_position(6, rnd)
-        perm = list(range(6))
+        state = random_position(n, rnd)
+        perm = list(range(n))
         rnd.shuffle(perm)
 
         def relabel(mask: int, perm: list[int] = perm) -> int:
