@@ -236,7 +236,7 @@ class HeapRules:
 
         def two(position: Position) -> list[Position]:
             x, y = position
-            out = []
+            out: list[Position] = []
             if x == y:
                 for f, k in on_equal:
                     v = f(x, k)
