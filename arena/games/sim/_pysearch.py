@@ -113,12 +113,19 @@ class Searcher:
         self.calls += 1
         if self.budget >= 0 and self.calls > self.budget:
             raise BudgetExceeded(f"more than {self.budget} positions")
+        scored = []
+        moves = safe
+        while moves:
+            bit = moves & -moves
+            moves ^= bit
+            cost = (self.danger(mine | bit) & safe & ~bit).bit_count() * 2
+            scored.append((cost + (0 if bit & opp_safe else 1), bit.bit_length(), bit))
+        scored.sort()
         best = -1
-        for moves in (safe & ~opp_safe, safe & opp_safe):
-            while moves and best < 1:
-                bit = moves & -moves
-                moves ^= bit
-                best = max(best, -self.value(theirs, mine | bit))
+        for _, _, bit in scored:
+            best = max(best, -self.value(theirs, mine | bit))
+            if best == 1:
+                break
         self.table[key] = best
         return best
 

@@ -3,7 +3,8 @@
 
 A position is seen from the player to move: ``mine`` and ``theirs`` are edge masks.
 Values are +1 (the mover wins), 0 (draw), -1 (the mover loses) under perfect play.
-Symmetric positions (vertex permutations) share one table entry: the key is the
+Moves that close the mover's own triangle are never searched; the others are tried
+in order of how few safe edges they cost the mover. Symmetric positions (vertex permutations) share one table entry: the key is the
 smallest relabelled pair over the relabellings that respect a vertex invariant
 (coloured degrees, then the degrees of the neighbours), which is exact and cheap.
 """
@@ -176,9 +177,10 @@ cdef class Searcher:
     cpdef int value(self, uint32_t mine, uint32_t theirs) except -9:
         """The value for the player to move: +1 win, 0 draw, -1 loss."""
         cdef uint32_t free = self.full & ~(mine | theirs)
-        cdef uint32_t safe, opp_safe, rest, bit, moves
-        cdef uint32_t ordered[2]
-        cdef int best, v, e, pass_
+        cdef uint32_t safe, opp_safe, bit, moves
+        cdef int scores[28]
+        cdef int order[28]
+        cdef int best, v, e, j, count, score
         cdef uint64_t key
         if free == 0:
             return 0
@@ -199,23 +201,33 @@ cdef class Searcher:
         self.calls += 1
         if self.budget >= 0 and self.calls > self.budget:
             raise BudgetExceeded(f"more than {self.budget} positions")
+        # Move ordering: first the moves that add the fewest new edges closing a
+        # triangle of our own (each one is a safe move lost), and among those the
+        # edges the opponent could also take safely (taking them costs him one).
+        count = 0
+        moves = safe
+        while moves:
+            e = __builtin_ctz(moves)
+            bit = <uint32_t>1 << e
+            moves &= moves - 1
+            score = __builtin_popcount(self.danger(mine | bit) & safe & ~bit) * 2
+            if not bit & opp_safe:
+                score += 1
+            j = count
+            while j > 0 and scores[j - 1] > score:
+                scores[j] = scores[j - 1]
+                order[j] = order[j - 1]
+                j -= 1
+            scores[j] = score
+            order[j] = e
+            count += 1
         best = -1
-        # try first the edges the opponent cannot take safely anyway, then the others
-        ordered[0] = safe & ~opp_safe
-        ordered[1] = safe & opp_safe
-        for pass_ in range(2):
-            moves = ordered[pass_]
-            while moves:
-                e = __builtin_ctz(moves)
-                bit = <uint32_t>1 << e
-                moves &= moves - 1
-                v = -self.value(theirs, mine | bit)
-                if v > best:
-                    best = v
-                    if best == 1:
-                        break
-            if best == 1:
-                break
+        for j in range(count):
+            v = -self.value(theirs, mine | (<uint32_t>1 << order[j]))
+            if v > best:
+                best = v
+                if best == 1:
+                    break
         self.table[key] = best
         return best
 

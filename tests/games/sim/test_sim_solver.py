@@ -68,10 +68,11 @@ def test_value_matches_brute_force(n: int) -> None:
     assert SimSolver(n).value(SimGame(n).initial_state()) == brute_value(n)
 
 
-def test_k7_second_player_wins() -> None:
+@pytest.mark.parametrize("n", [7, 8])
+def test_k7_and_k8_second_player_wins(n: int) -> None:
     if not compiled:
         pytest.skip("slow without the compiled core")
-    solution = SimSolver(7).solve()
+    solution = SimSolver(n).solve()
     assert solution.value == "second" and solution.positions > 0
 
 
