@@ -58,7 +58,7 @@ def arena_bots() -> list[BotFactory]:
             "Perfect play from the exact solver (safe random when a position is too big).",
             _perfect,
             params=(
-                Param("budget", "int", 200_000, "most new positions to solve per move (-1: no limit)",
+                Param("budget", "int", 1_000_000, "most new positions to solve per move (-1: no limit)",
                       minimum=-1),
             ),
         ),
