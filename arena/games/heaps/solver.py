@@ -20,9 +20,28 @@ from typing import Any
 
 from arena.games.heaps.rules import HeapSpec
 
-__all__ = ["HeapsSolution", "solve_heaps"]
+__all__ = ["TASK_WORDING", "HeapsReport", "HeapsSolution", "solve_heaps"]
 
 Position = tuple[int, ...]
+
+TASK_WORDING: dict[str, str] = {
+    "19-some": (
+        "Task 19: Petya cannot win with one move, and after some (an unsuccessful) "
+        "move of his Vanya wins with his first move."
+    ),
+    "19-any": (
+        "Task 19: Petya cannot win with one move, and whatever move Petya makes, "
+        "Vanya wins with his first move."
+    ),
+    "20": (
+        "Task 20: Petya cannot win with one move, but wins with his second move "
+        "whatever Vanya does."
+    ),
+    "21": (
+        "Task 21: Vanya wins with his first or second move whatever Petya does, but "
+        "cannot be sure to win with his first move."
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,7 @@ class HeapsReport:
             ],
             "draws": {"count": len(self.solution.draws), "positions": [list(p) for p in self.solution.draws]},
             "answers": {
-                key: {"count": len(ps), "positions": [list(p) for p in ps]}
+                key: {"question": TASK_WORDING[key], "count": len(ps), "positions": [list(p) for p in ps]}
                 for key, ps in answers.items()
             },
         }
