@@ -25,7 +25,7 @@ def main() -> None:
             report = solve_heaps(HeapRules.from_mapping(data, target=target))
             steps = report.solution.steps()
             print(
-                f"{title:30} N={target:<6} positions {len(report.successors):>8}  "
+                f"{title:30} N={target:<6} positions {report.positions:>8}  "
                 f"steps {max(steps, default=0):>4}  time {report.solution.seconds:.3f} s"
             )
 

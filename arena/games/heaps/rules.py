@@ -211,10 +211,27 @@ class HeapRules:
 
     def next_positions(self, position: Position) -> Iterator[Position]:
         """The positions one move away (what the solver needs: no move labels)."""
-        return iter(self._step(position))
+        return iter(self.successor_function(position))
+
+    @property
+    def increasing(self) -> bool:
+        """Does every move add stones (only +k and *k)? Then no position repeats."""
+        return all(op.kind in "+*" for op in self.any + self.larger + self.smaller + (self.equal or ()))
 
     @functools.cached_property
-    def _step(self) -> Callable[[Position], list[Position]]:
+    def over_function(self) -> Callable[[Position], bool]:
+        """`is_over` as a closure (the solver's hot loop)."""
+        target = self.target
+        if self.heaps == 1:
+            return lambda p: p[0] >= target
+        if self.measure == "sum":
+            return lambda p: p[0] + p[1] >= target
+        if self.measure == "product":
+            return lambda p: p[0] * p[1] >= target
+        return lambda p: p[0] >= target or p[1] >= target
+
+    @functools.cached_property
+    def successor_function(self) -> Callable[[Position], list[Position]]:
         """`next_positions` as a closure over plain functions (the solver's hot loop)."""
         functions = {"+": operator.add, "*": operator.mul, "-": operator.sub, "//": operator.floordiv}
 

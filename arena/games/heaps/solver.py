@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games.heaps.rules import HeapSpec
+from arena.games.heaps.rules import HeapRules, HeapSpec
 
 __all__ = ["TASK_WORDING", "HeapsReport", "HeapsSolution", "solve_heaps"]
 
@@ -51,6 +51,8 @@ class HeapsSolution:
     colour: dict[Position, int]
     """Position (heaps sorted if the game is symmetric) -> colour; absent: draw."""
     draws: tuple[Position, ...]
+    task19_some: tuple[Position, ...]
+    """Positions not won in one move with a move to a position won in one move."""
     seconds: float
     symmetric: bool
 
@@ -67,18 +69,11 @@ class HeapsSolution:
             by_step.setdefault(colour, []).append(position)
         return {t: sorted(by_step[t]) for t in sorted(by_step)}
 
-    def task19_some(self, successors: dict[Position, tuple[Position, ...]]) -> list[Position]:
-        """Petya cannot win in one move; after some move of his, Vanya wins with his first."""
-        return sorted(
-            p for p, c in self.colour.items()
-            if c != 1 and any(self.colour.get(q) == 1 for q in successors[p])
-        ) + sorted(p for p in self.draws if any(self.colour.get(q) == 1 for q in successors[p]))
-
-    def answers(self, successors: dict[Position, tuple[Position, ...]]) -> dict[str, list[Position]]:
+    def answers(self) -> dict[str, list[Position]]:
         """The positions answering tasks 19 (both readings), 20 and 21."""
         steps = self.steps()
         return {
-            "19-some": self.task19_some(successors),
+            "19-some": list(self.task19_some),
             "19-any": steps.get(2, []),
             "20": steps.get(3, []),
             "21": steps.get(4, []),
@@ -87,16 +82,16 @@ class HeapsSolution:
 
 @dataclass(frozen=True)
 class HeapsReport:
-    """A solution with the successor lists the answers need."""
+    """A solution and how many positions it coloured, printable as JSON or as the seed's text."""
 
     solution: HeapsSolution
-    successors: dict[Position, tuple[Position, ...]]
+    positions: int
 
     def to_json(self) -> dict[str, Any]:
         steps = self.solution.steps()
-        answers = self.solution.answers(self.successors)
+        answers = self.solution.answers()
         return {
-            "positions": len(self.successors),
+            "positions": self.positions,
             "seconds": round(self.solution.seconds, 6),
             "symmetric": self.solution.symmetric,
             "steps": [
@@ -117,7 +112,7 @@ class HeapsReport:
         last = max(steps, default=0)
         for k in range(1, (last + 1) // 2 + 1):
             lines.append(f"{k} {len(steps.get(2 * k - 1, []))} {len(steps.get(2 * k, []))}")
-        answers = self.solution.answers(self.successors)
+        answers = self.solution.answers()
         for label, key in (("z19", "19-any"), ("z20", "20"), ("z21", "21")):
             ps = sorted(answers[key], key=sum)
             lines.append(f"{label}: {ps[:3]} {ps[-3:]}")
@@ -129,6 +124,8 @@ class HeapsReport:
 
 def solve_heaps(spec: HeapSpec, starts: Iterable[Position] | None = None) -> HeapsReport:
     """Colour every non-terminal position reachable from `starts` (default: the spec's)."""
+    if starts is None and isinstance(spec, HeapRules) and spec.increasing:
+        return _solve_increasing(spec)
     began = time.perf_counter()
     symmetric = spec.symmetric
     is_over, next_positions = spec.is_over, spec.next_positions
@@ -192,5 +189,53 @@ def solve_heaps(spec: HeapSpec, starts: Iterable[Position] | None = None) -> Hea
             later = []
         layer = next_layer
     draws = tuple(sorted(p for p in successors if p not in colour))
-    solution = HeapsSolution(colour, draws, time.perf_counter() - began, symmetric)
-    return HeapsReport(solution, successors)
+    some = tuple(
+        sorted(
+            p for p, nexts in successors.items()
+            if colour.get(p) != 1 and any(colour.get(q) == 1 for q in nexts)
+        )
+    )
+    solution = HeapsSolution(colour, draws, some, time.perf_counter() - began, symmetric)
+    return HeapsReport(solution, len(successors))
+
+
+def _solve_increasing(rules: HeapRules) -> HeapsReport:
+    """The same colouring when every move adds stones (only +k and *k): each move
+    increases the total, so positions taken by decreasing total see their successors
+    already coloured, and one forward pass without predecessor lists suffices."""
+    began = time.perf_counter()
+    step, over = rules.successor_function, rules.over_function
+    two = rules.heaps == 2
+    colour: dict[Position, int] = {}
+    some: list[Position] = []
+    for p in sorted(rules.start_positions(), key=sum, reverse=True):
+        nexts = step(p)
+        if not nexts:
+            colour[p] = 2  # no move at all: the player to move has lost
+            continue
+        low_even = high_odd = 0
+        won = after_win = False
+        for q in nexts:
+            if over(q):
+                won = True
+                break
+            if two and q[0] > q[1]:
+                q = (q[1], q[0])
+            c = colour[q]
+            if c & 1:
+                if c > high_odd:
+                    high_odd = c
+                if c == 1:
+                    after_win = True
+            elif low_even == 0 or c < low_even:
+                low_even = c
+        if won:
+            colour[p] = 1
+            continue
+        colour[p] = low_even + 1 if low_even else high_odd + 1
+        if after_win:
+            some.append(p)
+    solution = HeapsSolution(
+        colour, (), tuple(sorted(some)), time.perf_counter() - began, rules.symmetric
+    )
+    return HeapsReport(solution, len(colour))

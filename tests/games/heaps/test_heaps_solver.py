@@ -35,7 +35,7 @@ def test_49932_counts_per_step_match_the_seed() -> None:
 )
 def test_49932_answers_match_the_seed(key: str, first: list, last: list) -> None:  # type: ignore[type-arg]
     report = solve_heaps(rules_49932())
-    answer = sorted(report.solution.answers(report.successors)[key], key=sum)
+    answer = sorted(report.solution.answers()[key], key=sum)
     # the seed orders positions of equal sum by insertion; compare sums and membership
     assert [sum(p) for p in answer[:3]] == [sum(p) for p in first]
     assert answer[-3:] == last
@@ -145,4 +145,22 @@ def test_cli_rules_file_and_errors() -> None:
 def test_target_ten_thousand_is_fast() -> None:
     report = solve_heaps(rules_49932(10_000))
     assert report.solution.seconds < 3  # about 0.4 s alone; slack for a shared machine
-    assert len(report.successors) > 40_000
+    assert report.positions > 40_000
+
+
+@pytest.mark.parametrize(
+    "data, target",
+    [(example_rules("49932"), 384), (example_rules("49932"), 2000),
+     ({"heaps": 1, "end": {"measure": "sum", "at_least": 1}, "moves": {"any": ["+1", "+4", "*3"]}}, 300),
+     ({"heaps": 2, "end": {"measure": "sum", "at_least": 1}, "moves": {"any": ["+1", "*2"]}}, 80),
+     ({"heaps": 2, "end": {"measure": "max", "at_least": 1},
+       "moves": {"larger": ["+2"], "smaller": ["*3"]}}, 60)],
+)
+def test_increasing_fast_path_matches_the_general_pass(data: dict, target: int) -> None:  # type: ignore[type-arg]
+    rules = HeapRules.from_mapping(data, target=target)
+    assert rules.increasing
+    fast = solve_heaps(rules).solution
+    general = solve_heaps(rules, starts=list(rules.start_positions())).solution
+    assert fast.colour == general.colour
+    assert fast.task19_some == general.task19_some
+    assert fast.draws == general.draws == ()
