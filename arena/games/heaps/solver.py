@@ -223,8 +223,7 @@ def _solve_increasing(rules: HeapRules) -> HeapsReport:
                 q = (q[1], q[0])
             c = colour[q]
             if c & 1:
-                if c > high_odd:
-                    high_odd = c
+                high_odd = max(high_odd, c)
                 if c == 1:
                     after_win = True
             elif low_even == 0 or c < low_even:
