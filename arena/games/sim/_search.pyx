@@ -4,9 +4,10 @@
 A position is seen from the player to move: ``mine`` and ``theirs`` are edge masks.
 Values are +1 (the mover wins), 0 (draw), -1 (the mover loses) under perfect play.
 Moves that close the mover's own triangle are never searched; the others are tried
-in order of how few safe edges they cost the mover. Symmetric positions (vertex permutations) share one table entry: the key is the
-smallest relabelled pair over the relabellings that respect a vertex invariant
-(coloured degrees, then the degrees of the neighbours), which is exact and cheap.
+in order of how few safe edges they cost the mover. Symmetric positions (vertex
+permutations) share one table entry: the key is the smallest relabelled pair over
+the relabellings that respect a vertex invariant (coloured degrees, then the
+degrees of the neighbours), which is exact and cheap.
 """
 
 from libc.stdint cimport uint32_t, uint64_t

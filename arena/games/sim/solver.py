@@ -4,9 +4,9 @@ The search is negamax on a win/draw/loss value from the mover's point of view, w
 a table keyed by a canonical form under vertex permutations (symmetric positions are
 solved once). A move that completes the mover's own triangle is never searched (it
 loses at once); a position where the opponent will be left without a safe edge is
-won without search; edges the opponent cannot take safely are tried first. The hot
-loop is compiled (`_search.pyx`); `_pysearch.py` is the same algorithm in Python,
-used when the extension is not built.
+won without search; moves are tried in order of how few safe edges they cost the
+mover, which is what makes K8 tractable. The hot loop is compiled (`_search.pyx`);
+`_pysearch.py` is the same algorithm in Python, used when the extension is not built.
 """
 
 from __future__ import annotations
