@@ -76,15 +76,32 @@ class PythonRules:
         return cls(module, goal, str(path))
 
     def is_over(self, position: Position) -> bool:
-        return bool(self._is_over(position, self.target))
+        return bool(self._call("is_over", self._is_over, position, self.target))
 
     def next_positions(self, position: Position) -> Iterator[Position]:
-        for item in self._next(position, self.target):
-            yield _position(item, self.name)
+        items = self._call("next_positions", self._next, position, self.target)
+        return iter([_position(item, self.name) for item in self._iterable(items, "next_positions")])
 
     def start_positions(self) -> Iterator[Position]:
-        for item in self._starts(self.target):
-            yield _position(item, self.name)
+        items = self._call("start_positions", self._starts, self.target)
+        return iter([_position(item, self.name) for item in self._iterable(items, "start_positions")])
+
+    def _call(self, name: str, function: Callable[..., Any], *args: Any) -> Any:
+        """Call the user's function; its errors become a `SettingsError` naming the call."""
+        try:
+            return function(*args)
+        except Exception as error:  # noqa: BLE001 -- the user's code: report, do not crash
+            shown = ", ".join(repr(a) for a in args)
+            raise SettingsError(f"heaps: {self.name}: {name}({shown}) raised {error!r}") from None
+
+    def _iterable(self, items: Any, name: str) -> Any:
+        try:
+            iter(items)
+        except TypeError:
+            raise SettingsError(
+                f"heaps: {self.name}: {name}() returned {items!r}, not a list of positions"
+            ) from None
+        return items
 
 
 def _function(module: ModuleType, name: str, path: str) -> Callable[..., Any]:

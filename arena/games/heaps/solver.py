@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import SettingsError
 from arena.games.heaps.rules import HeapRules, HeapSpec
 
 __all__ = ["TASK_WORDING", "HeapsReport", "HeapsSolution", "solve_heaps"]
@@ -122,8 +123,17 @@ class HeapsReport:
         return lines
 
 
-def solve_heaps(spec: HeapSpec, starts: Iterable[Position] | None = None) -> HeapsReport:
-    """Colour every non-terminal position reachable from `starts` (default: the spec's)."""
+MAX_POSITIONS = 20_000_000
+"""The general pass gives up beyond this many positions (a game that never ends?)."""
+
+
+def solve_heaps(
+    spec: HeapSpec, starts: Iterable[Position] | None = None, *, max_positions: int = MAX_POSITIONS
+) -> HeapsReport:
+    """Colour every non-terminal position reachable from `starts` (default: the spec's).
+
+    Raises `SettingsError` if more than `max_positions` positions are reachable.
+    """
     if starts is None and isinstance(spec, HeapRules) and spec.increasing:
         return _solve_increasing(spec)
     began = time.perf_counter()
@@ -150,6 +160,11 @@ def solve_heaps(spec: HeapSpec, starts: Iterable[Position] | None = None) -> Hea
                 else:
                     found.add(norm(q))
             successors[p] = nexts = tuple(sorted(found))
+            if len(successors) > max_positions:
+                raise SettingsError(
+                    f"heaps: more than {max_positions} positions are reachable; "
+                    "does the game always reach its target?"
+                )
             if wins_now:
                 colour[p] = 1
             pending.extend(q for q in nexts if q not in successors)

@@ -164,3 +164,24 @@ def test_increasing_fast_path_matches_the_general_pass(data: dict, target: int) 
     assert fast.colour == general.colour
     assert fast.task19_some == general.task19_some
     assert fast.draws == general.draws == ()
+
+
+def test_errors_in_python_rules_are_reported(tmp_path: Path) -> None:
+    base = "TARGET = 10\ndef is_over(p, n):\n    return p[0] >= n\n"
+    cases = {
+        "raises.py": base + "def next_positions(p, n):\n    return [(p[0] // 0,)]\n"
+                     "def start_positions(n):\n    return [(1,)]\n",
+        "none.py": base + "def next_positions(p, n):\n    return None\n"
+                   "def start_positions(n):\n    return [(1,)]\n",
+        "junk.py": base + "def next_positions(p, n):\n    return ['x']\n"
+                   "def start_positions(n):\n    return [(1,)]\n",
+        "endless.py": "TARGET = 10\ndef is_over(p, n):\n    return False\n"
+                      "def next_positions(p, n):\n    return [(p[0] + 1,)]\n"
+                      "def start_positions(n):\n    return [(1,)]\n",
+    }
+    messages = {"raises.py": "ZeroDivisionError", "none.py": "not a list", "junk.py": "not a position",
+                "endless.py": "more than 1000 positions"}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(SettingsError, match=messages[name]):
+            solve_heaps(load_rules_file(tmp_path / name), max_positions=1000)
