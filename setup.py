@@ -11,6 +11,7 @@ extensions = [
     Extension("arena.referee", ["arena/referee.py"]),
     Extension("arena.games.substitution.game", ["arena/games/substitution/game.py"]),
     Extension("bots.substitution.random_bot", ["bots/substitution/random_bot.py"]),
+    Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
 ]
 
 setup(

@@ -5,7 +5,16 @@ The public API: the game contract (`Game`, `GameType`, `Outcome`, `Rejection`), 
 and the `hookimpl` marker for plugins.
 """
 
-from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection, Termination
+from arena.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameType,
+    LegalOptions,
+    Outcome,
+    Rejection,
+    Termination,
+)
 from arena.hookspecs import hookimpl
 from arena.match import Match, play_match
 from arena.referee import Referee, Verdict

@@ -7,7 +7,8 @@ import click
 from arena.cli.lazy import LazyGroup
 
 SOLVERS: dict[str, str] = {
-    # "sim": "arena.games.sim.cli:solve_sim",
+    "sim": "arena.games.sim.cli:solve_sim",
+    "heaps": "arena.games.heaps.cli:solve_heaps",
 }
 
 

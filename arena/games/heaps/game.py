@@ -1,0 +1,216 @@
+"""`HeapsGame`: a stone-heap game (declarative rules) bound to the game API."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import MalformedMove, SettingsError
+from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
+from arena.games.heaps.examples import example_rules
+from arena.games.heaps.rules import HeapMove, HeapRules, Op
+
+__all__ = ["HeapsGame", "HeapsState"]
+
+DEFAULT_MAX_MOVES = 1000
+_MOVE_RE = re.compile(r"\s*(?:(\d+)\s+)?(\+|\*|-|//)\s*(\d+)\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class HeapsState:
+    """The heap sizes (in the players' order) and how many moves were made."""
+
+    heaps: tuple[int, ...]
+    moves_made: int = 0
+
+
+class HeapsGame(Game[HeapsState, HeapMove]):
+    """Players alternate operations on the heaps; whoever reaches the target wins.
+
+    Settings: ``rules`` (declarative rules, see docs/games/heaps.md) or ``example``
+    (a built-in task number such as ``"49932"``), an optional ``target`` overriding
+    the rules' one, ``start`` (the initial heaps, e.g. ``[7, 10]``) and
+    ``max_moves`` (default 1000): a game that long is a draw, so that rules with
+    ``-k`` or ``//k``, whose positions can repeat, still end.
+    """
+
+    type = GameType(
+        name="heaps",
+        title="Stone heaps",
+        description=(
+            "One or two heaps of stones; players alternate adding to or multiplying a "
+            "heap as the rules allow; whoever first brings the heaps to the target wins."
+        ),
+        move_syntax="heap number and operation, e.g. '1 +5' or '2 *2' ('+1' with one heap)",
+    )
+
+    def __init__(
+        self,
+        rules: HeapRules,
+        start: tuple[int, ...],
+        example: str | None = None,
+        max_moves: int = DEFAULT_MAX_MOVES,
+    ) -> None:
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise SettingsError(f"heaps: 'max_moves' must be a positive integer, got {max_moves!r}")
+        if len(start) != rules.heaps:
+            raise SettingsError(f"heaps: 'start' must give {rules.heaps} heap(s), got {list(start)}")
+        if any(isinstance(h, bool) or not isinstance(h, int) or h < rules.min_heap for h in start):
+            raise SettingsError(
+                f"heaps: 'start' heaps must be integers >= {rules.min_heap}, got {list(start)}"
+            )
+        if rules.is_over(start):
+            raise SettingsError(f"heaps: the start {list(start)} has already reached the target")
+        self.rules = rules
+        self.start = tuple(start)
+        self.example = example
+        self.max_moves = max_moves
+
+    def __repr__(self) -> str:
+        return f"HeapsGame({self.settings()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HeapsGame) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.rules, self.start, self.max_moves)
+
+    # -- settings -------------------------------------------------------------------
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> HeapsGame:
+        unknown = set(settings) - {"rules", "example", "target", "start", "max_moves"}
+        if unknown:
+            raise SettingsError(
+                f"heaps: unknown settings {sorted(unknown)} "
+                "(known: rules, example, target, start, max_moves)"
+            )
+        example = settings.get("example")
+        if ("rules" in settings) == (example is not None):
+            raise SettingsError("heaps: give either 'rules' or 'example' (e.g. \"49932\")")
+        data = example_rules(str(example)) if example is not None else settings["rules"]
+        rules = HeapRules.from_mapping(data, target=settings.get("target"))
+        start = settings.get("start")
+        if not isinstance(start, (list, tuple)):
+            raise SettingsError(f"heaps: 'start' must be a list of heap sizes, got {start!r}")
+        return cls(
+            rules,
+            tuple(start),
+            str(example) if example is not None else None,
+            settings.get("max_moves", DEFAULT_MAX_MOVES),
+        )
+
+    def settings(self) -> dict[str, Any]:
+        common = {"start": list(self.start), "max_moves": self.max_moves}
+        if self.example is not None:
+            return {"example": self.example, "target": self.rules.target, **common}
+        return {"rules": self.rules.to_mapping(), **common}
+
+    # -- flow -----------------------------------------------------------------------
+
+    def initial_state(self) -> HeapsState:
+        return HeapsState(self.start)
+
+    def _over(self, state: HeapsState) -> bool:
+        return (
+            self.rules.is_over(state.heaps)
+            or state.moves_made >= self.max_moves
+            or next(self.rules.moves(state.heaps), None) is None
+        )
+
+    def to_act(self, state: HeapsState) -> int:
+        return TERMINAL if self._over(state) else state.moves_made % 2
+
+    def move_number(self, state: HeapsState) -> int:
+        return state.moves_made
+
+    # -- moves ----------------------------------------------------------------------
+
+    def parse_move(self, text: str) -> HeapMove:
+        if not isinstance(text, str):
+            raise MalformedMove(f"a move must be a string, got {type(text).__name__}")
+        match = _MOVE_RE.fullmatch(text)
+        if match is None:
+            raise MalformedMove(
+                f"{text!r} is not a heaps move: expected a heap number and an operation, e.g. '1 +5'"
+            )
+        if match.group(1) is None and self.rules.heaps > 1:
+            raise MalformedMove(f"{text!r} does not say which heap: write '1 {text.strip()}' or '2 ...'")
+        heap = int(match.group(1)) - 1 if match.group(1) is not None else 0
+        return HeapMove(heap, Op(match.group(2), int(match.group(3))))
+
+    def format_move(self, move: HeapMove) -> str:
+        return str(move.op) if self.rules.heaps == 1 else str(move)
+
+    def check_move(self, state: HeapsState, move: HeapMove) -> HeapsState | Rejection:
+        if self._over(state):
+            return Rejection("game-over", "the game is already over")
+        if not 0 <= move.heap < self.rules.heaps:
+            return Rejection(
+                "no-such-heap", f"heap {move.heap + 1} does not exist (heaps 1..{self.rules.heaps})"
+            )
+        for legal, after in self.rules.moves(state.heaps):
+            if legal == move:
+                return HeapsState(after, state.moves_made + 1)
+        allowed = ", ".join(str(op) for op in self.rules.ops_for(state.heaps, move.heap)) or "none"
+        return Rejection(
+            "move-not-allowed",
+            f"{move.op} is not allowed on heap {move.heap + 1} with heaps {list(state.heaps)} "
+            f"(allowed there: {allowed})",
+        )
+
+    def legal_moves(self, state: HeapsState, limit: int = 1000) -> LegalOptions:
+        if self._over(state):
+            return LegalOptions(())
+        moves = [self.format_move(m) for m, _ in self.rules.moves(state.heaps)]
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+
+    # -- end ------------------------------------------------------------------------
+
+    def outcome(self, state: HeapsState) -> Outcome | None:
+        if not self._over(state):
+            return None
+        if self.rules.is_over(state.heaps):
+            winner = (state.moves_made - 1) % 2
+            detail = (
+                f"{self.rules.measure} of {list(state.heaps)} reached {self.rules.target}"
+            )
+        elif state.moves_made >= self.max_moves:
+            return Outcome(None, (0, 0), detail=f"no result after {self.max_moves} moves")
+        else:
+            winner = 1 - state.moves_made % 2
+            detail = f"no move is possible from {list(state.heaps)}"
+        return Outcome(winner, (1, 0) if winner == 0 else (0, 1), detail=detail)
+
+    # -- serialization and presentation ---------------------------------------------
+
+    def state_to_json(self, state: HeapsState) -> dict[str, Any]:
+        return {"heaps": list(state.heaps), "moves_made": state.moves_made}
+
+    def state_from_json(self, data: Mapping[str, Any]) -> HeapsState:
+        heaps, made = data.get("heaps"), data.get("moves_made")
+        if (
+            not isinstance(heaps, list)
+            or len(heaps) != self.rules.heaps
+            or not all(isinstance(h, int) and not isinstance(h, bool) for h in heaps)
+        ):
+            raise ValueError(f"'heaps' must be a list of {self.rules.heaps} integers, got {heaps!r}")
+        if isinstance(made, bool) or not isinstance(made, int) or made < 0:
+            raise ValueError(f"'moves_made' must be a non-negative integer, got {made!r}")
+        return HeapsState(tuple(heaps), made)
+
+    def facts(self, state: HeapsState) -> dict[str, Any]:
+        return {"heaps": list(state.heaps)}
+
+    def render(self, state: HeapsState) -> dict[str, Any]:
+        return {
+            **self.state_to_json(state),
+            "target": self.rules.target,
+            "measure": self.rules.measure,
+            "value": self.rules.measure_of(state.heaps),
+        }

@@ -1,0 +1,16 @@
+"""Type stub of the compiled Sim search core (`_search.pyx`)."""
+
+class BudgetExceeded(Exception): ...
+
+class Searcher:
+    n: int
+    num_edges: int
+    symmetry: bool
+    table: dict[int, int]
+    counts: dict[int, list[int]]
+    calls: int
+    budget: int
+    def __init__(self, n: int, symmetry: bool = True, budget: int = -1) -> None: ...
+    def canon(self, mine: int, theirs: int) -> int: ...
+    def value(self, mine: int, theirs: int) -> int: ...
+    def count(self, mine: int, theirs: int) -> list[int]: ...

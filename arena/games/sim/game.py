@@ -1,0 +1,212 @@
+"""`SimGame`: Sim bound to the game API (settings, move codec, judging, JSON)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import MalformedMove, SettingsError
+from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
+from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, geometry
+
+__all__ = ["SimGame", "SimMove"]
+
+_MOVE_RE = re.compile(r"\s*(-?\d+)\s+(-?\d+)\s*")
+_COLOURS = ("red", "green")
+
+
+@dataclass(frozen=True, slots=True)
+class SimMove:
+    """An edge to colour, its vertices in ascending order (`SimMove.of` sorts them)."""
+
+    low: int
+    high: int
+
+    @classmethod
+    def of(cls, a: int, b: int) -> SimMove:
+        return cls(min(a, b), max(a, b))
+
+    def __str__(self) -> str:
+        return f"{self.low} {self.high}"
+
+
+class SimGame(Game[SimPosition, SimMove]):
+    """Sim on K_n: colour edges in turn; whoever completes a triangle of their colour loses."""
+
+    type = GameType(
+        name="sim",
+        title="Sim",
+        description=(
+            "Players colour the free edges of the complete graph K_n in turn (red first). "
+            "Whoever completes a triangle of their own colour loses; a full board "
+            "without one is a draw (possible only for n < 6)."
+        ),
+        move_syntax="two vertex numbers 'i j' (0-based, either order), e.g. '0 3'",
+    )
+
+    def __init__(self, vertices: int = 6) -> None:
+        if isinstance(vertices, bool) or not isinstance(vertices, int):
+            raise SettingsError(f"sim: 'vertices' must be an integer, got {vertices!r}")
+        if not MIN_VERTICES <= vertices <= MAX_VERTICES:
+            raise SettingsError(
+                f"sim: 'vertices' must be between {MIN_VERTICES} and {MAX_VERTICES}, "
+                f"got {vertices}"
+            )
+        self.vertices = vertices
+        self.geometry = geometry(vertices)
+
+    def __repr__(self) -> str:
+        return f"SimGame(vertices={self.vertices})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SimGame) and other.vertices == self.vertices
+
+    def __hash__(self) -> int:
+        return hash(("sim", self.vertices))
+
+    # -- settings -------------------------------------------------------------------
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> SimGame:
+        unknown = set(settings) - {"vertices"}
+        if unknown:
+            raise SettingsError(f"sim: unknown settings {sorted(unknown)} (known: vertices)")
+        return cls(settings.get("vertices", 6))
+
+    def settings(self) -> dict[str, Any]:
+        return {"vertices": self.vertices}
+
+    # -- flow -----------------------------------------------------------------------
+
+    def initial_state(self) -> SimPosition:
+        return SimPosition(self.vertices)
+
+    def to_act(self, state: SimPosition) -> int:
+        return TERMINAL if state.is_over() else state.seat_to_move
+
+    def move_number(self, state: SimPosition) -> int:
+        return state.moves_made
+
+    # -- moves ----------------------------------------------------------------------
+
+    def parse_move(self, text: str) -> SimMove:
+        if not isinstance(text, str):
+            raise MalformedMove(f"a move must be a string, got {type(text).__name__}")
+        match = _MOVE_RE.fullmatch(text)
+        if match is None:
+            raise MalformedMove(
+                f"{text!r} is not a Sim move: expected two vertex numbers such as '0 3'"
+            )
+        return SimMove.of(int(match.group(1)), int(match.group(2)))
+
+    def format_move(self, move: SimMove) -> str:
+        return str(move)
+
+    def check_move(self, state: SimPosition, move: SimMove) -> SimPosition | Rejection:
+        if state.is_over():
+            return Rejection("game-over", "the game is already over")
+        n = self.vertices
+        for vertex in (move.low, move.high):
+            if not 0 <= vertex < n:
+                return Rejection(
+                    "vertex-out-of-range", f"vertex {vertex} is not between 0 and {n - 1}"
+                )
+        if move.low == move.high:
+            return Rejection("same-vertex", f"an edge joins two different vertices, got {move}")
+        edge = self.geometry.edge_index[move.low][move.high]
+        bit = 1 << edge
+        for seat, mask in enumerate((state.red, state.green)):
+            if mask & bit:
+                return Rejection("edge-taken", f"edge {move} is already {_COLOURS[seat]}")
+        return state.with_edge(edge)
+
+    def legal_moves(self, state: SimPosition, limit: int = 1000) -> LegalOptions:
+        if state.is_over():
+            return LegalOptions(())
+        free = [str(SimMove(*self.geometry.edges[e])) for e in _bits(state.free)]
+        return LegalOptions(tuple(free[:limit]), complete=len(free) <= limit)
+
+    def edge_move(self, edge: int) -> SimMove:
+        """The move that colours edge number `edge`."""
+        return SimMove(*self.geometry.edges[edge])
+
+    def move_edge(self, move: SimMove) -> int:
+        return self.geometry.edge_index[move.low][move.high]
+
+    # -- end ------------------------------------------------------------------------
+
+    def outcome(self, state: SimPosition) -> Outcome | None:
+        loser = state.loser()
+        if loser is not None:
+            triangle = self.geometry.triangle_in(state.green if loser else state.red)
+            shown = "-".join(map(str, triangle or ()))
+            return Outcome(
+                1 - loser,
+                (1, 0) if loser else (0, 1),
+                detail=f"{_COLOURS[loser]} completed the triangle {shown}",
+            )
+        if state.free == 0:
+            return Outcome(None, (0, 0), detail="all edges coloured without a triangle")
+        return None
+
+    # -- serialization and presentation ---------------------------------------------
+
+    def state_to_json(self, state: SimPosition) -> dict[str, Any]:
+        edges = self.geometry.edges
+        return {
+            "vertices": state.vertices,
+            "red": [list(edges[e]) for e in _bits(state.red)],
+            "green": [list(edges[e]) for e in _bits(state.green)],
+        }
+
+    def state_from_json(self, data: Mapping[str, Any]) -> SimPosition:
+        if data.get("vertices") != self.vertices:
+            raise ValueError(f"state has {data.get('vertices')!r} vertices, game has {self.vertices}")
+        masks = []
+        for colour in _COLOURS:
+            mask = 0
+            for item in data.get(colour, []):
+                if not isinstance(item, (list, tuple)) or len(item) != 2:
+                    raise ValueError(f"{colour} edge {item!r} is not a pair of vertices")
+                a, b = item
+                if not (isinstance(a, int) and isinstance(b, int)) or a == b or not (
+                    0 <= a < self.vertices and 0 <= b < self.vertices
+                ):
+                    raise ValueError(f"{colour} edge {item!r} is not an edge of K{self.vertices}")
+                mask |= 1 << self.geometry.edge_index[a][b]
+            masks.append(mask)
+        red, green = masks
+        if red & green:
+            raise ValueError("an edge is both red and green")
+        if red.bit_count() - green.bit_count() not in (0, 1):
+            raise ValueError("red must have as many edges as green, or one more")
+        return SimPosition(self.vertices, red, green)
+
+    def facts(self, state: SimPosition) -> dict[str, Any]:
+        loser = state.loser()
+        if loser is None:
+            return {}
+        triangle = self.geometry.triangle_in(state.green if loser else state.red)
+        return {"triangle": list(triangle or ())}
+
+    def render(self, state: SimPosition) -> dict[str, Any]:
+        """Vertices on a circle (unit coordinates) and the coloured edges."""
+        n = self.vertices
+        points = [
+            [round(math.cos(2 * math.pi * k / n - math.pi / 2), 4),
+             round(math.sin(2 * math.pi * k / n - math.pi / 2), 4)]
+            for k in range(n)
+        ]
+        return {**self.state_to_json(state), "points": points, **self.facts(state)}
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

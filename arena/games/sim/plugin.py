@@ -1,0 +1,14 @@
+"""Registers Sim with the arena (a built-in plugin, registered like any other)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.game import Game
+from arena.games.sim.game import SimGame
+from arena.hookspecs import hookimpl
+
+
+@hookimpl
+def arena_games() -> list[type[Game[Any, Any]]]:
+    return [SimGame]

@@ -1,0 +1,166 @@
+"""Sim's exact solver: the game value under perfect play, best moves, and game counts.
+
+The search is negamax on a win/draw/loss value from the mover's point of view, with
+a table keyed by a canonical form under vertex permutations (symmetric positions are
+solved once). A move that completes the mover's own triangle is never searched (it
+loses at once); a position where the opponent will be left without a safe edge is
+won without search; moves are tried in order of how few safe edges they cost the
+mover, which is what makes K8 tractable. The hot loop is compiled (`_search.pyx`);
+`_pysearch.py` is the same algorithm in Python, used when the extension is not built.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games.sim.rules import SimPosition, geometry
+
+__all__ = ["BudgetExceeded", "SequenceCount", "SimSolution", "SimSolver", "compiled"]
+
+try:
+    from arena.games.sim._search import BudgetExceeded, Searcher
+
+    compiled = True
+except ImportError:  # the extension is not built: same algorithm, slower
+    from arena.games.sim._pysearch import BudgetExceeded, Searcher  # type: ignore[assignment]
+
+    compiled = False
+
+_RESULT = {1: "first", -1: "second", 0: "draw"}
+
+
+@dataclass(frozen=True)
+class SimSolution:
+    """The value of Sim on K_n with perfect play, and what it cost to find."""
+
+    vertices: int
+    value: str
+    """``"first"``, ``"second"`` or ``"draw"``: who wins with perfect play."""
+    positions: int
+    """Distinct positions (up to symmetry) the search evaluated."""
+    seconds: float
+    symmetry: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vertices": self.vertices,
+            "value": self.value,
+            "positions": self.positions,
+            "seconds": round(self.seconds, 6),
+            "symmetry": self.symmetry,
+            "compiled": compiled,
+        }
+
+
+@dataclass(frozen=True)
+class SequenceCount:
+    """Every complete game of Sim on K_n (move sequences to a triangle or a full board)."""
+
+    vertices: int
+    by_length: dict[int, int]
+    """Number of complete games per number of moves."""
+    draws: int
+    positions: int
+    """Distinct positions (up to symmetry) the count visited."""
+    seconds: float
+    total: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", sum(self.by_length.values()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "draws": self.draws,
+            "by_length": {str(k): v for k, v in sorted(self.by_length.items())},
+            "positions": self.positions,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+class SimSolver:
+    """Solves positions of Sim on K_n; the table persists between calls.
+
+    Args:
+        vertices: n, from 3 to 8.
+        symmetry: share table entries between positions equal up to relabelling.
+        budget: stop a call with `BudgetExceeded` once it has evaluated this many new
+            positions (-1: no limit); what it stored stays valid for later calls.
+    """
+
+    def __init__(self, vertices: int, *, symmetry: bool = True, budget: int = -1) -> None:
+        self.vertices = vertices
+        self.geometry = geometry(vertices)
+        self._searcher = Searcher(vertices, symmetry, budget)
+        self.symmetry = symmetry
+
+    @property
+    def budget(self) -> int:
+        return int(self._searcher.budget)
+
+    @budget.setter
+    def budget(self, value: int) -> None:
+        self._searcher.budget = value
+
+    @property
+    def positions(self) -> int:
+        return len(self._searcher.table)
+
+    def value(self, position: SimPosition) -> int:
+        """+1 if the player to move wins with perfect play, 0 for a draw, -1 if they lose.
+
+        A finished position has the value of its result for the player to move.
+        """
+        mine, theirs = _perspective(position)
+        if self.geometry.has_triangle(theirs):
+            return 1  # the opponent completed a triangle: the mover has won
+        self._searcher.calls = 0
+        return int(self._searcher.value(mine, theirs))
+
+    def move_values(self, position: SimPosition) -> dict[int, int]:
+        """Each free edge -> the value for the mover after playing it."""
+        mine, theirs = _perspective(position)
+        free = self.geometry.full & ~(mine | theirs)
+        self._searcher.calls = 0
+        values = {}
+        for edge in range(self.geometry.num_edges):
+            bit = 1 << edge
+            if not free & bit:
+                continue
+            if self.geometry.closes_triangle(mine, edge):
+                values[edge] = -1
+            else:
+                values[edge] = -int(self._searcher.value(theirs, mine | bit))
+        return values
+
+    def solve(self) -> SimSolution:
+        """The value of the empty board."""
+        start = time.perf_counter()
+        self._searcher.calls = 0
+        value = self._searcher.value(0, 0)
+        seconds = time.perf_counter() - start
+        return SimSolution(self.vertices, _RESULT[value], self.positions, seconds, self.symmetry)
+
+    def count_sequences(self) -> SequenceCount:
+        """Count every complete game from the empty board, by length, and the draws."""
+        start = time.perf_counter()
+        counts = self._searcher.count(0, 0)
+        seconds = time.perf_counter() - start
+        by_length = {k: int(c) for k, c in enumerate(counts[:-1]) if c}
+        return SequenceCount(
+            self.vertices, by_length, int(counts[-1]), len(self._searcher.counts), seconds
+        )
+
+
+def _perspective(position: SimPosition) -> tuple[int, int]:
+    """(mover's edges, opponent's edges)."""
+    if position.seat_to_move == 0:
+        return position.red, position.green
+    return position.green, position.red
+
+
+def solve(vertices: int, *, symmetry: bool = True) -> SimSolution:
+    """Solve Sim on K_vertices from the empty board."""
+    return SimSolver(vertices, symmetry=symmetry).solve()

@@ -1,0 +1,1 @@
+"""Bots for the stone-heap games: random and perfect play from the retrograde colouring."""
