@@ -7,11 +7,10 @@ clock: the in-process runner (`play_match`), the server and log replay drive it.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import random
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from arena.bots import Bot
 from arena.errors import MalformedMove
@@ -40,15 +39,29 @@ class ChanceSource:
     def sample(self, outcomes: Sequence[tuple[Any, int]]) -> Any:
         table = self._table
         if table is None or table[0] is not outcomes:
-            cumulative = list(itertools.accumulate(weight for _, weight in outcomes))
-            table = (outcomes, tuple(value for value, _ in outcomes), cumulative, cumulative[-1])
+            table = _sampling_table(outcomes)
             self._table = table
-        _, values, cumulative, total = table
-        return values[bisect.bisect_right(cumulative, int(self._random() * total))]
+        values = table[1]
+        cumulative = table[2]
+        r = int(self._random() * table[3])
+        for index in range(len(cumulative)):
+            if r < cumulative[index]:
+                return values[index]
+        return values[-1]
 
 
-class Match(Generic[StateT]):
+def _sampling_table(
+    outcomes: Sequence[tuple[Any, int]],
+) -> tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int]:
+    """The outcomes, their values and cumulative weights, for `ChanceSource.sample`."""
+    cumulative = list(itertools.accumulate(weight for _, weight in outcomes))
+    return outcomes, tuple(value for value, _ in outcomes), cumulative, cumulative[-1]
+
+
+class Match:
     """One game being played: state, dice, referee and record.
+
+    (Compiled as an extension type: `match.pxd` declares its fields.)
 
     Args:
         game: the rules bound to settings.
@@ -66,7 +79,7 @@ class Match(Generic[StateT]):
         match_id: str = "",
     ) -> None:
         self.game = game
-        self.referee: Referee[StateT] = Referee(game)
+        self.referee = Referee(game)
         # Bound once: the loop below runs for every move of every game.
         self._to_act = game.to_act
         self._apply_chance = game.apply_chance
@@ -75,9 +88,9 @@ class Match(Generic[StateT]):
         self.players = tuple(players)
         self.seed = seed
         self.id = match_id
-        self.state: StateT = game.initial_state()
+        self.state: Any = game.initial_state()
         self.outcome: Outcome | None = None
-        self._history: list[tuple[int, Any, Any, StateT]] = []
+        self._history: list[tuple[int, Any, Any, Any]] = []
         self._chance = ChanceSource(seed) if game.type.chance else None
         self._pending_chance: Any = None
         self._seat = TERMINAL
@@ -108,7 +121,7 @@ class Match(Generic[StateT]):
         """The chance outcome the seat to act is moving after (the roll)."""
         return self._pending_chance
 
-    def submit(self, seat: int, move: Any) -> Verdict[StateT]:
+    def submit(self, seat: int, move: Any) -> Verdict:
         """Judge and, if legal, play `move` for `seat`. The state is kept on rejection."""
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
@@ -125,6 +138,22 @@ class Match(Generic[StateT]):
             self._pending_chance = None
             self._roll()
         return verdict
+
+    def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
+        """Play to the end with in-process bots; an illegal move forfeits at once."""
+        game = self.game
+        while (seat := self.to_act()) != TERMINAL:
+            move = bots[seat].choose_move(game, self.state, rngs[seat])
+            verdict = self.submit(seat, move)
+            if verdict.rejection is not None:
+                shown = move if isinstance(move, str) else game.format_move(move)
+                self.forfeit(
+                    seat,
+                    Termination.ILLEGAL_MOVE,
+                    f"{self.players[seat]} played {shown!r}: {verdict.rejection}",
+                )
+        assert self.outcome is not None
+        return self.outcome
 
     def forfeit(self, seat: int, termination: Termination, detail: str = "") -> Outcome:
         """End the game against `seat` (illegal move, timeout, disconnect)."""
@@ -168,7 +197,7 @@ def play_match(
     seed: int,
     names: Sequence[str] | None = None,
     match_id: str = "",
-) -> Match[StateT]:
+) -> Match:
     """Play a whole game between in-process bots; an illegal move forfeits at once.
 
     Each bot gets its own generator, seeded from the game seed and its seat, so a game
@@ -176,15 +205,5 @@ def play_match(
     """
     names = list(names) if names is not None else [type(bot).__name__ for bot in bots]
     match = Match(game, names, seed=seed, match_id=match_id)
-    rngs = [random.Random(f"{seed}:bot:{seat}") for seat in range(len(bots))]
-    while (seat := match.to_act()) != TERMINAL:
-        move = bots[seat].choose_move(game, match.state, rngs[seat])
-        verdict = match.submit(seat, move)
-        if verdict.rejection is not None:
-            shown = move if isinstance(move, str) else game.format_move(move)
-            match.forfeit(
-                seat,
-                Termination.ILLEGAL_MOVE,
-                f"{names[seat]} played {shown!r}: {verdict.rejection}",
-            )
+    match.run(bots, [random.Random(f"{seed}:bot:{seat}") for seat in range(len(bots))])
     return match

@@ -8,7 +8,7 @@ caller holds is untouched (states are immutable values).
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Rejection
@@ -18,36 +18,41 @@ __all__ = ["Referee", "Verdict"]
 StateT = TypeVar("StateT")
 
 
-class Verdict(tuple[StateT | None, Rejection | None]):
-    """The referee's answer: the new state, or the rejection (an immutable pair).
+class Verdict:
+    """The referee's answer: the new state, or the rejection (an immutable value).
 
-    A tuple subclass rather than a dataclass: one is made for every move, and this
-    module is compiled, so building one costs no interpreter frame.
+    (Compiled as an extension type with read-only fields: one is made for every move.)
     """
 
-    __slots__ = ()
+    state: Any
+    rejection: Rejection | None
 
-    def __new__(cls, state: StateT | None, rejection: Rejection | None = None) -> Verdict[StateT]:
-        return tuple.__new__(cls, (state, rejection))
-
-    @property
-    def state(self) -> StateT | None:
-        return self[0]
-
-    @property
-    def rejection(self) -> Rejection | None:
-        return self[1]
+    def __init__(self, state: Any, rejection: Rejection | None = None) -> None:
+        self.state = state
+        self.rejection = rejection
 
     @property
     def accepted(self) -> bool:
-        return self[1] is None
+        return self.rejection is None
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Verdict)
+            and self.state == other.state
+            and self.rejection == other.rejection
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.state, self.rejection))
 
     def __repr__(self) -> str:
-        return f"Verdict(state={self[0]!r}, rejection={self[1]!r})"
+        return f"Verdict(state={self.state!r}, rejection={self.rejection!r})"
 
 
-class Referee(Generic[StateT]):
+class Referee:
     """Judges moves for one game (rules bound to settings).
+
+    (Compiled as an extension type: `referee.pxd` declares its fields.)
 
     Example, embedding the substitution game's rules::
 
@@ -76,7 +81,7 @@ class Referee(Generic[StateT]):
         *,
         player: int | None = None,
         chance: Any = None,
-    ) -> Verdict[StateT]:
+    ) -> Verdict:
         """Judge `move` (a move string or a parsed move) in `state`.
 
         Args:

@@ -8,11 +8,14 @@ scores and result. The first defect found is reported.
 
 from __future__ import annotations
 
+import json
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError, LogFormatError, SettingsError
-from arena.game import CHANCE, TERMINAL, Termination
+from arena.game import CHANCE, TERMINAL, Game, Termination
 from arena.match import ChanceSource
 from arena.record import MatchRecord, read_jsonl
 from arena.referee import Referee
@@ -83,7 +86,7 @@ def validate_record(
     """
     registry = registry or default_registry()
     try:
-        game = registry.load_game(record.game, record.settings)
+        game = _load_game(registry, record.game, record.settings)
     except SettingsError as error:
         return Defect("bad-settings", str(error))
     referee = Referee(game)
@@ -155,6 +158,25 @@ def validate_record(
         if game.num_players() == 2 and outcome.winner != 1 - outcome.loser:
             return Defect("result-mismatch", "the winner of a forfeit must be the other player")
     return None
+
+
+def _load_game(registry: Registry, name: str, settings: Any) -> Game[Any, Any]:
+    """The game for these settings, compiled once for all the logs that share them
+    (a tournament's thousands of logs have one grammar)."""
+    try:
+        key = json.dumps([name, settings], sort_keys=True)
+    except (TypeError, ValueError):
+        return registry.load_game(name, settings)
+    cache = _GAMES.setdefault(registry, {})
+    game = cache.get(key)
+    if game is None:
+        if len(cache) >= 64:
+            cache.clear()
+        game = cache[key] = registry.load_game(name, settings)
+    return game
+
+
+_GAMES: weakref.WeakKeyDictionary[Registry, dict[str, Game[Any, Any]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,13 @@ for the legal next steps. Nothing here does I/O or draws random numbers of its o
 
 cimport cython
 from libc.stdlib cimport calloc, free, malloc
+from cpython.long cimport PyLong_AsLongAndOverflow
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.string cimport memcpy, memset
 
 from arena.game import Rejection
+
+from arena.match cimport ChanceSource
 
 cdef enum:
     NT = 26          # nonterminals are the letters A-Z
@@ -345,10 +349,14 @@ cdef class Turn:
         self.steps = []
         self.undo_log = []
         self.own_bank = NULL
-        if base is None:
-            return  # a borrowing turn, set up by _borrow()
-        if base.roll is None:
-            raise ValueError("the dice have not been rolled in this state")
+        if base is not None:
+            if base.roll is None:
+                raise ValueError("the dice have not been rolled in this state")
+            self._own(base)
+        # else: set up by _owning() or _borrow()
+
+    cdef void _own(self, GameState base) except *:
+        """Work on a private copy of the mover's derivations and of the bank."""
         self.base = base
         self.player = base.turn % 2
         self.roll = base.roll
@@ -623,6 +631,13 @@ cdef class Turn:
         return state
 
 
+cdef Turn _owning(CompiledGrammar grammar, GameState state):
+    """`Turn(grammar, state)` without the Python-level constructor call (hot loops)."""
+    cdef Turn turn = Turn.__new__(Turn, grammar)
+    turn._own(state)
+    return turn
+
+
 cdef object _empty_move_problem(CompiledGrammar g, GameState state):
     """Why the empty move is illegal in `state` (the roll applies somewhere), or None."""
     cdef int roll = state.roll
@@ -630,7 +645,7 @@ cdef object _empty_move_problem(CompiledGrammar g, GameState state):
     cdef int player = state.turn % 2
     if left != S_INDEX and state.totals[player][left] == 0:
         return None
-    return Turn(g, state)._end_problem()
+    return _owning(g, state)._end_problem()
 
 
 cdef GameState _banked(GameState state):
@@ -654,7 +669,9 @@ def check_turn(CompiledGrammar grammar, GameState state, steps):
         if problem is not None:
             return problem
         return _banked(state)
-    turn = Turn(grammar, state)
+    if state.roll is None:
+        raise ValueError("the dice have not been rolled in this state")
+    turn = _owning(grammar, state)
     for step in steps:
         word, group, production = step
         problem = turn._step_problem(word, group, production)
@@ -692,7 +709,7 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
     cdef list holding
     if left != S_INDEX and state.totals[state.turn % 2][left] == 0:
         return ()
-    turn = Turn(grammar, state)
+    turn = _owning(grammar, state)
     holding = [w for w in range(len(turn.words)) if (<Derivation>turn.words[w]).counts[left] > 0]
     if left == S_INDEX:
         holding.append(-1)
@@ -729,67 +746,87 @@ cdef Turn _borrow(CompiledGrammar grammar, list words, int *totals, int *bank, i
     return turn
 
 
-cdef int MAX_FAST_STEPS = 100_000
-
-
-cdef object _fast_parse(str text):
-    """The steps of a plain move string, or ``None`` to leave it to `MoveString.parse`.
+cdef Py_ssize_t _parse_into(str text, long *out, Py_ssize_t capacity):
+    """Read a plain move string into `out` (3 numbers a step); the number of steps, or
+    -1 to leave the string to `MoveString.parse` (it is not plain, or too long).
 
     Only strings made of digits, '-', ',', spaces and tabs in the exact move syntax are
     read here; anything else (including every malformed move) goes to the real parser,
     which gives the verdict and its message. So this accepts a subset of what
     `MoveString.parse` accepts, with the same result.
     """
-    cdef Py_ssize_t n = len(text), pos = 0
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), pos = 0, count = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
     cdef Py_UCS4 c
     cdef long value
-    cdef long nums[3]
     cdef int field, digits
     cdef bint negative
-    cdef list steps = []
-    while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+    while pos < n and _blank(PyUnicode_READ(kind, data, pos)):
         pos += 1
     if pos == n:
-        return ()
+        return 0
     while True:
-        while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+        if count >= capacity:
+            return -1
+        while pos < n and _blank(PyUnicode_READ(kind, data, pos)):
             pos += 1
         for field in range(3):
             if field > 0:
-                if pos >= n or not (text[pos] == u' ' or text[pos] == u'\t'):
-                    return None
-                while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+                if pos >= n or not _blank(PyUnicode_READ(kind, data, pos)):
+                    return -1
+                while pos < n and _blank(PyUnicode_READ(kind, data, pos)):
                     pos += 1
-            negative = pos < n and text[pos] == u'-'
+            negative = pos < n and PyUnicode_READ(kind, data, pos) == u'-'
             if negative:
                 pos += 1
             value = 0
             digits = 0
             while pos < n:
-                c = text[pos]
+                c = PyUnicode_READ(kind, data, pos)
                 if c < u'0' or c > u'9':
                     break
                 value = value * 10 + (<long>c - 48)
                 digits += 1
                 pos += 1
             if digits == 0 or digits > 9:
-                return None
-            nums[field] = -value if negative else value
-        while pos < n and (text[pos] == u' ' or text[pos] == u'\t'):
+                return -1
+            out[3 * count + field] = -value if negative else value
+        while pos < n and _blank(PyUnicode_READ(kind, data, pos)):
             pos += 1
-        steps.append((nums[0], nums[1], nums[2]))
-        if len(steps) > MAX_FAST_STEPS:
-            return None
+        count += 1
         if pos == n:
-            return tuple(steps)
-        if text[pos] != u',':
-            return None
+            return count
+        if PyUnicode_READ(kind, data, pos) != u',':
+            return -1
         pos += 1
 
 
+cdef inline bint _blank(Py_UCS4 c):
+    return c == u' ' or c == u'\t'
+
+
+cdef enum:
+    PARSE_CAPACITY = 4096   # steps read by the fast parser; longer moves go to MoveString
+
+
 def fast_parse(str text):
-    """`_fast_parse` for tests: the steps, or ``None`` where the real parser must decide."""
-    return _fast_parse(text)
+    """The steps the fast parser reads, or ``None`` where the real parser must decide."""
+    cdef long *buffer = <long *>malloc(3 * PARSE_CAPACITY * sizeof(long))
+    cdef Py_ssize_t count, i
+    if not buffer:
+        raise MemoryError()
+    try:
+        count = _parse_into(text, buffer, PARSE_CAPACITY)
+        if count < 0:
+            return None
+        return tuple([(buffer[3 * i], buffer[3 * i + 1], buffer[3 * i + 2]) for i in range(count)])
+    finally:
+        free(buffer)
+
+
+cdef inline bint _is_int(object value, long expected):
+    return type(value) is int and value == expected
 
 
 cdef class Replay:
@@ -808,6 +845,9 @@ cdef class Replay:
     cdef list words
     cdef int totals[2][NT]
     cdef int *bank
+    cdef long *steps          # the parsed steps of the current move
+    cdef long *cumulative     # cumulative chance weights, for drawing the expected roll
+    cdef long total_weight
     cdef readonly int index
     cdef readonly object pending_chance
 
@@ -818,13 +858,17 @@ cdef class Replay:
         self.words = [[], []]
         memset(self.totals, 0, sizeof(self.totals))
         self.bank = <int *>calloc(self.n_groups if self.n_groups > 0 else 1, sizeof(int))
-        if not self.bank:
+        self.steps = <long *>malloc(3 * PARSE_CAPACITY * sizeof(long))
+        self.cumulative = <long *>malloc((self.n_groups if self.n_groups > 0 else 1) * sizeof(long))
+        if not self.bank or not self.steps or not self.cumulative:
             raise MemoryError()
         self.index = 0
         self.pending_chance = None
 
     def __dealloc__(self):
         free(self.bank)
+        free(self.steps)
+        free(self.cumulative)
 
     def state(self):
         """The state before turn `index` (the dice not yet rolled)."""
@@ -845,44 +889,65 @@ cdef class Replay:
         cdef Turn turn
         cdef int i, player, roll, k, word, group, production
         cdef Py_ssize_t total_turns = len(turns)
+        cdef Py_ssize_t count
+        cdef tuple rec
+        cdef ChanceSource chance_source = None
+        cdef object draw = None
+        cdef long r
+        cdef int g
+        if dice is not None:
+            if not isinstance(dice, ChanceSource) or not self._weights(outcomes):
+                return self.index
+            chance_source = <ChanceSource>dice
+            draw = chance_source._random
         for i in range(total_turns):
             record = turns[i]
-            if record[0] != i or i >= self.turn_limit:
+            if not isinstance(record, tuple) or len(<tuple>record) != 5:
                 return self.index
+            rec = <tuple>record      # turn, player, move, chance, facts (a TurnRecord)
             player = i % 2
-            if record[1] != player:
+            if i >= self.turn_limit or not _is_int(rec[0], i) or not _is_int(rec[1], player):
                 return self.index
-            chance = record[3]
+            chance = rec[3]
             if type(chance) is not int or chance < 0 or chance >= self.n_groups:
                 return self.index
             roll = chance
-            if dice is not None:
-                expected = dice.sample(outcomes)
-                self.pending_chance = expected
-                if expected != roll:
+            if draw is not None:
+                # ChanceSource.sample's draw, in C: first group whose cumulative weight
+                # exceeds floor(random() * total).
+                r = <long>(<double>draw() * self.total_weight)
+                g = 0
+                while g < self.n_groups - 1 and r >= self.cumulative[g]:
+                    g += 1
+                self.pending_chance = g
+                if g != roll:
                     return self.index
-            move = record[2]
+            move = rec[2]
             if type(move) is not str:
                 return self.index
-            steps = _fast_parse(<str>move)
-            if steps is None:
+            count = _parse_into(<str>move, self.steps, PARSE_CAPACITY)
+            if count < 0:
                 return self.index
-            facts = record[4]
-            bank_fact = facts.get("bank") if type(facts) is dict else None
+            facts = rec[4]
+            bank_fact = (<dict>facts).get("bank") if type(facts) is dict else None
             if type(bank_fact) is not list or len(bank_fact) != self.n_groups:
                 return self.index
             turn = _borrow(self.grammar, <list>self.words[player], &self.totals[player][0], self.bank, player, roll)
-            if not self._play(turn, steps, <list>bank_fact):
+            if not self._play(turn, count, <list>bank_fact):
                 return self.index
             self.pending_chance = None
             self.index = i + 1
         return self.index
 
-    cdef bint _play(self, Turn turn, tuple steps, list bank_fact):
-        """Apply one turn and check the bank fact; on any problem undo it, return False."""
+    cdef bint _play(self, Turn turn, Py_ssize_t count, list bank_fact):
+        """Apply the `count` parsed steps and check the bank fact; on any problem undo the
+        turn and return False."""
         cdef int word, group, production, k, expected
-        for step in steps:
-            word, group, production = step
+        cdef Py_ssize_t i
+        for i in range(count):
+            word = self.steps[3 * i]
+            group = self.steps[3 * i + 1]
+            production = self.steps[3 * i + 2]
             if turn._step_problem(word, group, production) is not None:
                 self._undo_all(turn)
                 return False
@@ -890,16 +955,79 @@ cdef class Replay:
         if turn._end_problem() is not None:
             self._undo_all(turn)
             return False
+        cdef int overflow
+        cdef bint empty = not turn.steps
         for k in range(self.n_groups):
-            expected = self.bank[k] + (1 if (k == turn.roll and not turn.steps) else 0)
+            expected = self.bank[k] + (1 if (empty and k == turn.roll) else 0)
             value = bank_fact[k]
-            if type(value) is not int or value != expected:
+            if type(value) is not int or PyLong_AsLongAndOverflow(value, &overflow) != expected or overflow:
                 self._undo_all(turn)
                 return False
         if not turn.steps:
             self.bank[turn.roll] += 1
         return True
 
+    cdef bint _weights(self, outcomes) except -1:
+        """Load the cumulative weights of `outcomes` ((group, weight) pairs, in order)."""
+        cdef long total = 0
+        cdef int g
+        if len(outcomes) != self.n_groups:
+            return False
+        for g in range(self.n_groups):
+            value, weight = outcomes[g]
+            if value != g:
+                return False
+            total += <long>weight
+            self.cumulative[g] = total
+        self.total_weight = total
+        return True
+
     cdef void _undo_all(self, Turn turn):
         while turn.steps:
             turn.undo()
+
+
+# -- the move-by-move rules of one game, for the match loop -------------------------
+
+cdef class Rules:
+    """Who acts, the chance outcomes, applying a roll and judging a move, for one
+    grammar and game length. `SubstitutionGame` binds these methods as its own so that
+    the match loop calls compiled code directly on every move."""
+
+    cdef readonly CompiledGrammar grammar
+    cdef readonly int turn_limit
+    cdef readonly tuple outcomes
+
+    def __cinit__(self, CompiledGrammar grammar, int turn_limit, tuple outcomes):
+        self.grammar = grammar
+        self.turn_limit = turn_limit
+        self.outcomes = outcomes
+
+    def to_act(self, GameState state):
+        """The player to move, -1 while the dice are to be rolled, -2 once the game is over."""
+        if state.turn >= self.turn_limit:
+            return -2
+        if state.roll is None:
+            return -1
+        return state.turn % 2
+
+    def chance_outcomes(self, state):
+        return self.outcomes
+
+    def apply_chance(self, GameState state, outcome):
+        """`state` with the roll `outcome` (a group index); TypeError/ValueError if bad."""
+        if type(outcome) is not int:
+            raise TypeError(f"a roll is a group index, not {type(outcome).__name__}")
+        if outcome < 0 or outcome >= self.grammar.n_groups:
+            raise ValueError(
+                f"there is no group {outcome} (groups are 0 to {self.grammar.n_groups - 1})"
+            )
+        if state.roll is not None:
+            raise ValueError("the dice were already rolled for this turn")
+        return state.with_roll(outcome)
+
+    def check_move(self, GameState state, move):
+        """The state after `move` (a `MoveString`), or the `Rejection` of its first defect."""
+        if state.roll is None or state.turn >= self.turn_limit:
+            return Rejection("not-to-move", "nobody is to move in this state")
+        return check_turn(self.grammar, state, move.steps)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection, winner_by_score
-from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Turn, check_turn
+from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString
 
@@ -45,6 +45,13 @@ class SubstitutionGame(Game[GameState, MoveString]):
         self.compiled = CompiledGrammar(settings.grammar)
         self._turn_limit = 2 * settings.moves
         self._outcomes: tuple[tuple[int, int], ...] = tuple(enumerate(settings.grammar.weights))
+        self.rules = Rules(self.compiled, self._turn_limit, self._outcomes)
+        # The per-move methods below are answered by the compiled `Rules`; binding its
+        # methods on the instance lets the match loop call them without a Python frame.
+        self.to_act = self.rules.to_act  # type: ignore[method-assign]
+        self.chance_outcomes = self.rules.chance_outcomes  # type: ignore[method-assign]
+        self.apply_chance = self.rules.apply_chance  # type: ignore[method-assign]
+        self.check_move = self.rules.check_move  # type: ignore[method-assign]
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> SubstitutionGame:
@@ -64,23 +71,15 @@ class SubstitutionGame(Game[GameState, MoveString]):
         return GameState.create(self.compiled.n_groups)
 
     def to_act(self, state: GameState) -> int:
-        if state.turn >= self._turn_limit:
-            return TERMINAL
-        if state.roll is None:
-            return CHANCE
-        return state.turn % 2
+        result: int = self.rules.to_act(state)
+        return result
 
     def chance_outcomes(self, state: GameState) -> Sequence[tuple[int, int]]:
         return self._outcomes
 
     def apply_chance(self, state: GameState, outcome: Any) -> GameState:
-        if type(outcome) is not int:
-            raise TypeError(f"a roll is a group index, not {type(outcome).__name__}")
-        if not 0 <= outcome < self.compiled.n_groups:
-            raise ValueError(f"there is no group {outcome} (groups are 0 to {self.compiled.n_groups - 1})")
-        if state.roll is not None:
-            raise ValueError("the dice were already rolled for this turn")
-        return state.with_roll(outcome)
+        result: GameState = self.rules.apply_chance(state, outcome)
+        return result
 
     # -- moves --------------------------------------------------------------------------
 
@@ -91,9 +90,7 @@ class SubstitutionGame(Game[GameState, MoveString]):
         return str(move)
 
     def check_move(self, state: GameState, move: MoveString) -> GameState | Rejection:
-        if state.roll is None or state.turn >= self._turn_limit:
-            return Rejection("not-to-move", "nobody is to move in this state")
-        result: GameState | Rejection = check_turn(self.compiled, state, move.steps)
+        result: GameState | Rejection = self.rules.check_move(state, move)
         return result
 
     def turn(self, state: GameState) -> Turn:

@@ -1,0 +1,31 @@
+# Augments match.py when it is compiled: the classes become extension types with C
+# fields and C-level methods, which makes the per-move loop much cheaper. match.py
+# stays plain Python and runs as such if it is not compiled.
+
+cimport cython
+
+cdef class ChanceSource:
+    cdef object _random
+    cdef tuple _table
+    @cython.locals(values=tuple, cumulative=list, r=long, index=Py_ssize_t)
+    cpdef sample(self, outcomes)
+
+cdef class Match:
+    cdef public object game
+    cdef public object referee
+    cdef public tuple players
+    cdef public object seed
+    cdef public object id
+    cdef public object state
+    cdef public object outcome
+    cdef list _history
+    cdef ChanceSource _chance
+    cdef object _pending_chance
+    cdef int _seat
+    cdef object _to_act
+    cdef object _apply_chance
+    cdef object _chance_outcomes
+    cdef object _check
+    cpdef _roll(self)
+    cpdef int to_act(self)
+    cpdef submit(self, int seat, object move)

@@ -1,0 +1,10 @@
+# Augments referee.py when it is compiled: these classes become extension types.
+
+cdef class Verdict:
+    cdef readonly object state
+    cdef readonly object rejection
+
+cdef class Referee:
+    cdef public object game
+    cdef object _to_act
+    cdef object _check_move
