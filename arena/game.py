@@ -241,6 +241,9 @@ class Game(ABC, Generic[StateT, MoveT]):
         first `n` turns are valid in every recorded fact, `state` is the state before
         turn `n`, and `pending` is the chance outcome already drawn from `dice` for turn
         `n` (or ``None``). Turn `n` and the rest are then judged by the referee, one by
-        one, so an accelerator never decides a defect. The default replays nothing.
+        one, so an accelerator never decides a defect. When every turn was replayed, the
+        state may be a summary good only for `to_act` and `outcome` (the substitution
+        game leaves out derivation texts, which no log records). The default replays
+        nothing.
         """
         return 0, self.initial_state(), None

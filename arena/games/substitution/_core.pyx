@@ -47,6 +47,8 @@ cdef inline int _letter(str ch):
 
 
 cdef str _short(str text, int limit=40):
+    if text is None:
+        return "(text not tracked)"   # counts-only replay; its messages are discarded
     if len(text) <= limit:
         return text
     return text[:limit - 3] + "..."
@@ -67,6 +69,11 @@ cdef class CompiledGrammar:
     cdef int n_alts
     cdef int *alt_nt          # n_alts rows of NT counts
     cdef int *alt_nt_total
+    cdef int *alt_terminals
+    cdef int *sparse_start    # per alternative: its nonterminals as (letter, count) pairs
+    cdef int *sparse_len
+    cdef int *sparse_letter
+    cdef int *sparse_count
     cdef list alt_text
     cdef list left_char
     cdef list group_text
@@ -82,7 +89,14 @@ cdef class CompiledGrammar:
         self.alt_count = <int *>malloc(self.n_groups * sizeof(int))
         self.alt_nt = <int *>calloc(self.n_alts * NT, sizeof(int))
         self.alt_nt_total = <int *>calloc(self.n_alts, sizeof(int))
-        if not (self.left and self.alt_start and self.alt_count and self.alt_nt and self.alt_nt_total):
+        self.alt_terminals = <int *>calloc(self.n_alts if self.n_alts > 0 else 1, sizeof(int))
+        self.sparse_start = <int *>calloc(self.n_alts if self.n_alts > 0 else 1, sizeof(int))
+        self.sparse_len = <int *>calloc(self.n_alts if self.n_alts > 0 else 1, sizeof(int))
+        self.sparse_letter = <int *>calloc(self.n_alts * NT if self.n_alts > 0 else 1, sizeof(int))
+        self.sparse_count = <int *>calloc(self.n_alts * NT if self.n_alts > 0 else 1, sizeof(int))
+        if not (self.left and self.alt_start and self.alt_count and self.alt_nt and self.alt_nt_total
+                and self.alt_terminals and self.sparse_start and self.sparse_len
+                and self.sparse_letter and self.sparse_count):
             raise MemoryError()
         self.alt_text = []
         self.left_char = []
@@ -102,6 +116,14 @@ cdef class CompiledGrammar:
                     if k >= 0:
                         self.alt_nt[index * NT + k] += 1
                         self.alt_nt_total[index] += 1
+                    else:
+                        self.alt_terminals[index] += 1
+                self.sparse_start[index] = index * NT
+                for k in range(NT):
+                    if self.alt_nt[index * NT + k]:
+                        self.sparse_letter[index * NT + self.sparse_len[index]] = k
+                        self.sparse_count[index * NT + self.sparse_len[index]] = self.alt_nt[index * NT + k]
+                        self.sparse_len[index] += 1
                 index += 1
 
     def __dealloc__(self):
@@ -110,6 +132,11 @@ cdef class CompiledGrammar:
         free(self.alt_count)
         free(self.alt_nt)
         free(self.alt_nt_total)
+        free(self.alt_terminals)
+        free(self.sparse_start)
+        free(self.sparse_len)
+        free(self.sparse_letter)
+        free(self.sparse_count)
 
     def group_left(self, int group):
         return self.left_char[group]
@@ -119,6 +146,9 @@ cdef class CompiledGrammar:
 cdef class Derivation:
     """A sentential form: its text and, beside it, the count of each nonterminal.
 
+    `text` is ``None`` only in the summary states of a log replay (`Replay` with
+    ``track_text=False``): no log records derivation texts, so none is needed there.
+
     (States, derivations and turns are not tracked by the cycle collector: they hold
     only strings, numbers and each other in one direction, so they cannot form cycles.)
     """
@@ -126,6 +156,7 @@ cdef class Derivation:
     cdef readonly str text
     cdef int counts[NT]
     cdef readonly int nonterminals
+    cdef readonly int terminals
 
     def __init__(self, str text):
         cdef int k
@@ -137,6 +168,7 @@ cdef class Derivation:
             if k >= 0:
                 self.counts[k] += 1
                 self.nonterminals += 1
+        self.terminals = len(text) - self.nonterminals
 
     def count(self, str letter):
         """How many times the nonterminal `letter` occurs."""
@@ -146,10 +178,6 @@ cdef class Derivation:
         return self.counts[k]
 
     @property
-    def terminals(self):
-        return len(self.text) - self.nonterminals
-
-    @property
     def finished(self):
         """True once no nonterminal is left: the derivation is a word."""
         return self.nonterminals == 0
@@ -157,7 +185,7 @@ cdef class Derivation:
     @property
     def score(self):
         """3 + length for a finished word, 0 for a derivation still holding a nonterminal."""
-        return 3 + len(self.text) if self.nonterminals == 0 else 0
+        return 3 + self.terminals if self.nonterminals == 0 else 0
 
     def __eq__(self, other):
         return isinstance(other, Derivation) and (<Derivation>other).text == self.text
@@ -175,27 +203,33 @@ cdef class Derivation:
         return (Derivation, (self.text,))
 
 
-cdef Derivation _rewrite(Derivation word, CompiledGrammar g, int group, int alt):
+cdef Derivation _rewrite(Derivation word, CompiledGrammar g, int group, int alt, bint track_text):
     """`word` with the leftmost occurrence of the group's left nonterminal replaced."""
     cdef Derivation result = Derivation.__new__(Derivation)
     cdef int index = g.alt_start[group] + alt
     cdef int k
-    cdef str text = word.text
-    cdef Py_ssize_t at = text.find(<str>g.left_char[group])
-    result.text = text[:at] + <str>g.alt_text[index] + text[at + 1:]
+    cdef str text
+    cdef Py_ssize_t at
+    if track_text:
+        text = word.text
+        at = text.find(<str>g.left_char[group])
+        result.text = text[:at] + <str>g.alt_text[index] + text[at + 1:]
+    result.terminals = word.terminals + g.alt_terminals[index]
     memcpy(result.counts, word.counts, sizeof(word.counts))
     result.counts[g.left[group]] -= 1
-    for k in range(NT):
-        result.counts[k] += g.alt_nt[index * NT + k]
+    for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
+        result.counts[g.sparse_letter[k]] += g.sparse_count[k]
     result.nonterminals = word.nonterminals - 1 + g.alt_nt_total[index]
     return result
 
 
-cdef Derivation _fresh(CompiledGrammar g, int group, int alt):
+cdef Derivation _fresh(CompiledGrammar g, int group, int alt, bint track_text):
     """A new derivation S => alternative."""
     cdef Derivation result = Derivation.__new__(Derivation)
     cdef int index = g.alt_start[group] + alt
-    result.text = <str>g.alt_text[index]
+    if track_text:
+        result.text = <str>g.alt_text[index]
+    result.terminals = g.alt_terminals[index]
     memcpy(result.counts, &g.alt_nt[index * NT], sizeof(result.counts))
     result.nonterminals = g.alt_nt_total[index]
     return result
@@ -343,12 +377,18 @@ cdef class Turn:
     cdef int *own_bank
     cdef list steps
     cdef list undo_log
+    cdef bint track_text
+    cdef bint keep_history    # steps and undo information (not needed to replay logs)
+    cdef int n_steps
 
     def __cinit__(self, CompiledGrammar grammar, GameState base=None, *args):
         self.grammar = grammar
         self.steps = []
         self.undo_log = []
         self.own_bank = NULL
+        self.track_text = True
+        self.keep_history = True
+        self.n_steps = 0
         if base is not None:
             if base.roll is None:
                 raise ValueError("the dice have not been rolled in this state")
@@ -397,9 +437,10 @@ cdef class Turn:
     cdef object _step_problem(self, int word, int group, int production):
         """``None`` if the step may be applied next, else a `Rejection`."""
         cdef CompiledGrammar g = self.grammar
-        cdef int index = len(self.steps)
+        cdef int index
         cdef int left
         cdef Derivation target
+        index = self.n_steps
         if group < 0 or group >= g.n_groups:
             return Rejection(
                 GROUP_OUT_OF_RANGE,
@@ -462,7 +503,7 @@ cdef class Turn:
         """``None`` if the turn may end here, else a `Rejection`."""
         cdef CompiledGrammar g = self.grammar
         cdef int group, left, w
-        cdef int index = len(self.steps)
+        cdef int index = self.n_steps
         if index == 0:
             left = g.left[self.roll]
             if left == S_INDEX:
@@ -493,7 +534,7 @@ cdef class Turn:
 
     cdef bint _used_from_bank(self, int group):
         cdef int i
-        for i in range(1, len(self.steps)):
+        for i in range(1, len(self.steps)):   # (for messages; empty without history)
             if self.steps[i][1] == group:
                 return True
         return False
@@ -511,18 +552,20 @@ cdef class Turn:
         cdef int k
         cdef Derivation old
         if word == -1:
-            self.words.append(_fresh(g, group, production))
-            self.undo_log.append(None)
+            self.words.append(_fresh(g, group, production, self.track_text))
+            old = None
         else:
             old = <Derivation>self.words[word]
-            self.words[word] = _rewrite(old, g, group, production)
-            self.undo_log.append(old)
+            self.words[word] = _rewrite(old, g, group, production, self.track_text)
             self.totals[g.left[group]] -= 1
-        for k in range(NT):
-            self.totals[k] += g.alt_nt[index * NT + k]
-        if len(self.steps) > 0:
+        for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
+            self.totals[g.sparse_letter[k]] += g.sparse_count[k]
+        if self.n_steps > 0:
             self.bank_counts[group] -= 1
-        self.steps.append((word, group, production))
+        self.n_steps += 1
+        if self.keep_history:
+            self.undo_log.append(old)
+            self.steps.append((word, group, production))
 
     # -- building (bots, user interfaces) ---------------------------------------------
 
@@ -544,6 +587,7 @@ cdef class Turn:
         cdef Derivation old
         if not self.steps:
             raise IndexError("no step to undo")
+        self.n_steps -= 1
         word, group, production = self.steps.pop()
         previous = self.undo_log.pop()
         index = g.alt_start[group] + production
@@ -552,9 +596,9 @@ cdef class Turn:
         else:
             self.words[word] = previous
             self.totals[g.left[group]] += 1
-        for k in range(NT):
-            self.totals[k] -= g.alt_nt[index * NT + k]
-        if len(self.steps) > 0:
+        for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
+            self.totals[g.sparse_letter[k]] -= g.sparse_count[k]
+        if self.n_steps > 0:
             self.bank_counts[group] += 1
 
     def can_end(self):
@@ -570,7 +614,7 @@ cdef class Turn:
         cdef CompiledGrammar g = self.grammar
         cdef int group, left, w, a
         result = []
-        if not self.steps:
+        if self.n_steps == 0:
             group = self.roll
             left = g.left[group]
             if left == S_INDEX:
@@ -621,7 +665,7 @@ cdef class Turn:
         memcpy(state.bank_counts, self.bank_counts, base.n_groups * sizeof(int))
         memcpy(state.totals, base.totals, sizeof(base.totals))
         memcpy(state.totals[self.player], self.totals, NT * sizeof(int))
-        if not self.steps:
+        if self.n_steps == 0:
             state.bank_counts[self.roll] += 1
             state.derivations = base.derivations
         elif self.player == 0:
@@ -735,9 +779,12 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
 
 # -- replaying recorded games ---------------------------------------------------------
 
-cdef Turn _borrow(CompiledGrammar grammar, list words, int *totals, int *bank, int player, int roll):
+cdef Turn _borrow(CompiledGrammar grammar, list words, int *totals, int *bank, int player, int roll,
+                  bint track_text):
     """A turn working directly on a live board (no copies): used to replay logs."""
     cdef Turn turn = Turn.__new__(Turn, grammar)
+    turn.track_text = track_text
+    turn.keep_history = track_text   # a counts-only replay never undoes: it starts over
     turn.player = player
     turn.roll = roll
     turn.words = words
@@ -837,6 +884,10 @@ cdef class Replay:
     At the first turn it cannot vouch for it stops, undoing that turn, and leaves the
     judging of it to the referee, which reports the defect. `index` is the number of
     turns replayed; `state()` is the state before turn `index`.
+
+    With ``track_text=False`` it keeps only the counts of each derivation (no log
+    records derivation texts); its `state()` is then a summary, good for who is to act
+    and the scores.
     """
 
     cdef CompiledGrammar grammar
@@ -850,9 +901,12 @@ cdef class Replay:
     cdef long total_weight
     cdef readonly int index
     cdef readonly object pending_chance
+    cdef readonly bint track_text
+    cdef list movers          # one borrowing Turn per player, reset every turn
 
-    def __cinit__(self, CompiledGrammar grammar, int turn_limit):
+    def __cinit__(self, CompiledGrammar grammar, int turn_limit, bint track_text=True):
         self.grammar = grammar
+        self.track_text = track_text
         self.n_groups = grammar.n_groups
         self.turn_limit = turn_limit
         self.words = [[], []]
@@ -864,6 +918,10 @@ cdef class Replay:
             raise MemoryError()
         self.index = 0
         self.pending_chance = None
+        self.movers = [
+            _borrow(grammar, <list>self.words[p], &self.totals[p][0], self.bank, p, 0, track_text)
+            for p in range(2)
+        ]
 
     def __dealloc__(self):
         free(self.bank)
@@ -932,7 +990,12 @@ cdef class Replay:
             bank_fact = (<dict>facts).get("bank") if type(facts) is dict else None
             if type(bank_fact) is not list or len(bank_fact) != self.n_groups:
                 return self.index
-            turn = _borrow(self.grammar, <list>self.words[player], &self.totals[player][0], self.bank, player, roll)
+            turn = <Turn>self.movers[player]
+            turn.roll = roll
+            turn.n_steps = 0
+            if turn.keep_history:
+                turn.steps.clear()
+                turn.undo_log.clear()
             if not self._play(turn, count, <list>bank_fact):
                 return self.index
             self.pending_chance = None
@@ -956,14 +1019,14 @@ cdef class Replay:
             self._undo_all(turn)
             return False
         cdef int overflow
-        cdef bint empty = not turn.steps
+        cdef bint empty = turn.n_steps == 0
         for k in range(self.n_groups):
             expected = self.bank[k] + (1 if (empty and k == turn.roll) else 0)
             value = bank_fact[k]
             if type(value) is not int or PyLong_AsLongAndOverflow(value, &overflow) != expected or overflow:
                 self._undo_all(turn)
                 return False
-        if not turn.steps:
+        if empty:
             self.bank[turn.roll] += 1
         return True
 
@@ -983,8 +1046,10 @@ cdef class Replay:
         return True
 
     cdef void _undo_all(self, Turn turn):
-        while turn.steps:
-            turn.undo()
+        """Restore the board (only a text-tracking replay keeps its board after a stop)."""
+        if turn.keep_history:
+            while turn.steps:
+                turn.undo()
 
 
 # -- the move-by-move rules of one game, for the match loop -------------------------

@@ -160,9 +160,15 @@ class SubstitutionGame(Game[GameState, MoveString]):
 
     def replay_prefix(self, turns: Sequence[Any], dice: Any) -> tuple[int, GameState, Any]:
         """Compiled replay of the valid leading turns of a log (see `Game.replay_prefix`)."""
-        replay = Replay(self.compiled, self._turn_limit)
+        replay = Replay(self.compiled, self._turn_limit, False)  # counts only: fastest
         replay.run(turns, dice, self._outcomes)
-        return replay.index, replay.state(), replay.pending_chance
+        if replay.index == len(turns):
+            return replay.index, replay.state(), replay.pending_chance
+        # A turn the replay could not vouch for: the referee judges it from the exact
+        # state before it, derivation texts included.
+        exact = Replay(self.compiled, self._turn_limit, True)
+        exact.run(turns[: replay.index], None, self._outcomes)
+        return replay.index, exact.state(), replay.pending_chance
 
     def facts(self, state: GameState) -> dict[str, Any]:
         return {"bank": list(state.bank)}
