@@ -25,9 +25,10 @@ class Bot(Protocol):
 
     Bots must be reproducible: the same state and the same generator state give the
     same move. They may keep caches but no per-game history the state does not hold.
+    (`game` is typed `Any` so that a bot can name the game class it plays.)
     """
 
-    def choose_move(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any: ...
+    def choose_move(self, game: Any, state: Any, rng: random.Random) -> Any: ...
 
 
 @dataclass(frozen=True)

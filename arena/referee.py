@@ -8,14 +8,13 @@ caller holds is untouched (states are immutable values).
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Rejection
 
 __all__ = ["Referee", "Verdict"]
 
-StateT = TypeVar("StateT")
 
 
 class Verdict:
@@ -69,14 +68,14 @@ class Referee:
             print(verdict.rejection.code, verdict.rejection.message)
     """
 
-    def __init__(self, game: Game[StateT, Any]) -> None:
+    def __init__(self, game: Game[Any, Any]) -> None:
         self.game = game
         self._to_act = game.to_act
         self._check_move = game.check_move
 
     def check(
         self,
-        state: StateT,
+        state: Any,
         move: Any,
         *,
         player: int | None = None,

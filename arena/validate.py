@@ -21,7 +21,7 @@ from arena.record import MatchRecord, read_jsonl
 from arena.referee import Referee
 from arena.registry import Registry, default_registry
 
-__all__ = ["Defect", "MAX_LOG_BYTES", "read_log", "validate_file", "validate_record"]
+__all__ = ["MAX_LOG_BYTES", "Defect", "read_log", "validate_file", "validate_record"]
 
 MAX_LOG_BYTES = 256 * 1024 * 1024
 

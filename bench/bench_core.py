@@ -20,7 +20,6 @@ from arena.record import read_jsonl, to_jsonl
 from arena.registry import default_registry
 from arena.validate import validate_record
 
-
 CPU = False
 
 

@@ -158,7 +158,7 @@ def test_thesis_program_habits_are_reported():
     record = random_record(game, 3)
     text = write_thesis_log(record)
     turn = first_nonempty_move_turn(record)
-    word, group, production = turn.move.split(", ")[0].split()
+    _word, group, production = turn.move.split(", ")[0].split()
     bad = f"Ход:{7} {group} {production}"
     edited = edit_line(text, lambda l: l == f"Ход:{turn.move}", lambda l: bad)
     defect = validate_record(parse_log(edited))

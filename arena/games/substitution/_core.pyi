@@ -1,6 +1,7 @@
 """Type stubs for the compiled rules core (`_core.pyx`)."""
 
 from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 from arena.game import Rejection
 from arena.games.substitution.grammar import Grammar
@@ -44,7 +45,7 @@ class GameState:
     def holds(self, player: int, letter: str) -> bool: ...
     def scores(self) -> tuple[int, int]: ...
 
-Step = tuple[int, int, int]
+Step: TypeAlias = tuple[int, int, int]
 
 class Turn:
     grammar: CompiledGrammar

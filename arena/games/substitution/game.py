@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection, winner_by_score
+from arena.game import (
+    Game,
+    GameType,
+    LegalOptions,
+    Outcome,
+    Rejection,
+    winner_by_score,
+)
 from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString

@@ -75,8 +75,9 @@ class Settings:
         for index, item in enumerate(groups_data):
             if not isinstance(item, Mapping) or not isinstance(item.get("alternatives"), list):
                 raise SettingsError(f"settings.groups[{index}] must be {{left, alternatives: [...]}}")
+            left: Any = item.get("left")
             try:
-                groups.append(ProductionGroup(item.get("left"), tuple(item["alternatives"])))
+                groups.append(ProductionGroup(left, tuple(item["alternatives"])))
             except GrammarError as error:
                 raise SettingsError(f"settings.groups[{index}]: {error}") from None
         weights = data.get("weights")
