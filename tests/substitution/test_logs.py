@@ -284,3 +284,27 @@ def test_fast_parser_reads_ordinary_moves():
     assert fast_parse("") == ()
     assert fast_parse("-1 0 1, 0 3 0") == ((-1, 0, 1), (0, 3, 0))
     assert fast_parse("0 1 2,") is None and fast_parse("0 1\u20032") is None
+
+
+def test_log_from_a_referee_without_the_end_of_turn_bank_check_is_invalid():
+    """The thesis program never ran its end-of-turn bank check, so its logs contain turns
+    that stop while a bank group still applies; the bank line then keeps that group."""
+    import dataclasses
+
+    for seed in range(200):
+        record = random_record(MEDIUM, seed)
+        long_turn = next((t for t in record.turns if t.move.count(",") >= 1), None)
+        if long_turn is not None:
+            break
+    else:  # pragma: no cover
+        raise AssertionError("no turn with a bank step in 200 games")
+    steps = long_turn.move.split(", ")
+    dropped_group = int(steps[-1].split()[1])
+    bank = list(long_turn.facts["bank"])
+    bank[dropped_group] += 1  # the unused group stays in the bank
+    edited_turn = long_turn._replace(move=", ".join(steps[:-1]), facts={"bank": bank})
+    turns = list(record.turns)
+    turns[long_turn.turn] = edited_turn
+    edited = dataclasses.replace(record, turns=tuple(turns))
+    defect = validate_record(parse_log(write_thesis_log(edited)))
+    assert (defect.turn, defect.player, defect.code) == (long_turn.turn, long_turn.player, "bank-group-applicable")
