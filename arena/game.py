@@ -28,6 +28,7 @@ __all__ = [
     "TERMINAL",
     "Game",
     "GameType",
+    "LegalOptions",
     "Outcome",
     "Rejection",
     "Termination",
@@ -93,7 +94,8 @@ class Outcome:
 
     `winner` is the winning seat, or ``None`` for a draw (and for an aborted game).
     `scores` are the game's own scores where it has them (``None`` for a forfeit
-    before the end). `loser` names the seat that forfeited, if any.
+    before the end); games without scores use 1 for a win and 0 otherwise. `loser`
+    names the seat that forfeited, if any.
     """
 
     winner: int | None

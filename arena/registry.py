@@ -44,7 +44,11 @@ class Registry:
         self.manager = pluggy.PluginManager("arena")
         self.manager.add_hookspecs(hookspecs)
         for module_name in plugins:
-            self.manager.register(importlib.import_module(module_name), name=module_name)
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as error:
+                raise PluginError(f"cannot load the plugin module {module_name!r}: {error}") from error
+            self.manager.register(module, name=module_name)
         if entry_points:
             self.manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
         self.manager.check_pending()
