@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 import arena
+from arena import game as game_module
 from arena.errors import PluginError
 from arena.registry import BUILTIN_PLUGINS, Registry
 
@@ -21,7 +22,5 @@ def test_a_missing_plugin_module_is_a_clear_error():
 def test_public_names_are_exported():
     for name in arena.__all__:
         assert hasattr(arena, name)
-    import arena.game
-
-    for name in arena.game.__all__:
-        assert hasattr(arena.game, name)
+    for name in game_module.__all__:
+        assert hasattr(game_module, name)
