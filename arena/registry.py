@@ -27,6 +27,10 @@ ENTRY_POINT_GROUP = "arena.plugins"
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "arena.games.substitution.plugin",
     "bots.substitution.plugin",
+    "arena.games.durak.plugin",
+    "bots.durak.plugin",
+    "arena.games.tiles.plugin",
+    "bots.tiles.plugin",
 )
 """Modules of the built-in plugins, registered before installed ones."""
 

@@ -8,6 +8,8 @@ from arena.cli.lazy import LazyGroup
 
 SOLVERS: dict[str, str] = {
     # "sim": "arena.games.sim.cli:solve_sim",
+    "durak": "arena.games.durak.cli:solve_durak",
+    "tiles": "arena.games.tiles.cli:solve_tiles",
 }
 
 
