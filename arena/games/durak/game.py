@@ -99,7 +99,8 @@ class DurakGame(Game[DurakState, DurakMove]):
 
     def state_from_json(self, data: Mapping[str, Any]) -> DurakState:
         try:
-            hands = tuple(frozenset(int(c) for c in hand) for hand in data["hands"])
+            lists = [[int(c) for c in hand] for hand in data["hands"]]
+            hands = tuple(frozenset(hand) for hand in lists)
             attacker = int(data["attacker"])
             table = None if data.get("table") is None else int(data["table"])
             out = None if data.get("out") is None else int(data["out"])
@@ -109,7 +110,7 @@ class DurakGame(Game[DurakState, DurakMove]):
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ValueError(f"bad durak state: {error}") from None
-        cards = [c for hand in hands for c in hand] + ([table] if table is not None else [])
+        cards = [c for hand in lists for c in hand] + ([table] if table is not None else [])
         if len(hands) != 2 or attacker not in (0, 1) or out not in (None, 0, 1):
             raise ValueError("bad durak state: two hands and seats 0/1 expected")
         if len(cards) != len(set(cards)) or not all(
