@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "bots": "arena.cli.bots:bots",
     "grammar": "arena.cli.grammar:grammar",
     "solve": "arena.cli.solve:solve",
+    "compare-tiles": "arena.games.tiles.compare:compare_tiles",
 }
 
 

@@ -41,8 +41,13 @@ class Agreement:
 
 
 def measure_agreement(
-    *, cards: int = 12, deals: int = 50, seed: int = 1, draw_rule: bool = False,
-    style: str = "lowest", solver: DurakSolver | None = None,
+    *,
+    cards: int = 12,
+    deals: int = 50,
+    seed: int = 1,
+    draw_rule: bool = False,
+    style: str = "lowest",
+    solver: DurakSolver | None = None,
 ) -> Agreement:
     solver = solver or DurakSolver()
     rng = random.Random(seed)

@@ -31,8 +31,13 @@ def arena_bots() -> list[BotFactory]:
             "Optimal play from the exact solver.",
             _perfect,
             (
-                Param("prefer", "choice", "tricky", "which optimal lay to play",
-                      choices=("tricky", "lowest", "random")),
+                Param(
+                    "prefer",
+                    "choice",
+                    "tricky",
+                    "which optimal lay to play",
+                    choices=("tricky", "lowest", "random"),
+                ),
             ),
         ),
         BotFactory(
@@ -41,8 +46,13 @@ def arena_bots() -> list[BotFactory]:
             "A rule of thumb without search: smallest beating card, lowest lay.",
             _greedy,
             (
-                Param("style", "choice", "lowest", "how to choose the card to lay",
-                      choices=("lowest", "runs")),
+                Param(
+                    "style",
+                    "choice",
+                    "lowest",
+                    "how to choose the card to lay",
+                    choices=("lowest", "runs"),
+                ),
             ),
         ),
     ]

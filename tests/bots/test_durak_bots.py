@@ -20,8 +20,10 @@ def registry() -> Registry:
     return Registry(PLUGINS, entry_points=False)
 
 
-@pytest.mark.parametrize("spec", ["durak-perfect", "durak-perfect:prefer=random",
-                                  "durak-greedy", "durak-greedy:style=runs"])
+@pytest.mark.parametrize(
+    "spec",
+    ["durak-perfect", "durak-perfect:prefer=random", "durak-greedy", "durak-greedy:style=runs"],
+)
 def test_bots_play_legal_games(registry: Registry, spec: str) -> None:
     rng = random.Random(spec)
     for seed in range(6):

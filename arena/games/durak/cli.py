@@ -18,13 +18,28 @@ __all__ = ["solve_durak"]
 @click.option("--cards", help="The deal as a 0/1 string: character i owns card i + 1.")
 @click.option("--weights", help="Comma-separated integer weights, one per card.")
 @click.option("--draw-rule", is_flag=True, help="D-Durak: running out together is a draw.")
-@click.option("--first", type=click.IntRange(0, 1), default=0, show_default=True,
-              help="The player who lays the first card.")
-@click.option("--db", "db_path", default="durak.sqlite", show_default=True,
-              help="SQLite file of solved positions (created if missing).")
+@click.option(
+    "--first",
+    type=click.IntRange(0, 1),
+    default=0,
+    show_default=True,
+    help="The player who lays the first card.",
+)
+@click.option(
+    "--db",
+    "db_path",
+    default="durak.sqlite",
+    show_default=True,
+    help="SQLite file of solved positions (created if missing).",
+)
 @click.option("--no-db", is_flag=True, help="Do not read or write the solution table.")
-@click.option("--precompute", type=click.IntRange(1, 24), default=None, metavar="N",
-              help="Store every unweighted position of up to N cards, then exit.")
+@click.option(
+    "--precompute",
+    type=click.IntRange(1, 24),
+    default=None,
+    metavar="N",
+    help="Store every unweighted position of up to N cards, then exit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def solve_durak(
     cards: str | None,
@@ -50,8 +65,7 @@ def solve_durak(
             for position in all_positions(size, draw_rule):
                 solver.solve(position)
         click.echo(
-            f"{store.count()} solutions in {db_path} "
-            f"({time.perf_counter() - started:.1f} s)"
+            f"{store.count()} solutions in {db_path} ({time.perf_counter() - started:.1f} s)"
         )
         return
     if cards is None:
@@ -91,12 +105,16 @@ def solve_durak(
 def _print_report(report: dict[str, Any]) -> None:
     winner = report["winner"]
     who = "draw" if winner is None else f"player {winner} wins"
-    click.echo(f"deal {report['cards']}, player {report['first']} lays first: "
-               f"{who}, score {report['score']}")
+    click.echo(
+        f"deal {report['cards']}, player {report['first']} lays first: "
+        f"{who}, score {report['score']}"
+    )
     click.echo(f"optimal moves: {', '.join(map(str, report['optimal_moves']))}")
     click.echo(f"catch-take: {report['catch_take']}   catch-pass: {report['catch_pass']}")
     for card, info in report["replies"].items():
-        click.echo(f"  lay {card}: best reply {' / '.join(info['best'])} "
-                   f"(payoff to the layer {info['payoff']})")
+        click.echo(
+            f"  lay {card}: best reply {' / '.join(info['best'])} "
+            f"(payoff to the layer {info['payoff']})"
+        )
     source = "table" if report["from_db"] else "search"
     click.echo(f"({report['seconds']:.4f} s, from the {source})")

@@ -105,7 +105,11 @@ class DurakGame(Game[DurakState, DurakMove]):
             table = None if data.get("table") is None else int(data["table"])
             out = None if data.get("out") is None else int(data["out"])
             state = DurakState(
-                (hands[0], hands[1]), attacker, table, int(data.get("moves", 0)), out,
+                (hands[0], hands[1]),
+                attacker,
+                table,
+                int(data.get("moves", 0)),
+                out,
                 bool(data.get("together", False)),
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
@@ -113,9 +117,7 @@ class DurakGame(Game[DurakState, DurakMove]):
         cards = [c for hand in lists for c in hand] + ([table] if table is not None else [])
         if len(hands) != 2 or attacker not in (0, 1) or out not in (None, 0, 1):
             raise ValueError("bad durak state: two hands and seats 0/1 expected")
-        if len(cards) != len(set(cards)) or not all(
-            1 <= c <= self.rules.num_cards for c in cards
-        ):
+        if len(cards) != len(set(cards)) or not all(1 <= c <= self.rules.num_cards for c in cards):
             raise ValueError("bad durak state: cards repeat or do not exist")
         return state
 

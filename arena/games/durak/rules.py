@@ -111,7 +111,11 @@ class DurakSettings:
         return cls(str(data["cards"]), weights, draw_rule, data.get("first", 0))
 
     def to_mapping(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"cards": self.deal, "draw_rule": self.draw_rule, "first": self.first}
+        data: dict[str, Any] = {
+            "cards": self.deal,
+            "draw_rule": self.draw_rule,
+            "first": self.first,
+        }
         if self.weights is not None:
             data["weights"] = list(self.weights)
         return data
@@ -240,7 +244,7 @@ def judge_move(settings: DurakSettings, state: DurakState, move: DurakMove) -> R
             return Refusal("not-your-card", f"player {state.attacker} has no card {move.card}")
         return None
     if state.table is None:
-        return Refusal("nothing-to-answer", f"no card is on the table: lay one ('lay N')")
+        return Refusal("nothing-to-answer", "no card is on the table: lay one ('lay N')")
     if move.kind is MoveKind.BEAT:
         if move.card not in state.hands[state.defender]:
             return Refusal("not-your-card", f"player {state.defender} has no card {move.card}")

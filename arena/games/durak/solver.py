@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - the extension is not built
 
     COMPILED = False
 
-__all__ = ["COMPILED", "LayAnalysis", "Position", "Solution", "DurakSolver"]
+__all__ = ["COMPILED", "DurakSolver", "LayAnalysis", "Position", "Solution"]
 
 INF = 1_000_000_000
 TAKE = -1
@@ -272,9 +272,7 @@ class DurakSolver:
         engine = self.engine(position)
         remaining, mover = position.masks()
         beat = reply - 1 if reply else TAKE
-        return exact(
-            lambda a, b: engine.reply_value(remaining, mover, card - 1, beat, a, b), guess
-        )
+        return exact(lambda a, b: engine.reply_value(remaining, mover, card - 1, beat, a, b), guess)
 
     def solve(self, position: Position) -> Solution:
         """The full report; taken from the store when it is there."""

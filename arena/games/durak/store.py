@@ -40,7 +40,7 @@ class SolutionStore:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> SolutionStore:
+    def __enter__(self) -> "SolutionStore":  # noqa: PYI034
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -3,11 +3,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Rejection
-from arena.games.durak import DurakGame, DurakMove, DurakSettings, MoveKind
+from arena.games.durak import DurakGame, DurakMove, MoveKind
 from arena.games.durak.rules import parse_move
 from arena.referee import Referee
 
@@ -66,7 +68,15 @@ def test_defender_running_out_by_beating_wins() -> None:
 
 def test_weights_negative_sum_makes_the_other_player_win() -> None:
     g = game("0011", weights=[1, 1, -5, 1])
-    outcome = g.outcome(play(g, "lay 1", "beat 3", "lay 4", "take", ))
+    outcome = g.outcome(
+        play(
+            g,
+            "lay 1",
+            "beat 3",
+            "lay 4",
+            "take",
+        )
+    )
     # player 1 laid 4 (its last card) and player 0 took it: player 1 ran out, player 0
     # holds 2 and 4 with weight 2 >= 0, so player 1 wins with score 2.
     assert outcome is not None and outcome.winner == 1 and outcome.scores == (-2, 2)

@@ -181,7 +181,9 @@ def test_cli_rejects_bad_deals() -> None:
 
     result = CliRunner().invoke(main, ["solve", "durak", "--cards", "01x", "--no-db"])
     assert result.exit_code != 0 and "0s and 1s" in result.output
-    result = CliRunner().invoke(main, ["solve", "durak", "--cards", "01", "--weights", "1", "--no-db"])
+    result = CliRunner().invoke(
+        main, ["solve", "durak", "--cards", "01", "--weights", "1", "--no-db"]
+    )
     assert result.exit_code != 0 and "weights" in result.output
 
 
