@@ -11,6 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Self
 
 from arena.games.durak.solver import Position, Solution
 
@@ -40,7 +41,7 @@ class SolutionStore:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "SolutionStore":  # noqa: PYI034
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
