@@ -14,7 +14,8 @@ def _factory(name: str) -> Any:
     def create(game: Game[Any, Any], params: Mapping[str, Any]) -> Bot:
         from bots.tiles import bots
 
-        return getattr(bots, name)()
+        bot: Bot = getattr(bots, name)()
+        return bot
 
     return create
 

@@ -8,7 +8,7 @@ not built, and by the tests to cross-check the compiled search.
 
 from __future__ import annotations
 
-INF = 1 << 60
+INF = 1_000_000_000
 
 
 class PySearch:
@@ -31,11 +31,15 @@ class PySearch:
     def value(self, remaining: int, mover: int, alpha: int = -INF, beta: int = INF) -> int:
         return self._search(remaining, mover, alpha, beta)
 
-    def lay_value(self, remaining: int, mover: int, card: int) -> int:
-        return self._lay(remaining, mover, card, -INF, INF)
+    def lay_value(
+        self, remaining: int, mover: int, card: int, alpha: int = -INF, beta: int = INF
+    ) -> int:
+        return self._lay(remaining, mover, card, alpha, beta)
 
-    def reply_value(self, remaining: int, mover: int, card: int, beat: int) -> int:
-        return self._reply(remaining, mover, card, beat, -INF, INF)
+    def reply_value(
+        self, remaining: int, mover: int, card: int, beat: int, alpha: int = -INF, beta: int = INF
+    ) -> int:
+        return self._reply(remaining, mover, card, beat, alpha, beta)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -87,7 +91,7 @@ class PySearch:
 
     def _beats(self, remaining: int, mover: int, card: int) -> list[int]:
         other = remaining & ~mover
-        beats = []
+        beats: list[int] = []
         previous_other = False
         for d in range(card + 1, self.n):
             if not (remaining >> d) & 1:

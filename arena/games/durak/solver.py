@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games.durak.values import Verdict, decode
+
+if TYPE_CHECKING:
+    from arena.games.durak.store import SolutionStore
 
 try:
     from arena.games.durak._core import CSearch as _Engine
@@ -232,7 +235,9 @@ class DurakSolver:
     An optional `store` (see `arena.games.durak.store`) persists whole solutions.
     """
 
-    def __init__(self, store: Any = None, *, max_weighted_engines: int = 4) -> None:
+    def __init__(
+        self, store: SolutionStore | None = None, *, max_weighted_engines: int = 4
+    ) -> None:
         self.store = store
         self._engines: dict[tuple[Any, ...], Any] = {}
         self._max_weighted = max_weighted_engines

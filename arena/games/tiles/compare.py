@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from arena.bots import Bot
 from arena.games.tiles.rules import MAX_TILES
 
 __all__ = ["compare_tiles", "run_comparison"]
@@ -29,7 +31,7 @@ def run_comparison(games: int, tiles: int, seed: int, voluntary_skip: bool) -> d
     from bots.tiles import bots
 
     game = TilesGame(TilesSettings(tiles, 1, voluntary_skip))
-    makers = {
+    makers: dict[str, Callable[[], Bot]] = {
         "tiles-random": bots.RandomBot,
         "tiles-probability": bots.ProbabilityBot,
         "tiles-zermelo": bots.ZermeloBot,

@@ -133,8 +133,14 @@ def test_move_codec_round_trip(move: TilesMove) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [{"tiles": 13}, {"tiles": 0}, {"players": 0}, {"voluntary_skip": "no"}, {"colour": 1},
-     {"tiles": "12"}],
+    [
+        {"tiles": 13},
+        {"tiles": 0},
+        {"players": 0},
+        {"voluntary_skip": "no"},
+        {"colour": 1},
+        {"tiles": "12"},
+    ],
 )
 def test_bad_settings(bad: dict[str, object]) -> None:
     with pytest.raises(SettingsError):
