@@ -46,7 +46,7 @@ def measure_agreement(
     deals: int = 50,
     seed: int = 1,
     draw_rule: bool = False,
-    style: str = "lowest",
+    style: str = "table",
     solver: DurakSolver | None = None,
 ) -> Agreement:
     solver = solver or DurakSolver()

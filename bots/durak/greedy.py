@@ -1,11 +1,17 @@
 """`durak-greedy`: a fast rule of thumb that guesses a good move without searching.
 
 Defender: beat with the smallest card that beats the laid one, take if none does.
-Attacker (style ``lowest``, the default): lay the smallest card. Style ``runs``: lay
-the lowest card of the attacker's highest run below the defender's top card, which
-forces the defender to spend a high card or take. The agreement rate with the solver
-(`bots.durak.agreement`) is about 80% of decisions for ``lowest`` and 76% for ``runs``
-over positions from random play; weights are ignored.
+Attacker, by style:
+
+* ``table`` (default): look the position's features up in a small table fitted
+  offline to solved positions (`bench/train_durak_greedy.py`): which run of the
+  attacker's cards (a maximal group with no defender card between) to lay the lowest
+  card of. Features: who holds the top card and the bottom card, the number of runs
+  (capped at 4) and the hand-size difference (capped at +-2).
+* ``lowest``: lay the smallest card.
+* ``runs``: the lowest card of the attacker's highest run below the defender's top.
+
+Weights are ignored. Agreement rates with the solver: `bench/bench_durak.py`.
 """
 
 from __future__ import annotations
@@ -18,7 +24,38 @@ from arena.games.durak.rules import DurakMove, DurakState, MoveKind
 __all__ = ["GreedyBot", "greedy_move"]
 
 
-def greedy_move(state: DurakState, style: str = "lowest") -> DurakMove:
+def attacker_runs(owners: str) -> list[tuple[int, int]]:
+    """The runs of ``0`` (the attacker's cards) in a canonical owner string, 0-based."""
+    runs = []
+    start = None
+    for index, owner in enumerate(owners + "1"):
+        if owner == "0" and start is None:
+            start = index
+        elif owner == "1" and start is not None:
+            runs.append((start, index - 1))
+            start = None
+    return runs
+
+
+def lay_features(owners: str, runs: list[tuple[int, int]]) -> tuple[str, int, int, str]:
+    difference = owners.count("0") - owners.count("1")
+    return (owners[-1], min(len(runs), 4), max(-2, min(2, difference)), owners[0])
+
+
+def table_lay(attacker: list[int], defender: list[int]) -> int:
+    """The card the lay table suggests (see the module docstring)."""
+    from bots.durak.lay_table import LAY_TABLE
+
+    mine = set(attacker)
+    cards = sorted(mine | set(defender))
+    owners = "".join("0" if c in mine else "1" for c in cards)
+    runs = attacker_runs(owners)
+    choice = LAY_TABLE.get(lay_features(owners, runs), 0) if len(runs) > 1 else 0
+    run = runs[-1] if choice == -1 else runs[min(choice, len(runs) - 1)]
+    return cards[run[0]]
+
+
+def greedy_move(state: DurakState, style: str = "table") -> DurakMove:
     attacker = sorted(state.hands[state.attacker])
     defender = sorted(state.hands[state.defender])
     if state.table is not None:
@@ -29,6 +66,8 @@ def greedy_move(state: DurakState, style: str = "lowest") -> DurakMove:
         return DurakMove(MoveKind.BEAT, higher[0])
     if style == "lowest":
         return DurakMove(MoveKind.LAY, attacker[0])
+    if style == "table":
+        return DurakMove(MoveKind.LAY, table_lay(attacker, defender))
     # Lay the lowest card of the attacker's highest run under the defender's top card:
     # the defender must spend a high card on it or take it.
     top = defender[-1]
@@ -43,7 +82,7 @@ def greedy_move(state: DurakState, style: str = "lowest") -> DurakMove:
 
 
 class GreedyBot:
-    def __init__(self, style: str = "lowest") -> None:
+    def __init__(self, style: str = "table") -> None:
         self.style = style
 
     def choose_move(self, game: Any, state: DurakState, rng: random.Random) -> DurakMove:

@@ -49,9 +49,9 @@ def arena_bots() -> list[BotFactory]:
                 Param(
                     "style",
                     "choice",
-                    "lowest",
+                    "table",
                     "how to choose the card to lay",
-                    choices=("lowest", "runs"),
+                    choices=("table", "lowest", "runs"),
                 ),
             ),
         ),
