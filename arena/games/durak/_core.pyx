@@ -32,16 +32,19 @@ cdef class CSearch:
     cdef int shift
     cdef uint64_t used
     cdef int weights[64]
+    cdef int classes[64]
+    cdef uint64_t radix
+    cdef bint compress
     cdef int n
     cdef bint draw_rule
     cdef bint weighted
     cdef public long long nodes
 
-    def __cinit__(self, int n, weights, bint draw_rule):
+    def __cinit__(self, int n, weights, bint draw_rule, bint compress=True):
         self.slots = NULL
         self._allocate(16)
 
-    def __init__(self, int n, weights, bint draw_rule):
+    def __init__(self, int n, weights, bint draw_rule, bint compress=True):
         if n < 1 or n > 62 or (weights is not None and n > 32):
             raise ValueError("the compiled search handles up to 62 cards (32 with weights)")
         self.n = n
@@ -49,9 +52,18 @@ cdef class CSearch:
         self.weighted = weights is not None
         for i in range(64):
             self.weights[i] = 1
+        self.compress = False
         if weights is not None:
             for i in range(n):
                 self.weights[i] = weights[i]
+            # Cards with equal weights are interchangeable: when the sequence of
+            # (weight, owner) of the cards in play fits a 64-bit number, key by it, so
+            # positions reached by removing different but equal cards meet in the table.
+            distinct = sorted(set(weights))
+            for i in range(n):
+                self.classes[i] = distinct.index(weights[i])
+            self.radix = 2 * len(distinct)
+            self.compress = compress and self.radix ** (n + 1) < (1 << 63)
         self.nodes = 0
 
     def __dealloc__(self):
@@ -125,8 +137,16 @@ cdef class CSearch:
         cdef uint64_t code = 0
         cdef uint64_t low
         cdef int k = 0
+        cdef int top
         if self.weighted:
-            return (remaining << 32) | mover
+            if not self.compress:
+                return (remaining << 32) | mover
+            code = 1
+            while remaining:
+                top = 63 - __builtin_clzll(remaining)
+                remaining ^= (<uint64_t>1) << top
+                code = code * self.radix + 2 * self.classes[top] + (0 if (mover >> top) & 1 else 1)
+            return code
         while remaining:
             low = remaining & (~remaining + 1)
             if not (mover & low):

@@ -81,6 +81,16 @@ def test_compiled_and_python_searches_agree(draw_rule: bool) -> None:
         assert DurakSolver().value(position) == expected
 
 
+def test_weight_class_keys_agree_with_plain_keys() -> None:
+    from arena.games.durak._core import CSearch
+
+    for deal, weights in random_deals(12, 8, 12, seed=21, weighted=True):
+        position = Position(deal, weights)
+        remaining, mover = position.masks()
+        plain = CSearch(len(deal), list(weights), False, compress=False)
+        assert DurakSolver().value(position) == plain.value(remaining, mover)
+
+
 def test_the_extension_is_built() -> None:
     assert COMPILED, "build it: python setup.py build_ext --inplace"
 
