@@ -111,14 +111,16 @@ def main() -> None:
         for _ in range(k)
     ]
     report("weighted 14 cards (weights -5..5), value", deals)
-    for cards in (10, 16):
-        started = time.perf_counter()
-        agreement = measure_agreement(cards=cards, deals=40 if args.quick else 150, seed=cards)
-        print(
-            f"durak-greedy agreement with the solver, {cards} cards: {agreement.rate:.1%} of "
-            f"{agreement.decisions} decisions (lays {agreement.lay_rate:.1%}, answers "
-            f"{agreement.answer_rate:.1%}) [{time.perf_counter() - started:.1f} s]"
-        )
+    for style in ("table", "lowest", "runs"):
+        for cards in (10, 16, 24):
+            started = time.perf_counter()
+            deals = (40 if args.quick else 150) if cards < 24 else (10 if args.quick else 30)
+            agreement = measure_agreement(cards=cards, deals=deals, seed=cards, style=style)
+            print(
+                f"durak-greedy style={style:6} agreement, {cards} cards: {agreement.rate:.1%} of "
+                f"{agreement.decisions} decisions (lays {agreement.lay_rate:.1%}, answers "
+                f"{agreement.answer_rate:.1%}) [{time.perf_counter() - started:.1f} s]"
+            )
     if args.verify_smallest:
         smallest_beat_check(args.verify_smallest)
 
