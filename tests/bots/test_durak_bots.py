@@ -70,3 +70,21 @@ def test_registry_lists_the_durak_bots(registry: Registry) -> None:
     assert registry.game_class("durak") is DurakGame
     game = registry.load_game("durak", {"cards": "0101"})
     assert game.to_act(game.initial_state()) != TERMINAL
+
+
+def test_perfect_bot_gets_at_least_the_value_against_greedy() -> None:
+    from bots.durak.greedy import GreedyBot
+
+    solver = DurakSolver()
+    rng = random.Random(4)
+    for seed in range(16):
+        deal = "".join(rng.choice("01") for _ in range(rng.randint(4, 12)))
+        if "0" not in deal or "1" not in deal:
+            continue
+        weights = tuple(rng.randint(-3, 3) for _ in deal) if seed % 2 else None
+        game = DurakGame(DurakSettings(deal, weights))
+        position, _ = Position.from_hands(game.rules.hand(0), game.rules.hand(1), weights)
+        value = solver.value(position)
+        match = play_match(game, [PerfectBot(solver=solver), GreedyBot()], seed=seed)
+        assert match.outcome is not None and match.outcome.scores is not None
+        assert match.outcome.scores[0] >= int(value / 2)

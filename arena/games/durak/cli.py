@@ -61,9 +61,11 @@ def solve_durak(
         if store is None:
             raise click.UsageError("--precompute needs a database (drop --no-db)")
         started = time.perf_counter()
+        store.autocommit = False
         for size in range(2, precompute + 1):
             for position in all_positions(size, draw_rule):
                 solver.solve(position)
+            store.commit()
         click.echo(
             f"{store.count()} solutions in {db_path} ({time.perf_counter() - started:.1f} s)"
         )

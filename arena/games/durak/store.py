@@ -30,10 +30,15 @@ CREATE TABLE IF NOT EXISTS durak_solutions (
 
 
 class SolutionStore:
-    """Solutions in an SQLite file (or ``":memory:"``)."""
+    """Solutions in an SQLite file (or ``":memory:"``).
 
-    def __init__(self, path: str | Path) -> None:
+    With `autocommit` off (bulk precomputation) call `commit` yourself: a commit per
+    solution costs a disk sync and dominates the time otherwise.
+    """
+
+    def __init__(self, path: str | Path, *, autocommit: bool = True) -> None:
         self.path = str(path)
+        self.autocommit = autocommit
         self._db = sqlite3.connect(self.path)
         self._db.execute(_SCHEMA)
         self._db.commit()
@@ -56,7 +61,7 @@ class SolutionStore:
             return None
         return Solution.from_store(position, json.loads(row[0]))
 
-    def put(self, solution: Solution, *, commit: bool = True) -> None:
+    def put(self, solution: Solution) -> None:
         position = solution.position
         self._db.execute(
             "INSERT OR REPLACE INTO durak_solutions VALUES (?, ?, ?, ?, ?)",
@@ -68,7 +73,7 @@ class SolutionStore:
                 json.dumps(solution.to_store(), separators=(",", ":")),
             ),
         )
-        if commit:
+        if self.autocommit:
             self._db.commit()
 
     def commit(self) -> None:
