@@ -35,6 +35,9 @@ except ImportError:  # pragma: no cover - the extension is not built
 __all__ = ["COMPILED", "DurakSolver", "LayAnalysis", "Position", "Solution"]
 
 INF = 1_000_000_000
+TABLE_LIMIT = 16_000_000
+"""Entries (24 bytes each, plus free slots) after which an engine's table is emptied
+between queries, so a long-running bot does not grow without bound."""
 TAKE = -1
 """The reply "take" where a beating card index is expected."""
 
@@ -254,6 +257,8 @@ class DurakSolver:
             else:
                 engine = _Engine(62, None, position.draw_rule)
             self._engines[key] = engine
+        elif engine.table_size() > TABLE_LIMIT:
+            engine.clear()
         return engine
 
     @property
