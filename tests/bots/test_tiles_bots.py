@@ -65,3 +65,20 @@ def test_probability_strategy_follows_the_seed_formula() -> None:
 
 def test_registry_lists_the_tile_bots(registry: Registry) -> None:
     assert [f.name for f in registry.bot_factories("tiles")] == sorted(BOTS)
+
+
+def test_zermelo_passes_when_staying_is_better() -> None:
+    from bots.tiles.strategies import zermelo_choice
+
+    # Tiles 1 and 2 up, roll 2-2: turning 2 down leaves tile 1 (36 turns expected),
+    # staying keeps 18 expected turns.
+    assert zermelo_choice(0b11, (2, 2), 12, True) is Choice.PASS
+    assert zermelo_choice(0b11, (2, 2), 12, False) is Choice.PAIR
+    assert zermelo_choice(0b11, (1, 2), 12, True) is Choice.PAIR
+
+
+def test_race_perfect_takes_a_winning_move() -> None:
+    from bots.tiles.strategies import race_choice
+
+    assert race_choice(0b11, 0b1, (1, 2), 4, True) is Choice.PAIR
+    assert race_choice(0b100, 0b1, (1, 2), 4, True) is Choice.SUM
