@@ -15,7 +15,10 @@ __all__ = ["solve_durak"]
 
 
 @click.command("durak")
-@click.option("--cards", help="The deal as a 0/1 string: character i owns card i + 1.")
+@click.option(
+    "--cards",
+    help="The deal as a 0/1 string: character i owns card i + 1; '.' marks a played card.",
+)
 @click.option("--weights", help="Comma-separated integer weights, one per card.")
 @click.option("--draw-rule", is_flag=True, help="D-Durak: running out together is a draw.")
 @click.option(
@@ -72,21 +75,34 @@ def solve_durak(
         return
     if cards is None:
         raise click.UsageError("give --cards (the deal) or --precompute N")
+    cards = cards.strip()
     try:
+        # A mid-game position may mark played cards with '.', as the seed writes them
+        # (0.1.0); settings validate the cards in play, '.' read as a stand-in owner.
+        in_play = cards.replace(".", "")
+        if "." in cards and ("0" not in in_play or "1" not in in_play):
+            raise SettingsError(f"cards {cards!r}: each player needs a card in play")
         settings = DurakSettings(
-            cards.strip(), parse_weights(weights) if weights else None, draw_rule, first
+            cards.replace(".", "0" if "0" in in_play else "1"),
+            parse_weights(weights) if weights else None,
+            draw_rule,
+            first,
         )
     except SettingsError as error:
         raise click.BadParameter(str(error)) from None
+    played = {i + 1 for i, owner in enumerate(cards) if owner == "."}
     position, numbers = Position.from_hands(
-        settings.hand(first), settings.hand(1 - first), settings.weights, draw_rule
+        settings.hand(first) - played,
+        settings.hand(1 - first) - played,
+        settings.weights,
+        draw_rule,
     )
     started = time.perf_counter()
     cached = store is not None and store.get(position) is not None
     solution = solver.solve(position)
     seconds = time.perf_counter() - started
     report: dict[str, Any] = {
-        "cards": settings.deal,
+        "cards": cards,
         "weights": list(settings.weights) if settings.weights else None,
         "draw_rule": draw_rule,
         "first": first,

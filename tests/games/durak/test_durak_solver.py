@@ -215,3 +215,19 @@ def test_twenty_cards_are_fast() -> None:
     started = time.perf_counter()
     DurakSolver().value(Position(deal))
     assert time.perf_counter() - started < 1.0
+
+
+def test_cli_accepts_played_cards_as_dots() -> None:
+    from arena.cli import main
+
+    runner = CliRunner()
+    dotted = json.loads(
+        runner.invoke(main, ["solve", "durak", "--cards", "0.1.0", "--no-db", "--json"]).output
+    )
+    plain = json.loads(
+        runner.invoke(main, ["solve", "durak", "--cards", "010", "--no-db", "--json"]).output
+    )
+    assert dotted["value"] == plain["value"]
+    assert dotted["optimal_moves"] == [{1: 1, 3: 5}[c] for c in plain["optimal_moves"]]
+    result = runner.invoke(main, ["solve", "durak", "--cards", "0..0", "--no-db"])
+    assert result.exit_code != 0 and "needs a card" in result.output
