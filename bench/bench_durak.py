@@ -121,6 +121,16 @@ def main() -> None:
                 f"{agreement.decisions} decisions (lays {agreement.lay_rate:.1%}, answers "
                 f"{agreement.answer_rate:.1%}) [{time.perf_counter() - started:.1f} s]"
             )
+    for cards in (10, 14):
+        started = time.perf_counter()
+        agreement = measure_agreement(
+            cards=cards, deals=20 if args.quick else 60, seed=cards, weights=(-5, 5)
+        )
+        print(
+            f"durak-greedy weighted (-5..5) agreement, {cards} cards: {agreement.rate:.1%} of "
+            f"{agreement.decisions} decisions (lays {agreement.lay_rate:.1%}, answers "
+            f"{agreement.answer_rate:.1%}) [{time.perf_counter() - started:.1f} s]"
+        )
     if args.verify_smallest:
         smallest_beat_check(args.verify_smallest)
 

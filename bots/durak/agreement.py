@@ -48,7 +48,9 @@ def measure_agreement(
     draw_rule: bool = False,
     style: str = "table",
     solver: DurakSolver | None = None,
+    weights: tuple[int, int] | None = None,
 ) -> Agreement:
+    """Agreement over `deals` random deals; `weights` = (low, high) draws card weights."""
     solver = solver or DurakSolver()
     rng = random.Random(seed)
     decisions = agreed = lays = lays_agreed = 0
@@ -56,12 +58,16 @@ def measure_agreement(
         deal = "".join(rng.choice("01") for _ in range(cards))
         if "0" not in deal or "1" not in deal:
             continue
-        game = DurakGame(DurakSettings(deal, draw_rule=draw_rule))
+        card_weights = (
+            tuple(rng.randint(*weights) for _ in range(cards)) if weights is not None else None
+        )
+        game = DurakGame(DurakSettings(deal, card_weights, draw_rule))
         state = game.initial_state()
         while not state.over:
             moves = legal_moves(game.rules, state)
             if len(moves) > 1:
-                good = greedy_move(state, style) in optimal_moves(solver, game, state)
+                guess = greedy_move(state, style, card_weights)
+                good = guess in optimal_moves(solver, game, state)
                 decisions += 1
                 agreed += good
                 if state.table is None:

@@ -11,12 +11,17 @@ Attacker, by style:
 * ``lowest``: lay the smallest card.
 * ``runs``: the lowest card of the attacker's highest run below the defender's top.
 
-Weights are ignored. Agreement rates with the solver: `bench/bench_durak.py`.
+With weights (any style) the rules weigh cards instead: the attacker lays its heaviest
+card (the defender must take that weight or spend a card on it); the defender beats
+with its heaviest higher card when the two weights together are positive (weight
+leaves the game), else takes. These were the best of a few simple rules on solved
+weighted positions. Agreement rates with the solver: `bench/bench_durak.py`.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from arena.games.durak.rules import DurakMove, DurakState, MoveKind
@@ -55,7 +60,28 @@ def table_lay(attacker: list[int], defender: list[int]) -> int:
     return cards[run[0]]
 
 
-def greedy_move(state: DurakState, style: str = "table") -> DurakMove:
+def weighted_move(state: DurakState, weights: Sequence[int]) -> DurakMove:
+    """The weight-aware rules (see the module docstring)."""
+
+    def weight(card: int) -> int:
+        return weights[card - 1]
+
+    if state.table is None:
+        card = max(state.hands[state.attacker], key=lambda c: (weight(c), -c))
+        return DurakMove(MoveKind.LAY, card)
+    higher = [c for c in state.hands[state.defender] if c > state.table]
+    if higher:
+        beat = max(higher, key=lambda c: (weight(c), -c))
+        if weight(state.table) + weight(beat) > 0:
+            return DurakMove(MoveKind.BEAT, beat)
+    return DurakMove(MoveKind.TAKE)
+
+
+def greedy_move(
+    state: DurakState, style: str = "table", weights: Sequence[int] | None = None
+) -> DurakMove:
+    if weights is not None:
+        return weighted_move(state, weights)
     attacker = sorted(state.hands[state.attacker])
     defender = sorted(state.hands[state.defender])
     if state.table is not None:
@@ -86,4 +112,4 @@ class GreedyBot:
         self.style = style
 
     def choose_move(self, game: Any, state: DurakState, rng: random.Random) -> DurakMove:
-        return greedy_move(state, self.style)
+        return greedy_move(state, self.style, game.rules.weights)

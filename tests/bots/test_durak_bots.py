@@ -88,3 +88,23 @@ def test_perfect_bot_gets_at_least_the_value_against_greedy() -> None:
         match = play_match(game, [PerfectBot(solver=solver), GreedyBot()], seed=seed)
         assert match.outcome is not None and match.outcome.scores is not None
         assert match.outcome.scores[0] >= int(value / 2)
+
+
+def test_weighted_greedy_rules() -> None:
+    from arena.games.durak.rules import DurakMove, MoveKind
+    from bots.durak.greedy import greedy_move
+
+    game = DurakGame(DurakSettings("0011", (1, 5, -2, 3)))
+    state = game.initial_state()
+    assert greedy_move(state, weights=game.rules.weights) == DurakMove(MoveKind.LAY, 2)
+    laid = game.check_move(state, game.parse_move("lay 2"))
+    # 5 + 3 > 0: beat with the heaviest higher card, 4.
+    assert greedy_move(laid, weights=game.rules.weights) == DurakMove(MoveKind.BEAT, 4)
+    laid = game.check_move(state, game.parse_move("lay 1"))
+    # 1 + 3 > 0 with card 4 (heavier than 3).
+    assert greedy_move(laid, weights=game.rules.weights) == DurakMove(MoveKind.BEAT, 4)
+    light = DurakGame(DurakSettings("0011", (-4, 5, -2, 3)))
+    laid = light.check_move(light.initial_state(), light.parse_move("lay 1"))
+    assert greedy_move(laid, weights=light.rules.weights) == DurakMove(MoveKind.TAKE)
+    agreement = measure_agreement(cards=8, deals=8, seed=2, weights=(-5, 5))
+    assert agreement.decisions > 0 and agreement.rate > 0.4
