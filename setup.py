@@ -1,5 +1,7 @@
 """Build the compiled rule cores; everything else is declared in pyproject.toml."""
 
+from pathlib import Path
+
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -12,7 +14,12 @@ extensions = [
     Extension("arena.games.substitution.game", ["arena/games/substitution/game.py"]),
     Extension("bots.substitution.random_bot", ["bots/substitution/random_bot.py"]),
     Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
+    Extension(
+        "arena.games.durak._core", ["arena/games/durak/_core.pyx"], language="c++"
+    ),
 ]
+# Build what this checkout has (a worktree may lack another game's sources).
+extensions = [ext for ext in extensions if all(Path(src).exists() for src in ext.sources)]
 
 setup(
     ext_modules=cythonize(

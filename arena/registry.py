@@ -31,6 +31,10 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "bots.sim.plugin",
     "arena.games.heaps.plugin",
     "bots.heaps.plugin",
+    "arena.games.durak.plugin",
+    "bots.durak.plugin",
+    "arena.games.tiles.plugin",
+    "bots.tiles.plugin",
 )
 """Modules of the built-in plugins, registered before installed ones."""
 

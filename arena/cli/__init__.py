@@ -13,6 +13,7 @@ SUBCOMMANDS = {
     "grammar": "arena.cli.grammar:grammar",
     "solve": "arena.cli.solve:solve",
     "compare": "arena.cli.compare:compare",
+    "compare-tiles": "arena.games.tiles.compare:compare_tiles",
 }
 
 

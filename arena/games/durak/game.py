@@ -1,0 +1,136 @@
+"""`DurakGame`: single-suit Durak rules behind the generic `arena.game.Game` API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.errors import SettingsError
+from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
+from arena.games.durak import rules
+from arena.games.durak.rules import DurakMove, DurakSettings, DurakState
+
+__all__ = ["DurakGame"]
+
+_GAME_TYPE = GameType(
+    name="durak",
+    title="Single-suit Durak",
+    description=(
+        "Cards 1..n split between two players. The attacker lays a card; the defender "
+        "takes it (the attacker lays again) or beats it with a higher card (both leave, "
+        "the beater lays next). Whoever first has no cards wins, scoring the opponent's "
+        "remaining cards (or their weights). D-Durak: running out together is a draw."
+    ),
+    move_syntax="'lay N' (attacker), 'take' or 'beat N' (defender); N is a card number",
+)
+
+
+class DurakGame(Game[DurakState, DurakMove]):
+    """The rules bound to one deal (`DurakSettings`)."""
+
+    type = _GAME_TYPE
+
+    def __init__(self, settings: DurakSettings) -> None:
+        self.rules = settings
+
+    def __repr__(self) -> str:
+        return f"DurakGame({self.rules!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DurakGame) and other.rules == self.rules
+
+    def __hash__(self) -> int:
+        return hash(self.rules)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> DurakGame:
+        if not isinstance(settings, Mapping):
+            raise SettingsError("durak settings must be a mapping")
+        return cls(DurakSettings.from_mapping(settings))
+
+    def settings(self) -> dict[str, Any]:
+        return self.rules.to_mapping()
+
+    def initial_state(self) -> DurakState:
+        return rules.initial_state(self.rules)
+
+    def to_act(self, state: DurakState) -> int:
+        seat = state.to_move
+        return TERMINAL if seat is None else seat
+
+    def parse_move(self, text: str) -> DurakMove:
+        return rules.parse_move(text)
+
+    def format_move(self, move: DurakMove) -> str:
+        return str(move)
+
+    def check_move(self, state: DurakState, move: DurakMove) -> DurakState | Rejection:
+        if not isinstance(move, DurakMove):
+            return Rejection("malformed", f"{move!r} is not a durak move")
+        refusal = rules.judge_move(self.rules, state, move)
+        if refusal is not None:
+            return Rejection(refusal.code, refusal.message)
+        return rules.apply_move(state, move)
+
+    def legal_moves(self, state: DurakState, limit: int = 1000) -> LegalOptions:
+        moves = [str(m) for m in rules.legal_moves(self.rules, state)]
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+
+    def outcome(self, state: DurakState) -> Outcome | None:
+        end = rules.result(self.rules, state)
+        if end is None:
+            return None
+        detail = (
+            "both ran out in the same move"
+            if state.together
+            else f"player {state.out} ran out of cards first"
+        )
+        return Outcome(end.winner, end.payoffs, detail=detail)
+
+    def state_to_json(self, state: DurakState) -> dict[str, Any]:
+        return {
+            "hands": [sorted(state.hands[0]), sorted(state.hands[1])],
+            "attacker": state.attacker,
+            "table": state.table,
+            "moves": state.moves,
+            "out": state.out,
+            "together": state.together,
+        }
+
+    def state_from_json(self, data: Mapping[str, Any]) -> DurakState:
+        try:
+            lists = [[int(c) for c in hand] for hand in data["hands"]]
+            hands = tuple(frozenset(hand) for hand in lists)
+            attacker = int(data["attacker"])
+            table = None if data.get("table") is None else int(data["table"])
+            out = None if data.get("out") is None else int(data["out"])
+            state = DurakState(
+                (hands[0], hands[1]),
+                attacker,
+                table,
+                int(data.get("moves", 0)),
+                out,
+                bool(data.get("together", False)),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise ValueError(f"bad durak state: {error}") from None
+        cards = [c for hand in lists for c in hand] + ([table] if table is not None else [])
+        if len(hands) != 2 or attacker not in (0, 1) or out not in (None, 0, 1):
+            raise ValueError("bad durak state: two hands and seats 0/1 expected")
+        if len(cards) != len(set(cards)) or not all(1 <= c <= self.rules.num_cards for c in cards):
+            raise ValueError("bad durak state: cards repeat or do not exist")
+        return state
+
+    def facts(self, state: DurakState) -> dict[str, Any]:
+        return {"hands": [sorted(state.hands[0]), sorted(state.hands[1])]}
+
+    def render(self, state: DurakState) -> dict[str, Any]:
+        view = self.state_to_json(state)
+        view["to_move"] = state.to_move
+        view["weights"] = list(self.rules.weights) if self.rules.weights else None
+        played = set(range(1, self.rules.num_cards + 1)) - state.hands[0] - state.hands[1]
+        view["played"] = sorted(played - ({state.table} if state.table else set()))
+        return view
+
+    def move_number(self, state: DurakState) -> int:
+        return state.moves

@@ -1,0 +1,13 @@
+"""Registers the Durak game with the arena."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.durak.game import DurakGame
+from arena.hookspecs import hookimpl
+
+
+@hookimpl
+def arena_games() -> list[type[Any]]:
+    return [DurakGame]

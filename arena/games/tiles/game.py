@@ -1,0 +1,220 @@
+"""`TilesGame`: the dice-tile game behind the generic `arena.game.Game` API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.errors import SettingsError
+from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
+from arena.games.tiles.rules import (
+    ROLLS,
+    Choice,
+    Roll,
+    TilesMove,
+    TilesSettings,
+    TilesState,
+    board_of,
+    move_options,
+    parse_move,
+    tiles_of,
+)
+
+__all__ = ["TilesGame"]
+
+_GAME_TYPE = GameType(
+    name="tiles",
+    title="Balinese dice tiles",
+    description=(
+        "Each player has tiles 1..12 face up. Roll two dice x, y, then turn down tiles x "
+        "and y (one tile on a double), or the tile x + y, or do nothing. Solo: all tiles "
+        "down in as few turns as possible; with more players the first to finish wins."
+    ),
+    move_syntax="'pair', 'sum' or 'pass', or the tiles turned down ('3 5', '8')",
+    min_players=1,
+    max_players=8,
+    chance=True,
+    chance_name="dice",
+)
+
+
+class TilesGame(Game[TilesState, TilesMove]):
+    type = _GAME_TYPE
+
+    def __init__(self, settings: TilesSettings) -> None:
+        self.rules = settings
+
+    def __repr__(self) -> str:
+        return f"TilesGame({self.rules!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TilesGame) and other.rules == self.rules
+
+    def __hash__(self) -> int:
+        return hash(self.rules)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> TilesGame:
+        if not isinstance(settings, Mapping):
+            raise SettingsError("tiles settings must be a mapping")
+        return cls(TilesSettings.from_mapping(settings))
+
+    def settings(self) -> dict[str, Any]:
+        return self.rules.to_mapping()
+
+    def num_players(self) -> int:
+        return self.rules.players
+
+    def initial_state(self) -> TilesState:
+        players = self.rules.players
+        return TilesState((self.rules.full_board,) * players, 0, None, (0,) * players)
+
+    def to_act(self, state: TilesState) -> int:
+        if state.over:
+            return TERMINAL
+        return CHANCE if state.roll is None else state.to_move
+
+    def chance_outcomes(self, state: TilesState) -> Sequence[tuple[Roll, int]]:
+        return ROLLS
+
+    def apply_chance(self, state: TilesState, outcome: Any) -> TilesState:
+        if state.over or state.roll is not None:
+            raise ValueError("no roll is due")
+        try:
+            x, y = sorted(int(v) for v in outcome)
+        except (TypeError, ValueError):
+            raise ValueError(f"a roll is two dice, not {outcome!r}") from None
+        if not (1 <= x <= 6 and 1 <= y <= 6):
+            raise ValueError(f"dice show 1..6, not {outcome!r}")
+        return TilesState(state.boards, state.to_move, (x, y), state.turns)
+
+    def parse_move(self, text: str) -> TilesMove:
+        return parse_move(text)
+
+    def format_move(self, move: TilesMove) -> str:
+        return str(move)
+
+    def resolve(self, state: TilesState, move: TilesMove) -> Choice | Rejection:
+        """Which choice `move` makes under the pending roll, or why it cannot."""
+        assert state.roll is not None
+        x, y = state.roll
+        if move.choice is not None:
+            return move.choice
+        pair = (x,) if x == y else (x, y)
+        for tile in move.tiles:
+            if not 1 <= tile <= self.rules.tiles:
+                return Rejection(
+                    "no-such-tile", f"tile {tile} does not exist (1..{self.rules.tiles})"
+                )
+        if not move.tiles:
+            return Choice.PASS
+        if move.tiles == pair:
+            return Choice.PAIR
+        if move.tiles == (x + y,):
+            return Choice.SUM
+        return Rejection(
+            "wrong-tiles",
+            f"the roll {x}-{y} turns down {' and '.join(map(str, pair))} or {x + y}, "
+            f"not {' '.join(map(str, move.tiles))}",
+        )
+
+    def check_move(self, state: TilesState, move: TilesMove) -> TilesState | Rejection:
+        if not isinstance(move, TilesMove):
+            return Rejection("malformed", f"{move!r} is not a tiles move")
+        if state.over:
+            return Rejection("game-over", "the game is already over")
+        if state.roll is None:
+            return Rejection("missing-dice", "the dice have not been rolled")
+        choice = self.resolve(state, move)
+        if isinstance(choice, Rejection):
+            return choice
+        seat = state.to_move
+        board = state.boards[seat]
+        options = move_options(board, state.roll)
+        x, y = state.roll
+        if choice is Choice.PASS:
+            if options and not self.rules.voluntary_skip:
+                return Rejection(
+                    "must-move", f"a move exists ({', '.join(c.value for c in options)})"
+                )
+            after = board
+        elif choice not in options:
+            wanted = (
+                [x]
+                if choice is Choice.PAIR and x == y
+                else [x, y]
+                if choice is Choice.PAIR
+                else [x + y]
+            )
+            down = [t for t in wanted if t > self.rules.tiles or not (board >> (t - 1)) & 1]
+            return Rejection(
+                "tile-down",
+                f"tile {', '.join(map(str, down))} is not up (board {tiles_of(board)})",
+            )
+        else:
+            after = options[choice]
+        boards = state.boards[:seat] + (after,) + state.boards[seat + 1 :]
+        turns = state.turns[:seat] + (state.turns[seat] + 1,) + state.turns[seat + 1 :]
+        if after == 0:
+            return TilesState(boards, seat, None, turns, winner=seat)
+        stopped = sum(turns) >= self.rules.max_turns
+        return TilesState(boards, (seat + 1) % self.rules.players, None, turns, stopped=stopped)
+
+    def legal_moves(self, state: TilesState, limit: int = 1000) -> LegalOptions:
+        if state.over or state.roll is None:
+            return LegalOptions(())
+        options = move_options(state.boards[state.to_move], state.roll)
+        moves = [c.value for c in (Choice.PAIR, Choice.SUM) if c in options]
+        if not moves or self.rules.voluntary_skip:
+            moves.append(Choice.PASS.value)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+
+    def outcome(self, state: TilesState) -> Outcome | None:
+        if not state.over:
+            return None
+        left = tuple(len(tiles_of(b)) for b in state.boards)
+        if self.rules.players == 1:
+            if state.winner is None:
+                return Outcome(None, (state.turns[0],), detail="turn limit reached")
+            return Outcome(0, (state.turns[0],), detail=f"finished in {state.turns[0]} turns")
+        if state.winner is None:
+            return Outcome(None, left, detail="turn limit reached")
+        return Outcome(state.winner, left, detail=f"player {state.winner} turned all tiles down")
+
+    def state_to_json(self, state: TilesState) -> dict[str, Any]:
+        return {
+            "boards": [tiles_of(b) for b in state.boards],
+            "to_move": state.to_move,
+            "roll": list(state.roll) if state.roll is not None else None,
+            "turns": list(state.turns),
+            "winner": state.winner,
+            "stopped": state.stopped,
+        }
+
+    def state_from_json(self, data: Mapping[str, Any]) -> TilesState:
+        try:
+            boards = tuple(board_of([int(t) for t in tiles]) for tiles in data["boards"])
+            roll = data.get("roll")
+            state = TilesState(
+                boards,
+                int(data.get("to_move", 0)),
+                None if roll is None else (int(roll[0]), int(roll[1])),
+                tuple(int(t) for t in data.get("turns", (0,) * len(boards))),
+                None if data.get("winner") is None else int(data["winner"]),
+                bool(data.get("stopped", False)),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise ValueError(f"bad tiles state: {error}") from None
+        if len(boards) != self.rules.players or len(state.turns) != len(boards):
+            raise ValueError(f"bad tiles state: expected {self.rules.players} boards and turns")
+        if any(b >> self.rules.tiles for b in boards) or not 0 <= state.to_move < len(boards):
+            raise ValueError("bad tiles state: tiles or seat out of range")
+        if state.roll is not None and not all(1 <= d <= 6 for d in state.roll):
+            raise ValueError("bad tiles state: dice show 1..6")
+        return state
+
+    def facts(self, state: TilesState) -> dict[str, Any]:
+        return {"boards": [tiles_of(b) for b in state.boards]}
+
+    def move_number(self, state: TilesState) -> int:
+        return sum(state.turns)

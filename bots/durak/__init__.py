@@ -1,0 +1,1 @@
+"""Bots for single-suit Durak: `durak-perfect` (the exact solver) and `durak-greedy`."""

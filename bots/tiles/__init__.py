@@ -1,0 +1,1 @@
+"""Bots for the dice-tile game: the seed's three strategies and the perfect racer."""
