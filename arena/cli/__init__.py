@@ -13,6 +13,8 @@ SUBCOMMANDS = {
     "grammar": "arena.cli.grammar:grammar",
     "solve": "arena.cli.solve:solve",
     "compare": "arena.cli.compare:compare",
+    "serve": "arena.cli.serve:serve",
+    "connect": "arena.cli.connect:connect",
 }
 
 
