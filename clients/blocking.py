@@ -97,7 +97,7 @@ class SimpleClient:
 
     def close(self) -> None:
         """Disconnect and stop the background loop (safe to call twice)."""
-        if not self._loop.is_running():
+        if self._loop.is_closed():
             return
         try:
             self._call(self.client.stop(), timeout=5)
@@ -106,6 +106,8 @@ class SimpleClient:
             pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self._loop.close()
 
     def __enter__(self) -> SimpleClient:
         return self

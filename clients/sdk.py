@@ -39,6 +39,7 @@ from protocol import (
     ProtocolError,
     RemoteError,
 )
+from protocol.errors import error_from_code
 
 __all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
 
@@ -330,8 +331,8 @@ class ArenaClient:
             if self.stop_after is not None and len(self.results) >= self.stop_after:
                 self._stopping = True
         elif kind == "error":
-            self.errors.append(RemoteError(message["code"], message["message"],
-                                           fatal=message["fatal"]))
+            self.errors.append(error_from_code(message["code"], message["message"],
+                                               fatal=message["fatal"]))
             if message["fatal"]:
                 log.error("server error: %s %s", message["code"], message["message"])
         elif kind == "ping":

@@ -36,6 +36,7 @@ __all__ = [
     "UnknownMessageType",
     "VersionError",
     "WrongFieldType",
+    "error_from_code",
 ]
 
 
@@ -106,3 +107,22 @@ class RemoteError(ProtocolError):
         super().__init__(message)
         self.code = code
         self.fatal = fatal
+
+
+def error_from_code(code: str, message: str, *, fatal: bool = False) -> ProtocolError:
+    """The error class for an ``error`` message's code (`RemoteError` for other codes).
+
+    >>> error_from_code("unauthorized", "unknown or revoked token", fatal=True)
+    AuthenticationError('unknown or revoked token')
+    """
+    known: dict[str, type[ProtocolError]] = {
+        cls.code: cls for cls in (OversizeFrame, UndecodableFrame, UnknownMessageType, MissingField,
+                                  UnknownField, WrongFieldType, UnexpectedMessage, VersionError,
+                                  AuthenticationError)
+    }
+    cls = known.get(code)
+    if cls is None:
+        return RemoteError(code, message, fatal=fatal)
+    error = cls(message)
+    error.fatal = fatal
+    return error

@@ -141,7 +141,7 @@ class ArenaServer(GameHost):
             if self.ladder is not None:
                 await self.ladder.stop()
             if self._ws is not None:
-                self._ws.close(close_connections=False)
+                self._ws.server.close()  # stop accepting; connections stay open for now
             for live in list(self.live.values()):
                 live.abort("the server shut down")
             if self._game_tasks:
