@@ -107,6 +107,7 @@ class ArenaServer(GameHost):
             compression=None,
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
+            close_timeout=self.config.close_timeout,
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
         if self.config.ladder is not None:

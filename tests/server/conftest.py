@@ -26,6 +26,7 @@ class Arena:
     def __init__(self, server: ArenaServer) -> None:
         self.server = server
         self.clients: list[tuple[ArenaClient, asyncio.Task[None]]] = []
+        self.raws: list[RawClient] = []
 
     @property
     def url(self) -> str:
@@ -53,9 +54,13 @@ class Arena:
     async def raw(self, encoding: Encoding = Encoding.JSON) -> RawClient:
         ws = await connect(self.url, subprotocols=[encoding.subprotocol], compression=None,
                            max_size=None)
-        return RawClient(ws, encoding)
+        raw = RawClient(ws, encoding)
+        self.raws.append(raw)
+        return raw
 
     async def close(self) -> None:
+        for raw in self.raws:
+            raw.ws.transport.abort()
         for client, _ in self.clients:
             await client.stop()
         for _, task in self.clients:
