@@ -187,6 +187,7 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("error", "both", (
             _f("code", "str"), _f("message", "str"), _f("fatal", "bool"),
             _f("game_id", "str", optional=True, null=True),
+            _f("request_id", "str", "the request_game this answers", optional=True),
         ), "Something was wrong; fatal errors close the connection."),
     )
 }

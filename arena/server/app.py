@@ -506,7 +506,8 @@ class ArenaServer(GameHost):
             live = self.start_game(message["game"], message["settings"], message["players"],
                                    seed=message["seed"], time_control=control)
         except (ArenaError, ValueError, RuntimeError) as error:
-            session.send("error", code="bad-request", message=f"{request_id}: {error}", fatal=False)
+            session.send("error", code="bad-request", message=str(error), fatal=False,
+                         request_id=request_id)
             return
         session.send("game_requested", request_id=request_id, game_id=live.id)
         assert live.task is not None
