@@ -299,6 +299,10 @@ class ArenaClient:
         kind = message.type
         if kind == "welcome":
             self.welcome = message
+            for game_id in set(self._games) - set(message["games"]):
+                # lost with a server restart: the server recorded them as aborted
+                del self._games[game_id]
+                self._last_turns.pop(game_id, None)
             self.connected.set()
         elif kind == "game_start":
             info = GameInfo.from_message(message)

@@ -32,9 +32,8 @@ from arena.server import http
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
-from arena.server.ratings import initial_rating, rate
 from arena.server.session import Session
-from arena.server.storage import AsyncStorage, RatingRow, Storage
+from arena.server.storage import AsyncStorage, Storage
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -77,7 +76,6 @@ class ArenaServer(GameHost):
         self.storage: AsyncStorage | None = None
         self.ladder: Ladder | None = None
         self.recovered: list[str] = []
-        self._ratings: dict[tuple[str, str], RatingRow] = {}
         self._grace: dict[str, asyncio.TimerHandle] = {}
         self._ws: Server | None = None
         self._closing = False
@@ -94,8 +92,6 @@ class ArenaServer(GameHost):
             raise RuntimeError("the server is already started")
         storage = Storage(self.config.db)
         self.recovered = storage.recover()
-        for row in storage.leaderboard():
-            self._ratings[(row.bot, row.game)] = row
         self.storage = AsyncStorage(storage)
         self._ws = await serve(
             self._handle,
@@ -248,15 +244,8 @@ class ArenaServer(GameHost):
         if match.outcome is None:
             match.abort("the server shut down")
         record = match.record()
-        ratings: list[tuple[RatingRow, RatingRow]] = []
-        if live.ladder:
-            before = [self._rating(name, record.game) for name in record.players]
-            assert record.outcome is not None
-            after = rate(before, record.outcome)
-            ratings = [(b, a) for b, a in zip(before, after, strict=True) if a is not b]
-        await self.storage.call(storage.finish_game, record, ratings)
-        for _, row in ratings:  # committed: now it may be announced
-            self._ratings[(row.bot, row.game)] = row
+        # committed (with the rating update) before anybody hears of the result
+        await self.storage.call(storage.finish_game, record, rated=live.ladder)
         live.record = record
         self.games_finished += 1
         self._announce_end(live, record)
@@ -285,9 +274,6 @@ class ArenaServer(GameHost):
                     del self.bot_games[name]
                     if name in self._grace:
                         self._grace.pop(name).cancel()
-
-    def _rating(self, bot: str, game: str) -> RatingRow:
-        return self._ratings.get((bot, game)) or initial_rating(bot, game)
 
     # -- GameHost ----------------------------------------------------------------------
 

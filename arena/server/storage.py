@@ -208,17 +208,19 @@ class Storage:
 
         self._tx(work)
 
-    def finish_game(
-        self,
-        record: MatchRecord,
-        ratings: Sequence[tuple[RatingRow, RatingRow]] = (),
-    ) -> None:
-        """Store the result, the log and the rating changes ``(before, after)`` at once."""
+    def finish_game(self, record: MatchRecord, *, rated: bool = False) -> list[RatingRow]:
+        """Store the result, the log and (if `rated`) the rating changes in one transaction.
+
+        The ratings before the game are read inside the transaction, so games that end
+        at the same time are rated one after the other. Returns the new ratings.
+        """
+        from arena.server.ratings import initial_rating, rate
+
         outcome = record.outcome
         assert outcome is not None
         log = to_jsonl(record)
 
-        def work(db: sqlite3.Connection) -> None:
+        def work(db: sqlite3.Connection) -> list[RatingRow]:
             db.execute(
                 "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
                 " reason = ?, turns = ?, finished = ?, log = ? WHERE id = ?",
@@ -227,19 +229,25 @@ class Storage:
                  outcome.termination.value, outcome.detail, len(record.turns), time.time(),
                  log, record.id),
             )
-            for before, after in ratings:
+            if not rated or outcome.result == "aborted":
+                return []
+            before = [self.rating(bot, record.game) or initial_rating(bot, record.game)
+                      for bot in record.players]
+            after = rate(before, outcome)
+            for old, new in zip(before, after, strict=True):
                 db.execute(
                     "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
                     " draws, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (after.bot, after.game, after.mu, after.sigma, after.games, after.wins,
-                     after.losses, after.draws, time.time()),
+                    (new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                     new.draws, time.time()),
                 )
                 db.execute(
                     "INSERT INTO rating_updates VALUES (?, ?, ?, ?, ?, ?)",
-                    (record.id, after.bot, before.mu, before.sigma, after.mu, after.sigma),
+                    (record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma),
                 )
+            return after
 
-        self._tx(work)
+        return self._tx(work)
 
     def recover(self, detail: str = "server stopped while the game was in flight") -> list[str]:
         """Mark games left running by a crash as aborted (with a log); return their ids."""
