@@ -48,6 +48,9 @@ CAPABILITIES: tuple[str, ...] = ("spectate", "resume", "retries", "legal-moves")
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted inside a message."""
 
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+"""Integers must fit msgpack (and 64-bit clients): JSON could carry bigger ones."""
+
 Sender = Literal["client", "server", "both"]
 Kind = Literal["str", "int", "number", "bool", "strs", "object", "list", "json"]
 
@@ -196,8 +199,10 @@ SCHEMA: dict[str, MessageSpec] = {
 def _json_like(value: Any, depth: int = 0) -> bool:
     if depth > MAX_DEPTH:
         return False
-    if value is None or isinstance(value, (bool, str, int)):
+    if value is None or isinstance(value, (bool, str)):
         return True
+    if isinstance(value, int):
+        return _INT_MIN <= value <= _INT_MAX
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, list):
@@ -211,7 +216,7 @@ def _kind_ok(kind: Kind, value: Any) -> bool:
     if kind == "str":
         return isinstance(value, str)
     if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and _INT_MIN <= value <= _INT_MAX
     if kind == "number":
         return (isinstance(value, (int, float)) and not isinstance(value, bool)
                 and math.isfinite(value))

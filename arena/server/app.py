@@ -447,7 +447,7 @@ class ArenaServer(GameHost):
                 handle.cancel()
         games = sorted(self.bot_games.get(name, ())) if role == "bot" and name else []
         session.send(
-            "welcome", protocol=PROTOCOL_VERSION, server=f"{self.config.name} arena",
+            "welcome", protocol=PROTOCOL_VERSION, server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
             role=role, bot=name, capabilities=list(CAPABILITIES), games=games,
             limits={"max_frame": self.config.max_frame,
                     "ping_interval": self.config.ping_interval or 0},
