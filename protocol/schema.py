@@ -15,8 +15,7 @@ unknown field, a missing field or a value of the wrong kind is a `SchemaError`.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -55,6 +54,84 @@ Sender = Literal["client", "server", "both"]
 Kind = Literal["str", "int", "number", "bool", "strs", "object", "list", "json"]
 
 
+def _json_like(value: Any, depth: int = 0) -> bool:
+    """True for JSON values (finite floats, 64-bit integers, string keys), not too deep.
+
+    Written with explicit loops and exact type checks: it runs on every state sent.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return _INT_MIN <= value <= _INT_MAX
+    if kind is float:
+        return value - value == 0.0  # False for inf and nan
+    if depth >= MAX_DEPTH:
+        return False
+    if kind is list:
+        for item in value:
+            item_kind = type(item)
+            if item_kind is str:
+                continue
+            if item_kind is int and _INT_MIN <= item <= _INT_MAX:
+                continue
+            if not _json_like(item, depth + 1):
+                return False
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            item_kind = type(item)
+            if item_kind is str:
+                continue
+            if item_kind is int and _INT_MIN <= item <= _INT_MAX:
+                continue
+            if not _json_like(item, depth + 1):
+                return False
+        return True
+    return False
+
+
+def _is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int and _INT_MIN <= value <= _INT_MAX
+
+
+def _is_number(value: Any) -> bool:
+    return (type(value) is int and _INT_MIN <= value <= _INT_MAX) or (
+        type(value) is float and value - value == 0.0)
+
+
+def _is_bool(value: Any) -> bool:
+    return type(value) is bool
+
+
+def _is_strs(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def _is_object(value: Any) -> bool:
+    return type(value) is dict and _json_like(value)
+
+
+def _is_list(value: Any) -> bool:
+    return type(value) is list and _json_like(value)
+
+
+_CHECKS = {
+    "str": _is_str, "int": _is_int, "number": _is_number, "bool": _is_bool, "strs": _is_strs,
+    "object": _is_object, "list": _is_list, "json": _json_like,
+}
+
+
+def _kind_ok(kind: Kind, value: Any) -> bool:
+    return _CHECKS[kind](value)
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -71,13 +148,29 @@ class MessageSpec:
     fields: tuple[Field, ...]
     doc: str = ""
     by_name: Mapping[str, Field] = field(init=False, repr=False, compare=False)
+    checks: Mapping[str, tuple[Callable[[Any], bool], bool, str]] = field(
+        init=False, repr=False, compare=False)
+    required: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
+        object.__setattr__(self, "checks", {
+            f.name: (_CHECKS[f.kind], f.nullable, f.kind) for f in self.fields})
+        object.__setattr__(self, "required", frozenset(f.name for f in self.fields if f.required))
 
 
 def _f(name: str, kind: Kind, doc: str = "", *, optional: bool = False, null: bool = False) -> Field:
     return Field(name, kind, not optional, null, doc)
+
+
+_KIND_NAMES = {
+    "str": "a string", "int": "an integer", "number": "a number", "bool": "a boolean",
+    "strs": "a list of strings", "object": "an object", "list": "a list", "json": "a JSON value",
+}
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
 
 
 _GAME = _f("game_id", "str", "the game's id")
@@ -196,51 +289,6 @@ SCHEMA: dict[str, MessageSpec] = {
 }
 
 
-def _json_like(value: Any, depth: int = 0) -> bool:
-    if depth > MAX_DEPTH:
-        return False
-    if value is None or isinstance(value, (bool, str)):
-        return True
-    if isinstance(value, int):
-        return _INT_MIN <= value <= _INT_MAX
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, list):
-        return all(_json_like(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_like(v, depth + 1) for k, v in value.items())
-    return False
-
-
-def _kind_ok(kind: Kind, value: Any) -> bool:
-    if kind == "str":
-        return isinstance(value, str)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool) and _INT_MIN <= value <= _INT_MAX
-    if kind == "number":
-        return (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and math.isfinite(value))
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "strs":
-        return isinstance(value, list) and all(isinstance(item, str) for item in value)
-    if kind == "object":
-        return isinstance(value, dict) and _json_like(value)
-    if kind == "list":
-        return isinstance(value, list) and _json_like(value)
-    return _json_like(value)
-
-
-_KIND_NAMES = {
-    "str": "a string", "int": "an integer", "number": "a number", "bool": "a boolean",
-    "strs": "a list of strings", "object": "an object", "list": "a list", "json": "a JSON value",
-}
-
-
-def _type_name(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
-
-
 @dataclass(frozen=True)
 class Message:
     """A validated message: its `type` and its fields (`body`, without the type)."""
@@ -273,28 +321,31 @@ class Message:
             raise UnknownMessageType(f"unknown message type {shown!r}")
         if sender != "both" and spec.sender not in (sender, "both"):
             raise UnexpectedMessage(f"a {sender} may not send {kind!r} messages")
-        body: dict[str, Any] = {}
+        checks = spec.checks
         for key, value in data.items():
-            if key == "type":
-                continue
-            if not isinstance(key, str):
-                raise WrongFieldType(f"{kind}: field names must be strings, not {_type_name(key)}")
-            spec_field = spec.by_name.get(key)
-            if spec_field is None:
+            entry = checks.get(key)
+            if entry is None:
+                if key == "type":
+                    continue
+                if not isinstance(key, str):
+                    raise WrongFieldType(f"{kind}: field names must be strings, not {_type_name(key)}")
                 shown = key if len(key) <= 40 else key[:40] + "..."
                 raise UnknownField(f"{kind}: unknown field {shown!r}")
-            if value is None and spec_field.nullable:
-                body[key] = None
+            check, nullable, kind_name = entry
+            if value is None:
+                if nullable:
+                    continue
+            elif check(value):
                 continue
-            if not _kind_ok(spec_field.kind, value):
-                raise WrongFieldType(
-                    f"{kind}: field {key!r} must be {_KIND_NAMES[spec_field.kind]}"
-                    f"{' or null' if spec_field.nullable else ''}, not {_type_name(value)}"
-                )
-            body[key] = value
-        for spec_field in spec.fields:
-            if spec_field.required and spec_field.name not in body:
-                raise MissingField(f"{kind}: missing field {spec_field.name!r}")
+            raise WrongFieldType(
+                f"{kind}: field {key!r} must be {_KIND_NAMES[kind_name]}"
+                f"{' or null' if nullable else ''}, not {_type_name(value)}"
+            )
+        body = dict(data)
+        del body["type"]
+        if not spec.required <= body.keys():
+            missing = next(f.name for f in spec.fields if f.required and f.name not in body)
+            raise MissingField(f"{kind}: missing field {missing!r}")
         return cls(kind, body)
 
     def to_wire(self) -> dict[str, Any]:
