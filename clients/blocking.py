@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import queue
 import threading
-from typing import Any
+from typing import Any, Self
 
 from clients.sdk import ArenaBot, ArenaClient, GameResult, Turn
 
@@ -89,7 +90,11 @@ class SimpleClient:
         """Send the move for `turn`."""
         future = self._pending.pop((turn.game_id, turn.turn), None)
         if future is not None:
-            self._loop.call_soon_threadsafe(lambda: future.done() or future.set_result(move))
+            def resolve() -> None:
+                if not future.done():
+                    future.set_result(move)
+
+            self._loop.call_soon_threadsafe(resolve)
 
     @property
     def results(self) -> list[GameResult]:
@@ -102,14 +107,14 @@ class SimpleClient:
         try:
             self._call(self.client.stop(), timeout=5)
             self._run.result(timeout=5)
-        except Exception:  # noqa: BLE001 - closing must not raise
-            pass
+        except Exception as error:  # noqa: BLE001 - closing must not raise
+            logging.getLogger("arena.client").debug("while closing: %r", error)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         if not self._thread.is_alive():
             self._loop.close()
 
-    def __enter__(self) -> SimpleClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from clients.sdk import ArenaBot, GameInfo, GameResult, Rejected, Turn
 
-__all__ = ["BridgeError", "ExecBot", "LINE_PROTOCOL_VERSION"]
+__all__ = ["LINE_PROTOCOL_VERSION", "BridgeError", "ExecBot"]
 
 log = logging.getLogger("arena.bridge")
 

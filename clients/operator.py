@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -43,7 +43,7 @@ class Operator:
         self._welcome: asyncio.Future[Message] | None = None
         self._reader: asyncio.Task[None] | None = None
 
-    async def __aenter__(self) -> Operator:
+    async def __aenter__(self) -> Self:
         await self.connect()
         return self
 
@@ -111,20 +111,22 @@ class Operator:
                         self._handle(event)
         except Exception as failure:  # noqa: BLE001 - handed to every waiter below
             error = failure
-        for future in [*self._requests.values(), *self._games.values(),
-                       *([self._welcome] if self._welcome else [])]:
-            if not future.done():
-                future.set_exception(error)
+        waiters: list[asyncio.Future[Any]] = [*self._requests.values(), *self._games.values()]
+        if self._welcome is not None:
+            waiters.append(self._welcome)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
 
     def _handle(self, message: Message) -> None:
         loop = asyncio.get_running_loop()
         if message.type == "welcome" and self._welcome is not None:
             self._welcome.set_result(message)
         elif message.type == "game_requested":
-            future = self._requests.pop(message["request_id"], None)
-            if future is not None:
+            accepted = self._requests.pop(message["request_id"], None)
+            if accepted is not None:
                 self._games.setdefault(message["game_id"], loop.create_future())
-                future.set_result(message["game_id"])
+                accepted.set_result(message["game_id"])
         elif message.type == "game_over" and "log" in message.body:
             future = self._games.setdefault(message["game_id"], loop.create_future())
             if not future.done():

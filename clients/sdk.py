@@ -309,29 +309,29 @@ class ArenaClient:
             self._games[info.game_id] = info
             self._bot.start(info)
         elif kind == "your_turn":
-            info = self._games.get(message["game_id"])
-            if info is not None:
+            playing = self._games.get(message["game_id"])
+            if playing is not None:
                 body = message.body
-                turn = Turn(info, body["turn"], body["move_number"], body["chance"], body["state"],
+                turn = Turn(playing, body["turn"], body["move_number"], body["chance"], body["state"],
                             body["clock"], body["clocks"], body["retries_left"])
-                self._last_turns[info.game_id] = message
+                self._last_turns[playing.game_id] = message
                 self._spawn(self._play(turn))
         elif kind == "move_rejected":
-            info = self._games.get(message["game_id"])
-            if info is not None:
+            playing = self._games.get(message["game_id"])
+            if playing is not None:
                 body = message.body
                 rejection = Rejected(body["turn"], body["move"], body["code"], body["message"],
                                      body["step"], body["retries_left"])
-                self._spawn(self._retry(info, rejection))
+                self._spawn(self._retry(playing, rejection))
         elif kind == "game_over":
-            info = self._games.pop(message["game_id"], None)
+            ended = self._games.pop(message["game_id"], None)
             self._last_turns.pop(message["game_id"], None)
             body = message.body
             result = GameResult(body["game_id"], body["result"], body["winner"], body["scores"],
                                 body["termination"], body["reason"], body["seed"],
-                                info.seat if info else None)
+                                ended.seat if ended else None)
             self.results.append(result)
-            self._bot.end(info, result)
+            self._bot.end(ended, result)
             if self.stop_after is not None and len(self.results) >= self.stop_after:
                 self._stopping = True
         elif kind == "error":

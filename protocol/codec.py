@@ -15,7 +15,7 @@ import enum
 import json
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from protocol.errors import OversizeFrame, UndecodableFrame
 from protocol.schema import PROTOCOL_VERSION

@@ -63,9 +63,9 @@ def _json_like(value: Any, depth: int = 0) -> bool:
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
-        return _INT_MIN <= value <= _INT_MAX
+        return bool(_INT_MIN <= value <= _INT_MAX)
     if kind is float:
-        return value - value == 0.0  # False for inf and nan
+        return bool(value - value == 0.0)  # False for inf and nan
     if depth >= MAX_DEPTH:
         return False
     if kind is list:

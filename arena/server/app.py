@@ -18,7 +18,7 @@ import random
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -155,7 +155,7 @@ class ArenaServer(GameHost):
         finally:
             self._closed.set()
 
-    async def __aenter__(self) -> ArenaServer:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -329,10 +329,11 @@ class ArenaServer(GameHost):
         encoding = Encoding.from_subprotocol(ws.subprotocol)
         core = ProtocolCore("server", encoding, max_frame=self.config.max_frame)
         session = Session(ws, core, max_queue=self.config.max_queue)
-        timer = asyncio.get_running_loop().call_later(
-            self.config.hello_timeout,
-            lambda: session.role or session.close(CLOSE_HELLO_TIMEOUT, "no hello in time"),
-        )
+        def no_hello() -> None:
+            if not session.role:
+                session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
+        timer = asyncio.get_running_loop().call_later(self.config.hello_timeout, no_hello)
         try:
             async for frame in ws:
                 core.receive_data(frame)

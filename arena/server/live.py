@@ -252,7 +252,7 @@ async def _house_move(live: LiveGame, seat: int) -> None:
     state, turn = live.match.state, live.turn
     try:
         move = await asyncio.to_thread(player.bot.choose_move, live.game, state, player.rng)
-    except Exception as error:  # a broken house bot loses its game, nothing else
+    except Exception as error:  # noqa: BLE001 - a broken house bot loses its game, nothing else
         live.forfeit(seat, Termination.ILLEGAL_MOVE, f"house bot {player.spec} failed: {error!r}")
         return
     text = move if isinstance(move, str) else live.game.format_move(move)

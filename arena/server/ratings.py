@@ -30,9 +30,9 @@ def rate(before: Sequence[RatingRow], outcome: Outcome) -> list[RatingRow]:
     if outcome.termination is Termination.ABORTED or len(before) < 2:
         return list(before)
     if outcome.winner is None:
-        ranks = [1] * len(before)
+        ranks = [1.0] * len(before)
     else:
-        ranks = [1 if seat == outcome.winner else 2 for seat in range(len(before))]
+        ranks = [1.0 if seat == outcome.winner else 2.0 for seat in range(len(before))]
     teams = [[_MODEL.rating(mu=row.mu, sigma=row.sigma, name=row.bot)] for row in before]
     rated = _MODEL.rate(teams, ranks=ranks)
     after = []

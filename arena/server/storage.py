@@ -278,7 +278,8 @@ class Storage:
         limit: int = 50,
         before: float | None = None,
     ) -> list[dict[str, Any]]:
-        where, args = [], []  # type: ignore[var-annotated]
+        where: list[str] = []
+        args: list[Any] = []
         if bot is not None:
             where.append("id IN (SELECT game_id FROM game_players WHERE bot = ?)")
             args.append(bot)

@@ -18,7 +18,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
 
 def block(name: str) -> list[tuple[str, str]]:
-    match = re.search(rf"```{name}\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    match = re.search(rf"```{name}\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
     assert match, f"docs/protocol.md has no {name} block"
     lines = []
     for line in match[1].splitlines():

@@ -21,7 +21,7 @@ from protocol.errors import AuthenticationError, RemoteError, error_from_code
 def test_make_validates_and_round_trips():
     message = Message.make("move", game_id="g1", turn=3, move="-1 0 1")
     assert message["turn"] == 3 and message.get("nothing") is None
-    assert eval(repr(message)) == message  # noqa: S307 - an evaluable repr
+    assert eval(repr(message)) == message
     for encoding in Encoding:
         wire = encoding.encode(message.to_wire())
         assert Message.from_wire(encoding.decode(wire), sender="client") == message
@@ -46,8 +46,8 @@ def test_strict_validation(data, error, text):
 
 
 def test_nullable_and_optional_fields():
-    fields = dict(game_id="g", turn=0, move="", code="malformed", message="m", step=None,
-                  retries_left=0)
+    fields = {"game_id": "g", "turn": 0, "move": "", "code": "malformed", "message": "m",
+              "step": None, "retries_left": 0}
     assert Message.make("move_rejected", **fields)["step"] is None
     with pytest.raises(WrongFieldType, match="or null"):
         Message.make("move_rejected", **{**fields, "step": "x"})

@@ -33,8 +33,8 @@ def free_port() -> int:
 
 async def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    errors = open(db.with_suffix(".stderr"), "ab")  # noqa: SIM115 - the child keeps it
-    process = subprocess.Popen(
+    errors = open(db.with_suffix(".stderr"), "ab")  # noqa: SIM115, ASYNC230 - the child keeps it
+    process = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
          "--db", str(db), "--moves", "20", "--interval", "0.05", "--house", "random",
          "--grace-ms", "60000", "--max-games", "4"],

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from websockets.exceptions import ConnectionClosed
+
 from arena.server import TimeControl
 from arena.server.live import Clock
 from clients.sdk import ArenaBot, GameResult, Rejected, Turn
