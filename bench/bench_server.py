@@ -32,7 +32,7 @@ from pathlib import Path
 from arena.games.substitution import Settings
 from arena.server.storage import Storage
 from clients.operator import Operator
-from clients.sdk import ArenaClient, BuiltinBot
+from clients.sdk import ArenaClient, BuiltinBot, Turn
 from protocol import Message
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,10 +85,9 @@ class TimedClient(ArenaClient):
         self.measuring = False
         self.on_message = self._timed
 
-    async def send(self, message: Message) -> None:
-        if message.type == "move":
-            self.sent[(message["game_id"], message["turn"])] = time.perf_counter()
-        await super().send(message)
+    def _start_move(self, turn: Turn) -> None:
+        super()._start_move(turn)  # queued; the read loop writes it right away
+        self.sent[(turn.game_id, turn.turn)] = time.perf_counter()
 
     def _timed(self, message: Message) -> None:
         if message.type == "move_accepted":

@@ -278,13 +278,20 @@ class ArenaClient:
                         log.warning("bad frame from server: %s", event)
                         continue
                     self._handle(event)
+                await self._flush()
                 if self._stopping:
                     await ws.close()
 
     async def send(self, message: Message) -> None:
+        """Send one message now."""
         if self._ws is None or self._core is None:
             raise ConnectionError("not connected")
         self._core.send(message)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        if self._ws is None or self._core is None:
+            return
         for frame in self._core.data_to_send():
             await self._ws.send(frame)
 
@@ -315,7 +322,7 @@ class ArenaClient:
                 turn = Turn(playing, body["turn"], body["move_number"], body["chance"], body["state"],
                             body["clock"], body["clocks"], body["retries_left"])
                 self._last_turns[playing.game_id] = message
-                self._spawn(self._play(turn))
+                self._start_move(turn)
         elif kind == "move_rejected":
             playing = self._games.get(message["game_id"])
             if playing is not None:
@@ -340,13 +347,26 @@ class ArenaClient:
             if message["fatal"]:
                 log.error("server error: %s %s", message["code"], message["message"])
         elif kind == "ping":
-            self._spawn(self.send(Message.make("pong", id=message["id"])))
+            if self._core is not None:
+                self._core.send(Message.make("pong", id=message["id"]))
 
-    async def _play(self, turn: Turn) -> None:
+    def _start_move(self, turn: Turn) -> None:
+        """Ask the bot; a plain answer is queued in the core and sent by the read loop
+        (no task per move), an awaitable one is awaited in its own task."""
         try:
             move = self._bot.move(turn)
-            if inspect.isawaitable(move):
-                move = await move
+        except Exception:
+            log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
+            return
+        if inspect.isawaitable(move):
+            self._spawn(self._finish_move(turn, move))
+        elif self._core is not None:
+            self._core.send(Message.make("move", game_id=turn.game_id, turn=turn.turn,
+                                         move=str(move)))
+
+    async def _finish_move(self, turn: Turn, pending: Awaitable[str]) -> None:
+        try:
+            move = await pending
         except Exception:
             log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
             return
@@ -362,7 +382,9 @@ class ArenaClient:
                     body["clock"], body["clocks"], rejection.retries_left)
         self._bot.rejected(turn, rejection)
         if rejection.retries_left >= 0 and rejection.code not in ("stale-turn", "not-your-turn"):
-            await self._play(turn)
+            self._start_move(turn)
+            with contextlib.suppress(ConnectionClosed, ConnectionError):
+                await self._flush()
 
 
 def run(url: str, token: str, bot: ArenaBot | Callable[[Turn], Any], **options: Any) -> list[GameResult]:
