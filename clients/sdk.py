@@ -346,9 +346,8 @@ class ArenaClient:
                                                fatal=message["fatal"]))
             if message["fatal"]:
                 log.error("server error: %s %s", message["code"], message["message"])
-        elif kind == "ping":
-            if self._core is not None:
-                self._core.send(Message.make("pong", id=message["id"]))
+        elif kind == "ping" and self._core is not None:
+            self._core.send(Message.make("pong", id=message["id"]))
 
     def _start_move(self, turn: Turn) -> None:
         """Ask the bot; a plain answer is queued in the core and sent by the read loop
