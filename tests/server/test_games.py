@@ -142,3 +142,15 @@ async def test_spectator_gets_state_then_every_move(arena):
     assert [m["turn"] for m in moves] == list(range(24))
     assert message["seed"] == 9
     await viewer.ws.close()
+
+
+async def test_many_games_at_once(arena):
+    names = [f"bot{i}" for i in range(10)]
+    for name in names:
+        await arena.client(name, "random", encoding=Encoding.JSON if len(name) % 2 else Encoding.MSGPACK)
+    games = [arena.server.play_game("substitution", SUBST, [names[i % 10], names[(i + 3) % 10]],
+                                    seed=i) for i in range(30)]
+    records = await asyncio.gather(*games)
+    assert len({r.id for r in records}) == 30
+    assert all(r.outcome.termination.value == "normal" and len(r.turns) == 24 for r in records)
+    assert arena.server.live == {} and not arena.server.bot_games
