@@ -147,7 +147,7 @@ async def test_spectator_gets_state_then_every_move(arena):
 async def test_many_games_at_once(arena):
     names = [f"bot{i}" for i in range(10)]
     for name in names:
-        await arena.client(name, "random", encoding=Encoding.JSON if len(name) % 2 else Encoding.MSGPACK)
+        await arena.client(name, "random", encoding=Encoding.JSON if int(name[3:]) % 2 else Encoding.MSGPACK)
     games = [arena.server.play_game("substitution", SUBST, [names[i % 10], names[(i + 3) % 10]],
                                     seed=i) for i in range(30)]
     records = await asyncio.gather(*games)
