@@ -201,7 +201,7 @@ class ArenaServer(GameHost):
                               random.Random(f"{seed}:{game_id}:{seat}"))
             for seat, name in enumerate(players) if name.startswith(HOUSE_PREFIX)
         }
-        live = LiveGame(game_id, game, match, time_control or self.config.time_control,
+        live = LiveGame(game_id, game, match, time_control or self.config.time_control, self,
                         ladder=ladder, pair=pair, house=house)
         self.live[game_id] = live
         for name in set(players):
@@ -233,7 +233,7 @@ class ArenaServer(GameHost):
         try:
             await self.storage.call(storage.start_game, match.record(), ladder=live.ladder,
                                     pair=live.pair)
-            await run_game(live, self)
+            await run_game(live)
         except Exception as error:  # never lose a game to a bug: record it as aborted
             log.exception("game %s failed", live.id)
             if match.outcome is None:

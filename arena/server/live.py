@@ -1,16 +1,19 @@
-"""A game being played on the server: the match, the clocks, the inbox and the runner.
+"""A game being played on the server: the match, the clocks and the clock task.
 
-Everything that can end or advance a game arrives in the game's inbox (a move from a
-connection, a house bot's move, a forfeit after a lost connection, an abort at
-shutdown); the runner task waits on it with the mover's deadline as timeout. So a
-game only ever waits for its own players, and a silent bot loses on time.
+Moves are judged the moment they arrive (in the connection's task, or when a house
+bot's thread answers): `LiveGame.submit` asks the referee, answers the mover, tells
+the opponent and the spectators, and sends the next ``your_turn`` at once. Forfeits
+(a lost connection, a resignation) and aborts (shutdown) arrive the same way. The
+game's own task (`run_game`) only keeps the clock: it sleeps until the mover's
+deadline, or until the game ends, and forfeits the mover on time. So a game only ever
+waits for its own players, and a silent bot loses on time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +26,9 @@ from arena.server.config import TimeControl
 if TYPE_CHECKING:
     from arena.server.session import Session
 
-__all__ = ["Clock", "HousePlayer", "LiveGame"]
+__all__ = ["Clock", "GameHost", "HousePlayer", "LiveGame", "run_game"]
+
+log = logging.getLogger("arena.server")
 
 
 @dataclass
@@ -54,34 +59,51 @@ class HousePlayer:
     rng: random.Random
 
 
+class GameHost:
+    """What a `LiveGame` needs from the server (implemented by `ArenaServer`)."""
+
+    def send_to(self, name: str, type: str, /, **fields: Any) -> None:
+        raise NotImplementedError
+
+    def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
+        raise NotImplementedError
+
+
 @dataclass
 class LiveGame:
-    """A game in progress and the task that runs it."""
+    """A game in progress (see the module docstring)."""
 
     id: str
     game: Game[Any, Any]
     match: Match[Any]
     control: TimeControl
+    host: GameHost
     ladder: bool = False
     pair: str | None = None
     house: dict[int, HousePlayer] = field(default_factory=dict)
-    on_finish: Callable[[LiveGame], Any] | None = None
-    inbox: asyncio.Queue[tuple[Any, ...]] = field(default_factory=asyncio.Queue)
     spectators: set[Session] = field(default_factory=set)
     turn: int = 0
     clocks: list[Clock] = field(default_factory=list)
     retries_left: int = 0
     turn_started: float = 0.0
     deadline: float = 0.0
+    started: bool = False
     task: asyncio.Task[MatchRecord] | None = None
     record: MatchRecord | None = None
+    _house_task: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
         self.clocks = [Clock(self.control) for _ in self.match.players]
+        self.changed = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
 
     @property
     def players(self) -> tuple[str, ...]:
         return self.match.players
+
+    @property
+    def over(self) -> bool:
+        return self.match.outcome is not None
 
     def seats_of(self, name: str) -> list[int]:
         return [seat for seat, player in enumerate(self.players) if player == name]
@@ -122,129 +144,148 @@ class LiveGame:
         number = getattr(self.game, "move_number", None)
         return int(number(self.match.state)) if callable(number) else self.turn
 
+    # -- flow --------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Send ``game_start`` to the players and open the first turn."""
+        if self.started:
+            return
+        self.started = True
+        for seat, name in enumerate(self.players):
+            if seat not in self.house:
+                self.host.send_to(name, "game_start", **self.start_message(seat))
+        if not self.over:
+            self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        seat = self.match.to_act()
+        if seat == TERMINAL:
+            self._changed()
+            return
+        clock = self.clocks[seat]
+        self.retries_left = self.control.retries
+        self.turn_started = self._loop.time()
+        self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
+        if seat in self.house:
+            self._house_task = self._loop.create_task(_house_move(self, seat))
+        else:
+            self.host.send_to(self.players[seat], "your_turn",
+                              **self.turn_message(seat, self.turn_started))
+        self._changed()
+
+    def _changed(self) -> None:
+        self.changed.set()
+        if self.over and self._house_task is not None:
+            self._house_task.cancel()
+            self._house_task = None
+
+    def check_clock(self) -> None:
+        """Forfeit the mover if its time is up."""
+        if self.over or not self.started:
+            return
+        if self._loop.time() >= self.deadline:
+            seat = self.match.to_act()
+            clock = self.clocks[seat]
+            self.match.forfeit(
+                seat, Termination.TIMEOUT,
+                f"{self.players[seat]} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms "
+                f"bank on turn {self.turn}")
+            self._changed()
+
     # -- input -------------------------------------------------------------------------
 
-    def submit(self, seat: int, turn: int, move: str) -> None:
-        self.inbox.put_nowait(("move", seat, turn, move))
-
     def forfeit(self, seat: int, termination: Termination, detail: str) -> None:
-        self.inbox.put_nowait(("forfeit", seat, termination, detail))
+        if not self.over:
+            self.match.forfeit(seat, termination, detail)
+            self._changed()
 
     def abort(self, detail: str) -> None:
-        self.inbox.put_nowait(("abort", detail))
+        if not self.over:
+            self.match.abort(detail)
+            self._changed()
 
+    def submit(self, mover: int, turn: int, text: str) -> None:
+        """Judge a move from seat `mover` for turn `turn`, and answer everybody.
 
-class GameHost:
-    """What a `LiveGame` runner needs from the server (implemented by `ArenaServer`)."""
+        Never raises: a failure in the rules or the server aborts this game only.
+        """
+        try:
+            self._submit(mover, turn, text)
+        except Exception as error:  # noqa: BLE001 - one broken game must not take others down
+            log.exception("game %s failed on a move", self.id)
+            self.abort(f"server error: {error!r}")
 
-    def send_to(self, name: str, type: str, /, **fields: Any) -> None:
-        raise NotImplementedError
-
-    def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
-        raise NotImplementedError
-
-
-async def run_game(live: LiveGame, host: GameHost) -> None:
-    """Play `live` to the end; the caller stores and announces the result."""
-    match = live.match
-    loop = asyncio.get_running_loop()
-    for seat, name in enumerate(live.players):
-        if seat not in live.house:
-            host.send_to(name, "game_start", **live.start_message(seat))
-    house_task: asyncio.Task[None] | None = None
-    try:
-        while (seat := match.to_act()) != TERMINAL:
-            clock = live.clocks[seat]
-            live.retries_left = live.control.retries
-            live.turn_started = loop.time()
-            live.deadline = live.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
-            if seat in live.house:
-                house_task = loop.create_task(_house_move(live, seat))
-            else:
-                host.send_to(live.players[seat], "your_turn", **live.turn_message(seat, live.turn_started))
-            if not await _await_move(live, host, seat, loop):
-                break
-            if house_task is not None:
-                house_task.cancel()
-                house_task = None
-    finally:
-        if house_task is not None:
-            house_task.cancel()
-
-
-async def _await_move(live: LiveGame, host: GameHost, seat: int, loop: asyncio.AbstractEventLoop) -> bool:
-    """Wait for the mover's legal move; False when the game ended meanwhile."""
-    match = live.match
-    name = live.players[seat]
-    while True:
-        remaining = live.deadline - loop.time()
-        item: tuple[Any, ...]
-        if live.inbox.empty():
-            if remaining <= 0:
-                item = ("timeout",)
-            else:
-                try:
-                    async with asyncio.timeout(remaining):
-                        item = await live.inbox.get()
-                except TimeoutError:
-                    item = ("timeout",)
-        else:
-            item = live.inbox.get_nowait()
-        kind = item[0]
-        if kind == "timeout":
-            clock = live.clocks[seat]
-            match.forfeit(seat, Termination.TIMEOUT,
-                          f"{name} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms bank "
-                          f"on turn {live.turn}")
-            return False
-        if kind == "abort":
-            match.abort(item[1])
-            return False
-        if kind == "forfeit":
-            _, loser, termination, detail = item
-            match.forfeit(loser, termination, detail)
-            return False
-        _, mover, turn, text = item
-        if mover != seat:
-            host.send_to(live.players[mover], "move_rejected", game_id=live.id, turn=turn, move=text,
-                         code="not-your-turn", message=f"seat {seat} is to move",
-                         step=None, retries_left=live.retries_left)
-            continue
-        if turn != live.turn:
-            host.send_to(name, "move_rejected", game_id=live.id, turn=turn, move=text,
-                         code="stale-turn", message=f"this is turn {live.turn}, not {turn}",
-                         step=None, retries_left=live.retries_left)
-            continue
-        now = loop.time()
+    def _submit(self, mover: int, turn: int, text: str) -> None:
+        if self.over:
+            return
+        self.check_clock()  # a move after the deadline is too late
+        if self.over:
+            return
+        host = self.host
+        match = self.match
+        seat = match.to_act()
+        if mover != seat or not self.started:
+            host.send_to(self.players[mover], "move_rejected", game_id=self.id, turn=turn,
+                         move=text, code="not-your-turn", message=f"seat {seat} is to move",
+                         step=None, retries_left=self.retries_left)
+            return
+        name = self.players[seat]
+        if turn != self.turn:
+            host.send_to(name, "move_rejected", game_id=self.id, turn=turn, move=text,
+                         code="stale-turn", message=f"this is turn {self.turn}, not {turn}",
+                         step=None, retries_left=self.retries_left)
+            return
+        now = self._loop.time()
         chance = match.pending_chance
         verdict = match.submit(seat, text)
         rejection = verdict.rejection
         if rejection is not None:
-            forfeited = live.retries_left <= 0
-            if seat not in live.house:
-                host.send_to(name, "move_rejected", game_id=live.id, turn=turn, move=text,
+            forfeited = self.retries_left <= 0
+            if seat not in self.house:
+                host.send_to(name, "move_rejected", game_id=self.id, turn=turn, move=text,
                              code=rejection.code, message=rejection.message, step=rejection.step,
-                             retries_left=-1 if forfeited else live.retries_left - 1)
+                             retries_left=-1 if forfeited else self.retries_left - 1)
             if forfeited:
                 match.forfeit(seat, Termination.ILLEGAL_MOVE, f"{name} played {text!r}: {rejection}")
-                return False
-            live.retries_left -= 1
-            continue
-        elapsed_ms = (now - live.turn_started) * 1000
-        clock = live.clocks[seat]
+                self._changed()
+            else:
+                self.retries_left -= 1
+            return
+        elapsed_ms = (now - self.turn_started) * 1000
+        clock = self.clocks[seat]
         clock.charge(elapsed_ms)
-        live.turn += 1
-        if seat not in live.house:
-            host.send_to(name, "move_accepted", game_id=live.id, turn=turn,
+        self.turn += 1
+        if seat not in self.house:
+            host.send_to(name, "move_accepted", game_id=self.id, turn=turn,
                          elapsed_ms=int(elapsed_ms), bank_ms=int(clock.bank_ms))
-        for other, player in enumerate(live.players):
-            if other != seat and other not in live.house:
-                host.send_to(player, "opponent_moved", game_id=live.id, turn=turn, seat=seat,
+        for other, player in enumerate(self.players):
+            if other != seat and other not in self.house:
+                host.send_to(player, "opponent_moved", game_id=self.id, turn=turn, seat=seat,
                              move=text, chance=chance)
-        if live.spectators:
-            host.send_spectators(live, "moved", game_id=live.id, turn=turn, seat=seat, move=text,
-                                 chance=chance, state=live.game.state_to_json(match.state))
-        return True
+        if self.spectators:
+            host.send_spectators(self, "moved", game_id=self.id, turn=turn, seat=seat, move=text,
+                                 chance=chance, state=self.game.state_to_json(match.state))
+        self._begin_turn()
+
+
+async def run_game(live: LiveGame) -> None:
+    """Start `live` and keep its clock until it ends; the caller stores the result."""
+    live.begin()
+    loop = asyncio.get_running_loop()
+    try:
+        while not live.over:
+            live.changed.clear()
+            remaining = live.deadline - loop.time()
+            if remaining <= 0:
+                live.check_clock()
+                continue
+            try:
+                async with asyncio.timeout(remaining):
+                    await live.changed.wait()
+            except TimeoutError:
+                live.check_clock()
+    finally:
+        live._changed()
 
 
 async def _house_move(live: LiveGame, seat: int) -> None:

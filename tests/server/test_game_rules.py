@@ -260,3 +260,21 @@ async def test_a_session_whose_peer_does_not_read_is_closed_as_a_slow_consumer()
     await asyncio.sleep(0)
     assert session.closed and ws.closed_with == (1008, "slow consumer: too many unread messages")
     await session.finished()
+
+
+async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
+    await arena.client("a", "random")
+    await arena.client("b", "random")
+    await arena.client("c", "random")
+    await arena.client("d", "random")
+    broken = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
+
+    def explode(seat, move):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(broken.match, "submit", explode)
+    record = await asyncio.wait_for(asyncio.shield(broken.task), 5)
+    assert record.outcome.result == "aborted" and "boom" in record.outcome.detail
+    other = await arena.server.play_game("substitution", SUBST, ["c", "d"], seed=2)
+    assert other.outcome.termination.value == "normal"
+    assert "a" in arena.server.sessions  # the connection survived
