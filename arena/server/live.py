@@ -211,7 +211,7 @@ class LiveGame:
         """
         try:
             self._submit(mover, turn, text)
-        except Exception as error:  # noqa: BLE001 - one broken game must not take others down
+        except Exception as error:  # one broken game must not take the others down
             log.exception("game %s failed on a move", self.id)
             self.abort(f"server error: {error!r}")
 
