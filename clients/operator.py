@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -25,7 +26,7 @@ from arena.record import MatchRecord, read_jsonl
 from protocol import PROTOCOL_VERSION, Encoding, Message, ProtocolCore, ProtocolError
 from protocol.errors import error_from_code
 
-__all__ = ["Operator"]
+__all__ = ["GameRequest", "Operator", "play_games"]
 
 
 class Operator:
@@ -140,3 +141,38 @@ class Operator:
                 self._welcome.set_exception(error)
 
 
+
+
+@dataclass(frozen=True)
+class GameRequest:
+    """One game for `play_games`: players by seat (bot names or ``house:SPEC``)."""
+
+    game: str
+    settings: Mapping[str, Any]
+    players: tuple[str, ...]
+    seed: int | None = None
+    time_control: Mapping[str, int] | None = field(default=None)
+
+
+def play_games(
+    url: str, token: str, requests: Sequence[GameRequest], *, concurrency: int = 8
+) -> list[MatchRecord]:
+    """Blocking: play `requests` on the server, `concurrency` at a time; records in order.
+
+    The seam for a synchronous tournament runner (``arena tournament --bots ws:NAME``):
+    every game with a ``ws:`` player becomes a `GameRequest`.
+    """
+
+    async def main() -> list[MatchRecord]:
+        limit = asyncio.Semaphore(concurrency)
+        async with Operator(url, token) as operator:
+
+            async def one(request: GameRequest) -> MatchRecord:
+                async with limit:
+                    return await operator.play(request.game, request.settings,
+                                               list(request.players), seed=request.seed,
+                                               time_control=request.time_control)
+
+            return list(await asyncio.gather(*(one(request) for request in requests)))
+
+    return asyncio.run(main())

@@ -124,3 +124,17 @@ async def test_close_is_safe_to_call_twice_and_aborts_live_games(arena):
     await asyncio.gather(arena.server.close(), arena.server.close())
     await arena.server.close()
     assert live.record is not None and live.record.outcome.result == "aborted"
+
+
+async def test_blocking_play_games_for_a_synchronous_runner(arena):
+    from clients.operator import GameRequest, play_games
+
+    await arena.client("alice", "random")
+    await arena.client("bob", "random")
+    token = await arena.add_bot("runner", operator=True)
+    requests = [GameRequest("substitution", SUBST, players, seed=seed)
+                for seed, players in enumerate([("alice", "bob"), ("bob", "alice")] * 3)]
+    records = await asyncio.to_thread(play_games, arena.url, token, requests, concurrency=2)
+    assert [r.players for r in records] == [r.players for r in requests]
+    assert [r.seed for r in records] == list(range(6))
+    assert all(validate_record(r) is None for r in records)
