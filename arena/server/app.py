@@ -244,8 +244,15 @@ class ArenaServer(GameHost):
         if match.outcome is None:
             match.abort("the server shut down")
         record = match.record()
-        # committed (with the rating update) before anybody hears of the result
-        await self.storage.call(storage.finish_game, record, rated=live.ladder)
+        try:
+            # committed (with the rating update) before anybody hears of the result
+            await self.storage.call(storage.finish_game, record, rated=live.ladder)
+        except BaseException:
+            # not stored, so not announced; the row stays 'running' and the next start
+            # records it as aborted
+            log.exception("game %s: the result could not be stored", live.id)
+            self._forget(live)
+            raise
         live.record = record
         self.games_finished += 1
         self._announce_end(live, record)
@@ -263,9 +270,12 @@ class ArenaServer(GameHost):
         for name in set(live.players):
             self.send_to(name, "game_over", **fields)
         self.send_spectators(live, "game_over", **fields)
+        self._forget(live)
+
+    def _forget(self, live: LiveGame) -> None:
         for session in live.spectators:
             session.spectating.discard(live.id)
-        del self.live[live.id]
+        self.live.pop(live.id, None)
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:
