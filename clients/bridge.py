@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from clients.sdk import ArenaBot, GameInfo, GameResult, Rejected, Turn
+from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
 
 __all__ = ["LINE_PROTOCOL_VERSION", "BridgeError", "ExecBot"]
 
@@ -32,7 +32,7 @@ log = logging.getLogger("arena.bridge")
 LINE_PROTOCOL_VERSION = 1
 
 
-class BridgeError(RuntimeError):
+class BridgeError(BotFailure):
     """The child process died or broke the line protocol."""
 
 
@@ -66,8 +66,11 @@ class ExecBot(ArenaBot):
 
     async def _write(self, line: str) -> None:
         assert self._process is not None and self._process.stdin is not None
-        self._process.stdin.write(line.encode("utf-8") + b"\n")
-        await self._process.stdin.drain()
+        try:
+            self._process.stdin.write(line.encode("utf-8") + b"\n")
+            await self._process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise BridgeError(f"{self.command[0]} does not read its input any more") from None
 
     async def _send(self, keyword: str, data: dict[str, Any]) -> None:
         await self._ensure()
@@ -79,7 +82,8 @@ class ExecBot(ArenaBot):
             async with asyncio.timeout(self.move_timeout):
                 raw = await self._process.stdout.readline()
             if not raw:
-                raise BridgeError(f"{self.command[0]} closed its output")
+                status = await self._process.wait()
+                raise BridgeError(f"{self.command[0]} closed its output (exit status {status})")
             line = raw.decode("utf-8").rstrip("\r\n")
             if line.startswith("#"):
                 log.info("%s: %s", self.command[0], line)

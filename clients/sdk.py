@@ -41,13 +41,21 @@ from protocol import (
 )
 from protocol.errors import error_from_code
 
-__all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
+__all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
 
 log = logging.getLogger("arena.client")
 
 # Close codes after which reconnecting cannot help.
 _FINAL_CLOSE_CODES = {4001: "unauthorized", 4002: "unsupported protocol version",
                       4004: "replaced by a newer connection"}
+
+
+class BotFailure(RuntimeError):
+    """Raised by a bot that cannot go on (its process died); the client stops with it.
+
+    Other exceptions from a bot are logged and cost only the move (it will lose on
+    time); this one ends `ArenaClient.run`, which raises it.
+    """
 
 
 @dataclass(frozen=True)
@@ -216,6 +224,7 @@ class ArenaClient:
         self._ws: ClientConnection | None = None
         self._core: ProtocolCore | None = None
         self._stopping = False
+        self._failure: BotFailure | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_turns: dict[str, Message] = {}
         self.welcome: Message | None = None
@@ -246,6 +255,8 @@ class ArenaClient:
                 break
             await asyncio.sleep(delay)
             delay = min(self.max_reconnect_delay, delay * 2)
+        if self._failure is not None:
+            raise self._failure
 
     async def stop(self) -> None:
         """Close the connection and stop reconnecting (safe to call twice)."""
@@ -354,6 +365,11 @@ class ArenaClient:
         (no task per move), an awaitable one is awaited in its own task."""
         try:
             move = self._bot.move(turn)
+        except BotFailure as failure:
+            log.error("the bot failed for good: %s", failure)
+            self._failure = failure
+            self._stopping = True
+            return
         except Exception:
             log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
             return
@@ -366,6 +382,11 @@ class ArenaClient:
     async def _finish_move(self, turn: Turn, pending: Awaitable[str]) -> None:
         try:
             move = await pending
+        except BotFailure as failure:
+            log.error("the bot failed for good: %s", failure)
+            self._failure = failure
+            await self.stop()
+            return
         except Exception:
             log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
             return

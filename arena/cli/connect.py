@@ -29,7 +29,7 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
             verbose: bool) -> None:
     """Connect a built-in bot (--bot) or any program (--exec) to a server and play."""
     from clients.bridge import ExecBot
-    from clients.sdk import ArenaBot, ArenaClient, BuiltinBot
+    from clients.sdk import ArenaBot, ArenaClient, BotFailure, BuiltinBot
 
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --bot and --exec")
@@ -52,6 +52,8 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
         asyncio.run(main())
     except ProtocolError as error:
         raise click.ClickException(f"the server refused the connection: {error}") from None
+    except BotFailure as error:
+        raise click.ClickException(f"the bot stopped: {error}") from None
     except KeyboardInterrupt:
         pass
     wins = sum(result.won for result in client.results)

@@ -91,3 +91,15 @@ def test_serve_rejects_bad_settings(tmp_path):
     result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "x.sqlite"),
                                        "--house", "nobody"])
     assert result.exit_code == 2 and "nobody" in result.output
+
+
+async def test_connect_exec_stops_when_the_program_dies(arena):
+    token = await arena.add_bot("dies")
+    await arena.client("other", "random")
+    task = asyncio.create_task(run_connect(
+        "--url", arena.url, "--token", token,
+        "--exec", f"{sys.executable} -c 'import sys; sys.stdin.readline()'"))
+    await wait_connected(arena, "dies")
+    arena.server.start_game("substitution", SUBST, ["dies", "other"], seed=1)
+    code, output = await task
+    assert code == 1 and "the bot stopped" in output and "closed its output" in output
