@@ -68,7 +68,7 @@ def _json_like(value: Any, depth: int = 0) -> bool:
         return bool(value - value == 0.0)  # False for inf and nan
     if depth >= MAX_DEPTH:
         return False
-    if kind is list:
+    if kind is list or kind is tuple:  # tuples (from a game's state) are sent as arrays
         for item in value:
             item_kind = type(item)
             if item_kind is str:
@@ -115,6 +115,7 @@ def _is_strs(value: Any) -> bool:
 
 
 def _is_object(value: Any) -> bool:
+    # a game's settings or state: nested tuples are fine (encoded as arrays)
     return type(value) is dict and _json_like(value)
 
 

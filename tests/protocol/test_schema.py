@@ -120,3 +120,12 @@ def test_subprotocols():
     assert Encoding.from_subprotocol("arena.v1.msgpack") is Encoding.MSGPACK
     with pytest.raises(ValueError, match="unknown subprotocol"):
         Encoding.from_subprotocol("arena.v2.json")
+
+
+def test_nested_tuples_from_a_game_are_sent_as_arrays():
+    message = Message.make("game_state", game_id="g", game="x", settings={"start": (7, 10)},
+                           players=["a", "b"], turn=0, to_act=0, chance=[1, (2, 3)], state={})
+    for encoding in Encoding:
+        decoded = Message.from_wire(encoding.decode(encoding.encode(message.to_wire())),
+                                    sender="server")
+        assert decoded["settings"] == {"start": [7, 10]} and decoded["chance"] == [1, [2, 3]]
