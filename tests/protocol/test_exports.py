@@ -9,6 +9,7 @@ import pytest
 
 @pytest.mark.parametrize("module", [
     "protocol", "protocol.schema", "protocol.codec", "protocol.connection", "protocol.errors",
+    "clients",
     "arena.server", "clients.sdk", "clients.blocking", "clients.bridge", "clients.operator",
 ])
 def test_exports(module):
