@@ -69,6 +69,12 @@ def http_get(url: str) -> bytes:
         return bytes(reply.read())
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -153,10 +159,13 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str,
             for client in clients:
                 client.measuring = True
             measuring = True
+            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
             started = time.perf_counter()
             stop_at = started + args.seconds
             await asyncio.sleep(args.seconds)
             elapsed = time.perf_counter() - started
+            server_cpu = cpu_seconds(server.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
             health = await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
             rss, peak = memory_kib(server.pid)
             for client in clients:
@@ -173,6 +182,7 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str,
             "rtt_p50_ms": percentile(rtts, 0.5) * 1000, "rtt_p99_ms": percentile(rtts, 0.99) * 1000,
             "rtt_samples": len(rtts), "rss_mib": rss / 1024, "peak_rss_mib": peak / 1024,
             "connected": len(clients),
+            "server_cpu": server_cpu / elapsed, "client_cpu": client_cpu / elapsed,
             "quiet_p50_ms": percentile(quiet, 0.5) * 1000, "quiet_p99_ms": percentile(quiet, 0.99) * 1000,
         }
     finally:
@@ -212,6 +222,7 @@ async def echo_phase(args: argparse.Namespace, port: int) -> dict[str, float]:
         frame = msgpack.packb(payload)
         rtts: list[float] = []
         stop_at = time.perf_counter() + args.seconds
+        echo_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
 
         async def loop() -> None:
             async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
@@ -222,12 +233,15 @@ async def echo_phase(args: argparse.Namespace, port: int) -> dict[str, float]:
                     rtts.append(time.perf_counter() - start)
 
         await asyncio.gather(*(loop() for _ in range(args.games)))
+        echo_cpu = (cpu_seconds(server.pid) - echo_cpu) / args.seconds
+        client_cpu = (time.process_time() - client_cpu) / args.seconds
         quiet = await echo_quiet(port, frame)
         return {"echo_quiet_p50_ms": percentile(quiet, 0.5) * 1000,
                 "echo_quiet_p99_ms": percentile(quiet, 0.99) * 1000,
                 "echo_p50_ms": percentile(rtts, 0.5) * 1000,
                 "echo_p99_ms": percentile(rtts, 0.99) * 1000,
-                "echo_per_s": len(rtts) / args.seconds}
+                "echo_per_s": len(rtts) / args.seconds,
+                "echo_cpu": echo_cpu, "echo_client_cpu": client_cpu}
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -257,9 +271,12 @@ def main() -> None:
     print(f"  move round trip    p50 {arena['rtt_p50_ms']:.2f} ms   p99 {arena['rtt_p99_ms']:.2f} ms"
           f"   ({arena['rtt_samples']} samples)")
     print(f"  server memory      RSS {arena['rss_mib']:.0f} MiB   peak {arena['peak_rss_mib']:.0f} MiB")
+    print(f"  CPU                server {arena['server_cpu']:.0%} of a core, "
+          f"bot clients {arena['client_cpu']:.0%} of a core")
     print(f"bare websockets echo, {args.games} concurrent connections:")
     print(f"  round trip         p50 {echo['echo_p50_ms']:.2f} ms   p99 {echo['echo_p99_ms']:.2f} ms"
-          f"   ({echo['echo_per_s']:.0f}/s)")
+          f"   ({echo['echo_per_s']:.0f}/s; CPU: echo server {echo['echo_cpu']:.0%}, "
+          f"clients {echo['echo_client_cpu']:.0%} of a core)")
     print(f"ratio move/echo at p50 under load: {arena['rtt_p50_ms'] / echo['echo_p50_ms']:.2f}x "
           "(target < 3x)")
 
