@@ -150,6 +150,9 @@ class ArenaBot:
     def move(self, turn: Turn) -> str | Awaitable[str]:
         raise NotImplementedError
 
+    def resumed(self, game: GameInfo, state: dict[str, Any]) -> None:
+        """After a reconnect: the full state of a game in progress (``game_state``)."""
+
     def rejected(self, turn: Turn, rejection: Rejected) -> None:
         """The last move was refused; `move` is asked again if retries are left."""
 
@@ -322,6 +325,8 @@ class ArenaClient:
                 del self._games[game_id]
                 self._last_turns.pop(game_id, None)
             self.connected.set()
+        elif kind == "game_state" and message["game_id"] in self._games:
+            self._bot.resumed(self._games[message["game_id"]], message.body)
         elif kind == "game_start":
             info = GameInfo.from_message(message)
             self._games[info.game_id] = info

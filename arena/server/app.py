@@ -468,6 +468,7 @@ class ArenaServer(GameHost):
             live = self.live[game_id]
             for seat in live.seats_of(name or ""):
                 session.send("game_start", **live.start_message(seat))
+                session.send("game_state", **live.state_message())
                 if live.match.to_act() == seat:
                     session.send("your_turn", **live.turn_message(seat, now))
         return True

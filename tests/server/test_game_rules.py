@@ -130,11 +130,21 @@ async def test_reconnect_within_the_grace_period_resumes_the_game(arena):
             await holder["client"].drop()  # the connection dies mid-game
         return first_legal(turn)
 
-    client = await arena.client("flaky", flaky)
+    resumed = []
+
+    class Flaky(ArenaBot):
+        def move(self, turn: Turn):
+            return flaky(turn)
+
+        def resumed(self, game, state):
+            resumed.append((game.game_id, state["turn"], state["to_act"]))
+
+    client = await arena.client("flaky", Flaky())
     holder["client"] = client
     await arena.client("steady", "random")
     record = await arena.server.play_game("substitution", SUBST, ["flaky", "steady"], seed=5)
     assert holder["dropped"] and client.connections >= 2
+    assert resumed and resumed[0][0] == record.id and resumed[0][1] >= 6
     assert record.outcome.termination.value == "normal" and len(record.turns) == 24
     await asyncio.sleep(0.05)
     assert [r.game_id for r in client.results] == [record.id]
