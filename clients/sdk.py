@@ -326,7 +326,7 @@ class ArenaClient:
                 self._last_turns.pop(game_id, None)
             self.connected.set()
         elif kind == "game_state" and message["game_id"] in self._games:
-            self._bot.resumed(self._games[message["game_id"]], message.body)
+            self._bot.resumed(self._games[message["game_id"]], dict(message.body))
         elif kind == "game_start":
             info = GameInfo.from_message(message)
             self._games[info.game_id] = info
