@@ -218,6 +218,9 @@ class ArenaClient:
     open_timeout: float = 10.0
     results: list[GameResult] = field(default_factory=list)
     errors: list[ProtocolError] = field(default_factory=list)
+    """Errors the server reported, and frames from the server that broke the schema."""
+    bad_frames: list[ProtocolError] = field(default_factory=list)
+    """Frames from the server that could not be read or broke the schema."""
     connections: int = 0
     on_message: Callable[[Message], None] | None = None
 
@@ -289,6 +292,7 @@ class ArenaClient:
                 for event in core.events_received():
                     if isinstance(event, ProtocolError):
                         self.errors.append(event)
+                        self.bad_frames.append(event)
                         log.warning("bad frame from server: %s", event)
                         continue
                     self._handle(event)

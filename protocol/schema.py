@@ -349,6 +349,15 @@ class Message:
             raise MissingField(f"{kind}: missing field {missing!r}")
         return cls(kind, body)
 
+    @classmethod
+    def unchecked(cls, type: str, /, **fields: Any) -> Message:
+        """A message built by trusted code, without validation (the receiver validates).
+
+        Used by the server for its own messages when `ServerConfig.validate_outgoing`
+        is off; `make` is the checked form.
+        """
+        return cls(type, fields)
+
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, **self.body}
 

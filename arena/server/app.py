@@ -294,7 +294,8 @@ class ArenaServer(GameHost):
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         if live.spectators:
-            message = Message.make(type, **fields)
+            message = (Message.make if self.config.validate_outgoing else Message.unchecked)(
+                type, **fields)
             for session in list(live.spectators):
                 session.send_message(message)
 
@@ -338,7 +339,8 @@ class ArenaServer(GameHost):
     async def _handle(self, ws: ServerConnection) -> None:
         encoding = Encoding.from_subprotocol(ws.subprotocol)
         core = ProtocolCore("server", encoding, max_frame=self.config.max_frame)
-        session = Session(ws, core, max_queue=self.config.max_queue)
+        session = Session(ws, core, max_queue=self.config.max_queue,
+                          validate=self.config.validate_outgoing)
         def no_hello() -> None:
             if not session.role:
                 session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")

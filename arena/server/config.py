@@ -76,6 +76,9 @@ class ServerConfig:
     """Frames queued for a client that does not read; beyond that it is disconnected."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
+    validate_outgoing: bool = False
+    """Check the server's own messages against the schema before sending (receivers
+    always validate; the SDK and the tests do)."""
     close_timeout: float = 2.0
     """Seconds to wait for a client's closing handshake (at shutdown, for example)."""
     name: str = "arena"

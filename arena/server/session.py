@@ -22,7 +22,8 @@ __all__ = ["Session"]
 class Session:
     """A connected client (bot, spectator or operator)."""
 
-    def __init__(self, ws: ServerConnection, core: ProtocolCore, *, max_queue: int) -> None:
+    def __init__(self, ws: ServerConnection, core: ProtocolCore, *, max_queue: int,
+                 validate: bool = False) -> None:
         self.ws = ws
         self.core = core
         self.role = ""
@@ -33,14 +34,16 @@ class Session:
         self.closed = False
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
         self._max_queue = max_queue
+        self._make = Message.make if validate else Message.unchecked
         self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def __repr__(self) -> str:
         return f"<Session {self.role or 'new'} {self.name or ''} {self.ws.remote_address}>"
 
     def send(self, type: str, /, **fields: Any) -> None:
-        """Queue a message (validated against the schema)."""
-        self.send_message(Message.make(type, **fields))
+        """Queue a message (checked against the schema if the server validates its own
+        messages; receivers always do)."""
+        self.send_message(self._make(type, **fields))
 
     def send_message(self, message: Message) -> None:
         if self.closed:

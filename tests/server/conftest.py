@@ -68,6 +68,8 @@ class Arena:
                 async with asyncio.timeout(5):
                     await task
         await self.server.close()
+        for client, _ in self.clients:  # every server message followed the schema
+            assert client.bad_frames == [], client.bad_frames
 
 
 class RawClient:

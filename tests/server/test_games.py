@@ -154,3 +154,11 @@ async def test_many_games_at_once(arena):
     assert len({r.id for r in records}) == 30
     assert all(r.outcome.termination.value == "normal" and len(r.turns) == 24 for r in records)
     assert arena.server.live == {} and not arena.server.bot_games
+
+
+async def test_the_server_can_check_its_own_messages(make_arena):
+    arena = await make_arena(validate_outgoing=True)
+    await arena.client("a", "random")
+    await arena.client("b", "random")
+    record = await arena.server.play_game("substitution", SUBST, ["a", "b"], seed=1)
+    assert record.outcome.termination.value == "normal"
