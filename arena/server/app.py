@@ -359,6 +359,7 @@ class ArenaServer(GameHost):
                     if not await self._dispatch(session, event):
                         return
                 session.flush()
+                await session.flush_inline()
         except ConnectionClosed:
             pass
         finally:

@@ -2,7 +2,9 @@
 
 Game code calls `send` and never waits: frames go to a bounded queue drained by the
 session's own writer task, so a client that does not read stalls nobody but itself.
-When its queue overflows the session is closed as a slow consumer.
+When its queue overflows the session is closed as a slow consumer. The connection's
+own reader drains the queue itself after each frame it handled (`flush_inline`) when
+the writer is idle, so the answer to a move goes out without a hop through the writer.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Session:
         self.operator = False
         self.spectating: set[str] = set()
         self.closed = False
+        self._writing = False
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
         self._max_queue = max_queue
         self._make = Message.make if validate else Message.unchecked
@@ -61,9 +64,30 @@ class Session:
     async def _write(self) -> None:
         try:
             while (frame := await self._queue.get()) is not None:
-                await self.ws.send(frame)
+                self._writing = True
+                try:
+                    await self.ws.send(frame)
+                finally:
+                    self._writing = False
         except ConnectionClosed:
             pass
+
+    async def flush_inline(self) -> None:
+        """Write the queued frames from the caller's task, if the writer is idle.
+
+        Order is kept: the writer is not in the middle of a frame, and a frame is in the
+        transport before `ws.send` can yield. Raises `ConnectionClosed`.
+        """
+        queue = self._queue
+        while not queue.empty() and not self._writing and not self.closed:
+            frame = queue.get_nowait()
+            if frame is None:  # pragma: no cover - only queued once closed
+                return
+            self._writing = True
+            try:
+                await self.ws.send(frame)
+            finally:
+                self._writing = False
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the connection (safe to call twice)."""
