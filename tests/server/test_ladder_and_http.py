@@ -138,3 +138,18 @@ async def test_blocking_play_games_for_a_synchronous_runner(arena):
     assert [r.players for r in records] == [r.players for r in requests]
     assert [r.seed for r in records] == list(range(6))
     assert all(validate_record(r) is None for r in records)
+
+
+async def test_ladder_for_another_game_with_house_bots_only_against_externals(make_arena):
+    ladder = LadderConfig(game="sim", settings={"vertices": 5}, house=("sim-random", "sim-perfect"),
+                          interval=0.05, seed=2)
+    arena = await make_arena(ladder=ladder)
+    await arena.client("sim-bot", "sim-safe-random", games=["sim"])
+    await arena.client("subst-only", "random", games=["substitution"])  # never paired
+    await wait_until(lambda: arena.server.games_finished >= 6)
+    status, games = await asyncio.to_thread(get, arena, "/api/games?limit=500")
+    players = [tuple(g["players"]) for g in games["games"]]
+    assert all("sim-bot" in pair and "subst-only" not in pair for pair in players)
+    assert all(g["game"] == "sim" for g in games["games"])
+    status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?game=sim")
+    assert "sim-bot" in {row["bot"] for row in board["leaderboard"]}
