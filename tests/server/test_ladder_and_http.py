@@ -148,8 +148,9 @@ async def test_ladder_for_another_game_with_house_bots_only_against_externals(ma
     await arena.client("subst-only", "random", games=["substitution"])  # never paired
     await wait_until(lambda: arena.server.games_finished >= 6)
     status, games = await asyncio.to_thread(get, arena, "/api/games?limit=500")
+    assert status == 200
     players = [tuple(g["players"]) for g in games["games"]]
     assert all("sim-bot" in pair and "subst-only" not in pair for pair in players)
     assert all(g["game"] == "sim" for g in games["games"])
     status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?game=sim")
-    assert "sim-bot" in {row["bot"] for row in board["leaderboard"]}
+    assert status == 200 and "sim-bot" in {row["bot"] for row in board["leaderboard"]}
