@@ -169,10 +169,15 @@ class _FunctionBot(ArenaBot):
 
 
 class BuiltinBot(ArenaBot):
-    """A bot from the registry (``random``, ``sim-perfect`` ...) playing as a client."""
+    """A bot from the registry (``random``, ``sim-perfect`` ...) playing as a client.
 
-    def __init__(self, spec: str) -> None:
+    With `threaded`, each move is computed in a worker thread so that a slow search
+    does not hold up the connection (keepalive pings, other games).
+    """
+
+    def __init__(self, spec: str, *, threaded: bool = False) -> None:
         self.spec = spec
+        self.threaded = threaded
         self._bots: dict[str, tuple[Any, random.Random]] = {}
 
     def start(self, game: GameInfo) -> None:
@@ -180,7 +185,12 @@ class BuiltinBot(ArenaBot):
             bot = default_registry().make_bot(game.rules, self.spec)
             self._bots[game.game_id] = (bot, random.Random(f"{game.game_id}:{game.seat}"))
 
-    def move(self, turn: Turn) -> str:
+    def move(self, turn: Turn) -> str | Awaitable[str]:
+        if self.threaded:
+            return asyncio.to_thread(self._choose, turn)
+        return self._choose(turn)
+
+    def _choose(self, turn: Turn) -> str:
         self.start(turn.info)
         bot, rng = self._bots[turn.game_id]
         rules = turn.info.rules

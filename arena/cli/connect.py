@@ -34,8 +34,8 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --bot and --exec")
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
-    bot: ArenaBot = BuiltinBot(spec) if spec is not None else ExecBot(command or "",
-                                                                      legal_limit=legal_limit)
+    bot: ArenaBot = (BuiltinBot(spec, threaded=True) if spec is not None
+                     else ExecBot(command or "", legal_limit=legal_limit))
     client = ArenaClient(url, token, bot, name=name,
                          games=[g.strip() for g in games.split(",") if g.strip()],
                          encoding=Encoding.JSON if use_json else Encoding.MSGPACK,

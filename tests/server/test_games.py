@@ -162,3 +162,12 @@ async def test_the_server_can_check_its_own_messages(make_arena):
     await arena.client("b", "random")
     record = await arena.server.play_game("substitution", SUBST, ["a", "b"], seed=1)
     assert record.outcome.termination.value == "normal"
+
+
+async def test_threaded_builtin_bot(arena):
+    from clients.sdk import BuiltinBot
+
+    await arena.client("thinker", BuiltinBot("sim-mc", threaded=True), games=["sim"])
+    await arena.client("quick", "sim-random", games=["sim"])
+    record = await arena.server.play_game("sim", {"vertices": 5}, ["thinker", "quick"], seed=3)
+    assert record.outcome.termination.value == "normal"
