@@ -1,1 +1,51 @@
-"""protocol package."""
+"""The arena wire protocol (version 1): schema, encodings and the sans-I/O core.
+
+Messages are defined once in `protocol.schema.SCHEMA`; `protocol.codec.Encoding`
+writes them as msgpack (binary frames, subprotocol ``arena.v1.msgpack``) or JSON
+(text frames, ``arena.v1.json``); `protocol.connection.ProtocolCore` turns frames into
+validated messages for the server and the client SDK alike. `docs/protocol.md` is the
+reference with a worked example session.
+"""
+
+from protocol.codec import DEFAULT_MAX_FRAME, SUBPROTOCOLS, Encoding
+from protocol.connection import ProtocolCore
+from protocol.errors import (
+    AuthenticationError,
+    FrameError,
+    MissingField,
+    OversizeFrame,
+    ProtocolError,
+    RemoteError,
+    SchemaError,
+    UndecodableFrame,
+    UnexpectedMessage,
+    UnknownField,
+    UnknownMessageType,
+    VersionError,
+    WrongFieldType,
+)
+from protocol.schema import CAPABILITIES, PROTOCOL_VERSION, SCHEMA, Message
+
+__all__ = [
+    "CAPABILITIES",
+    "DEFAULT_MAX_FRAME",
+    "PROTOCOL_VERSION",
+    "SCHEMA",
+    "SUBPROTOCOLS",
+    "AuthenticationError",
+    "Encoding",
+    "FrameError",
+    "Message",
+    "MissingField",
+    "OversizeFrame",
+    "ProtocolCore",
+    "ProtocolError",
+    "RemoteError",
+    "SchemaError",
+    "UndecodableFrame",
+    "UnexpectedMessage",
+    "UnknownField",
+    "UnknownMessageType",
+    "VersionError",
+    "WrongFieldType",
+]

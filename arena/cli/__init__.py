@@ -14,6 +14,8 @@ SUBCOMMANDS = {
     "solve": "arena.cli.solve:solve",
     "compare": "arena.cli.compare:compare",
     "compare-tiles": "arena.games.tiles.compare:compare_tiles",
+    "serve": "arena.cli.serve:serve",
+    "connect": "arena.cli.connect:connect",
 }
 
 

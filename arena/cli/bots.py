@@ -1,4 +1,4 @@
-"""`arena bots`: list every bot of every installed game plugin with its parameters."""
+"""`arena bots`: list the built-in bots; `arena bots add/revoke` manage server accounts."""
 
 from __future__ import annotations
 
@@ -33,3 +33,37 @@ def bots(ctx: click.Context, game: str | None) -> None:
             for preset, values in factory.presets.items():
                 shown = ",".join(f"{k}={factory.param(k).format(v)}" for k, v in values.items())
                 click.echo(f"      preset {factory.name}:{preset}  = {shown}")
+
+
+@bots.command("add")
+@click.argument("name")
+@click.option("--db", default="arena.sqlite", show_default=True, help="The server's database.")
+@click.option("--operator", is_flag=True, help="May request games (tournament runners).")
+def add(name: str, db: str, operator: bool) -> None:
+    """Create a bot account and print its token (shown once, stored hashed)."""
+    from arena.server.storage import Storage
+
+    storage = Storage(db)
+    try:
+        token = storage.add_bot(name, operator=operator)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    finally:
+        storage.close()
+    click.echo(token)
+
+
+@bots.command("revoke")
+@click.argument("name")
+@click.option("--db", default="arena.sqlite", show_default=True, help="The server's database.")
+def revoke(name: str, db: str) -> None:
+    """Revoke a bot's token; it can no longer connect (add it again for a new token)."""
+    from arena.server.storage import Storage
+
+    storage = Storage(db)
+    try:
+        if not storage.revoke_bot(name):
+            raise click.UsageError(f"no active bot named {name!r}")
+    finally:
+        storage.close()
+    click.echo(f"revoked {name}")

@@ -1,0 +1,571 @@
+"""The arena server: WebSocket sessions, live games, the ladder and the HTTP API.
+
+`ArenaServer` is the asyncio layer around the pieces: `protocol.ProtocolCore` per
+connection (`Session`), `LiveGame` runners, `Storage` in a worker thread, the `Ladder`,
+and the HTTP endpoints answered on the same port (`arena.server.http`). Embedding it::
+
+    server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
+    await server.start()
+    record = await server.play_game("substitution", settings, ["alice", "bob"], seed=1)
+    await server.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from arena.errors import ArenaError
+from arena.game import Termination
+from arena.match import Match
+from arena.record import MatchRecord, to_jsonl
+from arena.registry import Registry, default_registry
+from arena.server import http
+from arena.server.config import ServerConfig, TimeControl
+from arena.server.ladder import Ladder
+from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
+from arena.server.session import Session
+from arena.server.storage import AsyncStorage, Storage
+from protocol import (
+    CAPABILITIES,
+    PROTOCOL_VERSION,
+    SUBPROTOCOLS,
+    AuthenticationError,
+    Encoding,
+    Message,
+    ProtocolCore,
+    ProtocolError,
+    UnexpectedMessage,
+    VersionError,
+)
+
+__all__ = ["ArenaServer", "PlayerUnavailable"]
+
+log = logging.getLogger("arena.server")
+
+HOUSE_PREFIX = "house:"
+
+CLOSE_UNAUTHORIZED = 4001
+CLOSE_VERSION = 4002
+CLOSE_HELLO_TIMEOUT = 4003
+CLOSE_REPLACED = 4004
+CLOSE_ERRORS = 4005
+
+
+class PlayerUnavailable(ArenaError):
+    """A game was requested for a bot that is not connected (or plays another game)."""
+
+
+class ArenaServer(GameHost):
+    """The arena server (see the module docstring)."""
+
+    def __init__(self, config: ServerConfig, *, registry: Registry | None = None) -> None:
+        self.config = config
+        self.registry = registry or default_registry()
+        self.sessions: dict[str, Session] = {}
+        self.live: dict[str, LiveGame] = {}
+        self.bot_games: defaultdict[str, set[str]] = defaultdict(set)
+        self.storage: AsyncStorage | None = None
+        self.ladder: Ladder | None = None
+        self.recovered: list[str] = []
+        self._grace: dict[str, asyncio.TimerHandle] = {}
+        self._ws: Server | None = None
+        self._closing = False
+        self._closed = asyncio.Event()
+        self._game_tasks: set[asyncio.Task[Any]] = set()
+        self._rng = random.Random()
+        self.games_finished = 0
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the database (aborting games a crash left running), listen, start the ladder."""
+        if self._ws is not None:
+            raise RuntimeError("the server is already started")
+        storage = Storage(self.config.db)
+        self.recovered = storage.recover()
+        self.storage = AsyncStorage(storage)
+        self._ws = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
+            process_request=self._process_request,
+            max_size=self.config.max_ws_frame,
+            compression=None,
+            ping_interval=self.config.ping_interval,
+            ping_timeout=self.config.ping_timeout,
+            close_timeout=self.config.close_timeout,
+            server_header=f"arena/{PROTOCOL_VERSION}",
+        )
+        if self.config.ladder is not None:
+            ladder = self.config.ladder
+            self.registry.load_game(ladder.game, ladder.settings)  # fail early on bad settings
+            self.ladder = Ladder(ladder, self._ladder_candidates, self._start_pair)
+            self.ladder.start()
+        log.info("arena server listening on %s:%s", self.config.host, self.port)
+
+    @property
+    def port(self) -> int:
+        assert self._ws is not None, "start() the server first"
+        return int(self._ws.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.config.host}:{self.port}/"
+
+    async def serve_forever(self) -> None:
+        await self._closed.wait()
+
+    async def close(self) -> None:
+        """Stop the ladder, abort and record live games, close connections (1001).
+
+        Safe to call twice, and concurrently: later calls wait for the first.
+        """
+        if self._closing:
+            await self._closed.wait()
+            return
+        self._closing = True
+        try:
+            if self.ladder is not None:
+                await self.ladder.stop()
+            if self._ws is not None:
+                self._ws.server.close()  # stop accepting; connections stay open for now
+            for live in list(self.live.values()):
+                live.abort("the server shut down")
+            if self._game_tasks:
+                await asyncio.wait(self._game_tasks, timeout=10)
+            for handle in self._grace.values():
+                handle.cancel()
+            for session in list(self.sessions.values()):
+                await session.drain_and_close(1001, "server shutting down")
+            if self._ws is not None:
+                self._ws.close()
+                await self._ws.wait_closed()
+            if self.storage is not None:
+                self.storage.close()
+        finally:
+            self._closed.set()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- games -------------------------------------------------------------------------
+
+    def start_game(
+        self,
+        game_name: str,
+        settings: Mapping[str, Any],
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        time_control: TimeControl | None = None,
+        ladder: bool = False,
+        pair: str | None = None,
+    ) -> LiveGame:
+        """Start a game between connected bots and/or ``house:SPEC`` players.
+
+        Raises:
+            PlayerUnavailable: a named bot is not connected.
+            SettingsError, BotSpecError: bad settings or house bot spec.
+        """
+        if self._closing or self.storage is None:
+            raise RuntimeError("the server is not running")
+        game = self.registry.load_game(game_name, settings)
+        if len(players) != game.num_players():
+            raise ValueError(f"{game_name} needs {game.num_players()} players, got {len(players)}")
+        for name in players:
+            if not name.startswith(HOUSE_PREFIX):
+                session = self.sessions.get(name)
+                if session is None:
+                    raise PlayerUnavailable(f"bot {name!r} is not connected")
+                if session.games_played and game_name not in session.games_played:
+                    raise PlayerUnavailable(f"bot {name!r} does not play {game_name}")
+        seed = self._rng.randrange(2**31) if seed is None else seed
+        game_id = "g" + uuid.uuid4().hex[:12]
+        match: Match[Any] = Match(game, players, seed=seed, match_id=game_id)
+        house = {
+            seat: HousePlayer(name, self.registry.make_bot(game, name[len(HOUSE_PREFIX):]),
+                              random.Random(f"{seed}:{game_id}:{seat}"))
+            for seat, name in enumerate(players) if name.startswith(HOUSE_PREFIX)
+        }
+        live = LiveGame(game_id, game, match, time_control or self.config.time_control, self,
+                        ladder=ladder, pair=pair, house=house)
+        self.live[game_id] = live
+        for name in set(players):
+            self.bot_games[name].add(game_id)
+        task = asyncio.get_running_loop().create_task(self._play(live), name=f"game {game_id}")
+        live.task = task
+        self._game_tasks.add(task)
+        task.add_done_callback(self._game_tasks.discard)
+        return live
+
+    async def play_game(
+        self,
+        game_name: str,
+        settings: Mapping[str, Any],
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        time_control: TimeControl | None = None,
+    ) -> MatchRecord:
+        """Play one game and return its record once it is stored (for tournament runners)."""
+        live = self.start_game(game_name, settings, players, seed=seed, time_control=time_control)
+        assert live.task is not None
+        return await asyncio.shield(live.task)
+
+    async def _play(self, live: LiveGame) -> MatchRecord:
+        assert self.storage is not None
+        storage = self.storage.storage
+        match = live.match
+        try:
+            await self.storage.call(storage.start_game, match.record(), ladder=live.ladder,
+                                    pair=live.pair)
+            await run_game(live)
+        except Exception as error:  # never lose a game to a bug: record it as aborted
+            log.exception("game %s failed", live.id)
+            if match.outcome is None:
+                match.abort(f"server error: {error!r}")
+        except asyncio.CancelledError:
+            if match.outcome is None:
+                match.abort("the server shut down")
+        if match.outcome is None:
+            match.abort("the server shut down")
+        record = match.record()
+        try:
+            # committed (with the rating update) before anybody hears of the result
+            await self.storage.call(storage.finish_game, record, rated=live.ladder)
+        except BaseException:
+            # not stored, so not announced; the row stays 'running' and the next start
+            # records it as aborted
+            log.exception("game %s: the result could not be stored", live.id)
+            self._forget(live)
+            raise
+        live.record = record
+        self.games_finished += 1
+        self._announce_end(live, record)
+        return record
+
+    def _announce_end(self, live: LiveGame, record: MatchRecord) -> None:
+        outcome = record.outcome
+        assert outcome is not None
+        fields = {
+            "game_id": live.id, "result": outcome.result, "winner": outcome.winner,
+            "scores": list(outcome.scores) if outcome.scores is not None else None,
+            "termination": outcome.termination.value,
+            "reason": outcome.detail or "the game ended", "log_id": live.id, "seed": record.seed,
+        }
+        for name in set(live.players):
+            self.send_to(name, "game_over", **fields)
+        self.send_spectators(live, "game_over", **fields)
+        self._forget(live)
+
+    def _forget(self, live: LiveGame) -> None:
+        for session in live.spectators:
+            session.spectating.discard(live.id)
+        self.live.pop(live.id, None)
+        for name in set(live.players):
+            games = self.bot_games.get(name)
+            if games is not None:
+                games.discard(live.id)
+                if not games:
+                    del self.bot_games[name]
+                    if name in self._grace:
+                        self._grace.pop(name).cancel()
+
+    # -- GameHost ----------------------------------------------------------------------
+
+    def send_to(self, name: str, type: str, /, **fields: Any) -> None:
+        session = self.sessions.get(name)
+        if session is not None:
+            session.send(type, **fields)
+
+    def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
+        if live.spectators:
+            message = (Message.make if self.config.validate_outgoing else Message.unchecked)(
+                type, **fields)
+            for session in list(live.spectators):
+                session.send_message(message)
+
+    # -- ladder ------------------------------------------------------------------------
+
+    def _ladder_candidates(self) -> list[str]:
+        ladder = self.config.ladder
+        assert ladder is not None
+        room = ladder.max_games - 2
+        names = [
+            name for name, session in self.sessions.items()
+            if session.role == "bot"
+            and (not session.games_played or ladder.game in session.games_played)
+            and len(self.bot_games.get(name, ())) <= room
+        ]
+        if names or ladder.house_vs_house:
+            names += [
+                HOUSE_PREFIX + spec for spec in ladder.house
+                if len(self.bot_games.get(HOUSE_PREFIX + spec, ())) <= room
+            ]
+        return names
+
+    def _start_pair(self, first: str, second: str, seed: int) -> None:
+        ladder = self.config.ladder
+        assert ladder is not None
+        pair = "p" + uuid.uuid4().hex[:12]
+        for players in ((first, second), (second, first)):
+            try:
+                self.start_game(ladder.game, ladder.settings, players, seed=seed, ladder=True,
+                                pair=pair)
+            except (ArenaError, RuntimeError) as error:
+                log.warning("ladder pairing %s failed: %s", players, error)
+
+    # -- connections -------------------------------------------------------------------
+
+    async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        return await http.respond(self, connection, request)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        encoding = Encoding.from_subprotocol(ws.subprotocol)
+        core = ProtocolCore("server", encoding, max_frame=self.config.max_frame)
+        session = Session(ws, core, max_queue=self.config.max_queue,
+                          validate=self.config.validate_outgoing)
+        def no_hello() -> None:
+            if not session.role:
+                session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
+        timer = asyncio.get_running_loop().call_later(self.config.hello_timeout, no_hello)
+        try:
+            async for frame in ws:
+                core.receive_data(frame)
+                for event in core.events_received():
+                    if isinstance(event, ProtocolError):
+                        if event.fatal:
+                            session.flush()
+                            await session.drain_and_close(CLOSE_ERRORS, event.code)
+                            return
+                        continue
+                    if not await self._dispatch(session, event):
+                        return
+                session.flush()
+                await session.flush_inline()
+        except ConnectionClosed:
+            pass
+        finally:
+            timer.cancel()
+            self._disconnected(session)
+            await session.finished()
+
+    async def _dispatch(self, session: Session, message: Message) -> bool:
+        """Act on one message; False when the connection must end."""
+        kind = message.type
+        if kind == "ping":
+            session.send("pong", id=message["id"])
+            return True
+        if kind in ("pong", "error"):
+            return True
+        if not session.role:
+            if kind != "hello":
+                self._error(session, UnexpectedMessage(f"send 'hello' first, not {kind!r}"))
+                return True
+            return await self._hello(session, message)
+        if kind == "hello":
+            self._error(session, UnexpectedMessage("the handshake is already done"))
+        elif kind == "move":
+            self._move(session, message)
+        elif kind == "resign":
+            live = self._own_game(session, message["game_id"])
+            if live is not None:
+                for seat in live.seats_of(session.name or ""):
+                    live.forfeit(seat, Termination.RESIGNATION, f"{session.name} resigned")
+        elif kind == "spectate":
+            live = self.live.get(message["game_id"])
+            if live is None:
+                self._game_error(session, message["game_id"], "unknown-game", "no such live game")
+            else:
+                live.spectators.add(session)
+                session.spectating.add(live.id)
+                session.send("game_state", **live.state_message())
+        elif kind == "unspectate":
+            live = self.live.get(message["game_id"])
+            if live is not None:
+                live.spectators.discard(session)
+            session.spectating.discard(message["game_id"])
+        elif kind == "request_game":
+            self._request_game(session, message)
+        return True
+
+    def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
+        session.core.send_error(error, game_id=game_id)
+        session.flush()
+
+    def _game_error(self, session: Session, game_id: str, code: str, text: str) -> None:
+        session.send("error", code=code, message=f"{text}: {game_id!r}", fatal=False,
+                     game_id=game_id)
+
+    async def _hello(self, session: Session, hello: Message) -> bool:
+        if hello["protocol"] != PROTOCOL_VERSION:
+            self._error(session, VersionError(
+                f"protocol version {hello['protocol']} is not supported; "
+                f"this server speaks version {PROTOCOL_VERSION}"))
+            await session.drain_and_close(CLOSE_VERSION, "unsupported protocol version")
+            return False
+        role = hello["role"]
+        name: str | None = None
+        if role in ("bot", "operator"):
+            token = hello.get("token")
+            assert self.storage is not None
+            account = None
+            if token:
+                account = await self.storage.call(self.storage.storage.authenticate, token)
+            if account is None or (role == "operator" and not account.operator):
+                self._error(session, AuthenticationError(
+                    "unknown or revoked token" if account is None
+                    else f"{account.name} is not an operator account"))
+                await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
+                return False
+            if hello.get("bot") not in (None, account.name):
+                self._error(session, AuthenticationError(
+                    f"the token belongs to {account.name!r}, not {hello.get('bot')!r}"))
+                await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
+                return False
+            name = account.name
+        elif role != "spectator":
+            self._error(session, UnexpectedMessage(
+                f"unknown role {role!r} (roles: bot, spectator, operator)"))
+            return True
+        if self._closing:
+            await session.drain_and_close(1001, "server shutting down")
+            return False
+        session.role = role
+        session.name = name
+        session.games_played = frozenset(hello.get("games") or ())
+        if role == "bot" and name is not None:
+            old = self.sessions.get(name)
+            if old is not None and old is not session:
+                old.close(CLOSE_REPLACED, "replaced by a new connection")
+            self.sessions[name] = session
+            handle = self._grace.pop(name, None)
+            if handle is not None:
+                handle.cancel()
+        games = sorted(self.bot_games.get(name, ())) if role == "bot" and name else []
+        session.send(
+            "welcome", protocol=PROTOCOL_VERSION, server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
+            role=role, bot=name, capabilities=list(CAPABILITIES), games=games,
+            limits={"max_frame": self.config.max_frame,
+                    "ping_interval": self.config.ping_interval or 0},
+        )
+        now = asyncio.get_running_loop().time()
+        for game_id in games:  # resume: the full state again
+            live = self.live[game_id]
+            for seat in live.seats_of(name or ""):
+                session.send("game_start", **live.start_message(seat))
+                session.send("game_state", **live.state_message())
+                if live.match.to_act() == seat:
+                    session.send("your_turn", **live.turn_message(seat, now))
+        return True
+
+    def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
+        live = self.live.get(game_id)
+        if live is None:
+            self._game_error(session, game_id, "unknown-game", "no such live game")
+            return None
+        if session.role != "bot" or session.name not in live.players:
+            self._game_error(session, game_id, "not-your-game", "you do not play in this game")
+            return None
+        return live
+
+    def _move(self, session: Session, message: Message) -> None:
+        live = self._own_game(session, message["game_id"])
+        if live is None:
+            return
+        seats = live.seats_of(session.name or "")
+        to_act = live.match.to_act()
+        seat = to_act if to_act in seats else seats[0]
+        live.submit(seat, message["turn"], message["move"])
+
+    def _request_game(self, session: Session, message: Message) -> None:
+        request_id = message["request_id"]
+        if session.role != "operator":
+            self._error(session, UnexpectedMessage("only operators may request games"))
+            return
+        try:
+            control = self.config.time_control
+            if "time_control" in message.body:
+                control = TimeControl.from_json({**control.to_json(), **message["time_control"]})
+            live = self.start_game(message["game"], message["settings"], message["players"],
+                                   seed=message["seed"], time_control=control)
+        except (ArenaError, ValueError, RuntimeError) as error:
+            session.send("error", code="bad-request", message=str(error), fatal=False,
+                         request_id=request_id)
+            return
+        session.send("game_requested", request_id=request_id, game_id=live.id)
+        assert live.task is not None
+
+        def done(task: asyncio.Task[MatchRecord]) -> None:
+            if task.cancelled() or task.exception() is not None:
+                return
+            record = task.result()
+            outcome = record.outcome
+            assert outcome is not None
+            session.send(
+                "game_over", game_id=live.id, result=outcome.result, winner=outcome.winner,
+                scores=list(outcome.scores) if outcome.scores is not None else None,
+                termination=outcome.termination.value,
+                reason=outcome.detail or "the game ended", log_id=live.id, seed=record.seed,
+                log=to_jsonl(record),
+            )
+
+        live.task.add_done_callback(done)
+
+    def _disconnected(self, session: Session) -> None:
+        for game_id in session.spectating:
+            live = self.live.get(game_id)
+            if live is not None:
+                live.spectators.discard(session)
+        name = session.name
+        if session.role != "bot" or name is None or self.sessions.get(name) is not session:
+            return
+        del self.sessions[name]
+        if self.bot_games.get(name) and not self._closing:
+            grace = self.config.time_control.grace_ms / 1000
+            self._grace[name] = asyncio.get_running_loop().call_later(
+                grace, self._grace_expired, name)
+
+    def _grace_expired(self, name: str) -> None:
+        self._grace.pop(name, None)
+        if name in self.sessions:
+            return
+        for game_id in list(self.bot_games.get(name, ())):
+            live = self.live.get(game_id)
+            if live is not None:
+                grace = live.control.grace_ms
+                for seat in live.seats_of(name):
+                    live.forfeit(seat, Termination.DISCONNECT,
+                                 f"{name} stayed disconnected longer than {grace} ms")
+
+    # -- views for the HTTP API --------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "closing" if self._closing else "ok",
+            "protocol": PROTOCOL_VERSION,
+            "games_in_flight": len(self.live),
+            "games_finished": self.games_finished,
+            "connected_bots": sorted(n for n, s in self.sessions.items() if s.role == "bot"),
+            "ladder": self.config.ladder is not None,
+            "recovered_games": len(self.recovered),
+        }
+
+

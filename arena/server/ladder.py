@@ -1,0 +1,84 @@
+"""Continuous matchmaking: pair the available bots, two games per pairing.
+
+Every `LadderConfig.interval` seconds the ladder lists the bots that play its game and
+have room for two more games (connected external bots, and house bots), shuffles them
+with its own generator and pairs them off. A pairing plays two games with the same
+dice seed and the seats swapped, so luck evens out. Pairings that already met least
+often are preferred, so a small field still mixes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.server.config import LadderConfig
+
+__all__ = ["Ladder"]
+
+
+class Ladder:
+    """The matchmaking loop of one server.
+
+    Args:
+        config: the ladder's game, settings and house bots.
+        available: returns the names of the bots with room for two games (house bots
+            as ``house:SPEC``).
+        start_pair: starts the two games of a pairing ``(a, b, seed)``.
+    """
+
+    def __init__(
+        self,
+        config: LadderConfig,
+        available: Callable[[], Sequence[str]],
+        start_pair: Callable[[str, str, int], Any],
+    ) -> None:
+        self.config = config
+        self._available = available
+        self._start_pair = start_pair
+        self._rng = random.Random(config.seed)
+        self._met: Counter[frozenset[str]] = Counter()
+        self._task: asyncio.Task[None] | None = None
+        self.pairings = 0
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="ladder")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            self.tick()
+            await asyncio.sleep(self.config.interval)
+
+    def tick(self) -> int:
+        """Make the pairings possible now; return how many were made."""
+        names = list(self._available())
+        self._rng.shuffle(names)
+        made = 0
+        while len(names) >= 2:
+            first = names.pop(0)
+            candidates = [
+                other for other in names
+                if self.config.house_vs_house
+                or not (first.startswith("house:") and other.startswith("house:"))
+            ]
+            if not candidates:
+                continue
+            second = min(candidates, key=lambda other: self._met[frozenset((first, other))])
+            names.remove(second)
+            self._met[frozenset((first, second))] += 1
+            self._start_pair(first, second, self._rng.randrange(2**31))
+            self.pairings += 1
+            made += 1
+        return made

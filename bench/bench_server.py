@@ -1,0 +1,287 @@
+"""Arena server under load on loopback, against a bare websockets echo in the same run.
+
+Starts `arena serve` in a subprocess, connects `--bots` SDK clients (random bots) from
+this process and keeps `--games` games in flight through an operator connection (each
+finished game is replaced at once by a new one between the same two bots). Then runs a
+bare websockets echo server in a subprocess and measures the same number of concurrent
+round trips with a message of the size of a move. Reports games/s, moves/s, the move
+round trip (client sends `move` -> receives `move_accepted`) p50/p99, the echo round
+trip p50/p99 and the server's memory (RSS, peak RSS).
+
+    python bench/bench_server.py [--bots 200] [--games 100] [--seconds 15] [--moves 50]
+
+Bounded: each phase runs for `--seconds`; the whole run takes about 2x that plus setup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from arena.games.substitution import Settings
+from arena.server.storage import Storage
+from clients.operator import Operator
+from clients.sdk import ArenaClient, BuiltinBot, Turn
+from protocol import Message
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ECHO_SERVER = """
+import asyncio, sys
+from websockets.asyncio.server import serve
+async def echo(ws):
+    async for message in ws:
+        await ws.send(message)
+async def main():
+    async with serve(echo, "127.0.0.1", int(sys.argv[1]), compression=None, ping_interval=None):
+        print("ready", flush=True)
+        await asyncio.Future()
+asyncio.run(main())
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def http_get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return bytes(reply.read())
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class TimedClient(ArenaClient):
+    """Records the time from each `move` sent to its `move_accepted`."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.sent: dict[tuple[str, int], float] = {}
+        self.rtts: list[float] = []
+        self.measuring = False
+        self.on_message = self._timed
+
+    def _start_move(self, turn: Turn) -> None:
+        super()._start_move(turn)  # queued; the read loop writes it right away
+        self.sent[(turn.game_id, turn.turn)] = time.perf_counter()
+
+    def _timed(self, message: Message) -> None:
+        if message.type == "move_accepted":
+            sent = self.sent.pop((message["game_id"], message["turn"]), None)
+            if sent is not None and self.measuring:
+                self.rtts.append(time.perf_counter() - sent)
+
+
+async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str, float]:
+    url = f"ws://127.0.0.1:{port}/"
+    server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
+        [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
+         "--db", db, "--no-ladder", "--move-ms", "10000", "--first-move-ms", "10000"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):
+            try:
+                await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        storage = Storage(db)
+        tokens = {f"bot{i:03d}": storage.add_bot(f"bot{i:03d}") for i in range(args.bots)}
+        operator_token = storage.add_bot("bench-operator", operator=True)
+        storage.close()
+        clients = [TimedClient(url, token, BuiltinBot("random")) for token in tokens.values()]
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        async with asyncio.timeout(60):
+            for client in clients:
+                await client.connected.wait()
+        settings = Settings.preset("medium", args.moves).to_json()
+        names = list(tokens)
+        pairs = [(names[2 * i % len(names)], names[(2 * i + 1) % len(names)])
+                 for i in range(args.games)]
+        finished = 0
+        moves = 0
+        measuring = False
+        stop_at = 0.0
+
+        async def keep_playing(operator: Operator, a: str, b: str, seed: int) -> None:
+            nonlocal finished, moves
+            while time.perf_counter() < stop_at or not measuring:
+                record = await operator.play("substitution", settings, [a, b], seed=seed)
+                seed += 1
+                if measuring and time.perf_counter() < stop_at:
+                    finished += 1
+                    moves += len(record.turns)
+                a, b = b, a
+
+        async with Operator(url, operator_token) as operator:
+            # quiet: one game at a time between two bots, nothing else going on
+            clients[0].measuring = clients[1].measuring = True
+            quiet_started = time.perf_counter()
+            while time.perf_counter() - quiet_started < args.quiet:
+                await operator.play("substitution", settings, [names[0], names[1]])
+            clients[0].measuring = clients[1].measuring = False
+            quiet = clients[0].rtts + clients[1].rtts
+            clients[0].rtts, clients[1].rtts = [], []
+            stop_at = time.perf_counter() + 3600
+            players = [asyncio.create_task(keep_playing(operator, a, b, 1000 * i))
+                       for i, (a, b) in enumerate(pairs)]
+            await asyncio.sleep(args.warmup)
+            for client in clients:
+                client.measuring = True
+            measuring = True
+            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
+            started = time.perf_counter()
+            stop_at = started + args.seconds
+            await asyncio.sleep(args.seconds)
+            elapsed = time.perf_counter() - started
+            server_cpu = cpu_seconds(server.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            health = await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
+            rss, peak = memory_kib(server.pid)
+            for client in clients:
+                client.measuring = False
+            async with asyncio.timeout(60):
+                await asyncio.gather(*players)
+        for client in clients:
+            await client.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        rtts = [r for c in clients for r in c.rtts]
+        return {
+            "games_per_s": finished / elapsed,
+            "moves_per_s": sum(len(c.rtts) for c in clients) / elapsed,
+            "games_in_flight": json.loads(health)["games_in_flight"],
+            "rtt_p50_ms": percentile(rtts, 0.5) * 1000, "rtt_p99_ms": percentile(rtts, 0.99) * 1000,
+            "rtt_samples": len(rtts), "rss_mib": rss / 1024, "peak_rss_mib": peak / 1024,
+            "connected": len(clients),
+            "server_cpu": server_cpu / elapsed, "client_cpu": client_cpu / elapsed,
+            "quiet_p50_ms": percentile(quiet, 0.5) * 1000, "quiet_p99_ms": percentile(quiet, 0.99) * 1000,
+        }
+    finally:
+        server.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(timeout=20)
+        if server.poll() is None:
+            server.kill()
+
+
+async def echo_quiet(port: int, frame: bytes) -> list[float]:
+    """One connection, one round trip at a time (no load)."""
+    from websockets.asyncio.client import connect
+
+    rtts = []
+    async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
+        for _ in range(2000):
+            start = time.perf_counter()
+            await ws.send(frame)
+            await ws.recv()
+            rtts.append(time.perf_counter() - start)
+    return rtts
+
+
+async def echo_phase(args: argparse.Namespace, port: int) -> dict[str, float]:
+    from websockets.asyncio.client import connect
+
+    server = subprocess.Popen([sys.executable, "-c", ECHO_SERVER, str(port)],  # noqa: ASYNC220
+                              stdout=subprocess.PIPE)
+    try:
+        assert server.stdout is not None
+        await asyncio.to_thread(server.stdout.readline)
+        payload = Message.make("move", game_id="g0123456789ab", turn=42,
+                               move="-1 0 1, 0 3 0").to_wire()
+        import msgpack
+
+        frame = msgpack.packb(payload)
+        rtts: list[float] = []
+        stop_at = time.perf_counter() + args.seconds
+        echo_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
+
+        async def loop() -> None:
+            async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
+                while time.perf_counter() < stop_at:
+                    start = time.perf_counter()
+                    await ws.send(frame)
+                    await ws.recv()
+                    rtts.append(time.perf_counter() - start)
+
+        await asyncio.gather(*(loop() for _ in range(args.games)))
+        echo_cpu = (cpu_seconds(server.pid) - echo_cpu) / args.seconds
+        client_cpu = (time.process_time() - client_cpu) / args.seconds
+        quiet = await echo_quiet(port, frame)
+        return {"echo_quiet_p50_ms": percentile(quiet, 0.5) * 1000,
+                "echo_quiet_p99_ms": percentile(quiet, 0.99) * 1000,
+                "echo_p50_ms": percentile(rtts, 0.5) * 1000,
+                "echo_p99_ms": percentile(rtts, 0.99) * 1000,
+                "echo_per_s": len(rtts) / args.seconds,
+                "echo_cpu": echo_cpu, "echo_client_cpu": client_cpu}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--moves", type=int, default=50, help="turns per player per game")
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--quiet", type=float, default=3.0,
+                        help="seconds of one game at a time before the load (no-load round trip)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        arena = asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port()))
+    echo = asyncio.run(echo_phase(args, free_port()))
+    print(f"no load, one game at a time: move round trip p50 {arena['quiet_p50_ms']:.2f} ms "
+          f"p99 {arena['quiet_p99_ms']:.2f} ms; bare echo p50 {echo['echo_quiet_p50_ms']:.2f} ms "
+          f"p99 {echo['echo_quiet_p99_ms']:.2f} ms; ratio at p50 "
+          f"{arena['quiet_p50_ms'] / echo['echo_quiet_p50_ms']:.2f}x")
+    print(f"arena server: {arena['connected']} bot clients, {args.games} games kept in flight "
+          f"({arena['games_in_flight']} at the end) "
+          f"(substitution, medium, {args.moves} moves each), {args.seconds:g} s")
+    print(f"  games/s            {arena['games_per_s']:.1f}   (moves/s {arena['moves_per_s']:.0f}; "
+          "games start together, so they finish in waves)")
+    print(f"  move round trip    p50 {arena['rtt_p50_ms']:.2f} ms   p99 {arena['rtt_p99_ms']:.2f} ms"
+          f"   ({arena['rtt_samples']} samples)")
+    print(f"  server memory      RSS {arena['rss_mib']:.0f} MiB   peak {arena['peak_rss_mib']:.0f} MiB")
+    print(f"  CPU                server {arena['server_cpu']:.0%} of a core, "
+          f"bot clients {arena['client_cpu']:.0%} of a core")
+    print(f"bare websockets echo, {args.games} concurrent connections:")
+    print(f"  round trip         p50 {echo['echo_p50_ms']:.2f} ms   p99 {echo['echo_p99_ms']:.2f} ms"
+          f"   ({echo['echo_per_s']:.0f}/s; CPU: echo server {echo['echo_cpu']:.0%}, "
+          f"clients {echo['echo_client_cpu']:.0%} of a core)")
+    print(f"ratio move/echo at p50 under load: {arena['rtt_p50_ms'] / echo['echo_p50_ms']:.2f}x "
+          "(target < 3x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Operator client: ask a server to play games between connected bots (tournaments).
+
+A tournament runner in another process connects with an operator account's token
+(``arena bots add NAME --operator``) and requests games; each answer is the stored
+game's record, read back from the log the server sends with ``game_over``::
+
+    async with Operator(url, token) as operator:
+        record = await operator.play("substitution", settings, ["alice", "bob"], seed=1)
+
+Players are names of connected bots, or ``house:SPEC`` for built-in bots run by the
+server. Several `play` calls may run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from arena.record import MatchRecord, read_jsonl
+from protocol import PROTOCOL_VERSION, Encoding, Message, ProtocolCore, ProtocolError
+from protocol.errors import error_from_code
+
+__all__ = ["GameRequest", "Operator", "play_games"]
+
+
+class Operator:
+    """An operator connection (see the module docstring)."""
+
+    def __init__(self, url: str, token: str, *, encoding: Encoding = Encoding.MSGPACK) -> None:
+        self.url = url
+        self.token = token
+        self.encoding = encoding
+        self._ws: ClientConnection | None = None
+        self._core = ProtocolCore("client", encoding, max_frame=64 * 1024 * 1024)
+        self._ids = itertools.count(1)
+        self._requests: dict[str, asyncio.Future[str]] = {}
+        self._games: dict[str, asyncio.Future[MatchRecord]] = {}
+        self._welcome: asyncio.Future[Message] | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        self._ws = await connect(self.url, subprotocols=[self.encoding.subprotocol],  # type: ignore[list-item]
+                                 compression=None, max_size=64 * 1024 * 1024)
+        self._welcome = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        await self._send(Message.make("hello", protocol=PROTOCOL_VERSION, role="operator",
+                                      token=self.token, client="arena-operator"))
+        await self._welcome
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+
+    async def play(
+        self,
+        game: str,
+        settings: Mapping[str, Any],
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        time_control: Mapping[str, int] | None = None,
+    ) -> MatchRecord:
+        """Play one game on the server; the record once it is stored.
+
+        Raises:
+            RemoteError: the server refused the request (``bad-request``: unknown bot,
+                bad settings...).
+        """
+        request_id = f"r{next(self._ids)}"
+        loop = asyncio.get_running_loop()
+        accepted: asyncio.Future[str] = loop.create_future()
+        self._requests[request_id] = accepted
+        fields: dict[str, Any] = {"request_id": request_id, "game": game,
+                                  "settings": dict(settings), "players": list(players),
+                                  "seed": seed}
+        if time_control is not None:
+            fields["time_control"] = dict(time_control)
+        await self._send(Message.make("request_game", **fields))
+        game_id = await accepted
+        return await self._games.setdefault(game_id, loop.create_future())
+
+    async def _send(self, message: Message) -> None:
+        assert self._ws is not None
+        self._core.send(message)
+        for frame in self._core.data_to_send():
+            await self._ws.send(frame)
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        error: BaseException = ConnectionError("the server closed the connection")
+        try:
+            async for frame in self._ws:
+                self._core.receive_data(frame)
+                for event in self._core.events_received():
+                    if not isinstance(event, ProtocolError):
+                        self._handle(event)
+        except Exception as failure:  # noqa: BLE001 - handed to every waiter below
+            error = failure
+        waiters: list[asyncio.Future[Any]] = [*self._requests.values(), *self._games.values()]
+        if self._welcome is not None:
+            waiters.append(self._welcome)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
+
+    def _handle(self, message: Message) -> None:
+        loop = asyncio.get_running_loop()
+        if message.type == "welcome" and self._welcome is not None:
+            self._welcome.set_result(message)
+        elif message.type == "game_requested":
+            accepted = self._requests.pop(message["request_id"], None)
+            if accepted is not None:
+                self._games.setdefault(message["game_id"], loop.create_future())
+                accepted.set_result(message["game_id"])
+        elif message.type == "game_over" and "log" in message.body:
+            future = self._games.setdefault(message["game_id"], loop.create_future())
+            if not future.done():
+                future.set_result(read_jsonl(message["log"].splitlines()))
+        elif message.type == "error":
+            error = error_from_code(message["code"], message["message"], fatal=message["fatal"])
+            request_id = message.get("request_id")
+            if request_id in self._requests:
+                self._requests.pop(request_id).set_exception(error)
+            elif self._welcome is not None and not self._welcome.done():
+                self._welcome.set_exception(error)
+
+
+
+
+@dataclass(frozen=True)
+class GameRequest:
+    """One game for `play_games`: players by seat (bot names or ``house:SPEC``)."""
+
+    game: str
+    settings: Mapping[str, Any]
+    players: tuple[str, ...]
+    seed: int | None = None
+    time_control: Mapping[str, int] | None = field(default=None)
+
+
+def play_games(
+    url: str, token: str, requests: Sequence[GameRequest], *, concurrency: int = 8
+) -> list[MatchRecord]:
+    """Blocking: play `requests` on the server, `concurrency` at a time; records in order.
+
+    The seam for a synchronous tournament runner (``arena tournament --bots ws:NAME``):
+    every game with a ``ws:`` player becomes a `GameRequest`.
+    """
+
+    async def main() -> list[MatchRecord]:
+        limit = asyncio.Semaphore(concurrency)
+        async with Operator(url, token) as operator:
+
+            async def one(request: GameRequest) -> MatchRecord:
+                async with limit:
+                    return await operator.play(request.game, request.settings,
+                                               list(request.players), seed=request.seed,
+                                               time_control=request.time_control)
+
+            return list(await asyncio.gather(*(one(request) for request in requests)))
+
+    return asyncio.run(main())

@@ -1,0 +1,435 @@
+"""The Python client SDK: write a bot as a function or a class, then `run` it.
+
+A function bot takes a `Turn` and returns a move string::
+
+    def first_legal(turn: Turn) -> str:
+        return turn.legal_moves(limit=1)[0]
+
+    run("ws://127.0.0.1:8765/", token, first_legal)
+
+A class bot subclasses `ArenaBot` and may also hear about game starts, rejections
+and results; `move` may be a coroutine. Every `your_turn` carries the full state, so a
+bot needs no memory. The client reconnects after a dropped connection and the server
+resends the games in progress (`game_start` and `your_turn` again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from arena.game import Game
+from arena.registry import default_registry
+from protocol import (
+    PROTOCOL_VERSION,
+    AuthenticationError,
+    Encoding,
+    Message,
+    ProtocolCore,
+    ProtocolError,
+    RemoteError,
+)
+from protocol.errors import error_from_code
+
+__all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
+
+log = logging.getLogger("arena.client")
+
+# Close codes after which reconnecting cannot help.
+_FINAL_CLOSE_CODES = {4001: "unauthorized", 4002: "unsupported protocol version",
+                      4004: "replaced by a newer connection"}
+
+
+class BotFailure(RuntimeError):
+    """Raised by a bot that cannot go on (its process died); the client stops with it.
+
+    Other exceptions from a bot are logged and cost only the move (it will lose on
+    time); this one ends `ArenaClient.run`, which raises it.
+    """
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game the bot plays (from ``game_start``)."""
+
+    game_id: str
+    game: str
+    settings: dict[str, Any]
+    seat: int
+    players: tuple[str, ...]
+    opponent: str
+    time_control: dict[str, Any]
+    chance_name: str = "chance"
+    ladder: bool = False
+
+    @classmethod
+    def from_message(cls, message: Message) -> GameInfo:
+        body = message.body
+        return cls(body["game_id"], body["game"], body["settings"], body["seat"],
+                   tuple(body["players"]), body["opponent"], body["time_control"],
+                   body["chance_name"], body["ladder"])
+
+    @cached_property
+    def rules(self) -> Game[Any, Any]:
+        """The game's rules from the local registry (for games this install knows)."""
+        return default_registry().load_game(self.game, self.settings)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """It is the bot's move: the whole state and the clock (from ``your_turn``)."""
+
+    info: GameInfo
+    turn: int
+    move_number: int
+    chance: Any
+    state: dict[str, Any]
+    clock: dict[str, Any]
+    clocks: list[Any]
+    retries_left: int
+
+    @property
+    def game_id(self) -> str:
+        return self.info.game_id
+
+    def rules_state(self) -> Any:
+        """The state as the local rules' state object."""
+        return self.info.rules.state_from_json(self.state)
+
+    def legal_moves(self, limit: int = 50) -> list[str]:
+        """Legal move strings, where the game can list them."""
+        return list(self.info.rules.legal_moves(self.rules_state(), limit).moves)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A move the referee refused (``move_rejected``); `retries_left` -1 means forfeit."""
+
+    turn: int
+    move: str
+    code: str
+    message: str
+    step: int | None
+    retries_left: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game (``game_over``)."""
+
+    game_id: str
+    result: str
+    winner: int | None
+    scores: list[Any] | None
+    termination: str
+    reason: str
+    seed: int | None
+    seat: int | None = None
+
+    @property
+    def won(self) -> bool:
+        return self.seat is not None and self.winner == self.seat
+
+
+class ArenaBot:
+    """Base class for bots: override `move`; the other hooks are optional."""
+
+    def start(self, game: GameInfo) -> None:
+        """A game starts (also called again when a game is resumed after reconnecting)."""
+
+    def move(self, turn: Turn) -> str | Awaitable[str]:
+        raise NotImplementedError
+
+    def resumed(self, game: GameInfo, state: dict[str, Any]) -> None:
+        """After a reconnect: the full state of a game in progress (``game_state``)."""
+
+    def rejected(self, turn: Turn, rejection: Rejected) -> None:
+        """The last move was refused; `move` is asked again if retries are left."""
+
+    def end(self, game: GameInfo | None, result: GameResult) -> None:
+        """A game is over (the result is already stored on the server)."""
+
+
+class _FunctionBot(ArenaBot):
+    def __init__(self, function: Callable[[Turn], str | Awaitable[str]]) -> None:
+        self.function = function
+
+    def move(self, turn: Turn) -> str | Awaitable[str]:
+        return self.function(turn)
+
+
+class BuiltinBot(ArenaBot):
+    """A bot from the registry (``random``, ``sim-perfect`` ...) playing as a client.
+
+    With `threaded`, each move is computed in a worker thread so that a slow search
+    does not hold up the connection (keepalive pings, other games).
+    """
+
+    def __init__(self, spec: str, *, threaded: bool = False) -> None:
+        self.spec = spec
+        self.threaded = threaded
+        self._bots: dict[str, tuple[Any, random.Random]] = {}
+
+    def start(self, game: GameInfo) -> None:
+        if game.game_id not in self._bots:
+            bot = default_registry().make_bot(game.rules, self.spec)
+            self._bots[game.game_id] = (bot, random.Random(f"{game.game_id}:{game.seat}"))
+
+    def move(self, turn: Turn) -> str | Awaitable[str]:
+        if self.threaded:
+            return asyncio.to_thread(self._choose, turn)
+        return self._choose(turn)
+
+    def _choose(self, turn: Turn) -> str:
+        self.start(turn.info)
+        bot, rng = self._bots[turn.game_id]
+        rules = turn.info.rules
+        move = bot.choose_move(rules, turn.rules_state(), rng)
+        return move if isinstance(move, str) else rules.format_move(move)
+
+    def end(self, game: GameInfo | None, result: GameResult) -> None:
+        self._bots.pop(result.game_id, None)
+
+
+@dataclass
+class ArenaClient:
+    """A bot's connection to an arena server, reconnecting until stopped.
+
+    Args:
+        url: the server's WebSocket URL (``ws://host:port/``).
+        token: the bot's token (``arena bots add NAME``).
+        bot: an `ArenaBot` or a function ``Turn -> move string``.
+        games: the games the bot plays (empty: any).
+        encoding: msgpack (default) or JSON frames.
+        reconnect: reconnect after a dropped connection.
+        stop_after: stop after this many finished games.
+    """
+
+    url: str
+    token: str
+    bot: ArenaBot | Callable[[Turn], Any]
+    name: str | None = None
+    games: Sequence[str] = ()
+    encoding: Encoding = Encoding.MSGPACK
+    reconnect: bool = True
+    stop_after: int | None = None
+    reconnect_delay: float = 0.1
+    max_reconnect_delay: float = 5.0
+    open_timeout: float = 10.0
+    results: list[GameResult] = field(default_factory=list)
+    errors: list[ProtocolError] = field(default_factory=list)
+    """Errors the server reported, and frames from the server that broke the schema."""
+    bad_frames: list[ProtocolError] = field(default_factory=list)
+    """Frames from the server that could not be read or broke the schema."""
+    connections: int = 0
+    on_message: Callable[[Message], None] | None = None
+
+    def __post_init__(self) -> None:
+        self._bot: ArenaBot = self.bot if isinstance(self.bot, ArenaBot) else _FunctionBot(self.bot)
+        self._games: dict[str, GameInfo] = {}
+        self._ws: ClientConnection | None = None
+        self._core: ProtocolCore | None = None
+        self._stopping = False
+        self._failure: BotFailure | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._last_turns: dict[str, Message] = {}
+        self.welcome: Message | None = None
+        self.connected = asyncio.Event()
+
+    async def run(self) -> None:
+        """Play until stopped, `stop_after` games are over, or reconnecting cannot help.
+
+        Raises:
+            AuthenticationError, RemoteError: the server refused the bot for good.
+        """
+        delay = self.reconnect_delay
+        while not self._stopping:
+            try:
+                await self._session()
+                delay = self.reconnect_delay
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd is not None else None
+                if code in _FINAL_CLOSE_CODES:
+                    fatal = next((e for e in reversed(self.errors) if e.fatal), None)
+                    raise fatal or RemoteError(str(code), _FINAL_CLOSE_CODES[code], fatal=True) from None
+                log.info("connection closed (%s); reconnecting", closed)
+            except (OSError, InvalidHandshake, TimeoutError) as error:
+                log.info("cannot connect (%s); retrying in %.1f s", error, delay)
+            finally:
+                self.connected.clear()
+            if self._stopping or not self.reconnect:
+                break
+            await asyncio.sleep(delay)
+            delay = min(self.max_reconnect_delay, delay * 2)
+        if self._failure is not None:
+            raise self._failure
+
+    async def stop(self) -> None:
+        """Close the connection and stop reconnecting (safe to call twice)."""
+        self._stopping = True
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def drop(self) -> None:
+        """Close the connection without stopping (tests: simulate a network drop)."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+
+    async def _session(self) -> None:
+        async with connect(self.url, subprotocols=[self.encoding.subprotocol],  # type: ignore[list-item]
+                           compression=None, open_timeout=self.open_timeout,
+                           max_size=8 * 1024 * 1024) as ws:
+            self._ws = ws
+            self._core = core = ProtocolCore("client", self.encoding, max_frame=8 * 1024 * 1024)
+            self.connections += 1
+            hello: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "role": "bot", "token": self.token,
+                                     "games": list(self.games), "client": "arena-python-sdk"}
+            if self.name:
+                hello["bot"] = self.name
+            await self.send(Message.make("hello", **hello))
+            async for frame in ws:
+                core.receive_data(frame)
+                for event in core.events_received():
+                    if isinstance(event, ProtocolError):
+                        self.errors.append(event)
+                        self.bad_frames.append(event)
+                        log.warning("bad frame from server: %s", event)
+                        continue
+                    self._handle(event)
+                await self._flush()
+                if self._stopping:
+                    await ws.close()
+
+    async def send(self, message: Message) -> None:
+        """Send one message now."""
+        if self._ws is None or self._core is None:
+            raise ConnectionError("not connected")
+        self._core.send(message)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        if self._ws is None or self._core is None:
+            return
+        for frame in self._core.data_to_send():
+            await self._ws.send(frame)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _handle(self, message: Message) -> None:
+        if self.on_message is not None:
+            self.on_message(message)
+        kind = message.type
+        if kind == "welcome":
+            self.welcome = message
+            for game_id in set(self._games) - set(message["games"]):
+                # lost with a server restart: the server recorded them as aborted
+                del self._games[game_id]
+                self._last_turns.pop(game_id, None)
+            self.connected.set()
+        elif kind == "game_state" and message["game_id"] in self._games:
+            self._bot.resumed(self._games[message["game_id"]], dict(message.body))
+        elif kind == "game_start":
+            info = GameInfo.from_message(message)
+            self._games[info.game_id] = info
+            self._bot.start(info)
+        elif kind == "your_turn":
+            playing = self._games.get(message["game_id"])
+            if playing is not None:
+                body = message.body
+                turn = Turn(playing, body["turn"], body["move_number"], body["chance"], body["state"],
+                            body["clock"], body["clocks"], body["retries_left"])
+                self._last_turns[playing.game_id] = message
+                self._start_move(turn)
+        elif kind == "move_rejected":
+            playing = self._games.get(message["game_id"])
+            if playing is not None:
+                body = message.body
+                rejection = Rejected(body["turn"], body["move"], body["code"], body["message"],
+                                     body["step"], body["retries_left"])
+                self._spawn(self._retry(playing, rejection))
+        elif kind == "game_over":
+            ended = self._games.pop(message["game_id"], None)
+            self._last_turns.pop(message["game_id"], None)
+            body = message.body
+            result = GameResult(body["game_id"], body["result"], body["winner"], body["scores"],
+                                body["termination"], body["reason"], body["seed"],
+                                ended.seat if ended else None)
+            self.results.append(result)
+            self._bot.end(ended, result)
+            if self.stop_after is not None and len(self.results) >= self.stop_after:
+                self._stopping = True
+        elif kind == "error":
+            self.errors.append(error_from_code(message["code"], message["message"],
+                                               fatal=message["fatal"]))
+            if message["fatal"]:
+                log.error("server error: %s %s", message["code"], message["message"])
+        elif kind == "ping" and self._core is not None:
+            self._core.send(Message.make("pong", id=message["id"]))
+
+    def _start_move(self, turn: Turn) -> None:
+        """Ask the bot; a plain answer is queued in the core and sent by the read loop
+        (no task per move), an awaitable one is awaited in its own task."""
+        try:
+            move = self._bot.move(turn)
+        except BotFailure as failure:
+            log.error("the bot failed for good: %s", failure)
+            self._failure = failure
+            self._stopping = True
+            return
+        except Exception:
+            log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
+            return
+        if inspect.isawaitable(move):
+            self._spawn(self._finish_move(turn, move))
+        elif self._core is not None:
+            self._core.send(Message.make("move", game_id=turn.game_id, turn=turn.turn,
+                                         move=str(move)))
+
+    async def _finish_move(self, turn: Turn, pending: Awaitable[str]) -> None:
+        try:
+            move = await pending
+        except BotFailure as failure:
+            log.error("the bot failed for good: %s", failure)
+            self._failure = failure
+            await self.stop()
+            return
+        except Exception:
+            log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
+            return
+        with contextlib.suppress(ConnectionClosed, ConnectionError):
+            await self.send(Message.make("move", game_id=turn.game_id, turn=turn.turn, move=str(move)))
+
+    async def _retry(self, info: GameInfo, rejection: Rejected) -> None:
+        last = self._last_turns.get(info.game_id)
+        if last is None or last["turn"] != rejection.turn:
+            return
+        body = last.body
+        turn = Turn(info, body["turn"], body["move_number"], body["chance"], body["state"],
+                    body["clock"], body["clocks"], rejection.retries_left)
+        self._bot.rejected(turn, rejection)
+        if rejection.retries_left >= 0 and rejection.code not in ("stale-turn", "not-your-turn"):
+            self._start_move(turn)
+            with contextlib.suppress(ConnectionClosed, ConnectionError):
+                await self._flush()
+
+
+def run(url: str, token: str, bot: ArenaBot | Callable[[Turn], Any], **options: Any) -> list[GameResult]:
+    """Connect and play until stopped (Ctrl-C) or `stop_after` games; return the results."""
+    client = ArenaClient(url, token, bot, **options)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(client.run())
+    return client.results
+

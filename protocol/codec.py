@@ -1,0 +1,84 @@
+"""Frame encodings: msgpack in binary frames, JSON in text frames.
+
+The encoding is chosen by the WebSocket subprotocol: ``arena.v1.msgpack`` or
+``arena.v1.json``. Decoding never raises anything but `FrameError`.
+
+    >>> Encoding.from_subprotocol("arena.v1.json")
+    <Encoding.JSON: 'json'>
+    >>> Encoding.JSON.decode(Encoding.JSON.encode({"type": "ping", "id": 1}))
+    {'type': 'ping', 'id': 1}
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+from protocol.errors import OversizeFrame, UndecodableFrame
+from protocol.schema import PROTOCOL_VERSION
+
+__all__ = ["DEFAULT_MAX_FRAME", "SUBPROTOCOLS", "Encoding"]
+
+DEFAULT_MAX_FRAME = 256 * 1024
+"""Largest frame (bytes) a peer must accept; longer ones get an ``oversize`` error."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_json_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_json_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+class Encoding(enum.Enum):
+    """How messages are written into WebSocket frames."""
+
+    MSGPACK = "msgpack"
+    JSON = "json"
+
+    @property
+    def subprotocol(self) -> str:
+        return f"arena.v{PROTOCOL_VERSION}.{self.value}"
+
+    @classmethod
+    def from_subprotocol(cls, name: str | None) -> Encoding:
+        for encoding in cls:
+            if encoding.subprotocol == name:
+                return encoding
+        raise ValueError(f"unknown subprotocol {name!r} (known: {', '.join(SUBPROTOCOLS)})")
+
+    def encode(self, data: dict[str, Any]) -> bytes | str:
+        if self is Encoding.MSGPACK:
+            packed: bytes = msgpack.packb(data, use_bin_type=True)
+            return packed
+        return _json_encode(data)
+
+    def decode(self, frame: bytes | str, *, max_size: int = DEFAULT_MAX_FRAME) -> Any:
+        """Decode one frame; raise `OversizeFrame` or `UndecodableFrame`."""
+        if len(frame) > max_size:
+            raise OversizeFrame(f"frame of {len(frame)} bytes; at most {max_size}")
+        if self is Encoding.MSGPACK:
+            if not isinstance(frame, (bytes, bytearray, memoryview)):
+                raise UndecodableFrame("text frame on a msgpack connection; send binary frames")
+            try:
+                return msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
+            except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+                    msgpack.StackError, RecursionError) as error:
+                raise UndecodableFrame(f"not a msgpack value ({type(error).__name__})") from None
+        if not isinstance(frame, str):
+            raise UndecodableFrame("binary frame on a JSON connection; send text frames")
+        if len(frame.encode("utf-8", "surrogatepass")) > max_size:
+            raise OversizeFrame(f"frame longer than {max_size} bytes")
+        try:
+            return _json_decoder.decode(frame)
+        except (ValueError, RecursionError) as error:
+            reason = error.msg if isinstance(error, json.JSONDecodeError) else type(error).__name__
+            raise UndecodableFrame(f"not JSON ({reason})") from None
+
+
+SUBPROTOCOLS: tuple[str, ...] = tuple(encoding.subprotocol for encoding in Encoding)
+"""The WebSocket subprotocols, the server's preference first."""

@@ -1,0 +1,120 @@
+"""The sans-I/O protocol core: frames in, messages out, and back.
+
+Feed each received WebSocket frame to `receive_data`, then collect the decoded,
+validated messages (and protocol errors) with `events_received`; queue messages with
+`send` and write the frames `data_to_send` returns. Nothing here touches a socket, a
+clock or the event loop, so the server, the client SDK and the tests share it.
+
+A bad frame never raises: it becomes a `ProtocolError` event and, on the server side,
+an ``error`` message queued for the peer. After `max_errors` bad frames the core
+declares the peer hopeless with a fatal ``too-many-errors`` error.
+
+    >>> server = ProtocolCore("server", Encoding.JSON)
+    >>> server.receive_data('{"type": "ping", "id": 7}')
+    >>> server.events_received()
+    [Message.make('ping', id=7)]
+    >>> server.receive_data('{"type": "pong"}')
+    >>> server.events_received()
+    [MissingField("pong: missing field 'id'")]
+    >>> server.data_to_send()
+    ['{"type":"error","code":"missing-field","message":"pong: missing field \\'id\\'","fatal":false}']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from protocol.codec import DEFAULT_MAX_FRAME, Encoding
+from protocol.errors import ProtocolError
+from protocol.schema import Message
+
+__all__ = ["Event", "ProtocolCore", "Side"]
+
+Side = Literal["client", "server"]
+Event = Message | ProtocolError
+
+
+class TooManyErrors(ProtocolError):
+    code = "too-many-errors"
+    fatal = True
+
+
+class ProtocolCore:
+    """One side of one connection, without I/O.
+
+    Args:
+        side: ``"server"`` validates client messages and answers bad frames with
+            ``error`` messages; ``"client"`` validates server messages.
+        encoding: the negotiated frame encoding.
+        max_frame: longest frame accepted, in bytes.
+        max_errors: bad frames tolerated before a fatal error.
+    """
+
+    def __init__(
+        self,
+        side: Side,
+        encoding: Encoding,
+        *,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        max_errors: int = 20,
+    ) -> None:
+        self.side = side
+        self.encoding = encoding
+        self.max_frame = max_frame
+        self.max_errors = max_errors
+        self.errors = 0
+        self._peer: Literal["client", "server"] = "client" if side == "server" else "server"
+        self._events: list[Event] = []
+        self._out: list[bytes | str] = []
+
+    # -- input -------------------------------------------------------------------------
+
+    def receive_data(self, frame: bytes | str) -> None:
+        """Decode and validate one frame; the result waits in `events_received`."""
+        try:
+            data = self.encoding.decode(frame, max_size=self.max_frame)
+            message = Message.from_wire(data, sender=self._peer)
+        except ProtocolError as error:
+            self._fail(error, _game_of(locals().get("data")))
+            return
+        self._events.append(message)
+
+    def events_received(self) -> list[Event]:
+        """The messages and errors received since the last call, in order."""
+        events, self._events = self._events, []
+        return events
+
+    def _fail(self, error: ProtocolError, game_id: str | None = None) -> None:
+        self.errors += 1
+        self._events.append(error)
+        if self.side == "server":
+            self.send_error(error, game_id=game_id)
+            if self.errors > self.max_errors and not error.fatal:
+                fatal = TooManyErrors(f"{self.errors} bad frames; closing")
+                self._events.append(fatal)
+                self.send_error(fatal)
+
+    # -- output ------------------------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        """Queue a message (already validated by `Message.make`)."""
+        self._out.append(self.encoding.encode(message.to_wire()))
+
+    def send_error(self, error: ProtocolError, *, game_id: str | None = None) -> None:
+        fields: dict[str, Any] = {"code": error.code, "message": error.message, "fatal": error.fatal}
+        if game_id is not None:
+            fields["game_id"] = game_id
+        self.send(Message("error", fields))
+
+    def data_to_send(self) -> list[bytes | str]:
+        """The frames to write since the last call, in order."""
+        out, self._out = self._out, []
+        return out
+
+
+def _game_of(data: Any) -> str | None:
+    if isinstance(data, dict):
+        game_id = data.get("game_id")
+        if isinstance(game_id, str) and len(game_id) <= 64:
+            return game_id
+    return None

@@ -1,0 +1,372 @@
+"""The message schema of protocol version 1, defined once and used by both sides.
+
+Every message is a map with a ``type`` and the fields its `MessageSpec` lists. Each
+field has a kind (``str``, ``int``, ``number``, ``bool``, ``strs`` -- a list of
+strings, ``object`` -- a JSON object, ``list`` -- a JSON array, ``json`` -- any JSON
+value) and may be optional or nullable. Validation is strict: an unknown type, an
+unknown field, a missing field or a value of the wrong kind is a `SchemaError`.
+
+    >>> msg = Message.make("move", game_id="g1", turn=0, move="-1 0 1")
+    >>> msg
+    Message.make('move', game_id='g1', turn=0, move='-1 0 1')
+    >>> Message.from_wire(msg.to_wire(), sender="client") == msg
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from protocol.errors import (
+    MissingField,
+    UnexpectedMessage,
+    UnknownField,
+    UnknownMessageType,
+    WrongFieldType,
+)
+
+__all__ = [
+    "CAPABILITIES",
+    "MAX_DEPTH",
+    "PROTOCOL_VERSION",
+    "SCHEMA",
+    "Field",
+    "Message",
+    "MessageSpec",
+    "Sender",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol version this package speaks (also in the subprotocol names)."""
+
+CAPABILITIES: tuple[str, ...] = ("spectate", "resume", "retries", "legal-moves")
+"""Capabilities the server can announce in ``welcome``; clients list the ones they use."""
+
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects accepted inside a message."""
+
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+"""Integers must fit msgpack (and 64-bit clients): JSON could carry bigger ones."""
+
+Sender = Literal["client", "server", "both"]
+Kind = Literal["str", "int", "number", "bool", "strs", "object", "list", "json"]
+
+
+def _json_like(value: Any, depth: int = 0) -> bool:
+    """True for JSON values (finite floats, 64-bit integers, string keys), not too deep.
+
+    Written with explicit loops and exact type checks: it runs on every state sent.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(_INT_MIN <= value <= _INT_MAX)
+    if kind is float:
+        return bool(value - value == 0.0)  # False for inf and nan
+    if depth >= MAX_DEPTH:
+        return False
+    if kind is list or kind is tuple:  # tuples (from a game's state) are sent as arrays
+        for item in value:
+            item_kind = type(item)
+            if item_kind is str:
+                continue
+            if item_kind is int and _INT_MIN <= item <= _INT_MAX:
+                continue
+            if not _json_like(item, depth + 1):
+                return False
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            item_kind = type(item)
+            if item_kind is str:
+                continue
+            if item_kind is int and _INT_MIN <= item <= _INT_MAX:
+                continue
+            if not _json_like(item, depth + 1):
+                return False
+        return True
+    return False
+
+
+def _is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int and _INT_MIN <= value <= _INT_MAX
+
+
+def _is_number(value: Any) -> bool:
+    return (type(value) is int and _INT_MIN <= value <= _INT_MAX) or (
+        type(value) is float and value - value == 0.0)
+
+
+def _is_bool(value: Any) -> bool:
+    return type(value) is bool
+
+
+def _is_strs(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def _is_object(value: Any) -> bool:
+    # a game's settings or state: nested tuples are fine (encoded as arrays)
+    return type(value) is dict and _json_like(value)
+
+
+def _is_list(value: Any) -> bool:
+    return type(value) is list and _json_like(value)
+
+
+_CHECKS = {
+    "str": _is_str, "int": _is_int, "number": _is_number, "bool": _is_bool, "strs": _is_strs,
+    "object": _is_object, "list": _is_list, "json": _json_like,
+}
+
+
+def _kind_ok(kind: Kind, value: Any) -> bool:
+    return _CHECKS[kind](value)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: Kind
+    required: bool = True
+    nullable: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    type: str
+    sender: Sender
+    fields: tuple[Field, ...]
+    doc: str = ""
+    by_name: Mapping[str, Field] = field(init=False, repr=False, compare=False)
+    checks: Mapping[str, tuple[Callable[[Any], bool], bool, str]] = field(
+        init=False, repr=False, compare=False)
+    required: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
+        object.__setattr__(self, "checks", {
+            f.name: (_CHECKS[f.kind], f.nullable, f.kind) for f in self.fields})
+        object.__setattr__(self, "required", frozenset(f.name for f in self.fields if f.required))
+
+
+def _f(name: str, kind: Kind, doc: str = "", *, optional: bool = False, null: bool = False) -> Field:
+    return Field(name, kind, not optional, null, doc)
+
+
+_KIND_NAMES = {
+    "str": "a string", "int": "an integer", "number": "a number", "bool": "a boolean",
+    "strs": "a list of strings", "object": "an object", "list": "a list", "json": "a JSON value",
+}
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+_GAME = _f("game_id", "str", "the game's id")
+
+SCHEMA: dict[str, MessageSpec] = {
+    spec.type: spec
+    for spec in (
+        # -- handshake ---------------------------------------------------------------
+        MessageSpec("hello", "client", (
+            _f("protocol", "int", "protocol version the client speaks (1)"),
+            _f("role", "str", "'bot', 'spectator' or 'operator'"),
+            _f("token", "str", "the bot's secret token (bots and operators)", optional=True),
+            _f("bot", "str", "the bot's account name", optional=True),
+            _f("games", "strs", "games the bot plays (empty: every game)", optional=True),
+            _f("capabilities", "strs", "capabilities the client uses", optional=True),
+            _f("client", "str", "free text naming the client program", optional=True),
+        ), "First message of every connection."),
+        MessageSpec("welcome", "server", (
+            _f("protocol", "int", "protocol version of the session"),
+            _f("server", "str", "server name and version"),
+            _f("role", "str"),
+            _f("bot", "str", "the authenticated account", null=True),
+            _f("capabilities", "strs", "capabilities the server offers"),
+            _f("games", "strs", "ids of the bot's games in progress (resumed next)"),
+            _f("limits", "object", "max_frame (bytes), ping_interval (s)"),
+        ), "Answer to a good hello."),
+        # -- games -------------------------------------------------------------------
+        MessageSpec("game_start", "server", (
+            _GAME,
+            _f("game", "str", "the game's registry name"),
+            _f("settings", "object", "the game's settings (the grammar, moves...)"),
+            _f("seat", "int", "your seat, 0 moves first"),
+            _f("players", "strs", "bot names by seat"),
+            _f("opponent", "str", "your opponent's name"),
+            _f("time_control", "object", "move_ms, bank_ms, first_move_ms, retries, grace_ms"),
+            _f("chance_name", "str", "what the game calls its chance events ('roll')"),
+            _f("ladder", "bool", "rated ladder game"),
+        ), "A game you play has started (sent again on reconnect)."),
+        MessageSpec("your_turn", "server", (
+            _GAME,
+            _f("turn", "int", "index of the move to make; echo it in 'move'"),
+            _f("move_number", "int", "the game's own move number"),
+            _f("seat", "int"),
+            _f("chance", "json", "the chance outcome before this move (the roll)", null=True),
+            _f("state", "object", "the whole game state"),
+            _f("clock", "object", "limit_ms for this move and bank_ms left"),
+            _f("clocks", "list", "bank_ms left per seat"),
+            _f("retries_left", "int", "illegal moves you may still correct this turn"),
+        ), "It is your move; the full state, so a client needs no memory."),
+        MessageSpec("move", "client", (
+            _GAME,
+            _f("turn", "int", "the turn from 'your_turn'"),
+            _f("move", "str", "the move string"),
+        ), "A move."),
+        MessageSpec("move_accepted", "server", (
+            _GAME, _f("turn", "int"), _f("elapsed_ms", "int"), _f("bank_ms", "int"),
+        )),
+        MessageSpec("move_rejected", "server", (
+            _GAME,
+            _f("turn", "int"),
+            _f("move", "str"),
+            _f("code", "str", "the referee's rejection code ('malformed', 'not-your-turn'...)"),
+            _f("message", "str"),
+            _f("step", "int", "offending step of a multi-step move", null=True),
+            _f("retries_left", "int", "-1: the game is forfeited"),
+        )),
+        MessageSpec("opponent_moved", "server", (
+            _GAME, _f("turn", "int"), _f("seat", "int"), _f("move", "str"),
+            _f("chance", "json", null=True),
+        )),
+        MessageSpec("resign", "client", (_GAME,), "Give up a game."),
+        MessageSpec("game_over", "server", (
+            _GAME,
+            _f("result", "str", "'first', 'second', 'draw' or 'aborted'"),
+            _f("winner", "int", null=True),
+            _f("scores", "list", null=True),
+            _f("termination", "str", "normal, illegal-move, timeout, disconnect, resignation, aborted"),
+            _f("reason", "str"),
+            _f("log_id", "str", "fetch the log at /api/games/{log_id}"),
+            _f("seed", "int", "the dice seed, revealed now", null=True),
+            _f("log", "str", "the JSON Lines log (operators only)", optional=True),
+        ), "Sent after the result is committed to the database."),
+        # -- spectators --------------------------------------------------------------
+        MessageSpec("spectate", "client", (_GAME,), "Follow a live game."),
+        MessageSpec("unspectate", "client", (_GAME,)),
+        MessageSpec("game_state", "server", (
+            _GAME, _f("game", "str"), _f("settings", "object"), _f("players", "strs"),
+            _f("turn", "int"), _f("to_act", "int"), _f("chance", "json", null=True),
+            _f("state", "object"),
+        ), "A live game's full state (to spectators on subscribe)."),
+        MessageSpec("moved", "server", (
+            _GAME, _f("turn", "int"), _f("seat", "int"), _f("move", "str"),
+            _f("chance", "json", null=True), _f("state", "object"),
+        ), "A move in a game you follow, with the state after it."),
+        # -- operators (tournaments) -------------------------------------------------
+        MessageSpec("request_game", "client", (
+            _f("request_id", "str"),
+            _f("game", "str"),
+            _f("settings", "object"),
+            _f("players", "strs", "bot names by seat (connected bots or house:SPEC)"),
+            _f("seed", "int", null=True),
+            _f("time_control", "object", optional=True),
+        ), "Operators: play one game between named bots; answered with game_over."),
+        MessageSpec("game_requested", "server", (
+            _f("request_id", "str"), _GAME,
+        )),
+        # -- both ways ---------------------------------------------------------------
+        MessageSpec("ping", "both", (_f("id", "int"),)),
+        MessageSpec("pong", "both", (_f("id", "int"),)),
+        MessageSpec("error", "both", (
+            _f("code", "str"), _f("message", "str"), _f("fatal", "bool"),
+            _f("game_id", "str", optional=True, null=True),
+            _f("request_id", "str", "the request_game this answers", optional=True),
+        ), "Something was wrong; fatal errors close the connection."),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """A validated message: its `type` and its fields (`body`, without the type)."""
+
+    type: str
+    body: Mapping[str, Any]
+
+    @classmethod
+    def make(cls, type: str, /, **fields: Any) -> Message:
+        """Build and validate a message; raise a `SchemaError` if it breaks the schema."""
+        return cls.from_wire({"type": type, **fields}, sender="both")
+
+    @classmethod
+    def from_wire(cls, data: Any, *, sender: Sender) -> Message:
+        """Validate a decoded frame sent by `sender` (``"client"``/``"server"``).
+
+        Raises:
+            SchemaError: the subclass says what is wrong; the message quotes the input.
+        """
+        if not isinstance(data, dict):
+            raise WrongFieldType(f"a message must be a map, not {_type_name(data)}")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            if "type" not in data:
+                raise MissingField("the message has no 'type'")
+            raise WrongFieldType(f"'type' must be a string, not {_type_name(kind)}")
+        spec = SCHEMA.get(kind)
+        if spec is None:
+            shown = kind if len(kind) <= 40 else kind[:40] + "..."
+            raise UnknownMessageType(f"unknown message type {shown!r}")
+        if sender != "both" and spec.sender not in (sender, "both"):
+            raise UnexpectedMessage(f"a {sender} may not send {kind!r} messages")
+        checks = spec.checks
+        for key, value in data.items():
+            entry = checks.get(key)
+            if entry is None:
+                if key == "type":
+                    continue
+                if not isinstance(key, str):
+                    raise WrongFieldType(f"{kind}: field names must be strings, not {_type_name(key)}")
+                shown = key if len(key) <= 40 else key[:40] + "..."
+                raise UnknownField(f"{kind}: unknown field {shown!r}")
+            check, nullable, kind_name = entry
+            if value is None:
+                if nullable:
+                    continue
+            elif check(value):
+                continue
+            raise WrongFieldType(
+                f"{kind}: field {key!r} must be {_KIND_NAMES[kind_name]}"
+                f"{' or null' if nullable else ''}, not {_type_name(value)}"
+            )
+        body = dict(data)
+        del body["type"]
+        if not spec.required <= body.keys():
+            missing = next(f.name for f in spec.fields if f.required and f.name not in body)
+            raise MissingField(f"{kind}: missing field {missing!r}")
+        return cls(kind, body)
+
+    @classmethod
+    def unchecked(cls, type: str, /, **fields: Any) -> Message:
+        """A message built by trusted code, without validation (the receiver validates).
+
+        Used by the server for its own messages when `ServerConfig.validate_outgoing`
+        is off; `make` is the checked form.
+        """
+        return cls(type, fields)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, **self.body}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.body[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.body.get(key, default)
+
+    def __repr__(self) -> str:
+        fields = "".join(f", {k}={v!r}" for k, v in self.body.items())
+        return f"Message.make({self.type!r}{fields})"

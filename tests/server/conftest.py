@@ -1,0 +1,132 @@
+"""Fixtures: a real server on loopback (port 0, temporary database) and raw clients."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from arena.games.substitution import Settings
+from arena.server import ArenaServer, ServerConfig, TimeControl
+from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
+from protocol import PROTOCOL_VERSION, Encoding, Message
+
+FAST = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=1000, retries=0, grace_ms=1000)
+SUBST = Settings.preset("medium", 12).to_json()
+
+
+class Arena:
+    """A running server plus helpers to add bots and connect clients."""
+
+    def __init__(self, server: ArenaServer) -> None:
+        self.server = server
+        self.clients: list[tuple[ArenaClient, asyncio.Task[None]]] = []
+        self.raws: list[RawClient] = []
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    async def add_bot(self, name: str, *, operator: bool = False) -> str:
+        assert self.server.storage is not None
+        storage = self.server.storage
+        return await storage.call(storage.storage.add_bot, name, operator=operator)
+
+    async def client(self, name: str, bot: ArenaBot | Callable[[Turn], Any] | str = "random",
+                     *, wait: bool = True, **options: Any) -> ArenaClient:
+        """Add an account, connect a client for it and wait for the welcome."""
+        token = await self.add_bot(name)
+        if isinstance(bot, str):
+            bot = BuiltinBot(bot)
+        client = ArenaClient(self.url, token, bot, reconnect_delay=0.05, **options)
+        task = asyncio.create_task(client.run())
+        self.clients.append((client, task))
+        if wait:
+            async with asyncio.timeout(5):
+                await client.connected.wait()
+        return client
+
+    async def raw(self, encoding: Encoding = Encoding.JSON) -> RawClient:
+        ws = await connect(self.url, subprotocols=[encoding.subprotocol], compression=None,
+                           max_size=None)
+        raw = RawClient(ws, encoding)
+        self.raws.append(raw)
+        return raw
+
+    async def close(self) -> None:
+        for raw in self.raws:
+            raw.ws.transport.abort()
+        for client, _ in self.clients:
+            await client.stop()
+        for _, task in self.clients:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(5):
+                    await task
+        await self.server.close()
+        for client, _ in self.clients:  # every server message followed the schema
+            assert client.bad_frames == [], client.bad_frames
+
+
+class RawClient:
+    """A bare WebSocket speaking the protocol by hand (for malformed input)."""
+
+    def __init__(self, ws: ClientConnection, encoding: Encoding) -> None:
+        self.ws = ws
+        self.encoding = encoding
+
+    async def send(self, type: str, /, **fields: Any) -> None:
+        await self.ws.send(self.encoding.encode({"type": type, **fields}))
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            frame = await self.ws.recv()
+        data = self.encoding.decode(frame, max_size=1 << 30)
+        Message.from_wire(data, sender="server")  # the server always speaks the schema
+        assert isinstance(data, dict)
+        return data
+
+    async def expect(self, type: str, timeout: float = 5.0) -> dict[str, Any]:
+        """Skip other messages until one of `type` arrives."""
+        async with asyncio.timeout(timeout):
+            while True:
+                data = await self.recv(timeout)
+                if data["type"] == type:
+                    return data
+
+    async def hello(self, token: str | None, role: str = "bot", **fields: Any) -> dict[str, Any]:
+        if token is not None:
+            fields["token"] = token
+        await self.send("hello", protocol=PROTOCOL_VERSION, role=role, **fields)
+        return await self.recv()
+
+
+@pytest.fixture
+async def make_arena(tmp_path) -> AsyncIterator[Callable[..., Any]]:
+    started: list[Arena] = []
+
+    async def make(**options: Any) -> Arena:
+        config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
+                              time_control=FAST, ping_interval=None)
+        config = replace(config, **options)
+        server = ArenaServer(config)
+        await server.start()
+        arena = Arena(server)
+        started.append(arena)
+        return arena
+
+    yield make
+    for arena in started:
+        await arena.close()  # safe to call twice
+
+
+@pytest.fixture
+async def arena(make_arena) -> Arena:
+    return await make_arena()

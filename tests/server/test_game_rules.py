@@ -1,0 +1,290 @@
+"""Forfeits and clocks: illegal moves, retries, timeouts, disconnects, silent clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from arena.server import TimeControl
+from arena.server.live import Clock
+from clients.sdk import ArenaBot, GameResult, Rejected, Turn
+
+from .conftest import FAST, SUBST
+
+
+def first_legal(turn: Turn) -> str:
+    return turn.legal_moves(limit=1)[0]
+
+
+class Stubborn(ArenaBot):
+    """Plays `bad` moves before each legal one; remembers the rejections."""
+
+    def __init__(self, bad: int) -> None:
+        self.bad = bad
+        self.rejections: list[Rejected] = []
+        self.tries: dict[tuple[str, int], int] = {}
+
+    def move(self, turn: Turn) -> str:
+        key = (turn.game_id, turn.turn)
+        self.tries[key] = self.tries.get(key, 0) + 1
+        return "no such move" if self.tries[key] <= self.bad else first_legal(turn)
+
+    def rejected(self, turn: Turn, rejection: Rejected) -> None:
+        self.rejections.append(rejection)
+
+
+async def stored(arena, game_id):
+    storage = arena.server.storage
+    return await storage.call(storage.storage.game, game_id)
+
+
+async def test_illegal_move_forfeits_at_once(arena):
+    bot = Stubborn(bad=1)
+    await arena.client("stubborn", bot)
+    await arena.client("fair", "random")
+    record = await arena.server.play_game("substitution", SUBST, ["fair", "stubborn"], seed=1)
+    outcome = record.outcome
+    assert outcome.termination.value == "illegal-move" and outcome.loser == 1 and outcome.winner == 0
+    assert "stubborn played 'no such move': malformed" in outcome.detail
+    await asyncio.sleep(0.05)
+    assert [r.retries_left for r in bot.rejections] == [-1]
+    assert bot.rejections[0].code == "malformed"
+    row = await stored(arena, record.id)
+    assert row["termination"] == "illegal-move" and "malformed" in row["reason"]
+
+
+async def test_retries_let_a_bot_correct_its_move(arena):
+    bot = Stubborn(bad=2)
+    await arena.client("stubborn", bot)
+    await arena.client("fair", "random")
+    control = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=1000, retries=2)
+    record = await arena.server.play_game("substitution", SUBST, ["stubborn", "fair"], seed=2,
+                                          time_control=control)
+    assert record.outcome.termination.value == "normal"
+    assert len(bot.rejections) == 2 * 12
+    assert [r.retries_left for r in bot.rejections[:2]] == [1, 0]
+
+
+async def test_silent_bot_loses_on_time_and_stalls_no_other_game(arena):
+    token = await arena.add_bot("silent")
+    silent = await arena.raw()
+    assert (await silent.hello(token))["type"] == "welcome"
+    await arena.client("a", "random")
+    await arena.client("b", "random")
+    await arena.client("c", "random")
+    control = TimeControl(move_ms=200, bank_ms=300, first_move_ms=1200)
+    slow = asyncio.create_task(arena.server.play_game(
+        "substitution", SUBST, ["a", "silent"], seed=3, time_control=control))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    other = await arena.server.play_game("substitution", SUBST, ["b", "c"], seed=4)
+    assert other.outcome.termination.value == "normal"
+    assert not slow.done()  # finished while the silent bot sat
+    record = await slow
+    assert loop.time() - started >= 1.45
+    assert record.outcome.termination.value == "timeout" and record.outcome.loser == 1
+    assert record.outcome.detail == "silent used 1200 ms and its 300 ms bank on turn 1"
+    over = await silent.expect("game_over")
+    assert over["termination"] == "timeout" and over["reason"] == record.outcome.detail
+
+
+async def test_overage_comes_out_of_the_bank(arena):
+    async def slowpoke(turn: Turn) -> str:
+        await asyncio.sleep(0.12)
+        return first_legal(turn)
+
+    seen = []
+    client = await arena.client("slowpoke", slowpoke)
+    client.on_message = lambda m: seen.append(m) if m.type == "move_accepted" else None
+    await arena.client("quick", "random")
+    control = TimeControl(move_ms=50, bank_ms=2000, first_move_ms=500)
+    settings = {**SUBST, "moves": 4}
+    record = await arena.server.play_game("substitution", settings, ["slowpoke", "quick"],
+                                          time_control=control)
+    assert record.outcome.termination.value == "normal"
+    banks = [m["bank_ms"] for m in seen]
+    assert banks[0] == 2000  # the first move has 500 ms
+    assert 0 < banks[-1] <= 2000 - 3 * 65 and banks == sorted(banks, reverse=True)
+
+
+def test_clock_arithmetic():
+    clock = Clock(TimeControl(move_ms=100, bank_ms=1000, first_move_ms=300))
+    assert clock.limit_ms() == 300
+    clock.charge(350)
+    assert clock.bank_ms == 950 and clock.limit_ms() == 100
+    clock.charge(90)
+    assert clock.bank_ms == 950
+    clock.charge(2000)
+    assert clock.bank_ms == 0
+
+
+async def test_reconnect_within_the_grace_period_resumes_the_game(arena):
+    holder: dict[str, object] = {}
+
+    async def flaky(turn: Turn) -> str:
+        if turn.turn >= 6 and not holder.get("dropped"):
+            holder["dropped"] = True
+            await holder["client"].drop()  # the connection dies mid-game
+        return first_legal(turn)
+
+    resumed = []
+
+    class Flaky(ArenaBot):
+        def move(self, turn: Turn):
+            return flaky(turn)
+
+        def resumed(self, game, state):
+            resumed.append((game.game_id, state["turn"], state["to_act"]))
+
+    client = await arena.client("flaky", Flaky())
+    holder["client"] = client
+    await arena.client("steady", "random")
+    record = await arena.server.play_game("substitution", SUBST, ["flaky", "steady"], seed=5)
+    assert holder["dropped"] and client.connections >= 2
+    assert resumed and resumed[0][0] == record.id and resumed[0][1] >= 6
+    assert record.outcome.termination.value == "normal" and len(record.turns) == 24
+    await asyncio.sleep(0.05)
+    assert [r.game_id for r in client.results] == [record.id]
+
+
+async def test_disconnect_past_the_grace_period_forfeits(make_arena):
+    arena = await make_arena(time_control=TimeControl(move_ms=5000, bank_ms=0,
+                                                      first_move_ms=5000, grace_ms=300))
+    gone = await arena.client("gone", "random", reconnect=False)
+    steady = await arena.client("steady", lambda turn: asyncio.sleep(10, first_legal(turn)))
+    live = arena.server.start_game("substitution", SUBST, ["steady", "gone"], seed=6)
+    await asyncio.sleep(0.1)
+    await gone.drop()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    assert 0.25 <= loop.time() - started < 2
+    assert record.outcome.termination.value == "disconnect" and record.outcome.loser == 1
+    assert "gone stayed disconnected longer than 300 ms" == record.outcome.detail
+    await asyncio.sleep(0.05)
+    result: GameResult = steady.results[0]
+    assert result.won and result.termination == "disconnect"
+
+
+async def test_new_connection_replaces_the_old_one(arena):
+    token = await arena.add_bot("twin")
+    first = await arena.raw()
+    assert (await first.hello(token))["type"] == "welcome"
+    second = await arena.raw()
+    assert (await second.hello(token))["type"] == "welcome"
+    with pytest.raises(ConnectionClosed) as closed:
+        await first.recv()
+    assert closed.value.rcvd.code == 4004
+
+
+async def test_resign(arena):
+    raw_token = await arena.add_bot("quitter")
+    quitter = await arena.raw()
+    await quitter.hello(raw_token)
+    await arena.client("winner", "random")
+    live = arena.server.start_game("substitution", SUBST, ["quitter", "winner"], seed=7)
+    start = await quitter.expect("game_start")
+    assert start["seat"] == 0 and start["opponent"] == "winner" and "seed" not in start
+    turn = await quitter.expect("your_turn")
+    assert turn["turn"] == 0 and turn["chance"] == turn["state"]["roll"]
+    await quitter.send("resign", game_id=live.id)
+    over = await quitter.expect("game_over")
+    assert over["termination"] == "resignation" and over["winner"] == 1
+    assert json.loads(json.dumps(over))["log_id"] == live.id
+
+
+async def test_move_out_of_turn_and_stale_turn_are_rejected_without_penalty(arena):
+    token = await arena.add_bot("eager")
+    eager = await arena.raw()
+    await eager.hello(token)
+
+    async def waits(turn: Turn) -> str:
+        await asyncio.sleep(0.2)
+        return first_legal(turn)
+
+    await arena.client("patient", waits)
+    live = arena.server.start_game("substitution", SUBST, ["patient", "eager"], seed=8)
+    await eager.expect("game_start")
+    await eager.send("move", game_id=live.id, turn=0, move="")
+    rejected = await eager.expect("move_rejected")
+    assert rejected["code"] == "not-your-turn"
+    turn = await eager.expect("your_turn")
+    await eager.send("move", game_id=live.id, turn=turn["turn"] - 1, move="")
+    rejected = await eager.expect("move_rejected")
+    assert rejected["code"] == "stale-turn"
+    await eager.send("resign", game_id=live.id)
+    assert (await eager.expect("game_over"))["termination"] == "resignation"
+
+
+async def test_request_for_a_game_you_do_not_play(arena):
+    await arena.client("p1", "random")
+    await arena.client("p2", lambda turn: asyncio.sleep(5, first_legal(turn)))
+    token = await arena.add_bot("intruder")
+    intruder = await arena.raw()
+    await intruder.hello(token)
+    live = arena.server.start_game("substitution", SUBST, ["p2", "p1"], seed=9)
+    await intruder.send("move", game_id=live.id, turn=0, move="")
+    error = await intruder.recv()
+    assert error["code"] == "not-your-game" and error["game_id"] == live.id
+
+
+def test_fast_time_control_is_short():
+    assert FAST.move_ms <= 1000
+
+
+async def test_a_client_that_stops_reading_stalls_nobody(make_arena):
+    arena = await make_arena(max_queue=20)
+    await arena.client("x", "random")
+    await arena.client("y", "random")
+    viewer = await arena.raw()
+    await viewer.hello(None, role="spectator")
+    settings = {**SUBST, "moves": 300}
+    live = arena.server.start_game("substitution", settings, ["x", "y"], seed=10)
+    await viewer.send("spectate", game_id=live.id)
+    viewer.ws.transport.pause_reading()  # never reads again
+    record = await asyncio.wait_for(asyncio.shield(live.task), 20)
+    assert record.outcome.termination.value == "normal" and len(record.turns) == 600
+
+
+async def test_a_session_whose_peer_does_not_read_is_closed_as_a_slow_consumer():
+    from arena.server.session import Session
+    from protocol import Encoding, ProtocolCore
+
+    class StuckSocket:
+        remote_address = ("127.0.0.1", 1)
+        closed_with: tuple[int, str] | None = None
+
+        async def send(self, frame):
+            await asyncio.Event().wait()  # the peer never reads: blocks forever
+
+        async def close(self, code, reason):
+            self.closed_with = (code, reason)
+
+    ws = StuckSocket()
+    session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue=5)
+    for number in range(10):
+        session.send("ping", id=number)  # never blocks the caller
+    await asyncio.sleep(0)
+    assert session.closed and ws.closed_with == (1008, "slow consumer: too many unread messages")
+    await session.finished()
+
+
+async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
+    await arena.client("a", "random")
+    await arena.client("b", "random")
+    await arena.client("c", "random")
+    await arena.client("d", "random")
+    broken = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
+
+    def explode(seat, move):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(broken.match, "submit", explode)
+    record = await asyncio.wait_for(asyncio.shield(broken.task), 5)
+    assert record.outcome.result == "aborted" and "boom" in record.outcome.detail
+    other = await arena.server.play_game("substitution", SUBST, ["c", "d"], seed=2)
+    assert other.outcome.termination.value == "normal"
+    assert "a" in arena.server.sessions  # the connection survived

@@ -1,0 +1,155 @@
+"""Bad input on the wire: malformed, oversize and unknown frames, bad tokens, versions."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from clients.sdk import ArenaClient, BuiltinBot
+from protocol import AuthenticationError, Encoding, VersionError
+
+
+async def ready_bot(arena, encoding=Encoding.JSON):
+    token = await arena.add_bot("raw")
+    raw = await arena.raw(encoding)
+    welcome = await raw.hello(token)
+    assert welcome["type"] == "welcome" and welcome["bot"] == "raw"
+    return raw
+
+
+async def ping_works(raw, number=99):
+    await raw.send("ping", id=number)
+    assert await raw.recv() == {"type": "pong", "id": number}
+
+
+@pytest.mark.parametrize("encoding", list(Encoding))
+async def test_malformed_unknown_missing_and_wrong_type_keep_the_connection(arena, encoding):
+    raw = await ready_bot(arena, encoding)
+    bad_frame = b"\xc1\xc1" if encoding is Encoding.MSGPACK else "{not json"
+    cases = [
+        (raw.send_raw(bad_frame), "malformed-frame"),
+        (raw.send("launch_missiles", id=1), "unknown-type"),
+        (raw.send("move", game_id="g1", turn=0), "missing-field"),
+        (raw.send("move", game_id="g1", turn="zero", move=""), "wrong-type"),
+        (raw.send("move", game_id="g1", turn=True, move=""), "wrong-type"),
+        (raw.send("move", game_id="g1", turn=0, move="", extra=1), "unknown-field"),
+        (raw.send("welcome", protocol=1), "unexpected"),
+        (raw.send("move", game_id="nope", turn=0, move=""), "unknown-game"),
+    ]
+    for sending, code in cases:
+        await sending
+        error = await raw.recv()
+        assert error["type"] == "error" and error["code"] == code, error
+        assert error["fatal"] is False and error["message"]
+        await ping_works(raw)
+    await raw.ws.close()
+
+
+async def test_wrong_frame_kind_is_an_error(arena):
+    raw = await ready_bot(arena, Encoding.MSGPACK)
+    await raw.send_raw('{"type": "ping", "id": 1}')  # text on a msgpack connection
+    error = await raw.recv()
+    assert error["code"] == "malformed-frame" and "text frame" in error["message"]
+    await ping_works(raw)
+
+
+async def test_oversize_frame_error_then_hard_limit_closes(make_arena):
+    arena = await make_arena(max_frame=1000, max_ws_frame=100_000)
+    raw = await ready_bot(arena)
+    await raw.send("move", game_id="g", turn=0, move="x" * 5000)
+    error = await raw.recv()
+    assert error["code"] == "oversize" and error["fatal"] is False
+    await ping_works(raw)
+    await raw.send_raw("x" * 200_000)  # beyond the WebSocket limit: closed with 1009
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_too_many_bad_frames_close_the_connection(arena):
+    raw = await ready_bot(arena)
+    for _ in range(25):
+        await raw.send_raw("][")
+    codes = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            codes.append((await raw.recv())["code"])
+    assert codes[-1] == "too-many-errors" and codes.count("malformed-frame") == 21
+    assert closed.value.rcvd.code == 4005
+
+
+async def test_messages_before_hello_and_unknown_role(arena):
+    raw = await arena.raw()
+    await raw.send("move", game_id="g", turn=0, move="")
+    assert (await raw.recv())["code"] == "unexpected"
+    await raw.send("hello", protocol=1, role="referee")
+    assert (await raw.recv())["code"] == "unexpected"
+    await ping_works(raw)
+
+
+async def test_wrong_token_is_refused_and_closed(arena):
+    await arena.add_bot("alice")
+    raw = await arena.raw()
+    error = await raw.hello("not-a-token")
+    assert error == {"type": "error", "code": "unauthorized", "message": "unknown or revoked token",
+                     "fatal": True}
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv()
+    assert closed.value.rcvd.code == 4001
+    # the SDK raises instead of reconnecting forever
+    client = ArenaClient(arena.url, "not-a-token", BuiltinBot("random"))
+    with pytest.raises(AuthenticationError):
+        await asyncio.wait_for(client.run(), 5)
+
+
+async def test_revoked_token_and_name_mismatch(arena):
+    token = await arena.add_bot("carol")
+    raw = await arena.raw()
+    assert (await raw.hello(token, bot="mallory"))["code"] == "unauthorized"
+    storage = arena.server.storage
+    assert await storage.call(storage.storage.revoke_bot, "carol")
+    raw = await arena.raw()
+    assert (await raw.hello(token))["code"] == "unauthorized"
+
+
+async def test_unsupported_version(arena):
+    raw = await arena.raw(Encoding.MSGPACK)
+    await raw.send("hello", protocol=2, role="spectator")
+    error = await raw.recv()
+    assert error["code"] == VersionError.code and "version 1" in error["message"]
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv()
+    assert closed.value.rcvd.code == 4002
+
+
+async def test_missing_subprotocol_is_rejected_in_the_handshake(arena):
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(arena.url)
+    assert refused.value.response.status_code == 400
+
+
+async def test_silent_connection_is_closed_after_the_hello_timeout(make_arena):
+    arena = await make_arena(hello_timeout=0.2)
+    raw = await arena.raw()
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv(timeout=3)
+    assert closed.value.rcvd.code == 4003
+
+
+async def test_msgpack_extension_types_and_bad_keys(arena):
+    raw = await ready_bot(arena, Encoding.MSGPACK)
+    frames = [
+        msgpack.packb({"type": "ping", "id": msgpack.ExtType(5, b"x")}),
+        msgpack.packb({1: 2}),
+        msgpack.packb([1, 2, 3]),
+        msgpack.packb({"type": "ping", "id": 1.5}),
+    ]
+    for frame in frames:
+        await raw.send_raw(frame)
+        error = await raw.recv()
+        assert error["type"] == "error" and error["fatal"] is False
+    await ping_works(raw)
