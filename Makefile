@@ -1,5 +1,5 @@
 # The two commands of the README's quick start:
-#   make run    set everything up, then run the arena with its embedded defaults
+#   make run    set everything up, then run the arena server with its embedded defaults
 #   make test   set everything up, then run the whole test suite
 # Everything is installed into .venv by the project's own files; nothing by hand.
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bot
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/arena play --grammar medium --moves 200 --p1 random --p2 random --seed 1
+	$(BIN)/arena serve
 
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest

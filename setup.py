@@ -1,7 +1,5 @@
 """Build the compiled rule cores; everything else is declared in pyproject.toml."""
 
-from pathlib import Path
-
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -19,7 +17,6 @@ extensions = [
     ),
 ]
 # Build what this checkout has (a worktree may lack another game's sources).
-extensions = [ext for ext in extensions if all(Path(src).exists() for src in ext.sources)]
 
 setup(
     ext_modules=cythonize(

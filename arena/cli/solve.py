@@ -9,7 +9,6 @@ from arena.cli.lazy import LazyGroup
 SOLVERS: dict[str, str] = {
     "sim": "arena.games.sim.cli:solve_sim",
     "heaps": "arena.games.heaps.cli:solve_heaps",
-    # "sim": "arena.games.sim.cli:solve_sim",
     "durak": "arena.games.durak.cli:solve_durak",
     "tiles": "arena.games.tiles.cli:solve_tiles",
 }

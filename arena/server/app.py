@@ -195,7 +195,7 @@ class ArenaServer(GameHost):
                     raise PlayerUnavailable(f"bot {name!r} does not play {game_name}")
         seed = self._rng.randrange(2**31) if seed is None else seed
         game_id = "g" + uuid.uuid4().hex[:12]
-        match: Match[Any] = Match(game, players, seed=seed, match_id=game_id)
+        match: Match = Match(game, players, seed=seed, match_id=game_id)
         house = {
             seat: HousePlayer(name, self.registry.make_bot(game, name[len(HOUSE_PREFIX):]),
                               random.Random(f"{seed}:{game_id}:{seat}"))

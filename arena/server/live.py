@@ -75,7 +75,7 @@ class LiveGame:
 
     id: str
     game: Game[Any, Any]
-    match: Match[Any]
+    match: Match
     control: TimeControl
     host: GameHost
     ladder: bool = False

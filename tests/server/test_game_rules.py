@@ -279,10 +279,20 @@ async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
     await arena.client("d", "random")
     broken = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
 
-    def explode(seat, move):
-        raise RuntimeError("boom")
+    class ExplodingMatch:
+        """The real match, except that judging a move fails (Match is an extension type,
+        so its methods cannot be patched one by one)."""
 
-    monkeypatch.setattr(broken.match, "submit", explode)
+        def __init__(self, match):
+            self._match = match
+
+        def __getattr__(self, name):
+            return getattr(self._match, name)
+
+        def submit(self, seat, move):
+            raise RuntimeError("boom")
+
+    monkeypatch.setattr(broken, "match", ExplodingMatch(broken.match))
     record = await asyncio.wait_for(asyncio.shield(broken.task), 5)
     assert record.outcome.result == "aborted" and "boom" in record.outcome.detail
     other = await arena.server.play_game("substitution", SUBST, ["c", "d"], seed=2)
