@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bot
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/arena serve
+	$(BIN)/arena serve --house random
 
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
