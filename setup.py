@@ -12,6 +12,7 @@ extensions = [
     Extension("arena.games.substitution.game", ["arena/games/substitution/game.py"]),
     Extension("bots.substitution.random_bot", ["bots/substitution/random_bot.py"]),
     Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
+    Extension("arena.games.heaps._forward", ["arena/games/heaps/_forward.pyx"]),
     Extension(
         "arena.games.durak._core", ["arena/games/durak/_core.pyx"], language="c++"
     ),

@@ -15,7 +15,9 @@ CASES: list[tuple[str, dict[str, Any], list[int]]] = [
     ("one heap, +1 +4 *3, sum", {"heaps": 1, "end": {"measure": "sum", "at_least": 1},
                                   "moves": {"any": ["+1", "+4", "*3"]}}, [100, 10_000]),
     ("two heaps, +1 *2, sum", {"heaps": 2, "end": {"measure": "sum", "at_least": 1},
-                               "moves": {"any": ["+1", "*2"]}}, [100, 300, 1000]),
+                               "moves": {"any": ["+1", "*2"]}}, [100, 1000, 10_000]),
+    ("two heaps, +1 *2, larger heap", {"heaps": 2, "end": {"measure": "max", "at_least": 1},
+                                       "moves": {"any": ["+1", "*2"]}}, [100, 1000, 10_000]),
 ]
 
 
@@ -23,10 +25,10 @@ def main() -> None:
     for title, data, targets in CASES:
         for target in targets:
             report = solve_heaps(HeapRules.from_mapping(data, target=target))
-            steps = report.solution.steps()
+            colours = report.solution.colour.values()
             print(
-                f"{title:30} N={target:<6} positions {report.positions:>8}  "
-                f"steps {max(steps, default=0):>4}  time {report.solution.seconds:.3f} s"
+                f"{title:32} N={target:<6} positions {report.positions:>9}  "
+                f"steps {max(colours, default=0):>5}  time {report.solution.seconds:.3f} s"
             )
 
 

@@ -14,14 +14,14 @@ linear in the number of moves, however many steps the game takes.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from arena.errors import SettingsError
-from arena.games.heaps.rules import HeapRules, HeapSpec
+from arena.games.heaps.rules import HeapRules, HeapSpec, Op
 
-__all__ = ["TASK_WORDING", "HeapsReport", "HeapsSolution", "solve_heaps"]
+__all__ = ["TASK_WORDING", "ForwardColours", "HeapsReport", "HeapsSolution", "solve_heaps"]
 
 Position = tuple[int, ...]
 
@@ -49,10 +49,10 @@ TASK_WORDING: dict[str, str] = {
 class HeapsSolution:
     """The colour of every non-terminal position, and the EGE answers."""
 
-    colour: dict[Position, int]
+    colour: Mapping[Position, int]
     """Position (heaps sorted if the game is symmetric) -> colour; absent: draw."""
     draws: tuple[Position, ...]
-    task19_some: tuple[Position, ...]
+    task19_some: Sequence[Position]
     """Positions not won in one move with a move to a position won in one move."""
     seconds: float
     symmetric: bool
@@ -214,10 +214,110 @@ def solve_heaps(
     return HeapsReport(solution, len(successors))
 
 
+class ForwardColours(Mapping[Position, int]):
+    """The colours of the compiled forward pass (`_forward.pyx`), read as a mapping
+    from positions (x <= y) to colours without building a dictionary of millions."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def __getitem__(self, position: Position) -> int:
+        if len(position) != 2:
+            raise KeyError(position)
+        index = self.table.index(position[0], position[1])
+        if index < 0:
+            raise KeyError(position)
+        colour: int = self.table.colours[index]
+        return colour
+
+    def __iter__(self) -> Iterator[Position]:
+        positions: Iterator[Position] = self.table.positions()
+        return positions
+
+    def __len__(self) -> int:
+        return len(self.table.colours)
+
+
+class FlaggedPositions(Sequence[Position]):
+    """The positions the compiled pass flagged for task 19 ("after some move"), built
+    only when asked for: a target of 10^4 flags millions of them."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self._positions: tuple[Position, ...] | None = None
+
+    def _all(self) -> tuple[Position, ...]:
+        if self._positions is None:
+            self._positions = tuple(self.table.flagged())
+        return self._positions
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> Position: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Position]: ...
+
+    def __getitem__(self, index: int | slice) -> Position | Sequence[Position]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Position]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+
+_KINDS = {"+": 0, "*": 1}
+_MEASURES = {"sum": 0, "product": 1, "max": 2}
+
+
+def _solve_two_heaps_compiled(rules: HeapRules) -> HeapsReport:
+    """`_solve_increasing` for symmetric two-heap games, compiled (targets of 10^4 and
+    more: a sum game has about target^2/4 positions)."""
+    from arena.games.heaps._forward import forward_colours
+
+    began = time.perf_counter()
+
+    def ops(extra: tuple[Op, ...]) -> list[tuple[int, int]]:
+        return [(_KINDS[op.kind], op.amount) for op in dict.fromkeys(rules.any + extra)]
+
+    equal = rules.equal if rules.equal is not None else rules.larger + rules.smaller
+    table = forward_colours(
+        _MEASURES[rules.measure], rules.target, rules.min_heap,
+        ops(equal), ops(rules.smaller), ops(rules.larger),
+    )
+    colours = ForwardColours(table)
+    solution = HeapsSolution(colours, (), FlaggedPositions(table), time.perf_counter() - began, True)
+    return HeapsReport(solution, len(colours))
+
+
 def _solve_increasing(rules: HeapRules) -> HeapsReport:
     """The same colouring when every move adds stones (only +k and *k): each move
     increases the total, so positions taken by decreasing total see their successors
     already coloured, and one forward pass without predecessor lists suffices."""
+    if rules.heaps == 2 and rules.symmetric and _compiled_forward():
+        return _solve_two_heaps_compiled(rules)
+    return _solve_increasing_python(rules)
+
+
+def _compiled_forward() -> bool:
+    try:
+        import arena.games.heaps._forward  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _solve_increasing_python(rules: HeapRules) -> HeapsReport:
+    """The forward pass in Python (one heap, and the reference for the compiled one)."""
     began = time.perf_counter()
     step, over = rules.successor_function, rules.over_function
     two = rules.heaps == 2
