@@ -34,6 +34,7 @@ from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Session
 from arena.server.storage import AsyncStorage, Storage
+from arena.web.api import GUEST_PREFIX
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -307,7 +308,7 @@ class ArenaServer(GameHost):
         room = ladder.max_games - 2
         names = [
             name for name, session in self.sessions.items()
-            if session.role == "bot"
+            if session.role == "bot" and not name.startswith(GUEST_PREFIX)
             and (not session.games_played or ladder.game in session.games_played)
             and len(self.bot_games.get(name, ())) <= room
         ]
