@@ -36,6 +36,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000
+MOVES = 12
+"""Moves per player of the stored games."""
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (make test installs Debian's chromium)",
@@ -51,7 +53,7 @@ def _free_port() -> int:
 def _seed_database(path: Path) -> list[str]:
     """Three rated games between two accounts, as the ladder would have stored them."""
     registry = default_registry()
-    game = SubstitutionGame(Settings.preset("medium", 4))
+    game = SubstitutionGame(Settings.preset("medium", MOVES))
     storage = Storage(path)
     ids = []
     for index in range(3):
@@ -178,12 +180,12 @@ def test_the_replay_viewer_steps_through_a_stored_game(page: Any, server: dict[s
     assert "Start of the game" in label.inner_text()
     page.click("#next")
     assert label.get_attribute("data-index") == "1"
-    assert "Turn 1 of 8" in label.inner_text()
+    assert f"Turn 1 of {2 * MOVES}" in label.inner_text()
     page.click("#next")
     page.click("#prev")
     assert label.get_attribute("data-index") == "1"
     page.click("#last")
-    assert label.get_attribute("data-index") == "8"
+    assert label.get_attribute("data-index") == str(2 * MOVES)
     assert page.locator("#breakdown").is_visible()
     page.fill("#slider", "4")
     assert label.get_attribute("data-index") == "4"

@@ -94,7 +94,7 @@ function bankTable(settings, bank) {
       h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))), h("td", {}, count))));
 }
 
-function board({ settings, state, players, me = null, partial = null }) {
+function board({ settings, state, players, me = null, partial = null, caption = null }) {
   // `partial`: the derivations and bank of the turn being built (from /api/legal)
   const derivations = state.derivations.map((words, seat) =>
     partial && seat === partial.seat ? partial.derivations : words);
@@ -106,7 +106,8 @@ function board({ settings, state, players, me = null, partial = null }) {
   const roll = state.roll === null || state.roll === undefined ? null : state.roll;
   return h("div", { class: "board" },
     h("p", { class: "status", id: "status-line" },
-      `Move ${Math.min(state.move_number + 1, settings.moves)} of ${settings.moves} · moves left ${state.moves_left}`,
+      caption !== null ? caption : state.moves_left === 0 && state.player === 0 ? `Game over after ${settings.moves} moves each`
+        : `Move ${Math.min(state.move_number + 1, settings.moves)} of ${settings.moves} · moves left ${state.moves_left}`,
       roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
     h("div", { class: "players" }, seats),
     h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(settings, bank)));
@@ -237,8 +238,9 @@ async function playPage() {
   };
 
   const renderBuilder = () => {
+    builder.hidden = Boolean(game.over);
     if (!game.myTurn) {
-      builder.replaceChildren(game.over ? "" : h("p", { class: "muted" }, "Waiting for the opponent…"));
+      builder.replaceChildren(h("p", { class: "muted" }, "Waiting for the opponent…"));
       return;
     }
     const legal = game.legal;
@@ -309,7 +311,7 @@ async function playPage() {
     setPhase("busy");
     const move = game.steps.join(", ");
     send({ type: "move", game_id: game.id, turn: game.myTurn.turn, move });
-    note(`you: ${describeMove(game.settings, move)}`);
+    note(`you rolled ${groupText(game.settings, game.myTurn.roll)}: ${describeMove(game.settings, move)}`);
     game.myTurn = null; game.legal = null; game.steps = [];
     render();
     setPhase("waiting");
@@ -440,14 +442,15 @@ function viewReplay(viewer, data, title) {
     index = Math.max(0, Math.min(frames.length - 1, i));
     slider.value = index;
     const frame = frames[index];
-    label.replaceChildren(index === 0 ? "Start of the game" : [
+    label.replaceChildren(...[index === 0 ? "Start of the game" : [
       `Turn ${index} of ${frames.length - 1}: ${data.players[frame.player]}`,
       frame.chance !== null && frame.chance !== undefined && data.game === "substitution"
         ? [" rolled ", h("code", {}, groupText(data.settings, frame.chance))] : "",
-      " — ", data.game === "substitution" ? describeMove(data.settings, frame.move) : h("code", {}, frame.move)]);
+      " — ", data.game === "substitution" ? describeMove(data.settings, frame.move) : h("code", {}, frame.move)]].flat(3));
     label.dataset.index = index;
     if (data.game === "substitution") {
-      area.replaceChildren(board({ settings: data.settings, state: { ...frame.state, roll: frame.chance ?? null }, players: data.players }));
+      area.replaceChildren(board({ settings: data.settings, state: { ...frame.state, roll: frame.chance ?? null }, players: data.players,
+        caption: index === 0 ? "Before the first roll" : `After turn ${index} · moves left ${frame.state.moves_left} each` }));
       if (index === frames.length - 1 && data.outcome) area.append(scoreBreakdown(data.settings, frame.state, data.players));
     } else {
       area.replaceChildren(h("pre", {}, JSON.stringify(frame.state, null, 1)));
@@ -463,11 +466,11 @@ function viewReplay(viewer, data, title) {
       data.seed !== null && data.seed !== undefined ? h("span", { class: "muted" }, ` · seed ${data.seed}`) : ""),
     data.error ? h("p", { class: "error" }, `The referee stopped the replay: ${data.error}`) : "",
     h("div", { class: "controls" },
-      h("button", { id: "first", onclick: () => go(0), title: "to the start" }, "⏮ start"),
+      h("button", { id: "first", onclick: () => go(0), title: "to the start" }, "|◀ start"),
       h("button", { id: "prev", onclick: () => go(index - 1), title: "back" }, "◀ back"),
       slider,
       h("button", { id: "next", onclick: () => go(index + 1), title: "forward" }, "forward ▶"),
-      h("button", { id: "last", onclick: () => go(frames.length - 1), title: "to the end" }, "end ⏭")),
+      h("button", { id: "last", onclick: () => go(frames.length - 1), title: "to the end" }, "end ▶|")),
     label, area);
   go(0);
   setPhase("replay");
