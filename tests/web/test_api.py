@@ -192,3 +192,34 @@ async def test_rating_history(arena: Arena) -> None:
     status, data = await get(arena, "/api/ratings/history")
     assert status == 200 and data["history"] == {}
     assert ServerConfig().tournaments is None
+
+
+def test_rating_history_and_saved_grammars_in_storage(tmp_path: Path) -> None:
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.server.storage import Storage
+
+    storage = Storage(tmp_path / "db.sqlite")
+    record = _played(SubstitutionGame(Settings.preset("medium", 3)))
+    storage.start_game(record, ladder=True, pair=None)
+    rows = storage.finish_game(record, rated=True)
+    history = storage.rating_history("substitution")
+    assert sorted(history) == ["a", "b"]
+    assert history["a"][0][1] == round(next(r for r in rows if r.bot == "a").conservative, 3)
+    assert storage.rating_history("sim") == {}
+    storage.save_grammar("g", "S->a\n")
+    storage.save_grammar("g", "S->b\n")
+    assert storage.grammars() == [("g", "S->b\n")] and storage.grammar("x") is None
+    storage.close()
+
+
+async def test_guests_never_play_on_the_ladder(make_arena: Any) -> None:
+    from arena.server import LadderConfig
+
+    arena = await make_arena(ladder=LadderConfig("substitution", SUBST, ("random",), max_games=10))
+    _, guest = await get(arena, "/api/guest")
+    raw = await arena.raw()
+    await raw.hello(guest["token"], games=["substitution"])
+    assert arena.server.ladder is not None
+    assert arena.server._ladder_candidates() == []
+    await arena.client("alice")
+    assert sorted(arena.server._ladder_candidates()) == ["alice", "house:random"]
