@@ -135,24 +135,26 @@ def wait_phase(page: Any, *phases: str) -> str:
     return str(page.evaluate("document.body.dataset.phase"))
 
 
-def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) -> None:
+def start_game(page: Any, server: dict[str, Any], moves: int = 3) -> None:
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
     page.select_option("#grammar", "medium")
-    page.fill("#moves", "3")
+    page.fill("#moves", str(moves))
     page.select_option("#bot", "random")
     page.select_option("#seat", "0")
-    shot(page, "lobby")
     page.click("#start")
-    clicks = 0
-    turns = 0
+
+
+def play_by_hand(page: Any, first_shot: str | None = None) -> int:
+    """Build every turn from the first legal choice offered until the result shows."""
+    clicks = turns = 0
     while True:
         phase = wait_phase(page, "choose", "over", "error")
         assert phase != "error", page.inner_text("main")
         if phase == "over":
-            break
-        if turns == 0 and clicks == 0:
-            shot(page, "play-turn")
+            return turns
+        if first_shot and turns == 0 and clicks == 0:
+            shot(page, first_shot)
         if page.is_enabled("#finish"):
             page.click("#finish")
             turns += 1
@@ -160,7 +162,14 @@ def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) 
             page.locator("button.choice").first.click()
             clicks += 1
         assert clicks < 200
-    assert turns == 3
+
+
+def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) -> None:
+    page.goto(server["url"] + "/#/")
+    wait_phase(page, "lobby")
+    shot(page, "lobby")
+    start_game(page, server)
+    assert play_by_hand(page, first_shot="play-turn") == 3
     result = page.inner_text("#result")
     assert "wins" in result or "Draw" in result
     assert page.locator("#breakdown").is_visible()
@@ -169,6 +178,27 @@ def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) 
     wait_phase(page, "replay")
     page.click("#last")
     assert page.get_attribute("#frame-label", "data-index") == "6"
+
+
+def test_watching_a_live_game_from_the_lobby(page: Any, browser: Any,
+                                             server: dict[str, Any]) -> None:
+    start_game(page, server)
+    wait_phase(page, "choose")
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        watcher = context.new_page()
+        watcher.goto(server["url"] + "/#/")
+        wait_phase(watcher, "lobby")
+        watcher.locator("#live-games a").first.click()  # the list refreshes every 4 s
+        watcher.wait_for_selector("#watch-area .board")
+        assert "house:random" in watcher.inner_text("#watch-area")
+        shot(watcher, "watch")
+        assert play_by_hand(page) == 3
+        watcher.wait_for_selector("#result")
+        assert page.inner_text("#result h2") == watcher.inner_text("#result h2")
+    finally:
+        context.close()
 
 
 def test_the_replay_viewer_steps_through_a_stored_game(page: Any, server: dict[str, Any]) -> None:
@@ -192,6 +222,25 @@ def test_the_replay_viewer_steps_through_a_stored_game(page: Any, server: dict[s
     shot(page, "replay")
     page.click("#first")
     assert label.get_attribute("data-index") == "0"
+
+
+def test_the_replay_viewer_reads_an_uploaded_thesis_log(page: Any, server: dict[str, Any],
+                                                        tmp_path: Path) -> None:
+    from arena.games.substitution.thesis_log import write_thesis_log
+
+    from .test_api import _played
+
+    path = tmp_path / "game.log"
+    path.write_text(write_thesis_log(_played(SubstitutionGame(Settings.preset("classic", 3)))),
+                    encoding="utf-8")
+    page.goto(server["url"] + "/#/replay")
+    wait_phase(page, "replay-empty")
+    page.set_input_files("#upload", str(path))
+    wait_phase(page, "replay")
+    page.click("#last")
+    assert page.get_attribute("#frame-label", "data-index") == "6"
+    assert "game.log" in page.inner_text("#viewer h2")
+    shot(page, "replay-upload")
 
 
 def test_the_grammar_editor_rejects_a_bad_grammar(page: Any, server: dict[str, Any]) -> None:
