@@ -135,10 +135,18 @@ def wait_phase(page: Any, *phases: str) -> str:
     return str(page.evaluate("document.body.dataset.phase"))
 
 
-def start_game(page: Any, server: dict[str, Any], moves: int = 3) -> None:
+ALL_S = "S->aS|Sb\nS->c\n"
+"""Every roll applies, so every turn is built by hand (no bank)."""
+
+
+def start_game(page: Any, server: dict[str, Any], moves: int = 3, text: str | None = None) -> None:
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
-    page.select_option("#grammar", "medium")
+    if text is None:
+        page.select_option("#grammar", "medium")
+    else:
+        page.select_option("#grammar", "")
+        page.fill("#grammar-text", text)
     page.fill("#moves", str(moves))
     page.select_option("#bot", "random")
     page.select_option("#seat", "0")
@@ -168,8 +176,25 @@ def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) 
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
     shot(page, "lobby")
-    start_game(page, server)
-    assert play_by_hand(page, first_shot="play-turn") == 3
+    start_game(page, server, text=ALL_S)
+    wait_phase(page, "choose")
+    assert page.is_disabled("#finish") and page.is_disabled("#undo")
+    assert page.locator("#player-0 li").count() == 0
+    page.locator("button.choice[data-group]").first.click()  # the rolled group
+    production = page.locator("button.choice[data-production]").last
+    made = production.inner_text().split(" → ")[1]  # "Sb" or "c"
+    production.click()
+    page.click("button.choice[data-word='-1']")
+    wait_phase(page, "choose")
+    assert page.inner_text("#partial").endswith(f"→ {made} on new derivation")
+    assert page.inner_text("#player-0 li").startswith(made)  # the board shows the turn so far
+    assert page.is_enabled("#finish")
+    shot(page, "play-turn")
+    page.click("#undo")
+    wait_phase(page, "choose")
+    assert page.locator("#partial").count() == 0 and page.is_disabled("#finish")
+    assert page.locator("#player-0 li").count() == 0
+    assert play_by_hand(page) == 3
     result = page.inner_text("#result")
     assert "wins" in result or "Draw" in result
     assert page.locator("#breakdown").is_visible()
