@@ -84,6 +84,8 @@ class ArenaServer(GameHost):
         self._game_tasks: set[asyncio.Task[Any]] = set()
         self._rng = random.Random()
         self.games_finished = 0
+        self.web_state: dict[str, Any] = {}
+        """The web interface's bookkeeping (`arena.web.api`)."""
 
     # -- lifecycle ---------------------------------------------------------------------
 

@@ -191,8 +191,15 @@ async def _grammar_text(server: ArenaServer, name: str) -> str:
 
 async def _guest(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
     import secrets
+    import time
 
     assert server.storage is not None
+    issued: list[float] = server.web_state.setdefault("guests_issued", [])
+    now = time.monotonic()
+    issued[:] = [t for t in issued if now - t < 60]
+    if len(issued) >= server.config.guests_per_minute:
+        return 429, {"error": "too many guest accounts were issued in the last minute"}
+    issued.append(now)
     name = GUEST_PREFIX + secrets.token_hex(4)
     token = await server.storage.call(server.storage.storage.add_bot, name)
     return 200, {"name": name, "token": token}

@@ -223,3 +223,11 @@ async def test_guests_never_play_on_the_ladder(make_arena: Any) -> None:
     assert arena.server._ladder_candidates() == []
     await arena.client("alice")
     assert sorted(arena.server._ladder_candidates()) == ["alice", "house:random"]
+
+
+async def test_guest_accounts_are_rate_limited(make_arena: Any) -> None:
+    arena = await make_arena(guests_per_minute=2)
+    assert (await get(arena, "/api/guest"))[0] == 200
+    assert (await get(arena, "/api/guest"))[0] == 200
+    status, error = await get(arena, "/api/guest")
+    assert status == 429 and "guest" in error["error"]

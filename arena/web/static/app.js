@@ -518,7 +518,8 @@ async function tournamentPage({ params }) {
   if (cell) {
     const [i, j] = cell.split("-").map(Number);
     const c = data.table[bots[i]][bots[j]];
-    const count = (c.first_wins || 0) + (c.second_wins || 0) + (c.draws || 0) + (c.forfeits || 0) || data.games;
+    const stats = (data.cells || {})[`${i}-${j}`];
+    const count = (stats && stats.games) || data.games || (c.first_wins || 0) + (c.second_wins || 0) + (c.draws || 0);
     const shown = Math.min(count, 200);
     parts.push(h("h2", {}, `${bots[i]} (first) vs ${bots[j]} (second)`),
       data.logs ? h("ol", { class: "games", id: "cell-games", start: "0" }, Array.from({ length: shown }, (_, k) =>
