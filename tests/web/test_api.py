@@ -231,3 +231,20 @@ async def test_guest_accounts_are_rate_limited(make_arena: Any) -> None:
     assert (await get(arena, "/api/guest"))[0] == 200
     status, error = await get(arena, "/api/guest")
     assert status == 429 and "guest" in error["error"]
+
+
+async def test_a_tournament_directory_written_by_the_tournament_runner(make_arena: Any) -> None:
+    """`data/issue3-tournament` is `arena tournament --moves 6 --games 2 --bots
+    random,short-words --seed 5 --out DIR` output (issue 3's runner), kept as written."""
+    arena = await make_arena(tournaments=str(Path(__file__).parent / "data"))
+    status, listing = await get(arena, "/api/tournaments")
+    assert [t["name"] for t in listing["tournaments"]] == ["issue3-tournament/tournament.json"]
+    name = "issue3-tournament/tournament.json"
+    status, data = await get(arena, "/api/tournament", name=name)
+    assert data["bots"] == ["random", "short-words"] and data["logs"] is True
+    cell = data["table"]["random"]["short-words"]
+    assert cell["first_wins"] + cell["second_wins"] + cell["draws"] == 2
+    for game_id in ("0-1-0", "0-1-1", "1-0-1"):
+        status, replay = await get(arena, "/api/tournament/game", name=name, id=game_id)
+        assert status == 200 and replay["error"] is None and len(replay["frames"]) == 13
+        assert replay["frames"][-1]["state"]["scores"] == replay["outcome"]["scores"]
