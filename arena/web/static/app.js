@@ -165,6 +165,20 @@ async function lobbyPage() {
             step: p.kind === "float" ? "any" : null, min: p.minimum, max: p.maximum }),
         h("small", { class: "muted" }, " " + p.doc))));
   };
+  let checkTimer = null;
+  const checkText = () => {
+    clearTimeout(checkTimer);
+    if (grammar.value) { message.replaceChildren(); message.className = ""; return; }
+    checkTimer = setTimeout(async () => {
+      const result = await api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
+      message.className = result.ok ? "ok" : "error";
+      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups`
+        : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
+    }, 200);
+  };
+  cleanup.push(() => clearTimeout(checkTimer));
+  text.addEventListener("input", checkText);
+  grammar.addEventListener("change", checkText);
   grammar.addEventListener("change", syncText);
   bot.addEventListener("change", syncParams);
   syncText(); syncParams();
