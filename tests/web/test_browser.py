@@ -139,7 +139,8 @@ ALL_S = "S->aS|Sb\nS->c\n"
 """Every roll applies, so every turn is built by hand (no bank)."""
 
 
-def start_game(page: Any, server: dict[str, Any], moves: int = 3, text: str | None = None) -> None:
+def start_game(page: Any, server: dict[str, Any], moves: int = 3, text: str | None = None,
+               seat: int = 0) -> None:
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
     if text is None:
@@ -149,7 +150,7 @@ def start_game(page: Any, server: dict[str, Any], moves: int = 3, text: str | No
         page.fill("#grammar-text", text)
     page.fill("#moves", str(moves))
     page.select_option("#bot", "random")
-    page.select_option("#seat", "0")
+    page.select_option("#seat", str(seat))
     page.click("#start")
 
 
@@ -207,7 +208,7 @@ def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) 
 
 def test_watching_a_live_game_from_the_lobby(page: Any, browser: Any,
                                              server: dict[str, Any]) -> None:
-    start_game(page, server)
+    start_game(page, server, seat=1)  # the house bot moves first
     wait_phase(page, "choose")
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
@@ -224,6 +225,15 @@ def test_watching_a_live_game_from_the_lobby(page: Any, browser: Any,
         assert page.inner_text("#result h2") == watcher.inner_text("#result h2")
     finally:
         context.close()
+
+
+def test_resigning(page: Any, server: dict[str, Any]) -> None:
+    start_game(page, server, moves=50)
+    wait_phase(page, "choose")
+    page.click("#resign")
+    assert wait_phase(page, "over") == "over"
+    assert "house:random wins" in page.inner_text("#result h2")
+    assert "resignation" in page.inner_text("#result h2")
 
 
 def test_the_replay_viewer_steps_through_a_stored_game(page: Any, server: dict[str, Any]) -> None:

@@ -231,7 +231,10 @@ async function playPage() {
   const area = h("div", { id: "play-area" }, h("p", {}, "Connecting…"));
   const builder = h("div", { id: "builder" });
   const result = h("div", { id: "result-box" });
-  show(h("h1", {}, "Play"), area, builder, result, h("h3", {}, "Moves"), log);
+  const resign = h("button", { id: "resign", disabled: true, onclick: () => {
+    if (game.id && !game.over) send({ type: "resign", game_id: game.id });
+  } }, "Resign");
+  show(h("h1", {}, "Play"), area, builder, result, h("h3", {}, "Moves"), log, h("p", {}, resign));
   setPhase("connecting");
   const note = (text) => log.prepend(h("li", {}, text));
 
@@ -344,6 +347,7 @@ async function playPage() {
     } else if (m.type === "game_start") {
       Object.assign(game, { id: m.game_id, settings: m.settings, seat: m.seat, players: m.players });
       send({ type: "spectate", game_id: m.game_id });  // states after every move
+      resign.disabled = false;
       note(`game ${m.game_id}: ${m.players.join(" vs ")}`);
       setPhase("waiting");
     } else if (m.type === "game_state" || m.type === "moved") {
@@ -360,7 +364,7 @@ async function playPage() {
       note(`the server rejected the move (${m.code}): ${m.message}`);
     } else if (m.type === "game_over") {
       if (m.game_id !== game.id || game.over) return;
-      game.over = true; game.myTurn = null;
+      game.over = true; game.myTurn = null; resign.disabled = true;
       const replay = await api("/api/replay", { id: m.game_id }).catch(() => null);
       const final = replay ? replay.frames[replay.frames.length - 1].state : game.state;
       game.state = final;
