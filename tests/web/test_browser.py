@@ -285,6 +285,7 @@ def test_the_grammar_editor_rejects_a_bad_grammar(page: Any, server: dict[str, A
     page.wait_for_function("document.body.dataset.checked === 'error'")
     status = page.inner_text("#editor-status")
     assert status.startswith("Line 3:"), status
+    assert page.inner_text("#bad-line") == "3 │ B=>b"
     page.fill("#preset-name", "mine")
     assert page.is_disabled("#save")
     shot(page, "editor-error")

@@ -615,8 +615,10 @@ async function editorPage() {
     if (mine !== seq) return;
     valid = result.ok;
     status.className = valid ? "ok" : "error";
+    const bad = !valid && result.line ? text.value.split("\n")[result.line - 1] : null;
     status.replaceChildren(valid ? `OK: ${result.groups.length} production groups, weights ${result.weights.join(" ")}`
-      : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
+      : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason),
+      bad !== null && bad !== undefined ? h("pre", { class: "bad-line", id: "bad-line" }, `${result.line} │ ${bad}`) : "");
     save.disabled = !valid || !name.value.trim();
     document.body.dataset.checked = valid ? "ok" : "error";
   };
