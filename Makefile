@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test bench clean browsers
 
 $(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bots/*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ setup: $(STAMP)
 run: setup
 	$(BIN)/arena serve --house random
 
-test: setup
+# The web interface's tests drive Debian's Chromium with Playwright (never `playwright
+# install`): installed here when missing (as root, as in CI).
+CHROMIUM ?= /usr/bin/chromium
+
+browsers:
+	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; }
+
+test: setup browsers
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
 bench: setup

@@ -40,11 +40,13 @@ from arena.errors import ArenaError
               help="Ladder games in flight per bot.")
 @click.option("--interval", default=0.5, show_default=True, type=float,
               help="Seconds between ladder pairing rounds.")
+@click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
+              help="A directory of tournament results to show in the web interface.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          verbose: bool) -> None:
+          tournaments: str | None, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
@@ -72,6 +74,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games)
         if ladder else None,
+        tournaments=tournaments,
     )
 
     async def main() -> None:
@@ -80,7 +83,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
-        click.echo(f"arena server on {server.url} (HTTP API on the same port; db {db})", err=True)
+        click.echo(f"arena server on {server.url} (web interface and HTTP API on "
+                   f"http://{host}:{server.port}/; db {db})", err=True)
         if server.recovered:
             click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
         await server.serve_forever()

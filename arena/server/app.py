@@ -34,6 +34,7 @@ from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Session
 from arena.server.storage import AsyncStorage, Storage
+from arena.web.api import GUEST_PREFIX
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -83,6 +84,8 @@ class ArenaServer(GameHost):
         self._game_tasks: set[asyncio.Task[Any]] = set()
         self._rng = random.Random()
         self.games_finished = 0
+        self.web_state: dict[str, Any] = {}
+        """The web interface's bookkeeping (`arena.web.api`)."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -307,7 +310,7 @@ class ArenaServer(GameHost):
         room = ladder.max_games - 2
         names = [
             name for name, session in self.sessions.items()
-            if session.role == "bot"
+            if session.role == "bot" and not name.startswith(GUEST_PREFIX)
             and (not session.games_played or ladder.game in session.games_played)
             and len(self.bot_games.get(name, ())) <= room
         ]

@@ -82,3 +82,12 @@ class ServerConfig:
     close_timeout: float = 2.0
     """Seconds to wait for a client's closing handshake (at shutdown, for example)."""
     name: str = "arena"
+    web_time_control: TimeControl = TimeControl(
+        move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000)
+    """Time control of the games people play in the browser against house bots."""
+    guests_per_minute: int = 60
+    """Guest accounts `/api/guest` issues at most per minute (one per game played in a
+    browser)."""
+    tournaments: str | None = None
+    """A directory of tournament results (``*.json`` with ``bots`` and ``table``, in it or
+    one level down, with their ``logs/``) shown by the web interface."""

@@ -7,6 +7,8 @@
                                    the live state while it is played (no seed before the end)
     GET /api/leaderboard           ratings by conservative rating; filter: game
     GET /api/bots                  accounts, connected bots, house bots
+
+The web interface's files and endpoints (`arena.web.api`) are answered first.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
+
+from arena.web import api as web_api
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
@@ -37,6 +41,9 @@ async def respond(server: ArenaServer, connection: ServerConnection, request: Re
     path = url.path.rstrip("/") or "/"
     assert server.storage is not None
     storage, call = server.storage.storage, server.storage.call
+    web = await web_api.respond(server, connection, path, query)
+    if web is not None:
+        return web
     if path == "/healthz":
         return _json(connection, 200, server.health())
     if path == "/api/games":
@@ -73,4 +80,5 @@ async def respond(server: ArenaServer, connection: ServerConnection, request: Re
         return _json(connection, 200, {"bots": bots, "house": ["house:" + h for h in house]})
     return _json(connection, 404, {"error": f"no endpoint {url.path!r}",
                                    "endpoints": ["/healthz", "/api/games", "/api/games/{id}",
-                                                 "/api/leaderboard", "/api/bots"]})
+                                                 "/api/leaderboard", "/api/bots",
+                                                 *web_api.ROUTES]})

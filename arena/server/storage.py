@@ -88,6 +88,11 @@ CREATE TABLE IF NOT EXISTS rating_updates (
     sigma_after REAL NOT NULL,
     PRIMARY KEY (game_id, bot)
 );
+CREATE TABLE IF NOT EXISTS grammars (
+    name TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    created REAL NOT NULL
+);
 """
 
 
@@ -333,6 +338,36 @@ class Storage:
             args = (game,)
         rows = [RatingRow(*row) for row in self.db.execute(sql, args).fetchall()]
         return sorted(rows, key=lambda r: (-r.conservative, r.bot))
+
+    def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+        """Per bot, ``[finished, conservative rating after]`` for each rated game, in order."""
+        sql = ("SELECT u.bot, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
+               " JOIN games g ON g.id = u.game_id")
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE g.game = ?"
+            args = (game,)
+        sql += " ORDER BY g.finished, g.rowid"
+        history: dict[str, list[list[float]]] = {}
+        for bot, finished, mu, sigma in self.db.execute(sql, args).fetchall():
+            history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
+        return history
+
+    # -- grammar presets (saved from the web interface) ---------------------------------
+
+    def save_grammar(self, name: str, text: str) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO grammars(name, text, created) VALUES (?, ?, ?)",
+            (name, text, time.time()),
+        )
+
+    def grammars(self) -> list[tuple[str, str]]:
+        rows = self.db.execute("SELECT name, text FROM grammars ORDER BY name").fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def grammar(self, name: str) -> str | None:
+        row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
 
 
 def _game_row(row: Sequence[Any]) -> dict[str, Any]:

@@ -1,0 +1,368 @@
+"""The web interface's HTTP endpoints, answered on the server's port (`arena.server.http`).
+
+Everything is a GET (the WebSocket library's HTTP side reads no request bodies); the
+few requests that change something (a guest account, a game against a house bot, a
+saved grammar) are GETs with query parameters, and an uploaded log travels deflated
+and base64url-encoded in the query (``z``).
+
+    GET /, /static/NAME                 the shipped static files
+    GET /api/web/options                grammar presets (built-in and saved), bots with
+                                        their parameters, web time control
+    GET /api/grammars/check?text=       validate a grammar text: ok, or line and reason
+    GET /api/grammars/save?name=&text=  save a grammar preset (validated first)
+    GET /api/guest                      a guest bot account for a browser: name, token
+    GET /api/play?token=&bot=&seat=&moves=&grammar=|text=
+                                        start a game between the connected guest and a
+                                        house bot; answers the game id
+    GET /api/legal?game_id=&steps=      legal next steps of the player to act after the
+                                        partial move ``steps``, whether the turn can end,
+                                        the player's derivations and the bank so far
+    GET /api/replay?id=  or  ?z=        replay frames of a stored (or live) game, or of an
+                                        uploaded log (JSON Lines or the thesis's text)
+    GET /api/ratings/history?game=      conservative rating after each rated game, per bot
+    GET /api/tournaments                tournament results under ``--tournaments DIR``
+    GET /api/tournament?name=           one tournament's JSON
+    GET /api/tournament/game?name=&id=  replay frames of one of its games
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import mimetypes
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Response
+
+from arena.errors import ArenaError, GrammarError
+from arena.web import STATIC
+from arena.web.replay import decode_upload, frames, record_from_text, tournament_log
+
+if TYPE_CHECKING:
+    from arena.server.app import ArenaServer
+
+__all__ = ["GUEST_PREFIX", "ROUTES", "respond"]
+
+GUEST_PREFIX = "guest-"
+"""Names of the accounts `/api/guest` issues; they never play on the ladder."""
+
+GUEST_GAMES = 2
+"""Games a guest may play at once."""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+_STEP = re.compile(r"\s*(-?\d{1,9})\s+(\d{1,9})\s+(\d{1,9})\s*")
+
+
+def _json(connection: ServerConnection, status: int, data: Any) -> Response:
+    body = (json.dumps(data, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    return _bytes(connection, status, body, "application/json; charset=utf-8")
+
+
+def _bytes(connection: ServerConnection, status: int, body: bytes, kind: str) -> Response:
+    response = connection.respond(status, "")
+    response.body = body
+    headers = Headers(response.headers)
+    del headers["Content-Length"], headers["Content-Type"]
+    headers["Content-Length"] = str(len(body))
+    headers["Content-Type"] = kind
+    headers["Cache-Control"] = "no-cache"
+    response.headers = headers
+    return response
+
+
+def _static(connection: ServerConnection, name: str) -> Response | None:
+    path = (STATIC / name).resolve()
+    if path.parent != STATIC.resolve() or not path.is_file():
+        return None
+    kind = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
+            ".svg": "image/svg+xml"}.get(path.suffix) or mimetypes.guess_type(path.name)[0]
+    kind = kind or "application/octet-stream"
+    if kind.startswith("text/") or kind.endswith("+xml"):
+        kind += "; charset=utf-8"
+    return _bytes(connection, 200, path.read_bytes(), kind)
+
+
+async def respond(server: ArenaServer, connection: ServerConnection, path: str,
+                  query: dict[str, str]) -> Response | None:
+    """The web interface's answer to a GET of `path`, or None if it is not one of ours."""
+    if path in ("/", "/index.html"):
+        return _static(connection, "index.html")
+    if path.startswith("/static/"):
+        return _static(connection, path[len("/static/"):]) or _json(
+            connection, 404, {"error": f"no file {path!r}"})
+    handler = _HANDLERS.get(path)
+    if handler is None:
+        return None
+    try:
+        status, data = await handler(server, query)
+    except (ArenaError, ValueError, KeyError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+        if isinstance(error, KeyError):
+            message = f"missing parameter {message!r}"
+        status, data = 400, {"error": message}
+    return _json(connection, status, data)
+
+
+# -- options and grammars ----------------------------------------------------------------
+
+
+def _builtin_presets() -> list[dict[str, Any]]:
+    from arena.games.substitution.grammar import Grammar
+    from arena.games.substitution.presets import PRESETS
+
+    return [{"name": name, "description": description, "builtin": True,
+             "text": Grammar.of(groups).to_text()}
+            for name, (groups, description) in PRESETS.items()]
+
+
+def _param_json(param: Any) -> dict[str, Any]:
+    return {"name": param.name, "kind": param.kind, "default": param.default, "doc": param.doc,
+            "minimum": param.minimum, "maximum": param.maximum, "choices": list(param.choices)}
+
+
+async def _options(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    assert server.storage is not None
+    saved = await server.storage.call(server.storage.storage.grammars)
+    game = query.get("game", "substitution")
+    bots = [{"name": f.name, "description": f.description,
+             "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
+            for f in server.registry.bot_factories(game)]
+    return 200, {
+        "game": game,
+        "presets": _builtin_presets() + [
+            {"name": name, "description": "saved", "builtin": False, "text": text}
+            for name, text in saved],
+        "bots": bots,
+        "time_control": server.config.web_time_control.to_json(),
+        "tournaments": server.config.tournaments is not None,
+    }
+
+
+def _check_grammar(server: ArenaServer, text: str) -> dict[str, Any]:
+    from arena.games.substitution import Settings
+    from arena.games.substitution.grammar import Grammar
+
+    try:
+        grammar = Grammar.from_text(text)
+        server.registry.load_game("substitution", Settings(grammar, 1).to_json())
+    except GrammarError as error:
+        return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
+    except ArenaError as error:
+        return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
+    return {"ok": True, "groups": [str(g) for g in grammar.groups],
+            "weights": list(grammar.weights)}
+
+
+async def _grammar_check(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    return 200, _check_grammar(server, query["text"])
+
+
+async def _grammar_save(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    name, text = query["name"].strip(), query["text"]
+    if not _NAME.fullmatch(name):
+        return 400, {"error": "a preset name is 1-40 letters, digits, '_', '.', '-'"}
+    if name in {p["name"] for p in _builtin_presets()}:
+        return 400, {"error": f"{name!r} is a built-in preset"}
+    check = _check_grammar(server, text)
+    if not check["ok"]:
+        return 400, {"error": check["message"], **check}
+    assert server.storage is not None
+    await server.storage.call(server.storage.storage.save_grammar, name, text)
+    return 200, {"saved": name}
+
+
+async def _grammar_text(server: ArenaServer, name: str) -> str:
+    for preset in _builtin_presets():
+        if preset["name"] == name:
+            return str(preset["text"])
+    assert server.storage is not None
+    text = await server.storage.call(server.storage.storage.grammar, name)
+    if text is None:
+        raise ValueError(f"no grammar preset {name!r}")
+    return text
+
+
+# -- playing in the browser ---------------------------------------------------------------
+
+
+async def _guest(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    import secrets
+    import time
+
+    assert server.storage is not None
+    issued: list[float] = server.web_state.setdefault("guests_issued", [])
+    now = time.monotonic()
+    issued[:] = [t for t in issued if now - t < 60]
+    if len(issued) >= server.config.guests_per_minute:
+        return 429, {"error": "too many guest accounts were issued in the last minute"}
+    issued.append(now)
+    name = GUEST_PREFIX + secrets.token_hex(4)
+    token = await server.storage.call(server.storage.storage.add_bot, name)
+    return 200, {"name": name, "token": token}
+
+
+async def _play(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    from arena.games.substitution import Settings
+    from arena.games.substitution.grammar import Grammar
+
+    assert server.storage is not None
+    account = await server.storage.call(server.storage.storage.authenticate, query["token"])
+    if account is None or not account.name.startswith(GUEST_PREFIX):
+        return 403, {"error": "not a guest token (get one from /api/guest)"}
+    if account.name not in server.sessions:
+        return 409, {"error": f"{account.name} is not connected: open the WebSocket first"}
+    if len(server.bot_games.get(account.name, ())) >= GUEST_GAMES:
+        return 409, {"error": f"a guest plays at most {GUEST_GAMES} games at once"}
+    seat = int(query.get("seat", "0"))
+    if seat not in (0, 1):
+        raise ValueError("seat must be 0 or 1")
+    moves = int(query.get("moves", "10"))
+    text = query["text"] if "text" in query else await _grammar_text(
+        server, query.get("grammar", "medium"))
+    settings = Settings(Grammar.from_text(text), moves).to_json()
+    house = "house:" + query.get("bot", "random").strip()
+    players = [account.name, house] if seat == 0 else [house, account.name]
+    live = server.start_game("substitution", settings, players,
+                             time_control=server.config.web_time_control)
+    return 200, {"game_id": live.id, "seat": seat, "players": players}
+
+
+def _parse_steps(text: str) -> list[tuple[int, int, int]]:
+    steps = []
+    for part in text.split(",") if text.strip() else []:
+        match = _STEP.fullmatch(part)
+        if match is None:
+            raise ValueError(f"malformed step {part!r}")
+        steps.append((int(match[1]), int(match[2]), int(match[3])))
+    return steps
+
+
+async def _legal(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    live = server.live.get(query["game_id"])
+    if live is None:
+        return 404, {"error": f"no live game {query['game_id']!r}"}
+    make_turn = getattr(live.game, "turn", None)
+    seat = live.match.to_act()
+    if make_turn is None or seat < 0:
+        return 200, {"to_act": seat, "steps": [], "can_end": False}
+    turn = make_turn(live.match.state)
+    for index, step in enumerate(_parse_steps(query.get("steps", "")), start=1):
+        rejection = turn.check(*step)
+        if rejection is not None:
+            return 400, {"error": f"step {index}: {rejection.message}", "code": rejection.code}
+        turn.apply(*step)
+    can_end = turn.can_end()
+    problem = None if can_end else turn.end_problem()
+    return 200, {
+        "game_id": live.id, "turn": live.turn, "to_act": seat, "roll": turn.roll,
+        "applied": [list(s) for s in turn.applied],
+        "steps": [list(s) for s in turn.legal_steps()], "can_end": can_end,
+        "problem": problem.message if problem is not None else None,
+        "derivations": [d.text for d in turn.derivations], "bank": list(turn.bank),
+    }
+
+
+# -- replays, ratings, tournaments -----------------------------------------------------------
+
+
+async def _replay(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    if "z" in query:
+        text = decode_upload(query["z"])
+        record = record_from_text(text)
+        return 200, await asyncio.to_thread(frames, record, server.registry)
+    game_id = query["id"]
+    live = server.live.get(game_id)
+    if live is not None:
+        from dataclasses import replace
+
+        record = replace(live.match.record(), seed=None)  # no seed before the end
+        data = await asyncio.to_thread(frames, record, server.registry)
+        return 200, {**data, "live": True}
+    assert server.storage is not None
+    row = await server.storage.call(server.storage.storage.game, game_id)
+    if row is None:
+        return 404, {"error": f"no game {game_id!r}"}
+    if not row.get("log"):
+        return 404, {"error": f"game {game_id!r} has no log"}
+    record = record_from_text(row["log"])
+    return 200, await asyncio.to_thread(frames, record, server.registry)
+
+
+async def _history(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    assert server.storage is not None
+    game = query.get("game") or (server.config.ladder.game if server.config.ladder else None)
+    history = await server.storage.call(server.storage.storage.rating_history, game)
+    return 200, {"game": game, "history": history}
+
+
+def _tournament_files(root: Path) -> dict[str, Path]:
+    """Tournament JSON files (``bots`` and ``table``) in `root` and its subdirectories."""
+    found: dict[str, Path] = {}
+    candidates = sorted(root.glob("*.json")) + sorted(root.glob("*/*.json"))
+    for path in candidates:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and "bots" in data and "table" in data:
+            found[path.relative_to(root).as_posix()] = path
+    return found
+
+
+async def _tournaments(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    root = server.config.tournaments
+    if root is None:
+        return 200, {"tournaments": [], "directory": None}
+    files = await asyncio.to_thread(_tournament_files, Path(root))
+    items = []
+    for name, path in files.items():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        items.append({"name": name, "bots": data["bots"], "games": data.get("games"),
+                      "game": data.get("game", "substitution")})
+    return 200, {"tournaments": items, "directory": str(root)}
+
+
+async def _tournament_path(server: ArenaServer, name: str) -> Path:
+    root = server.config.tournaments
+    files = await asyncio.to_thread(_tournament_files, Path(root)) if root else {}
+    if name not in files:
+        raise ValueError(f"no tournament {name!r}")
+    return files[name]
+
+
+async def _tournament(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    path = await _tournament_path(server, query["name"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["logs"] = (path.parent / "logs").is_dir()
+    return 200, data
+
+
+async def _tournament_game(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    path = await _tournament_path(server, query["name"])
+    log = await asyncio.to_thread(tournament_log, path.parent, query["id"])
+    if log is None:
+        return 404, {"error": f"no log of game {query['id']!r} in {query['name']!r}"}
+    record = record_from_text(log)
+    return 200, await asyncio.to_thread(frames, record, server.registry)
+
+
+_HANDLERS = {
+    "/api/web/options": _options,
+    "/api/grammars/check": _grammar_check,
+    "/api/grammars/save": _grammar_save,
+    "/api/guest": _guest,
+    "/api/play": _play,
+    "/api/legal": _legal,
+    "/api/replay": _replay,
+    "/api/ratings/history": _history,
+    "/api/tournaments": _tournaments,
+    "/api/tournament": _tournament,
+    "/api/tournament/game": _tournament_game,
+}
+
+ROUTES = ["/", "/static/{name}", *_HANDLERS]
+"""Every path the web interface answers."""
