@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import playwright.sync_api as playwright_sync
 import pytest
 
 from arena.games.substitution import Settings
@@ -27,8 +28,6 @@ from arena.registry import default_registry
 from arena.server.storage import Storage
 
 from .test_api import write_tournament
-
-playwright_sync = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -40,8 +39,9 @@ MOVES = 12
 """Moves per player of the stored games."""
 
 if not Path(CHROMIUM).exists():
-    pytest.skip(f"no Chromium at {CHROMIUM} (make test installs Debian's chromium)",
-                allow_module_level=True)
+    # A missing browser is a broken test setup, not a reason to skip: `make test`
+    # installs Debian's chromium.
+    raise RuntimeError(f"no Chromium at {CHROMIUM}: run `make test` (it installs Debian's chromium)")
 
 
 def _free_port() -> int:
