@@ -16,9 +16,19 @@ from pathlib import Path
 from arena.record import read_jsonl
 from arena.server.storage import Storage
 from arena.validate import validate_record
-from clients.sdk import ArenaClient, BuiltinBot
+from clients.sdk import ArenaClient, BuiltinBot, Turn
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class UnhurriedBot(BuiltinBot):
+    """The random bot, taking a few milliseconds a move, so that a 20-move game lasts long
+    enough for the kill to catch games in flight however fast the server is."""
+
+    async def move(self, turn: Turn) -> str:  # type: ignore[override]
+        await asyncio.sleep(0.005)
+        answer = super().move(turn)
+        return answer if isinstance(answer, str) else await answer
 
 
 def announced_ids(clients: list[ArenaClient]) -> set[str]:
@@ -60,7 +70,7 @@ async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
     port = free_port()
     url = f"ws://127.0.0.1:{port}/"
     server = await start_server(db, port)
-    clients = [ArenaClient(url, token, BuiltinBot("random"), reconnect_delay=0.05,
+    clients = [ArenaClient(url, token, UnhurriedBot("random"), reconnect_delay=0.05,
                            max_reconnect_delay=0.2) for token in tokens.values()]
     tasks = [asyncio.create_task(client.run()) for client in clients]
     try:
