@@ -13,6 +13,8 @@ SUBCOMMANDS = {
     "grammar": "arena.cli.grammar:grammar",
     "solve": "arena.cli.solve:solve",
     "compare": "arena.cli.compare:compare",
+    "tournament": "arena.cli.tournament:tournament",
+    "experiment": "arena.cli.experiment:experiment",
 }
 
 
