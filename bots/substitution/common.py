@@ -112,56 +112,65 @@ def rules_for(game: SubstitutionGame, tolerance: float = DEFAULT_TOLERANCE) -> C
 
 
 class TurnDraft:
-    """One player's derivations and the bank, as counts, while a turn is being built."""
+    """One player's derivations and the bank, as counts, while a turn is being built.
 
-    __slots__ = ("rules", "words", "terminals", "bank", "steps", "roll")
+    Only unfinished derivations are kept (`words` and `terminals` map a derivation's
+    index to its counts and terminal count, in index order): finished words take no
+    further steps, and skipping them keeps a turn's cost independent of how many
+    words a player has finished.
+    """
+
+    __slots__ = ("rules", "words", "terminals", "bank", "steps", "roll", "count")
 
     def __init__(self, rules: CompiledRules, state: GameState, cache: dict[str, Counts]) -> None:
         self.rules = rules
-        player = state.turn % 2
-        words = []
-        terminals = []
-        counts_of = rules.counts_of
-        for word in state.derivations[player]:
-            text = word.text
-            counts = cache.get(text)
-            if counts is None:
-                counts = counts_of(text)
-                if len(cache) > 50_000:
-                    cache.clear()
-                cache[text] = counts
-            words.append(counts)
-            terminals.append(len(text) - word.nonterminals)
-        self.words: list[Counts] = words
-        self.terminals: list[int] = terminals
+        words: dict[int, Counts] = {}
+        terminals: dict[int, int] = {}
+        derivations = state.derivations[state.turn % 2]
+        for index, word in enumerate(derivations):
+            if word.nonterminals:
+                text = word.text
+                counts = cache.get(text)
+                if counts is None:
+                    counts = rules.counts_of(text)
+                    if len(cache) > 50_000:
+                        cache.clear()
+                    cache[text] = counts
+                words[index] = counts
+                terminals[index] = len(text) - word.nonterminals
+        self.words = words
+        self.terminals = terminals
+        self.count = len(derivations)
         self.bank: list[int] = list(state.bank)
         self.steps: list[tuple[int, int, int]] = []
         self.roll: int = state.roll  # type: ignore[assignment]
 
     def holding(self, group: int) -> list[int]:
         left = self.rules.left[group]
-        return [w for w, counts in enumerate(self.words) if counts[left]]
+        return [w for w, counts in self.words.items() if counts[left]]
 
     def nonterminals(self) -> int:
-        return sum(sum(c) for c in self.words)
+        return sum(sum(c) for c in self.words.values())
 
     def applicable_bank_groups(self) -> list[int]:
         rules = self.rules
         bank = self.bank
         present = [False] * rules.k
-        for counts in self.words:
+        for counts in self.words.values():
             for i, c in enumerate(counts):
                 if c:
                     present[i] = True
-        return [g for g in range(rules.n_groups) if bank[g] and present[rules.left[g]]]
+        left = rules.left
+        return [g for g in range(rules.n_groups) if bank[g] and present[left[g]]]
 
     def apply(self, word: int, group: int, production: int) -> int:
         """Apply a step (no checks); returns the word's index (new words go last)."""
         counts, terms, delta = self.rules.alts[group][production]
         if word == -1:
-            self.words.append(counts)
-            self.terminals.append(terms)
-            word = len(self.words) - 1
+            word = self.count
+            self.count += 1
+            self.words[word] = counts
+            self.terminals[word] = terms
             self.steps.append((-1, group, production))
         else:
             old = self.words[word]

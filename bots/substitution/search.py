@@ -78,7 +78,9 @@ class SearchBot:
     def search(self, counts: Counts, bank: tuple[int, ...], depth: int) -> Result:
         """Best (metric, terminals added, [(group, production), ...]) from `counts`."""
         if self.use_memo:
-            key = (counts, bank, depth)
+            # A bank count above the depth left acts like the depth left: cap it, so
+            # that more positions share a key.
+            key = (counts, tuple([b if b < depth else depth for b in bank]), depth)
             found = self._memo.get(key)
             if found is not None:
                 return found
@@ -144,8 +146,9 @@ class SearchBot:
             bank = draft.bank
             word = -1
             best_metric = -1.0
-            for w, counts in enumerate(draft.words):
-                if any(bank[g] > 0 and counts[left] > 0 for g, (left, _) in enumerate(groups)):
+            usable = {left for g, (left, _) in enumerate(groups) if bank[g] > 0}
+            for w, counts in draft.words.items():
+                if any(counts[left] for left in usable):
                     metric = self.word_metric(counts)
                     if metric > best_metric:
                         word, best_metric = w, metric
