@@ -24,7 +24,7 @@ from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.experiments import THESIS_BOTS
 
 BOTS = [spec for spec, _ in THESIS_BOTS] + [
-    "inversed-smart-random", "improved-random", "mixed:equal", "grow-finish",
+    "inversed-smart-random", "improved-random", "mixed:equal", "deep-search",
 ]
 
 PAIRINGS = [

@@ -113,8 +113,8 @@ def markdown_table(result: TournamentResult, labels: dict[str, str] | None = Non
             cell = result.cells.get((r, c))
             cells.append("" if cell is None else f"{cell.first_wins}/{cell.second_wins}/{cell.draws}")
         lines.append(f"| **{_label(bots, labels, r)}** | " + " | ".join(cells) + " |")
-    lines += ["", "Cells: first player's wins / second player's wins / draws, "
-              f"{spec.games} games per cell.", ""]
+    lines += ["", ("Cells: first player's wins / second player's wins / draws, "
+              f"{spec.games} games per cell."), ""]
     lines.append("| bot | games | wins | losses | draws | win rate (95% CI) | "
                  "wins of decided | mean score (95% CI) |")
     lines.append("|---|---|---|---|---|---|---|---|")

@@ -242,17 +242,17 @@ def run_tournament(
     done = 0
     processes = processes or os.cpu_count() or 1
     for results in _map(play_chunk, jobs, processes):
-        for result in results:
-            cells[(result.first, result.second)].add(result)
+        for game_result in results:
+            cells[(game_result.first, game_result.second)].add(game_result)
         done += len(results)
         if progress is not None:
             progress(done, total)
-    result = TournamentResult(spec, cells)
+    outcome = TournamentResult(spec, cells)
     if out is not None:
         from arena.tournament.report import write_reports
 
-        write_reports(result, out)
-    return result
+        write_reports(outcome, out)
+    return outcome
 
 
 def _map(function: Callable[[Job], list[GameResult]], jobs: Sequence[Job], processes: int

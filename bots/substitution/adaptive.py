@@ -54,7 +54,7 @@ class AdaptiveRandomBot:
         nonterminals = sum(word.nonterminals for word in state.derivations[state.turn % 2])
         return not nonterminals * self.omega < moves_left
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         if self.finishing(state):
             return self.finisher.choose_move(game, state, rng)
         return self.start.choose_move(game, state, rng)
@@ -97,19 +97,20 @@ class MixedBot:
             raise ValueError("the points must not all be zero")
         self.points = tuple(points)
         self.total = sum(points)
-        self.strategies = (
+        self.strategies: tuple[Any, ...] = (
             WeightedRandomBot(game, "better-smart-random", tolerance),
             ShortWordsBot(game, "M2", tolerance),
             SearchBot(game, depth, tolerance),
             AdaptiveRandomBot(game, omega, "search", depth, tolerance),
         )
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         rest = int(rng.random() * self.total)
         for points, strategy in zip(self.points, self.strategies):
             rest -= points
             if rest < 0:
-                return strategy.choose_move(game, state, rng)
+                move: MoveString = strategy.choose_move(game, state, rng)
+                return move
         raise AssertionError("unreachable: the points add up to the total")
 
 

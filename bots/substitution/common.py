@@ -95,8 +95,7 @@ class CompiledRules:
         for i, c in enumerate(counts):
             if c:
                 total += c
-                if values[i] < least:
-                    least = values[i]
+                least = min(least, values[i])
         return 1.0 if total == 0 else least / total
 
 
@@ -120,7 +119,7 @@ class TurnDraft:
     words a player has finished.
     """
 
-    __slots__ = ("rules", "words", "terminals", "bank", "steps", "roll", "count")
+    __slots__ = ("bank", "count", "roll", "rules", "steps", "terminals", "words")
 
     def __init__(self, rules: CompiledRules, state: GameState, cache: dict[str, Counts]) -> None:
         self.rules = rules

@@ -87,8 +87,7 @@ def word_metric(rule: str, values: Sequence[float], counts: Sequence[int]) -> fl
     for letter, count in enumerate(counts):
         if count:
             total += count
-            if values[letter] < least:
-                least = values[letter]
+            least = min(least, values[letter])
     return 1.0 if total == 0 else least / total
 
 
@@ -158,8 +157,7 @@ class Metrics:
                     if abs(old - value) > old * tol:
                         changed = True
                         prod[g][k] = value
-                        if value > net[g]:
-                            net[g] = value
+                        net[g] = max(net[g], value)
             if not changed:
                 break
         groups = tuple(max(0.0, v) for v in net)

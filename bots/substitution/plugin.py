@@ -35,7 +35,7 @@ def _weighted(name: str, description: str) -> BotFactory:
 
 @hookimpl
 def arena_bots() -> list[BotFactory]:
-    from bots.substitution import lookahead
+    from bots.substitution import deep
 
     return [
         BotFactory(
@@ -71,5 +71,5 @@ def arena_bots() -> list[BotFactory]:
             adaptive.create_mixed, (POINTS, DEPTH, OMEGA, TOLERANCE),
             presets={name: {"points": points} for name, points in adaptive.MIXED_PRESETS.items()},
         ),
-        *lookahead.factories(),
+        *deep.factories(),
     ]

@@ -80,7 +80,7 @@ class SearchBot:
         if self.use_memo:
             # A bank count above the depth left acts like the depth left: cap it, so
             # that more positions share a key.
-            key = (counts, tuple([b if b < depth else depth for b in bank]), depth)
+            key = (counts, tuple([min(depth, b) for b in bank]), depth)
             found = self._memo.get(key)
             if found is not None:
                 return found
@@ -110,7 +110,7 @@ class SearchBot:
         rules = self.rules
         draft = TurnDraft(rules, state, self._texts)
         group = draft.roll
-        left, alternatives = self._groups[group]
+        _left, alternatives = self._groups[group]
         word = -1
         best_metric = -1.0
         for w in draft.holding(group):
@@ -158,7 +158,7 @@ class SearchBot:
             for g, k in steps:
                 draft.apply(word, g, k)
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         return self.draft(state, rng).move()
 
 

@@ -83,7 +83,7 @@ class ShortWordsBot:
             word = self._best_word(draft, draft.holding(group))
             draft.apply(word, group, self.best_production[group])
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         return self.draft(state, rng).move()
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
-from bots.substitution.common import CompiledRules, Counts, TurnDraft, pick, rules_for
+from bots.substitution.common import Counts, TurnDraft, pick, rules_for
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from protocol.movestring import MoveString
 
@@ -131,7 +131,7 @@ class WeightedRandomBot:
             weights = [self.word_weight(words[w]) for w in candidates]
             draft.apply(candidates[pick(weights, r())], group, production)
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         return self.draft(state, rng).move()
 
 

@@ -20,7 +20,7 @@ SPECS = (
     "random", "smart-random", "better-smart-random", "inversed-smart-random", "improved-random",
     "stupid-short-words", "short-words", "search:depth=1", "search:depth=4",
     "adaptive-random:omega=10", "adaptive-random:omega=3,finish=short-words", "mixed:equal",
-    "mixed:points=0,1,0,1", "lookahead",
+    "mixed:points=0,1,0,1", "deep-search:depth=3", "deep-search:omega=5",
 )
 
 
@@ -40,7 +40,7 @@ def play(game, first, second, seed):
 
 def test_every_thesis_strategy_is_registered():
     names = {f.name for f in default_registry().bot_factories("substitution")}
-    assert {s.split(":")[0] for s in SPECS if s != "lookahead"} <= names
+    assert {s.split(":")[0] for s in SPECS if not s.startswith("deep")} <= names
 
 
 @pytest.mark.parametrize("grammar", sorted(PRESETS))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from arena.tournament.experiments import run_thesis, trap_of
 from arena.games.substitution import preset
+from arena.tournament.experiments import run_thesis, trap_of
 
 
 def test_trap_grammar_adds_a_useless_t_to_the_s_groups():
