@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ class Runner:
     processes: int | None
     logs: bool
     progress: Callable[[str], Any]
+    times: dict[str, float] = field(default_factory=dict)
 
     def run(self, name: str, grammar: Grammar, bots: tuple[str, ...],
             pairs: tuple[tuple[int, int], ...] | None = None, games: int | None = None
@@ -78,9 +79,13 @@ class Runner:
                 from arena.tournament.report import from_json
 
                 return from_json(data)
+        started = time.perf_counter()
         with self.progress(name) as update:
             result = run_tournament(spec, out=directory if self.logs else None,
                                     processes=self.processes, progress=update)
+        self.times[name] = time.perf_counter() - started
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "wall-time.txt").write_text(f"{self.times[name]:.1f}\n", encoding="utf-8")
         if not self.logs:
             from arena.tournament.report import write_reports
 
@@ -208,7 +213,13 @@ def _report(runner: Runner, report: str, medium_name: str, low_name: str, omega_
     best = {finish: OMEGAS[max(range(len(OMEGAS)), key=lambda i: s[i])] for finish, s in sweep.items()}
     lines += [(f"Best omega: {best['search']} with search finishing, {best['short-words']} with "
               "short-words finishing."), ""]
+    times = {}
+    for path in sorted(runner.out.glob("*/wall-time.txt")):
+        times[path.parent.name] = float(path.read_text(encoding="utf-8"))
+    lines += ["Wall time of each table (seconds, all worker processes): "
+              + ", ".join(f"{name} {seconds:.0f}" for name, seconds in times.items()), ""]
     summary = {
+        "wall_times": times,
         "table-6.1": {s.bot: s.to_json() for s in summarise(t61)},
         "table-6.3": {s.bot: s.to_json() for s in summarise(t63)},
         "table-6.2-ssw-wins": ssw_wins,
