@@ -2,24 +2,29 @@
 
 The thesis's search strategy (Algorithms 3 and 4) picks the derivation for the rolled
 group by its M2 alone, looks 4 bank steps ahead, and ranks the outcomes by M2 with
-terminals only breaking ties: it finishes words fast but short, and leaves the bank
-to the opponent. ``deep-search`` keeps Algorithm 3 (memoised, so it can look deeper:
-6 bank steps by default) but judges every choice by the expected points of the
-derivation it changes::
+terminals only breaking ties: it finishes words fast but short. ``deep-search`` keeps
+Algorithm 3 (memoised, so it can look deeper: 6 bank steps by default) but judges
+every choice by the expected points of the derivation it changes::
 
     value(word) = M2(word) ** alpha x (3 + terminals(word))
 
-(the word's score if it were finished now, discounted by M2, the metric's chance of
-finishing it). For the rolled group it tries every derivation that holds the group's
+the word's score if it were finished now, discounted by its M2. With the default
+``alpha = 0.02`` the discount is mild (a dead derivation, M2 = 0, is still worth 0; a
+hard one loses a few per cent), so the strategy builds long words wherever they can
+still be finished. For the rolled group it tries every derivation holding the group's
 left side, and a new derivation for an S group, with every production followed by
-Algorithm 3, and plays the choice with the largest gain in value; then, while a bank
-group applies, it runs Algorithm 3 on every derivation a bank group applies to and
-plays the sequence with the largest gain. With ``omega > 0`` it first grows like the
-adaptive random strategy (inversed weights while nonterminals x omega < moves left).
+Algorithm 3, and plays the largest gain in value; then, while a bank group applies, it
+runs Algorithm 3 on every derivation a bank group applies to and plays the sequence
+with the largest gain.
 
-Measured in docs/strategies.md: it beats search:depth=4 on `medium` and `low` and
-adaptive-random:omega=10 on `low` in well over 60% of decided games, but only about
-55% against adaptive-random:omega=10 on `medium`.
+Like the adaptive random strategy it first grows: while nonterminals x omega < moves
+left (``omega = 6`` by default; 0 turns this off) it plays the inversed smart random
+strategy, holding many nonterminals so that its rolls apply and it takes the bank's
+groups; then the deep search finishes and lengthens its words.
+
+Tuned on 200 games per seat (seed 11) against search:depth=4 and adaptive-random:omega=10
+on `medium` and `low` (omega 0-12, alpha 0.01-1, depth 6-8); measured on fresh dice
+(seed 2026, 500 games per seat) in docs/experiments/beyond-the-thesis.md.
 """
 
 from __future__ import annotations
@@ -45,8 +50,8 @@ Steps = tuple[tuple[int, int], ...]
 class DeepSearchBot(SearchBot):
     """Algorithm 3 over every derivation, ranked by the gain in expected points."""
 
-    def __init__(self, game: SubstitutionGame, depth: int = 6, alpha: float = 1.0,
-                 omega: float = 0.0, tolerance: float = DEFAULT_TOLERANCE) -> None:
+    def __init__(self, game: SubstitutionGame, depth: int = 6, alpha: float = 0.02,
+                 omega: float = 6.0, tolerance: float = DEFAULT_TOLERANCE) -> None:
         super().__init__(game, depth, tolerance)
         self.alpha = alpha
         self.omega = omega
@@ -130,8 +135,9 @@ def factories() -> list[BotFactory]:
             create,
             (
                 Param("depth", "int", 6, "bank steps looked ahead", minimum=1, maximum=12),
-                Param("alpha", "float", 1.0, "exponent of M2 in the expected points", minimum=0),
-                Param("omega", "float", 0.0, "grow with inversed weights while nonterminals x "
+                Param("alpha", "float", 0.02, "exponent of M2 in the expected points (0 < alpha; "
+                      "small: longer words, only dead ones worthless)", minimum=1e-6),
+                Param("omega", "float", 6.0, "grow with inversed weights while nonterminals x "
                       "omega < moves left (0: never)", minimum=0),
                 Param("tolerance", "float", DEFAULT_TOLERANCE,
                       "relative stopping tolerance of the M2/M3 iteration", minimum=1e-12, maximum=1),

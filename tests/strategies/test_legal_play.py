@@ -20,7 +20,7 @@ SPECS = (
     "random", "smart-random", "better-smart-random", "inversed-smart-random", "improved-random",
     "stupid-short-words", "short-words", "search:depth=1", "search:depth=4",
     "adaptive-random:omega=10", "adaptive-random:omega=3,finish=short-words", "mixed:equal",
-    "mixed:points=0,1,0,1", "deep-search:depth=3", "deep-search:omega=5",
+    "mixed:points=0,1,0,1", "deep-search", "deep-search:depth=3,omega=0,alpha=1",
 )
 
 
