@@ -20,7 +20,7 @@ class RandomBot:
     def __init__(self, game: SubstitutionGame) -> None:
         self.compiled = game.compiled
 
-    def choose_move(self, game: SubstitutionGame, state: GameState, rng: random.Random) -> MoveString:
+    def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString:
         # tuple.__new__ is what MoveString._make does, without an interpreted frame.
         return _new_move(MoveString, (random_turn(self.compiled, state, rng.random),))
 
