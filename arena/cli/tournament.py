@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from arena.bots import parse_bot_list
 from arena.errors import ArenaError
 from arena.games.substitution import Settings, load_grammar
 from arena.registry import default_registry
@@ -31,10 +32,14 @@ from arena.registry import default_registry
 @click.option("--jobs", default=0, type=int, help="Worker processes (default: every core).")
 @click.option("--no-self-play", is_flag=True, help="Leave out the pairings of a bot with itself.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--server", "server_url", default=None,
+              help="Play on this arena server (ws://HOST:PORT/): bots given as ws:NAME are "
+                   "its connected bots, the others its house bots.")
+@click.option("--token", default=None, help="An operator account's token for --server.")
 @click.pass_context
 def tournament(ctx: click.Context, grammar_spec: str, moves: int, games: int, bot_list: str | None,
                seed: int, out: Path | None, json_path: Path | None, jobs: int,
-               no_self_play: bool, quiet: bool) -> None:
+               no_self_play: bool, quiet: bool, server_url: str | None, token: str | None) -> None:
     """Play a round robin over every ordered pair of bots (rows: first player).
 
     Subcommands `show` and `validate` read a tournament directory written with --out.
@@ -45,20 +50,36 @@ def tournament(ctx: click.Context, grammar_spec: str, moves: int, games: int, bo
         raise click.UsageError("--bots is required (e.g. --bots random,search:depth=4)")
     from arena.tournament import TournamentSpec, markdown_table, run_tournament, to_json
     from arena.tournament.progress import progress_bar
+    from arena.tournament.remote import REMOTE_PREFIX, remote_pairings, run_remote_tournament
 
+    registry = default_registry()
     try:
         settings = Settings(load_grammar(grammar_spec), moves)
-        specs = default_registry().parse_bots("substitution", bot_list)
+        known = [f.name for f in registry.bot_factories("substitution")]
+        specs = parse_bot_list(bot_list, [*known, REMOTE_PREFIX[:-1]])
+        names = tuple(
+            f"{REMOTE_PREFIX}{s.preset}" if s.name == REMOTE_PREFIX[:-1] else str(s) for s in specs
+        )
+        for spec_item in specs:
+            if spec_item.name != REMOTE_PREFIX[:-1]:
+                spec_item.resolve(registry.bot_factory("substitution", spec_item.name))
     except ArenaError as error:
         raise click.UsageError(str(error)) from None
-    names = tuple(str(s) for s in specs)
+    remote = any(name.startswith(REMOTE_PREFIX) for name in names)
+    if remote and (server_url is None or token is None):
+        raise click.UsageError("ws:NAME bots need --server URL and --token (an operator token)")
     pairs = None
-    if no_self_play:
+    if remote:
+        pairs = remote_pairings(names, self_play=not no_self_play)
+    elif no_self_play:
         pairs = tuple((i, j) for i in range(len(names)) for j in range(len(names)) if i != j)
     spec = TournamentSpec("substitution", settings.to_json(), names, games, seed, pairs)
     start = time.perf_counter()
     with progress_bar("tournament", enabled=not quiet and sys.stderr.isatty()) as update:
-        result = run_tournament(spec, out=out, processes=jobs or None, progress=update)
+        if server_url is not None and token is not None:
+            result = run_remote_tournament(spec, url=server_url, token=token, out=out, progress=update)
+        else:
+            result = run_tournament(spec, out=out, processes=jobs or None, progress=update)
     elapsed = time.perf_counter() - start
     click.echo(markdown_table(result))
     total = sum(cell.games for cell in result.cells.values())
