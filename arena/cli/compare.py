@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from arena.errors import ArenaError, SettingsError
-from arena.match import play_match
 from arena.registry import Registry
 
 __all__ = ["CompareResult", "compare", "compare_bots", "parse_extra_settings"]
@@ -49,12 +48,17 @@ def compare_bots(
     *,
     games: int,
     seed: int,
+    processes: int | None = None,
 ) -> CompareResult:
     """Play `games` games with bot A first and `games` with it second.
 
-    Game ``i`` in each series is seeded with ``seed + i``, so a comparison replays
-    exactly from its arguments.
+    A two-bot tournament without self-play (`arena.tournament`): worker processes,
+    and game ``i`` of both seatings shares its dice, so a comparison replays exactly
+    from its arguments. A registry other than the default plays in this process.
     """
+    from arena.registry import default_registry
+    from arena.tournament import TournamentSpec, run_tournament
+
     game = registry.load_game(game_name, settings)
     specs = registry.parse_bots(game_name, bots)
     if len(specs) != 2:
@@ -62,24 +66,19 @@ def compare_bots(
     if game.num_players() != 2:
         raise SettingsError(f"compare is for two-player games; {game_name} has {game.num_players()}")
     names = (str(specs[0]), str(specs[1]))
+    spec = TournamentSpec(game_name, dict(settings), names, games, seed, ((0, 1), (1, 0)))
+    if registry is default_registry():
+        played = run_tournament(spec, processes=processes)
+    else:
+        played = run_tournament(spec, processes=1, maker=registry.make_bot)
     result = CompareResult(names, games)
-    for seat_of_a in (0, 1):
-        tally = {"wins": 0, "draws": 0, "losses": 0}
-        for i in range(games):
-            players = [registry.make_bot(game, spec) for spec in specs]
-            if seat_of_a == 1:
-                players.reverse()
-            seat_names = list(names) if seat_of_a == 0 else [names[1], names[0]]
-            match = play_match(game, players, seed=seed + i, names=seat_names)
-            outcome = match.outcome
-            assert outcome is not None
-            if outcome.winner is None:
-                tally["draws"] += 1
-            elif outcome.winner == seat_of_a:
-                tally["wins"] += 1
-            else:
-                tally["losses"] += 1
-        result.by_seat[seat_of_a] = tally
+    as_first, as_second = played.cells[(0, 1)], played.cells[(1, 0)]
+    result.by_seat[0] = {
+        "wins": as_first.first_wins, "draws": as_first.draws, "losses": as_first.second_wins,
+    }
+    result.by_seat[1] = {
+        "wins": as_second.second_wins, "draws": as_second.draws, "losses": as_second.first_wins,
+    }
     return result
 
 
