@@ -16,6 +16,11 @@ from arena.registry import default_registry
 
 
 @click.group(invoke_without_command=True)
+@click.option("--game", "game_name", default="substitution", show_default=True,
+              help="Any game of the registry (sim, heaps, durak, tiles, ...).")
+@click.option("--settings", "settings_json", default=None,
+              help="The game's settings as JSON (other games; for the substitution game "
+                   "--grammar and --moves).")
 @click.option("--grammar", "grammar_spec", default="medium", show_default=True,
               help="A preset (medium, low, trap, classic, low-s, long-chain) or a grammar file.")
 @click.option("--moves", default=200, show_default=True, type=click.IntRange(1, 100_000),
@@ -37,7 +42,8 @@ from arena.registry import default_registry
                    "its connected bots, the others its house bots.")
 @click.option("--token", default=None, help="An operator account's token for --server.")
 @click.pass_context
-def tournament(ctx: click.Context, grammar_spec: str, moves: int, games: int, bot_list: str | None,
+def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
+               grammar_spec: str, moves: int, games: int, bot_list: str | None,
                seed: int, out: Path | None, json_path: Path | None, jobs: int,
                no_self_play: bool, quiet: bool, server_url: str | None, token: str | None) -> None:
     """Play a round robin over every ordered pair of bots (rows: first player).
@@ -54,15 +60,24 @@ def tournament(ctx: click.Context, grammar_spec: str, moves: int, games: int, bo
 
     registry = default_registry()
     try:
-        settings = Settings(load_grammar(grammar_spec), moves)
-        known = [f.name for f in registry.bot_factories("substitution")]
+        if settings_json is not None:
+            try:
+                game_settings = json.loads(settings_json)
+            except json.JSONDecodeError as error:
+                raise click.UsageError(f"--settings is not JSON: {error}") from None
+        elif game_name == "substitution":
+            game_settings = Settings(load_grammar(grammar_spec), moves).to_json()
+        else:
+            game_settings = {}
+        registry.load_game(game_name, game_settings)  # bad settings: a clear error now
+        known = [f.name for f in registry.bot_factories(game_name)]
         specs = parse_bot_list(bot_list, [*known, REMOTE_PREFIX[:-1]])
         names = tuple(
             f"{REMOTE_PREFIX}{s.preset}" if s.name == REMOTE_PREFIX[:-1] else str(s) for s in specs
         )
         for spec_item in specs:
             if spec_item.name != REMOTE_PREFIX[:-1]:
-                spec_item.resolve(registry.bot_factory("substitution", spec_item.name))
+                spec_item.resolve(registry.bot_factory(game_name, spec_item.name))
     except ArenaError as error:
         raise click.UsageError(str(error)) from None
     remote = any(name.startswith(REMOTE_PREFIX) for name in names)
@@ -73,7 +88,7 @@ def tournament(ctx: click.Context, grammar_spec: str, moves: int, games: int, bo
         pairs = remote_pairings(names, self_play=not no_self_play)
     elif no_self_play:
         pairs = tuple((i, j) for i in range(len(names)) for j in range(len(names)) if i != j)
-    spec = TournamentSpec("substitution", settings.to_json(), names, games, seed, pairs)
+    spec = TournamentSpec(game_name, game_settings, names, games, seed, pairs)
     start = time.perf_counter()
     with progress_bar("tournament", enabled=not quiet and sys.stderr.isatty()) as update:
         if server_url is not None and token is not None:
