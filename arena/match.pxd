@@ -4,6 +4,8 @@
 
 cimport cython
 
+from arena.referee cimport Referee, Verdict
+
 cdef class ChanceSource:
     cdef object _random
     cdef tuple _table
@@ -12,7 +14,7 @@ cdef class ChanceSource:
 
 cdef class Match:
     cdef public object game
-    cdef public object referee
+    cdef public Referee referee
     cdef public tuple players
     cdef public object seed
     cdef public object id
@@ -25,7 +27,6 @@ cdef class Match:
     cdef object _to_act
     cdef object _apply_chance
     cdef object _chance_outcomes
-    cdef object _check
     cpdef _roll(self)
     cpdef int to_act(self)
-    cpdef submit(self, int seat, object move)
+    cpdef Verdict submit(self, int seat, object move)

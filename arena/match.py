@@ -84,7 +84,6 @@ class Match:
         self._to_act = game.to_act
         self._apply_chance = game.apply_chance
         self._chance_outcomes = game.chance_outcomes
-        self._check = self.referee.check
         self.players = tuple(players)
         self.seed = seed
         self.id = match_id
@@ -130,7 +129,7 @@ class Match:
                 move = self.game.parse_move(move)
             except MalformedMove as error:
                 return Verdict(None, Rejection("malformed", str(error)))
-        verdict = self._check(self.state, move, player=seat)
+        verdict = self.referee.judge(self.state, move, seat)
         state = verdict.state
         if state is not None:
             self._history.append((seat, move, self._pending_chance, state))

@@ -8,3 +8,4 @@ cdef class Referee:
     cdef public object game
     cdef object _to_act
     cdef object _check_move
+    cpdef Verdict judge(self, object state, object move, int player)

@@ -101,13 +101,21 @@ class Referee:
             except (ValueError, TypeError) as error:
                 name = game.type.chance_name
                 return Verdict(None, Rejection(f"bad-{name}", f"{name} {chance!r}: {error}"))
+        return self.judge(state, move, -1 if player is None else player)
+
+    def judge(self, state: Any, move: Any, player: int) -> Verdict:
+        """`check` once any chance outcome is applied; `player` -1 skips the seat check.
+
+        (The match loop calls this directly: positional arguments, compiled.)
+        """
+        game = self.game
         seat = self._to_act(state)
         if seat == TERMINAL:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if seat == CHANCE:
             name = game.type.chance_name
             return Verdict(None, Rejection(f"missing-{name}", f"the {name} has not been made yet"))
-        if player is not None and player != seat:
+        if player != -1 and player != seat:
             return Verdict(
                 None, Rejection("not-your-turn", f"player {player} moved, but player {seat} is to move")
             )

@@ -41,11 +41,15 @@ def main() -> None:
     bots = [registry.make_bot(game, "random"), registry.make_bot(game, "random")]
     turns_per_game = 2 * game.moves
 
+    # Finished games are dropped at once, as tournaments and the server do: keeping
+    # hundreds of full histories alive would time the garbage collector, not the game.
     def play(seeds):
-        return [play_match(game, bots, seed=seed) for seed in seeds]
+        for seed in seeds:
+            play_match(game, bots, seed=seed)
 
     def play_and_record(seeds):
-        return [play_match(game, bots, seed=seed).record() for seed in seeds]
+        for seed in seeds:
+            play_match(game, bots, seed=seed).record()
 
     def validate(records):
         for record in records:
@@ -60,7 +64,7 @@ def main() -> None:
             assert validate_record(read_jsonl(text.splitlines())) is None
 
     seeds = range(args.games)
-    records = play_and_record(seeds)
+    records = [play_match(game, bots, seed=seed).record() for seed in seeds]
     texts = [to_jsonl(record) for record in records]
     rows = [
         ("play (referee on every move)", play, seeds),

@@ -17,6 +17,14 @@ from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.string cimport memcpy, memset
 
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    Py_ssize_t PyUnicode_CopyCharacters(object to, Py_ssize_t to_start, object source,
+                                        Py_ssize_t from_start, Py_ssize_t how_many) except -1
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object text)
+    Py_ssize_t PyUnicode_FindChar(object text, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end,
+                                  int direction) except -2
+
 from arena.game import Rejection
 
 from arena.match cimport ChanceSource
@@ -211,9 +219,7 @@ cdef Derivation _rewrite(Derivation word, CompiledGrammar g, int group, int alt,
     cdef str text
     cdef Py_ssize_t at
     if track_text:
-        text = word.text
-        at = text.find(<str>g.left_char[group])
-        result.text = text[:at] + <str>g.alt_text[index] + text[at + 1:]
+        result.text = _replaced(word.text, g.left[group], <str>g.alt_text[index])
     result.terminals = word.terminals + g.alt_terminals[index]
     memcpy(result.counts, word.counts, sizeof(word.counts))
     result.counts[g.left[group]] -= 1
@@ -221,6 +227,24 @@ cdef Derivation _rewrite(Derivation word, CompiledGrammar g, int group, int alt,
         result.counts[g.sparse_letter[k]] += g.sparse_count[k]
     result.nonterminals = word.nonterminals - 1 + g.alt_nt_total[index]
     return result
+
+
+cdef str _replaced(str text, int left, str alt):
+    """`text` with its leftmost nonterminal `left` replaced by `alt`, built in one go.
+
+    Both strings are canonical and the result keeps all their characters but one ASCII
+    letter, so the larger of their character widths is exactly the result's.
+    """
+    cdef Py_ssize_t n = len(text), k = len(alt)
+    cdef Py_ssize_t at = PyUnicode_FindChar(text, <Py_UCS4>(65 + left), 0, n, 1)
+    cdef Py_UCS4 widest = PyUnicode_MAX_CHAR_VALUE(text)
+    if PyUnicode_MAX_CHAR_VALUE(alt) > widest:
+        widest = PyUnicode_MAX_CHAR_VALUE(alt)
+    result = PyUnicode_New(n - 1 + k, widest)
+    PyUnicode_CopyCharacters(result, 0, text, 0, at)
+    PyUnicode_CopyCharacters(result, at, alt, 0, k)
+    PyUnicode_CopyCharacters(result, at + k, text, at + 1, n - at - 1)
+    return <str>result
 
 
 cdef Derivation _fresh(CompiledGrammar g, int group, int alt, bint track_text):
@@ -739,6 +763,23 @@ cdef inline int _pick_uniform(int n, double r):
     return 0
 
 
+cdef int _pick_holder(list words, int left, bint new_allowed, double r):
+    """The derivation a uniform draw `r` picks among those holding `left`, in order,
+    followed by -1 (a new derivation) when allowed."""
+    cdef Py_ssize_t w, count = 0, n = len(words)
+    cdef int chosen
+    for w in range(n):
+        if (<Derivation>words[w]).counts[left] > 0:
+            count += 1
+    chosen = _pick_uniform(count + (1 if new_allowed else 0), r)
+    for w in range(n):
+        if (<Derivation>words[w]).counts[left] > 0:
+            if chosen == 0:
+                return <int>w
+            chosen -= 1
+    return -1
+
+
 def random_turn(CompiledGrammar grammar, GameState state, random):
     """A uniformly random legal turn (thesis Algorithm 1 with equal weights).
 
@@ -750,15 +791,11 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
     cdef CompiledGrammar g = grammar
     cdef int group = state.roll, left = g.left[group], production, w, n, choice, k
     cdef int candidates[1024]
-    cdef list holding
     if left != S_INDEX and state.totals[state.turn % 2][left] == 0:
         return ()
     turn = _owning(grammar, state)
-    holding = [w for w in range(len(turn.words)) if (<Derivation>turn.words[w]).counts[left] > 0]
-    if left == S_INDEX:
-        holding.append(-1)
     production = _pick_uniform(g.alt_count[group], random())
-    w = holding[_pick_uniform(len(holding), random())]
+    w = _pick_holder(turn.words, left, left == S_INDEX, random())
     turn._apply(w, group, production)
     while True:
         n = 0
@@ -771,8 +808,7 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
         group = candidates[_pick_uniform(n, random())]
         left = g.left[group]
         production = _pick_uniform(g.alt_count[group], random())
-        holding = [w for w in range(len(turn.words)) if (<Derivation>turn.words[w]).counts[left] > 0]
-        w = holding[_pick_uniform(len(holding), random())]
+        w = _pick_holder(turn.words, left, False, random())
         turn._apply(w, group, production)
     return tuple(turn.steps)
 
