@@ -76,11 +76,15 @@ def main() -> None:
     print(f"{args.games} random-vs-random games on {args.grammar!r}, {turns_per_game} moves each; "
           f"median of {args.rounds} rounds, one core")
     print(f"{'':38s} {'games/s':>10s} {'turns/s':>12s}")
-    medians = {}
-    for label, function, data in rows:
-        seconds = statistics.median(timed(function, data)[0] for _ in range(args.rounds))
-        medians[label] = seconds
-        games = args.games / seconds
+    # Rounds interleave the rows, so that every row sees the same machine conditions
+    # (this shared machine's speed drifts by tens of percent between minutes).
+    times: dict[str, list[float]] = {label: [] for label, _, _ in rows}
+    for _ in range(args.rounds):
+        for label, function, data in rows:
+            times[label].append(timed(function, data)[0])
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    for label, _, _ in rows:
+        games = args.games / medians[label]
         print(f"{label:38s} {games:10.0f} {games * turns_per_game:12.0f}")
     ratio = medians["play (referee on every move)"] / medians["validate recorded games"]
     print(f"validation is {ratio:.1f}x faster than play (target: 5x; play target 1000 games/s)")
