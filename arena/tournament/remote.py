@@ -8,7 +8,6 @@ in-process tournaments (`arena.tournament.runner`), game ids and dice seeds incl
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ from arena.tournament.runner import (
     TournamentSpec,
     game_id,
     game_seed,
-    log_path,
+    write_chunk_logs,
 )
 from clients.operator import GameRequest, play_games
 
@@ -83,10 +82,7 @@ def run_remote_tournament(
                 ))
                 lines.append(json.dumps({"id": game_id(first, second, index), "log": to_jsonl(record)}))
             if out is not None:
-                path = log_path(out, first, second, start)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as stream:
-                    stream.write("\n".join(lines) + "\n")
+                write_chunk_logs(out, first, second, start, lines)
             done += stop - start
             if progress is not None:
                 progress(done, total)

@@ -209,11 +209,16 @@ def play_chunk(job: Job) -> list[GameResult]:
         if out is not None:
             lines.append(json.dumps({"id": match.id, "log": to_jsonl(match.record())}))
     if out is not None:
-        path = log_path(Path(out), first, second, start)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as stream:
-            stream.write("\n".join(lines) + "\n")
+        write_chunk_logs(Path(out), first, second, start, lines)
     return results
+
+
+def write_chunk_logs(out: Path, first: int, second: int, start: int, lines: list[str]) -> None:
+    """Store the logs of one chunk of a pairing's games (``{"id", "log"}`` JSON lines)."""
+    path = log_path(out, first, second, start)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as stream:
+        stream.write("\n".join(lines) + "\n")
 
 
 def jobs_for(spec: TournamentSpec, maker: BotMaker, out: Path | None) -> list[Job]:
