@@ -19,6 +19,8 @@ and base64url-encoded in the query (``z``).
                                         the player's derivations and the bank so far
     GET /api/replay?id=  or  ?z=        replay frames of a stored (or live) game, or of an
                                         uploaded log (JSON Lines or the thesis's text)
+    GET /api/upload?key=&part=&parts=&z=  one part of a longer uploaded log; then
+                                        /api/replay?upload=KEY replays it
     GET /api/ratings/history?game=      conservative rating after each rated game, per bot
     GET /api/tournaments                tournament results under ``--tournaments DIR``
     GET /api/tournament?name=           one tournament's JSON
@@ -31,6 +33,7 @@ import asyncio
 import json
 import mimetypes
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -269,9 +272,51 @@ async def _legal(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
 # -- replays, ratings, tournaments -----------------------------------------------------------
 
 
+UPLOAD_PART = 6000
+"""Characters of an upload's base64url text per request: a request line is at most
+8 KiB, so longer logs arrive in parts (``/api/upload``) and are replayed by key."""
+MAX_UPLOAD_PARTS = 1000
+MAX_PENDING_UPLOADS = 16
+UPLOAD_SECONDS = 600.0
+_UPLOAD_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+async def _upload(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
+    """One part of an uploaded log: ``key``, ``part`` (0-based), ``parts``, ``z``."""
+    key, chunk = query["key"], query["z"]
+    part, parts = int(query["part"]), int(query["parts"])
+    if not _UPLOAD_KEY.fullmatch(key):
+        raise ValueError("an upload key is 8 to 64 letters, digits, '-' or '_'")
+    if not 1 <= parts <= MAX_UPLOAD_PARTS or not 0 <= part < parts:
+        raise ValueError(f"part {part} of {parts}: at most {MAX_UPLOAD_PARTS} parts")
+    if len(chunk) > UPLOAD_PART:
+        raise ValueError(f"a part holds at most {UPLOAD_PART} characters")
+    uploads: dict[str, tuple[float, list[str | None]]] = server.web_state.setdefault("uploads", {})
+    now = time.monotonic()
+    for stale in [k for k, (started, _) in uploads.items() if now - started > UPLOAD_SECONDS]:
+        del uploads[stale]
+    if key not in uploads:
+        if len(uploads) >= MAX_PENDING_UPLOADS:
+            del uploads[min(uploads, key=lambda k: uploads[k][0])]
+        uploads[key] = (now, [None] * parts)
+    pieces = uploads[key][1]
+    if len(pieces) != parts:
+        raise ValueError(f"upload {key!r} has {len(pieces)} parts, not {parts}")
+    pieces[part] = chunk
+    return 200, {"key": key, "received": sum(p is not None for p in pieces), "parts": parts}
+
+
 async def _replay(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
-    if "z" in query:
-        text = decode_upload(query["z"])
+    if "z" in query or "upload" in query:
+        if "upload" in query:
+            uploads = server.web_state.get("uploads", {})
+            entry = uploads.pop(query["upload"], None)
+            if entry is None or any(piece is None for piece in entry[1]):
+                raise ValueError(f"upload {query['upload']!r} is incomplete or has expired")
+            z = "".join(piece for piece in entry[1] if piece is not None)
+        else:
+            z = query["z"]
+        text = decode_upload(z)
         record = record_from_text(text)
         return 200, await asyncio.to_thread(frames, record, server.registry)
     game_id = query["id"]
@@ -358,6 +403,7 @@ _HANDLERS = {
     "/api/play": _play,
     "/api/legal": _legal,
     "/api/replay": _replay,
+    "/api/upload": _upload,
     "/api/ratings/history": _history,
     "/api/tournaments": _tournaments,
     "/api/tournament": _tournament,

@@ -140,6 +140,34 @@ async def test_replay_of_an_uploaded_log_in_both_formats(arena: Arena) -> None:
     assert status == 400
 
 
+async def test_a_long_uploaded_log_arrives_in_parts(arena: Arena) -> None:
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.web.api import UPLOAD_PART
+
+    record = _played(SubstitutionGame(Settings.preset("medium", 1000)))
+    packed = zlib.compressobj(9, zlib.DEFLATED, -15)
+    z = base64.urlsafe_b64encode(packed.compress(to_jsonl(record).encode()) + packed.flush())
+    z_text = z.decode().rstrip("=")
+    assert len(z_text) > 2 * UPLOAD_PART  # too long for one request line
+    parts = [z_text[i:i + UPLOAD_PART] for i in range(0, len(z_text), UPLOAD_PART)]
+    status, error = await get(arena, "/api/replay", upload="k-1234567")
+    assert status == 400 and "incomplete" in error["error"]
+    for index, chunk in enumerate(parts):
+        status, answer = await get(arena, "/api/upload", key="k-1234567", part=str(index),
+                                   parts=str(len(parts)), z=chunk)
+        assert status == 200 and answer["received"] == index + 1
+    status, replay = await get(arena, "/api/replay", upload="k-1234567")
+    assert status == 200, replay
+    assert len(replay["frames"]) == 2001 and replay["error"] is None
+    status, error = await get(arena, "/api/replay", upload="k-1234567")  # used up
+    assert status == 400
+    for bad in ({"key": "short", "part": "0", "parts": "1", "z": "x"},
+                {"key": "k-1234567", "part": "2", "parts": "2", "z": "x"},
+                {"key": "k-1234567", "part": "0", "parts": "1", "z": "x" * (UPLOAD_PART + 1)}):
+        status, _error = await get(arena, "/api/upload", **bad)
+        assert status == 400
+
+
 def _played(game: Any) -> Any:
     import random
 

@@ -421,6 +421,19 @@ async function deflateBase64(text) {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+// A request line is at most 8 KiB: a longer log goes up in parts, then is replayed by key.
+const UPLOAD_PART = 6000;
+
+async function uploadAndReplay(z) {
+  if (z.length <= UPLOAD_PART) return api("/api/replay", { z });
+  const key = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const parts = Math.ceil(z.length / UPLOAD_PART);
+  for (let part = 0; part < parts; part++) {
+    await api("/api/upload", { key, part, parts, z: z.slice(part * UPLOAD_PART, (part + 1) * UPLOAD_PART) });
+  }
+  return api("/api/replay", { upload: key });
+}
+
 async function replayPage({ params }) {
   const viewer = h("div", { id: "viewer" });
   const idInput = h("input", { id: "game-id", placeholder: "game id", value: params.get("id") || "" });
@@ -431,7 +444,7 @@ async function replayPage({ params }) {
     viewer.replaceChildren(h("p", {}, "Replaying the uploaded log…"));
     try {
       const z = await deflateBase64(await chosen.text());
-      viewReplay(viewer, await api("/api/replay", { z }), chosen.name);
+      viewReplay(viewer, await uploadAndReplay(z), chosen.name);
     } catch (error) { viewer.replaceChildren(errorBox(error)); }
   });
   show(h("h1", {}, "Replay"),
