@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -112,8 +111,3 @@ class Registry:
 def default_registry() -> Registry:
     """The registry of built-in and installed plugins, loaded once per process."""
     return Registry()
-
-
-def seeded_rng(*parts: object) -> random.Random:
-    """A generator seeded from a stable text key (same key, same numbers, any Python)."""
-    return random.Random(":".join(str(p) for p in parts))

@@ -10,7 +10,6 @@ class CompiledGrammar:
     n_groups: int
     grammar: Grammar
     def __init__(self, grammar: Grammar) -> None: ...
-    def group_left(self, group: int) -> str: ...
 
 class Derivation:
     text: str

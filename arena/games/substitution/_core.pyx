@@ -146,9 +146,6 @@ cdef class CompiledGrammar:
         free(self.sparse_letter)
         free(self.sparse_count)
 
-    def group_left(self, int group):
-        return self.left_char[group]
-
 
 @cython.no_gc
 cdef class Derivation:

@@ -21,7 +21,6 @@ stopped a game it wrote ``ERROR`` and the error before the turn; we keep that te
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from arena.errors import GrammarError, LogFormatError
@@ -156,7 +155,3 @@ class _Lines:
         line = self.lines[self.index].rstrip("\r")
         self.index += 1
         return self.index, line
-
-
-def parse_lines(lines: Iterable[str]) -> MatchRecord:
-    return read_thesis_log("".join(lines))
