@@ -40,3 +40,12 @@ def arena_bots() -> list[BotFactory]:  # type: ignore[empty-body]
     Called once when the registry loads. Each factory names the game it plays; the pair
     (game, bot name) must be unique across plugins.
     """
+
+
+@hookspec
+def arena_solvers() -> dict[str, str]:  # type: ignore[empty-body]
+    """Return exact solvers as ``{game name: "module.path:command"}``.
+
+    Each names a click command that becomes ``arena solve NAME``; the module is
+    imported only when that command runs, so a heavy solver costs nothing elsewhere.
+    """

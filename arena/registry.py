@@ -69,6 +69,13 @@ class Registry:
                 if key in self.bots:
                     raise PluginError(f"two plugins provide a {factory.game} bot {factory.name!r}")
                 self.bots[key] = factory
+        self.solvers: dict[str, str] = {}
+        """``arena solve`` subcommands: game name -> ``"module:click command"``."""
+        for solver_map in self.manager.hook.arena_solvers():
+            for name, target in solver_map.items():
+                if name in self.solvers:
+                    raise PluginError(f"two plugins provide a solver named {name!r}")
+                self.solvers[name] = target
 
     # -- games --------------------------------------------------------------------------
 

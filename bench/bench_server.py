@@ -274,11 +274,14 @@ def main() -> None:
           f"   ({arena['rtt_samples']} samples)")
     print(f"  server memory      RSS {arena['rss_mib']:.0f} MiB   peak {arena['peak_rss_mib']:.0f} MiB")
     print(f"  CPU                server {arena['server_cpu']:.0%} of a core, "
-          f"bot clients {arena['client_cpu']:.0%} of a core")
+          f"bot clients {arena['client_cpu']:.0%} of a core; per move: server "
+          f"{arena['server_cpu'] / arena['moves_per_s'] * 1e6:.0f} us, "
+          f"clients {arena['client_cpu'] / arena['moves_per_s'] * 1e6:.0f} us")
     print(f"bare websockets echo, {args.games} concurrent connections:")
     print(f"  round trip         p50 {echo['echo_p50_ms']:.2f} ms   p99 {echo['echo_p99_ms']:.2f} ms"
           f"   ({echo['echo_per_s']:.0f}/s; CPU: echo server {echo['echo_cpu']:.0%}, "
-          f"clients {echo['echo_client_cpu']:.0%} of a core)")
+          f"clients {echo['echo_client_cpu']:.0%} of a core; per message: echo server "
+          f"{echo['echo_cpu'] / echo['echo_per_s'] * 1e6:.0f} us)")
     print(f"ratio move/echo at p50 under load: {arena['rtt_p50_ms'] / echo['echo_p50_ms']:.2f}x "
           "(target < 3x)")
 

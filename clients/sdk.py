@@ -40,6 +40,7 @@ from protocol import (
     RemoteError,
 )
 from protocol.errors import error_from_code
+from protocol.transport import can_write_now, write_now
 
 __all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
 
@@ -320,8 +321,14 @@ class ArenaClient:
     async def _flush(self) -> None:
         if self._ws is None or self._core is None:
             return
-        for frame in self._core.data_to_send():
-            await self._ws.send(frame)
+        frames = self._core.data_to_send()
+        if not frames:
+            return
+        if can_write_now(self._ws):
+            write_now(self._ws, frames)
+            return
+        for frame in frames:
+            await self._ws.send(frame)  # waits for flow control; raises if closed
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)

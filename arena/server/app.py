@@ -33,7 +33,7 @@ from arena.server.config import ServerConfig, TimeControl
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Session
-from arena.server.storage import AsyncStorage, Storage
+from arena.server.storage import AsyncStorage, Storage, hash_token
 from arena.web.api import GUEST_PREFIX
 from protocol import (
     CAPABILITIES,
@@ -78,6 +78,9 @@ class ArenaServer(GameHost):
         self.ladder: Ladder | None = None
         self.recovered: list[str] = []
         self._grace: dict[str, asyncio.TimerHandle] = {}
+        self._tokens: dict[Session, str] = {}
+        """The token hash each authenticated session (bot or operator) logged in with."""
+        self._revocations: asyncio.Task[None] | None = None
         self._ws: Server | None = None
         self._closing = False
         self._closed = asyncio.Event()
@@ -114,6 +117,7 @@ class ArenaServer(GameHost):
             self.registry.load_game(ladder.game, ladder.settings)  # fail early on bad settings
             self.ladder = Ladder(ladder, self._ladder_candidates, self._start_pair)
             self.ladder.start()
+        self._revocations = asyncio.get_running_loop().create_task(self._watch_revocations())
         log.info("arena server listening on %s:%s", self.config.host, self.port)
 
     @property
@@ -138,6 +142,8 @@ class ArenaServer(GameHost):
             return
         self._closing = True
         try:
+            if self._revocations is not None:
+                self._revocations.cancel()
             if self.ladder is not None:
                 await self.ladder.stop()
             if self._ws is not None:
@@ -361,8 +367,7 @@ class ArenaServer(GameHost):
                         continue
                     if not await self._dispatch(session, event):
                         return
-                session.flush()
-                await session.flush_inline()
+                session.flush()  # the answers to this frame, in one write
         except ConnectionClosed:
             pass
         finally:
@@ -444,6 +449,7 @@ class ArenaServer(GameHost):
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
             name = account.name
+            self._tokens[session] = hash_token(token)
         elif role != "spectator":
             self._error(session, UnexpectedMessage(
                 f"unknown role {role!r} (roles: bot, spectator, operator)"))
@@ -533,6 +539,7 @@ class ArenaServer(GameHost):
         live.task.add_done_callback(done)
 
     def _disconnected(self, session: Session) -> None:
+        self._tokens.pop(session, None)
         for game_id in session.spectating:
             live = self.live.get(game_id)
             if live is not None:
@@ -557,6 +564,37 @@ class ArenaServer(GameHost):
                 for seat in live.seats_of(name):
                     live.forfeit(seat, Termination.DISCONNECT,
                                  f"{name} stayed disconnected longer than {grace} ms")
+
+    async def _watch_revocations(self) -> None:
+        """Drop connected clients whose token was revoked (or replaced) since they logged
+        in: their games are forfeited at once and the connection closes with 4001."""
+        assert self.storage is not None
+        while True:
+            await asyncio.sleep(self.config.revocation_interval)
+            if not self._tokens:
+                continue
+            try:
+                current = await self.storage.call(
+                    self.storage.storage.token_hashes, {s.name for s in self._tokens if s.name})
+            except Exception:  # a busy database: try again next time
+                log.exception("checking for revoked tokens failed")
+                continue
+            for session, token_hash in list(self._tokens.items()):
+                if session.name is not None and current.get(session.name) != token_hash:
+                    self._revoke(session)
+
+    def _revoke(self, session: Session) -> None:
+        name = session.name
+        log.info("dropping %s: its token was revoked", name)
+        self._tokens.pop(session, None)
+        if session.role == "bot" and name is not None and self.sessions.get(name) is session:
+            for game_id in list(self.bot_games.get(name, ())):
+                live = self.live.get(game_id)
+                if live is not None:
+                    for seat in live.seats_of(name):
+                        live.forfeit(seat, Termination.DISCONNECT, f"{name}'s token was revoked")
+        self._error(session, AuthenticationError("the token was revoked"))
+        session.close(CLOSE_UNAUTHORIZED, "token revoked")
 
     # -- views for the HTTP API --------------------------------------------------------
 

@@ -79,6 +79,10 @@ class ServerConfig:
     validate_outgoing: bool = False
     """Check the server's own messages against the schema before sending (receivers
     always validate; the SDK and the tests do)."""
+    revocation_interval: float = 2.0
+    """Seconds between checks that the accounts of connected clients still hold their
+    tokens (`arena bots revoke` works on the database; a revoked bot is dropped within
+    this time and forfeits its games)."""
     close_timeout: float = 2.0
     """Seconds to wait for a client's closing handshake (at shutdown, for example)."""
     name: str = "arena"

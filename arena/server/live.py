@@ -4,9 +4,10 @@ Moves are judged the moment they arrive (in the connection's task, or when a hou
 bot's thread answers): `LiveGame.submit` asks the referee, answers the mover, tells
 the opponent and the spectators, and sends the next ``your_turn`` at once. Forfeits
 (a lost connection, a resignation) and aborts (shutdown) arrive the same way. The
-game's own task (`run_game`) only keeps the clock: it sleeps until the mover's
-deadline, or until the game ends, and forfeits the mover on time. So a game only ever
-waits for its own players, and a silent bot loses on time.
+clock is a timer handle on the event loop, moved to the mover's deadline at every
+turn, which forfeits the mover on time; the game's own task (`run_game`) only waits
+for the end. So a game only ever waits for its own players, a silent bot loses on
+time, and a move costs no task switch.
 """
 
 from __future__ import annotations
@@ -91,11 +92,12 @@ class LiveGame:
     task: asyncio.Task[MatchRecord] | None = None
     record: MatchRecord | None = None
     _house_task: asyncio.Task[None] | None = None
+    _timer: asyncio.TimerHandle | None = None
 
     def __post_init__(self) -> None:
         self.clocks = [Clock(self.control) for _ in self.match.players]
-        self.changed = asyncio.Event()
         self._loop = asyncio.get_running_loop()
+        self.ended: asyncio.Future[None] = self._loop.create_future()
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -166,18 +168,36 @@ class LiveGame:
         self.retries_left = self.control.retries
         self.turn_started = self._loop.time()
         self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._loop.call_at(self.deadline, self._on_deadline)
         if seat in self.house:
             self._house_task = self._loop.create_task(_house_move(self, seat))
         else:
             self.host.send_to(self.players[seat], "your_turn",
                               **self.turn_message(seat, self.turn_started))
-        self._changed()
 
     def _changed(self) -> None:
-        self.changed.set()
-        if self.over and self._house_task is not None:
+        """After anything that may have ended the game: if it did, settle its end."""
+        if self.over:
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop the clock and the house bot, and wake `run_game` (safe to call twice)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._house_task is not None:
             self._house_task.cancel()
             self._house_task = None
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def _on_deadline(self) -> None:
+        if self._loop.time() < self.deadline:  # early by the loop's clock resolution
+            self._timer = self._loop.call_at(self.deadline, self._on_deadline)
+        else:
+            self.check_clock()
 
     def check_clock(self) -> None:
         """Forfeit the mover if its time is up."""
@@ -269,23 +289,12 @@ class LiveGame:
 
 
 async def run_game(live: LiveGame) -> None:
-    """Start `live` and keep its clock until it ends; the caller stores the result."""
+    """Start `live` and wait for its end; the caller stores the result."""
     live.begin()
-    loop = asyncio.get_running_loop()
     try:
-        while not live.over:
-            live.changed.clear()
-            remaining = live.deadline - loop.time()
-            if remaining <= 0:
-                live.check_clock()
-                continue
-            try:
-                async with asyncio.timeout(remaining):
-                    await live.changed.wait()
-            except TimeoutError:
-                live.check_clock()
+        await asyncio.shield(live.ended)
     finally:
-        live._changed()
+        live.stop()
 
 
 async def _house_move(live: LiveGame, seat: int) -> None:

@@ -1,10 +1,16 @@
-"""One client connection: the protocol core, an outbound queue and its writer task.
+"""One client connection: the protocol core and the way its frames reach the socket.
 
-Game code calls `send` and never waits: frames go to a bounded queue drained by the
-session's own writer task, so a client that does not read stalls nobody but itself.
-When its queue overflows the session is closed as a slow consumer. The connection's
-own reader drains the queue itself after each frame it handled (`flush_inline`) when
-the writer is idle, so the answer to a move goes out without a hop through the writer.
+Game code calls `send` and never waits. The frames a session gathers while the event
+loop runs one callback (a move's acceptance, or the opponent's move and its next turn)
+go out together, in one socket write, at the end of that callback: `send` schedules
+one flush per loop iteration (`loop.call_soon`), and the flush writes every pending frame at
+once (`protocol.transport.write_now`). That is the
+hot path: no task switch and no system call per message.
+
+When the socket cannot take more (the peer is not reading and the transport asked us
+to pause), frames wait in a bounded queue drained by the session's writer task with
+flow control, so a client that does not read stalls nobody but itself; when that
+queue overflows, the session is closed as a slow consumer.
 """
 
 from __future__ import annotations
@@ -13,10 +19,10 @@ import asyncio
 import contextlib
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol import Message, ProtocolCore
+from protocol.transport import can_write_now, write_now
 
 __all__ = ["Session"]
 
@@ -24,7 +30,7 @@ __all__ = ["Session"]
 class Session:
     """A connected client (bot, spectator or operator)."""
 
-    def __init__(self, ws: ServerConnection, core: ProtocolCore, *, max_queue: int,
+    def __init__(self, ws: Any, core: ProtocolCore, *, max_queue: int,
                  validate: bool = False) -> None:
         self.ws = ws
         self.core = core
@@ -34,11 +40,13 @@ class Session:
         self.operator = False
         self.spectating: set[str] = set()
         self.closed = False
-        self._writing = False
+        self._loop = asyncio.get_running_loop()
+        self._flush_scheduled = False
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
+        self._writing = False
         self._max_queue = max_queue
         self._make = Message.make if validate else Message.unchecked
-        self._writer = asyncio.get_running_loop().create_task(self._write())
+        self._writer = self._loop.create_task(self._write())
 
     def __repr__(self) -> str:
         return f"<Session {self.role or 'new'} {self.name or ''} {self.ws.remote_address}>"
@@ -52,11 +60,21 @@ class Session:
         if self.closed:
             return
         self.core.send(message)
-        self.flush()
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self.flush)
 
     def flush(self) -> None:
-        """Move the core's pending frames to the writer."""
-        for frame in self.core.data_to_send():
+        """Write the core's pending frames now (one socket write), or queue them for the
+        writer task when the socket is backed up."""
+        self._flush_scheduled = False
+        frames = self.core.data_to_send()
+        if not frames or self.closed:
+            return
+        if self._queue.empty() and not self._writing and can_write_now(self.ws):
+            write_now(self.ws, frames)  # older frames are all out: order is kept
+            return
+        for frame in frames:
             self._queue.put_nowait(frame)
         if self._queue.qsize() > self._max_queue:
             self.close(1008, "slow consumer: too many unread messages")
@@ -72,35 +90,19 @@ class Session:
         except ConnectionClosed:
             pass
 
-    async def flush_inline(self) -> None:
-        """Write the queued frames from the caller's task, if the writer is idle.
-
-        Order is kept: the writer is not in the middle of a frame, and a frame is in the
-        transport before `ws.send` can yield. Raises `ConnectionClosed`.
-        """
-        queue = self._queue
-        while not queue.empty() and not self._writing and not self.closed:
-            frame = queue.get_nowait()
-            if frame is None:  # pragma: no cover - only queued once closed
-                return
-            self._writing = True
-            try:
-                await self.ws.send(frame)
-            finally:
-                self._writing = False
-
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the connection (safe to call twice)."""
         if self.closed:
             return
         self.closed = True
         self._writer.cancel()
-        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+        self._loop.create_task(self.ws.close(code, reason))
 
     async def drain_and_close(self, code: int = 1000, reason: str = "") -> None:
         """Send what is queued, then close."""
         if self.closed:
             return
+        self.flush()
         self.closed = True
         self._queue.put_nowait(None)
         with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):

@@ -18,7 +18,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,6 +182,18 @@ class Storage:
             (time.time(), name),
         )
         return cursor.rowcount > 0
+
+    def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
+        """The current token hash of each named account that is not revoked."""
+        wanted = sorted(set(names))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):  # SQLite caps the number of parameters
+            chunk = wanted[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT name, token_hash FROM bots WHERE revoked IS NULL AND name IN "
+                f"({', '.join('?' * len(chunk))})", chunk).fetchall()
+            found.update((row[0], row[1]) for row in rows)
+        return found
 
     def authenticate(self, token: str) -> BotAccount | None:
         row = self.db.execute(

@@ -267,7 +267,9 @@ async def test_a_session_whose_peer_does_not_read_is_closed_as_a_slow_consumer()
     session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue=5)
     for number in range(10):
         session.send("ping", id=number)  # never blocks the caller
-    await asyncio.sleep(0)
+    async with asyncio.timeout(5):
+        while ws.closed_with is None:
+            await asyncio.sleep(0)
     assert session.closed and ws.closed_with == (1008, "slow consumer: too many unread messages")
     await session.finished()
 

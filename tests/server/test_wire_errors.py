@@ -12,6 +12,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import AuthenticationError, Encoding, VersionError
 
+from .conftest import SUBST
+
 
 async def ready_bot(arena, encoding=Encoding.JSON):
     token = await arena.add_bot("raw")
@@ -153,3 +155,39 @@ async def test_msgpack_extension_types_and_bad_keys(arena):
         error = await raw.recv()
         assert error["type"] == "error" and error["fatal"] is False
     await ping_works(raw)
+
+
+async def test_revoking_a_connected_bot_drops_it_and_forfeits_its_games(make_arena):
+    arena = await make_arena(revocation_interval=0.05)
+    await arena.client("opponent", "random")
+    token = await arena.add_bot("carol")
+    raw = await arena.raw()
+    assert (await raw.hello(token))["type"] == "welcome"
+    live = arena.server.start_game("substitution", SUBST, ["carol", "opponent"], seed=3)
+    await raw.expect("your_turn")
+    storage = arena.server.storage
+    assert await storage.call(storage.storage.revoke_bot, "carol")
+    error = await raw.expect("error", timeout=5)
+    assert error["code"] == "unauthorized" and "revoked" in error["message"]
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    assert record.outcome.termination.value == "disconnect" and record.outcome.winner == 1
+    assert "revoked" in record.outcome.detail
+
+
+async def test_a_new_token_for_a_connected_bot_drops_the_old_connection(make_arena):
+    arena = await make_arena(revocation_interval=0.05)
+    token = await arena.add_bot("dave")
+    old = await arena.raw()
+    assert (await old.hello(token))["type"] == "welcome"
+    storage = arena.server.storage
+    await storage.call(storage.storage.revoke_bot, "dave")
+    new_token = await arena.add_bot("dave")  # a new token while the old session is still open
+    assert (await old.expect("error"))["code"] == "unauthorized"
+    fresh = await arena.raw()
+    assert (await fresh.hello(new_token))["type"] == "welcome"
+    await asyncio.sleep(0.2)  # a few checks later the new session is still welcome
+    await fresh.send("ping", id=5)
+    assert await fresh.recv() == {"type": "pong", "id": 5}

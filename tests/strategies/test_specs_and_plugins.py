@@ -102,6 +102,22 @@ class FirstWordBot:
 def arena_bots():
     return [BotFactory("third-party", "substitution", "a bot from an installed package",
                        FirstWordBot, (Param("level", "int", 1, "unused", minimum=0),))]
+
+
+@hookimpl
+def arena_solvers():
+    return {"demo": "arena_demo_bots.solver:solve_demo"}
+'''
+
+SOLVER = '''
+import click
+
+
+@click.command("demo")
+@click.option("--size", type=int, default=3)
+def solve_demo(size):
+    """Solve the demo game."""
+    click.echo(f"demo of size {size}: first player wins")
 '''
 
 
@@ -113,6 +129,7 @@ def installed_package(tmp_path, monkeypatch):
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "plugin.py").write_text(textwrap.dedent(PLUGIN))
+    (package / "solver.py").write_text(textwrap.dedent(SOLVER))
     info = site / "arena_demo_bots-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-demo-bots\nVersion: 0.1\n")
@@ -143,3 +160,13 @@ def test_third_party_bot_in_a_tournament_from_the_cli(installed_package, tmp_pat
         capture_output=True, text=True, env=env, check=True,
     ).stdout
     assert "| **third-party** |" in out
+
+
+def test_third_party_solver_is_an_arena_solve_subcommand(installed_package):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(installed_package)])}
+    run = [sys.executable, "-m", "arena", "solve"]
+    listed = subprocess.run([*run, "--help"], capture_output=True, text=True, env=env, check=True)
+    assert "demo" in listed.stdout and "sim" in listed.stdout
+    solved = subprocess.run([*run, "demo", "--size", "5"], capture_output=True, text=True, env=env,
+                            check=True)
+    assert solved.stdout == "demo of size 5: first player wins\n"

@@ -11,3 +11,8 @@ from arena.hookspecs import hookimpl
 @hookimpl
 def arena_games() -> list[type[Any]]:
     return [DurakGame]
+
+
+@hookimpl
+def arena_solvers() -> dict[str, str]:
+    return {"durak": "arena.games.durak.cli:solve_durak"}

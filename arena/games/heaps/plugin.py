@@ -12,3 +12,8 @@ from arena.hookspecs import hookimpl
 @hookimpl
 def arena_games() -> list[type[Game[Any, Any]]]:
     return [HeapsGame]
+
+
+@hookimpl
+def arena_solvers() -> dict[str, str]:
+    return {"heaps": "arena.games.heaps.cli:solve_heaps"}

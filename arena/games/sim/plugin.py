@@ -12,3 +12,8 @@ from arena.hookspecs import hookimpl
 @hookimpl
 def arena_games() -> list[type[Game[Any, Any]]]:
     return [SimGame]
+
+
+@hookimpl
+def arena_solvers() -> dict[str, str]:
+    return {"sim": "arena.games.sim.cli:solve_sim"}

@@ -11,3 +11,8 @@ from arena.hookspecs import hookimpl
 @hookimpl
 def arena_games() -> list[type[Any]]:
     return [TilesGame]
+
+
+@hookimpl
+def arena_solvers() -> dict[str, str]:
+    return {"tiles": "arena.games.tiles.cli:solve_tiles"}
