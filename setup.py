@@ -18,6 +18,7 @@ extensions = [
     ),
     Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
     Extension("arena.games.heaps._forward", ["arena/games/heaps/_forward.pyx"]),
+    Extension("arena.games.tiles._race", ["arena/games/tiles/_race.pyx"]),
     Extension(
         "arena.games.durak._core", ["arena/games/durak/_core.pyx"], language="c++"
     ),

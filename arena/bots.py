@@ -16,7 +16,15 @@ from typing import Any, Protocol
 from arena.errors import BotSpecError
 from arena.game import Game
 
-__all__ = ["Bot", "BotFactory", "BotSpec", "Param", "parse_bot_list", "parse_bot_spec"]
+__all__ = [
+    "Bot",
+    "BotFactory",
+    "BotSpec",
+    "Param",
+    "parse_bot_list",
+    "parse_bot_spec",
+    "prepare_bot",
+]
 
 
 class Bot(Protocol):
@@ -26,9 +34,26 @@ class Bot(Protocol):
     Bots must be reproducible: the same state and the same generator state give the
     same move. They may keep caches but no per-game history the state does not hold.
     (`game` is typed `Any` so that a bot can name the game class it plays.)
+
+    A bot may also define ``prepare(game) -> None``, called once a game is bound to
+    it and before its clock can run (see `prepare_bot`): the place to load or build
+    tables, which would otherwise be built on the first move, against the clock. It
+    may be called once per game, so it must be cheap once the work is done.
     """
 
     def choose_move(self, game: Any, state: Any, rng: random.Random) -> Any: ...
+
+
+def prepare_bot(bot: Bot, game: Game[Any, Any]) -> None:
+    """Call the bot's optional ``prepare(game)`` hook (see `Bot`), if it has one.
+
+    The in-process match loop (`arena.match.Match.run`, so `play_match` and
+    tournaments), the server for its house players and the client SDK's `BuiltinBot`
+    call it before the bot's first move.
+    """
+    prepare = getattr(bot, "prepare", None)
+    if prepare is not None:
+        prepare(game)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from arena.bots import Bot
+from arena.bots import Bot, prepare_bot
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, TurnRecord
@@ -139,8 +139,13 @@ class Match:
         return verdict
 
     def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
-        """Play to the end with in-process bots; an illegal move forfeits at once."""
+        """Play to the end with in-process bots; an illegal move forfeits at once.
+
+        Each bot's optional ``prepare(game)`` hook runs first (`arena.bots.prepare_bot`).
+        """
         game = self.game
+        for bot in bots:
+            prepare_bot(bot, game)
         while (seat := self.to_act()) != TERMINAL:
             move = bots[seat].choose_move(game, self.state, rngs[seat])
             verdict = self.submit(seat, move)

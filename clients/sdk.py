@@ -28,6 +28,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from arena.bots import prepare_bot
 from arena.game import Game
 from arena.registry import default_registry
 from protocol import (
@@ -146,7 +147,11 @@ class ArenaBot:
     """Base class for bots: override `move`; the other hooks are optional."""
 
     def start(self, game: GameInfo) -> None:
-        """A game starts (also called again when a game is resumed after reconnecting)."""
+        """A game starts (also called again when a game is resumed after reconnecting).
+
+        The place to load tables: it runs before the game's first `move`, but the
+        first turn's clock is already running (see `BuiltinBot.start`).
+        """
 
     def move(self, turn: Turn) -> str | Awaitable[str]:
         raise NotImplementedError
@@ -180,16 +185,46 @@ class BuiltinBot(ArenaBot):
         self.spec = spec
         self.threaded = threaded
         self._bots: dict[str, tuple[Any, random.Random]] = {}
+        self._ready: dict[str, asyncio.Future[None]] = {}
 
     def start(self, game: GameInfo) -> None:
-        if game.game_id not in self._bots:
-            bot = default_registry().make_bot(game.rules, self.spec)
-            self._bots[game.game_id] = (bot, random.Random(f"{game.game_id}:{game.seat}"))
+        """Make the game's bot and run its ``prepare`` hook (`arena.bots.Bot`).
+
+        The server sends the first ``your_turn`` right after ``game_start``, so the
+        preparation counts against the first move's time limit (``first_move_ms``, 5 s
+        by default); bots with big tables keep them in a disk cache, so that it is quick
+        after the first time. Threaded, it runs in a worker thread and the first move
+        waits for it; otherwise it runs here, before the first turn is read.
+        """
+        if game.game_id in self._bots:
+            return
+        bot = default_registry().make_bot(game.rules, self.spec)
+        self._bots[game.game_id] = (bot, random.Random(f"{game.game_id}:{game.seat}"))
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self.threaded and loop is not None:
+            self._ready[game.game_id] = loop.run_in_executor(None, self._prepare, bot, game)
+        else:
+            self._prepare(bot, game)
+
+    def _prepare(self, bot: Any, game: GameInfo) -> None:
+        try:
+            prepare_bot(bot, game.rules)
+        except Exception:  # the bot may still manage its moves: they will tell
+            log.exception("preparing %s for %s failed", self.spec, game.game_id)
 
     def move(self, turn: Turn) -> str | Awaitable[str]:
         if self.threaded:
-            return asyncio.to_thread(self._choose, turn)
+            return self._choose_in_thread(turn)
         return self._choose(turn)
+
+    async def _choose_in_thread(self, turn: Turn) -> str:
+        ready = self._ready.get(turn.game_id)
+        if ready is not None:
+            await ready
+        return await asyncio.to_thread(self._choose, turn)
 
     def _choose(self, turn: Turn) -> str:
         self.start(turn.info)
@@ -200,6 +235,7 @@ class BuiltinBot(ArenaBot):
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
         self._bots.pop(result.game_id, None)
+        self._ready.pop(result.game_id, None)
 
 
 @dataclass

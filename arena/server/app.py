@@ -23,6 +23,7 @@ from typing import Any, Self
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from arena.bots import prepare_bot
 from arena.errors import ArenaError
 from arena.game import Termination
 from arena.match import Match
@@ -59,6 +60,19 @@ CLOSE_VERSION = 4002
 CLOSE_HELLO_TIMEOUT = 4003
 CLOSE_REPLACED = 4004
 CLOSE_ERRORS = 4005
+
+
+async def _prepare_house(live: LiveGame) -> None:
+    """Run the house bots' `prepare` hooks (in a thread) before the game's clock starts;
+    a house bot that cannot prepare forfeits."""
+    for seat, player in live.house.items():
+        if getattr(player.bot, "prepare", None) is None:
+            continue  # most bots have nothing to prepare: no thread hop for them
+        try:
+            await asyncio.to_thread(prepare_bot, player.bot, live.game)
+        except Exception as error:  # noqa: BLE001 - a broken house bot loses its game, nothing else
+            live.forfeit(seat, Termination.ILLEGAL_MOVE,
+                         f"house bot {player.spec} failed to prepare: {error!r}")
 
 
 class PlayerUnavailable(ArenaError):
@@ -242,6 +256,7 @@ class ArenaServer(GameHost):
         try:
             await self.storage.call(storage.start_game, match.record(), ladder=live.ladder,
                                     pair=live.pair)
+            await _prepare_house(live)
             await run_game(live)
         except Exception as error:  # never lose a game to a bug: record it as aborted
             log.exception("game %s failed", live.id)
