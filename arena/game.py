@@ -18,9 +18,11 @@ is the single place where a move is judged: it returns the next state or a preci
 from __future__ import annotations
 
 import enum
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 __all__ = [
@@ -231,8 +233,45 @@ class Game(ABC, Generic[StateT, MoveT]):
         return {}
 
     def render(self, state: StateT) -> dict[str, Any]:
-        """What the web UI shows; by default the JSON state."""
+        """What the web UI shows of `state`, as JSON-able data; by default the JSON state.
+
+        The game's web renderer (`web_renderer`) draws this dict as a board, in play,
+        watch and replay alike. By convention a renderer that offers moves reads
+        ``options``: the legal moves of the seat to act, as ``{"move": MOVE_STRING,
+        "label": TEXT, ...}`` with whatever else it needs to place them (a heap, a
+        card), computed here from the rules so that the browser never re-implements
+        them (docs/web.md).
+        """
         return self.state_to_json(state)
+
+    # -- the web interface (optional) -------------------------------------------------
+
+    @classmethod
+    def web_renderer(cls) -> Path | None:
+        """The browser module that draws `render()`, or None to show the JSON.
+
+        By default ``web.js`` beside the module that defines the class, if there is
+        one: a game package ships its renderer as package data and nothing else is
+        needed. The web server serves it as ``/static/games/<name>.js``; what the
+        module exports is described in docs/web.md.
+        """
+        module = sys.modules.get(cls.__module__)
+        source = getattr(module, "__file__", None)
+        if source is None:
+            return None
+        path = Path(source).with_name("web.js")
+        return path if path.is_file() else None
+
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        """What the web lobby needs to offer a game of this kind, as JSON-able data.
+
+        ``settings``: the settings of a two-player game the lobby starts from (and
+        `/api/play` uses when it is given none); anything else is for the renderer's
+        settings form (built-in examples, limits). By default nothing: the lobby
+        then asks for the settings as JSON.
+        """
+        return {}
 
     # -- acceleration (optional) -----------------------------------------------------
 

@@ -6,17 +6,24 @@ saved grammar) are GETs with query parameters, and an uploaded log travels defla
 and base64url-encoded in the query (``z``).
 
     GET /, /static/NAME                 the shipped static files
-    GET /api/web/options                grammar presets (built-in and saved), bots with
-                                        their parameters, web time control
+    GET /api/web/options?game=          every game (title, rules, renderer, lobby data,
+                                        bots with their parameters), grammar presets
+                                        (built-in and saved), web time control
+    GET /static/games/NAME.js           the game's web renderer (`Game.web_renderer`)
     GET /api/grammars/check?text=       validate a grammar text: ok, or line and reason
     GET /api/grammars/save?name=&text=  save a grammar preset (validated first)
     GET /api/guest                      a guest bot account for a browser: name, token
-    GET /api/play?token=&bot=&seat=&moves=&grammar=|text=
+    GET /api/play?token=&bot=&seat=&game=&settings=
                                         start a game between the connected guest and a
-                                        house bot; answers the game id
-    GET /api/legal?game_id=&steps=      legal next steps of the player to act after the
-                                        partial move ``steps``, whether the turn can end,
-                                        the player's derivations and the bank so far
+                                        house bot; answers the game id (the substitution
+                                        game also takes moves= and grammar= or text=)
+    GET /api/legal?game_id=&steps=&move=
+                                        a live game's position: its render(), who acts,
+                                        the legal moves; for the substitution game the
+                                        legal next steps after the partial move
+                                        ``steps``, whether the turn can end, the
+                                        derivations and the bank so far; ``move``
+                                        checks a move without playing it
     GET /api/replay?id=  or  ?z=        replay frames of a stored (or live) game, or of an
                                         uploaded log (JSON Lines or the thesis's text)
     GET /api/upload?key=&part=&parts=&z=  one part of a longer uploaded log; then
@@ -41,7 +48,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
-from arena.errors import ArenaError, GrammarError
+from arena.errors import ArenaError, GrammarError, SettingsError
+from arena.game import Game, Rejection
 from arena.web import STATIC
 from arena.web.replay import decode_upload, frames, record_from_text, tournament_log
 
@@ -89,11 +97,23 @@ def _static(connection: ServerConnection, name: str) -> Response | None:
     return _bytes(connection, 200, path.read_bytes(), kind)
 
 
+def _renderer(server: ArenaServer, connection: ServerConnection, name: str) -> Response | None:
+    """``/static/games/NAME.js``: the web renderer a game plugin ships, if any."""
+    game_class = server.registry.games.get(name.removesuffix(".js")) if name.endswith(".js") else None
+    path = game_class.web_renderer() if game_class is not None else None
+    if path is None or not path.is_file():
+        return None
+    return _bytes(connection, 200, path.read_bytes(), "text/javascript; charset=utf-8")
+
+
 async def respond(server: ArenaServer, connection: ServerConnection, path: str,
                   query: dict[str, str]) -> Response | None:
     """The web interface's answer to a GET of `path`, or None if it is not one of ours."""
     if path in ("/", "/index.html"):
         return _static(connection, "index.html")
+    if path.startswith("/static/games/"):
+        return _renderer(server, connection, path[len("/static/games/"):]) or _json(
+            connection, 404, {"error": f"no web renderer {path!r}"})
     if path.startswith("/static/"):
         return _static(connection, path[len("/static/"):]) or _json(
             connection, 404, {"error": f"no file {path!r}"})
@@ -127,22 +147,43 @@ def _param_json(param: Any) -> dict[str, Any]:
             "minimum": param.minimum, "maximum": param.maximum, "choices": list(param.choices)}
 
 
+def _game_json(server: ArenaServer, name: str) -> dict[str, Any]:
+    """A game as the lobby and the pages see it: what it is, its renderer, its bots."""
+    game_class = server.registry.game_class(name)
+    kind = game_class.type
+    return {
+        "name": kind.name, "title": kind.title, "description": kind.description,
+        "move_syntax": kind.move_syntax, "chance": kind.chance, "chance_name": kind.chance_name,
+        "renderer": f"/static/games/{kind.name}.js" if game_class.web_renderer() else None,
+        "lobby": game_class.web_lobby(),
+        "bots": [{"name": f.name, "description": f.description,
+                  "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
+                 for f in server.registry.bot_factories(kind.name)],
+    }
+
+
 async def _options(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
     assert server.storage is not None
     saved = await server.storage.call(server.storage.storage.grammars)
-    game = query.get("game", "substitution")
-    bots = [{"name": f.name, "description": f.description,
-             "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
-            for f in server.registry.bot_factories(game)]
+    game = _game_name(server, query)
+    games = [_game_json(server, name) for name in sorted(server.registry.games)]
     return 200, {
         "game": game,
+        "games": games,
         "presets": _builtin_presets() + [
             {"name": name, "description": "saved", "builtin": False, "text": text}
             for name, text in saved],
-        "bots": bots,
+        "bots": next(g["bots"] for g in games if g["name"] == game),
         "time_control": server.config.web_time_control.to_json(),
         "tournaments": server.config.tournaments is not None,
     }
+
+
+def _game_name(server: ArenaServer, query: dict[str, str]) -> str:
+    """The ``game`` parameter (default: the substitution game), checked against the registry."""
+    name = query.get("game", "substitution").strip()
+    server.registry.game_class(name)  # a SettingsError naming the known games
+    return name
 
 
 def _check_grammar(server: ArenaServer, text: str) -> dict[str, Any]:
@@ -209,9 +250,6 @@ async def _guest(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
 
 
 async def _play(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
-    from arena.games.substitution import Settings
-    from arena.games.substitution.grammar import Grammar
-
     assert server.storage is not None
     account = await server.storage.call(server.storage.storage.authenticate, query["token"])
     if account is None or not account.name.startswith(GUEST_PREFIX):
@@ -220,18 +258,66 @@ async def _play(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
         return 409, {"error": f"{account.name} is not connected: open the WebSocket first"}
     if len(server.bot_games.get(account.name, ())) >= GUEST_GAMES:
         return 409, {"error": f"a guest plays at most {GUEST_GAMES} games at once"}
-    seat = int(query.get("seat", "0"))
-    if seat not in (0, 1):
-        raise ValueError("seat must be 0 or 1")
-    moves = int(query.get("moves", "10"))
+    seat = query.get("seat", "0").strip()
+    if seat not in ("0", "1"):
+        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+    name = _game_name(server, query)
+    if "settings" in query:
+        settings = _settings_param(query["settings"])
+    elif name == "substitution":
+        settings = await _substitution_settings(server, query)
+    else:
+        settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
+    game = _load_game(server, name, settings)
+    if game.num_players() != 2:
+        raise ValueError(f"{name} with these settings is a game for {game.num_players()} "
+                         "player(s); the web interface plays two-player games")
+    factories = server.registry.bot_factories(name)
+    if not factories:
+        raise ValueError(f"no bot plays {name}")
+    names = [f.name for f in factories]
+    default = "random" if "random" in names else next(
+        (n for n in names if n == f"{name}-random"), names[0])
+    house = "house:" + (query.get("bot", "").strip() or default)
+    players = [account.name, house] if seat == "0" else [house, account.name]
+    live = server.start_game(name, game.settings(), players,
+                             time_control=server.config.web_time_control)
+    return 200, {"game_id": live.id, "game": name, "seat": int(seat), "players": players}
+
+
+def _settings_param(text: str) -> dict[str, Any]:
+    """The ``settings`` parameter: a JSON object."""
+    try:
+        settings = json.loads(text)
+    except ValueError as error:
+        raise SettingsError(f"settings are not JSON: {error}") from None
+    if not isinstance(settings, dict):
+        raise SettingsError(f"settings must be a JSON object, not {type(settings).__name__}")
+    return settings
+
+
+async def _substitution_settings(server: ArenaServer, query: dict[str, str]) -> dict[str, Any]:
+    """The substitution game's own parameters: ``moves`` and ``grammar`` or ``text``."""
+    from arena.games.substitution import Settings
+    from arena.games.substitution.grammar import Grammar
+
+    moves = query.get("moves", "10").strip()
+    if not moves.isdigit():
+        raise ValueError(f"moves must be a positive integer, not {moves!r}")
     text = query["text"] if "text" in query else await _grammar_text(
         server, query.get("grammar", "medium"))
-    settings = Settings(Grammar.from_text(text), moves).to_json()
-    house = "house:" + query.get("bot", "random").strip()
-    players = [account.name, house] if seat == 0 else [house, account.name]
-    live = server.start_game("substitution", settings, players,
-                             time_control=server.config.web_time_control)
-    return 200, {"game_id": live.id, "seat": seat, "players": players}
+    return Settings(Grammar.from_text(text), int(moves)).to_json()
+
+
+def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game[Any, Any]:
+    """The game `name` with `settings`; a `SettingsError` for any settings it refuses."""
+    try:
+        return server.registry.load_game(name, settings)
+    except ArenaError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+        # a plugin's from_settings that trips over input of an unexpected shape
+        raise SettingsError(f"{name}: bad settings {settings!r}: {error!r}") from None
 
 
 def _parse_steps(text: str) -> list[tuple[int, int, int]]:
@@ -248,11 +334,33 @@ async def _legal(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
     live = server.live.get(query["game_id"])
     if live is None:
         return 404, {"error": f"no live game {query['game_id']!r}"}
-    make_turn = getattr(live.game, "turn", None)
+    game, state = live.game, live.match.state
     seat = live.match.to_act()
-    if make_turn is None or seat < 0:
-        return 200, {"to_act": seat, "steps": [], "can_end": False}
-    turn = make_turn(live.match.state)
+    answer: dict[str, Any] = {
+        "game_id": live.id, "game": game.type.name, "turn": live.turn, "to_act": seat,
+        "over": live.over, "render": game.render(state),
+    }
+    make_turn = getattr(game, "turn", None)
+    if make_turn is None and "steps" in query:
+        raise ValueError(f"{game.type.name} moves are not built in steps: drop 'steps'")
+    if seat < 0 or live.over:
+        return 200, {**answer, "moves": [], "complete": True, "steps": [], "can_end": False}
+    if "move" in query:
+        text = query["move"]
+        try:
+            verdict = game.check_move(state, game.parse_move(text))
+        except (ArenaError, ValueError) as error:  # a move string that does not parse
+            return 400, {"error": f"move {text!r}: {error}", "code": "malformed"}
+        if isinstance(verdict, Rejection):
+            return 400, {"error": f"move {text!r}: {verdict.message}", "code": verdict.code}
+        answer["move"] = text
+    if make_turn is None:
+        try:
+            options = game.legal_moves(state)
+        except NotImplementedError:  # a game that does not list its moves: type one
+            return 200, {**answer, "moves": None, "complete": False}
+        return 200, {**answer, "moves": list(options.moves), "complete": options.complete}
+    turn = make_turn(state)
     for index, step in enumerate(_parse_steps(query.get("steps", "")), start=1):
         rejection = turn.check(*step)
         if rejection is not None:
@@ -261,7 +369,7 @@ async def _legal(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
     can_end = turn.can_end()
     problem = None if can_end else turn.end_problem()
     return 200, {
-        "game_id": live.id, "turn": live.turn, "to_act": seat, "roll": turn.roll,
+        **answer, "roll": turn.roll,
         "applied": [list(s) for s in turn.applied],
         "steps": [list(s) for s in turn.legal_steps()], "can_end": can_end,
         "problem": problem.message if problem is not None else None,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.game import CHANCE
+from arena.game import CHANCE, Game
 from arena.record import MatchRecord
 from arena.referee import Referee
 from arena.registry import Registry
@@ -25,13 +25,23 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
     """The game's header, its result and one frame per position.
 
     Frame 0 is the start; frame i (i >= 1) is the state after turn i-1, with who moved,
-    the chance outcome it moved after and the move. A move the referee rejects ends
-    the frames and is reported as ``error``.
+    the chance outcome it moved after and the move. Each frame holds the JSON state
+    and, for a game with its own `Game.render`, what that gives (``render``; the web
+    page draws ``state`` where there is none). A move the referee rejects ends the
+    frames and is reported as ``error``.
     """
     game = registry.load_game(record.game, record.settings)
     referee = Referee(game)
     state = game.initial_state()
-    result: list[dict[str, Any]] = [{"index": 0, "state": game.state_to_json(state)}]
+    rendered = type(game).render is not Game.render
+
+    def frame(**fields: Any) -> dict[str, Any]:
+        item = {**fields, "state": game.state_to_json(state)}
+        if rendered:
+            item["render"] = game.render(state)
+        return item
+
+    result: list[dict[str, Any]] = [frame(index=0)]
     error = None
     for index, turn in enumerate(record.turns):
         chance = turn.chance if game.to_act(state) == CHANCE else None
@@ -41,8 +51,8 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
             error = f"turn {index}: move {turn.move!r}: {verdict.rejection.message}"
             break
         state = verdict.state
-        result.append({"index": index + 1, "player": turn.player, "chance": turn.chance,
-                       "move": turn.move, "state": game.state_to_json(state)})
+        result.append(frame(index=index + 1, player=turn.player, chance=turn.chance,
+                            move=turn.move))
     outcome = record.outcome
     return {
         "id": record.id, "game": record.game, "settings": dict(record.settings),

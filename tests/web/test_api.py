@@ -13,6 +13,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.games.substitution import Settings
 from arena.record import to_jsonl
 from arena.registry import default_registry
@@ -136,6 +138,8 @@ async def test_replay_of_an_uploaded_log_in_both_formats(arena: Arena) -> None:
         status, replay = await get(arena, "/api/replay", z=z.rstrip("="))
         assert status == 200, replay
         assert len(replay["frames"]) == 7 and replay["error"] is None
+        # render() is the JSON state here: the frames do not carry it twice
+        assert all("render" not in frame for frame in replay["frames"])
     status, _error = await get(arena, "/api/replay", z="bm90IGRlZmxhdGU")
     assert status == 400
 
@@ -168,14 +172,14 @@ async def test_a_long_uploaded_log_arrives_in_parts(arena: Arena) -> None:
         assert status == 400
 
 
-def _played(game: Any) -> Any:
+def _played(game: Any, bot: str = "random", seed: int = 7) -> Any:
     import random
 
     from arena.match import Match
 
     registry = default_registry()
-    match = Match(game, ["a", "b"], seed=7, match_id="t1")
-    bots = [registry.make_bot(game, "random"), registry.make_bot(game, "random")]
+    match = Match(game, ["a", "b"], seed=seed, match_id="t1")
+    bots = [registry.make_bot(game, bot), registry.make_bot(game, bot)]
     rng = random.Random(1)
     match.run(bots, [rng, rng])
     return match.record()
@@ -276,3 +280,279 @@ async def test_a_tournament_directory_written_by_the_tournament_runner(make_aren
         status, replay = await get(arena, "/api/tournament/game", name=name, id=game_id)
         assert status == 200 and replay["error"] is None and len(replay["frames"]) == 13
         assert replay["frames"][-1]["state"]["scores"] == replay["outcome"]["scores"]
+
+
+# -- every game: renderers, lobby, play by hand, replays ---------------------------------------
+
+GAMES: dict[str, tuple[dict[str, Any], str]] = {
+    "sim": ({"vertices": 5}, "sim-random"),
+    "heaps": ({"example": "49932", "target": 384, "start": [7, 10]}, "heaps-random"),
+    "durak": ({"cards": "01101001", "draw_rule": False, "first": 0}, "durak-greedy"),
+    "tiles": ({"tiles": 6, "players": 2, "voluntary_skip": True}, "tiles-random"),
+}
+"""Settings and a house bot for a short game of every game but the substitution game."""
+
+
+async def test_options_list_every_game_with_its_renderer(arena: Arena) -> None:
+    status, options = await get(arena, "/api/web/options")
+    assert status == 200 and options["game"] == "substitution"
+    games = {g["name"]: g for g in options["games"]}
+    assert sorted(games) == ["durak", "heaps", "sim", "substitution", "tiles"]
+    registry = default_registry()
+    for name, game in games.items():
+        assert game["renderer"] == f"/static/games/{name}.js"
+        assert game["bots"] and all(b["name"] for b in game["bots"])
+        assert game["title"] == registry.game_class(name).type.title
+        status, script, kind = await asyncio.to_thread(_get, arena.server.port, game["renderer"])
+        assert status == 200 and kind.startswith("text/javascript")
+        assert "export function board(" in script
+        if name != "substitution":  # its lobby settings start a two-player game
+            loaded = registry.load_game(name, game["lobby"]["settings"])
+            assert loaded.num_players() == 2
+    assert "49932" in games["heaps"]["lobby"]["examples"]
+    assert games["sim"]["lobby"]["vertices"] == [3, 8]
+    status, sim = await get(arena, "/api/web/options", game="sim")
+    assert status == 200 and {b["name"] for b in sim["bots"]} == {
+        b["name"] for b in games["sim"]["bots"]} and "sim-random" in {b["name"] for b in sim["bots"]}
+    status, error = await get(arena, "/api/web/options", game="chess")
+    assert status == 400 and "chess" in error["error"] and "sim" in error["error"]
+    for path in ("/static/games/chess.js", "/static/games/sim", "/static/games/../app.js"):
+        status, _, _ = await asyncio.to_thread(_get, arena.server.port, path)
+        assert status == 404, path
+
+
+def test_a_game_without_a_renderer_has_none() -> None:
+    from arena.game import Game
+
+    class Bare(Game[Any, Any]):  # a plugin that ships no web.js
+        pass
+
+    assert Bare.web_renderer() is None and Bare.web_lobby() == {}
+    registry = default_registry()
+    for name in GAMES:
+        path = registry.game_class(name).web_renderer()
+        assert path is not None and path.name == "web.js" and path.parent.name == name
+
+
+async def _guest_connected(arena: Arena, *games: str) -> tuple[dict[str, Any], Any]:
+    status, guest = await get(arena, "/api/guest")
+    assert status == 200
+    raw = await arena.raw()
+    welcome = await raw.hello(guest["token"], games=list(games))
+    assert welcome["type"] == "welcome"
+    return guest, raw
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+async def test_a_guest_plays_every_game_with_legal_moves_from_the_server(
+        arena: Arena, name: str) -> None:
+    settings, bot = GAMES[name]
+    guest, raw = await _guest_connected(arena, name)
+    status, started = await get(arena, "/api/play", token=guest["token"], game=name,
+                                settings=json.dumps(settings), bot=bot, seat=1)
+    assert status == 200, started
+    assert started["game"] == name and started["players"][0] == f"house:{bot}"
+    game_id = started["game_id"]
+    start = await raw.expect("game_start")
+    assert start["game"] == name and start["seat"] == 1
+    turns = 0
+    while True:
+        message = await raw.recv(10)
+        if message["type"] == "game_over":
+            break
+        if message["type"] != "your_turn":
+            continue
+        status, legal = await get(arena, "/api/legal", game_id=game_id)
+        assert status == 200 and legal["to_act"] == 1 and legal["turn"] == message["turn"]
+        assert legal["moves"] and legal["complete"] is True
+        view = legal["render"]
+        # render() labels exactly the legal moves, so the page can offer them as they are
+        assert [o["move"] for o in view["options"]] == legal["moves"]
+        assert all(isinstance(o["label"], str) and o["label"] for o in view["options"])
+        status, checked = await get(arena, "/api/legal", game_id=game_id, move=legal["moves"][0])
+        assert status == 200 and checked["move"] == legal["moves"][0]
+        status, refused = await get(arena, "/api/legal", game_id=game_id, move="no such move")
+        assert status == 400 and "no such move" in refused["error"]
+        await raw.send("move", game_id=game_id, turn=message["turn"], move=legal["moves"][-1])
+        turns += 1
+    assert turns >= 1 and message["termination"] == "normal"
+    status, replay = await get(arena, "/api/replay", id=game_id)
+    assert status == 200 and replay["game"] == name and replay["error"] is None
+    frames = replay["frames"]
+    assert all("render" in frame for frame in frames)
+    assert frames[-1]["render"]["options"] == []  # the game is over: nobody moves
+    assert replay["outcome"]["scores"] == message["scores"]
+
+
+async def test_what_render_gives_each_game(arena: Arena) -> None:
+    """Spot checks of the render() data the renderers draw, through /api/legal."""
+    expectations = {
+        "sim": lambda v: v["points"][0] == [0.0, -1.0] and len(v["options"]) == 10
+        and v["to_move"] == 0 and v["colours"] == ["red", "green"],
+        "heaps": lambda v: v["heaps"] == [7, 10] and v["value"] == 70 and v["options"] == [
+            {"move": "1 *2", "heap": 0, "label": "×2", "after": 14},
+            {"move": "2 +5", "heap": 1, "label": "+5", "after": 15}]
+        and v["goal"] == "the product of the heaps reaches 384",
+        "durak": lambda v: v["hands"] == [[1, 4, 6, 7], [2, 3, 5, 8]] and v["table"] is None
+        and [o["label"] for o in v["options"]] == ["lay 1", "lay 4", "lay 6", "lay 7"],
+        "tiles": lambda v: v["boards"] == [[1, 2, 3, 4, 5, 6]] * 2 and len(v["roll"]) == 2
+        and v["tiles"] == 6 and {o["move"] for o in v["options"]} <= {"pair", "sum", "pass"},
+    }
+    for name, check in expectations.items():
+        settings, bot = GAMES[name]
+        guest, raw = await _guest_connected(arena, name)
+        status, started = await get(arena, "/api/play", token=guest["token"], game=name,
+                                    settings=json.dumps(settings), bot=bot, seat=0)
+        assert status == 200, started
+        await raw.expect("your_turn")
+        status, legal = await get(arena, "/api/legal", game_id=started["game_id"])
+        assert status == 200 and check(legal["render"]), (name, legal["render"])
+        await raw.send("resign", game_id=started["game_id"])
+        over = await raw.expect("game_over")
+        assert over["termination"] == "resignation"
+
+
+async def test_play_without_settings_uses_the_lobby_defaults(arena: Arena) -> None:
+    guest, raw = await _guest_connected(arena, "heaps", "substitution")
+    status, started = await get(arena, "/api/play", token=guest["token"], game="heaps")
+    assert status == 200, started
+    assert started["players"] == [guest["name"], "house:heaps-random"]  # the game's random bot
+    start = await raw.expect("game_start")
+    assert start["settings"]["example"] == "49932" and start["settings"]["start"] == [7, 10]
+    status, started = await get(arena, "/api/play", token=guest["token"], moves=1)
+    assert status == 200 and started["game"] == "substitution"  # the default game
+    assert started["players"] == [guest["name"], "house:random"]  # not adaptive-random
+    start = await raw.expect("game_start")
+    assert start["game"] == "substitution" and start["settings"]["moves"] == 1
+
+
+async def test_bad_play_and_legal_parameters_are_400s_naming_the_problem(arena: Arena) -> None:
+    guest, raw = await _guest_connected(arena, "sim")
+    token = guest["token"]
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"game": "chess"}, "chess"),
+        ({"game": "sim", "settings": "{vertices: 5"}, "not JSON"),
+        ({"game": "sim", "settings": "[5]"}, "JSON object"),
+        ({"game": "sim", "settings": '{"vertices": 9}'}, "vertices"),
+        ({"game": "sim", "settings": '{"vertices": "6"}'}, "vertices"),
+        ({"game": "sim", "settings": '{"edges": 6}'}, "unknown settings"),
+        ({"game": "sim", "bot": "random"}, "sim bot 'random'"),
+        ({"game": "sim", "bot": "sim-mc:trials=x"}, "trials"),
+        ({"game": "sim", "seat": "2"}, "seat"),
+        ({"game": "tiles", "settings": '{"tiles": 6}'}, "two-player"),
+        ({"game": "tiles", "settings": '{"tiles": 13, "players": 2}'}, "tiles"),
+        ({"game": "heaps", "settings": '{"example": "1", "start": [1, 1]}'}, "example"),
+        ({"game": "heaps", "settings": '{"example": "49932", "start": "7 10"}'}, "start"),
+        ({"game": "heaps", "settings": '{"rules": 5, "start": [1]}'}, "rules"),
+        ({"game": "heaps",
+          "settings": '{"rules": {"end": {"at_least": 9}, "moves": {"any": [5]}}, "start": [1]}'},
+         "operation"),
+        ({"game": "durak", "settings": '{"cards": "0120"}'}, "0s and 1s"),
+        ({"game": "durak", "settings": '{"cards": "0101", "weights": "1,x"}'}, "weights"),
+        ({"game": "durak", "settings": '{"cards": "000"}'}, "each player"),
+        ({"game": "durak"}, "does not play durak"),  # the guest said hello for sim only
+        ({"game": "substitution", "moves": "many"}, "moves"),
+        ({"game": "substitution", "grammar": "nothing"}, "nothing"),
+    ]
+    for params, fragment in cases:
+        status, error = await get(arena, "/api/play", token=token, **params)
+        assert status == 400 and fragment in error["error"], (params, error)
+    assert arena.server.live == {}  # none of them started a game
+    status, started = await get(arena, "/api/play", token=token, game="sim",
+                                settings='{"vertices": 4}', bot="sim-random")
+    assert status == 200
+    await raw.expect("your_turn")
+    game_id = started["game_id"]
+    for params, fragment in [({"steps": "-1 0 0"}, "steps"), ({"move": "0 0"}, "different"),
+                             ({"move": "0 9"}, "vertex 9"), ({"move": "nine"}, "not a Sim move")]:
+        status, error = await get(arena, "/api/legal", game_id=game_id, **params)
+        assert status == 400 and fragment in error["error"], (params, error)
+    status, error = await get(arena, "/api/legal", game_id="nothing")
+    assert status == 404
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+async def test_replay_frames_of_an_uploaded_log_carry_the_render(arena: Arena, name: str) -> None:
+    settings, bot = GAMES[name]
+    registry = default_registry()
+    game = registry.load_game(name, settings)
+    record = _played(game, bot)
+    packed = zlib.compressobj(9, zlib.DEFLATED, -15)
+    z = base64.urlsafe_b64encode(packed.compress(to_jsonl(record).encode()) + packed.flush())
+    status, replay = await get(arena, "/api/replay", z=z.decode().rstrip("="))
+    assert status == 200 and replay["game"] == name and replay["error"] is None
+    frames = replay["frames"]
+    assert len(frames) == len(record.turns) + 1
+    state = game.initial_state()
+    for frame, turn in zip(frames[1:], record.turns, strict=True):
+        state = record_step(game, state, turn)
+        assert frame["move"] == turn.move
+        assert frame["render"] == json.loads(json.dumps(game.render(state)))
+    first = frames[0]["render"]
+    if name == "tiles":  # the dice are rolled after the start: nothing to choose yet
+        assert first["roll"] is None and first["options"] == []
+    else:
+        assert first["options"] and first["to_move"] == 0
+
+
+def record_step(game: Any, state: Any, turn: Any) -> Any:
+    from arena.game import CHANCE
+
+    if game.to_act(state) == CHANCE:
+        state = game.apply_chance(state, turn.chance)
+    return game.check_move(state, game.parse_move(turn.move))
+
+
+async def test_a_tournament_of_another_game_replays_with_its_render(make_arena: Any,
+                                                                     tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    out = tmp_path / "tournaments" / "heaps"
+    result = CliRunner().invoke(main, [
+        "tournament", "--game", "heaps", "--settings", json.dumps(GAMES["heaps"][0]), "--bots",
+        "heaps-random,heaps-perfect", "--games", "1", "--seed", "4", "--quiet", "--jobs", "1",
+        "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    arena = await make_arena(tournaments=str(tmp_path / "tournaments"))
+    status, listing = await get(arena, "/api/tournaments")
+    assert [(t["name"], t["game"]) for t in listing["tournaments"]] == [
+        ("heaps/tournament.json", "heaps")]
+    status, replay = await get(arena, "/api/tournament/game", name="heaps/tournament.json",
+                               id="0-1-0")
+    assert status == 200 and replay["game"] == "heaps" and replay["error"] is None
+    heaps = [frame["render"]["heaps"] for frame in replay["frames"]]
+    assert heaps[0] == [7, 10] and all(frame["render"]["target"] == 384
+                                       for frame in replay["frames"])
+    assert heaps[-1][0] * heaps[-1][1] >= 384 and replay["frames"][-1]["render"]["options"] == []
+
+
+async def test_a_game_plugin_without_a_renderer_gets_the_json_view(tmp_path: Path) -> None:
+    from arena.registry import BUILTIN_PLUGINS, Registry
+    from arena.server import ArenaServer
+    from tests.server.conftest import FAST
+
+    registry = Registry((*BUILTIN_PLUGINS, "tests.web.bare_game"), entry_points=False)
+    config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
+                          time_control=FAST, ping_interval=None)
+    server = ArenaServer(config, registry=registry)
+    await server.start()
+    arena = Arena(server)
+    try:
+        status, options = await get(arena, "/api/web/options", game="bare-sim")
+        bare = next(g for g in options["games"] if g["name"] == "bare-sim")
+        assert bare["renderer"] is None and bare["lobby"] == {}
+        assert [b["name"] for b in options["bots"]] == ["bare-random"]
+        status, _, _ = await asyncio.to_thread(_get, server.port, "/static/games/bare-sim.js")
+        assert status == 404
+        guest, raw = await _guest_connected(arena, "bare-sim")
+        status, started = await get(arena, "/api/play", token=guest["token"], game="bare-sim")
+        assert status == 200, started  # no settings: the game's own defaults
+        assert started["players"] == [guest["name"], "house:bare-random"]
+        await raw.expect("your_turn")
+        status, legal = await get(arena, "/api/legal", game_id=started["game_id"])
+        # moves it does not list are typed: the page offers a text field
+        assert status == 200 and legal["moves"] is None and legal["render"]["vertices"] == 4
+    finally:
+        await arena.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -27,7 +28,7 @@ from arena.match import Match
 from arena.registry import default_registry
 from arena.server.storage import Storage
 
-from .test_api import write_tournament
+from .test_api import GAMES, write_tournament
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -69,10 +70,29 @@ def _seed_database(path: Path) -> list[str]:
     return ids
 
 
+def _seed_other_games(path: Path) -> dict[str, Any]:
+    """A finished (unrated) game of every other game, by name: its record."""
+    registry = default_registry()
+    storage = Storage(path)
+    records = {}
+    for name, (settings, bot) in GAMES.items():
+        game = registry.load_game(name, settings)
+        match = Match(game, ["alpha", "beta"], seed=11, match_id=f"stored-{name}")
+        bots = [registry.make_bot(game, bot), registry.make_bot(game, bot)]
+        match.run(bots, [random.Random(1), random.Random(2)])
+        record = match.record()
+        storage.start_game(record, ladder=False, pair=None)
+        storage.finish_game(record)
+        records[name] = record
+    storage.close()
+    return records
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     base = tmp_path_factory.mktemp("web")
     ids = _seed_database(base / "arena.sqlite")
+    others = _seed_other_games(base / "arena.sqlite")
     write_tournament(base / "tournaments" / "round-robin")
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -92,7 +112,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
                 output = process.stdout.read().decode() if process.stdout else ""
                 pytest.fail(f"the server did not start: {output}")
             time.sleep(0.2)
-    yield {"url": url, "games": ids}
+    yield {"url": url, "games": ids, "others": others}
     process.terminate()
     try:
         process.wait(15)
@@ -323,3 +343,245 @@ def test_the_tournament_table_and_the_ladder(page: Any, server: dict[str, Any]) 
 
 def test_artifacts_directory_is_ignored_by_git() -> None:
     assert shutil.which("git") is None or "test-artifacts" in (ROOT / ".gitignore").read_text()
+
+
+# -- every other game: play by hand from the lobby, replay a stored game -----------------------
+
+
+def start_from_lobby(page: Any, server: dict[str, Any], game: str, seat: int = 0,
+                     choose: dict[str, str] | None = None, fill: dict[str, str] | None = None) -> None:
+    page.goto(server["url"] + "/#/")
+    wait_phase(page, "lobby")
+    page.select_option("#game", game)
+    for selector, value in (choose or {}).items():
+        page.select_option(selector, value)
+    for selector, value in (fill or {}).items():
+        page.fill(selector, value)
+    page.select_option("#seat", str(seat))
+    page.click("#start")
+
+
+def my_turn(page: Any) -> bool:
+    """Wait until it is our turn (True) or the game is over (False)."""
+    phase = wait_phase(page, "choose", "over", "error")
+    assert phase != "error", page.inner_text("main")
+    return phase == "choose"
+
+
+def data_of(page: Any, selector: str, key: str) -> list[str]:
+    return list(page.locator(selector).evaluate_all(f"els => els.map(e => e.dataset.{key})"))
+
+
+def moves_offered(page: Any) -> list[str]:
+    return data_of(page, "#play-area [data-move]:not([disabled])", "move")
+
+
+def test_sim_by_hand(page: Any, server: dict[str, Any]) -> None:
+    start_from_lobby(page, server, "sim", choose={"#sim-vertices": "5", "#bot": "sim-random"})
+    assert my_turn(page)
+    assert page.locator("#sim-board .edge").count() == 10
+    assert page.locator("#sim-board .edge.free.playable").count() == 10
+    page.click("#sim-board .hit[data-move='0 1']")  # a side of the pentagon: click the edge
+    made = 1
+    while my_turn(page):
+        red = page.locator("#sim-board .edge.red").count()
+        green = page.locator("#sim-board .edge.green").count()
+        assert (red, green) == (made, made)  # we are red, the house answered every move
+        assert len(moves_offered(page)) == 10 - 2 * made
+        assert page.locator("#sim-board [data-edge='0 1'].red").count() == 1
+        page.locator("#sim-board .vertex.clickable").first.click()  # or click two vertices
+        assert page.locator("#sim-board .vertex.selected").count() == 1
+        if made == 2:
+            shot(page, "sim-play")
+        page.locator("#sim-board .vertex.target").first.click()
+        made += 1
+    red = page.locator("#sim-board .edge.red").count()
+    green = page.locator("#sim-board .edge.green").count()
+    assert red == made and green in (made - 1, made)
+    result = page.inner_text("#result h2")
+    if result.startswith("Draw"):
+        assert red + green == 10 and page.locator("#sim-board .triangle").count() == 0
+    else:
+        assert " wins" in result
+        assert page.locator("#sim-board .triangle").count() == 1
+        assert page.locator("#sim-board .edge.losing").count() == 3
+        assert "completed the triangle" in page.inner_text("#status-line")
+    assert page.locator("#sim-board [data-move]").count() == 0  # nothing to click any more
+    shot(page, "sim-result")
+
+
+def heap_sizes(page: Any) -> list[int]:
+    return [int(size) for size in data_of(page, "#play-area .heap .size", "size")]
+
+
+def test_heaps_by_hand(page: Any, server: dict[str, Any]) -> None:
+    start_from_lobby(page, server, "heaps", choose={"#bot": "heaps-random"})  # task 49932
+    assert my_turn(page)
+    assert heap_sizes(page) == [7, 10] and "product 70 of 384" in page.inner_text("#play-area")
+    assert moves_offered(page) == ["1 *2", "2 +5"]
+    assert page.inner_text("#heap-0 button.move") == "×2 → 14"
+    assert page.inner_text("#heap-1 button.move") == "+5 → 15"
+    page.click("#heap-1 button[data-move='2 +5']")
+    turns = 1
+    while my_turn(page):
+        sizes = heap_sizes(page)
+        if turns == 1:
+            assert sizes in ([14, 15], [7, 20])  # the house doubled heap 1 or added 5 to heap 2
+            shot(page, "heaps-play")
+        for move in moves_offered(page):  # every button says what it leaves on its heap
+            heap, op = move.split()
+            size = sizes[int(heap) - 1]
+            after = size * int(op[1:]) if op[0] == "*" else size + int(op[1:])
+            label = page.inner_text(f"#play-area button[data-move='{move}']")
+            assert label == f"{'×' if op[0] == '*' else '+'}{op[1:]} → {after}", (move, label)
+        page.locator("#play-area button.move:not([disabled])").first.click()
+        turns += 1
+        assert turns < 30
+    sizes = heap_sizes(page)
+    assert sizes[0] * sizes[1] >= 384
+    assert f"product {sizes[0] * sizes[1]} of 384" in page.inner_text("#play-area")
+    assert page.locator("#play-area button.move:not([disabled])").count() == 0
+    assert " wins" in page.inner_text("#result h2")
+    shot(page, "heaps-result")
+
+
+def hand(page: Any, seat: int) -> list[int]:
+    return [int(card) for card in data_of(page, f"#play-area #hand-{seat} .playing-card", "card")]
+
+
+def test_durak_by_hand_with_a_spectator(page: Any, browser: Any,
+                                        server: dict[str, Any]) -> None:
+    start_from_lobby(page, server, "durak", choose={"#durak-deal": "given", "#bot": "durak-greedy"},
+                     fill={"#durak-cards": "01101001"})
+    assert my_turn(page)
+    assert hand(page, 0) == [1, 4, 6, 7] and hand(page, 1) == [2, 3, 5, 8]
+    assert moves_offered(page) == ["lay 1", "lay 4", "lay 6", "lay 7"]
+    assert page.locator("#play-area #table .playing-card").count() == 0
+    game_id = re.search(r"game (g[0-9a-f]+):", page.inner_text("#log"))
+    assert game_id is not None
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    watcher = context.new_page()
+    watcher.goto(f"{server['url']}/#/watch?id={game_id[1]}")
+    watcher.wait_for_selector("#watch-area #hand-0 .playing-card")
+    watched = [[int(c) for c in data_of(watcher, f"#watch-area #hand-{seat} .playing-card", "card")]
+               for seat in (0, 1)]
+    assert watched == [[1, 4, 6, 7], [2, 3, 5, 8]]
+    assert watcher.locator("#watch-area [data-move]").count() == 0  # a spectator only watches
+    page.click("#hand-0 [data-move='lay 1']")
+    turns = 1
+    while my_turn(page):
+        mine = hand(page, 0)
+        if turns == 1:
+            assert len(mine) == 3 and 1 not in mine
+            shot(page, "durak-play")
+        table = data_of(page, "#play-area #table .playing-card", "card")
+        if table:  # we defend: take it, or beat it with a higher card of ours
+            on_table = int(table[0])
+            assert sorted(moves_offered(page)) == sorted(
+                ["take", *(f"beat {c}" for c in mine if c > on_table)])
+        else:
+            assert moves_offered(page) == [f"lay {c}" for c in mine]
+        page.locator("#play-area [data-move]").first.click()
+        turns += 1
+        assert turns < 40
+    assert [] in (hand(page, 0), hand(page, 1))
+    assert "ran out of cards" in page.inner_text("#status-line")
+    shot(page, "durak-result")
+    try:
+        watcher.wait_for_selector("#watch-area #result")
+        assert watcher.inner_text("#result h2") == page.inner_text("#result h2")
+        assert watcher.inner_text("#watch-area #status-line") == page.inner_text("#status-line")
+        assert watcher.locator("#watch-area .playing-card").count() == 0  # the final position
+        shot(watcher, "durak-watch")
+    finally:
+        context.close()
+
+
+def test_tiles_by_hand(page: Any, server: dict[str, Any]) -> None:
+    start_from_lobby(page, server, "tiles", choose={"#bot": "tiles-random"},
+                     fill={"#tiles-count": "6"})
+    down: set[int] = set()
+    turns = 0
+    while turns < 4 and my_turn(page):
+        assert page.locator("#tiles-0 .tile").count() == 6
+        assert {int(t) for t in data_of(page, "#tiles-0 .tile.down", "tile")} == down
+        x, y = sorted(int(d) for d in data_of(page, "#dice svg", "die"))
+        up = set(range(1, 7)) - down
+        pair = {x} if x == y else {x, y}
+        expected = [name for name, tiles in (("pair", pair), ("sum", {x + y})) if tiles <= up]
+        assert moves_offered(page) == [*expected, "pass"]
+        if turns == 0:
+            shot(page, "tiles-play")
+        if expected:
+            page.click(f"#play-area [data-move='{expected[0]}']")
+            down |= pair if expected[0] == "pair" else {x + y}
+        else:
+            page.click("#play-area [data-move='pass']")
+        turns += 1
+    if my_turn(page):
+        assert {int(t) for t in data_of(page, "#tiles-0 .tile.down", "tile")} == down
+        page.click("#resign")
+        assert wait_phase(page, "over") == "over"
+        assert "resignation" in page.inner_text("#result h2")
+    else:  # somebody turned all their tiles down
+        assert "turned all tiles down" in page.inner_text("#status-line")
+    assert turns >= 1
+
+
+def board_facts(page: Any, name: str) -> Any:
+    """What the replay's board shows, in the shape of `expected_facts`."""
+    board = "#replay-board"
+    if name == "sim":
+        return (page.locator(f"{board} .edge.red").count(), page.locator(f"{board} .edge.green").count(),
+                page.locator(f"{board} .edge.losing").count())
+    if name == "heaps":
+        return [int(size) for size in data_of(page, f"{board} .heap .size", "size")]
+    if name == "durak":
+        return [[int(c) for c in data_of(page, f"{board} #hand-{seat} .playing-card", "card")]
+                for seat in (0, 1)]
+    return [sorted(int(t) for t in data_of(page, f"{board} #tiles-{seat} .tile.up", "tile"))
+            for seat in (0, 1)]
+
+
+def expected_facts(name: str, view: dict[str, Any]) -> Any:
+    if name == "sim":
+        return len(view["red"]), len(view["green"]), 3 if view.get("triangle") else 0
+    if name == "heaps":
+        return view["heaps"]
+    if name == "durak":
+        return view["hands"]
+    return view["boards"]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_replaying_a_stored_game_of_every_game(page: Any, server: dict[str, Any],
+                                               name: str) -> None:
+    from arena.web.replay import frames
+
+    record = server["others"][name]
+    expected = frames(record, default_registry())["frames"]
+    assert len(expected) >= 3
+    page.goto(f"{server['url']}/#/replay?id={record.id}")
+    wait_phase(page, "replay")
+    label = page.locator("#frame-label")
+    last = len(expected) - 1
+    for step, index in (("#first", 0), ("#next", 1), ("#next", 2), ("#prev", 1), ("#last", last)):
+        page.click(step)
+        assert label.get_attribute("data-index") == str(index)
+        assert board_facts(page, name) == expected_facts(name, expected[index]["render"]), index
+        if index == 2:
+            shot(page, f"replay-{name}")
+    frame = expected[1]
+    page.click("#first")
+    page.click("#next")
+    text = label.inner_text()
+    assert text.startswith(f"Turn 1 of {last}: alpha")
+    if name == "tiles":
+        x, y = frame["chance"]
+        assert f"rolled {x} and {y}" in text
+        assert sorted(int(d) for d in data_of(page, "#replay-board #dice svg", "die")) == sorted([x, y])
+    page.click("#last")
+    assert record.outcome is not None
+    assert page.inner_text("#replay-result").startswith(
+        "Draw" if record.outcome.winner is None else f"{record.players[record.outcome.winner]} wins")

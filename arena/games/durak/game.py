@@ -8,7 +8,7 @@ from typing import Any
 from arena.errors import SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.durak import rules
-from arena.games.durak.rules import DurakMove, DurakSettings, DurakState
+from arena.games.durak.rules import DurakMove, DurakSettings, DurakState, MoveKind
 
 __all__ = ["DurakGame"]
 
@@ -125,12 +125,39 @@ class DurakGame(Game[DurakState, DurakMove]):
         return {"hands": [sorted(state.hands[0]), sorted(state.hands[1])]}
 
     def render(self, state: DurakState) -> dict[str, Any]:
+        """Both hands (the game has no hidden cards), the table, the cards that left the
+        game, what each hand is worth, and the mover's options with labels."""
         view = self.state_to_json(state)
         view["to_move"] = state.to_move
+        view["defender"] = state.defender
+        view["cards"] = self.rules.num_cards
         view["weights"] = list(self.rules.weights) if self.rules.weights else None
+        view["draw_rule"] = self.rules.draw_rule
         played = set(range(1, self.rules.num_cards + 1)) - state.hands[0] - state.hands[1]
         view["played"] = sorted(played - ({state.table} if state.table else set()))
+        view["worth"] = [sum(self.rules.weight(c) for c in hand) for hand in state.hands]
+        view["options"] = [
+            {"move": str(move), "kind": move.kind.value, "card": move.card,
+             "label": _label(move, state)}
+            for move in rules.legal_moves(self.rules, state)
+        ]
         return view
+
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        return {
+            "settings": {"cards": "01101001", "draw_rule": False, "first": 0},
+            "max_cards": rules.MAX_CARDS,
+            "max_weighted_cards": rules.MAX_WEIGHTED_CARDS,
+        }
 
     def move_number(self, state: DurakState) -> int:
         return state.moves
+
+
+def _label(move: DurakMove, state: DurakState) -> str:
+    if move.kind is MoveKind.TAKE:
+        return f"take {state.table}"
+    if move.kind is MoveKind.BEAT:
+        return f"beat {state.table} with {move.card}"
+    return f"lay {move.card}"

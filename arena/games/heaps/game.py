@@ -9,7 +9,7 @@ from typing import Any
 
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
-from arena.games.heaps.examples import example_rules
+from arena.games.heaps.examples import EXAMPLES, example_rules
 from arena.games.heaps.rules import HeapMove, HeapRules, Op
 
 __all__ = ["HeapsGame", "HeapsState"]
@@ -208,9 +208,75 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         return {"heaps": list(state.heaps)}
 
     def render(self, state: HeapsState) -> dict[str, Any]:
+        """The heaps, the goal and the rules in words, and the mover's options: one per
+        legal move, with the heap it changes, a label (``+5``, ``×2``) and the size
+        it leaves."""
+        over = self._over(state)
+        options = [
+            {"move": self.format_move(move), "heap": move.heap, "label": op_label(move.op),
+             "after": after[move.heap]}
+            for move, after in ([] if over else self.rules.moves(state.heaps))
+        ]
         return {
             **self.state_to_json(state),
             "target": self.rules.target,
             "measure": self.rules.measure,
             "value": self.rules.measure_of(state.heaps),
+            "goal": self.goal_text(),
+            "rules_text": self.rules_text(),
+            "max_moves": self.max_moves,
+            "to_move": None if over else state.moves_made % 2,
+            "options": options,
         }
+
+    def goal_text(self) -> str:
+        """When the game ends, in words."""
+        target = self.rules.target
+        if self.rules.heaps == 1:
+            return f"the heap reaches {target} stones"
+        if self.rules.measure == "max":
+            return f"a heap reaches {target} stones"
+        return f"the {self.rules.measure} of the heaps reaches {target}"
+
+    def rules_text(self) -> list[str]:
+        """The operations allowed, one line per case."""
+        rules = self.rules
+
+        def ops(items: tuple[Op, ...]) -> str:
+            return " or ".join(op_label(op) for op in items)
+
+        if rules.heaps == 1:
+            return [f"{ops(rules.any)} on the heap"]
+        lines = [f"{ops(rules.any)} on either heap"] if rules.any else []
+        if rules.larger:
+            lines.append(f"{ops(rules.larger)} on the larger heap")
+        if rules.smaller:
+            lines.append(f"{ops(rules.smaller)} on the smaller heap")
+        if rules.equal is not None:
+            lines.append(f"with equal heaps: {ops(rules.equal) or 'nothing'} on either heap")
+        return lines
+
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        examples = {
+            name: {"title": rules["title"], "target": rules["end"]["at_least"],
+                   "start": _EXAMPLE_STARTS.get(name, [1] * rules["heaps"])}
+            for name, rules in EXAMPLES.items()
+        }
+        return {
+            "settings": {"example": "49932", "target": 384, "start": [7, 10]},
+            "examples": examples,
+            "rules": {"heaps": 1, "end": {"measure": "sum", "at_least": 29},
+                      "moves": {"any": ["+1", "*2"]}},
+            "rules_start": [7],
+        }
+
+
+_EXAMPLE_STARTS = {"49932": [7, 10]}
+"""A start position for each built-in example, for the web lobby."""
+_OP_SIGNS = {"+": "+", "*": "×", "-": "−", "//": "÷"}
+
+
+def op_label(op: Op) -> str:
+    """An operation as people write it: ``+5``, ``×2``, ``−3``, ``÷2``."""
+    return f"{_OP_SIGNS[op.kind]}{op.amount}"

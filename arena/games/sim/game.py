@@ -193,14 +193,31 @@ class SimGame(Game[SimPosition, SimMove]):
         return {"triangle": list(triangle or ())}
 
     def render(self, state: SimPosition) -> dict[str, Any]:
-        """Vertices on a circle (unit coordinates) and the coloured edges."""
+        """The board for the web UI: vertices on a circle (unit coordinates, vertex 0 at
+        the top), the coloured edges, who moves, the free edges the mover may colour
+        (``options``) and, at the end, the losing triangle."""
         n = self.vertices
         points = [
             [round(math.cos(2 * math.pi * k / n - math.pi / 2), 4),
              round(math.sin(2 * math.pi * k / n - math.pi / 2), 4)]
             for k in range(n)
         ]
-        return {**self.state_to_json(state), "points": points, **self.facts(state)}
+        over = state.is_over()
+        free = [] if over else [self.geometry.edges[e] for e in _bits(state.free)]
+        return {
+            **self.state_to_json(state),
+            "points": points,
+            "colours": list(_COLOURS),
+            "to_move": None if over else state.seat_to_move,
+            "options": [{"move": f"{a} {b}", "label": f"{a}–{b}", "edge": [a, b]}
+                        for a, b in free],
+            "loser": state.loser(),
+            **self.facts(state),
+        }
+
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        return {"settings": {"vertices": 6}, "vertices": [MIN_VERTICES, MAX_VERTICES]}
 
 
 def _bits(mask: int) -> list[int]:

@@ -8,6 +8,7 @@ from typing import Any
 from arena.errors import SettingsError
 from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.tiles.rules import (
+    MAX_TILES,
     ROLLS,
     Choice,
     Roll,
@@ -215,6 +216,33 @@ class TilesGame(Game[TilesState, TilesMove]):
 
     def facts(self, state: TilesState) -> dict[str, Any]:
         return {"boards": [tiles_of(b) for b in state.boards]}
+
+    def render(self, state: TilesState) -> dict[str, Any]:
+        """The rows (tiles up per player out of `tiles`), the roll, and the mover's
+        options under it: each legal choice with the tiles it turns down."""
+        options = []
+        if not state.over and state.roll is not None:
+            x, y = state.roll
+            turned = {Choice.PAIR: [x] if x == y else [x, y], Choice.SUM: [x + y], Choice.PASS: []}
+            for text in self.legal_moves(state).moves:
+                choice = Choice(text)
+                tiles = turned[choice]
+                label = ("turn down " + " and ".join(map(str, tiles))) if tiles else "pass"
+                options.append({"move": text, "tiles": tiles, "label": label})
+        return {
+            **self.state_to_json(state),
+            "tiles": self.rules.tiles,
+            "voluntary_skip": self.rules.voluntary_skip,
+            "max_turns": self.rules.max_turns,
+            "options": options,
+        }
+
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        return {
+            "settings": {"tiles": 12, "players": 2, "voluntary_skip": True},
+            "max_tiles": MAX_TILES,
+        }
 
     def move_number(self, state: TilesState) -> int:
         return sum(state.turns)

@@ -1,25 +1,37 @@
 // The arena's web interface: a single page, no build step, no external network.
 // The browser is a protocol client like any bot (docs/protocol.md, subprotocol
 // arena.v1.json); the HTTP endpoints it uses are listed in docs/web.md.
+//
+// Apart from the grammar editor (the substitution game's), this file knows no game: every
+// game draws its board through its own renderer, an ES module the game plugin ships
+// (`Game.web_renderer`, served at /static/games/NAME.js). What a renderer exports and
+// what it is given (`ctx`) is described in docs/web.md.
 
 const main = document.getElementById("main");
 let cleanup = [];  // what to undo when the page changes (sockets, timers)
 
 // -- small helpers -------------------------------------------------------------------------
 
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
+function build(el, attrs, children) {
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
+    else if (key === "class" && !(el instanceof SVGElement)) el.className = value;
     else el.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return el;
+}
+
+function h(tag, attrs = {}, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+function svg(tag, attrs = {}, ...children) {
+  return build(document.createElementNS("http://www.w3.org/2000/svg", tag), attrs, children);
 }
 
 async function api(path, params = {}) {
@@ -30,7 +42,7 @@ async function api(path, params = {}) {
   const url = path + (query.toString() ? "?" + query : "");
   const response = await fetch(url, { cache: "no-store" });
   const data = await response.json();
-  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { data });
+  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { data, status: response.status });
   return data;
 }
 
@@ -54,76 +66,6 @@ function wsUrl() {
   return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
 }
 
-// -- the substitution game's board -------------------------------------------------------------
-
-function groupText(settings, index) {
-  const group = settings.groups[index];
-  return group ? `${group.left}->${group.alternatives.join("|")}` : `group ${index}`;
-}
-
-function productionText(settings, group, production) {
-  const g = settings.groups[group];
-  return g ? `${g.left} → ${g.alternatives[production] === "" ? "ε" : g.alternatives[production]}` : "?";
-}
-
-function isFinished(word) { return !/[A-Z]/.test(word); }
-
-function describeMove(settings, move) {
-  if (!move || !move.trim()) return "nothing applied: the rolled group went to the bank";
-  return move.split(",").map((step) => {
-    const [word, group, production] = step.trim().split(/\s+/).map(Number);
-    const target = word === -1 ? "new derivation" : `derivation ${word}`;
-    return `${productionText(settings, group, production)} on ${target}`;
-  }).join("; ");
-}
-
-function derivationList(words, { seat, highlightLast } = {}) {
-  if (!words.length) return h("p", { class: "muted" }, "no derivations");
-  return h("ol", { class: "words", start: "0" }, words.map((word, index) =>
-    h("li", { class: isFinished(word) ? "finished" : "open", "data-seat": seat },
-      h("code", {}, word === "" ? "ε" : word),
-      isFinished(word) ? h("span", { class: "points" }, ` +${3 + word.length}`) : null)));
-}
-
-function bankTable(settings, bank) {
-  const rows = bank.map((count, index) => [count, index]).filter(([count]) => count > 0);
-  if (!rows.length) return h("p", { class: "muted", id: "bank" }, "the bank is empty");
-  return h("table", { class: "bank", id: "bank" },
-    h("tr", {}, h("th", {}, "group"), h("th", {}, "productions"), h("th", {}, "count")),
-    rows.map(([count, index]) => h("tr", {},
-      h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))), h("td", {}, count))));
-}
-
-function board({ settings, state, players, me = null, partial = null, caption = null }) {
-  // `partial`: the derivations and bank of the turn being built (from /api/legal)
-  const derivations = state.derivations.map((words, seat) =>
-    partial && seat === partial.seat ? partial.derivations : words);
-  const bank = partial ? partial.bank : state.bank;
-  const seats = players.map((name, seat) => h("section", { class: "player" + (seat === me ? " me" : ""), id: `player-${seat}` },
-    h("h3", {}, seat === me ? `You (${name})` : name, h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"),
-      h("span", { class: "score" }, ` score ${state.scores ? state.scores[seat] : ""}`)),
-    derivationList(derivations[seat], { seat })));
-  const roll = state.roll === null || state.roll === undefined ? null : state.roll;
-  return h("div", { class: "board" },
-    h("p", { class: "status", id: "status-line" },
-      caption !== null ? caption : state.moves_left === 0 && state.player === 0 ? `Game over after ${settings.moves} moves each`
-        : `Move ${Math.min(state.move_number + 1, settings.moves)} of ${settings.moves} · moves left ${state.moves_left}`,
-      roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
-    h("div", { class: "players" }, seats),
-    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(settings, bank)));
-}
-
-function scoreBreakdown(settings, state, players) {
-  return h("div", { class: "breakdown", id: "breakdown" }, players.map((name, seat) => {
-    const words = state.derivations[seat];
-    const finished = words.filter(isFinished);
-    return h("section", {}, h("h4", {}, `${name}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
-      h("ul", {}, words.map((word) => h("li", { class: isFinished(word) ? "finished" : "discarded" },
-        h("code", {}, word === "" ? "ε" : word),
-        isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : " unfinished: discarded"))));
-  }));
-}
-
 function resultText(outcome, players) {
   if (!outcome) return "no result";
   const result = outcome.result;
@@ -135,28 +77,122 @@ function resultText(outcome, players) {
   return `${players[winner]} wins${scores}${how}`;
 }
 
+// -- games and their renderers -------------------------------------------------------------------
+
+let gamesCache = null;
+
+// Every registered game as /api/web/options lists it (title, renderer, lobby data, bots).
+async function games() {
+  if (!gamesCache) gamesCache = api("/api/web/options").then((o) => o.games).catch((error) => { gamesCache = null; throw error; });
+  return gamesCache;
+}
+
+async function gameInfo(name) {
+  return (await games()).find((g) => g.name === name) || { name, title: name, renderer: null, lobby: {}, bots: [] };
+}
+
+function optionLabel(view, move) {
+  const option = view && Array.isArray(view.options) ? view.options.find((o) => o.move === move) : null;
+  return option && option.label ? option.label : move;
+}
+
+// A game without a renderer of its own: its render() as JSON, its legal moves as buttons,
+// and its settings as a JSON text.
+const JSON_RENDERER = {
+  board(view, ctx) {
+    const { h } = ctx;
+    const moves = ctx.legal ? ctx.legal.moves || [] : [];
+    const typed = h("input", { id: "move-text", placeholder: ctx.game ? ctx.game.move_syntax : "a move", size: 40 });
+    return h("div", { class: "json-board" },
+      ctx.legal ? h("div", { class: "moves" }, h("span", {}, "Your move: "),
+        moves.map((move) => h("button", { class: "move", "data-move": move, onclick: () => ctx.play(move) },
+          optionLabel(view, move))),
+        h("form", { onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) ctx.play(typed.value.trim()); } },
+          typed, h("button", {}, "Play"))) : null,
+      h("pre", { class: "json" }, JSON.stringify(view, null, 1)));
+  },
+  settings(ctx) {
+    const { h, game } = ctx;
+    const text = h("textarea", { id: "settings-json", rows: 6, cols: 40, spellcheck: "false" },
+      JSON.stringify(game.lobby.settings || {}, null, 1));
+    return {
+      element: h("label", {}, "Settings (JSON) ", text),
+      value: () => {
+        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(`settings: ${error.message}`); }
+      },
+    };
+  },
+};
+
+const renderers = new Map();
+
+// The renderer module of game `name` (loaded once; its `css` injected once), or the JSON
+// one for a game without a renderer (or with one that does not load).
+async function rendererFor(name) {
+  if (!renderers.has(name)) {
+    renderers.set(name, (async () => {
+      const info = await gameInfo(name);
+      if (!info.renderer) return JSON_RENDERER;
+      let module;
+      try { module = await import(info.renderer); } catch (error) {
+        console.error(`the ${name} renderer did not load: ${error}`);
+        return JSON_RENDERER;
+      }
+      if (typeof module.board !== "function") return JSON_RENDERER;
+      if (module.css) document.head.append(h("style", { "data-game": name }, module.css));
+      return { ...JSON_RENDERER, ...module };
+    })().catch((error) => { renderers.delete(name); throw error; }));
+  }
+  return renderers.get(name);
+}
+
+// What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
+function context(fields) {
+  return { h, svg, api, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+    local: {}, chance: null, play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
+}
+
+function boardOf(renderer, view, ctx) {
+  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "" }, renderer.board(view, ctx));
+}
+
+function moveText(renderer, move, ctx) {
+  return renderer.describeMove ? renderer.describeMove(move, ctx) : h("code", {}, move);
+}
+
+function chanceText(renderer, chance, ctx) {
+  if (renderer.describeChance) return renderer.describeChance(chance, ctx);
+  return [`${(ctx.game && ctx.game.chance_name) || "chance"} `, h("code", {}, JSON.stringify(chance))];
+}
+
+function finalView(replay) {
+  const frame = replay.frames[replay.frames.length - 1];
+  return frame.render ?? frame.state;
+}
+
 // -- lobby -----------------------------------------------------------------------------------
 
 async function lobbyPage() {
   const options = await api("/api/web/options");
-  const grammar = h("select", { id: "grammar" },
-    options.presets.map((p) => h("option", { value: p.name }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
-    h("option", { value: "" }, "my own text…"));
-  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 40, spellcheck: "false" });
-  const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: 5 });
-  const bot = h("select", { id: "bot" }, options.bots.map((b) => h("option", { value: b.name }, b.name)));
+  gamesCache = Promise.resolve(options.games);
+  const loaded = await Promise.all(options.games.map((g) => rendererFor(g.name)));
+  const byName = Object.fromEntries(options.games.map((g, i) => [g.name, { info: g, renderer: loaded[i] }]));
+  const gameSelect = h("select", { id: "game" }, options.games.map((g) =>
+    h("option", { value: g.name, selected: g.name === options.game }, g.title)));
+  const about = h("p", { class: "muted", id: "game-about" });
+  const settingsBox = h("div", { id: "settings" });
+  const bot = h("select", { id: "bot" });
   const params = h("div", { id: "params" });
   const seat = h("select", { id: "seat" }, h("option", { value: 0 }, "first (you move first)"),
     h("option", { value: 1 }, "second"));
   const message = h("p", { id: "lobby-message" });
-  const syncText = () => {
-    const preset = options.presets.find((p) => p.name === grammar.value);
-    if (preset) { text.value = preset.text; text.readOnly = true; } else { text.readOnly = false; }
-  };
+  let form = null;
+  const current = () => byName[gameSelect.value];
   const syncParams = () => {
-    const factory = options.bots.find((b) => b.name === bot.value);
+    const factory = current().info.bots.find((b) => b.name === bot.value);
+    if (!factory) { params.replaceChildren(); return; }
     params.replaceChildren(h("p", { class: "muted" }, factory.description),
-      factory.params.map((p) => h("label", { class: "param" }, `${p.name} `,
+      ...factory.params.map((p) => h("label", { class: "param" }, `${p.name} `,
         p.kind === "choice"
           ? h("select", { "data-param": p.name, "data-default": String(p.default) },
             p.choices.map((c) => h("option", { value: c, selected: String(p.default) === c }, c)))
@@ -165,31 +201,33 @@ async function lobbyPage() {
             step: p.kind === "float" ? "any" : null, min: p.minimum, max: p.maximum }),
         h("small", { class: "muted" }, " " + p.doc))));
   };
-  let checkTimer = null;
-  const checkText = () => {
-    clearTimeout(checkTimer);
-    if (grammar.value) { message.replaceChildren(); message.className = ""; return; }
-    checkTimer = setTimeout(async () => {
-      const result = await api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
-      message.className = result.ok ? "ok" : "error";
-      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups`
-        : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
-    }, 200);
+  const syncGame = () => {
+    const { info, renderer } = current();
+    about.replaceChildren(info.description);
+    form = renderer.settings(context({ game: info, options, cleanup: (undo) => cleanup.push(undo) }));
+    settingsBox.replaceChildren(form.element);
+    const bots = info.bots.map((b) => b.name);
+    const preferred = [`random`, `${info.name}-random`].find((b) => bots.includes(b)) || bots[0];
+    bot.replaceChildren(...bots.map((b) => h("option", { value: b, selected: b === preferred }, b)));
+    message.replaceChildren(); message.className = "";
+    syncParams();
   };
-  cleanup.push(() => clearTimeout(checkTimer));
-  text.addEventListener("input", checkText);
-  grammar.addEventListener("change", checkText);
-  grammar.addEventListener("change", syncText);
+  gameSelect.addEventListener("change", syncGame);
   bot.addEventListener("change", syncParams);
-  syncText(); syncParams();
+  syncGame();
   const start = h("button", { id: "start", class: "primary", onclick: () => {
+    let chosen;
+    try { chosen = form.value(); } catch (error) {
+      message.className = "error"; message.replaceChildren(error.message); return;
+    }
+    if (!bot.value) { message.className = "error"; message.replaceChildren("no bot plays this game"); return; }
     const changed = [...params.querySelectorAll("[data-param]")]
       .filter((el) => el.value !== el.dataset.default && el.value !== "")
       .map((el) => `${el.dataset.param}=${el.value}`);
-    const game = { bot: bot.value + (changed.length ? ":" + changed.join(",") : ""),
-      seat: seat.value, moves: moves.value };
-    if (grammar.value) game.grammar = grammar.value; else game.text = text.value;
-    sessionStorage.setItem("arena.newgame", JSON.stringify(game));
+    const request = { game: gameSelect.value, bot: bot.value + (changed.length ? ":" + changed.join(",") : ""),
+      seat: seat.value, ...chosen };
+    if (request.settings !== undefined && typeof request.settings !== "string") request.settings = JSON.stringify(request.settings);
+    sessionStorage.setItem("arena.newgame", JSON.stringify(request));
     location.hash = "#/play";
   } }, "Start the game");
   const live = h("div", { id: "live-games" });
@@ -203,7 +241,7 @@ async function lobbyPage() {
       const finished = (await api("/api/games", { status: "finished", limit: 15 })).games;
       recent.replaceChildren(finished.length ? h("ul", {}, finished.map((g) => h("li", {},
         h("a", { href: `#/replay?id=${g.id}` }, `${g.players.join(" vs ")}`),
-        h("span", { class: "muted" }, ` ${g.result}${g.scores ? " " + g.scores.join(":") : ""} · ${g.id}`))))
+        h("span", { class: "muted" }, ` ${g.game} · ${g.result}${g.scores ? " " + g.scores.join(":") : ""} · ${g.id}`))))
         : h("p", { class: "muted" }, "no finished games yet"));
     } catch (error) { live.replaceChildren(errorBox(error)); }
   };
@@ -213,8 +251,7 @@ async function lobbyPage() {
   show(h("h1", {}, "Lobby"),
     h("div", { class: "columns" },
       h("section", { class: "card" }, h("h2", {}, "Play against a bot"),
-        h("label", {}, "Grammar ", grammar), text,
-        h("label", {}, "Moves per player ", moves),
+        h("label", {}, "Game ", gameSelect), about, settingsBox,
         h("label", {}, "Opponent ", bot), params,
         h("label", {}, "Your seat ", seat), start, message),
       h("section", { class: "card" }, h("h2", {}, "Live games"), live,
@@ -227,6 +264,9 @@ async function lobbyPage() {
 async function playPage() {
   const request = JSON.parse(sessionStorage.getItem("arena.newgame") || "null");
   if (!request) { location.hash = "#/"; return; }
+  const name = request.game || "substitution";
+  const info = await gameInfo(name);
+  const renderer = await rendererFor(name);
   const log = h("ul", { class: "log", id: "log" });
   const area = h("div", { id: "play-area" }, h("p", {}, "Connecting…"));
   const builder = h("div", { id: "builder" });
@@ -234,108 +274,83 @@ async function playPage() {
   const resign = h("button", { id: "resign", disabled: true, onclick: () => {
     if (game.id && !game.over) send({ type: "resign", game_id: game.id });
   } }, "Resign");
-  show(h("h1", {}, "Play"), area, builder, result, h("h3", {}, "Moves"), log, h("p", {}, resign));
+  show(h("h1", {}, `Play ${info.title}`), area, builder, result, h("h3", {}, "Moves"), log, h("p", {}, resign));
   setPhase("connecting");
-  const note = (text) => log.prepend(h("li", {}, text));
+  const note = (...text) => log.prepend(h("li", {}, ...text));
 
   const guest = await api("/api/guest");
   const ws = new WebSocket(wsUrl(), "arena.v1.json");
   cleanup.push(() => ws.close());
-  const game = { id: null, settings: null, seat: null, players: null, state: null,
-    myTurn: null, steps: [], legal: null, pick: {} };
+  // view: what render() gives for the position shown; legal: the /api/legal answer on our
+  // turn; local: the renderer's own notes while it builds a move (reset every turn)
+  const game = { id: null, settings: null, seat: null, players: null, view: null, myTurn: null,
+    lastTurn: null, legal: null, local: {}, over: false };
+  let asked = 0;  // /api/legal answers that arrive after a newer question are dropped
   const send = (message) => ws.send(JSON.stringify(message));
 
-  const render = () => {
-    if (!game.state) return;
-    const partial = game.myTurn && game.legal
-      ? { seat: game.seat, derivations: game.legal.derivations, bank: game.legal.bank } : null;
-    area.replaceChildren(board({ settings: game.settings, state: game.state, players: game.players,
-      me: game.seat, partial }));
-    renderBuilder();
-  };
+  const ctx = (fields = {}) => context({ game: info, settings: game.settings, players: game.players, me: game.seat,
+    legal: game.myTurn ? game.legal : null, local: game.local, play, refresh: refreshLegal, redraw: draw, ...fields });
 
-  const renderBuilder = () => {
-    builder.hidden = Boolean(game.over);
+  function draw() {
+    if (!game.view) return;
+    area.replaceChildren(boardOf(renderer, game.view, ctx()));
+    builder.hidden = game.over;
+    if (game.over) return;
     if (!game.myTurn) {
       builder.replaceChildren(h("p", { class: "muted" }, "Waiting for the opponent…"));
-      return;
-    }
-    const legal = game.legal;
-    if (!legal) { builder.replaceChildren(h("p", {}, "…")); return; }
-    const s = game.settings;
-    const parts = [h("h3", {}, "Your turn")];
-    parts.push(h("p", {}, "This turn so far: ",
-      game.steps.length ? h("code", { id: "partial" }, describeMove(s, game.steps.join(", "))) : h("span", { class: "muted" }, "no steps yet")));
-    const options = legal.steps;
-    const rolled = legal.roll;
-    if (!options.length) {
-      parts.push(h("p", {}, legal.can_end
-        ? (game.steps.length ? "No further step applies: finish the turn."
-          : "The rolled group fits none of your derivations: it goes to the bank. Finish the turn.")
-        : "No legal step."));
+    } else if (!game.legal) {
+      builder.replaceChildren(h("p", {}, "…"));
     } else {
-      const groups = [...new Set(options.map((o) => o[1]))];
-      const pick = game.pick;
-      const choices = h("div", { class: "choices" });
-      if (pick.group === undefined) {
-        choices.append(h("p", {}, "1. Pick a group"), ...groups.map((g) => h("button", { class: "choice", "data-group": g,
-          onclick: () => { game.pick = { group: g }; renderBuilder(); } },
-          `${g}: ${groupText(s, g)}`, g === rolled && !game.steps.length ? " (rolled)" : ` (bank ×${legal.bank[g]})`)));
-      } else if (pick.production === undefined) {
-        const productions = [...new Set(options.filter((o) => o[1] === pick.group).map((o) => o[2]))];
-        choices.append(h("p", {}, `2. Pick an alternative of ${groupText(s, pick.group)}`),
-          ...productions.map((p) => h("button", { class: "choice", "data-production": p,
-            onclick: () => { game.pick = { ...pick, production: p }; renderBuilder(); } },
-            productionText(s, pick.group, p))));
-      } else {
-        const words = options.filter((o) => o[1] === pick.group && o[2] === pick.production).map((o) => o[0]);
-        choices.append(h("p", {}, `3. Apply ${productionText(s, pick.group, pick.production)} to`),
-          ...words.map((w) => h("button", { class: "choice", "data-word": w,
-            onclick: () => addStep([w, pick.group, pick.production]) },
-            w === -1 ? "a new derivation" : ["derivation ", w, ": ", h("code", {}, legal.derivations[w])])));
-      }
-      parts.push(choices);
+      builder.replaceChildren(renderer.controls ? renderer.controls(ctx())
+        : h("div", {}, h("h3", {}, "Your turn"), h("p", { class: "muted", id: "prompt" },
+          renderer.prompt ? renderer.prompt(game.view, ctx()) : "Choose your move above.")));
+      setPhase("choose");
     }
-    if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem" }, legal.problem));
-    parts.push(h("div", { class: "actions" },
-      h("button", { id: "undo", disabled: !game.steps.length && game.pick.group === undefined,
-        onclick: () => {
-          if (game.pick.group !== undefined) { game.pick = {}; renderBuilder(); return; }
-          game.steps.pop(); refreshLegal();
-        } }, "Undo step"),
-      h("button", { id: "clear", disabled: !game.steps.length, onclick: () => { game.steps = []; refreshLegal(); } }, "Clear"),
-      h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: finish }, "Finish turn")));
-    builder.replaceChildren(...parts);
-    setPhase("choose");
-  };
+  }
 
-  const refreshLegal = async () => {
+  async function refreshLegal(params = {}) {
     setPhase("busy");
-    game.pick = {};
+    const mine = ++asked;
+    let answer;
     try {
-      game.legal = await api("/api/legal", { game_id: game.id, steps: game.steps.join(", ") });
+      answer = await api("/api/legal", { game_id: game.id, ...params });
     } catch (error) {
+      if (error.status === 404) return;  // the game is over: game_over brings the end
       note(`legal options failed: ${error.message}`);
-      game.steps = [];
-      game.legal = await api("/api/legal", { game_id: game.id });
+      game.local = {};
+      try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
     }
-    render();
-  };
+    if (mine !== asked || !game.myTurn) return;
+    game.legal = answer;
+    game.view = answer.render;
+    draw();
+  }
 
-  const addStep = (step) => { game.steps.push(step.join(" ")); refreshLegal(); };
+  async function refreshView() {
+    const mine = ++asked;
+    try {
+      const answer = await api("/api/legal", { game_id: game.id });
+      if (mine !== asked || game.myTurn || game.over) return;
+      game.view = answer.render;
+      draw();
+    } catch { /* the game is over: game_over brings the final position */ }
+  }
 
-  const finish = () => {
+  function play(move) {
+    if (!game.myTurn || game.over) return;
     setPhase("busy");
-    const move = game.steps.join(", ");
     send({ type: "move", game_id: game.id, turn: game.myTurn.turn, move });
-    note(`you rolled ${groupText(game.settings, game.myTurn.roll)}: ${describeMove(game.settings, move)}`);
-    game.myTurn = null; game.legal = null; game.steps = [];
-    render();
+    const chance = game.myTurn.chance;
+    const c = ctx({ chance });
+    note("you", chance !== null && chance !== undefined ? [" ", chanceText(renderer, chance, c)] : "", ": ", moveText(renderer, move, c));
+    game.lastTurn = game.myTurn;
+    game.myTurn = null; game.legal = null; game.local = {};
+    draw();
     setPhase("waiting");
-  };
+  }
 
   ws.addEventListener("open", () => send({ type: "hello", protocol: 1, role: "bot", token: guest.token,
-    games: ["substitution"], client: "arena-web" }));
+    games: [name], client: "arena-web" }));
   ws.addEventListener("close", () => { if (!game.over) note("the connection closed"); });
   ws.addEventListener("message", async (event) => {
     const m = JSON.parse(event.data);
@@ -346,32 +361,37 @@ async function playPage() {
       } catch (error) { area.replaceChildren(errorBox(error), h("a", { href: "#/" }, "Back to the lobby")); setPhase("error"); }
     } else if (m.type === "game_start") {
       Object.assign(game, { id: m.game_id, settings: m.settings, seat: m.seat, players: m.players });
-      send({ type: "spectate", game_id: m.game_id });  // states after every move
+      send({ type: "spectate", game_id: m.game_id });  // the position after every move
       resign.disabled = false;
       note(`game ${m.game_id}: ${m.players.join(" vs ")}`);
       setPhase("waiting");
     } else if (m.type === "game_state" || m.type === "moved") {
-      if (m.game_id !== game.id) return;
-      if (!game.myTurn) { game.state = m.state; render(); }
+      if (m.game_id !== game.id || game.myTurn || game.over) return;
+      await refreshView();
     } else if (m.type === "your_turn") {
-      game.state = m.state;
-      game.myTurn = { turn: m.turn, roll: m.chance };
-      game.steps = [];
+      game.myTurn = { turn: m.turn, chance: m.chance };
+      game.local = {};
       await refreshLegal();
     } else if (m.type === "opponent_moved") {
-      note(`${game.players[m.seat]} rolled ${groupText(game.settings, m.chance)}: ${describeMove(game.settings, m.move)}`);
+      const c = ctx({ chance: m.chance });
+      note(`${game.players[m.seat]}`, m.chance !== null && m.chance !== undefined ? [" ", chanceText(renderer, m.chance, c)] : "",
+        ": ", moveText(renderer, m.move, c));
     } else if (m.type === "move_rejected") {
       note(`the server rejected the move (${m.code}): ${m.message}`);
+      if (m.retries_left >= 0 && game.lastTurn && !game.over) {  // try again
+        game.myTurn = game.lastTurn;
+        await refreshLegal();
+      }
     } else if (m.type === "game_over") {
       if (m.game_id !== game.id || game.over) return;
       game.over = true; game.myTurn = null; resign.disabled = true;
       const replay = await api("/api/replay", { id: m.game_id }).catch(() => null);
-      const final = replay ? replay.frames[replay.frames.length - 1].state : game.state;
-      game.state = final;
-      render();
+      if (replay) game.view = finalView(replay);
+      draw();
+      const c = ctx();
       result.replaceChildren(h("section", { class: "card result", id: "result" },
         h("h2", {}, resultText(m, game.players)), h("p", { class: "muted" }, m.reason),
-        scoreBreakdown(game.settings, final, game.players),
+        renderer.summary && game.view ? renderer.summary(game.view, c) : null,
         h("p", {}, h("a", { href: `#/replay?id=${m.game_id}` }, "Replay this game"), " · ",
           h("a", { href: "#/" }, "Back to the lobby"))));
       setPhase("over");
@@ -391,19 +411,40 @@ async function watchPage({ params }) {
   show(h("h1", {}, `Watching ${id}`), area, h("h3", {}, "Moves"), log);
   const ws = new WebSocket(wsUrl(), "arena.v1.json");
   cleanup.push(() => ws.close());
-  let info = null;
+  let info = null, renderer = null, gameData = null, asked = 0, over = false;
+  const draw = (view) => {
+    area.replaceChildren(boardOf(renderer, view, context({ game: gameData, settings: info.settings, players: info.players })));
+  };
+  const refresh = async () => {
+    const mine = ++asked;
+    try {
+      const answer = await api("/api/legal", { game_id: id });
+      if (mine === asked && !over) draw(answer.render);
+    } catch { /* over: game_over brings the final position */ }
+  };
   ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, role: "spectator", client: "arena-web" })));
-  ws.addEventListener("message", (event) => {
+  ws.addEventListener("message", async (event) => {
     const m = JSON.parse(event.data);
     if (m.type === "welcome") ws.send(JSON.stringify({ type: "spectate", game_id: id }));
     else if (m.type === "game_state") {
-      info = m;
-      area.replaceChildren(board({ settings: m.settings, state: m.state, players: m.players }));
+      const about = await gameInfo(m.game);
+      const drawer = await rendererFor(m.game);
+      gameData = about; renderer = drawer; info = m;
+      await refresh();
     } else if (m.type === "moved" && info) {
-      log.prepend(h("li", {}, `${info.players[m.seat]}: ${describeMove(info.settings, m.move)}`));
-      area.replaceChildren(board({ settings: info.settings, state: m.state, players: info.players }));
+      const c = context({ game: gameData, settings: info.settings, players: info.players, chance: m.chance });
+      log.prepend(h("li", {}, `${info.players[m.seat]}`, m.chance !== null && m.chance !== undefined
+        ? [" ", chanceText(renderer, m.chance, c)] : "", ": ", moveText(renderer, m.move, c)));
+      await refresh();
     } else if (m.type === "game_over") {
-      area.append(h("section", { class: "card result", id: "result" }, h("h2", {}, resultText(m, info ? info.players : ["first", "second"])),
+      over = true;
+      const players = info ? info.players : ["first", "second"];
+      const replay = await api("/api/replay", { id }).catch(() => null);
+      const view = replay && renderer ? finalView(replay) : null;
+      if (view) draw(view);
+      area.append(h("section", { class: "card result", id: "result" }, h("h2", {}, resultText(m, players)),
+        h("p", { class: "muted" }, m.reason),
+        view && renderer.summary ? renderer.summary(view, context({ game: gameData, settings: info.settings, players })) : null,
         h("a", { href: `#/replay?id=${id}` }, "Replay this game")));
     } else if (m.type === "error") {
       area.replaceChildren(errorBox(m), h("p", {}, h("a", { href: `#/replay?id=${id}` }, "Replay it instead")));
@@ -444,7 +485,7 @@ async function replayPage({ params }) {
     viewer.replaceChildren(h("p", {}, "Replaying the uploaded log…"));
     try {
       const z = await deflateBase64(await chosen.text());
-      viewReplay(viewer, await uploadAndReplay(z), chosen.name);
+      await viewReplay(viewer, await uploadAndReplay(z), chosen.name);
     } catch (error) { viewer.replaceChildren(errorBox(error)); }
   });
   show(h("h1", {}, "Replay"),
@@ -455,15 +496,17 @@ async function replayPage({ params }) {
     viewer);
   setPhase("replay-empty");
   try {
-    if (params.get("id")) viewReplay(viewer, await api("/api/replay", { id: params.get("id") }), params.get("id"));
+    if (params.get("id")) await viewReplay(viewer, await api("/api/replay", { id: params.get("id") }), params.get("id"));
     else if (params.get("t")) {
-      viewReplay(viewer, await api("/api/tournament/game", { name: params.get("t"), id: params.get("g") }),
+      await viewReplay(viewer, await api("/api/tournament/game", { name: params.get("t"), id: params.get("g") }),
         `${params.get("t")} game ${params.get("g")}`);
     }
   } catch (error) { viewer.replaceChildren(errorBox(error)); }
 }
 
-function viewReplay(viewer, data, title) {
+async function viewReplay(viewer, data, title) {
+  const info = await gameInfo(data.game);
+  const renderer = await rendererFor(data.game);
   const frames = data.frames;
   let index = 0;
   const slider = h("input", { type: "range", id: "slider", min: 0, max: frames.length - 1, value: 0 });
@@ -473,27 +516,26 @@ function viewReplay(viewer, data, title) {
     index = Math.max(0, Math.min(frames.length - 1, i));
     slider.value = index;
     const frame = frames[index];
+    const view = frame.render ?? frame.state;
+    const ctx = context({ game: info, settings: data.settings, players: data.players, chance: frame.chance ?? null,
+      frame: { ...frame, total: frames.length - 1 } });
+    const chance = frame.chance;
     label.replaceChildren(...[index === 0 ? "Start of the game" : [
       `Turn ${index} of ${frames.length - 1}: ${data.players[frame.player]}`,
-      frame.chance !== null && frame.chance !== undefined && data.game === "substitution"
-        ? [" rolled ", h("code", {}, groupText(data.settings, frame.chance))] : "",
-      " — ", data.game === "substitution" ? describeMove(data.settings, frame.move) : h("code", {}, frame.move)]].flat(3));
+      chance !== null && chance !== undefined ? [" ", chanceText(renderer, chance, ctx)] : "",
+      " — ", moveText(renderer, frame.move, ctx)]].flat(3));
     label.dataset.index = index;
-    if (data.game === "substitution") {
-      area.replaceChildren(board({ settings: data.settings, state: { ...frame.state, roll: frame.chance ?? null }, players: data.players,
-        caption: index === 0 ? "Before the first roll" : `After turn ${index} · moves left ${frame.state.moves_left} each` }));
-      if (index === frames.length - 1 && data.outcome) area.append(scoreBreakdown(data.settings, frame.state, data.players));
-    } else {
-      area.replaceChildren(h("pre", {}, JSON.stringify(frame.state, null, 1)));
-    }
+    area.replaceChildren(boardOf(renderer, view, ctx));
+    if (index === frames.length - 1 && data.outcome && renderer.summary) area.append(renderer.summary(view, ctx));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const keys = (e) => { if (e.key === "ArrowLeft") go(index - 1); if (e.key === "ArrowRight") go(index + 1); };
   document.addEventListener("keydown", keys);
   cleanup.push(() => document.removeEventListener("keydown", keys));
   viewer.replaceChildren(
-    h("h2", {}, title || data.id, " · ", data.players.join(" vs ")),
+    h("h2", {}, title || data.id, " · ", info.title, " · ", data.players.join(" vs ")),
     h("p", { id: "replay-result" }, data.live ? "live game, still being played" : resultText(data.outcome, data.players),
+      data.outcome && data.outcome.detail ? h("span", { class: "muted" }, ` · ${data.outcome.detail}`) : "",
       data.seed !== null && data.seed !== undefined ? h("span", { class: "muted" }, ` · seed ${data.seed}`) : ""),
     data.error ? h("p", { class: "error" }, `The referee stopped the replay: ${data.error}`) : "",
     h("div", { class: "controls" },
@@ -514,7 +556,7 @@ async function tournamentsPage() {
   show(h("h1", {}, "Tournaments"),
     data.tournaments.length ? h("ul", { id: "tournament-list" }, data.tournaments.map((t) => h("li", {},
       h("a", { href: `#/tournament?name=${encodeURIComponent(t.name)}` }, t.name),
-      h("span", { class: "muted" }, ` ${t.bots.length} bots · ${t.games} games per pairing`))))
+      h("span", { class: "muted" }, ` ${t.game} · ${t.bots.length} bots · ${t.games} games per pairing`))))
       : h("p", { class: "muted" }, data.directory ? `no tournament results in ${data.directory}`
         : "start the server with --tournaments DIR to show tournament results here"));
   setPhase("tournaments");

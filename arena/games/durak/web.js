@@ -1,0 +1,140 @@
+// Single-suit Durak's web renderer (the contract is in docs/web.md): the cards 1..n and
+// where each is, both hands (the game hides nothing), the card on the table, whose turn
+// and what they may do: lay a card, take the card on the table, or beat it with a higher
+// one (render()'s `options`); the card weights when the deal has them.
+
+export const css = `
+.durak .deck { display: flex; flex-wrap: wrap; gap: 3px; margin: .3em 0 .2em; }
+.durak .legend { font-size: .8em; margin: 0 0 .8em; }
+.durak .deck span { min-width: 1.9em; text-align: center; padding: .1em .2em; border-radius: 4px; font-size: .85em; border: 1px solid var(--line); background: #fff; }
+.durak .deck .seat-0 { background: #dbe7ff; } .durak .deck .seat-1 { background: #ffe3d6; }
+.durak .deck .on-table { background: #fff3bf; border-color: #e0a800; } .durak .deck .played { color: #aab; text-decoration: line-through; }
+.durak .hands { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.durak .player.to-move { border-color: var(--accent); }
+.durak .cards { display: flex; flex-wrap: wrap; gap: .4em; min-height: 5.2em; align-items: flex-start; }
+.durak .playing-card { width: 3.4em; height: 4.8em; border: 1px solid #9aa3b2; border-radius: 6px; background: #fff; display: flex;
+  flex-direction: column; align-items: center; justify-content: center; box-shadow: 0 1px 2px rgba(0,0,0,.12); user-select: none; }
+.durak .playing-card .num { font-size: 1.45em; font-weight: 700; }
+.durak .playing-card .weight { font-size: .75em; color: var(--muted); }
+.durak .playing-card.playable { border: 2px solid var(--accent); cursor: pointer; transform: translateY(-3px); }
+.durak .playing-card.playable:hover { background: #eef2fb; }
+.durak .playing-card.dim { opacity: .45; }
+.durak .table { background: #2f6b45; color: #fff; border-radius: 8px; padding: .7em 1em; margin: 1em 0; display: flex; gap: 1.2em; align-items: center; min-height: 6.6em; }
+.durak .table .playing-card { color: var(--fg); }
+.durak .table button.move { background: #fff; }
+.durak .seat-tag { font-size: .8em; padding: .05em .45em; border-radius: 9px; margin-left: .4em; background: #eef2fb; color: var(--accent); }
+@media (max-width: 760px) { .durak .hands { grid-template-columns: 1fr; } }
+`;
+
+export function prompt(view) {
+  return view.table === null || view.table === undefined
+    ? "You attack: click a card of yours to lay it."
+    : `Card ${view.table} is on the table: click a higher card to beat it, or take it.`;
+}
+
+export function describeMove(move) {
+  const [kind, card] = move.trim().split(/\s+/);
+  if (kind === "take") return "took the card on the table";
+  if (kind === "beat") return `beat it with ${card}`;
+  return `laid ${card}`;
+}
+
+function cardEl(h, view, card, extra = {}) {
+  const weight = view.weights ? view.weights[card - 1] : null;
+  return h("div", { class: "playing-card", "data-card": card, ...extra },
+    h("span", { class: "num" }, card), weight !== null ? h("span", { class: "weight" }, `w ${weight}`) : null);
+}
+
+export function board(view, ctx) {
+  const { h, players } = ctx;
+  const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
+  const options = new Map(view.options.filter((o) => legal.has(o.move)).map((o) => [o.card === null ? "take" : o.card, o]));
+  const over = view.out !== null && view.out !== undefined;
+  const turn = (seat) => (seat === ctx.me ? "Your turn:" : `${players[seat]} to`);
+  let status;
+  if (over) {
+    status = view.together ? "Both ran out of cards in the same move"
+      : `${players[view.out]} ran out of cards first; ${players[1 - view.out]} is left with ${view.hands[1 - view.out].length} card(s)`;
+  } else if (view.table === null || view.table === undefined) {
+    status = `${turn(view.attacker)} lay a card`;
+  } else {
+    status = `${turn(view.defender)} take card ${view.table} or beat it with a higher card`;
+  }
+  const where = new Map();
+  view.hands.forEach((hand, seat) => hand.forEach((c) => where.set(c, `seat-${seat}`)));
+  if (view.table !== null && view.table !== undefined) where.set(view.table, "on-table");
+  for (const c of view.played) where.set(c, "played");
+  const deck = h("div", { class: "deck", id: "deck", title: "every card and where it is" },
+    Array.from({ length: view.cards }, (_, i) => i + 1).map((c) => h("span", { class: where.get(c) || "", "data-card": c }, c)));
+  const hands = view.hands.map((hand, seat) => {
+    const role = over ? "" : seat === view.attacker ? "attacks" : "defends";
+    const cards = hand.map((card) => {
+      const option = options.get(card);
+      const defending = !over && view.table !== null && view.table !== undefined && seat === view.defender;
+      const attrs = option ? { class: "playing-card playable", "data-move": option.move, title: option.label,
+        role: "button", tabindex: 0, "aria-label": option.label, onclick: () => ctx.play(option.move),
+        onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.play(option.move); } } }
+        : defending && card < view.table ? { class: "playing-card dim" } : {};
+      return cardEl(h, view, card, attrs);
+    });
+    return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (seat === view.to_move ? " to-move" : ""), id: `hand-${seat}` },
+      h("h3", {}, seat === ctx.me ? `You (${players[seat]})` : players[seat], role ? h("span", { class: "seat-tag" }, role) : null,
+        h("span", { class: "score" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"}${view.weights ? `, worth ${view.worth[seat]}` : ""}`)),
+      h("div", { class: "cards" }, cards.length ? cards : h("span", { class: "muted" }, "no cards")));
+  });
+  const take = options.get("take");
+  const table = h("section", { class: "table", id: "table" }, h("strong", {}, "Table"),
+    view.table !== null && view.table !== undefined ? cardEl(h, view, view.table) : h("span", {}, "empty"),
+    take ? h("button", { class: "move", "data-move": take.move, onclick: () => ctx.play(take.move) }, `Take ${view.table}`) : null,
+    view.played.length ? h("span", {}, `out of the game: ${view.played.join(", ")}`) : null);
+  const rules = [`cards 1..${view.cards}`, view.weights ? "weighted" : "each card counts 1",
+    view.draw_rule ? "D-Durak: running out together is a draw" : null].filter(Boolean).join(" · ");
+  return h("div", { class: "durak" },
+    h("p", { class: "status turn", id: "status-line" }, status),
+    h("p", { class: "muted" }, rules), deck,
+    h("p", { class: "muted legend" }, `Blue: ${players[0]}'s cards · orange: ${players[1]}'s · yellow: on the table · struck out: out of the game.`),
+    h("div", { class: "hands" }, hands[0], hands[1]), table);
+}
+
+function randomDeal(count) {
+  // a shuffled deck dealt alternately: half the cards each
+  const cards = Array.from({ length: count }, (_, i) => i);
+  for (let i = cards.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [cards[i], cards[j]] = [cards[j], cards[i]];
+  }
+  const deal = Array(count).fill("1");
+  cards.slice(0, Math.ceil(count / 2)).forEach((i) => { deal[i] = "0"; });
+  return deal.join("");
+}
+
+export function settings(ctx) {
+  const { h, game } = ctx;
+  const lobby = game.lobby;
+  const initial = lobby.settings || {};
+  const mode = h("select", { id: "durak-deal" }, h("option", { value: "random" }, "random, half the cards each"),
+    h("option", { value: "given" }, "as given below"));
+  const size = h("input", { id: "durak-size", type: "number", min: 2, max: lobby.max_cards || 62, value: 8 });
+  const cards = h("input", { id: "durak-cards", value: initial.cards || "01101001", size: 30, pattern: "[01]+" });
+  const weights = h("input", { id: "durak-weights", placeholder: "e.g. 1,1,2,3 (one per card; empty: all 1)", size: 30 });
+  const draw = h("input", { id: "durak-draw", type: "checkbox", checked: Boolean(initial.draw_rule) });
+  const sync = () => { size.disabled = mode.value !== "random"; cards.disabled = mode.value === "random"; };
+  mode.addEventListener("change", sync);
+  sync();
+  return {
+    element: h("div", {}, h("label", {}, "Deal ", mode), h("label", {}, "Cards in a random deal ", size),
+      h("label", {}, "Given deal ", cards, h("small", { class: "muted" }, " character i: who holds card i (0 first, 1 second)")),
+      h("label", {}, "Weights ", weights), h("label", {}, draw, " D-Durak: running out together is a draw")),
+    value: () => {
+      let deal = cards.value.trim();
+      if (mode.value === "random") {
+        const count = Number(size.value);
+        if (!Number.isInteger(count) || count < 2) throw new Error("a random deal needs at least 2 cards");
+        deal = randomDeal(count);
+      }
+      const settings = { cards: deal, draw_rule: draw.checked, first: 0 };
+      if (weights.value.trim()) settings.weights = weights.value.trim();
+      return { settings };
+    },
+  };
+}

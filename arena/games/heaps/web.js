@@ -1,0 +1,131 @@
+// The stone-heap games' web renderer (the contract is in docs/web.md): the heaps with their
+// sizes, the goal and how close the heaps are to it, the rules in words, and the legal
+// operations (render()'s `options`: "+5", "×2" on heap 1 or 2) as buttons.
+
+const STONES_SHOWN = 80;
+
+export const css = `
+.heaps-game .goal { margin: .4em 0; }
+.heaps-game .progress { height: .5em; background: #e5e8ee; border-radius: 4px; overflow: hidden; max-width: 36em; }
+.heaps-game .progress > div { height: 100%; background: var(--accent); }
+.heaps-game .rules { margin: .4em 0 .8em; color: #374151; }
+.heaps-game .heaps { display: flex; flex-wrap: wrap; gap: 1em; }
+.heaps-game .heap { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; min-width: 15em; }
+.heaps-game .size { font-size: 2.4em; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
+.heaps-game .stones { display: block; margin: .3em 0; }
+.heaps-game .more { color: var(--muted); font-size: .85em; }
+.heaps-game .players { margin-top: 1em; }
+.heaps-game .player.to-move { border-color: var(--accent); }
+.heaps-game button.move small { color: var(--muted); }
+`;
+
+export function prompt(view) {
+  return view.heaps.length > 1 ? "Pick an operation on one of the heaps above." : "Pick an operation on the heap above.";
+}
+
+function stones(svg, count) {
+  const shown = Math.min(count, STONES_SHOWN);
+  const perRow = 10, size = 14;
+  const rows = Math.max(1, Math.ceil(shown / perRow));
+  const picture = svg("svg", { class: "stones", width: perRow * size, height: rows * size,
+    viewBox: `0 0 ${perRow * size} ${rows * size}`, "aria-hidden": "true" });
+  for (let i = 0; i < shown; i++) {
+    picture.append(svg("circle", { cx: (i % perRow) * size + size / 2, cy: Math.floor(i / perRow) * size + size / 2,
+      r: size / 2 - 1.5, fill: i % 3 === 0 ? "#8d8a80" : i % 3 === 1 ? "#a19d92" : "#77736a" }));
+  }
+  return picture;
+}
+
+export function board(view, ctx) {
+  const { h, svg, players } = ctx;
+  const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
+  const mover = view.to_move;
+  const heaps = view.heaps.map((size, heap) => {
+    const options = view.options.filter((o) => o.heap === heap);
+    return h("section", { class: "heap", id: `heap-${heap}` },
+      h("h3", {}, view.heaps.length > 1 ? `Heap ${heap + 1}` : "The heap"),
+      h("div", { class: "size", "data-size": size }, size),
+      stones(svg, size),
+      size > STONES_SHOWN ? h("div", { class: "more" }, `(${STONES_SHOWN} of ${size} stones drawn)`) : null,
+      options.length ? h("div", { class: "moves" }, options.map((o) => h("button", {
+        class: "move", "data-move": o.move, disabled: !legal.has(o.move),
+        title: `${o.label} on ${view.heaps.length > 1 ? `heap ${heap + 1}` : "the heap"}: ${size} → ${o.after}`,
+        onclick: () => ctx.play(o.move) }, o.label, h("small", {}, ` → ${o.after}`)))) : null);
+  });
+  const percent = Math.min(100, Math.round(100 * view.value / view.target));
+  let status;
+  if (mover !== null && mover !== undefined) {
+    status = mover === ctx.me ? "Your move" : `${players[mover]} to move`;
+  } else if (view.value >= view.target) {
+    const winner = (view.moves_made - 1) % 2;
+    status = `${winner === ctx.me ? "You" : players[winner]} reached the target`;
+  } else {
+    status = view.moves_made >= view.max_moves ? `No result after ${view.max_moves} moves: a draw` : "No move is possible";
+  }
+  const measure = view.heaps.length > 1 ? `${view.measure} ` : "";
+  return h("div", { class: "heaps-game" },
+    h("p", { class: "status turn", id: "status-line" }, status, h("span", { class: "muted" },
+      mover !== null && mover !== undefined ? ` · move ${view.moves_made + 1}` : ` · after ${view.moves_made} moves`)),
+    h("p", { class: "goal" }, "The game ends when ", view.goal, "; whoever made that move wins. Now: ",
+      h("strong", { id: "heaps-value" }, `${measure}${view.value}`), ` of ${view.target}.`),
+    h("div", { class: "progress" }, h("div", { style: `width:${percent}%` })),
+    h("div", { class: "rules" }, "Moves: ", view.rules_text.join("; "), "."),
+    h("div", { class: "heaps" }, heaps),
+    h("div", { class: "players" }, players.map((name, seat) => h("section", {
+      class: "player" + (seat === ctx.me ? " me" : "") + (seat === mover ? " to-move" : ""), id: `player-${seat}` },
+    h("h3", {}, seat === ctx.me ? `You (${name})` : name, h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"))))));
+}
+
+export function describeMove(move) {
+  const match = /^\s*(?:(\d+)\s+)?(\+|\*|-|\/\/)\s*(\d+)\s*$/.exec(move);
+  if (!match) return move;
+  const sign = { "+": "+", "*": "×", "-": "−", "//": "÷" }[match[2]];
+  return match[1] ? `${sign}${match[3]} on heap ${match[1]}` : `${sign}${match[3]}`;
+}
+
+function parseHeaps(text) {
+  const sizes = text.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+  if (!sizes.length || sizes.some((s) => !Number.isInteger(s))) throw new Error(`start heaps: "${text}" is not a list of whole numbers`);
+  return sizes;
+}
+
+export function settings(ctx) {
+  const { h, game } = ctx;
+  const lobby = game.lobby;
+  const examples = lobby.examples || {};
+  const initial = lobby.settings || {};
+  const which = h("select", { id: "heaps-rules" },
+    Object.entries(examples).map(([name, e]) => h("option", { value: name, selected: name === initial.example }, `task ${name}`)),
+    h("option", { value: "" }, "my own rules (JSON)…"));
+  const about = h("p", { class: "muted", id: "heaps-about" });
+  const rules = h("textarea", { id: "heaps-rules-json", rows: 5, cols: 40, spellcheck: "false" },
+    JSON.stringify(lobby.rules || {}, null, 1));
+  const target = h("input", { id: "heaps-target", type: "number", min: 1, value: initial.target ?? "" });
+  const start = h("input", { id: "heaps-start", value: (initial.start || []).join(" ") });
+  const sync = () => {
+    const example = examples[which.value];
+    rules.hidden = Boolean(example);
+    about.replaceChildren(example ? example.title : "Declarative rules: heaps (1 or 2), end {measure: sum|product|max, at_least}, moves {any, larger, smaller, equal}: operations +k, *k, -k, //k.");
+    if (example) { target.value = example.target; start.value = example.start.join(" "); } else {
+      try {
+        const own = JSON.parse(rules.value);
+        if (own.end && own.end.at_least) target.value = own.end.at_least;
+      } catch { /* shown when the game starts */ }
+      start.value = (lobby.rules_start || []).join(" ");
+    }
+  };
+  which.addEventListener("change", sync);
+  sync();
+  return {
+    element: h("div", {}, h("label", {}, "Rules ", which), about, rules,
+      h("label", {}, "Target ", target), h("label", {}, "Start heaps ", start)),
+    value: () => {
+      const settings = { start: parseHeaps(start.value) };
+      if (which.value) settings.example = which.value; else {
+        try { settings.rules = JSON.parse(rules.value); } catch (error) { throw new Error(`rules: ${error.message}`); }
+      }
+      if (target.value !== "") settings.target = Number(target.value);
+      return { settings };
+    },
+  };
+}

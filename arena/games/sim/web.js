@@ -1,0 +1,139 @@
+// Sim's web renderer (the contract is in docs/web.md): K_n with its vertices on a circle
+// (render() gives the coordinates), the edges in the players' colours, the free edges
+// clickable in play mode (or click two vertices), the losing triangle at the end.
+
+const COLOUR = { red: "#d62728", green: "#2ca02c" };
+const R = 150;  // the circle's radius in SVG units
+
+export const css = `
+.sim { display: grid; grid-template-columns: minmax(280px, 420px) 1fr; gap: 1.2em; align-items: start; }
+.sim svg { width: 100%; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
+.sim .edge { stroke-linecap: round; }
+.sim .edge.free { stroke: #c9ced8; stroke-width: 2; stroke-dasharray: 5 5; }
+.sim .edge.free.playable { stroke: #8a94a6; stroke-dasharray: none; }
+.sim .edge.free.candidate { stroke: #f59e0b; stroke-width: 3; }
+.sim .edge.red { stroke: ${COLOUR.red}; stroke-width: 5; }
+.sim .edge.green { stroke: ${COLOUR.green}; stroke-width: 5; }
+.sim .edge.losing { stroke-width: 9; }
+.sim .hit { stroke: transparent; stroke-width: 16; cursor: pointer; }
+.sim .hit:hover { stroke: rgba(36, 87, 197, .35); }
+.sim .triangle { opacity: .18; }
+.sim .vertex circle { fill: #1d2330; stroke: #fff; stroke-width: 2; }
+.sim .vertex text { fill: #fff; font: 600 15px system-ui, sans-serif; pointer-events: none; }
+.sim .vertex.clickable { cursor: pointer; }
+.sim .vertex.clickable circle { fill: #2457c5; }
+.sim .vertex:focus { outline: none; }
+.sim .vertex.clickable:focus-visible circle { stroke: #f59e0b; stroke-width: 4; }
+.sim .vertex.selected circle { fill: #f59e0b; stroke: #1d2330; }
+.sim .vertex.target circle { stroke: #f59e0b; stroke-width: 4; }
+.sim .swatch { display: inline-block; width: 1.6em; height: .4em; border-radius: 2px; vertical-align: middle; margin-right: .4em; }
+.sim .player { margin-bottom: .6em; }
+.sim .player.to-move { border-color: var(--accent); }
+@media (max-width: 760px) { .sim { grid-template-columns: 1fr; } }
+`;
+
+export function prompt() {
+  return "Colour a free (grey) edge: click it, or click its two vertices. Avoid a triangle of your colour.";
+}
+
+export function describeMove(move) {
+  const [a, b] = move.trim().split(/\s+/);
+  return `coloured ${a}–${b}`;
+}
+
+function edgeKey(a, b) { return a < b ? `${a} ${b}` : `${b} ${a}`; }
+
+export function board(view, ctx) {
+  const { h, svg, players } = ctx;
+  const n = view.vertices;
+  const at = (v) => [view.points[v][0] * R, view.points[v][1] * R];
+  const owner = new Map();
+  view.colours.forEach((colour) => { for (const [a, b] of view[colour]) owner.set(edgeKey(a, b), colour); });
+  const playable = new Set();
+  if (ctx.legal) for (const option of view.options) if (ctx.legal.moves.includes(option.move)) playable.add(option.move);
+  const local = ctx.local;
+  const from = playable.size && local.from !== undefined ? local.from : null;
+  const triangle = view.triangle || null;
+  const losing = new Set();
+  if (triangle) for (let i = 0; i < 3; i++) losing.add(edgeKey(triangle[i], triangle[(i + 1) % 3]));
+
+  const picture = svg("svg", { viewBox: `${-R - 30} ${-R - 30} ${2 * R + 60} ${2 * R + 60}`, role: "img",
+    id: "sim-board", "aria-label": `K${n}: ${owner.size} coloured edges` });
+  if (triangle && view.loser !== null && view.loser !== undefined) {
+    picture.append(svg("polygon", { class: "triangle", points: triangle.map((v) => at(v).join(",")).join(" "),
+      fill: COLOUR[view.colours[view.loser]] }));
+  }
+  const hits = [];
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      const key = edgeKey(a, b);
+      const colour = owner.get(key) || "free";
+      const [x1, y1] = at(a), [x2, y2] = at(b);
+      const classes = ["edge", colour];
+      if (losing.has(key)) classes.push("losing");
+      if (playable.has(key)) classes.push("playable");
+      if (playable.has(key) && (a === from || b === from)) classes.push("candidate");
+      picture.append(svg("line", { class: classes.join(" "), "data-edge": key, x1, y1, x2, y2 }));
+      if (playable.has(key)) {
+        hits.push(svg("line", { class: "hit", "data-move": key, x1, y1, x2, y2, onclick: () => ctx.play(key) },
+          svg("title", {}, `colour ${a}–${b}`)));
+      }
+    }
+  }
+  picture.append(...hits);
+  for (let v = 0; v < n; v++) {
+    const [x, y] = at(v);
+    const partners = [...Array(n).keys()].filter((w) => w !== v && playable.has(edgeKey(v, w)));
+    const classes = ["vertex"];
+    if (partners.length) classes.push("clickable");
+    if (from === v) classes.push("selected");
+    if (from !== null && from !== v && playable.has(edgeKey(from, v))) classes.push("target");
+    const click = partners.length ? () => {
+      if (from === null || from === v) local.from = from === v ? undefined : v;
+      else if (playable.has(edgeKey(from, v))) { local.from = undefined; ctx.play(edgeKey(from, v)); return; }
+      else local.from = v;
+      ctx.redraw();
+    } : null;
+    const keys = click ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); click(); } } : null;
+    picture.append(svg("g", { class: classes.join(" "), "data-vertex": v, onclick: click, onkeydown: keys,
+      role: click ? "button" : null, tabindex: click ? 0 : null, "aria-label": `vertex ${v}` },
+      svg("circle", { cx: x, cy: y, r: 16 }),
+      svg("text", { x, y: y + 5, "text-anchor": "middle" }, v)));
+  }
+
+  const count = (colour) => view[colour].length;
+  const seats = players.map((name, seat) => {
+    const colour = view.colours[seat];
+    return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (view.to_move === seat ? " to-move" : ""),
+      id: `player-${seat}` },
+    h("h3", {}, h("span", { class: "swatch", style: `background:${COLOUR[colour]}` }),
+      seat === ctx.me ? `You (${name})` : name, h("span", { class: "muted" }, ` — ${colour}`)),
+    h("p", {}, h("span", { class: "count", "data-colour": colour }, count(colour)), ` ${colour} edge${count(colour) === 1 ? "" : "s"}`));
+  });
+  let status;
+  if (view.to_move !== null && view.to_move !== undefined) {
+    const mover = view.to_move;
+    status = mover === ctx.me ? `Your move (${view.colours[mover]})` : `${players[mover]} (${view.colours[mover]}) to move`;
+  } else if (view.loser !== null && view.loser !== undefined) {
+    status = `${view.loser === ctx.me ? "You" : players[view.loser]} (${view.colours[view.loser]}) completed the triangle ${triangle.join("–")}`;
+  } else {
+    status = "Every edge is coloured without a triangle: a draw";
+  }
+  const free = n * (n - 1) / 2 - owner.size;
+  return h("div", { class: "sim" }, picture,
+    h("div", {}, h("p", { class: "status turn", id: "status-line" }, status),
+      seats, h("p", { class: "muted" }, `K${n}: ${owner.size} of ${n * (n - 1) / 2} edges coloured, ${free} free.`),
+      from !== null ? h("p", { id: "sim-picked" }, `Vertex ${from} picked: now click the other end.`) : null));
+}
+
+export function settings(ctx) {
+  const { h, game } = ctx;
+  const [low, high] = game.lobby.vertices || [3, 8];
+  const initial = (game.lobby.settings || {}).vertices || 6;
+  const vertices = h("select", { id: "sim-vertices" }, Array.from({ length: high - low + 1 }, (_, i) => low + i)
+    .map((v) => h("option", { value: v, selected: v === initial }, `${v} vertices (K${v}, ${v * (v - 1) / 2} edges)`)));
+  return {
+    element: h("label", {}, "Board ", vertices),
+    value: () => ({ settings: { vertices: Number(vertices.value) } }),
+  };
+}

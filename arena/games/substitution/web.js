@@ -1,0 +1,194 @@
+// The substitution game's web renderer (the contract is in docs/web.md): both players'
+// derivations, the bank, the roll; in play mode the turn is built step by step from the
+// legal steps the referee offers (/api/legal?steps=...).
+
+export const css = `
+ol.words { margin: .3em 0; padding-left: 2.2em; }
+ol.words li.finished code { color: var(--ok); }
+ol.words li.open code { color: var(--fg); }
+.points { color: var(--ok); font-size: .9em; }
+.bank-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
+.breakdown { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.breakdown li.discarded { color: var(--muted); text-decoration: line-through; }
+@media (max-width: 760px) { .breakdown { grid-template-columns: 1fr; } }
+`;
+
+// -- words ---------------------------------------------------------------------------------
+
+function groupText(settings, index) {
+  const group = settings.groups[index];
+  return group ? `${group.left}->${group.alternatives.join("|")}` : `group ${index}`;
+}
+
+function productionText(settings, group, production) {
+  const g = settings.groups[group];
+  return g ? `${g.left} → ${g.alternatives[production] === "" ? "ε" : g.alternatives[production]}` : "?";
+}
+
+function isFinished(word) { return !/[A-Z]/.test(word); }
+
+function moveInWords(settings, move) {
+  if (!move || !move.trim()) return "nothing applied: the rolled group went to the bank";
+  return move.split(",").map((step) => {
+    const [word, group, production] = step.trim().split(/\s+/).map(Number);
+    const target = word === -1 ? "new derivation" : `derivation ${word}`;
+    return `${productionText(settings, group, production)} on ${target}`;
+  }).join("; ");
+}
+
+export function describeMove(move, ctx) { return moveInWords(ctx.settings, move); }
+
+export function describeChance(chance, ctx) {
+  return ["rolled ", ctx.h("code", {}, groupText(ctx.settings, chance))];
+}
+
+// -- the board -----------------------------------------------------------------------------
+
+function derivationList(h, words, seat) {
+  if (!words.length) return h("p", { class: "muted" }, "no derivations");
+  return h("ol", { class: "words", start: "0" }, words.map((word) =>
+    h("li", { class: isFinished(word) ? "finished" : "open", "data-seat": seat },
+      h("code", {}, word === "" ? "ε" : word),
+      isFinished(word) ? h("span", { class: "points" }, ` +${3 + word.length}`) : null)));
+}
+
+function bankTable(h, settings, bank) {
+  const rows = bank.map((count, index) => [count, index]).filter(([count]) => count > 0);
+  if (!rows.length) return h("p", { class: "muted", id: "bank" }, "the bank is empty");
+  return h("table", { class: "bank", id: "bank" },
+    h("tr", {}, h("th", {}, "group"), h("th", {}, "productions"), h("th", {}, "count")),
+    rows.map(([count, index]) => h("tr", {},
+      h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))), h("td", {}, count))));
+}
+
+export function board(state, ctx) {
+  const { h, settings, players } = ctx;
+  const me = ctx.me ?? null;
+  // while a turn is being built: the derivations and the bank as the steps so far leave them
+  const partial = ctx.legal && ctx.legal.derivations ? ctx.legal : null;
+  const derivations = state.derivations.map((words, seat) =>
+    partial && seat === me ? partial.derivations : words);
+  const bank = partial ? partial.bank : state.bank;
+  const seats = players.map((name, seat) => h("section", { class: "player" + (seat === me ? " me" : ""), id: `player-${seat}` },
+    h("h3", {}, seat === me ? `You (${name})` : name, h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"),
+      h("span", { class: "score" }, ` score ${state.scores ? state.scores[seat] : ""}`)),
+    derivationList(h, derivations[seat], seat)));
+  const frame = ctx.frame;
+  const roll = frame ? frame.chance ?? null : state.roll ?? null;
+  const caption = frame
+    ? (frame.index === 0 ? "Before the first roll" : `After turn ${frame.index} · moves left ${state.moves_left} each`)
+    : state.moves_left === 0 && state.player === 0 ? `Game over after ${settings.moves} moves each`
+      : `Move ${Math.min(state.move_number + 1, settings.moves)} of ${settings.moves} · moves left ${state.moves_left}`;
+  return h("div", { class: "subst" },
+    h("p", { class: "status", id: "status-line" }, caption,
+      roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
+    h("div", { class: "players" }, seats),
+    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank)));
+}
+
+export function summary(state, ctx) {
+  const { h } = ctx;
+  return h("div", { class: "breakdown", id: "breakdown" }, ctx.players.map((name, seat) => {
+    const words = state.derivations[seat];
+    const finished = words.filter(isFinished);
+    return h("section", {}, h("h4", {}, `${name}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
+      h("ul", {}, words.map((word) => h("li", { class: isFinished(word) ? "finished" : "discarded" },
+        h("code", {}, word === "" ? "ε" : word),
+        isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : " unfinished: discarded"))));
+  }));
+}
+
+// -- building a turn -----------------------------------------------------------------------
+
+// ctx.local keeps the turn being built: `steps` (move-string steps applied so far) and
+// `pick` (the group and alternative chosen for the next step).
+export function controls(ctx) {
+  const { h, legal, settings: s } = ctx;
+  const local = ctx.local;
+  local.steps = local.steps || [];
+  local.pick = local.pick || {};
+  const steps = local.steps;
+  const refresh = () => { local.pick = {}; ctx.refresh(steps.length ? { steps: steps.join(", ") } : {}); };
+  const parts = [h("h3", {}, "Your turn")];
+  parts.push(h("p", {}, "This turn so far: ",
+    steps.length ? h("code", { id: "partial" }, moveInWords(s, steps.join(", "))) : h("span", { class: "muted" }, "no steps yet")));
+  const options = legal.steps;
+  if (!options.length) {
+    parts.push(h("p", {}, legal.can_end
+      ? (steps.length ? "No further step applies: finish the turn."
+        : "The rolled group fits none of your derivations: it goes to the bank. Finish the turn.")
+      : "No legal step."));
+  } else {
+    const pick = local.pick;
+    const choices = h("div", { class: "choices" });
+    if (pick.group === undefined) {
+      const groups = [...new Set(options.map((o) => o[1]))];
+      choices.append(h("p", {}, "1. Pick a group"), ...groups.map((g) => h("button", { class: "choice", "data-group": g,
+        onclick: () => { local.pick = { group: g }; ctx.redraw(); } },
+        `${g}: ${groupText(s, g)}`, g === legal.roll && !steps.length ? " (rolled)" : ` (bank ×${legal.bank[g]})`)));
+    } else if (pick.production === undefined) {
+      const productions = [...new Set(options.filter((o) => o[1] === pick.group).map((o) => o[2]))];
+      choices.append(h("p", {}, `2. Pick an alternative of ${groupText(s, pick.group)}`),
+        ...productions.map((p) => h("button", { class: "choice", "data-production": p,
+          onclick: () => { local.pick = { ...pick, production: p }; ctx.redraw(); } },
+          productionText(s, pick.group, p))));
+    } else {
+      const words = options.filter((o) => o[1] === pick.group && o[2] === pick.production).map((o) => o[0]);
+      choices.append(h("p", {}, `3. Apply ${productionText(s, pick.group, pick.production)} to`),
+        ...words.map((w) => h("button", { class: "choice", "data-word": w,
+          onclick: () => { steps.push([w, pick.group, pick.production].join(" ")); refresh(); } },
+          w === -1 ? "a new derivation" : ["derivation ", w, ": ", h("code", {}, legal.derivations[w])])));
+    }
+    parts.push(choices);
+  }
+  if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem" }, legal.problem));
+  parts.push(h("div", { class: "actions" },
+    h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
+      onclick: () => {
+        if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
+        steps.pop(); refresh();
+      } }, "Undo step"),
+    h("button", { id: "clear", disabled: !steps.length, onclick: () => { steps.length = 0; refresh(); } }, "Clear"),
+    h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
+      "Finish turn")));
+  return h("div", {}, parts);
+}
+
+// -- the lobby's settings ------------------------------------------------------------------
+
+// ctx.options.presets: the built-in grammar presets and those saved in the editor.
+export function settings(ctx) {
+  const { h, options } = ctx;
+  const grammar = h("select", { id: "grammar" },
+    options.presets.map((p) => h("option", { value: p.name }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
+    h("option", { value: "" }, "my own text…"));
+  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 40, spellcheck: "false" });
+  const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: 5 });
+  const message = h("p", { id: "grammar-message" });
+  const syncText = () => {
+    const preset = options.presets.find((p) => p.name === grammar.value);
+    if (preset) { text.value = preset.text; text.readOnly = true; } else { text.readOnly = false; }
+  };
+  let timer = null;
+  const check = () => {
+    clearTimeout(timer);
+    if (grammar.value) { message.replaceChildren(); message.className = ""; return; }
+    timer = setTimeout(async () => {
+      const result = await ctx.api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
+      message.className = result.ok ? "ok" : "error";
+      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups`
+        : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
+    }, 200);
+  };
+  ctx.cleanup(() => clearTimeout(timer));
+  text.addEventListener("input", check);
+  grammar.addEventListener("change", check);
+  grammar.addEventListener("change", syncText);
+  syncText();
+  return {
+    element: h("div", {}, h("label", {}, "Grammar ", grammar), text, message,
+      h("label", {}, "Moves per player ", moves)),
+    // the substitution game's own /api/play parameters: a preset name or a grammar text
+    value: () => (grammar.value ? { grammar: grammar.value, moves: moves.value } : { text: text.value, moves: moves.value }),
+  };
+}

@@ -1,0 +1,113 @@
+// The dice-tile game's web renderer (the contract is in docs/web.md): each player's row of
+// tiles, up or turned down, the roll (two dice), and the legal choices under it (render()'s
+// `options`: turn down the pair, the sum, or pass) as buttons.
+
+const PIPS = { 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
+  5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [2, 2]] };
+
+export const css = `
+.tiles-game .dice { display: flex; gap: .6em; align-items: center; margin: .5em 0; }
+.tiles-game .die { width: 46px; height: 46px; }
+.tiles-game .rows { display: grid; gap: .8em; }
+.tiles-game .player.to-move { border-color: var(--accent); }
+.tiles-game .row { display: flex; flex-wrap: wrap; gap: 5px; margin: .3em 0; }
+.tiles-game .tile { width: 2.4em; height: 3.3em; border-radius: 5px; display: flex; align-items: center; justify-content: center;
+  font-weight: 700; font-size: 1.1em; font-variant-numeric: tabular-nums; }
+.tiles-game .tile.up { background: #fffdf5; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
+.tiles-game .tile.down { background: #5b4a2e; border: 1px solid #3f3420; color: #8c7a57; transform: translateY(2px); }
+.tiles-game .tile.just { outline: 3px solid #f59e0b; }
+.tiles-game .tile.hint { outline: 3px dashed var(--accent); }
+.tiles-game .moves button small { color: var(--muted); }
+`;
+
+export function prompt() {
+  return "Choose what to turn down for this roll.";
+}
+
+function die(svg, value) {
+  const picture = svg("svg", { class: "die", viewBox: "0 0 46 46", role: "img", "aria-label": `die showing ${value}`, "data-die": value },
+    svg("rect", { x: 1, y: 1, width: 44, height: 44, rx: 8, fill: "#fff", stroke: "#1d2330", "stroke-width": 2 }));
+  for (const [row, col] of PIPS[value] || []) {
+    picture.append(svg("circle", { cx: 10 + col * 13, cy: 10 + row * 13, r: 4.2, fill: "#1d2330" }));
+  }
+  return picture;
+}
+
+// The tiles a move turns down under the roll [x, y].
+function turned(move, roll) {
+  if (!roll) return [];
+  const [x, y] = roll;
+  const word = move.trim().toLowerCase();
+  if (word === "pair") return x === y ? [x] : [x, y];
+  if (word === "sum") return [x + y];
+  if (word === "pass" || !word) return [];
+  return word.split(/[\s,]+/).map(Number);
+}
+
+export function describeChance(chance) {
+  return `rolled ${chance[0]} and ${chance[1]}`;
+}
+
+export function describeMove(move, ctx) {
+  const tiles = turned(move, ctx.chance);
+  return tiles.length ? `turned down ${tiles.join(" and ")}` : "passed";
+}
+
+export function board(view, ctx) {
+  const { h, svg, players } = ctx;
+  const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
+  const frame = ctx.frame;
+  const roll = view.roll || (frame && frame.chance) || null;
+  // in a replay: the tiles the frame's move turned down
+  const just = frame && frame.index > 0 ? new Set(turned(frame.move, frame.chance)) : new Set();
+  const over = view.winner !== null && view.winner !== undefined || view.stopped;
+  const moverTiles = new Map();  // hovering a choice outlines the tiles it turns down
+  const rows = view.boards.map((up, seat) => {
+    const upSet = new Set(up);
+    const down = view.tiles - up.length;
+    const tiles = Array.from({ length: view.tiles }, (_, i) => i + 1).map((t) => {
+      const classes = ["tile", upSet.has(t) ? "up" : "down"];
+      if (frame && seat === frame.player && just.has(t)) classes.push("just");
+      const tile = h("div", { class: classes.join(" "), "data-tile": t, title: `tile ${t} ${upSet.has(t) ? "up" : "down"}` }, t);
+      if (seat === view.to_move) moverTiles.set(t, tile);
+      return tile;
+    });
+    return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (!over && seat === view.to_move ? " to-move" : ""),
+      id: `tiles-${seat}` },
+    h("h3", {}, seat === ctx.me ? `You (${players[seat]})` : players[seat],
+      h("span", { class: "score" }, ` ${down} of ${view.tiles} down · ${view.turns[seat]} turn${view.turns[seat] === 1 ? "" : "s"}`)),
+    h("div", { class: "row" }, tiles));
+  });
+  let status;
+  if (view.winner !== null && view.winner !== undefined) status = `${players[view.winner]} turned all tiles down`;
+  else if (view.stopped) status = `Stopped after ${view.max_turns} turns: a draw`;
+  else if (!view.roll) status = `${view.to_move === ctx.me ? "You" : players[view.to_move]} to roll`;
+  else status = view.to_move === ctx.me ? "Your turn: choose" : `${players[view.to_move]} to choose`;
+  const choices = view.options.length ? h("div", { class: "moves", id: "tiles-choices" }, view.options.map((o) => h("button", {
+    class: "move", "data-move": o.move, disabled: !legal.has(o.move), onclick: () => ctx.play(o.move),
+    onmouseenter: () => o.tiles.forEach((t) => moverTiles.get(t)?.classList.add("hint")),
+    onmouseleave: () => o.tiles.forEach((t) => moverTiles.get(t)?.classList.remove("hint")),
+  }, o.label[0].toUpperCase() + o.label.slice(1), h("small", {}, ` (${o.move})`)))) : null;
+  return h("div", { class: "tiles-game" },
+    h("p", { class: "status turn", id: "status-line" }, status),
+    roll ? h("div", { class: "dice", id: "dice" }, die(svg, roll[0]), die(svg, roll[1]),
+      h("span", {}, frame ? `${players[frame.player]} rolled ${roll[0]} and ${roll[1]}`
+        : `pair ${roll[0] === roll[1] ? roll[0] : `${roll[0]} and ${roll[1]}`} or sum ${roll[0] + roll[1]}`))
+      : null,
+    choices,
+    h("div", { class: "rows" }, rows),
+    h("p", { class: "muted" }, `Tiles 1..${view.tiles}; ${view.voluntary_skip ? "passing is always allowed" : "pass only when no move exists"}; the first to turn all tiles down wins.`));
+}
+
+export function settings(ctx) {
+  const { h, game } = ctx;
+  const lobby = game.lobby;
+  const initial = lobby.settings || {};
+  const count = h("input", { id: "tiles-count", type: "number", min: 1, max: lobby.max_tiles || 12, value: initial.tiles || 12 });
+  const skip = h("input", { id: "tiles-skip", type: "checkbox", checked: initial.voluntary_skip !== false });
+  return {
+    element: h("div", {}, h("label", {}, "Tiles per row ", count),
+      h("label", {}, skip, " a player may pass even when a move exists")),
+    value: () => ({ settings: { tiles: Number(count.value), players: 2, voluntary_skip: skip.checked } }),
+  };
+}
