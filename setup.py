@@ -16,6 +16,11 @@ extensions = [
         Extension(f"bots.substitution.{name}", [f"bots/substitution/{name}.py"])
         for name in ("common", "metrics", "weighted", "shortwords", "search", "adaptive", "deep")
     ),
+    # The wire protocol runs on every message the server and the SDK exchange.
+    *(
+        Extension(f"protocol.{name}", [f"protocol/{name}.py"])
+        for name in ("schema", "connection", "codec", "movestring")
+    ),
     Extension("arena.games.sim._search", ["arena/games/sim/_search.pyx"]),
     Extension("arena.games.heaps._forward", ["arena/games/heaps/_forward.pyx"]),
     Extension("arena.games.tiles._race", ["arena/games/tiles/_race.pyx"]),

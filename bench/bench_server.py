@@ -8,9 +8,12 @@ round trips with a message of the size of a move. Reports games/s, moves/s, the 
 round trip (client sends `move` -> receives `move_accepted`) p50/p99, the echo round
 trip p50/p99 and the server's memory (RSS, peak RSS).
 
-    python bench/bench_server.py [--bots 200] [--games 100] [--seconds 15] [--moves 50]
+    python bench/bench_server.py [--bots 200] [--games 100] [--seconds 10] [--moves 50]
+                                 [--rounds 3]
 
-Bounded: each phase runs for `--seconds`; the whole run takes about 2x that plus setup.
+The two phases alternate for `--rounds` rounds (the machine's speed drifts, so each
+round's ratio compares neighbours) and the summary quotes medians. Bounded: each phase
+runs for `--seconds` plus setup; the default run takes about two minutes.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextlib
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,18 +133,17 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str,
         pairs = [(names[2 * i % len(names)], names[(2 * i + 1) % len(names)])
                  for i in range(args.games)]
         finished = 0
-        moves = 0
         measuring = False
         stop_at = 0.0
 
         async def keep_playing(operator: Operator, a: str, b: str, seed: int) -> None:
-            nonlocal finished, moves
+            nonlocal finished
             while time.perf_counter() < stop_at or not measuring:
-                record = await operator.play("substitution", settings, [a, b], seed=seed)
+                # the log unparsed: reading it is the harness's work, not the bots'
+                await operator.play_log("substitution", settings, [a, b], seed=seed)
                 seed += 1
                 if measuring and time.perf_counter() < stop_at:
                     finished += 1
-                    moves += len(record.turns)
                 a, b = b, a
 
         async with Operator(url, operator_token) as operator:
@@ -148,7 +151,7 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str,
             clients[0].measuring = clients[1].measuring = True
             quiet_started = time.perf_counter()
             while time.perf_counter() - quiet_started < args.quiet:
-                await operator.play("substitution", settings, [names[0], names[1]])
+                await operator.play_log("substitution", settings, [names[0], names[1]])
             clients[0].measuring = clients[1].measuring = False
             quiet = clients[0].rtts + clients[1].rtts
             clients[0].rtts, clients[1].rtts = [], []
@@ -248,42 +251,58 @@ async def echo_phase(args: argparse.Namespace, port: int) -> dict[str, float]:
         server.wait(timeout=10)
 
 
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--moves", type=int, default=50, help="turns per player per game")
-    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--quiet", type=float, default=3.0,
                         help="seconds of one game at a time before the load (no-load round trip)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="arena and echo phases, interleaved; the summary quotes medians")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        arena = asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port()))
-    echo = asyncio.run(echo_phase(args, free_port()))
-    print(f"no load, one game at a time: move round trip p50 {arena['quiet_p50_ms']:.2f} ms "
-          f"p99 {arena['quiet_p99_ms']:.2f} ms; bare echo p50 {echo['echo_quiet_p50_ms']:.2f} ms "
-          f"p99 {echo['echo_quiet_p99_ms']:.2f} ms; ratio at p50 "
-          f"{arena['quiet_p50_ms'] / echo['echo_quiet_p50_ms']:.2f}x")
-    print(f"arena server: {arena['connected']} bot clients, {args.games} games kept in flight "
-          f"({arena['games_in_flight']} at the end) "
-          f"(substitution, medium, {args.moves} moves each), {args.seconds:g} s")
-    print(f"  games/s            {arena['games_per_s']:.1f}   (moves/s {arena['moves_per_s']:.0f}; "
-          "games start together, so they finish in waves)")
-    print(f"  move round trip    p50 {arena['rtt_p50_ms']:.2f} ms   p99 {arena['rtt_p99_ms']:.2f} ms"
-          f"   ({arena['rtt_samples']} samples)")
-    print(f"  server memory      RSS {arena['rss_mib']:.0f} MiB   peak {arena['peak_rss_mib']:.0f} MiB")
-    print(f"  CPU                server {arena['server_cpu']:.0%} of a core, "
-          f"bot clients {arena['client_cpu']:.0%} of a core; per move: server "
-          f"{arena['server_cpu'] / arena['moves_per_s'] * 1e6:.0f} us, "
-          f"clients {arena['client_cpu'] / arena['moves_per_s'] * 1e6:.0f} us")
-    print(f"bare websockets echo, {args.games} concurrent connections:")
-    print(f"  round trip         p50 {echo['echo_p50_ms']:.2f} ms   p99 {echo['echo_p99_ms']:.2f} ms"
-          f"   ({echo['echo_per_s']:.0f}/s; CPU: echo server {echo['echo_cpu']:.0%}, "
-          f"clients {echo['echo_client_cpu']:.0%} of a core; per message: echo server "
-          f"{echo['echo_cpu'] / echo['echo_per_s'] * 1e6:.0f} us)")
-    print(f"ratio move/echo at p50 under load: {arena['rtt_p50_ms'] / echo['echo_p50_ms']:.2f}x "
-          "(target < 3x)")
+    rounds: list[tuple[dict[str, float], dict[str, float]]] = []
+    print(f"{args.rounds} rounds of: arena server ({args.bots} bot clients, {args.games} games "
+          f"in flight, substitution on 'medium', {args.moves} moves a player), then a bare "
+          f"websockets echo ({args.games} connections); {args.seconds:g} s measured each")
+    print("round  move p50/p99 ms   echo p50/p99 ms   ratio p50   moves/s  echo/s   "
+          "server us/move  echo us/msg  clients us/move  server MiB")
+    for number in range(1, args.rounds + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            arena = asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port()))
+        echo = asyncio.run(echo_phase(args, free_port()))
+        rounds.append((arena, echo))
+        print(f"{number:>5}  {arena['rtt_p50_ms']:6.2f}/{arena['rtt_p99_ms']:<7.2f}  "
+              f"{echo['echo_p50_ms']:6.2f}/{echo['echo_p99_ms']:<7.2f}  "
+              f"{arena['rtt_p50_ms'] / echo['echo_p50_ms']:8.2f}x  "
+              f"{arena['moves_per_s']:7.0f}  {echo['echo_per_s']:6.0f}   "
+              f"{arena['server_cpu'] / arena['moves_per_s'] * 1e6:14.0f}  "
+              f"{echo['echo_cpu'] / echo['echo_per_s'] * 1e6:11.0f}  "
+              f"{arena['client_cpu'] / arena['moves_per_s'] * 1e6:15.0f}  "
+              f"{arena['peak_rss_mib']:10.0f}", flush=True)
+
+    def med(side: int, key: str) -> float:
+        return median([r[side][key] for r in rounds])
+
+    ratios = [a["rtt_p50_ms"] / e["echo_p50_ms"] for a, e in rounds]
+    quiet_ratios = [a["quiet_p50_ms"] / e["echo_quiet_p50_ms"] for a, e in rounds]
+    print("medians over the rounds:")
+    print(f"  no load, one game at a time: move round trip p50 {med(0, 'quiet_p50_ms'):.2f} ms; "
+          f"bare echo p50 {med(1, 'echo_quiet_p50_ms'):.2f} ms; ratio {median(quiet_ratios):.2f}x")
+    print(f"  under load: games/s {med(0, 'games_per_s'):.1f}, moves/s {med(0, 'moves_per_s'):.0f}; "
+          f"move round trip p50 {med(0, 'rtt_p50_ms'):.2f} ms, p99 {med(0, 'rtt_p99_ms'):.2f} ms")
+    print(f"  bare echo at the same concurrency: p50 {med(1, 'echo_p50_ms'):.2f} ms, "
+          f"p99 {med(1, 'echo_p99_ms'):.2f} ms")
+    print(f"  server: {med(0, 'server_cpu'):.0%} of a core, memory RSS {med(0, 'rss_mib'):.0f} MiB "
+          f"(peak {med(0, 'peak_rss_mib'):.0f} MiB); bot clients {med(0, 'client_cpu'):.0%} of a core")
+    print(f"ratio move/echo at p50 under load: median {median(ratios):.2f}x "
+          f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)}; target < 3x)")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ class Operator:
         self._core = ProtocolCore("client", encoding, max_frame=64 * 1024 * 1024)
         self._ids = itertools.count(1)
         self._requests: dict[str, asyncio.Future[str]] = {}
-        self._games: dict[str, asyncio.Future[MatchRecord]] = {}
+        self._games: dict[str, asyncio.Future[str]] = {}
+        """Game id -> its log (JSON Lines), once the game is over and stored."""
         self._welcome: asyncio.Future[Message] | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -82,6 +83,19 @@ class Operator:
             RemoteError: the server refused the request (``bad-request``: unknown bot,
                 bad settings...).
         """
+        log = await self.play_log(game, settings, players, seed=seed, time_control=time_control)
+        return read_jsonl(log.splitlines())
+
+    async def play_log(
+        self,
+        game: str,
+        settings: Mapping[str, Any],
+        players: Sequence[str],
+        *,
+        seed: int | None = None,
+        time_control: Mapping[str, int] | None = None,
+    ) -> str:
+        """Like `play`, but return the stored log as JSON Lines, unparsed."""
         request_id = f"r{next(self._ids)}"
         loop = asyncio.get_running_loop()
         accepted: asyncio.Future[str] = loop.create_future()
@@ -131,7 +145,7 @@ class Operator:
         elif message.type == "game_over" and "log" in message.body:
             future = self._games.setdefault(message["game_id"], loop.create_future())
             if not future.done():
-                future.set_result(read_jsonl(message["log"].splitlines()))
+                future.set_result(message["log"])
         elif message.type == "error":
             error = error_from_code(message["code"], message["message"], fatal=message["fatal"])
             request_id = message.get("request_id")

@@ -58,7 +58,7 @@ class MoveString(NamedTuple):
         return cls(tuple(steps))
 
     def __str__(self) -> str:
-        return ", ".join(f"{w} {g} {p}" for w, g, p in self.steps)
+        return ", ".join([f"{w} {g} {p}" for w, g, p in self.steps])
 
     def __repr__(self) -> str:
         return f"MoveString.parse({str(self)!r})"

@@ -41,8 +41,12 @@ __all__ = [
 PROTOCOL_VERSION = 1
 """The protocol version this package speaks (also in the subprotocol names)."""
 
-CAPABILITIES: tuple[str, ...] = ("spectate", "resume", "retries", "legal-moves")
-"""Capabilities the server can announce in ``welcome``; clients list the ones they use."""
+CAPABILITIES: tuple[str, ...] = ("spectate", "resume", "retries", "legal-moves", "compact-turns")
+"""Capabilities the server can announce in ``welcome``; clients list the ones they use.
+
+``compact-turns``: a client that lists it gets no ``opponent_moved`` when its own
+``your_turn`` follows at once; that ``your_turn`` carries the move as ``last_move``
+instead (one frame less per move for clients that only need the state)."""
 
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted inside a message."""
@@ -220,6 +224,8 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("clock", "object", "limit_ms for this move and bank_ms left"),
             _f("clocks", "list", "bank_ms left per seat"),
             _f("retries_left", "int", "illegal moves you may still correct this turn"),
+            _f("last_move", "object", "with compact-turns: the move just made (turn, seat, "
+               "move, chance), sent instead of an opponent_moved", optional=True),
         ), "It is your move; the full state, so a client needs no memory."),
         MessageSpec("move", "client", (
             _GAME,

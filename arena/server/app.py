@@ -33,7 +33,7 @@ from arena.server import http
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
-from arena.server.session import Session
+from arena.server.session import Outbox, Session
 from arena.server.storage import AsyncStorage, Storage, hash_token
 from arena.web.api import GUEST_PREFIX
 from protocol import (
@@ -92,6 +92,7 @@ class ArenaServer(GameHost):
         self.ladder: Ladder | None = None
         self.recovered: list[str] = []
         self._grace: dict[str, asyncio.TimerHandle] = {}
+        self._outbox = Outbox()
         self._tokens: dict[Session, str] = {}
         """The token hash each authenticated session (bot or operator) logged in with."""
         self._revocations: asyncio.Task[None] | None = None
@@ -268,9 +269,11 @@ class ArenaServer(GameHost):
         if match.outcome is None:
             match.abort("the server shut down")
         record = match.record()
+        log_text = to_jsonl(record)
         try:
             # committed (with the rating update) before anybody hears of the result
-            await self.storage.call(storage.finish_game, record, rated=live.ladder)
+            await self.storage.call(storage.finish_game, record, rated=live.ladder,
+                                    log=log_text)
         except BaseException:
             # not stored, so not announced; the row stays 'running' and the next start
             # records it as aborted
@@ -278,6 +281,7 @@ class ArenaServer(GameHost):
             self._forget(live)
             raise
         live.record = record
+        live.log = log_text
         self.games_finished += 1
         self._announce_end(live, record)
         return record
@@ -315,6 +319,10 @@ class ArenaServer(GameHost):
         session = self.sessions.get(name)
         if session is not None:
             session.send(type, **fields)
+
+    def uses(self, name: str, capability: str) -> bool:
+        session = self.sessions.get(name)
+        return session is not None and capability in session.capabilities
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         if live.spectators:
@@ -364,12 +372,13 @@ class ArenaServer(GameHost):
         encoding = Encoding.from_subprotocol(ws.subprotocol)
         core = ProtocolCore("server", encoding, max_frame=self.config.max_frame)
         session = Session(ws, core, max_queue=self.config.max_queue,
-                          validate=self.config.validate_outgoing)
+                          validate=self.config.validate_outgoing, outbox=self._outbox)
         def no_hello() -> None:
             if not session.role:
                 session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
 
         timer = asyncio.get_running_loop().call_later(self.config.hello_timeout, no_hello)
+        outbox = self._outbox
         try:
             async for frame in ws:
                 core.receive_data(frame)
@@ -380,9 +389,16 @@ class ArenaServer(GameHost):
                             await session.drain_and_close(CLOSE_ERRORS, event.code)
                             return
                         continue
-                    if not await self._dispatch(session, event):
+                    if event.type == "move" and session.role:  # the hot path: synchronous
+                        outbox.holding = True
+                        try:
+                            self._move(session, event)
+                        finally:
+                            outbox.holding = False
+                    elif not await self._dispatch(session, event):
                         return
-                session.flush()  # the answers to this frame, in one write
+                session.flush()  # errors the core queued itself, and the answers
+                outbox.flush()  # what the frame caused for other clients
         except ConnectionClosed:
             pass
         finally:
@@ -475,6 +491,7 @@ class ArenaServer(GameHost):
         session.role = role
         session.name = name
         session.games_played = frozenset(hello.get("games") or ())
+        session.capabilities = frozenset(hello.get("capabilities") or ())
         if role == "bot" and name is not None:
             old = self.sessions.get(name)
             if old is not None and old is not session:
@@ -548,7 +565,7 @@ class ArenaServer(GameHost):
                 scores=list(outcome.scores) if outcome.scores is not None else None,
                 termination=outcome.termination.value,
                 reason=outcome.detail or "the game ended", log_id=live.id, seed=record.seed,
-                log=to_jsonl(record),
+                log=live.log if live.log is not None else to_jsonl(record),
             )
 
         live.task.add_done_callback(done)

@@ -69,6 +69,10 @@ class GameHost:
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         raise NotImplementedError
 
+    def uses(self, name: str, capability: str) -> bool:
+        """Whether the connected client `name` listed `capability` in its hello."""
+        return False
+
 
 @dataclass
 class LiveGame:
@@ -91,6 +95,8 @@ class LiveGame:
     started: bool = False
     task: asyncio.Task[MatchRecord] | None = None
     record: MatchRecord | None = None
+    log: str | None = None
+    """The stored record as JSON Lines, once the game is over and stored."""
     _house_task: asyncio.Task[None] | None = None
     _timer: asyncio.TimerHandle | None = None
 
@@ -121,10 +127,11 @@ class LiveGame:
             "ladder": self.ladder,
         }
 
-    def turn_message(self, seat: int, now: float) -> dict[str, Any]:
+    def turn_message(self, seat: int, now: float,
+                     last_move: dict[str, Any] | None = None) -> dict[str, Any]:
         clock = self.clocks[seat]
         left_ms = max(0, int((self.deadline - now) * 1000))
-        return {
+        message = {
             "game_id": self.id, "turn": self.turn, "move_number": self._move_number(),
             "seat": seat, "chance": self.match.pending_chance,
             "state": self.game.state_to_json(self.match.state),
@@ -133,6 +140,9 @@ class LiveGame:
             "clocks": [int(c.bank_ms) for c in self.clocks],
             "retries_left": self.retries_left,
         }
+        if last_move is not None:
+            message["last_move"] = last_move
+        return message
 
     def state_message(self) -> dict[str, Any]:
         return {
@@ -159,7 +169,8 @@ class LiveGame:
         if not self.over:
             self._begin_turn()
 
-    def _begin_turn(self) -> None:
+    def _begin_turn(self, last_move: dict[str, Any] | None = None) -> None:
+        """Open the next turn; `last_move` rides on its your_turn (compact-turns)."""
         seat = self.match.to_act()
         if seat == TERMINAL:
             self._changed()
@@ -168,14 +179,18 @@ class LiveGame:
         self.retries_left = self.control.retries
         self.turn_started = self._loop.time()
         self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = self._loop.call_at(self.deadline, self._on_deadline)
+        # One timer per game, not per move: a timer due before the new deadline stays
+        # (it re-arms itself when it fires early); only a later one is replaced.
+        timer = self._timer
+        if timer is None or timer.when() > self.deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = self._loop.call_at(self.deadline, self._on_deadline)
         if seat in self.house:
             self._house_task = self._loop.create_task(_house_move(self, seat))
         else:
             self.host.send_to(self.players[seat], "your_turn",
-                              **self.turn_message(seat, self.turn_started))
+                              **self.turn_message(seat, self.turn_started, last_move))
 
     def _changed(self) -> None:
         """After anything that may have ended the game: if it did, settle its end."""
@@ -194,9 +209,12 @@ class LiveGame:
             self.ended.set_result(None)
 
     def _on_deadline(self) -> None:
-        if self._loop.time() < self.deadline:  # early by the loop's clock resolution
+        if self.over:
+            self._timer = None
+        elif self._loop.time() < self.deadline:  # a later turn moved the deadline on
             self._timer = self._loop.call_at(self.deadline, self._on_deadline)
         else:
+            self._timer = None
             self.check_clock()
 
     def check_clock(self) -> None:
@@ -278,14 +296,20 @@ class LiveGame:
         if seat not in self.house:
             host.send_to(name, "move_accepted", game_id=self.id, turn=turn,
                          elapsed_ms=int(elapsed_ms), bank_ms=int(clock.bank_ms))
+        moved = {"turn": turn, "seat": seat, "move": text, "chance": chance}
+        folded = None
+        following = match.to_act()
         for other, player in enumerate(self.players):
-            if other != seat and other not in self.house:
-                host.send_to(player, "opponent_moved", game_id=self.id, turn=turn, seat=seat,
-                             move=text, chance=chance)
+            if other == seat or other in self.house:
+                continue
+            if other == following and host.uses(player, "compact-turns"):
+                folded = moved  # told in its your_turn, which follows at once
+            else:
+                host.send_to(player, "opponent_moved", game_id=self.id, **moved)
         if self.spectators:
             host.send_spectators(self, "moved", game_id=self.id, turn=turn, seat=seat, move=text,
                                  chance=chance, state=self.game.state_to_json(match.state))
-        self._begin_turn()
+        self._begin_turn(folded)
 
 
 async def run_game(live: LiveGame) -> None:

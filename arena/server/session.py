@@ -1,11 +1,12 @@
 """One client connection: the protocol core and the way its frames reach the socket.
 
-Game code calls `send` and never waits. The frames a session gathers while the event
-loop runs one callback (a move's acceptance, or the opponent's move and its next turn)
-go out together, in one socket write, at the end of that callback: `send` schedules
-one flush per loop iteration (`loop.call_soon`), and the flush writes every pending frame at
-once (`protocol.transport.write_now`). That is the
-hot path: no task switch and no system call per message.
+Game code calls `send` and never waits. Frames wait in the session's protocol core
+until its `Outbox` flushes: once per loop iteration (one `loop.call_soon` for all the
+sessions with frames, not one each), or at once when the server has handled a move
+(so a move's acceptance, and the opponent's move and next turn, leave together). A
+flush writes every pending frame of a session in one socket write
+(`protocol.transport.write_now`). That is the hot path: no task switch and no system
+call per message.
 
 When the socket cannot take more (the peer is not reading and the transport asked us
 to pause), frames wait in a bounded queue drained by the session's writer task with
@@ -24,24 +25,51 @@ from websockets.exceptions import ConnectionClosed
 from protocol import Message, ProtocolCore
 from protocol.transport import can_write_now, write_now
 
-__all__ = ["Session"]
+__all__ = ["Outbox", "Session"]
+
+
+class Outbox:
+    """The sessions with frames to write, flushed together (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._waiting: list[Session] = []
+        self._scheduled = False
+        self.holding = False
+        """While True (the server is handling a move), `add` schedules nothing: the
+        handler calls `flush` when done."""
+
+    def add(self, session: Session) -> None:
+        self._waiting.append(session)
+        if not self._scheduled and not self.holding:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the frames of every waiting session."""
+        self._scheduled = False
+        waiting, self._waiting = self._waiting, []
+        for session in waiting:
+            session.flush()
 
 
 class Session:
     """A connected client (bot, spectator or operator)."""
 
     def __init__(self, ws: Any, core: ProtocolCore, *, max_queue: int,
-                 validate: bool = False) -> None:
+                 validate: bool = False, outbox: Outbox | None = None) -> None:
         self.ws = ws
         self.core = core
         self.role = ""
         self.name: str | None = None
         self.games_played: frozenset[str] = frozenset()
+        self.capabilities: frozenset[str] = frozenset()
+        """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""
         self.operator = False
         self.spectating: set[str] = set()
         self.closed = False
         self._loop = asyncio.get_running_loop()
-        self._flush_scheduled = False
+        self._outbox = outbox or Outbox()
+        self._in_outbox = False
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
         self._writing = False
         self._max_queue = max_queue
@@ -60,14 +88,14 @@ class Session:
         if self.closed:
             return
         self.core.send(message)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            self._loop.call_soon(self.flush)
+        if not self._in_outbox:
+            self._in_outbox = True
+            self._outbox.add(self)
 
     def flush(self) -> None:
         """Write the core's pending frames now (one socket write), or queue them for the
         writer task when the socket is backed up."""
-        self._flush_scheduled = False
+        self._in_outbox = False
         frames = self.core.data_to_send()
         if not frames or self.closed:
             return

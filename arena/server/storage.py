@@ -225,17 +225,20 @@ class Storage:
 
         self._tx(work)
 
-    def finish_game(self, record: MatchRecord, *, rated: bool = False) -> list[RatingRow]:
+    def finish_game(self, record: MatchRecord, *, rated: bool = False,
+                    log: str | None = None) -> list[RatingRow]:
         """Store the result, the log and (if `rated`) the rating changes in one transaction.
 
-        The ratings before the game are read inside the transaction, so games that end
-        at the same time are rated one after the other. Returns the new ratings.
+        `log` is the record as JSON Lines, if the caller has it already. The ratings
+        before the game are read inside the transaction, so games that end at the same
+        time are rated one after the other. Returns the new ratings.
         """
         from arena.server.ratings import initial_rating, rate
 
         outcome = record.outcome
         assert outcome is not None
-        log = to_jsonl(record)
+        if log is None:
+            log = to_jsonl(record)
 
         def work(db: sqlite3.Connection) -> list[RatingRow]:
             db.execute(
