@@ -6,13 +6,19 @@ about two orders of magnitude slower.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from itertools import combinations
 
-__all__ = ["BudgetExceeded", "Searcher"]
+__all__ = ["BudgetExceeded", "CountMemoryExceeded", "Searcher"]
 
 
 class BudgetExceeded(Exception):
     """The search evaluated more positions than it was allowed to."""
+
+
+class CountMemoryExceeded(MemoryError):
+    """The game count needs more memory for its table than it was allowed."""
 
 
 class Searcher:
@@ -37,6 +43,22 @@ class Searcher:
         self.table: dict[int, int] = {}
         self.counts: dict[int, list[int]] = {}
         self.calls = 0
+        self.max_bytes = -1
+        self.progress: Callable[[int, int], object] | None = None
+        self.progress_every = 5.0
+        self._next_report = 0.0
+
+    @property
+    def counted(self) -> int:
+        return len(self.counts)
+
+    @property
+    def count_bytes(self) -> int:
+        """A rough estimate (a dict entry, a list, big ints) of the count table's size."""
+        return len(self.counts) * (100 + 44 * (self.num_edges + 2))
+
+    def release_counts(self) -> None:
+        self.counts = {}
 
     def _neighbours(self, mask: int) -> list[int]:
         nb = [0] * self.n
@@ -130,6 +152,10 @@ class Searcher:
         return best
 
     def count(self, mine: int, theirs: int) -> list[int]:
+        self._next_report = time.monotonic() + self.progress_every
+        return self._count(mine, theirs)
+
+    def _count(self, mine: int, theirs: int) -> list[int]:
         free = self.full & ~(mine | theirs)
         size = self.num_edges + 2
         key = self.canon(mine, theirs)
@@ -148,9 +174,23 @@ class Searcher:
                 result[1] += 1
                 result[-1] += 1
             else:
-                child = self.count(theirs, mine | bit)
+                child = self._count(theirs, mine | bit)
                 for k in range(size - 2):
                     result[k + 1] += child[k]
                 result[-1] += child[-1]
         self.counts[key] = result
+        if len(self.counts) % 256 == 0:
+            self._check()
         return result
+
+    def _check(self) -> None:
+        used = self.count_bytes
+        if 0 <= self.max_bytes < used:
+            raise CountMemoryExceeded(
+                f"counting the games of Sim on K{self.n} needs more than the "
+                f"{self.max_bytes / 1e9:.3g} GB allowed for its table "
+                f"({self.counted} positions counted, about {used / 1e9:.2f} GB in use)"
+            )
+        if self.progress is not None and time.monotonic() >= self._next_report:
+            self._next_report = time.monotonic() + self.progress_every
+            self.progress(self.counted, used)

@@ -8,17 +8,52 @@ in order of how few safe edges they cost the mover. Symmetric positions (vertex
 permutations) share one table entry: the key is the smallest relabelled pair over
 the relabellings that respect a vertex invariant (coloured degrees, then the
 degrees of the neighbours), which is exact and cheap.
+
+The game count (`count`) memoises, per canonical position, a vector of unsigned
+128-bit counts by number of moves left, in C arrays (an open-addressing hash table
+and a flat store, both grown by doubling), so K8's 5.6 million positions fit in
+about 2.4 GB; only the root's vector is turned into Python integers.
 """
 
+import time
+
 from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
 
 cdef extern from *:
     int __builtin_popcount(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
 
+# Game counts reach 28! (about 3e29) on K8: unsigned 128-bit integers (GCC, Clang).
+cdef extern from *:
+    """
+    typedef unsigned __int128 sim_u128;
+    """
+    ctypedef unsigned long long sim_u128
+
+# An empty slot of the count table: no canonical key is all ones (masks have <= 28 bits).
+cdef uint64_t EMPTY = <uint64_t>0xFFFFFFFFFFFFFFFF
+# Look at the clock (for progress reports) once per this many new positions.
+cdef uint64_t CLOCK_EVERY = 1 << 14
+
 
 class BudgetExceeded(Exception):
     """The search evaluated more positions than it was allowed to."""
+
+
+class CountMemoryExceeded(MemoryError):
+    """The game count needs more memory for its table than it was allowed."""
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept:
+    """splitmix64's finaliser: spreads a canonical key over the hash table."""
+    x ^= x >> 30
+    x *= <uint64_t>0xBF58476D1CE4E5B9
+    x ^= x >> 27
+    x *= <uint64_t>0x94D049BB133111EB
+    x ^= x >> 31
+    return x
 
 
 cdef class Searcher:
@@ -31,7 +66,6 @@ cdef class Searcher:
     cdef int idx[8][8]
     cdef uint32_t clique[256]
     cdef public dict table
-    cdef public dict counts
     cdef public long long calls
     cdef public long long budget
     # scratch space of the canonicaliser
@@ -41,6 +75,21 @@ cdef class Searcher:
     cdef int used[8]
     cdef uint32_t cur_mine, cur_theirs
     cdef uint64_t best
+    # The count table: open addressing (linear probing) from a canonical key to the
+    # offset of the position's count vector in `store`. A position with f free edges
+    # has f + 1 counts: games of 1..f more moves, then the draws among them.
+    cdef uint64_t *ckeys
+    cdef uint64_t *cvals
+    cdef uint64_t ccap
+    cdef readonly uint64_t counted
+    cdef sim_u128 *store
+    cdef uint64_t store_len
+    cdef uint64_t store_cap
+    cdef public long long max_bytes
+    cdef public object progress
+    cdef public double progress_every
+    cdef double next_report
+    cdef uint64_t next_clock
 
     def __init__(self, int n, bint symmetry=True, long long budget=-1):
         cdef int i, j, e = 0, s
@@ -71,8 +120,20 @@ cdef class Searcher:
                             m |= <uint32_t>1 << self.idx[i][j]
             self.clique[s] = m
         self.table = {}
-        self.counts = {}
         self.calls = 0
+        self.ckeys = NULL
+        self.cvals = NULL
+        self.store = NULL
+        self.ccap = 0
+        self.counted = 0
+        self.store_len = 0
+        self.store_cap = 0
+        self.max_bytes = -1
+        self.progress = None
+        self.progress_every = 5.0
+
+    def __dealloc__(self):
+        self.release_counts()
 
     # -- tables ---------------------------------------------------------------------
 
@@ -234,33 +295,165 @@ cdef class Searcher:
 
     # -- counting games ---------------------------------------------------------------
 
-    cpdef list count(self, uint32_t mine, uint32_t theirs):
-        """Complete games from here: ``c[k]`` games of k more moves, ``c[-1]`` draws."""
-        cdef uint32_t free = self.full & ~(mine | theirs)
+    @property
+    def count_bytes(self):
+        """Bytes held by the count table (keys, offsets and count vectors)."""
+        return int(self.ccap * 16 + self.store_cap * sizeof(sim_u128))
+
+    def release_counts(self):
+        """Free the count table."""
+        free(self.ckeys)
+        free(self.cvals)
+        free(self.store)
+        self.ckeys = NULL
+        self.cvals = NULL
+        self.store = NULL
+        self.ccap = 0
+        self.counted = 0
+        self.store_len = 0
+        self.store_cap = 0
+
+    cdef int _over(self, uint64_t extra) except -1:
+        """Raise if growing the table by `extra` bytes would pass `max_bytes`."""
+        cdef uint64_t used = self.ccap * 16 + self.store_cap * sizeof(sim_u128)
+        if self.max_bytes >= 0 and used + extra > <uint64_t>self.max_bytes:
+            raise CountMemoryExceeded(
+                f"counting the games of Sim on K{self.n} needs more than the "
+                f"{self.max_bytes / 1e9:.3g} GB allowed for its table "
+                f"({self.counted} positions counted, {used / 1e9:.2f} GB in use)"
+            )
+        return 0
+
+    cdef int _grow_table(self) except -1:
+        cdef uint64_t cap = self.ccap * 2 if self.ccap else (1 << 12)
+        cdef uint64_t *keys
+        cdef uint64_t *vals
+        cdef uint64_t i, h, mask = cap - 1
+        self._over((cap - self.ccap) * 16)
+        keys = <uint64_t *>malloc(cap * sizeof(uint64_t))
+        vals = <uint64_t *>malloc(cap * sizeof(uint64_t))
+        if keys == NULL or vals == NULL:
+            free(keys)
+            free(vals)
+            raise MemoryError(f"cannot allocate a count table of {cap} slots")
+        memset(keys, 0xFF, cap * sizeof(uint64_t))
+        for i in range(self.ccap):
+            if self.ckeys[i] != EMPTY:
+                h = _mix(self.ckeys[i]) & mask
+                while keys[h] != EMPTY:
+                    h = (h + 1) & mask
+                keys[h] = self.ckeys[i]
+                vals[h] = self.cvals[i]
+        free(self.ckeys)
+        free(self.cvals)
+        self.ckeys = keys
+        self.cvals = vals
+        self.ccap = cap
+        return 0
+
+    cdef int _grow_store(self, uint64_t need) except -1:
+        cdef uint64_t cap = self.store_cap * 2 if self.store_cap else (1 << 14)
+        cdef uint64_t room
+        cdef sim_u128 *grown
+        if self.max_bytes >= 0:  # stop at the limit rather than doubling past it
+            room = (<uint64_t>self.max_bytes - self.ccap * 16) // sizeof(sim_u128)
+            if cap > room and room >= need:
+                cap = room
+        while cap < need:
+            cap *= 2
+        self._over((cap - self.store_cap) * sizeof(sim_u128))
+        grown = <sim_u128 *>realloc(self.store, cap * sizeof(sim_u128))
+        if grown == NULL:
+            raise MemoryError(f"cannot grow the game counts to {cap * sizeof(sim_u128)} bytes")
+        self.store = grown
+        self.store_cap = cap
+        return 0
+
+    cdef int _tick(self) except -1:
+        """Every few seconds, tell `progress` how many positions are counted so far."""
+        cdef double now
+        self.next_clock = self.counted + CLOCK_EVERY
+        if self.progress is None:
+            return 0
+        now = time.monotonic()
+        if now >= self.next_report:
+            self.next_report = now + self.progress_every
+            self.progress(self.counted, self.count_bytes)
+        return 0
+
+    cdef long long _count(self, uint32_t mine, uint32_t theirs) except -1:
+        """The offset in `store` of the count vector of a position, counted if need be."""
+        cdef uint32_t free_edges = self.full & ~(mine | theirs)
         cdef uint32_t danger_mine, moves, bit
-        cdef int e, k, size = self.num_edges + 2
-        cdef list result, child
+        cdef int f = __builtin_popcount(free_edges)
+        cdef int e, j
+        cdef uint64_t key, h, mask, off
+        cdef long long child_off
+        cdef sim_u128 *child
+        cdef sim_u128 result[29]
         key = self.canon(mine, theirs)
-        found = self.counts.get(key)
-        if found is not None:
-            return found
-        result = [0] * size
+        if self.ccap:
+            mask = self.ccap - 1
+            h = _mix(key) & mask
+            while self.ckeys[h] != EMPTY:
+                if self.ckeys[h] == key:
+                    return <long long>self.cvals[h]
+                h = (h + 1) & mask
+        memset(result, 0, (f + 1) * sizeof(sim_u128))
         danger_mine = self.danger(mine)
-        moves = free
+        moves = free_edges
         while moves:
             e = __builtin_ctz(moves)
             bit = <uint32_t>1 << e
             moves &= moves - 1
             if danger_mine & bit:
-                result[1] += 1
-            elif free == bit:
-                result[1] += 1
-                result[size - 1] += 1
+                result[0] += 1  # the mover completes a triangle of their own: one game
+            elif free_edges == bit:
+                result[0] += 1  # the last edge, without a triangle: a draw
+                result[f] += 1
             else:
-                child = self.count(theirs, mine | bit)
-                for k in range(size - 2):
-                    if child[k]:
-                        result[k + 1] += child[k]
-                result[size - 1] += child[size - 1]
-        self.counts[key] = result
+                child_off = self._count(theirs, mine | bit)
+                child = self.store + child_off  # after the call: `store` may have moved
+                for j in range(1, f):
+                    result[j] += child[j - 1]
+                result[f] += child[f - 1]
+        # store the vector, then the key (the table may have grown during the children)
+        if self.store_len + f + 1 > self.store_cap:
+            self._grow_store(self.store_len + f + 1)
+        off = self.store_len
+        memcpy(self.store + off, result, (f + 1) * sizeof(sim_u128))
+        self.store_len += f + 1
+        if (self.counted + 1) * 2 > self.ccap:
+            self._grow_table()
+        mask = self.ccap - 1
+        h = _mix(key) & mask
+        while self.ckeys[h] != EMPTY:
+            h = (h + 1) & mask
+        self.ckeys[h] = key
+        self.cvals[h] = off
+        self.counted += 1
+        if self.counted >= self.next_clock:
+            self._tick()
+        return <long long>off
+
+    cpdef list count(self, uint32_t mine, uint32_t theirs):
+        """Complete games from here: ``c[k]`` games of k more moves, ``c[-1]`` draws.
+
+        Counted positions stay in the table for later calls (`release_counts` frees it).
+        """
+        cdef int f = __builtin_popcount(self.full & ~(mine | theirs))
+        cdef int k
+        cdef sim_u128 x
+        cdef long long off
+        cdef list result = [0] * (self.num_edges + 2)
+        self.next_report = time.monotonic() + self.progress_every
+        self.next_clock = self.counted + CLOCK_EVERY
+        off = self._count(mine, theirs)
+        for k in range(f + 1):
+            x = self.store[off + k]
+            value = (int(<uint64_t>(x >> 64)) << 64) | int(<uint64_t>x)
+            if k < f:
+                result[k + 1] = value
+            else:
+                result[self.num_edges + 1] = value
         return result

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from typing import Any
 
 import click
@@ -17,16 +19,38 @@ from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES
 )
 @click.option("--count-sequences", is_flag=True, help="Also count every complete game by length.")
 @click.option("--no-symmetry", is_flag=True, help="Do not merge positions equal up to relabelling.")
+@click.option(
+    "--max-memory", type=click.FloatRange(min=0.001), default=8.0, show_default=True,
+    help="GB the game count's table may use; past it the count stops with an error.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def solve_sim(vertices: int, count_sequences: bool, no_symmetry: bool, as_json: bool) -> None:
+def solve_sim(
+    vertices: int, count_sequences: bool, no_symmetry: bool, max_memory: float, as_json: bool
+) -> None:
     """Solve Sim on K_N: who wins with perfect play, and at what cost."""
-    from arena.games.sim.solver import SimSolver
+    from arena.games.sim.solver import CountMemoryExceeded, SimSolver
 
     solver = SimSolver(vertices, symmetry=not no_symmetry)
     solution = solver.solve()
     report: dict[str, Any] = {"game": "sim", **solution.to_json()}
     if count_sequences:
-        report["sequences"] = solver.count_sequences().to_json()
+        started = time.perf_counter()
+
+        def progress(positions: int, table_bytes: int) -> None:
+            print(
+                f"counting games: {positions} positions, {table_bytes / 1e9:.2f} GB, "
+                f"{time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        try:
+            counted = solver.count_sequences(
+                max_bytes=int(max_memory * 1e9), progress=progress
+            )
+        except CountMemoryExceeded as error:
+            raise click.ClickException(f"{error}; raise --max-memory to go on") from error
+        report["sequences"] = counted.to_json()
     if as_json:
         click.echo(json.dumps(report))
         return

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from arena.game import TERMINAL, Rejection
 from arena.games.sim import SimGame, SimPosition, _pysearch, geometry
-from arena.games.sim.solver import BudgetExceeded, SimSolver, compiled
+from arena.games.sim.solver import BudgetExceeded, CountMemoryExceeded, SimSolver, compiled
 
 
 def brute_value(n: int) -> int:
@@ -170,3 +170,109 @@ def test_cli_json() -> None:
     assert data["sequences"]["total"] == sum(data["sequences"]["by_length"].values())
     bad = CliRunner().invoke(main, ["solve", "sim", "--vertices", "9"])
     assert bad.exit_code != 0 and "3<=x<=8" in bad.output
+
+
+# -- the compiled game count (128-bit vectors in a C hash table) ---------------------
+
+# Complete games and draws from the empty board (docs/games/sim.md), with the number of
+# positions up to symmetry the count visits.
+KNOWN_COUNTS = {
+    3: (6, 6, 3),
+    4: (720, 432, 17),
+    5: (2_074_680, 172_800, 135),
+    6: (109_132_115_040, 0, 2_250),
+    7: (98_089_338_407_980_500, 0, 77_608),
+}
+
+
+@pytest.mark.parametrize("n", sorted(KNOWN_COUNTS))
+def test_known_sequence_counts(n: int) -> None:
+    total, draws, positions = KNOWN_COUNTS[n]
+    counted = SimSolver(n).count_sequences()
+    assert (counted.total, counted.draws, counted.positions) == (total, draws, positions)
+    assert counted.total == sum(counted.by_length.values())
+    if compiled:
+        assert counted.table_bytes > 0
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_shortest_games_by_combinatorics(n: int) -> None:
+    """5 moves: red's three edges are a triangle; 6 moves: green's are, red's are not."""
+    edges = n * (n - 1) // 2
+    triangles = n * (n - 1) * (n - 2) // 6
+    by_length = SimSolver(n).count_sequences().by_length
+    assert min(by_length) == 5
+    assert by_length[5] == triangles * 6 * (edges - 3) * (edges - 4)
+    # red's three edges avoid the green triangle's and are not a triangle themselves:
+    # the triangles with no edge of it are all but itself and 3 (n - 3) others
+    red_sets = (edges - 3) * (edges - 4) * (edges - 5) // 6 - (triangles - 1 - 3 * (n - 3))
+    assert by_length[6] == triangles * 6 * red_sets * 6
+
+
+def play(n: int, moves: int, seed: int) -> tuple[int, int]:
+    """(mover's edges, opponent's edges) after `moves` random safe moves."""
+    rnd = random.Random(seed)
+    game = SimGame(n)
+    state = game.initial_state()
+    geo = geometry(n)
+    for _ in range(moves):
+        mine = state.red if state.seat_to_move == 0 else state.green
+        safe = [m for m in game.legal_moves(state).moves
+                if not geo.closes_triangle(mine, geo.edge_index[int(m.split()[0])][int(m.split()[1])])]
+        child = game.check_move(state, game.parse_move(rnd.choice(safe)))
+        assert not isinstance(child, Rejection) and not child.is_over()
+        state = child
+    return (state.red, state.green) if state.seat_to_move == 0 else (state.green, state.red)
+
+
+@pytest.mark.parametrize("n, moves", [(6, 3), (7, 9), (8, 15), (8, 17)])
+def test_counts_from_positions_agree_with_python(n: int, moves: int) -> None:
+    for seed in range(3):
+        mine, theirs = play(n, moves, seed)
+        fast = SimSolver(n)._searcher.count(mine, theirs)
+        assert fast == _pysearch.Searcher(n).count(mine, theirs)
+        assert fast == SimSolver(n, symmetry=False)._searcher.count(mine, theirs)
+
+
+def test_count_table_persists_and_is_released() -> None:
+    searcher = SimSolver(6)._searcher
+    first = searcher.count(0, 0)
+    assert searcher.counted == 2_250 and searcher.count_bytes > 0
+    assert searcher.count(0, 0) == first  # answered from the table
+    assert searcher.counted == 2_250
+    searcher.release_counts()
+    assert searcher.counted == 0 and searcher.count_bytes == 0
+    assert searcher.count(0, 0) == first
+
+
+@pytest.mark.parametrize("python", [False, True])
+def test_count_memory_limit_stops_cleanly(python: bool) -> None:
+    solver = SimSolver(6)
+    expected: type[MemoryError] = CountMemoryExceeded
+    if python:
+        solver._searcher = _pysearch.Searcher(6)  # type: ignore[assignment]
+        expected = _pysearch.CountMemoryExceeded
+    with pytest.raises(expected, match="needs more than the 1e-05 GB allowed"):
+        solver.count_sequences(max_bytes=10_000)
+    assert solver._searcher.counted == 0  # the table is freed after a failure too
+    assert solver.count_sequences().total == 109_132_115_040
+
+
+def test_count_progress_reports() -> None:
+    reports: list[tuple[int, int]] = []
+    counted = SimSolver(7).count_sequences(
+        progress=lambda positions, size: reports.append((positions, size)), progress_every=0.0
+    )
+    assert reports and all(0 < p <= counted.positions for p, _ in reports)
+    assert [p for p, _ in reports] == sorted(p for p, _ in reports)
+
+
+def test_cli_count_memory_error() -> None:
+    from arena.cli import main
+
+    result = CliRunner().invoke(
+        main, ["solve", "sim", "-n", "7", "--count-sequences", "--max-memory", "0.001"]
+    )
+    assert result.exit_code == 1
+    assert "needs more than the 0.001 GB allowed" in result.output
+    assert "--max-memory" in result.output and "Traceback" not in result.output
