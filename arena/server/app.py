@@ -13,6 +13,7 @@ and the HTTP endpoints answered on the same port (`arena.server.http`). Embeddin
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import uuid
@@ -31,6 +32,7 @@ from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry, default_registry
 from arena.server import http
 from arena.server.config import ServerConfig, TimeControl
+from arena.server.connection import ArenaConnection
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Outbox, Session
@@ -120,6 +122,7 @@ class ArenaServer(GameHost):
             self.config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
+            create_connection=ArenaConnection,
             max_size=self.config.max_ws_frame,
             compression=None,
             ping_interval=self.config.ping_interval,
@@ -369,6 +372,8 @@ class ArenaServer(GameHost):
         return await http.respond(self, connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
+        """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
+        leaves to it (fragmented messages, frames queued behind a busy one)."""
         encoding = Encoding.from_subprotocol(ws.subprotocol)
         core = ProtocolCore("server", encoding, max_frame=self.config.max_frame)
         session = Session(ws, core, max_queue=self.config.max_queue,
@@ -378,51 +383,98 @@ class ArenaServer(GameHost):
                 session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
 
         timer = asyncio.get_running_loop().call_later(self.config.hello_timeout, no_hello)
-        outbox = self._outbox
         try:
             async for frame in ws:
-                core.receive_data(frame)
-                for event in core.events_received():
-                    if isinstance(event, ProtocolError):
-                        if event.fatal:
-                            session.flush()
-                            await session.drain_and_close(CLOSE_ERRORS, event.code)
-                            return
-                        continue
-                    if event.type == "move" and session.role:  # the hot path: synchronous
-                        outbox.holding = True
-                        try:
-                            self._move(session, event)
-                        finally:
-                            outbox.holding = False
-                    elif not await self._dispatch(session, event):
+                session.busy = True  # frames arriving meanwhile queue behind this one
+                try:
+                    if not await self._handle_frame(session, frame):
                         return
-                session.flush()  # errors the core queued itself, and the answers
-                outbox.flush()  # what the frame caused for other clients
+                finally:
+                    session.busy = False
+                if session.role and isinstance(ws, ArenaConnection) and ws.on_frame is None:
+                    ws.on_frame = functools.partial(self._on_frame, session)
         except ConnectionClosed:
             pass
         finally:
             timer.cancel()
+            if isinstance(ws, ArenaConnection):
+                ws.on_frame = None
             self._disconnected(session)
             await session.finished()
 
-    async def _dispatch(self, session: Session, message: Message) -> bool:
-        """Act on one message; False when the connection must end."""
+    async def _handle_frame(self, session: Session, frame: bytes | str) -> bool:
+        """Act on one frame in the connection's task; False when the connection must end."""
+        core = session.core
+        core.receive_data(frame)
+        for event in core.events_received():
+            if isinstance(event, ProtocolError):
+                if event.fatal:
+                    session.flush()
+                    await session.drain_and_close(CLOSE_ERRORS, event.code)
+                    return False
+                continue
+            if session.role:
+                self._act(session, event)
+            elif not await self._handshake(session, event):
+                return False
+        session.flush()  # errors the core queued itself, and the answers
+        self._outbox.flush()  # what the frame caused for other clients
+        return True
+
+    def _on_frame(self, session: Session, frame: bytes | str) -> bool:
+        """The fast path: a frame from a client past its handshake, judged in the very
+        callback that read it (no task switch). Past the handshake every message is
+        handled synchronously, so nothing here waits. False: not handled here (an
+        older frame is still being handled), the connection's task takes it."""
+        if session.busy:
+            return False
+        if session.closed:
+            return True
+        outbox = self._outbox
+        core = session.core
+        try:
+            core.receive_data(frame)
+            outbox.holding = True
+            try:
+                for event in core.events_received():
+                    if isinstance(event, ProtocolError):
+                        if event.fatal:
+                            session.flush()
+                            session.close(CLOSE_ERRORS, event.code)
+                            return True
+                        continue
+                    self._act(session, event)
+            finally:
+                outbox.holding = False
+            session.flush()
+            outbox.flush()
+        except Exception:  # a bug must not break websockets' reading: drop this client
+            log.exception("handling a frame from %r failed", session)
+            session.close(1011, "internal error")
+        return True
+
+    async def _handshake(self, session: Session, message: Message) -> bool:
+        """A message before the handshake is done; False when the connection must end."""
         kind = message.type
         if kind == "ping":
             session.send("pong", id=message["id"])
-            return True
-        if kind in ("pong", "error"):
-            return True
-        if not session.role:
-            if kind != "hello":
-                self._error(session, UnexpectedMessage(f"send 'hello' first, not {kind!r}"))
-                return True
+        elif kind == "hello":
             return await self._hello(session, message)
-        if kind == "hello":
-            self._error(session, UnexpectedMessage("the handshake is already done"))
-        elif kind == "move":
+        elif kind not in ("pong", "error"):
+            self._error(session, UnexpectedMessage(f"send 'hello' first, not {kind!r}"))
+        return True
+
+    def _act(self, session: Session, message: Message) -> None:
+        """Act on one message from a client past its handshake (never waits)."""
+        kind = message.type
+        if kind == "move":
             self._move(session, message)
+        elif kind == "ping":
+            session.send("pong", id=message["id"])
+        elif kind in ("pong", "error"):
+            return
+        elif kind == "hello":
+            self._error(session, UnexpectedMessage("the handshake is already done"))
         elif kind == "resign":
             live = self._own_game(session, message["game_id"])
             if live is not None:
@@ -443,7 +495,6 @@ class ArenaServer(GameHost):
             session.spectating.discard(message["game_id"])
         elif kind == "request_game":
             self._request_game(session, message)
-        return True
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)

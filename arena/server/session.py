@@ -67,6 +67,8 @@ class Session:
         self.operator = False
         self.spectating: set[str] = set()
         self.closed = False
+        self.busy = False
+        """True while the connection's task handles a frame; later frames wait for it."""
         self._loop = asyncio.get_running_loop()
         self._outbox = outbox or Outbox()
         self._in_outbox = False
