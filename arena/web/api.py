@@ -49,7 +49,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 from arena.errors import ArenaError, GrammarError, SettingsError
-from arena.game import Game, Rejection
+from arena.game import Game
 from arena.web import STATIC
 from arena.web.replay import decode_upload, frames, record_from_text, tournament_log
 
@@ -345,14 +345,15 @@ async def _legal(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
         raise ValueError(f"{game.type.name} moves are not built in steps: drop 'steps'")
     if seat < 0 or live.over:
         return 200, {**answer, "moves": [], "complete": True, "steps": [], "can_end": False}
-    if "move" in query:
+    if "move" in query:  # judged by the game's own referee, without playing it
         text = query["move"]
         try:
-            verdict = game.check_move(state, game.parse_move(text))
+            verdict = live.match.referee.check(state, game.parse_move(text), player=seat)
         except (ArenaError, ValueError) as error:  # a move string that does not parse
             return 400, {"error": f"move {text!r}: {error}", "code": "malformed"}
-        if isinstance(verdict, Rejection):
-            return 400, {"error": f"move {text!r}: {verdict.message}", "code": verdict.code}
+        if verdict.rejection is not None:
+            rejection = verdict.rejection
+            return 400, {"error": f"move {text!r}: {rejection.message}", "code": rejection.code}
         answer["move"] = text
     if make_turn is None:
         try:
