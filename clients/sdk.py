@@ -41,7 +41,7 @@ from protocol import (
     RemoteError,
 )
 from protocol.errors import error_from_code
-from protocol.transport import can_write_now, write_now
+from protocol.transport import FastClientConnection, can_write_now, write_now
 
 __all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
 
@@ -286,6 +286,8 @@ class ArenaClient:
         self._stopping = False
         self._failure: BotFailure | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._busy = False  # the read loop is handling a frame: later ones queue behind it
+        self._send_lock = asyncio.Lock()  # the async write path keeps frames in order
         self._last_turns: dict[str, Message] = {}
         self.welcome: Message | None = None
         self.connected = asyncio.Event()
@@ -332,9 +334,10 @@ class ArenaClient:
     async def _session(self) -> None:
         async with connect(self.url, subprotocols=[self.encoding.subprotocol],  # type: ignore[list-item]
                            compression=None, open_timeout=self.open_timeout,
-                           max_size=8 * 1024 * 1024) as ws:
+                           max_size=8 * 1024 * 1024,
+                           create_connection=FastClientConnection) as ws:
             self._ws = ws
-            self._core = core = ProtocolCore("client", self.encoding, max_frame=8 * 1024 * 1024)
+            self._core = ProtocolCore("client", self.encoding, max_frame=8 * 1024 * 1024)
             self.connections += 1
             hello: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "role": "bot", "token": self.token,
                                      "games": list(self.games), "client": "arena-python-sdk"}
@@ -343,18 +346,53 @@ class ArenaClient:
             if self.compact:
                 hello["capabilities"] = ["compact-turns"]
             await self.send(Message.make("hello", **hello))
-            async for frame in ws:
-                core.receive_data(frame)
-                for event in core.events_received():
-                    if isinstance(event, ProtocolError):
-                        self.errors.append(event)
-                        self.bad_frames.append(event)
-                        log.warning("bad frame from server: %s", event)
-                        continue
-                    self._handle(event)
-                await self._flush()
-                if self._stopping:
-                    await ws.close()
+            if isinstance(ws, FastClientConnection):
+                ws.on_frame = self._on_frame  # most frames: handled as they are read
+            try:
+                async for frame in ws:  # the rest: fragmented, or queued behind a busy one
+                    self._busy = True
+                    try:
+                        self._receive(frame)
+                        await self._flush()
+                    finally:
+                        self._busy = False
+                    if self._stopping:
+                        await ws.close()
+            finally:
+                if isinstance(ws, FastClientConnection):
+                    ws.on_frame = None
+
+    def _on_frame(self, frame: bytes | str) -> bool:
+        """The fast path: a frame handled in the callback that read it (no task switch);
+        a move the bot answers at once goes out in the same callback."""
+        if self._busy:
+            return False
+        ws = self._ws
+        try:
+            self._receive(frame)
+            if self._send_lock.locked() or ws is None or not can_write_now(ws):
+                self._spawn(self._flush_quietly())  # behind the frames already waiting
+            elif self._core is not None and (frames := self._core.data_to_send()):
+                write_now(ws, frames)
+            if self._stopping and ws is not None:
+                self._spawn(ws.close())
+        except Exception:  # a bug must not break websockets' reading: reconnect instead
+            log.exception("handling a frame from the server failed")
+            if ws is not None:
+                ws.transport.abort()
+        return True
+
+    def _receive(self, frame: bytes | str) -> None:
+        """Decode one frame and act on its messages."""
+        assert self._core is not None
+        self._core.receive_data(frame)
+        for event in self._core.events_received():
+            if isinstance(event, ProtocolError):
+                self.errors.append(event)
+                self.bad_frames.append(event)
+                log.warning("bad frame from server: %s", event)
+                continue
+            self._handle(event)
 
     async def send(self, message: Message) -> None:
         """Send one message now."""
@@ -363,17 +401,23 @@ class ArenaClient:
         self._core.send(message)
         await self._flush()
 
+    async def _flush_quietly(self) -> None:
+        """`_flush` from a task of its own: a closed connection is the read loop's news."""
+        with contextlib.suppress(ConnectionClosed, ConnectionError):
+            await self._flush()
+
     async def _flush(self) -> None:
-        if self._ws is None or self._core is None:
-            return
-        frames = self._core.data_to_send()
-        if not frames:
-            return
-        if can_write_now(self._ws):
-            write_now(self._ws, frames)
-            return
-        for frame in frames:
-            await self._ws.send(frame)  # waits for flow control; raises if closed
+        async with self._send_lock:
+            if self._ws is None or self._core is None:
+                return
+            frames = self._core.data_to_send()
+            if not frames:
+                return
+            if can_write_now(self._ws):
+                write_now(self._ws, frames)
+                return
+            for frame in frames:
+                await self._ws.send(frame)  # waits for flow control; raises if closed
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)

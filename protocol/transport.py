@@ -1,21 +1,63 @@
-"""Writing a batch of frames to a websockets connection in one system call.
+"""The I/O glue the server and the client SDK share, on top of websockets.
 
-The one piece of I/O glue the server and the client SDK share. `websockets`' own
-``send`` takes a frame at a time, each through an async context manager, a flow-control
-check and a socket write; a message exchange here is a burst of small frames (a move's
-acceptance; the opponent's move and the next turn), so writing the burst at once,
-through the connection's sans-I/O protocol, saves most of the per-frame cost.
+Writing: `websockets`' own ``send`` takes a frame at a time, each through an async
+context manager, a flow-control check and a socket write; a message exchange here is
+a burst of small frames (a move's acceptance; the opponent's move and the next turn),
+so `write_now` writes the burst at once, through the connection's sans-I/O protocol.
+
+Reading: websockets hands every incoming message to the connection's task through a
+queue, so each message costs a task wake-up. `frame_for_callback` lets a connection
+subclass (the server's `ArenaConnection`, the SDK's `FastClientConnection`) hand a
+complete data frame to a synchronous callback instead, in the very callback that read
+it. Anything else takes the usual way, in order: fragmented messages, text that is not
+UTF-8 (websockets closes with 1007), and frames arriving while older ones still wait in
+the queue.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.connection import Connection
-from websockets.protocol import State
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event, State
 
-__all__ = ["can_write_now", "write_now"]
+__all__ = ["FastClientConnection", "FrameCallback", "can_write_now", "frame_for_callback",
+           "write_now"]
+
+FrameCallback = Callable[[bytes | str], bool]
+"""Takes a frame's payload; returns False to leave it to the connection's queue."""
+
+
+def frame_for_callback(connection: Connection, event: Event) -> bytes | str | None:
+    """The payload of `event` if a callback may take it now: a complete text (valid
+    UTF-8) or binary frame, with no older frame waiting in the connection's queue."""
+    if not isinstance(event, Frame) or not event.fin or len(connection.recv_messages.frames):
+        return None
+    if event.opcode is Opcode.BINARY:
+        return bytes(event.data)
+    if event.opcode is Opcode.TEXT:
+        try:
+            return bytes(event.data).decode()
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+class FastClientConnection(ClientConnection):
+    """A client connection whose complete data frames may go to `on_frame` directly."""
+
+    on_frame: FrameCallback | None = None
+
+    def process_event(self, event: Event) -> None:
+        handler = self.on_frame
+        if handler is not None:
+            data = frame_for_callback(self, event)
+            if data is not None and handler(data):
+                return
+        super().process_event(event)
 
 
 def can_write_now(ws: Any) -> bool:
