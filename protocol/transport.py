@@ -24,8 +24,8 @@ from websockets.asyncio.connection import Connection
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Event, State
 
-__all__ = ["FastClientConnection", "FrameCallback", "can_write_now", "frame_for_callback",
-           "write_now"]
+__all__ = ["FastClientConnection", "FastFrames", "FrameCallback", "can_write_now",
+           "frame_for_callback", "write_now"]
 
 FrameCallback = Callable[[bytes | str], bool]
 """Takes a frame's payload; returns False to leave it to the connection's queue."""
@@ -46,8 +46,9 @@ def frame_for_callback(connection: Connection, event: Event) -> bytes | str | No
     return None
 
 
-class FastClientConnection(ClientConnection):
-    """A client connection whose complete data frames may go to `on_frame` directly."""
+class FastFrames(Connection):
+    """Mixed into a websockets connection class: its complete data frames may go to
+    `on_frame` directly (see the module docstring)."""
 
     on_frame: FrameCallback | None = None
 
@@ -58,6 +59,10 @@ class FastClientConnection(ClientConnection):
             if data is not None and handler(data):
                 return
         super().process_event(event)
+
+
+class FastClientConnection(FastFrames, ClientConnection):
+    """The SDK's client connection."""
 
 
 def can_write_now(ws: Any) -> bool:
