@@ -26,6 +26,7 @@ import os
 import struct
 import tempfile
 import threading
+import time
 import zlib
 from pathlib import Path
 from typing import BinaryIO
@@ -179,12 +180,27 @@ def _load(path: Path, tiles: int, voluntary_skip: bool) -> npt.NDArray[np.float6
         return None
 
 
+STALE_SECONDS = 3600.0
+"""A temporary file older than this is left over from a killed writer (a build takes
+seconds), and is removed by the next write."""
+
+
+def _remove_stale(path: Path) -> None:
+    """Remove temporary files of `path` that a killed process left behind."""
+    now = time.time()
+    for leftover in path.parent.glob(f".{path.name}.*"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > STALE_SECONDS:
+                leftover.unlink()
+
+
 def _store(path: Path, table: RaceTable) -> None:
     """Write `table` to `path` atomically: a temporary file in the same directory,
     renamed over `path` once complete (readers see the old file or the new one)."""
     wins = np.ascontiguousarray(table.wins, dtype="<f8")
     header = _HEADER.pack(_MAGIC, table.tiles, int(table.voluntary_skip), _checksum(wins))
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(path)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(descriptor, "wb") as stream:

@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,6 +166,19 @@ def test_a_failed_write_leaves_nothing_behind(
     assert table.first_player == pytest.approx(0.514983, abs=5e-7)
     assert "cannot keep the race table" in caplog.text
     assert list(cache.iterdir()) == []
+
+
+def test_temporary_files_of_a_killed_writer_are_removed_by_the_next_write(cache: Path) -> None:
+    path = race.cache_path(4, True)
+    cache.mkdir(parents=True, exist_ok=True)
+    stale = cache / f".{path.name}.killed"  # what `kill -9` mid-write leaves
+    fresh = cache / f".{path.name}.writing"  # another process, still writing
+    stale.write_bytes(b"half a table")
+    fresh.write_bytes(b"half a table")
+    old = time.time() - race.STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    race.race_table(4)
+    assert sorted(p.name for p in cache.iterdir()) == sorted([path.name, fresh.name])
 
 
 def test_an_unusable_cache_directory_only_costs_the_cache(
