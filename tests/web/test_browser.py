@@ -585,3 +585,30 @@ def test_replaying_a_stored_game_of_every_game(page: Any, server: dict[str, Any]
     assert record.outcome is not None
     assert page.inner_text("#replay-result").startswith(
         "Draw" if record.outcome.winner is None else f"{record.players[record.outcome.winner]} wins")
+
+
+def test_the_play_page_comes_back_after_a_dropped_connection(page: Any,
+                                                              server: dict[str, Any]) -> None:
+    routes: list[Any] = []
+
+    def through(route: Any) -> None:  # every WebSocket of the page, passed on to the server
+        route.connect_to_server()
+        routes.append(route)
+
+    page.route_web_socket(re.compile(r"^ws://"), through)
+    start_from_lobby(page, server, "sim", choose={"#sim-vertices": "5", "#bot": "sim-random"})
+    assert my_turn(page)
+    page.click("#sim-board .hit[data-move='0 1']")
+    assert my_turn(page)
+    assert len(routes) == 1
+    routes[0].close(code=4000, reason="network drop")  # the page's side of it
+    page.wait_for_function("document.getElementById('log').innerText.includes('reconnected')")
+    assert len(routes) == 2
+    assert my_turn(page)  # the server resent the game and our turn
+    assert page.locator("#sim-board [data-edge='0 1'].red").count() == 1
+    while my_turn(page):
+        page.locator("#sim-board [data-move]").first.click()
+    result = page.inner_text("#result h2")
+    assert " wins" in result or result.startswith("Draw")
+    assert "disconnect" not in result
+    shot(page, "play-reconnected")

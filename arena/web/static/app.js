@@ -279,8 +279,10 @@ async function playPage() {
   const note = (...text) => log.prepend(h("li", {}, ...text));
 
   const guest = await api("/api/guest");
-  const ws = new WebSocket(wsUrl(), "arena.v1.json");
-  cleanup.push(() => ws.close());
+  // The connection comes back after a drop (the server keeps the game for its grace
+  // period and resends it: game_start, the position, and our turn if it is ours).
+  let ws = null, leaving = false, retryDelay = 500;
+  cleanup.push(() => { leaving = true; if (ws) ws.close(); });
   // view: what render() gives for the position shown; legal: the /api/legal answer on our
   // turn; local: the renderer's own notes while it builds a move (reset every turn)
   const game = { id: null, settings: null, seat: null, players: null, view: null, myTurn: null,
@@ -349,12 +351,39 @@ async function playPage() {
     setPhase("waiting");
   }
 
-  ws.addEventListener("open", () => send({ type: "hello", protocol: 1, role: "bot", token: guest.token,
-    games: [name], client: "arena-web" }));
-  ws.addEventListener("close", () => { if (!game.over) note("the connection closed"); });
-  ws.addEventListener("message", async (event) => {
-    const m = JSON.parse(event.data);
+  function connect() {
+    ws = new WebSocket(wsUrl(), "arena.v1.json");
+    ws.addEventListener("open", () => send({ type: "hello", protocol: 1, role: "bot", token: guest.token,
+      games: [name], client: "arena-web" }));
+    ws.addEventListener("close", () => {
+      if (leaving || game.over) return;
+      note(`the connection closed; reconnecting in ${retryDelay / 1000} s`);
+      setPhase("reconnecting");
+      setTimeout(() => { if (!leaving && !game.over) connect(); }, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 8000);
+    });
+    ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
+  }
+
+  async function endedWhileAway() {  // the game is over and stored: show how it ended
+    try {
+      const stored = await api(`/api/games/${game.id}`);
+      await onMessage({ type: "game_over", game_id: game.id, result: stored.result, winner: stored.winner,
+        scores: stored.scores, termination: stored.termination, reason: stored.reason });
+    } catch (error) { note(`the game is gone: ${error.message}`); }
+  }
+
+  connect();
+
+  async function onMessage(m) {
     if (m.type === "welcome") {
+      retryDelay = 500;
+      if (game.id) {  // back after a drop
+        note("reconnected");
+        if (!m.games.includes(game.id)) await endedWhileAway();
+        else setPhase(game.myTurn ? "choose" : "waiting");
+        return;
+      }
       try {
         const started = await api("/api/play", { token: guest.token, ...request });
         game.id = started.game_id;
@@ -399,7 +428,7 @@ async function playPage() {
     } else if (m.type === "error") {
       note(`error: ${m.message}`);
     }
-  });
+  }
 }
 
 // -- watching a live game ------------------------------------------------------------------------
