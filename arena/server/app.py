@@ -404,6 +404,9 @@ class ArenaServer(GameHost):
 
     async def _handle_frame(self, session: Session, frame: bytes | str) -> bool:
         """Act on one frame in the connection's task; False when the connection must end."""
+        if session.role:  # past the handshake nothing waits: the same code as the fast path
+            self._take_frame(session, frame)
+            return not session.closed
         core = session.core
         core.receive_data(frame)
         for event in core.events_received():
@@ -413,23 +416,24 @@ class ArenaServer(GameHost):
                     await session.drain_and_close(CLOSE_ERRORS, event.code)
                     return False
                 continue
-            if session.role:
-                self._act(session, event)
-            elif not await self._handshake(session, event):
+            if not await self._handshake(session, event):
                 return False
         session.flush()  # errors the core queued itself, and the answers
-        self._outbox.flush()  # what the frame caused for other clients
         return True
 
     def _on_frame(self, session: Session, frame: bytes | str) -> bool:
         """The fast path: a frame from a client past its handshake, judged in the very
-        callback that read it (no task switch). Past the handshake every message is
-        handled synchronously, so nothing here waits. False: not handled here (an
-        older frame is still being handled), the connection's task takes it."""
+        callback that read it (no task switch). False: not handled here (an older
+        frame is still being handled), the connection's task takes it."""
         if session.busy:
             return False
-        if session.closed:
-            return True
+        if not session.closed:
+            self._take_frame(session, frame)
+        return True
+
+    def _take_frame(self, session: Session, frame: bytes | str) -> None:
+        """Act on a frame from a client past its handshake. Every message there is
+        handled synchronously, so nothing waits; a bug drops this client only."""
         outbox = self._outbox
         core = session.core
         try:
@@ -441,17 +445,16 @@ class ArenaServer(GameHost):
                         if event.fatal:
                             session.flush()
                             session.close(CLOSE_ERRORS, event.code)
-                            return True
+                            return
                         continue
                     self._act(session, event)
             finally:
                 outbox.holding = False
-            session.flush()
-            outbox.flush()
-        except Exception:  # a bug must not break websockets' reading: drop this client
+            session.flush()  # errors the core queued itself, and the answers
+            outbox.flush()  # what the frame caused for other clients
+        except Exception:  # must not break websockets' reading: drop this client
             log.exception("handling a frame from %r failed", session)
             session.close(1011, "internal error")
-        return True
 
     async def _handshake(self, session: Session, message: Message) -> bool:
         """A message before the handshake is done; False when the connection must end."""
@@ -478,8 +481,8 @@ class ArenaServer(GameHost):
         elif kind == "resign":
             live = self._own_game(session, message["game_id"])
             if live is not None:
-                for seat in live.seats_of(session.name or ""):
-                    live.forfeit(seat, Termination.RESIGNATION, f"{session.name} resigned")
+                live.forfeit_player(session.name or "", Termination.RESIGNATION,
+                                    f"{session.name} resigned")
         elif kind == "spectate":
             live = self.live.get(message["game_id"])
             if live is None:
@@ -610,13 +613,13 @@ class ArenaServer(GameHost):
                 return
             record = task.result()
             outcome = record.outcome
-            assert outcome is not None
+            assert outcome is not None and live.log is not None  # both set before the end
             session.send(
                 "game_over", game_id=live.id, result=outcome.result, winner=outcome.winner,
                 scores=list(outcome.scores) if outcome.scores is not None else None,
                 termination=outcome.termination.value,
                 reason=outcome.detail or "the game ended", log_id=live.id, seed=record.seed,
-                log=live.log if live.log is not None else to_jsonl(record),
+                log=live.log,
             )
 
         live.task.add_done_callback(done)
@@ -640,13 +643,14 @@ class ArenaServer(GameHost):
         self._grace.pop(name, None)
         if name in self.sessions:
             return
-        for game_id in list(self.bot_games.get(name, ())):
-            live = self.live.get(game_id)
-            if live is not None:
-                grace = live.control.grace_ms
-                for seat in live.seats_of(name):
-                    live.forfeit(seat, Termination.DISCONNECT,
-                                 f"{name} stayed disconnected longer than {grace} ms")
+        for live in self._live_games_of(name):
+            live.forfeit_player(name, Termination.DISCONNECT,
+                                f"{name} stayed disconnected longer than {live.control.grace_ms} ms")
+
+    def _live_games_of(self, name: str) -> list[LiveGame]:
+        """The live games `name` plays in."""
+        return [live for game_id in list(self.bot_games.get(name, ()))
+                if (live := self.live.get(game_id)) is not None]
 
     async def _watch_revocations(self) -> None:
         """Drop connected clients whose token was revoked (or replaced) since they logged
@@ -671,11 +675,8 @@ class ArenaServer(GameHost):
         log.info("dropping %s: its token was revoked", name)
         self._tokens.pop(session, None)
         if session.role == "bot" and name is not None and self.sessions.get(name) is session:
-            for game_id in list(self.bot_games.get(name, ())):
-                live = self.live.get(game_id)
-                if live is not None:
-                    for seat in live.seats_of(name):
-                        live.forfeit(seat, Termination.DISCONNECT, f"{name}'s token was revoked")
+            for live in self._live_games_of(name):
+                live.forfeit_player(name, Termination.DISCONNECT, f"{name}'s token was revoked")
         self._error(session, AuthenticationError("the token was revoked"))
         session.close(CLOSE_UNAUTHORIZED, "token revoked")
 

@@ -237,6 +237,11 @@ class LiveGame:
             self.match.forfeit(seat, termination, detail)
             self._changed()
 
+    def forfeit_player(self, name: str, termination: Termination, detail: str) -> None:
+        """Forfeit the game against the player `name` (every seat it holds)."""
+        for seat in self.seats_of(name):
+            self.forfeit(seat, termination, detail)
+
     def abort(self, detail: str) -> None:
         if not self.over:
             self.match.abort(detail)
