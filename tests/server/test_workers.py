@@ -1,0 +1,66 @@
+"""The worker pool: values come back, and runaway jobs fail alone with a reason."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
+from tests.server import worker_jobs
+
+
+@pytest.fixture
+async def pool():
+    workers = WorkerPool(WorkerLimits(processes=2, memory_mb=512))
+    yield workers
+    workers.close()
+
+
+async def test_a_job_returns_its_value_from_another_process(pool: WorkerPool) -> None:
+    pid, doubled = await pool.run(worker_jobs.pid_and_double, 21, timeout=30)
+    assert doubled == 42
+    assert pid != os.getpid()
+
+
+async def test_an_endless_job_is_killed_at_its_time_limit(pool: WorkerPool) -> None:
+    with pytest.raises(JobFailed) as failure:
+        await pool.run(worker_jobs.spin_forever, timeout=0.5)
+    assert failure.value.kind == "timeout"
+    # the pool replaced the killed worker: jobs still run
+    assert (await pool.run(worker_jobs.pid_and_double, 1, timeout=30))[1] == 2
+
+
+async def test_a_job_over_the_memory_limit_fails_with_memory(pool: WorkerPool) -> None:
+    with pytest.raises(JobFailed) as failure:
+        await pool.run(worker_jobs.allocate_mib, 2048, timeout=30)
+    assert failure.value.kind == "memory"
+    assert "512 MiB" in str(failure.value)
+
+
+async def test_an_exception_in_the_job_names_it(pool: WorkerPool) -> None:
+    with pytest.raises(JobFailed) as failure:
+        await pool.run(worker_jobs.fail, "no such position", timeout=30)
+    assert failure.value.kind == "error"
+    assert "ValueError: no such position" in str(failure.value)
+
+
+async def test_the_event_loop_runs_while_a_job_computes(pool: WorkerPool) -> None:
+    job = asyncio.ensure_future(pool.run(worker_jobs.spin_forever, timeout=60))
+    ticks = 0
+    while ticks < 50:  # the loop keeps turning while the worker spins
+        await asyncio.sleep(0)
+        ticks += 1
+    assert not job.done()
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+
+
+async def test_a_closed_pool_refuses_jobs() -> None:
+    workers = WorkerPool(WorkerLimits(processes=1))
+    workers.close()
+    workers.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await workers.run(worker_jobs.pid_and_double, 1, timeout=1)

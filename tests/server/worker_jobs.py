@@ -1,0 +1,23 @@
+"""Module-level jobs for the worker pool's tests (workers import them by name)."""
+
+from __future__ import annotations
+
+import os
+
+
+def pid_and_double(value: int) -> tuple[int, int]:
+    return os.getpid(), 2 * value
+
+
+def spin_forever() -> None:
+    while True:
+        pass
+
+
+def allocate_mib(mib: int) -> int:
+    block = bytearray(mib * 1024 * 1024)
+    return len(block)
+
+
+def fail(message: str) -> None:
+    raise ValueError(message)
