@@ -30,14 +30,15 @@ from arena.game import Termination
 from arena.match import Match
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry, default_registry
-from arena.server import http
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
+from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Outbox, Session
 from arena.server.storage import AsyncStorage, Storage, hash_token
-from arena.web.api import GUEST_PREFIX
+from arena.web import GUEST_PREFIX
+from arena.web.app import WebFront
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -104,8 +105,9 @@ class ArenaServer(GameHost):
         self._game_tasks: set[asyncio.Task[Any]] = set()
         self._rng = random.Random()
         self.games_finished = 0
-        self.web_state: dict[str, Any] = {}
-        """The web interface's bookkeeping (`arena.web.api`)."""
+        self.web: WebFront | None = None
+        """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
+        self._dispatching: set[Dispatcher] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -116,13 +118,18 @@ class ArenaServer(GameHost):
         storage = Storage(self.config.db)
         self.recovered = storage.recover()
         self.storage = AsyncStorage(storage)
+        self.web = WebFront(self)
+        await self.web.start()
+        web = self.config.web
         self._ws = await serve(
             self._handle,
             self.config.host,
             self.config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
-            create_connection=ArenaConnection,
+            create_connection=dispatching(  # type: ignore[arg-type]
+                ArenaConnection, self.web.protocol, max_head=web.max_head,
+                head_timeout=web.head_timeout, pending=self._dispatching),
             max_size=self.config.max_ws_frame,
             compression=None,
             ping_interval=self.config.ping_interval,
@@ -166,6 +173,8 @@ class ArenaServer(GameHost):
                 await self.ladder.stop()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
+            for dispatcher in list(self._dispatching):  # no request head yet: drop them
+                dispatcher.close()
             for live in list(self.live.values()):
                 live.abort("the server shut down")
             if self._game_tasks:
@@ -174,6 +183,8 @@ class ArenaServer(GameHost):
                 handle.cancel()
             for session in list(self.sessions.values()):
                 await session.drain_and_close(1001, "server shutting down")
+            if self.web is not None:  # HTTP requests in progress finish (they use storage)
+                await self.web.close()
             if self._ws is not None:
                 self._ws.close()
                 await self._ws.wait_closed()
@@ -367,9 +378,9 @@ class ArenaServer(GameHost):
     # -- connections -------------------------------------------------------------------
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
-        return await http.respond(self, connection, request)
+        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
+        assert self.web is not None
+        return await self.web.websocket_request(connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
         """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
@@ -518,10 +529,16 @@ class ArenaServer(GameHost):
         name: str | None = None
         if role in ("bot", "operator"):
             token = hello.get("token")
+            cookie = getattr(session.ws, "cookie_token", None) if role == "bot" else None
             assert self.storage is not None
             account = None
             if token:
                 account = await self.storage.call(self.storage.storage.authenticate, token)
+            elif cookie:  # a browser's guest, by the cookie its handshake carried
+                account = await self.storage.call(self.storage.storage.authenticate, cookie)
+                if account is not None and not account.name.startswith(GUEST_PREFIX):
+                    account = None
+                token = cookie
             if account is None or (role == "operator" and not account.operator):
                 self._error(session, AuthenticationError(
                     "unknown or revoked token" if account is None

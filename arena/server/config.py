@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from arena.web.config import WebConfig
+
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
 
 
@@ -89,9 +91,12 @@ class ServerConfig:
     web_time_control: TimeControl = TimeControl(
         move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000)
     """Time control of the games people play in the browser against house bots."""
-    guests_per_minute: int = 60
-    """Guest accounts `/api/guest` issues at most per minute (one per game played in a
-    browser)."""
+    guests_per_minute: int = 600
+    """Guest accounts ``POST /api/guest`` issues at most per minute in all (one per game
+    played in a browser); each client address has its own, smaller quota
+    (`WebConfig.guests_per_client_minute`)."""
     tournaments: str | None = None
     """A directory of tournament results (``*.json`` with ``bots`` and ``table``, in it or
     one level down, with their ``logs/``) shown by the web interface."""
+    web: WebConfig = WebConfig()
+    """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""
