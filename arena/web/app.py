@@ -16,11 +16,13 @@ gzip for text, and `WebFront.websocket_request`, the check of the WebSocket hand
 from __future__ import annotations
 
 import asyncio
+import logging
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from typing import TYPE_CHECKING
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
@@ -40,6 +42,24 @@ if TYPE_CHECKING:
     from arena.server.app import ArenaServer
 
 __all__ = ["WebFront", "make_app"]
+
+
+class _BadRequestsAreNotErrors(logging.Filter):
+    """aiohttp logs a malformed request as an error with a traceback; it is the
+    client's fault, answered 400: one line at INFO."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg = f"{record.msg}: %s"
+            record.args = (*(record.args or ()), str(error.message).splitlines()[0])  # type: ignore[misc]
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_QUIET = _BadRequestsAreNotErrors()
+logging.getLogger("aiohttp.server").addFilter(_QUIET)
 
 
 def make_app(server: ArenaServer) -> web.Application:

@@ -112,10 +112,12 @@ async def read_body(request: web.Request, limit: int) -> bytes:
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"the body is {request.content_length} bytes; at most {limit} "
                             "are accepted here")
-    body = await request.content.read(limit + 1)
-    if len(body) > limit:
-        raise ApiError(413, f"the body is longer than {limit} bytes")
-    return body
+    body = bytearray()
+    async for chunk in request.content.iter_any():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, f"the body is longer than {limit} bytes")
+    return bytes(body)
 
 
 async def read_json(request: web.Request, kind: type[T], limit: int) -> T:

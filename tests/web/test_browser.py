@@ -286,7 +286,7 @@ def test_the_replay_viewer_reads_an_uploaded_thesis_log(page: Any, server: dict[
     from .test_api import _played
 
     path = tmp_path / "game.log"
-    # a 1000-turn game: too long for one request, so it goes up in parts
+    # a 1000-turn game, uploaded as the body of one POST
     path.write_text(write_thesis_log(_played(SubstitutionGame(Settings.preset("classic", 1000)))),
                     encoding="utf-8")
     page.goto(server["url"] + "/#/replay")

@@ -174,7 +174,7 @@ export function settings(ctx) {
     clearTimeout(timer);
     if (grammar.value) { message.replaceChildren(); message.className = ""; return; }
     timer = setTimeout(async () => {
-      const result = await ctx.api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
+      const result = await ctx.post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
       message.className = result.ok ? "ok" : "error";
       message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups`
         : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
@@ -189,6 +189,6 @@ export function settings(ctx) {
     element: h("div", {}, h("label", {}, "Grammar ", grammar), text, message,
       h("label", {}, "Moves per player ", moves)),
     // the substitution game's own /api/play parameters: a preset name or a grammar text
-    value: () => (grammar.value ? { grammar: grammar.value, moves: moves.value } : { text: text.value, moves: moves.value }),
+    value: () => (grammar.value ? { grammar: grammar.value, moves: Number(moves.value) } : { text: text.value, moves: Number(moves.value) }),
   };
 }

@@ -34,16 +34,28 @@ function svg(tag, attrs = {}, ...children) {
   return build(document.createElementNS("http://www.w3.org/2000/svg", tag), attrs, children);
 }
 
+// The HTTP API (docs/server.md, /api/openapi.json): GETs read, POSTs change or compute.
+// Errors are JSON: {code, message}.
+async function answer(response) {
+  const data = await response.json().catch(() => ({ code: "not-json", message: response.statusText }));
+  if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { data, status: response.status });
+  return data;
+}
+
 async function api(path, params = {}) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== null) query.set(key, value);
   }
   const url = path + (query.toString() ? "?" + query : "");
-  const response = await fetch(url, { cache: "no-store" });
-  const data = await response.json();
-  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { data, status: response.status });
-  return data;
+  return answer(await fetch(url, { cache: "no-store" }));
+}
+
+// A POST with a JSON body (or a file, sent as it is); the guest cookie goes along.
+async function post(path, body = {}) {
+  const file = body instanceof Blob;
+  return answer(await fetch(path, { method: "POST", cache: "no-store", credentials: "same-origin",
+    headers: { "Content-Type": file ? "text/plain" : "application/json" }, body: file ? body : JSON.stringify(body) }));
 }
 
 function setPhase(phase) { document.body.dataset.phase = phase; }
@@ -148,7 +160,7 @@ async function rendererFor(name) {
 
 // What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
 function context(fields) {
-  return { h, svg, api, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+  return { h, svg, api, post, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
     local: {}, chance: null, play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
 }
 
@@ -225,8 +237,7 @@ async function lobbyPage() {
       .filter((el) => el.value !== el.dataset.default && el.value !== "")
       .map((el) => `${el.dataset.param}=${el.value}`);
     const request = { game: gameSelect.value, bot: bot.value + (changed.length ? ":" + changed.join(",") : ""),
-      seat: seat.value, ...chosen };
-    if (request.settings !== undefined && typeof request.settings !== "string") request.settings = JSON.stringify(request.settings);
+      seat: Number(seat.value), ...chosen };
     sessionStorage.setItem("arena.newgame", JSON.stringify(request));
     location.hash = "#/play";
   } }, "Start the game");
@@ -278,7 +289,7 @@ async function playPage() {
   setPhase("connecting");
   const note = (...text) => log.prepend(h("li", {}, ...text));
 
-  const guest = await api("/api/guest");
+  await post("/api/guest");  // the guest's token comes as an HttpOnly cookie
   // The connection comes back after a drop (the server keeps the game for its grace
   // period and resends it: game_start, the position, and our turn if it is ours).
   let ws = null, leaving = false, retryDelay = 500;
@@ -353,7 +364,8 @@ async function playPage() {
 
   function connect() {
     ws = new WebSocket(wsUrl(), "arena.v1.json");
-    ws.addEventListener("open", () => send({ type: "hello", protocol: 1, role: "bot", token: guest.token,
+    // no token: the handshake carried the guest cookie (same origin)
+    ws.addEventListener("open", () => send({ type: "hello", protocol: 1, role: "bot",
       games: [name], client: "arena-web" }));
     ws.addEventListener("close", () => {
       if (leaving || game.over) return;
@@ -385,7 +397,7 @@ async function playPage() {
         return;
       }
       try {
-        const started = await api("/api/play", { token: guest.token, ...request });
+        const started = await post("/api/play", request);
         game.id = started.game_id;
       } catch (error) { area.replaceChildren(errorBox(error), h("a", { href: "#/" }, "Back to the lobby")); setPhase("error"); }
     } else if (m.type === "game_start") {
@@ -483,27 +495,6 @@ async function watchPage({ params }) {
 
 // -- replay viewer -------------------------------------------------------------------------------
 
-async function deflateBase64(text) {
-  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-// A request line is at most 8 KiB: a longer log goes up in parts, then is replayed by key.
-const UPLOAD_PART = 6000;
-
-async function uploadAndReplay(z) {
-  if (z.length <= UPLOAD_PART) return api("/api/replay", { z });
-  const key = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const parts = Math.ceil(z.length / UPLOAD_PART);
-  for (let part = 0; part < parts; part++) {
-    await api("/api/upload", { key, part, parts, z: z.slice(part * UPLOAD_PART, (part + 1) * UPLOAD_PART) });
-  }
-  return api("/api/replay", { upload: key });
-}
-
 async function replayPage({ params }) {
   const viewer = h("div", { id: "viewer" });
   const idInput = h("input", { id: "game-id", placeholder: "game id", value: params.get("id") || "" });
@@ -513,8 +504,7 @@ async function replayPage({ params }) {
     if (!chosen) return;
     viewer.replaceChildren(h("p", {}, "Replaying the uploaded log…"));
     try {
-      const z = await deflateBase64(await chosen.text());
-      await viewReplay(viewer, await uploadAndReplay(z), chosen.name);
+      await viewReplay(viewer, await post("/api/replay", chosen), chosen.name);  // the file is the body
     } catch (error) { viewer.replaceChildren(errorBox(error)); }
   });
   show(h("h1", {}, "Replay"),
@@ -695,7 +685,7 @@ async function editorPage() {
   const check = async () => {
     const mine = ++seq;
     document.body.dataset.checked = "no";
-    const result = await api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, line: 0, reason: e.message }));
+    const result = await post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, line: 0, reason: e.message }));
     if (mine !== seq) return;
     valid = result.ok;
     status.className = valid ? "ok" : "error";
@@ -715,7 +705,7 @@ async function editorPage() {
   });
   save.addEventListener("click", async () => {
     try {
-      const r = await api("/api/grammars/save", { name: name.value.trim(), text: text.value });
+      const r = await post("/api/grammars", { name: name.value.trim(), text: text.value });
       saved.className = "ok";
       saved.replaceChildren(`Saved as “${r.saved}”; it is offered in the lobby.`);
     } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
