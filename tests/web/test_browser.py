@@ -613,3 +613,87 @@ def test_the_play_page_comes_back_after_a_dropped_connection(page: Any,
     assert " wins" in result or result.startswith("Draw")
     assert "disconnect" not in result
     shot(page, "play-reconnected")
+
+
+# -- a page of another site (issue 12; issue 11, finding 10) ------------------------------------
+
+ATTACK = """async (arena) => {
+  const results = {};
+  const send = async (path, body) => {
+    try {
+      await fetch(arena + path, { method: "POST", mode: "no-cors", credentials: "include",
+        headers: { "Content-Type": "text/plain" }, body });
+      return "sent";
+    } catch (error) { return "failed: " + error; }
+  };
+  results.guest = await send("/api/guest", "");
+  results.grammar = await send("/api/grammars", JSON.stringify({ name: "evil", text: "S->a" }));
+  results.image = await new Promise((resolve) => {  // a GET that would change something
+    const img = new Image();
+    img.onload = img.onerror = () => resolve("loaded");
+    img.src = arena + "/api/guest";
+  });
+  results.ws = await new Promise((resolve) => {
+    const ws = new WebSocket(arena.replace("http", "ws") + "/", "arena.v1.json");
+    ws.onopen = () => { ws.close(); resolve("open"); };
+    ws.onerror = () => resolve("refused");
+  });
+  return results;
+}"""
+
+
+def _accounts(server: dict[str, Any]) -> list[str]:
+    import json
+
+    with urllib.request.urlopen(server["url"] + "/api/bots", timeout=10) as answer:
+        return sorted(bot["name"] for bot in json.loads(answer.read())["bots"])
+
+
+def _presets(server: dict[str, Any]) -> list[str]:
+    import json
+
+    with urllib.request.urlopen(server["url"] + "/api/web/options", timeout=10) as answer:
+        return [preset["name"] for preset in json.loads(answer.read())["presets"]]
+
+
+@pytest.fixture
+def foreign_site() -> Iterator[str]:
+    """A page on another site (localhost, another port) that the attack runs from."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the library's name
+            body = b"<!doctype html><title>elsewhere</title><p>another site</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://localhost:{site.server_address[1]}/"
+    site.shutdown()
+    site.server_close()
+    thread.join()
+
+
+def test_a_page_of_another_site_changes_nothing_and_cannot_open_the_websocket(
+        page: Any, server: dict[str, Any], foreign_site: str) -> None:
+    before, presets = _accounts(server), _presets(server)
+    page.goto(foreign_site)
+    results = page.evaluate(ATTACK, server["url"])
+    assert results == {"guest": "sent", "grammar": "sent", "image": "loaded", "ws": "refused"}
+    assert _accounts(server) == before  # no guest account was made
+    assert _presets(server) == presets  # no grammar was saved
+    # the same script from the arena's own page: the guest is made, the WebSocket opens
+    page.goto(server["url"] + "/#/ladder")
+    wait_phase(page, "ladder")
+    results = page.evaluate(ATTACK, server["url"])
+    assert results["ws"] == "open"
+    assert len(_accounts(server)) == len(before) + 1  # so the check above could fail
