@@ -98,5 +98,5 @@ class ServerConfig:
     tournaments: str | None = None
     """A directory of tournament results (``*.json`` with ``bots`` and ``table``, in it or
     one level down, with their ``logs/``) shown by the web interface."""
-    web: WebConfig = WebConfig()
+    web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""

@@ -53,7 +53,7 @@ class _BadRequestsAreNotErrors(logging.Filter):
         if isinstance(error, HttpProcessingError):
             record.levelno, record.levelname = logging.INFO, "INFO"
             record.msg = f"{record.msg}: %s"
-            record.args = (*(record.args or ()), str(error.message).splitlines()[0])  # type: ignore[misc]
+            record.args = (*(record.args or ()), str(error.message).splitlines()[0])
             record.exc_info = record.exc_text = None
         return True
 

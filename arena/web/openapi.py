@@ -49,9 +49,9 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         else:
             responses[str(status)] = {"description": text, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/Error"}}}}
-    for status, text in (("405", "wrong method (with Allow)"),
-                         ("default", "any other error, as an Error object")):
-        responses.setdefault(status, {"description": text, "content": {"application/json": {
+    for code, text in (("405", "wrong method (with Allow)"),
+                       ("default", "any other error, as an Error object")):
+        responses.setdefault(code, {"description": text, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Error"}}}})
     operation: dict[str, Any] = {"operationId": endpoint.operation_id, "summary":
                                  endpoint.summary, "tags": [endpoint.tag],

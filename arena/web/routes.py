@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SERVER", "Endpoint", "Param", "server_of"]
 
-SERVER: web.AppKey[ArenaServer] = web.AppKey("arena.server")  # type: ignore[name-defined]
+SERVER: web.AppKey[ArenaServer] = web.AppKey("arena.server")
 """The `ArenaServer` whose HTTP side the application is."""
 
 

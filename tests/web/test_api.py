@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from arena.web import GUEST_COOKIE
-
 from arena.games.substitution import Settings
 from arena.record import to_jsonl
 from arena.registry import default_registry
 from arena.server import ServerConfig
+from arena.web import GUEST_COOKIE
 from tests.server.conftest import SUBST, Arena, RawClient
 
 
@@ -219,7 +218,7 @@ async def test_a_1000_turn_log_replays_as_one_body(arena: Arena) -> None:
     status, replay = await post(arena, "/api/replay", raw=to_jsonl(record).encode())
     assert status == 200, replay
     assert len(replay["frames"]) == 2001 and replay["error"] is None
-    status, error = await get(arena, "/api/upload")  # the chunked GET upload is gone
+    status, _error = await get(arena, "/api/upload")  # the chunked GET upload is gone
     assert status == 404
 
 

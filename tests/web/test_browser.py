@@ -663,7 +663,7 @@ def foreign_site() -> Iterator[str]:
     import threading
 
     class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the library's name
+        def do_GET(self) -> None:
             body = b"<!doctype html><title>elsewhere</title><p>another site</p>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")

@@ -28,7 +28,7 @@ def _routed(arena: Arena) -> set[tuple[str, str]]:
 
 
 async def test_every_route_is_documented_and_every_documented_path_routed(arena: Arena) -> None:
-    status, document = await get(arena, "/api/openapi.json")
+    _status, document = await get(arena, "/api/openapi.json")
     documented = {(method.upper(), path) for path, item in document["paths"].items()
                   for method in item}
     routed = _routed(arena)
@@ -37,7 +37,7 @@ async def test_every_route_is_documented_and_every_documented_path_routed(arena:
 
 
 async def test_every_endpoint_the_pages_call_is_documented(arena: Arena) -> None:
-    status, document = await get(arena, "/api/openapi.json")
+    _status, document = await get(arena, "/api/openapi.json")
     paths = [re.sub(r"\{\w+\}", "[^/]+", path) for path in document["paths"]]
     scripts = [STATIC / "app.js", *sorted((ROOT / "arena" / "games").glob("*/web.js"))]
     called = {match for script in scripts
