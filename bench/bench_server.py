@@ -264,6 +264,23 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def build_extensions(path: Path) -> None:
+    """The compiled extensions of the checkout `path`: this checkout's own when their
+    sources are the same (nothing stale can run), else built with Cython."""
+    sources = sorted(p.relative_to(path) for pattern in ("*.pyx", "*.pxd")
+                     for p in path.rglob(pattern))
+    mine = sorted(p.relative_to(ROOT) for pattern in ("*.pyx", "*.pxd")
+                  for p in ROOT.rglob(pattern) if ".venv" not in p.parts)
+    if sources == mine and all((path / s).read_bytes() == (ROOT / s).read_bytes()
+                               for s in sources):
+        for built in ROOT.rglob("*.so"):
+            if ".venv" not in built.parts and "build" not in built.relative_to(ROOT).parts:
+                shutil.copy2(built, path / built.relative_to(ROOT))
+        return
+    subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=path,
+                   check=True, stdout=subprocess.DEVNULL)  # needs Cython
+
+
 @contextlib.contextmanager
 def checkout(revision: str) -> Any:
     """A temporary worktree of `revision` with its extensions built in place."""
@@ -272,8 +289,7 @@ def checkout(revision: str) -> Any:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
                         str(path), revision], check=True)
         try:
-            subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
-                           cwd=path, check=True, stdout=subprocess.DEVNULL)
+            build_extensions(path)
             found = subprocess.run(
                 [sys.executable, "-c", "import arena; print(arena.__file__)"], cwd=path,
                 env={**os.environ, "PYTHONPATH": str(path)}, check=True, capture_output=True,
