@@ -2,7 +2,8 @@
 
 `ArenaServer` is the asyncio layer around the pieces: `protocol.ProtocolCore` per
 connection (`Session`), `LiveGame` runners, `Storage` in a worker thread, the `Ladder`,
-and the HTTP endpoints answered on the same port (`arena.server.http`). Embedding it::
+and the HTTP side (`arena.web.app`, aiohttp), served on the same port
+(`arena.server.dispatch`). Embedding it::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
     await server.start()

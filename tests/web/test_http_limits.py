@@ -125,6 +125,8 @@ async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena)
 async def test_json_bodies_have_a_limit_and_a_type(arena: Arena) -> None:
     status, error = await post(arena, "/api/grammars/check", {"text": "S->a" * 100_000})
     assert status == 413 and error["code"] == "too-large"
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->a\n" * 4000})
+    assert status == 200 and check["ok"] is False and "16384 characters" in check["message"]
     status, error = await post(arena, "/api/grammars/check", raw=b'{"text": "S->a"}')
     assert status == 415 and "application/json" in error["message"]
     status, error, _ = await asyncio.to_thread(

@@ -75,13 +75,14 @@ async def grammar_text(server: ArenaServer, name: str) -> str:
 
 
 async def check_grammar(request: web.Request) -> web.Response:
-    body = await read_json(request, GrammarText, MAX_GRAMMAR * 4)
-    return json_response(_check(server_of(request), body.text))
+    server = server_of(request)
+    body = await read_json(request, GrammarText, server.config.web.max_body)
+    return json_response(_check(server, body.text))
 
 
 async def save_grammar(request: web.Request) -> web.Response:
-    body = await read_json(request, NamedGrammar, MAX_GRAMMAR * 4)
     server = server_of(request)
+    body = await read_json(request, NamedGrammar, server.config.web.max_body)
     name = body.name.strip()
     if not _NAME.fullmatch(name):
         raise ApiError(400, "a preset name is 1-40 letters, digits, '_', '.', '-'")

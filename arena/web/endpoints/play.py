@@ -146,7 +146,7 @@ def guest_token(request: web.Request) -> str | None:
 async def play(request: web.Request) -> web.Response:
     server = server_of(request)
     assert server.storage is not None
-    body = await read_json(request, PlayRequest, 64 * 1024)
+    body = await read_json(request, PlayRequest, server.config.web.max_body)
     token = guest_token(request)
     account = await server.storage.call(server.storage.storage.authenticate, token) \
         if token else None
