@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from arena.web.http import ApiError, Handler
 
@@ -49,7 +50,7 @@ def origin_allowed(origin: str, host: str | None, extra: Iterable[str]) -> bool:
     return mine is not None and _address(parts.scheme, parts.netloc) == mine
 
 
-def cross_site_guard(extra: tuple[str, ...]) -> web.middleware:  # type: ignore[valid-type]
+def cross_site_guard(extra: tuple[str, ...]) -> Middleware:
     """Middleware: refuse state-changing requests that a foreign page sent."""
 
     @web.middleware
