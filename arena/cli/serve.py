@@ -66,7 +66,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         rules = registry.load_game(game, settings)
         house_specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         for spec in house_specs:
-            registry.make_bot(rules, spec)
+            registry.make_bot(rules, spec, allow_exec=False)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(

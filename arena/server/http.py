@@ -7,6 +7,7 @@
                                    the live state while it is played (no seed before the end)
     GET /api/leaderboard           ratings by conservative rating; filter: game
     GET /api/bots                  accounts, connected bots, house bots
+    GET /api/schema?game=          the protocol's JSON Schema (`arena.schema.contract`)
 
 The web interface's files and endpoints (`arena.web.api`) are answered first.
 """
@@ -20,6 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from arena.errors import SettingsError
+from arena.schema import contract
 from arena.web import api as web_api
 
 if TYPE_CHECKING:
@@ -46,6 +49,11 @@ async def respond(server: ArenaServer, connection: ServerConnection, request: Re
         return web
     if path == "/healthz":
         return _json(connection, 200, server.health())
+    if path == "/api/schema":
+        try:
+            return _json(connection, 200, contract(server.registry, query.get("game") or None))
+        except SettingsError as error:
+            return _json(connection, 404, {"error": str(error)})
     if path == "/api/games":
         try:
             limit = max(1, min(500, int(query.get("limit", "50"))))
@@ -80,5 +88,5 @@ async def respond(server: ArenaServer, connection: ServerConnection, request: Re
         return _json(connection, 200, {"bots": bots, "house": ["house:" + h for h in house]})
     return _json(connection, 404, {"error": f"no endpoint {url.path!r}",
                                    "endpoints": ["/healthz", "/api/games", "/api/games/{id}",
-                                                 "/api/leaderboard", "/api/bots",
+                                                 "/api/leaderboard", "/api/bots", "/api/schema",
                                                  *web_api.ROUTES]})
