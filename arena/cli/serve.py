@@ -64,6 +64,11 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             settings = {}
         registry = default_registry()
         rules = registry.load_game(game, settings)
+        if ladder and rules.num_players() != 2:
+            raise click.UsageError(
+                f"the ladder pairs two bots, but {game} with these settings is a "
+                f"{rules.num_players()}-player game: give two-player settings (for tiles: "
+                "--settings '{\"players\": 2}') or --no-ladder")
         house_specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         for spec in house_specs:
             registry.make_bot(rules, spec, allow_exec=False)

@@ -116,6 +116,13 @@ class ArenaServer(GameHost):
         """Open the database (aborting games a crash left running), listen, start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
+        ladder = self.config.ladder
+        if ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
+            rules = self.registry.load_game(ladder.game, ladder.settings)
+            if rules.num_players() != 2:
+                raise SettingsError(
+                    f"the ladder pairs two bots, but {ladder.game} with these settings is a "
+                    f"{rules.num_players()}-player game: give settings for two players")
         storage = Storage(self.config.db)
         self.recovered = storage.recover()
         self.storage = AsyncStorage(storage)
@@ -135,11 +142,6 @@ class ArenaServer(GameHost):
         )
         if self.config.ladder is not None:
             ladder = self.config.ladder
-            rules = self.registry.load_game(ladder.game, ladder.settings)  # fail early
-            if rules.num_players() != 2:
-                raise SettingsError(
-                    f"the ladder pairs two bots, but {ladder.game} with these settings is a "
-                    f"{rules.num_players()}-player game: give settings for two players")
             self.ladder = Ladder(ladder, self._ladder_candidates, self._start_pair)
             self.ladder.start()
         self._revocations = asyncio.get_running_loop().create_task(self._watch_revocations())

@@ -25,7 +25,9 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
     """The game's header, its result and one frame per position.
 
     Frame 0 is the start; frame i (i >= 1) is the state after turn i-1, with who moved,
-    the chance outcome it moved after and the move. Each frame holds the JSON state
+    the chance outcome it moved after, the move and the bots' debug lines of that turn
+    (``notes``: player and text; lines after the last move go to the last frame). Each
+    frame holds the JSON state
     and, for a game with its own `Game.render`, what that gives (``render``; the web
     page draws ``state`` where there is none). A move the referee rejects ends the
     frames and is reported as ``error``.
@@ -53,6 +55,10 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
         state = verdict.state
         result.append(frame(index=index + 1, player=turn.player, chance=turn.chance,
                             move=turn.move))
+    for note in record.notes:
+        target = result[max(1, min(note.turn + 1, len(result) - 1))] if len(result) > 1 \
+            else result[0]
+        target.setdefault("notes", []).append({"player": note.player, "text": note.text})
     outcome = record.outcome
     return {
         "id": record.id, "game": record.game, "settings": dict(record.settings),
