@@ -3,7 +3,7 @@
 `SCHEMA` stays the single definition: each field's kind gives its JSON type, its
 `shape` refines it (the keys of an object, the range of an integer), and a game's own
 parts (settings, state, chance outcome, move string) are references to
-``#/$defs/game_settings``, ``game_state``, ``game_chance`` and ``game_move``, which
+``#/$defs/game-settings``, ``game-state``, ``game-chance`` and ``game-move``, which
 `protocol_schema` fills with one game's schemas (`arena.schema` takes them from the
 game plugins) or with generic ones.
 
@@ -88,7 +88,7 @@ def protocol_schema(game: Mapping[str, Any] | None = None, *, title: str | None 
     parts = {**GENERIC_GAME, **(game or {})}
     defs: dict[str, Any] = {name: message_schema(spec) for name, spec in SCHEMA.items()}
     for part in GAME_PARTS:
-        defs[f"game_{part}"] = dict(parts[part])
+        defs[f"game-{part}"] = dict(parts[part])
     return {
         "$schema": DIALECT,
         "$id": f"urn:arena:protocol:{PROTOCOL_VERSION}",

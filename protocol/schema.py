@@ -142,7 +142,7 @@ def _kind_ok(kind: Kind, value: Any) -> bool:
 class Field:
     """One field: its kind (checked on every message) and, for the machine-readable
     contract (`protocol.jsonschema`), a `shape`: a JSON Schema that refines the kind
-    (the keys of an object, a game's part as ``{"$ref": "#/$defs/game_state"}``)."""
+    (the keys of an object, a game's part as ``{"$ref": "#/$defs/game-state"}``)."""
 
     name: str
     kind: Kind
@@ -232,10 +232,10 @@ _GAME = _f("game_id", "str", "the game's id")
 # -- shapes: what the contract (`protocol.jsonschema`) says inside a field ---------------
 # A game's own parts are references that `protocol.jsonschema` fills in per game.
 
-_SETTINGS = {"$ref": "#/$defs/game_settings"}
-_STATE = {"$ref": "#/$defs/game_state"}
-_CHANCE = {"$ref": "#/$defs/game_chance"}
-_MOVE = {"$ref": "#/$defs/game_move"}
+_SETTINGS = {"$ref": "#/$defs/game-settings"}
+_STATE = {"$ref": "#/$defs/game-state"}
+_CHANCE = {"$ref": "#/$defs/game-chance"}
+_MOVE = {"$ref": "#/$defs/game-move"}
 
 
 def _object(properties: Mapping[str, Any], required: tuple[str, ...] | None = None, *,
