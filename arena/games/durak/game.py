@@ -74,7 +74,7 @@ class DurakGame(Game[DurakState, DurakMove]):
 
     def legal_moves(self, state: DurakState, limit: int = 1000) -> LegalOptions:
         moves = [str(m) for m in rules.legal_moves(self.rules, state)]
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     def outcome(self, state: DurakState) -> Outcome | None:
         end = rules.result(self.rules, state)

@@ -176,7 +176,7 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         if self._over(state):
             return LegalOptions(())
         moves = [self.format_move(m) for m, _ in self.rules.moves(state.heaps)]
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     # -- end ------------------------------------------------------------------------
 

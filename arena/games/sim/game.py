@@ -127,7 +127,7 @@ class SimGame(Game[SimPosition, SimMove]):
         if state.is_over():
             return LegalOptions(())
         free = [str(SimMove(*self.geometry.edges[e])) for e in _bits(state.free)]
-        return LegalOptions(tuple(free[:limit]), complete=len(free) <= limit)
+        return LegalOptions(tuple(free[:limit]), complete=len(free) <= limit, count=len(free))
 
     def edge_move(self, edge: int) -> SimMove:
         """The move that colours edge number `edge`."""

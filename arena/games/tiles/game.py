@@ -168,7 +168,7 @@ class TilesGame(Game[TilesState, TilesMove]):
         moves = [c.value for c in (Choice.PAIR, Choice.SUM) if c in options]
         if not moves or self.rules.voluntary_skip:
             moves.append(Choice.PASS.value)
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     def outcome(self, state: TilesState) -> Outcome | None:
         if not state.over:
