@@ -76,12 +76,12 @@ class _Seat:
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill the program's whole process group (it and anything it started)."""
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(5)
+    """Kill the program's whole process group: it and anything it started, even when
+    the program itself has exited already."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
     for stream in (process.stdin, process.stdout, process.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):

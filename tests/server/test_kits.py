@@ -156,3 +156,28 @@ def test_a_tournament_runs_the_c_kit_through_the_runner(built, tmp_path):
         assert record.outcome.termination.value == "normal", record.outcome
         seat = record.players.index(f"exec:{bot}")
         assert any(note.player == seat and "playing" in note.text for note in record.notes)
+
+
+async def test_the_bridge_answers_legal_queries_when_moves_are_too_many(make_arena, built):
+    """With max_legal 1 no substitution turn is listed: the C kit builds each move with
+    '?legal' lines, which the bridge turns into legal requests."""
+    arena = await make_arena(max_legal=1)
+    start = built("c")
+    token = await arena.add_bot("kit-steps")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena", "connect", "--url", arena.url, "--token", token,
+        "--stop-after", "2", "--exec", " ".join(start),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    async with asyncio.timeout(30):
+        while "kit-steps" not in arena.server.sessions:
+            await asyncio.sleep(0.02)
+    settings = Settings.preset("medium", 8).to_json()
+    records = await asyncio.gather(
+        arena.server.play_game("substitution", settings, ["kit-steps", "house:random"], seed=7),
+        arena.server.play_game("substitution", settings, ["house:random", "kit-steps"], seed=7))
+    output, _ = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, output.decode()
+    check(list(records), "kit-steps")
+    notes = [note.text for record in records for note in record.notes]
+    assert any("building one step by step" in text for text in notes)
