@@ -17,7 +17,7 @@ from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server.config import TimeControl
 
-__all__ = ["CheckedGame", "CheckReport", "check_program", "default_opponent"]
+__all__ = ["CheckReport", "CheckedGame", "check_program", "default_opponent"]
 
 
 @dataclass(frozen=True)

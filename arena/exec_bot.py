@@ -8,6 +8,9 @@ that plays on a server through ``arena connect --exec`` plays here unchanged:
 ``start`` before each game, ``turn`` with the state, the clock and the legal moves,
 ``over`` after it, ``?legal`` queries answered.
 
+The program must exit when its input ends (as every line program does): that is what
+it sees when the process that runs it dies without a chance to kill it.
+
 The time control applies as on a server: each move has `TimeControl.move_ms` (the first
 `first_move_ms`), time beyond it comes from the bank; a program that runs out loses on
 time (`BotGaveUp`), and a program that dies or closes its output loses too. After
@@ -39,7 +42,7 @@ from arena.legal import DEFAULT_MAX_LEGAL, legal_fields, steps_answer
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol
 from arena.server.config import TimeControl
 
-__all__ = ["MAX_NOTE_BYTES", "MAX_NOTES", "ExecBot", "exec_factory"]
+__all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
 
 MAX_NOTES = 200
 """Debug lines (``#`` and standard error) kept per game and seat; later ones are counted."""
@@ -86,14 +89,6 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """The program gets SIGKILL if the process that started it dies (Linux)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 class ExecBot:
@@ -146,7 +141,7 @@ class ExecBot:
         try:
             process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
+                stderr=subprocess.PIPE, start_new_session=True)
         except OSError as error:
             raise BotGaveUp(f"cannot start {self.command!r}: {error.strerror or error}",
                             Termination.DISCONNECT) from None
@@ -346,7 +341,7 @@ class ExecBot:
         if seat is None:
             return []
         if self._process is not None and self._process.poll() is None:
-            result = outcome.to_json() if outcome is not None else {
+            result: dict[str, Any] = outcome.to_json() if outcome is not None else {
                 "result": "aborted", "winner": None, "scores": None,
                 "termination": "aborted", "detail": "the game was left unfinished"}
             with contextlib.suppress(BotGaveUp):
@@ -357,8 +352,9 @@ class ExecBot:
         self.drain_stderr(seat)
         notes = list(seat.notes)
         if seat.dropped:
-            notes.append((seat.turn, f"({seat.dropped} more debug lines were dropped; at most "
-                                     f"{MAX_NOTES} are kept per game)"))
+            dropped = (f"({seat.dropped} more debug lines were dropped; at most {MAX_NOTES} "
+                       "are kept per game)")
+            notes.append((seat.turn, dropped))
         return notes
 
 

@@ -60,12 +60,12 @@ class Note(NamedTuple):
 
 def _notes_from_json(value: Any) -> tuple[Note, ...]:
     if not isinstance(value, list):
-        raise ValueError("'notes' must be a list")
+        raise TypeError("'notes' must be a list")
     notes = []
     for item in value:
         if not (isinstance(item, dict) and isinstance(item.get("turn"), int)
                 and isinstance(item.get("player"), int) and isinstance(item.get("text"), str)):
-            raise ValueError("each note needs an integer turn and player and a text")
+            raise TypeError("each note needs an integer turn and player and a text")
         notes.append(Note(item["turn"], item["player"], item["text"]))
     return tuple(notes)
 

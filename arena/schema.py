@@ -83,7 +83,7 @@ def parts_markdown(registry: Registry, name: str) -> str:
     """A game's settings, state, chance outcome and move syntax as Markdown."""
     parts = game_parts(registry, name)
     facts = game_facts(registry, name)
-    lines = [f"Settings (`game_start.settings`):", "", *_table(parts["settings"]), "",
+    lines = ["Settings (`game_start.settings`):", "", *_table(parts["settings"]), "",
              "State (`your_turn.state`, `game_state.state`, `moved.state`):", "",
              *_table(parts["state"]), ""]
     chance = parts["chance"]

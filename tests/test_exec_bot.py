@@ -5,7 +5,6 @@ kept with the game's log."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import sys
 import time
@@ -68,7 +67,7 @@ def test_exec_specs_parse_and_resolve_wherever_bots_are_named(program):
     assert str(spec) == f"exec:{PY} {program} fine --x=1"
     specs = parse_bot_list(f"exec:{PY} {program} fine,search:depth=4", ["search"])
     assert [str(s) for s in specs] == [f"exec:{PY} {program} fine", "search:depth=4"]
-    parsed = default_registry().parse_bots("sim", f"exec:./bot,sim-random")
+    parsed = default_registry().parse_bots("sim", "exec:./bot,sim-random")
     assert [str(s) for s in parsed] == ["exec:./bot", "sim-random"]
     with pytest.raises(BotSpecError, match="give the command"):
         parse_bot_spec("exec:")

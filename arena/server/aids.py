@@ -96,7 +96,7 @@ class _Count:
 class Notes:
     """Counts each bot's ``log`` messages per game against the `LogLimits`."""
 
-    limits: LogLimits = LogLimits()
+    limits: LogLimits = field(default_factory=LogLimits)
     _counts: dict[tuple[str, int], _Count] = field(default_factory=dict)
 
     def take(self, live: LiveGame, seat: int, text: str) -> Reply | None:

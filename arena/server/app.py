@@ -31,7 +31,7 @@ from arena.match import Match
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry, default_registry
 from arena.server import http
-from arena.server.aids import LegalMoves, Notes
+from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.ladder import Ladder
@@ -633,6 +633,7 @@ class ArenaServer(GameHost):
         if live is None:
             return
         seats = live.seats_of(session.name or "")
+        reply: Reply | None
         if message.type == "legal":
             reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
         else:

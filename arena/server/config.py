@@ -79,7 +79,7 @@ class ServerConfig:
     """Frames queued for a client that does not read; beyond that it is disconnected."""
     max_legal: int = DEFAULT_MAX_LEGAL
     """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
-    log_limits: LogLimits = LogLimits()
+    log_limits: LogLimits = field(default_factory=LogLimits)
     """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0

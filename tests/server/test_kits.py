@@ -41,7 +41,7 @@ def need(*tools: str) -> None:
 
 def build(command: list[str], cwd: Path, **env: str) -> None:
     done = subprocess.run(command, cwd=cwd, env={**os.environ, **env}, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, check=False)
     assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
 
 
@@ -144,7 +144,7 @@ def test_a_tournament_runs_the_c_kit_through_the_runner(built, tmp_path):
         [sys.executable, "-m", "arena", "tournament", "--bots", f"exec:{bot},search:depth=4",
          "--moves", "6", "--games", "2", "--jobs", "2", "--quiet", "--no-self-play",
          "--out", str(tmp_path / "t")],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        capture_output=True, text=True, timeout=600, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert f"exec:{bot}" in done.stdout
     from arena.record import read_jsonl
