@@ -41,6 +41,7 @@ from arena.game import Game, Outcome, Rejection, Termination
 from arena.legal import DEFAULT_MAX_LEGAL, legal_fields, steps_answer
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol
 from arena.server.config import TimeControl
+from arena.server.live import Clock
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
 
@@ -52,21 +53,14 @@ MAX_NOTE_BYTES = 1024
 
 @dataclass
 class _Seat:
-    """A game the program plays in one seat: its id, clock and debug lines."""
+    """A game the program plays in one seat: its id, clock (the server's `Clock`) and
+    debug lines."""
 
     game_id: str
-    control: TimeControl
-    bank_ms: float = 0.0
-    moves: int = 0
+    clock: Clock
     turn: int = 0
     notes: list[tuple[int | None, str]] = field(default_factory=list)
     dropped: int = 0
-
-    def __post_init__(self) -> None:
-        self.bank_ms = float(self.control.bank_ms)
-
-    def limit_ms(self) -> int:
-        return self.control.first_move_ms if self.moves == 0 else self.control.move_ms
 
     def note(self, text: str) -> None:
         if len(self.notes) >= MAX_NOTES:
@@ -269,18 +263,19 @@ class ExecBot:
         if seat is None:
             seat = self._begin(game, seat_index)
         number = getattr(game, "move_number", None)
-        seat.turn = int(number(state)) if callable(number) else seat.moves
+        seat.turn = int(number(state)) if callable(number) else seat.clock.moves
         process = self._ensure()
         del process
-        limit = seat.limit_ms()
+        clock = seat.clock
+        limit = clock.limit_ms()
         started = time.monotonic()
-        deadline = started + (limit + seat.bank_ms) / 1000
+        deadline = started + (limit + clock.bank_ms) / 1000
         fields: dict[str, Any] = {
             "game_id": seat.game_id, "game": game.type.name, "turn": seat.turn,
             "move_number": seat.turn, "seat": seat_index, "chance": None,
             "state": game.state_to_json(state),
-            "clock": {"limit_ms": limit, "bank_ms": int(seat.bank_ms),
-                      "left_ms": int(limit + seat.bank_ms)},
+            "clock": {"limit_ms": limit, "bank_ms": int(clock.bank_ms),
+                      "left_ms": int(limit + clock.bank_ms)},
             "retries_left": 0,
             **legal_fields(game, state, self.max_legal),
         }
@@ -289,7 +284,7 @@ class ExecBot:
             line = self._read_line(deadline, seat)
             if line is None:
                 self._drop_process()  # its late answer must not be read as the next move
-                raise BotGaveUp(f"no move within {limit} ms and the {int(seat.bank_ms)} ms "
+                raise BotGaveUp(f"no move within {limit} ms and the {int(clock.bank_ms)} ms "
                                 f"bank on turn {seat.turn}", Termination.TIMEOUT)
             item = self._lines.read(line)
             if isinstance(item, Comment):
@@ -297,9 +292,7 @@ class ExecBot:
             elif isinstance(item, LegalQuery):
                 self._write(self._answer(game, state, seat, item.steps))
             else:
-                elapsed = (time.monotonic() - started) * 1000
-                seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed - limit))
-                seat.moves += 1
+                clock.charge((time.monotonic() - started) * 1000)
                 return item.text
 
     def _answer(self, game: Game[Any, Any], state: Any, seat: _Seat, steps: str) -> str:
@@ -322,7 +315,7 @@ class ExecBot:
 
     def _begin(self, game: Game[Any, Any], seat_index: int) -> _Seat:
         self._games += 1
-        seat = _Seat(f"local-{os.getpid()}-{self._games}", self.time_control)
+        seat = _Seat(f"local-{os.getpid()}-{self._games}", Clock(self.time_control))
         self._seats[seat_index] = seat
         players = [f"seat {index}" for index in range(game.num_players())]
         players[seat_index] = self.command
