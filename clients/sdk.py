@@ -485,7 +485,10 @@ class ArenaClient:
                 rejection = Rejected(body["turn"], body["move"], body["code"], body["message"],
                                      body["step"], body["retries_left"])
                 # with retries left the server sends a new your_turn, which asks again
-                self._bot.rejected(_turn(playing, last, rejection.retries_left), rejection)
+                try:
+                    self._bot.rejected(_turn(playing, last, rejection.retries_left), rejection)
+                except Exception:  # a bot's bug costs its hook, not the connection
+                    log.exception("the bot's rejected() failed on %s", playing.game_id)
         elif kind == "legal_steps" or (kind == "error" and message.get("game_id") is not None
                                        and self._answers(message)):
             self._answers(message, resolve=True)

@@ -519,10 +519,7 @@ class ArenaServer(GameHost):
         elif kind in ("legal", "log"):
             self._aid(session, message)
 
-    def _error(self, session: Session, error: ProtocolError, game_id: str | None = None,
-               code: str | None = None) -> None:
-        if code is not None:
-            error.code = code
+    def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
         session.flush()
 
@@ -607,15 +604,15 @@ class ArenaServer(GameHost):
         named = session.games_played
         unknown = sorted(named - set(self.registry.games))
         if unknown:
-            self._error(session, UnexpectedMessage(
+            session.send("error", code="unknown-game-name", fatal=False, message=(
                 f"hello.games names unknown games {unknown} (games: "
-                f"{', '.join(sorted(self.registry.games))})"), code="unknown-game-name")
+                f"{', '.join(sorted(self.registry.games))})"))
         ladder = self.config.ladder
         if named and ladder is not None and ladder.game not in named:
-            self._error(session, UnexpectedMessage(
+            session.send("error", code="no-ladder-game", fatal=False, message=(
                 f"the ladder plays {ladder.game!r} and hello.games lists only "
                 f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
-                "leave 'games' out to play any game)"), code="no-ladder-game")
+                "leave 'games' out to play any game)"))
 
     def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
         live = self.live.get(game_id)
