@@ -28,6 +28,8 @@ GAMES = [
     ("substitution", Settings.preset("medium", 8).to_json()),
     ("sim", {"vertices": 6}),
     ("durak", {"cards": "0110100110", "draw_rule": False, "first": 1}),
+    ("heaps", {"example": "49932", "target": 384, "start": [7, 10]}),
+    ("tiles", {"tiles": 8, "players": 2}),
 ]
 
 
@@ -82,7 +84,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[str]
 
 
 async def play_kit(arena: Any, name: str, start: list[str], env: dict[str, str]) -> list[Any]:
-    """Start the kit, play every game of GAMES against a house bot, two at a time."""
+    """Start the kit, play every game (GAMES) against a house bot, two at a time."""
     process = await asyncio.create_subprocess_exec(
         *start, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
@@ -91,7 +93,8 @@ async def play_kit(arena: Any, name: str, start: list[str], env: dict[str, str])
             while name not in arena.server.sessions:
                 await asyncio.sleep(0.02)
         opponents = {"substitution": "house:random", "sim": "house:sim-random",
-                     "durak": "house:durak-greedy"}
+                     "durak": "house:durak-greedy", "heaps": "house:heaps-random",
+                     "tiles": "house:tiles-random"}
         records = []
         for index, (game, settings) in enumerate(GAMES):
             players = [name, opponents[game]] if index % 2 == 0 else [opponents[game], name]
