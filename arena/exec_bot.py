@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing.util
 import os
+import select
 import selectors
 import shlex
 import signal
@@ -49,6 +50,8 @@ MAX_NOTES = 200
 """Debug lines (``#`` and standard error) kept per game and seat; later ones are counted."""
 MAX_NOTE_BYTES = 1024
 """Longest debug line kept (longer ones are cut)."""
+WRITE_SECONDS = 10.0
+"""How long a program may leave its input unread while a line waits to be written."""
 
 
 @dataclass
@@ -144,6 +147,8 @@ class ExecBot:
         multiprocessing.util.Finalize(self, _kill, args=(process,), exitpriority=10)
         assert process.stdout is not None and process.stderr is not None
         selector = selectors.DefaultSelector()
+        assert process.stdin is not None
+        os.set_blocking(process.stdin.fileno(), False)
         for stream in (process.stdout, process.stderr):
             os.set_blocking(stream.fileno(), False)
             selector.register(stream.fileno(), selectors.EVENT_READ)
@@ -175,12 +180,22 @@ class ExecBot:
         self._drop_process()
 
     def _write(self, *lines: str) -> None:
+        """Write lines to the program, waiting at most `WRITE_SECONDS` for it to read."""
         process = self._process
         assert process is not None and process.stdin is not None
+        data = memoryview("".join(line + "\n" for line in lines).encode("utf-8"))
+        fd = process.stdin.fileno()
+        deadline = time.monotonic() + WRITE_SECONDS
         try:
-            process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
-            process.stdin.flush()
-        except (BrokenPipeError, ConnectionResetError, ValueError):
+            while data:
+                try:
+                    data = data[os.write(fd, data):]
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([], [fd], [], left)[1]:
+                        raise BotGaveUp(f"{self.argv[0]} stopped reading its input",
+                                        Termination.TIMEOUT) from None
+        except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
             raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
                             Termination.DISCONNECT) from None
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.bots import parse_bot_list, parse_bot_spec
+from arena.bots import BotGaveUp, parse_bot_list, parse_bot_spec
 from arena.cli import main
 from arena.errors import BotSpecError
 from arena.exec_bot import ExecBot
@@ -206,3 +206,12 @@ def test_bot_check_prints_rejections_timeouts_stderr_and_a_verdict(program, tmp_
                                      "--game", "sim", "--games", "1", "--move-ms", "100",
                                      "--bank-ms", "100"])
     assert slow.exit_code == 1 and "timeout: " in slow.output
+
+
+def test_a_program_that_stops_reading_cannot_block_the_runner(monkeypatch):
+    monkeypatch.setattr("arena.exec_bot.WRITE_SECONDS", 0.3)
+    bot = ExecBot("sleep 30")  # never reads its input
+    bot._ensure()
+    with pytest.raises(BotGaveUp, match="stopped reading its input"):
+        bot._write("x" * 1_000_000)  # far more than a pipe holds
+    bot.close()
