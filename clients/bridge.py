@@ -85,8 +85,9 @@ class ExecBot(ArenaBot):
         assert self._process is not None and self._process.stdin is not None
         try:
             self._process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
-            await self._process.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
+            async with asyncio.timeout(self.move_timeout):
+                await self._process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
             raise BridgeError(f"{self.command[0]} does not read its input any more") from None
 
     async def _read_line(self) -> str:
