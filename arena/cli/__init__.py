@@ -16,6 +16,8 @@ SUBCOMMANDS = {
     "compare-tiles": "arena.games.tiles.compare:compare_tiles",
     "serve": "arena.cli.serve:serve",
     "connect": "arena.cli.connect:connect",
+    "schema": "arena.cli.schema:schema",
+    "bot": "arena.cli.bot_check:bot",
     "tournament": "arena.cli.tournament:tournament",
     "experiment": "arena.cli.experiment:experiment",
 }

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from arena.legal import DEFAULT_MAX_LEGAL
+from arena.server.aids import LogLimits
 from arena.web.config import WebConfig
 
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
@@ -76,6 +78,10 @@ class ServerConfig:
     """Frames longer than this close the connection (1009)."""
     max_queue: int = 2000
     """Frames queued for a client that does not read; beyond that it is disconnected."""
+    max_legal: int = DEFAULT_MAX_LEGAL
+    """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
+    log_limits: LogLimits = field(default_factory=LogLimits)
+    """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     validate_outgoing: bool = False

@@ -67,7 +67,17 @@ def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any
             item["render"] = game.render(state)
         return item
 
-    yield frame(index=0)
+    # the bots' debug lines go with the move of their turn (lines after the last move,
+    # with the last move; with no move at all, with the start)
+    last = len(record.turns) - 1
+    notes: dict[int, list[dict[str, Any]]] = {}
+    for note in record.notes:
+        notes.setdefault(max(0, min(note.turn, last)) if last >= 0 else -1, []).append(
+            {"player": note.player, "text": note.text})
+    start = frame(index=0)
+    if -1 in notes:
+        start["notes"] = notes[-1]
+    yield start
     for index, turn in enumerate(record.turns):
         chance = turn.chance if game.to_act(state) == CHANCE else None
         verdict = referee.check(state, turn.move, player=turn.player, chance=chance)
@@ -76,7 +86,10 @@ def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any
             yield {"error": f"turn {index}: move {turn.move!r}: {verdict.rejection.message}"}
             return
         state = verdict.state
-        yield frame(index=index + 1, player=turn.player, chance=turn.chance, move=turn.move)
+        item = frame(index=index + 1, player=turn.player, chance=turn.chance, move=turn.move)
+        if index in notes:
+            item["notes"] = notes[index]
+        yield item
 
 
 def _header(record: MatchRecord) -> dict[str, Any]:
@@ -91,7 +104,9 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
     """The game's header, its result and one frame per position.
 
     Frame 0 is the start; frame i (i >= 1) is the state after turn i-1, with who moved,
-    the chance outcome it moved after and the move. Each frame holds the JSON state
+    the chance outcome it moved after, the move and the bots' debug lines of that turn
+    (``notes``: player and text; lines after the last move go to the last frame). Each
+    frame holds the JSON state
     and, for a game with its own `Game.render`, what that gives (``render``; the web
     page draws ``state`` where there is none). A move the referee rejects ends the
     frames and is reported as ``error``.

@@ -62,6 +62,7 @@ def _seed_database(path: Path) -> list[str]:
         match = Match(game, players, seed=100 + index, match_id=f"seeded{index}")
         bots = [registry.make_bot(game, "random"), registry.make_bot(game, "random")]
         match.run(bots, [random.Random(index), random.Random(index + 10)])
+        match.note(0, f"{players[0]}'s debug line", 0)  # shown by the replay with turn 0
         record = match.record()
         storage.start_game(record, ladder=True, pair=None)
         storage.finish_game(record, rated=True)
@@ -98,7 +99,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db",
-         str(base / "arena.sqlite"), "--no-ladder", "--tournaments", str(base / "tournaments")],
+         str(base / "arena.sqlite"), "--no-ladder", "--tournaments", str(base / "tournaments"),
+         "--guests-per-client", "1000"],  # every test's page makes a guest
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -263,10 +265,13 @@ def test_the_replay_viewer_steps_through_a_stored_game(page: Any, server: dict[s
     label = page.locator("#frame-label")
     assert label.get_attribute("data-index") == "0"
     assert "Start of the game" in label.inner_text()
+    assert page.inner_text("#frame-notes") == ""
     page.click("#next")
     assert label.get_attribute("data-index") == "1"
     assert f"Turn 1 of {2 * MOVES}" in label.inner_text()
+    assert page.inner_text("#frame-notes") == "alpha: alpha's debug line"  # next to the move
     page.click("#next")
+    assert page.inner_text("#frame-notes") == ""
     page.click("#prev")
     assert label.get_attribute("data-index") == "1"
     page.click("#last")

@@ -530,6 +530,7 @@ async function viewReplay(viewer, data, title) {
   let index = 0;
   const slider = h("input", { type: "range", id: "slider", min: 0, max: frames.length - 1, value: 0 });
   const label = h("p", { id: "frame-label", class: "status" });
+  const notes = h("ul", { id: "frame-notes", class: "muted" });  // the bots' debug lines
   const area = h("div", { id: "replay-board" });
   const go = (i) => {
     index = Math.max(0, Math.min(frames.length - 1, i));
@@ -544,6 +545,7 @@ async function viewReplay(viewer, data, title) {
       chance !== null && chance !== undefined ? [" ", chanceText(renderer, chance, ctx)] : "",
       " — ", moveText(renderer, frame.move, ctx)]].flat(3));
     label.dataset.index = index;
+    notes.replaceChildren(...(frame.notes || []).map((n) => h("li", {}, `${data.players[n.player]}: ${n.text}`)));
     area.replaceChildren(boardOf(renderer, view, ctx));
     if (index === frames.length - 1 && data.outcome && renderer.summary) area.append(renderer.summary(view, ctx));
   };
@@ -563,7 +565,7 @@ async function viewReplay(viewer, data, title) {
       slider,
       h("button", { id: "next", onclick: () => go(index + 1), title: "forward" }, "forward ▶"),
       h("button", { id: "last", onclick: () => go(frames.length - 1), title: "to the end" }, "end ▶|")),
-    label, area);
+    label, notes, area);
   go(0);
   setPhase("replay");
 }
