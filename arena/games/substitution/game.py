@@ -8,8 +8,8 @@ with the grammar's weights and applies it; then the player to act submits a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arena.game import (
     Game,
@@ -22,6 +22,9 @@ from arena.game import (
 from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString
+
+if TYPE_CHECKING:
+    from arena.record import MatchRecord
 
 __all__ = ["SubstitutionGame"]
 
@@ -45,6 +48,12 @@ class SubstitutionGame(Game[GameState, MoveString]):
         chance=True,
         chance_name="roll",
     )
+
+    @classmethod
+    def log_formats(cls) -> dict[str, Callable[[MatchRecord], str]]:
+        from arena.games.substitution.thesis_log import write_thesis_log
+
+        return {"thesis": write_thesis_log}
 
     def __init__(self, settings: Settings) -> None:
         self.config = settings
