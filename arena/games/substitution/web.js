@@ -209,11 +209,11 @@ export function controls(ctx) {
 // ctx.options.presets: the built-in grammar presets and those saved in the editor.
 export function settings(ctx) {
   const { h, options } = ctx;
+  const saved = ctx.saved || {};
   const grammar = h("select", { id: "grammar" },
     options.presets.map((p) => h("option", { value: p.name, selected: p.name === (saved.grammar ?? "medium") }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
     h("option", { value: "", selected: saved.text !== undefined }, "my own text…"));
   const text = h("textarea", { id: "grammar-text", rows: 8, cols: 30, spellcheck: "false", "aria-label": "grammar text" }, saved.text ?? "");
-  const saved = ctx.saved || {};
   const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: saved.moves || 20 });
   const message = h("p", { id: "grammar-message", "aria-live": "polite" });
   const syncText = () => {

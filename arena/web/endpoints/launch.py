@@ -85,10 +85,10 @@ def _specs(bots: list[str], low: int, high: int) -> list[str]:
 async def start_match(request: web.Request) -> web.Response:
     server = server_of(request)
     body = await read_json(request, MatchRequest, server.config.web.max_body)
+    specs = _specs(body.bots, 2, 2)
     matches = request.app[MATCHES]
     client = client_key(request.remote)
     matches.check(client)
-    specs = _specs(body.bots, 2, 2)
     name, game = await resolve_game(server, body)
     for spec in specs:
         server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
