@@ -77,12 +77,12 @@ function derivationList(h, words, seat, before = null, last = new Set()) {
   }));
 }
 
-function bankTable(h, settings, bank, before = null) {
+function bankTable(h, settings, bank, before = null, banked = null) {
   const rows = bank.map((count, index) => [count, index]).filter(([count, index]) => count > 0 || (before && before[index] > 0));
   if (!rows.length) return h("p", { class: "muted", id: "bank" }, "the bank is empty");
   return h("table", { class: "bank", id: "bank" },
     h("tr", {}, h("th", {}, "group"), h("th", {}, "productions"), h("th", {}, "count")),
-    rows.map(([count, index]) => h("tr", {},
+    rows.map(([count, index]) => h("tr", { class: index === banked ? "last-move" : null, title: index === banked ? "the last roll went to the bank" : null },
       h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))),
       h("td", { class: before && before[index] !== count ? "changed" : null },
         before && before[index] !== count ? `${count} (was ${before[index]})` : count))));
@@ -112,7 +112,8 @@ export function board(state, ctx) {
     h("p", { class: "status", id: "status-line" }, caption,
       roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
     h("div", { class: "players" }, seats),
-    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank, partial ? state.bank : null)));
+    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank, partial ? state.bank : null,
+      last && !last.move.trim() && last.chance !== null ? last.chance : null)));
 }
 
 export function summary(state, ctx) {
