@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aiohttp import web

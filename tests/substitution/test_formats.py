@@ -208,8 +208,8 @@ def test_the_empty_word_first_last_or_as_epsilon():
 
 def test_warnings_of_a_grammar_that_plays_badly():
     assert Grammar.from_text("S->AB\nA->a\nB->b\n").warnings() == []
-    assert Grammar.from_text("S->aA\nA->bA\nB->b\n").warnings() == [
+    assert Grammar.from_text("S->aA\nA->bA\nB->b\n").warnings() == [(
         "no word can ever be finished: every derivation from S keeps a nonterminal that no "
-        "group turns into terminals"]
+        "group turns into terminals")]
     assert Grammar.from_text("A->a\n").warnings() == [
         "no group starts from S: no derivation can begin"]

@@ -123,9 +123,9 @@ async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> 
         status, check = await post(arena, "/api/grammars/check", {"text": text})
         assert check["ok"] is False and check["line"] == line and reason in check["reason"], check
     status, check = await post(arena, "/api/grammars/check", {"text": "S->aA\nA->bA\n"})
-    assert check["ok"] is True and check["warnings"] == [
+    assert check["ok"] is True and check["warnings"] == [(
         "no word can ever be finished: every derivation from S keeps a nonterminal that no "
-        "group turns into terminals"]
+        "group turns into terminals")]
     status, check = await post(arena, "/api/grammars/check", {"text": "A->a\n"})
     assert check["warnings"] == ["no group starts from S: no derivation can begin"]
     status, saved = await post(arena, "/api/grammars", {"name": "tiny",

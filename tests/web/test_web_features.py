@@ -144,7 +144,7 @@ async def test_a_pairings_games_with_their_results(make_arena: Any, tmp_path: Pa
     assert game["result"] in ("win", "draw") and "scores" in game
     status, error = await get(arena, "/api/tournament/cell", name="t1/tournament.json",
                               cell="x")
-    assert status == 400
+    assert status == 400 and "FIRST-SECOND" in error["message"]
     status, text, _ = await asyncio.to_thread(_get, arena.server.port, "/api/log",
                                               t="t1/tournament.json", g="0-1-0")
     assert status == 200 and read_jsonl(text.splitlines()).players == ("a", "b")
@@ -186,7 +186,7 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
     assert status == 409 and error["code"] == "busy"  # one at a time per client
 
     async def ended() -> Any:
-        _, run = await get(arena, "/api/tournaments/run", id=started["id"])
+        _, run = await get(arena, "/api/tournaments/progress", id=started["id"])
         return run if run["status"] in ("finished", "failed") else None
 
     run = await wait_for(ended)
@@ -197,7 +197,7 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
     assert set(table["summary"]["sim-random"]) >= {"win_rate_ci95", "mean_score_ci95"}
     status, listing = await get(arena, "/api/tournaments")
     assert run["name"] in [t["name"] for t in listing["tournaments"]]
-    status, error = await get(arena, "/api/tournaments/run", id="nothing")
+    status, error = await get(arena, "/api/tournaments/progress", id="nothing")
     assert status == 404
 
 

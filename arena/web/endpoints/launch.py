@@ -105,12 +105,12 @@ async def start_tournament(request: web.Request) -> web.Response:
     config = server.config.web
     specs = _specs(body.bots, 2, config.tournament_bots)
     name, game = await resolve_game(server, body)
-    for spec in specs:
-        server.registry.make_bot(game, spec)
-    spec = TournamentSpec(game=name, settings=game.settings(), bots=tuple(specs),
-                          games=body.games, seed=body.seed)
+    for bot in specs:
+        server.registry.make_bot(game, bot)
+    tournament = TournamentSpec(game=name, settings=game.settings(), bots=tuple(specs),
+                                games=body.games, seed=body.seed)
     try:
-        run = request.app[RUNS].start(client_key(request.remote), spec)
+        run = request.app[RUNS].start(client_key(request.remote), tournament)
     except RunRefused as error:
         raise ApiError(error.status, str(error), code=error.code) from None
     return json_response({"id": run.id, "total": run.total})
@@ -137,12 +137,12 @@ ENDPOINTS = (
     Endpoint("POST", "/api/tournaments/run", start_tournament,
              "Run a round-robin tournament in a worker process", "launch",
              body=TournamentRequest, answers={
-                 200: '{"id", "total"}: follow it with GET /api/tournaments/run?id=',
+                 200: '{"id", "total"}: follow it with GET /api/tournaments/progress?id=',
                  400: "bad settings or bots, too many bots or games",
                  403: "sent by a page of another site",
                  409: "the client has a tournament running, or the server keeps no results",
                  429: "the queue of tournaments is full"}),
-    Endpoint("GET", "/api/tournaments/run", tournament_run, "A tournament run's progress",
+    Endpoint("GET", "/api/tournaments/progress", tournament_run, "A tournament run's progress",
              "launch", params=(Param("id", "the run", required=True),), answers={
                  200: "id, status (queued, running, finished, failed), done, total, "
                       "eta_seconds, ahead (runs queued before it), name (in "

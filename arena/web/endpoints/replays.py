@@ -19,8 +19,8 @@ from aiohttp import web
 
 from arena.record import to_jsonl
 from arena.registry import Registry
-from arena.validate import parse_log
 from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
+from arena.validate import parse_log
 from arena.web.config import WebConfig
 from arena.web.http import ApiError, json_response, read_body
 from arena.web.replay import ReplayLimits, replay_job, tournament_log

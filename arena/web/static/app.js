@@ -985,7 +985,7 @@ async function runPage({ params }) {
   let stopped = false;
   cleanup.push(() => { stopped = true; });
   while (!stopped) {
-    const run = await api("/api/tournaments/run", { id });
+    const run = await api("/api/tournaments/progress", { id });
     bar.max = Math.max(1, run.total); bar.value = run.done;
     if (run.status === "finished") {
       location.replace(`#/tournament?name=${encodeURIComponent(run.name)}`);
