@@ -8,8 +8,8 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, boardOf, chanceText, cleanup, context, errorBox, finalView, formatMs, gameInfo, h,
-  humanDetail, keepFocus, moveLine, moveText, playerName, post, recall, remember, rendererFor, resultText,
+  announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, h,
+  humanDetail, keepFocus, moveLine, playerName, post, recall, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, textOf, wsUrl,
 } from "/static/ui.js";
 
@@ -576,7 +576,7 @@ async function viewReplay(viewer, data, source) {
   const playButton = h("button", { id: "play", "aria-pressed": "false", onclick: () => (playing ? pause() : resume()) }, "▶ play");
   const baseCtx = () => context({ game: info, settings: data.settings, players: data.players });
   const listItems = () => {
-    list.replaceChildren(...frames.slice(1).map((frame) => h("li", { value: frame.index },
+    fill(list, ...frames.slice(1).map((frame) => h("li", { value: frame.index },
       h("button", { class: "frame-link", "data-frame": frame.index, onclick: () => { pause(); go(frame.index); } },
         moveLine(renderer, baseCtx(), frame.player, frame.move, frame.chance)))),
     data.error_turn ? h("li", { value: data.error_turn, class: "rejected", id: "rejected-move" },
@@ -645,7 +645,7 @@ async function viewReplay(viewer, data, source) {
       h("p", { id: "referee-verdict" }, `Turn ${data.error_turn} is illegal: ${data.error.replace(/^turn \d+: /, "")}`),
       h("p", { class: "muted" }, `The replay stops after turn ${data.error_turn - 1}; the claimed result was not reached by legal play.`)))
     : null;
-  viewer.replaceChildren(
+  fill(viewer,
     h("h2", {}, source.title || data.id, " · ", info.title, " · ", data.players.map((p, s) => playerName(data.players, s)).join(" vs ")),
     source.tournament ? h("p", {}, h("a", { id: "back-to-table", href: `#/tournament?name=${encodeURIComponent(source.tournament)}&cell=${source.tgame.split("-").slice(0, 2).join("-")}` },
       `← the table of ${source.tournament}`)) : null,

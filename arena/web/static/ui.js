@@ -31,7 +31,12 @@ export function svg(tag, attrs = {}, ...children) {
 
 export function setPhase(phase) { document.body.dataset.phase = phase; }
 
-export function show(...children) { main.replaceChildren(...children.flat()); }
+// Replace an element's children; null, undefined and false are left out (not "null").
+export function fill(element, ...children) {
+  element.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+export function show(...children) { fill(main, ...children); }
 
 export function errorBox(error) {
   return h("p", { class: "error", role: "alert" }, String(error.message || error));
