@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bot
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/arena serve --house random
+	mkdir -p tournaments
+	$(BIN)/arena serve --house random --tournaments tournaments
 
 # The web interface's tests drive Debian's Chromium with Playwright (never `playwright
 # install`): installed here when missing (as root, as in CI).

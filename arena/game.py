@@ -20,10 +20,13 @@ from __future__ import annotations
 import enum
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from arena.record import MatchRecord
 
 __all__ = [
     "CHANCE",
@@ -329,6 +332,13 @@ class Game(ABC, Generic[StateT, MoveT]):
         settings form (built-in examples, limits). By default nothing: the lobby
         then asks for the settings as JSON.
         """
+        return {}
+
+    @classmethod
+    def log_formats(cls) -> dict[str, Callable[[MatchRecord], str]]:
+        """Formats besides the arena's JSON Lines that a record of this game can be
+        written in, by name (the substitution game: ``thesis``, the thesis program's
+        text log); the web interface offers each for download."""
         return {}
 
     # -- acceleration (optional) -----------------------------------------------------

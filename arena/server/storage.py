@@ -385,6 +385,10 @@ class Storage:
         row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
 
+    def delete_grammar(self, name: str) -> bool:
+        """Forget a saved preset; False if there was none of that name."""
+        return self.db.execute("DELETE FROM grammars WHERE name = ?", (name,)).rowcount > 0
+
 
 def _game_row(row: Sequence[Any]) -> dict[str, Any]:
     (game_id, game, players, seed, ladder, pair, status, result, winner, scores,

@@ -19,6 +19,7 @@ import asyncio
 import logging
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -29,6 +30,7 @@ from websockets.http11 import Request, Response
 from arena.server.connection import ArenaConnection
 from arena.web import GUEST_COOKIE
 from arena.web.endpoints import ENDPOINTS
+from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
 from arena.web.endpoints.status import OPENAPI
@@ -37,6 +39,7 @@ from arena.web.openapi import openapi_document
 from arena.web.origins import cross_site_guard, websocket_origin_problem
 from arena.web.quota import RateLimit
 from arena.web.routes import SERVER
+from arena.web.tournaments import TournamentRuns
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
@@ -71,6 +74,9 @@ def make_app(server: ArenaServer) -> web.Application:
     app[QUOTAS] = GuestQuotas(RateLimit(config.guests_per_client_minute),
                               RateLimit(server.config.guests_per_minute))
     app[REPLAYS] = Replays(config, server.registry)
+    app[MATCHES] = Matches(config)
+    app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)
+                               if server.config.tournaments else None)
     app[OPENAPI] = openapi_document(ENDPOINTS, version=_version())
     for endpoint in ENDPOINTS:
         if endpoint.method == "GET":  # and HEAD
@@ -80,6 +86,7 @@ def make_app(server: ArenaServer) -> web.Application:
                                  name=endpoint.operation_id)
 
     async def stop_replays(app: web.Application) -> None:
+        app[RUNS].close()
         app[REPLAYS].close()
 
     app.on_cleanup.append(stop_replays)

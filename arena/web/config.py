@@ -44,3 +44,19 @@ class WebConfig:
     """Replays running or waiting at once; more get 429."""
     guests_per_client_minute: int = 5
     """Guest accounts one client address (an IPv6 /64) may create per minute."""
+    matches_per_client: int = 2
+    """Bot-versus-bot games (``POST /api/match``) one client address may have running."""
+    matches: int = 8
+    """Bot-versus-bot games started from the web running at once on the server."""
+    tournament_bots: int = 8
+    """Bots of a tournament started from the web."""
+    tournament_games: int = 2000
+    """Games in all of a tournament started from the web (pairings times games each)."""
+    tournaments: int = 1
+    """Tournaments from the web running at once (each in its own worker process)."""
+    tournament_queue: int = 3
+    """Tournaments waiting for a free slot; more get 429."""
+    tournament_processes: int = 1
+    """Processes each tournament plays in."""
+    tournament_seconds: float = 600.0
+    """Seconds a tournament from the web may run; its worker is killed after that."""

@@ -83,13 +83,20 @@ def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any
         verdict = referee.check(state, turn.move, player=turn.player, chance=chance)
         if verdict.state is None:
             assert verdict.rejection is not None
-            yield {"error": f"turn {index}: move {turn.move!r}: {verdict.rejection.message}"}
+            # numbered as the viewer numbers its frames: turn i leads to frame i
+            yield {"error": f"turn {index + 1}: {_seat_name(record, turn.player)} played "
+                            f"{turn.move!r}: {verdict.rejection.message}",
+                   "error_turn": index + 1}
             return
         state = verdict.state
         item = frame(index=index + 1, player=turn.player, chance=turn.chance, move=turn.move)
         if index in notes:
             item["notes"] = notes[index]
         yield item
+
+
+def _seat_name(record: MatchRecord, seat: int) -> str:
+    return record.players[seat] if 0 <= seat < len(record.players) else f"seat {seat}"
 
 
 def _header(record: MatchRecord) -> dict[str, Any]:
@@ -109,12 +116,14 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
     frame holds the JSON state
     and, for a game with its own `Game.render`, what that gives (``render``; the web
     page draws ``state`` where there is none). A move the referee rejects ends the
-    frames and is reported as ``error``.
+    frames and is reported as ``error`` (``error_turn``: its number, as the frames
+    count: the frame it would have made).
     """
     game = registry.load_game(record.game, record.settings)
     items = list(_frames(record, game))
-    error = items.pop()["error"] if "error" in items[-1] else None
-    return {**_header(record), "frames": items, "error": error}
+    stop = items.pop() if "error" in items[-1] else {}
+    return {**_header(record), "frames": items, "error": stop.get("error"),
+            "error_turn": stop.get("error_turn")}
 
 
 def encode_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
@@ -132,10 +141,10 @@ def encode_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
     head = json.dumps({**_header(record), **(extra or {})}, ensure_ascii=False)
     parts: list[str] = []
     total = len(head)
-    error = None
+    error = error_turn = None
     for item in _frames(record, game):
         if "error" in item:
-            error = item["error"]
+            error, error_turn = item["error"], item["error_turn"]
             break
         text = json.dumps(item, ensure_ascii=False)
         if len(text) > limits.frame_bytes:
@@ -148,7 +157,8 @@ def encode_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
                 f"the replay passed {limits.total_bytes} bytes of JSON at frame "
                 f"{item['index']} of {len(record.turns)}; replays are at most that large")
         parts.append(text)
-    tail = f', "frames": [{",".join(parts)}], "error": {json.dumps(error, ensure_ascii=False)}}}'
+    tail = (f', "frames": [{",".join(parts)}], "error": {json.dumps(error, ensure_ascii=False)}, '
+            f'"error_turn": {json.dumps(error_turn)}}}')
     return (head[:-1] + tail).encode("utf-8")
 
 

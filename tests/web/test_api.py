@@ -116,10 +116,30 @@ async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> 
     assert status == 200 and check["ok"] is False and check["line"] == 3
     assert check["reason"]
     status, check = await post(arena, "/api/grammars/check", {"text": "S->AB\nA->a\nB->b\n"})
-    assert check == {"ok": True, "groups": ["S->AB", "A->a", "B->b"], "weights": [1, 1, 1]}
+    assert check == {"ok": True, "groups": ["S->AB", "A->a", "B->b"], "weights": [1, 1, 1],
+                     "warnings": []}
+    for text, line, reason in (("S->a\nB->->c\n", 2, "a second '->'"),
+                               ("S->a||b\n", 1, "empty alternative between two '|'")):
+        status, check = await post(arena, "/api/grammars/check", {"text": text})
+        assert check["ok"] is False and check["line"] == line and reason in check["reason"], check
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->aA\nA->bA\n"})
+    assert check["ok"] is True and check["warnings"] == [(
+        "no word can ever be finished: every derivation from S keeps a nonterminal that no "
+        "group turns into terminals")]
+    status, check = await post(arena, "/api/grammars/check", {"text": "A->a\n"})
+    assert check["warnings"] == ["no group starts from S: no derivation can begin"]
     status, saved = await post(arena, "/api/grammars", {"name": "tiny",
                                                          "text": "S->AB\nA->a\nB->b\n"})
     assert status == 200 and saved == {"saved": "tiny"}
+    status, error = await post(arena, "/api/grammars", {"name": "tiny", "text": "S->a\n"})
+    assert status == 409 and error["code"] == "exists"  # not overwritten unasked
+    status, error = await post(arena, "/api/grammars/delete", {"name": "medium"})
+    assert status == 400 and "built-in" in error["message"]
+    status, error = await post(arena, "/api/grammars/delete", {"name": "nothing"})
+    assert status == 404 and error["code"] == "unknown-grammar"
+    status, saved = await post(arena, "/api/grammars", {"name": "gone", "text": "S->a\n"})
+    status, deleted = await post(arena, "/api/grammars/delete", {"name": "gone"})
+    assert status == 200 and deleted == {"deleted": "gone"}
     status, error = await post(arena, "/api/grammars", {"name": "medium", "text": "S->a\n"})
     assert status == 400 and "built-in" in error["message"] and error["code"] == "bad-request"
     status, error = await post(arena, "/api/grammars", {"name": "bad",
@@ -130,6 +150,13 @@ async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> 
     status, options = await get(arena, "/api/web/options")
     assert {"name": "tiny", "description": "saved", "builtin": False,
             "text": "S->AB\nA->a\nB->b\n"} in options["presets"]
+    assert "gone" not in [p["name"] for p in options["presets"]]
+    status, saved = await post(arena, "/api/grammars", {"name": "tiny", "text": "S->a\n",
+                                                         "overwrite": True})
+    assert status == 200
+    status, options = await get(arena, "/api/web/options")
+    assert {"name": "tiny", "description": "saved", "builtin": False,
+            "text": "S->a\n"} in options["presets"]
 
 
 async def test_a_guest_plays_a_house_bot_with_legal_steps_from_the_server(arena: Arena) -> None:

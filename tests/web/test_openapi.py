@@ -39,11 +39,14 @@ async def test_every_route_is_documented_and_every_documented_path_routed(arena:
 async def test_every_endpoint_the_pages_call_is_documented(arena: Arena) -> None:
     _status, document = await get(arena, "/api/openapi.json")
     paths = [re.sub(r"\{\w+\}", "[^/]+", path) for path in document["paths"]]
-    scripts = [STATIC / "app.js", *sorted((ROOT / "arena" / "games").glob("*/web.js"))]
+    scripts = [*sorted(STATIC.glob("*.js")), *sorted((ROOT / "arena" / "games").glob("*/web.js"))]
     called = {match for script in scripts
               for match in re.findall(r'["`](/api/[A-Za-z0-9_/.${}-]*)', script.read_text())}
     assert {"/api/guest", "/api/play", "/api/legal", "/api/replay", "/api/grammars",
-            "/api/grammars/check", "/api/web/options"} <= called
+            "/api/grammars/check", "/api/web/options", "/api/me", "/api/moves",
+            "/api/settings/check", "/api/match", "/api/tournaments/run",
+            "/api/tournaments/progress", "/api/tournament/cell", "/api/grammars/delete",
+            "/api/log"} <= called
     for path in called:
         concrete = re.sub(r"\$\{[^}]*\}", "x", path)
         assert any(re.fullmatch(p, concrete) for p in paths), path

@@ -8,8 +8,8 @@ with the grammar's weights and applies it; then the player to act submits a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import MalformedMove
 from arena.game import (
@@ -24,6 +24,9 @@ from arena.game import (
 from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString
+
+if TYPE_CHECKING:
+    from arena.record import MatchRecord
 
 __all__ = ["SubstitutionGame"]
 
@@ -48,6 +51,12 @@ class SubstitutionGame(Game[GameState, MoveString]):
         chance_name="roll",
         step_separator=", ",
     )
+
+    @classmethod
+    def log_formats(cls) -> dict[str, Callable[[MatchRecord], str]]:
+        from arena.games.substitution.thesis_log import write_thesis_log
+
+        return {"thesis": write_thesis_log}
 
     def __init__(self, settings: Settings) -> None:
         self.config = settings

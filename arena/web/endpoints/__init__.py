@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from arena.web.endpoints import files, games, grammars, play, replays, status
+from arena.web.endpoints import files, games, grammars, launch, play, replays, status
 from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS"]
 
-MODULES = (status, games, play, grammars, replays, files)
+MODULES = (status, games, play, launch, grammars, replays, files)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)

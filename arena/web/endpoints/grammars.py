@@ -29,10 +29,18 @@ class GrammarText(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class NamedGrammar(msgspec.Struct, forbid_unknown_fields=True):
-    """A grammar preset to save: a name (1-40 letters, digits, ``_ . -``) and its text."""
+    """A grammar preset to save: a name (1-40 letters, digits, ``_ . -``) and its text;
+    a saved preset of that name is replaced only with `overwrite`."""
 
     name: str
     text: str
+    overwrite: bool = False
+
+
+class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
+    """A saved grammar preset."""
+
+    name: str
 
 
 def builtin_presets() -> list[dict[str, Any]]:
@@ -59,7 +67,7 @@ def _check(server: ArenaServer, text: str) -> dict[str, Any]:
     except ArenaError as error:
         return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
     return {"ok": True, "groups": [str(g) for g in grammar.groups],
-            "weights": list(grammar.weights)}
+            "weights": list(grammar.weights), "warnings": grammar.warnings()}
 
 
 async def grammar_text(server: ArenaServer, name: str) -> str:
@@ -93,18 +101,40 @@ async def save_grammar(request: web.Request) -> web.Response:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
                        reason=check["reason"])
     assert server.storage is not None
-    await server.storage.call(server.storage.storage.save_grammar, name, body.text)
+    storage = server.storage.storage
+    if not body.overwrite and await server.storage.call(storage.grammar, name) is not None:
+        raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
+                            "replace it", code="exists")
+    await server.storage.call(storage.save_grammar, name, body.text)
     return json_response({"saved": name})
+
+
+async def delete_grammar(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, GrammarName, server.config.web.max_body)
+    if body.name in {p["name"] for p in builtin_presets()}:
+        raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
+    assert server.storage is not None
+    if not await server.storage.call(server.storage.storage.delete_grammar, body.name):
+        raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
+    return json_response({"deleted": body.name})
 
 
 ENDPOINTS = (
     Endpoint("POST", "/api/grammars/check", check_grammar, "Check a grammar text", "grammars",
              body=GrammarText, answers={
-                 200: '{"ok": true, "groups", "weights"} or {"ok": false, "line", "reason", '
-                      '"message"}', 400: "not a JSON object with a text"}),
+                 200: '{"ok": true, "groups", "weights", "warnings" (a grammar that plays but '
+                      'where no word can be finished, or no group starts from S)} or '
+                      '{"ok": false, "line", "reason", "message"}',
+                 400: "not a JSON object with a text"}),
     Endpoint("POST", "/api/grammars", save_grammar, "Save a grammar preset (checked first)",
              "grammars", body=NamedGrammar, answers={
                  200: '{"saved": name}; the lobby offers it from then on',
                  400: "a bad grammar (with line and reason), a bad or built-in name",
-                 403: "sent by a page of another site"}),
+                 403: "sent by a page of another site",
+                 409: "a saved preset of that name exists and overwrite is not set"}),
+    Endpoint("POST", "/api/grammars/delete", delete_grammar, "Delete a saved grammar preset",
+             "grammars", body=GrammarName, answers={
+                 200: '{"deleted": name}', 400: "a built-in preset",
+                 403: "sent by a page of another site", 404: "no saved preset of that name"}),
 )

@@ -9,6 +9,7 @@ browsers may send the token as ``Authorization: Bearer TOKEN`` instead.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import secrets
@@ -28,6 +29,7 @@ from arena.web.routes import Endpoint, Param, server_of
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
+    from arena.server.live import LiveGame
 
 __all__ = ["ENDPOINTS", "QUOTAS", "GuestQuotas"]
 
@@ -48,18 +50,28 @@ class GuestQuotas:
 QUOTAS: web.AppKey[GuestQuotas] = web.AppKey("arena.guest-quotas")
 
 
-class PlayRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A game against a house bot. `settings` are the game's; the substitution game also
+WEB_MOVES = 20
+"""Moves per player of a substitution game started from the web without ``moves``: long
+enough to finish a few words (the thesis's games are longer still)."""
+
+
+class GameRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A game and its settings. `settings` are the game's; the substitution game also
     takes `moves` with `grammar` (a preset's name) or `text` (a grammar) instead."""
 
     game: str = "substitution"
     settings: dict[str, Any] | None = None
-    bot: str = ""
-    """A house bot spec (``sim-mc:playouts=50``); by default the game's random bot."""
-    seat: Literal[0, 1] = 0
     moves: int | None = None
     grammar: str | None = None
     text: str | None = None
+
+
+class PlayRequest(GameRequest, forbid_unknown_fields=True):
+    """A game against a house bot (`bot`, by default the game's random bot)."""
+
+    bot: str = ""
+    """A house bot spec (``sim-mc:playouts=50``); by default the game's random bot."""
+    seat: Literal[0, 1] = 0
 
 
 # -- options ----------------------------------------------------------------------------------
@@ -79,6 +91,7 @@ def _game_json(server: ArenaServer, name: str) -> dict[str, Any]:
         "move_syntax": kind.move_syntax, "chance": kind.chance, "chance_name": kind.chance_name,
         "renderer": f"/static/games/{kind.name}.js" if game_class.web_renderer() else None,
         "lobby": game_class.web_lobby(),
+        "log_formats": sorted(game_class.log_formats()),
         "bots": [{"name": f.name, "description": f.description,
                   "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
                  for f in server.registry.bot_factories(kind.name)],
@@ -96,6 +109,7 @@ async def options(request: web.Request) -> web.Response:
     assert server.storage is not None
     saved = await server.storage.call(server.storage.storage.grammars)
     game = _game_name(server, request.query.get("game", "substitution"))
+    web_config = server.config.web
     games = [_game_json(server, name) for name in sorted(server.registry.games)]
     return json_response({
         "game": game,
@@ -106,6 +120,8 @@ async def options(request: web.Request) -> web.Response:
         "bots": next(g["bots"] for g in games if g["name"] == game),
         "time_control": server.config.web_time_control.to_json(),
         "tournaments": server.config.tournaments is not None,
+        "limits": {key: getattr(web_config, key) for key in (
+            "tournament_bots", "tournament_games", "tournaments", "matches_per_client")},
     })
 
 
@@ -143,22 +159,79 @@ def guest_token(request: web.Request) -> str | None:
 # -- starting a game ------------------------------------------------------------------------------
 
 
+async def _guest_name(request: web.Request) -> str | None:
+    """The guest account the request's cookie (or bearer token) names, if any."""
+    server = server_of(request)
+    assert server.storage is not None
+    token = guest_token(request)
+    account = await server.storage.call(server.storage.storage.authenticate, token) \
+        if token else None
+    return account.name if account is not None and account.name.startswith(GUEST_PREFIX) \
+        else None
+
+
+async def me(request: web.Request) -> web.Response:
+    """Who the browser is (its guest cookie) and the live games it plays: a reloaded
+    page finds its game again here."""
+    server = server_of(request)
+    name = await _guest_name(request)
+    games = []
+    for game_id in sorted(server.bot_games.get(name, ())) if name else ():
+        live = server.live.get(game_id)
+        if live is not None:
+            games.append({"game_id": live.id, "game": live.game.type.name,
+                          "seat": live.seats_of(name or "")[0], "players": list(live.players),
+                          "turn": live.turn})
+    return json_response({"name": name, "connected": name is not None and name in server.sessions,
+                          "games": games})
+
+
+def _default_bot(server: ArenaServer, name: str) -> str:
+    names = [f.name for f in server.registry.bot_factories(name)]
+    if not names:
+        raise ApiError(400, f"no bot plays {name}")
+    return "random" if "random" in names else next(
+        (n for n in names if n == f"{name}-random"), names[0])
+
+
+async def check_settings(request: web.Request) -> web.Response:
+    """The lobby's check before it leaves: the settings loaded by the game's own rules
+    (and the registry's limits), the bot spec made for them; nothing is started."""
+    server = server_of(request)
+    body = await read_json(request, PlayRequest, server.config.web.max_body)
+    name, game = await resolve_game(server, body)
+    spec = body.bot.strip() or _default_bot(server, name)
+    server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
+    return json_response({"ok": True, "game": name, "settings": game.settings(), "bot": spec})
+
+
 async def play(request: web.Request) -> web.Response:
     server = server_of(request)
     assert server.storage is not None
     body = await read_json(request, PlayRequest, server.config.web.max_body)
-    token = guest_token(request)
-    account = await server.storage.call(server.storage.storage.authenticate, token) \
-        if token else None
-    if account is None or not account.name.startswith(GUEST_PREFIX):
+    player = await _guest_name(request)
+    if player is None:
         raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
                        code="not-a-guest")
-    if account.name not in server.sessions:
-        raise ApiError(409, f"{account.name} is not connected: open the WebSocket first",
+    if player not in server.sessions:
+        raise ApiError(409, f"{player} is not connected: open the WebSocket first",
                        code="not-connected")
-    if len(server.bot_games.get(account.name, ())) >= GUEST_GAMES:
+    if len(server.bot_games.get(player, ())) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
+    name, game = await resolve_game(server, body)
+    house = "house:" + (body.bot.strip() or _default_bot(server, name))
+    players = [player, house] if body.seat == 0 else [house, player]
+    live = server.start_game(name, game.settings(), players,
+                             time_control=server.config.web_time_control)
+    return json_response({"game_id": live.id, "game": name, "seat": body.seat,
+                          "players": players})
+
+
+async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Game[Any, Any]]:
+    """The game a request names, loaded with its settings through the registry (the
+    referee's own rules and limits), or a 400 naming what is wrong. One path for
+    ``/api/play``, ``/api/match`` and the lobby's ``/api/settings/check``."""
     name = _game_name(server, body.game)
     if body.settings is not None:
         settings = body.settings
@@ -169,27 +242,17 @@ async def play(request: web.Request) -> web.Response:
     game = _load_game(server, name, settings)
     if game.num_players() != 2:
         raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
-                            "player(s); the web interface plays two-player games")
-    factories = server.registry.bot_factories(name)
-    if not factories:
-        raise ApiError(400, f"no bot plays {name}")
-    names = [f.name for f in factories]
-    default = "random" if "random" in names else next(
-        (n for n in names if n == f"{name}-random"), names[0])
-    house = "house:" + (body.bot.strip() or default)
-    players = [account.name, house] if body.seat == 0 else [house, account.name]
-    live = server.start_game(name, game.settings(), players,
-                             time_control=server.config.web_time_control)
-    return json_response({"game_id": live.id, "game": name, "seat": body.seat,
-                          "players": players})
+                            "player(s); the web interface plays two-player games",
+                       code="bad-settings")
+    return name, game
 
 
-async def _substitution_settings(server: ArenaServer, body: PlayRequest) -> dict[str, Any]:
+async def _substitution_settings(server: ArenaServer, body: GameRequest) -> dict[str, Any]:
     """The substitution game's own parameters: ``moves`` and ``grammar`` or ``text``."""
     from arena.games.substitution import Settings
     from arena.games.substitution.grammar import Grammar
 
-    moves = 10 if body.moves is None else body.moves
+    moves = WEB_MOVES if body.moves is None else body.moves
     if moves < 1:
         raise ApiError(400, f"moves must be a positive integer, not {moves}")
     text = body.text if body.text is not None else await grammar_text(
@@ -209,6 +272,29 @@ def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game
 
 
 # -- a live game's position -------------------------------------------------------------------
+
+
+def _clocks(live: LiveGame, seat: int) -> dict[str, Any]:
+    """Both seats' clocks: the overage bank and the allowance of their next move, and
+    the time the seat to act has left (its allowance and bank) as of now."""
+    now = asyncio.get_running_loop().time()
+    return {"seats": [{"bank_ms": int(c.bank_ms), "limit_ms": c.limit_ms()} for c in live.clocks],
+            "left_ms": max(0, int((live.deadline - now) * 1000))
+            if seat >= 0 and live.started and not live.over else None}
+
+
+async def moves(request: web.Request) -> web.Response:
+    """The moves of a live game so far: what a page that joins late, or reloads, shows."""
+    server = server_of(request)
+    game_id = request.query.get("game_id")
+    if not game_id:
+        raise ApiError(400, "missing parameter 'game_id'")
+    live = server.live.get(game_id)
+    if live is None:
+        raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
+    return json_response({"game_id": live.id, "turn": live.turn, "moves": [
+        {"turn": t.turn, "seat": t.player, "move": t.move, "chance": t.chance}
+        for t in live.match.turns]})
 
 
 def _parse_steps(text: str) -> list[tuple[int, int, int]]:
@@ -232,8 +318,9 @@ async def legal(request: web.Request) -> web.Response:
     game, state = live.game, live.match.state
     seat = live.match.to_act()
     answer: dict[str, Any] = {
-        "game_id": live.id, "game": game.type.name, "turn": live.turn, "to_act": seat,
-        "over": live.over, "render": game.render(state),
+        "game_id": live.id, "game": game.type.name, "players": list(live.players),
+        "turn": live.turn, "to_act": seat, "over": live.over, "render": game.render(state),
+        "clocks": _clocks(live, seat),
     }
     make_turn = getattr(game, "turn", None)
     if make_turn is None and "steps" in query:
@@ -278,8 +365,9 @@ ENDPOINTS = (
     Endpoint("GET", "/api/web/options", options, "Every game, grammar preset and house bot",
              "play", params=(Param("game", "the game whose bots `bots` lists (default: "
                                            "substitution)"),),
-             answers={200: "games (title, renderer, lobby, bots with parameters), presets, "
-                           "bots, time_control, tournaments", 400: "an unknown game"}),
+             answers={200: "games (title, renderer, lobby, log_formats, bots with "
+                           "parameters), presets, bots, time_control, tournaments, limits (of "
+                           "bot games and tournaments from the web)", 400: "an unknown game"}),
     Endpoint("POST", "/api/guest", guest, "A guest account for a browser", "play", answers={
         200: '{"name"}; the token is set as the HttpOnly cookie `arena_guest`',
         403: "sent by a page of another site",
@@ -290,11 +378,24 @@ ENDPOINTS = (
                  400: "bad settings, bot or seat (the message names it)",
                  403: "no guest cookie (or a page of another site)",
                  409: "the guest's WebSocket is not connected, or it plays 2 games already"}),
+    Endpoint("GET", "/api/me", me, "The browser's guest account and its live games", "play",
+             answers={200: '{"name" (null without a guest cookie), "connected", "games": '
+                           '[{"game_id", "game", "seat", "players", "turn"}]}'}),
+    Endpoint("POST", "/api/settings/check", check_settings,
+             "Check a game's settings and bot by the referee's own rules (nothing starts)",
+             "play", body=PlayRequest, answers={
+                 200: '{"ok": true, "game", "settings" (as the game reads them), "bot"}',
+                 400: "bad settings or bot (the message names the problem)"}),
+    Endpoint("GET", "/api/moves", moves, "A live game's moves so far", "play",
+             params=(Param("game_id", "the live game", required=True),),
+             answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}',
+                      404: "no such live game"}),
     Endpoint("GET", "/api/legal", legal, "A live game's position and legal moves", "play",
              params=(Param("game_id", "the live game", required=True),
                      Param("steps", "substitution game: the partial move, '-1 0 1, 0 3 0'"),
                      Param("move", "a move to check without playing it")),
-             answers={200: "game, turn, to_act, over, render, moves, complete (substitution: "
+             answers={200: "game, players, turn, to_act, over, render, clocks (seats: bank_ms, "
+                           "limit_ms; left_ms of the seat to act), moves, complete (substitution: "
                            "roll, applied, steps, can_end, problem, derivations, bank)",
                       400: "an illegal move or step (code: the referee's)",
                       404: "no such live game"}),
