@@ -11,6 +11,7 @@ import asyncio
 import gzip
 import json
 import types
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
 from arena.validate import parse_log
 from arena.web.config import WebConfig
 from arena.web.http import ApiError, json_response, read_body
-from arena.web.replay import ReplayLimits, replay_job, tournament_log
+from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
 from arena.web.routes import Endpoint, Param, server_of
 
 __all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
@@ -31,6 +32,10 @@ __all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
 
 class Replays:
     """The replay workers and their queue."""
+
+    job: Callable[..., ReplayAnswer] = staticmethod(replay_job)
+    """What a worker runs: ``job(log, plugins, limits, extra)`` (a module-level function,
+    so that workers import it by name; tests put a slow one here)."""
 
     def __init__(self, config: WebConfig, registry: Registry) -> None:
         self.config = config
@@ -51,7 +56,7 @@ class Replays:
                                                 self.config.replay_memory_mb))
         self.in_flight += 1
         try:
-            answer = await self.pool.run(replay_job, log, self.plugins, self.limits, extra,
+            answer = await self.pool.run(self.job, log, self.plugins, self.limits, extra,
                                          timeout=self.config.replay_seconds)
         except JobFailed as error:
             if error.kind in ("timeout", "memory"):
