@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "serve": "arena.cli.serve:serve",
     "connect": "arena.cli.connect:connect",
     "tournament": "arena.cli.tournament:tournament",
+    "match": "arena.cli.match:match",
     "experiment": "arena.cli.experiment:experiment",
 }
 

@@ -1,0 +1,114 @@
+"""Batches on a Ray cluster (``--cluster ray://HOST:PORT``, ``HOST:PORT`` or ``auto``).
+
+Ray is an optional extra (``pip install 'arena[cluster]'``) imported only here. Each
+batch is a Ray task needing one CPU; Ray reuses its worker processes, so a worker keeps
+the game and the bots it built (and prepared) for the batches that follow
+(`arena.tournament.batch`). Results stream back to the driver as tasks finish; the
+driver stores them. A task whose worker or node died is submitted again (Ray then
+places it on a live node); the games it replays are the same, so the tables do not
+change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Generator, Iterable
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.tournament.batch import Batch, BatchResult, play_batch
+from arena.tournament.executors import RETRIES, Executor
+
+__all__ = ["RayExecutor", "ray_address"]
+
+
+def ray_address(cluster: str) -> str:
+    """The address `ray.init` takes for a ``--cluster`` value."""
+    cluster = cluster.strip()
+    if not cluster:
+        raise ArenaError("--cluster needs an address: ray://HOST:PORT, HOST:PORT or auto")
+    return cluster
+
+
+def _play_on_ray(batch: Batch) -> BatchResult:
+    import ray
+
+    result = play_batch(batch)
+    return dataclasses.replace(result, worker=ray.get_runtime_context().get_node_id())
+
+
+class RayExecutor(Executor):
+    """Runs batches as Ray tasks on the cluster at `cluster` (see the module)."""
+
+    def __init__(self, cluster: str) -> None:
+        try:
+            import ray as ray_module
+        except ImportError:
+            raise ArenaError(
+                "--cluster needs Ray, an optional extra: pip install 'arena[cluster]'"
+            ) from None
+        ray: Any = ray_module
+        self._ray = ray
+        self.address = ray_address(cluster)
+        self._owner = not ray.is_initialized()
+        if self._owner:
+            try:
+                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+            except (ConnectionError, RuntimeError, ValueError) as error:
+                raise ArenaError(f"cannot join the Ray cluster at {self.address}: {error}") from None
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < 1:
+            self.close()
+            raise ArenaError(f"the Ray cluster at {self.address} has no CPU to run games on")
+        self.workers = cpus
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(_play_on_ray)
+
+    def describe(self) -> str:
+        return f"Ray cluster {self.address} ({self.workers} CPUs)"
+
+    def map_unordered(self, batches: Iterable[Batch]) -> Generator[BatchResult, None, None]:
+        ray = self._ray
+        pending: dict[Any, tuple[Batch, int]] = {}
+        source = iter(batches)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < 2 * self.workers:
+                    batch = next(source, None)
+                    if batch is None:
+                        exhausted = True
+                        break
+                    pending[self._remote.remote(batch)] = (batch, 0)
+                if not pending:
+                    return
+                refs = list(pending)
+                ready, rest = ray.wait(refs, num_returns=1)
+                if rest:
+                    more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+                    ready += more
+                for ref in ready:
+                    batch, tries = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayTaskError as error:
+                        raise error.as_instanceof_cause() from None
+                    except ray.exceptions.RayError as error:
+                        if tries >= RETRIES:
+                            raise ArenaError(
+                                f"batch {batch.name()} lost its worker {tries + 1} times "
+                                f"({type(error).__name__})") from None
+                        self.retried += 1
+                        pending[self._remote.remote(batch)] = (batch, tries + 1)
+                        continue
+                    yield result
+        finally:
+            for ref in pending:
+                # a task that has just ended cannot be cancelled: nothing to do then
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        if self._owner and self._ray.is_initialized():
+            self._ray.shutdown()
