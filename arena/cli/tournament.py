@@ -96,6 +96,8 @@ def bot_names(registry: Registry, game_name: str, text: str,
             name = str(spec)
             if not any(name.startswith(prefix) for prefix in extra_prefixes):
                 registry.parse_bots(game_name, name)
+            if name in names:
+                raise click.UsageError(f"bot {name!r} is listed twice (its rows would be one)")
             names.append(name)
     except ArenaError as error:
         raise click.UsageError(str(error)) from None

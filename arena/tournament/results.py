@@ -19,6 +19,11 @@ __all__ = ["CellResult", "GameResult", "SwissRound", "TournamentResult", "game_r
 Scores = tuple[float, float]
 
 
+def _number(value: float) -> float:
+    """Integral scores as ints (as the results database gives them back)."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
 @dataclass(frozen=True)
 class GameResult:
     """One game of a tournament: who sat where, who won, and the game's scores."""
@@ -51,7 +56,7 @@ def game_result(first: int, second: int, index: int, outcome: Outcome) -> GameRe
     """The result of a finished game, by the forfeit rule of this module."""
     scores: Scores | None = None
     if outcome.termination is Termination.NORMAL and outcome.scores is not None:
-        scores = (outcome.scores[0], outcome.scores[1])
+        scores = (_number(outcome.scores[0]), _number(outcome.scores[1]))
     return GameResult(first, second, index, outcome.winner, scores, outcome.termination)
 
 

@@ -107,6 +107,9 @@ class EloEstimate:
         return f"{_signed(self.elo)} [{_signed(self.elo_ci[0])}, {_signed(self.elo_ci[1])}]"
 
     def nelo_text(self) -> str:
+        """``+57.9 ± 28.3``."""
+        if not math.isfinite(self.nelo):
+            return _signed(self.nelo)
         return f"{_signed(self.nelo)} ± {(self.nelo_ci[1] - self.nelo_ci[0]) / 2:.1f}"
 
 

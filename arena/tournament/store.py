@@ -35,7 +35,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS results (
     low INTEGER NOT NULL, high INTEGER NOT NULL, pair INTEGER NOT NULL, seat INTEGER NOT NULL,
-    winner INTEGER, first_score REAL, second_score REAL, termination TEXT NOT NULL,
+    winner INTEGER, first_score NUMERIC, second_score NUMERIC, termination TEXT NOT NULL,
     PRIMARY KEY (low, high, pair, seat)
 ) WITHOUT ROWID;
 """
