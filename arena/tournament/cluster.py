@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 from collections.abc import Generator, Iterable
 from typing import Any
 
@@ -36,7 +37,8 @@ def _play_on_ray(batch: Batch) -> BatchResult:
     import ray
 
     result = play_batch(batch)
-    return dataclasses.replace(result, worker=ray.get_runtime_context().get_node_id())
+    node = ray.get_runtime_context().get_node_id()
+    return dataclasses.replace(result, worker=f"{node}:{os.getpid()}")
 
 
 class RayExecutor(Executor):
@@ -63,7 +65,8 @@ class RayExecutor(Executor):
             self.close()
             raise ArenaError(f"the Ray cluster at {self.address} has no CPU to run games on")
         self.workers = cpus
-        self._remote = ray.remote(num_cpus=1, max_retries=0)(_play_on_ray)
+        self._remote = ray.remote(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")(
+            _play_on_ray)
 
     def describe(self) -> str:
         return f"Ray cluster {self.address} ({self.workers} CPUs)"
