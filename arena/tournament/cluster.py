@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sys
 from collections.abc import Generator, Iterable
 from typing import Any
 
@@ -22,7 +23,9 @@ from arena.errors import ArenaError
 from arena.tournament.batch import Batch, BatchResult, play_batch
 from arena.tournament.executors import RETRIES, Executor
 
-__all__ = ["RayExecutor", "ray_address"]
+__all__ = ["CONNECT_TRIES", "RayExecutor", "ray_address"]
+
+CONNECT_TRIES = 3
 
 
 def ray_address(cluster: str) -> str:
@@ -56,10 +59,7 @@ class RayExecutor(Executor):
         self.address = ray_address(cluster)
         self._owner = not ray.is_initialized()
         if self._owner:
-            try:
-                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
-            except (ConnectionError, RuntimeError, ValueError) as error:
-                raise ArenaError(f"cannot join the Ray cluster at {self.address}: {error}") from None
+            self._join()
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus < 1:
             self.close()
@@ -67,6 +67,23 @@ class RayExecutor(Executor):
         self.workers = cpus
         self._remote = ray.remote(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")(
             _play_on_ray)
+
+    def _join(self) -> None:
+        """Connect; a Ray client connection is tried `CONNECT_TRIES` times (its server on
+        the head can fail to start a session for a new client while the head is busy)."""
+        ray = self._ray
+        tries = CONNECT_TRIES if self.address.startswith("ray://") else 1
+        for attempt in range(1, tries + 1):
+            try:
+                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+                return
+            except (ConnectionError, RuntimeError, ValueError) as error:
+                ray.shutdown()
+                if attempt == tries:
+                    raise ArenaError(
+                        f"cannot join the Ray cluster at {self.address}: {error}") from None
+                print(f"joining {self.address} failed ({str(error).splitlines()[-1]}); "
+                      "trying again", file=sys.stderr)
 
     def describe(self) -> str:
         return f"Ray cluster {self.address} ({self.workers} CPUs)"

@@ -100,6 +100,7 @@ class MatchResult:
             "nelo_ci": elo.get("nelo_ci"),
             "los": elo.get("los"),
             "score": elo.get("score"),
+            "score_ci": elo.get("score_ci"),
             "spec": self.spec.to_json(),
         }
 

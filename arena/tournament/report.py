@@ -101,7 +101,8 @@ class BotSummary:
         }
         if self.estimate is not None:
             elo = self.estimate.to_json()
-            data.update({k: elo[k] for k in ("elo", "elo_ci", "nelo", "nelo_ci", "los")})
+            data.update({k: elo[k] for k in ("score", "score_ci", "elo", "elo_ci", "nelo",
+                                             "nelo_ci", "los")})
         return data
 
 

@@ -74,7 +74,8 @@ class EloEstimate:
 
     `units` are games (trinomial) or game pairs (pentanomial); `games` counts games.
     Elo bounds are infinite when the score interval reaches 0 or 1 (every unit won
-    or lost); they are written as ``null`` in JSON.
+    or lost). JSON has no infinity: an infinite value is written as ``null``, on the
+    side of its score (``score`` for Elo and nElo, ``score_ci`` for the bounds).
     """
 
     units: int

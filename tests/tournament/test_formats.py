@@ -124,7 +124,7 @@ def test_the_cli_runs_a_swiss(tmp_path):
     assert "| rank | bot | points | byes |" in result.output
     data = json.loads((out / "tournament.json").read_text())
     assert data["format"] == "swiss" and len(data["rounds"]) == 2
-    assert [s["bot"] for s in data["standings"]][0] == "sim-perfect"
+    assert data["standings"][0]["bot"] == "sim-perfect"
     bad = CliRunner().invoke(main, ["tournament", "--game", "sim", "--settings", json.dumps(SIM),
                                     "--format", "swiss", "--bots", "sim-random,sim-perfect"])
     assert bad.exit_code == 2 and "1 to 1 rounds" in bad.output

@@ -606,15 +606,41 @@ async function tournamentPage({ params }) {
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
   const parts = [h("h1", {}, `Tournament ${name}`),
-    h("p", { class: "muted" }, `${data.game || "substitution"} · ${data.games} games per pairing`,
+    h("p", { class: "muted" }, `${data.game || "substitution"} · ${data.games} games per seat order`,
       data.seed !== undefined ? ` · seed ${data.seed}` : "",
       ". Rows: the first player; columns: the second; cells: wins / losses / draws of the first player."),
     table];
+  // Elo figures as the tournament JSON gives them: null is infinite, on the side of its score
+  // (every pair won or lost), and a bound on the side of its score bound.
+  const signed = (v, score) => v !== null && v !== undefined
+    ? `${v >= 0 ? "+" : ""}${v.toFixed(1)}` : (score >= 0.5 ? "+∞" : "−∞");
+  const elo = (s) => s.elo === undefined ? ""
+    : `${signed(s.elo, s.score)} [${signed(s.elo_ci[0], s.score_ci[0])}, ${signed(s.elo_ci[1], s.score_ci[1])}]`;
+  const nelo = (s) => s.nelo === undefined ? "" : signed(s.nelo, s.score);
+  const los = (s) => s.los === undefined ? "" : `${(100 * s.los).toFixed(1)}%`;
   if (data.summary) {
-    parts.push(h("h2", {}, "Summary"), h("table", { class: "summary" },
-      h("tr", {}, ["bot", "games", "wins", "losses", "draws"].map((c) => h("th", {}, c))),
+    parts.push(h("h2", {}, "Summary"), h("table", { class: "summary", id: "tournament-summary" },
+      h("tr", {}, ["bot", "games", "wins", "losses", "draws", "Elo (95% CI)", "nElo", "LOS"]
+        .map((c) => h("th", {}, c))),
       Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("td", {}, bot),
-        ["games", "wins", "losses", "draws"].map((k) => h("td", {}, s[k] ?? ""))))));
+        ["games", "wins", "losses", "draws"].map((k) => h("td", {}, s[k] ?? "")),
+        h("td", {}, elo(s)), h("td", {}, nelo(s)), h("td", {}, los(s))))));
+  }
+  if (data.pairings && data.pairings.length) {
+    parts.push(h("h2", {}, "Pairings"),
+      h("p", { class: "muted" }, "From the first bot's side. A pair is two games on the same dice with seats "
+        + "swapped, scored 0, ½, 1, 1½ or 2; intervals from the pair variance."),
+      h("table", { class: "summary", id: "tournament-pairings" },
+        h("tr", {}, ["pairing", "pairs", "pentanomial (0 … 2)", "score", "Elo (95% CI)", "nElo", "LOS"]
+          .map((c) => h("th", {}, c))),
+        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]} vs ${p.bots[1]}`),
+          h("td", {}, p.units ?? 0), h("td", {}, p.pentanomial.join(" · ")),
+          h("td", {}, p.score === undefined ? "" : p.score.toFixed(3)),
+          h("td", {}, elo(p)), h("td", {}, nelo(p)), h("td", {}, los(p))))));
+  }
+  if (data.standings) {
+    parts.push(h("h2", {}, "Swiss standings"), h("ol", { id: "tournament-standings" },
+      data.standings.map((s) => h("li", {}, `${s.bot}: ${s.points} points`))));
   }
   const cell = params.get("cell");
   if (cell) {
