@@ -16,12 +16,11 @@ import dataclasses
 import logging
 import os
 import sys
-from collections.abc import Generator, Iterable
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.tournament.batch import Batch, BatchResult, play_batch
-from arena.tournament.executors import RETRIES, Executor
+from arena.tournament.executors import Windowed, WorkerLost
 
 __all__ = ["CONNECT_TRIES", "RayExecutor", "ray_address"]
 
@@ -44,7 +43,7 @@ def _play_on_ray(batch: Batch) -> BatchResult:
     return dataclasses.replace(result, worker=f"{node}:{os.getpid()}")
 
 
-class RayExecutor(Executor):
+class RayExecutor(Windowed):
     """Runs batches as Ray tasks on the cluster at `cluster` (see the module)."""
 
     def __init__(self, cluster: str) -> None:
@@ -88,46 +87,30 @@ class RayExecutor(Executor):
     def describe(self) -> str:
         return f"Ray cluster {self.address} ({self.workers} CPUs)"
 
-    def map_unordered(self, batches: Iterable[Batch]) -> Generator[BatchResult, None, None]:
+    def _submit(self, batch: Batch) -> Any:
+        return self._remote.remote(batch)
+
+    def _wait(self, handles: list[Any]) -> list[Any]:
+        ready, rest = self._ray.wait(handles, num_returns=1)
+        if rest:  # and whatever else is done already
+            more, _ = self._ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready += more
+        return list(ready)
+
+    def _result(self, handle: Any) -> BatchResult:
         ray = self._ray
-        pending: dict[Any, tuple[Batch, int]] = {}
-        source = iter(batches)
-        exhausted = False
         try:
-            while True:
-                while not exhausted and len(pending) < 2 * self.workers:
-                    batch = next(source, None)
-                    if batch is None:
-                        exhausted = True
-                        break
-                    pending[self._remote.remote(batch)] = (batch, 0)
-                if not pending:
-                    return
-                refs = list(pending)
-                ready, rest = ray.wait(refs, num_returns=1)
-                if rest:
-                    more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
-                    ready += more
-                for ref in ready:
-                    batch, tries = pending.pop(ref)
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayTaskError as error:
-                        raise error.as_instanceof_cause() from None
-                    except ray.exceptions.RayError as error:
-                        if tries >= RETRIES:
-                            raise ArenaError(
-                                f"batch {batch.name()} lost its worker {tries + 1} times "
-                                f"({type(error).__name__})") from None
-                        self.retried += 1
-                        pending[self._remote.remote(batch)] = (batch, tries + 1)
-                        continue
-                    yield result
-        finally:
-            for ref in pending:
-                # a task that has just ended cannot be cancelled: nothing to do then
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
+            result: BatchResult = ray.get(handle)
+        except ray.exceptions.RayTaskError as error:  # the game or a bot raised
+            raise error.as_instanceof_cause() from None
+        except ray.exceptions.RayError as error:  # the worker or its node died
+            raise WorkerLost(type(error).__name__) from None
+        return result
+
+    def _cancel(self, handle: Any) -> None:
+        # a task that has just ended cannot be cancelled: nothing to do then
+        with contextlib.suppress(Exception):
+            self._ray.cancel(handle, force=True)
 
     def close(self) -> None:
         if self._owner and self._ray.is_initialized():

@@ -13,12 +13,14 @@ import concurrent.futures
 import multiprocessing
 from collections.abc import Generator, Iterable
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from arena.errors import ArenaError
 from arena.tournament.batch import Batch, BatchResult, play_batch
 
-__all__ = ["RETRIES", "Executor", "InProcess", "LocalPool", "make_executor"]
+__all__ = [
+    "RETRIES", "Executor", "InProcess", "LocalPool", "Windowed", "WorkerLost", "make_executor",
+]
 
 RETRIES = 3
 """How many times a batch is retried after its worker died."""
@@ -59,20 +61,33 @@ class InProcess(Executor):
         return "this process"
 
 
-class LocalPool(Executor):
-    """Worker processes on this machine (pebble's pool, forked from this process)."""
+class WorkerLost(Exception):
+    """The worker (process or node) playing a batch died: the batch may be retried."""
 
-    def __init__(self, processes: int) -> None:
-        import pebble
 
-        self.workers = processes
-        self._pool = pebble.ProcessPool(max_workers=processes,
-                                        context=multiprocessing.get_context("fork"))
+class Windowed(Executor):
+    """An executor that submits batches and waits on handles (pool futures, Ray refs).
+
+    At most ``2 × workers`` batches are in flight, so a worker never waits for the
+    driver to hand it the next one and an early stop wastes little.
+    """
+
+    def _submit(self, batch: Batch) -> Any:
+        raise NotImplementedError
+
+    def _wait(self, handles: list[Any]) -> list[Any]:
+        """Block until some handles are done; return them."""
+        raise NotImplementedError
+
+    def _result(self, handle: Any) -> BatchResult:
+        """The result of a finished handle; raise `WorkerLost` if its worker died."""
+        raise NotImplementedError
+
+    def _cancel(self, handle: Any) -> None:
+        raise NotImplementedError
 
     def map_unordered(self, batches: Iterable[Batch]) -> Generator[BatchResult, None, None]:
-        import pebble
-
-        pending: dict[concurrent.futures.Future[BatchResult], tuple[Batch, int]] = {}
+        pending: dict[Any, tuple[Batch, int]] = {}
         source = iter(batches)
         exhausted = False
         try:
@@ -82,27 +97,55 @@ class LocalPool(Executor):
                     if batch is None:
                         exhausted = True
                         break
-                    pending[self._pool.schedule(play_batch, (batch,))] = (batch, 0)
+                    pending[self._submit(batch)] = (batch, 0)
                 if not pending:
                     return
-                done, _ = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                for future in done:
-                    batch, tries = pending.pop(future)
+                for handle in self._wait(list(pending)):
+                    batch, tries = pending.pop(handle)
                     try:
-                        result = future.result()
-                    except pebble.ProcessExpired as error:
+                        result = self._result(handle)
+                    except WorkerLost as lost:
                         if tries >= RETRIES:
                             raise ArenaError(
                                 f"batch {batch.name()} lost its worker {tries + 1} times "
-                                f"({error})") from None
+                                f"({lost})") from None
                         self.retried += 1
-                        pending[self._pool.schedule(play_batch, (batch,))] = (batch, tries + 1)
+                        pending[self._submit(batch)] = (batch, tries + 1)
                         continue
                     yield result
         finally:
-            for future in pending:
-                future.cancel()
+            for handle in pending:
+                self._cancel(handle)
+
+
+class LocalPool(Windowed):
+    """Worker processes on this machine (pebble's pool, forked from this process)."""
+
+    def __init__(self, processes: int) -> None:
+        import pebble
+
+        self.workers = processes
+        self._pool = pebble.ProcessPool(max_workers=processes,
+                                        context=multiprocessing.get_context("fork"))
+
+    def _submit(self, batch: Batch) -> Any:
+        return self._pool.schedule(play_batch, (batch,))
+
+    def _wait(self, handles: list[Any]) -> list[Any]:
+        done, _ = concurrent.futures.wait(handles, return_when=concurrent.futures.FIRST_COMPLETED)
+        return list(done)
+
+    def _result(self, handle: Any) -> BatchResult:
+        import pebble
+
+        try:
+            result: BatchResult = handle.result()
+        except pebble.ProcessExpired as error:
+            raise WorkerLost(str(error)) from None
+        return result
+
+    def _cancel(self, handle: Any) -> None:
+        handle.cancel()
 
     def close(self) -> None:
         self._pool.stop()  # type: ignore[no-untyped-call]

@@ -10,9 +10,10 @@ point are dropped.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from arena.tournament.spec import Pairing, TournamentSpec
 from arena.tournament.stats import SPRT, EloEstimate, estimate
 from arena.tournament.store import write_logs
 
-__all__ = ["MATCH_CHUNK", "MatchResult", "MatchSpec", "run_match"]
+__all__ = ["MATCH_CHUNK", "MatchResult", "MatchSpec", "match_batches", "run_match"]
 
 MATCH_CHUNK = 5
 """Pairs per batch: small, so that little is played past the SPRT's decision."""
@@ -134,28 +135,16 @@ def run_match(
     own = executor is None
     runner = executor if executor is not None else make_executor(processes, cluster)
 
-    def batches() -> Iterator[Batch]:
-        for start in range(0, total, MATCH_CHUNK):
-            yield Batch(tournament, Pairing(0, 1), start, min(total, start + MATCH_CHUNK),
-                        maker, out is not None)
-
-    waiting: dict[int, BatchResult] = {}
-    next_start = 0
     try:
-        stream = runner.map_unordered(batches())
-        for done in stream:
-            waiting[done.batch.start] = done
-            while next_start in waiting and not _finished(result, total):
-                batch_done = waiting.pop(next_start)
-                counted = _count(result, batch_done)
+        with contextlib.closing(match_batches(runner, tournament, maker, out is not None)) as stream:
+            for done in stream:
+                last = _count(result, done)
                 if out is not None:
-                    _store_logs(out, batch_done, counted)
-                next_start = batch_done.batch.stop
+                    _store_logs(out, done, last)
                 if progress is not None:
                     progress(result)
-            if _finished(result, total):
-                stream.close()
-                break
+                if result.decision is not None or result.pairs >= total:
+                    break
     finally:
         if own:
             runner.close()
@@ -166,8 +155,31 @@ def run_match(
     return result
 
 
-def _finished(result: MatchResult, total: int) -> bool:
-    return result.decision is not None or result.pairs >= total
+def match_batches(executor: Executor, spec: TournamentSpec, maker: BotMaker = registry_bot,
+                  logs: bool = False) -> Generator[BatchResult, None, None]:
+    """The batches of pairing (0, 1) of `spec`, `MATCH_CHUNK` pairs each, in pair order.
+
+    They run on `executor` (a bounded number ahead) and come back in any order; those
+    that finish early wait here for their turn. Stop iterating to stop playing.
+    """
+    total = spec.games
+
+    def batches() -> Iterator[Batch]:
+        for start in range(0, total, MATCH_CHUNK):
+            yield Batch(spec, Pairing(0, 1), start, min(total, start + MATCH_CHUNK), maker, logs)
+
+    waiting: dict[int, BatchResult] = {}
+    next_start = 0
+    stream = executor.map_unordered(batches())
+    try:
+        for done in stream:
+            waiting[done.batch.start] = done
+            while next_start in waiting:
+                ready = waiting.pop(next_start)
+                next_start = ready.batch.stop
+                yield ready
+    finally:
+        stream.close()
 
 
 def _count(result: MatchResult, done: BatchResult) -> int:
