@@ -109,7 +109,8 @@ def main() -> None:
     efficiency = min(1.0, capacity / demand) * batch_work / (batch_work + max(round_trip, 0))
     print(f"estimate, 100 nodes x {args.cores_per_node} cores: the workers finish {demand:.0f} "
           f"batches/s, one driver stores up to {capacity:.0f}/s -> about {efficiency:.0%} "
-          f"efficiency ({efficiency * cores:.0f} of {cores} cores busy) with batches of this size")
+          f"efficiency ({efficiency * cores:.0f} of {cores} cores busy) with batches of this size; "
+          f"batches of {cores * driver_cpu:.1f} s of play or more keep every core busy")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ games one by one (trinomial, as if they were independent). The figure is the med
 number of games each needs to decide, and how many fewer the pentanomial test needs
 (issue 15's target: at least 15% fewer).
 
-    python bench/bench_sprt.py [--runs 9] [--moves 40] [--max-games 6000] [--jobs N]
+    python bench/bench_sprt.py [--runs 9] [--moves 40] [--max-games 6000] [--jobs N] \
+        [--pairing A,B ...]
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=40)
     parser.add_argument("--max-games", type=int, default=6000)
     parser.add_argument("--jobs", type=int, default=0)
+    parser.add_argument("--pairing", action="append", metavar="A,B",
+                        help="bots to compare (repeatable; default: the two of the issue)")
     args = parser.parse_args()
+    pairings = [tuple(p.split(",", 1)) for p in args.pairing] if args.pairing else PAIRINGS
     sprt = SPRT(0, 10, 0.05, 0.05)
     settings = Settings.preset("classic", args.moves).to_json()
     print(f"GSPRT elo0=0 elo1=10 alpha=beta=0.05; classic grammar, {args.moves} turns; "
@@ -70,7 +74,7 @@ def main() -> None:
           f"{'fewer':>7} {'same decision':>14} {'undecided (p/t)':>16}")
     started = time.perf_counter()
     with make_executor(args.jobs or None) as executor:
-        for a, b in PAIRINGS:
+        for a, b in pairings:
             penta_games, tri_games, same, undecided = [], [], 0, [0, 0]
             for seed in range(args.runs):
                 spec = TournamentSpec("substitution", settings, (a, b), args.max_games // 2, seed)
@@ -83,7 +87,7 @@ def main() -> None:
                 same += pd == td
             p, t = statistics.median(penta_games), statistics.median(tri_games)
             print(f"{a + ' vs ' + b:40} {p:>26.0f} {t:>10.0f} {1 - p / t:>6.0%} "
-                  f"{same:>9}/{args.runs} {undecided[0]:>10}/{undecided[1]}")
+                  f"{same:>9}/{args.runs} {undecided[0]:>10}/{undecided[1]}", flush=True)
     print(f"({time.perf_counter() - started:.0f} s on {executor.describe()})")
 
 

@@ -145,7 +145,10 @@ class LocalPool(Windowed):
         return result
 
     def _cancel(self, handle: Any) -> None:
-        handle.cancel()
+        # Only batches not started yet: pebble cancels a running one by killing its
+        # worker, which could die holding the pool's channel and stall the pool.
+        if not handle.running():
+            handle.cancel()
 
     def close(self) -> None:
         self._pool.stop()  # type: ignore[no-untyped-call]
