@@ -1,9 +1,10 @@
 """The unit of work: a pairing × K pairs of dice, played wherever a worker runs.
 
 A worker builds the game and every bot it needs from their specs (a bot spec is any
-string the registry accepts), keeps them for the batches that follow, and calls each
-bot's `prepare` once when it builds it; so a bot's tables are made once per worker
-process, not once per batch. A batch's result depends only on the batch, never on the
+string the registry accepts) and keeps them for the batches that follow. Every game
+calls the bot's `prepare` hook (`arena.match.Match.run`), which does its work the first
+time only (the `Bot` contract): so a bot's tables are made once per worker process,
+not once per batch. A batch's result depends only on the batch, never on the
 worker: a batch that is retried elsewhere gives the same games.
 """
 
@@ -15,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.bots import Bot, prepare_bot
+from arena.bots import Bot
 from arena.game import Game
 from arena.match import play_match
 from arena.record import MatchRecord, to_jsonl
@@ -70,7 +71,7 @@ class BatchResult:
     logs: tuple[tuple[tuple[int, int], bytes], ...]
     """Per seat order (first, second): the gzip-compressed ``{"id", "log"}`` JSON lines."""
     built: tuple[str, ...]
-    """The bot specs this worker built and prepared for this batch (empty once cached)."""
+    """The bot specs this worker built for this batch (empty once it has them)."""
     worker: str = ""
     """Where it ran (a process id, or a Ray node id)."""
 
@@ -93,9 +94,7 @@ def _worker_bot(key: str, game: Game[Any, Any], maker: BotMaker, spec: str,
                 built: list[str]) -> Bot:
     bot = _BOTS.get((key, maker, spec))
     if bot is None:
-        bot = maker(game, spec)
-        prepare_bot(bot, game)
-        _BOTS[(key, maker, spec)] = bot
+        bot = _BOTS[(key, maker, spec)] = maker(game, spec)
         built.append(spec)
     return bot
 

@@ -96,9 +96,26 @@ class RayCluster:
     def env(self) -> dict[str, str]:
         return {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
 
-    def _start(self, args: list[str], cpus: int) -> Node:
+    def _start(self, args: list[str], cpus: int, tries: int = 3) -> Node:
+        """Start a node; on a loaded machine `ray start` can time out waiting for the
+        GCS (its limit is 30 s), so a failed start is cleaned up and tried again."""
+        for attempt in range(1, tries + 1):
+            node = self._launch(args, cpus, attempt)
+            try:
+                node.wait_started()
+            except RuntimeError:
+                kill_tree(process_tree(node.process.pid))
+                node.process.wait()
+                if attempt == tries:
+                    raise
+                continue
+            self.nodes.append(node)
+            return node
+        raise AssertionError("unreachable")
+
+    def _launch(self, args: list[str], cpus: int, attempt: int) -> Node:
         node_manager_port = free_port()
-        log = Path(self.temp_dir) / f"node-{len(self.nodes)}.log"
+        log = Path(self.temp_dir) / f"node-{len(self.nodes)}-{attempt}.log"
         command = [
             str(RAY), "start", "--block", "--node-ip-address", "127.0.0.1",
             "--num-cpus", str(cpus), "--disable-usage-stats",
@@ -113,10 +130,7 @@ class RayCluster:
         with open(log, "wb") as output:
             process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
                                        env=self.env(), start_new_session=True)
-        node = Node(process, node_manager_port, log)
-        self.nodes.append(node)
-        node.wait_started()
-        return node
+        return Node(process, node_manager_port, log)
 
     def start(self) -> RayCluster:
         self._start(["--head", "--port", str(self.gcs_port), "--ray-client-server-port",
