@@ -13,7 +13,7 @@ STAMP   = $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bots/*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -4,6 +4,7 @@ kept with the game's log."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import pickle
 import sys
@@ -215,3 +216,24 @@ def test_a_program_that_stops_reading_cannot_block_the_runner(monkeypatch):
     with pytest.raises(BotGaveUp, match="stopped reading its input"):
         bot._write("x" * 1_000_000)  # far more than a pipe holds
     bot.close()
+
+
+def test_arena_match_and_a_swiss_tournament_take_exec_specs(program, tmp_path):
+    """The tournament machinery builds `exec:` bots in its workers like any other spec."""
+    bot = f"exec:{PY} {program} fine"
+    result = CliRunner().invoke(main, ["match", bot, "sim-random", "--game", "sim", "--settings",
+                                       '{"vertices": 5}', "--games", "2", "--jobs", "2",
+                                       "--json", str(tmp_path / "m.json")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["games"] == 4 and sum(data["pentanomial"]) == 2
+    result = CliRunner().invoke(main, ["tournament", "--game", "sim", "--settings",
+                                       '{"vertices": 5}', "--bots", f"{bot},sim-random,sim-perfect",
+                                       "--format", "swiss", "--rounds", "2", "--games", "1",
+                                       "--jobs", "1", "--out", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "t" / "tournament.json").read_text())
+    assert report["bots"][0] == bot and report["standings"]
+    logs = [json.loads(line) for path in (tmp_path / "t" / "logs").rglob("*.jsonl.gz")
+            for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
+    assert any(bot in entry["log"] and "considering" in entry["log"] for entry in logs)

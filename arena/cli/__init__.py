@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "schema": "arena.cli.schema:schema",
     "bot": "arena.cli.bot_check:bot",
     "tournament": "arena.cli.tournament:tournament",
+    "match": "arena.cli.match:match",
     "experiment": "arena.cli.experiment:experiment",
 }
 

@@ -114,7 +114,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
                 output = process.stdout.read().decode() if process.stdout else ""
                 pytest.fail(f"the server did not start: {output}")
             time.sleep(0.2)
-    yield {"url": url, "games": ids, "others": others}
+    yield {"url": url, "games": ids, "others": others, "tournaments": base / "tournaments"}
     process.terminate()
     try:
         process.wait(15)
@@ -524,6 +524,30 @@ def test_the_tournament_table_and_the_ladder(page: Any, server: dict[str, Any]) 
     assert page.locator("#leaderboard tr").count() == 3
     assert page.locator("#rating-chart polyline").count() == 2
     shot(page, "ladder")
+
+
+def test_a_tournament_s_elo_tables(page: Any, server: dict[str, Any]) -> None:
+    """The page shows what the runner's JSON says: Elo per bot and per pairing."""
+    from arena.tournament import TournamentSpec, run_tournament, to_json
+
+    spec = TournamentSpec("sim", {"vertices": 5}, ("sim-perfect", "sim-random", "sim-mc:trials=5"),
+                          4, 1, format="gauntlet")
+    result = run_tournament(spec, out=server["tournaments"] / "gauntlet", processes=1)
+    data = to_json(result)
+    page.goto(server["url"] + "/#/tournament?name=gauntlet/tournament.json")
+    wait_phase(page, "tournament")
+    rows = page.locator("#tournament-pairings tr")
+    assert rows.count() == 1 + 2
+    first = data["pairings"][0]
+    cells = rows.nth(1).locator("td")
+    assert cells.nth(0).inner_text() == "sim-perfect vs sim-random"
+    assert cells.nth(2).inner_text() == " · ".join(map(str, first["pentanomial"]))
+    assert cells.nth(6).inner_text() == f"{100 * first['los']:.1f}%"
+    row = page.locator("#summary tr").nth(1)
+    assert row.locator("th").inner_text() == "sim-perfect"
+    summary = row.locator("td")  # games, wins, losses, draws, win rate, mean score, Elo, nElo, LOS
+    assert summary.nth(8).inner_text() == f"{100 * data['summary']['sim-perfect']['los']:.1f}%"
+    shot(page, "tournament-elo")
 
 
 def test_artifacts_directory_is_ignored_by_git() -> None:

@@ -723,8 +723,21 @@ function summaryColumns() {
     ["games", (s) => s.games], ["wins", (s) => s.wins], ["losses", (s) => s.losses], ["draws", (s) => s.draws],
     ["win rate (95% CI)", (s) => s.win_rate === undefined ? "" : percent(s.win_rate) + interval(s.win_rate_ci95, percent)],
     ["mean score (95% CI)", (s) => s.mean_score === undefined ? "" : s.mean_score.toFixed(1) + interval(s.mean_score_ci95, (v) => v.toFixed(1))],
+    ["Elo (95% CI)", eloText], ["nElo", neloText], ["LOS", losText],
   ];
 }
+
+// Elo figures as the tournament JSON gives them: null is infinite, on the side of its score
+// (every pair won or lost), and a bound on the side of its score bound.
+function signedElo(v, score) {
+  return v !== null && v !== undefined ? `${v >= 0 ? "+" : ""}${v.toFixed(1)}` : (score >= 0.5 ? "+∞" : "−∞");
+}
+function eloText(s) {
+  return s.elo === undefined ? ""
+    : `${signedElo(s.elo, s.score)} [${signedElo(s.elo_ci[0], s.score_ci[0])}, ${signedElo(s.elo_ci[1], s.score_ci[1])}]`;
+}
+function neloText(s) { return s.nelo === undefined ? "" : signedElo(s.nelo, s.score); }
+function losText(s) { return s.los === undefined ? "" : `${(100 * s.los).toFixed(1)}%`; }
 
 async function tournamentPage({ params }) {
   const name = params.get("name");
@@ -742,16 +755,33 @@ async function tournamentPage({ params }) {
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
   const parts = [h("h1", {}, `Tournament ${name}`),
-    h("p", { class: "muted" }, `${data.game || "substitution"} · ${data.games} games per pairing`,
+    h("p", { class: "muted" }, `${data.game || "substitution"} · ${data.games} games per seat order`,
       data.seed !== undefined ? ` · seed ${data.seed}` : ""),
     scrollBox(table)];
   if (data.summary) {
     const columns = summaryColumns(data);
-    parts.push(h("h2", {}, "Summary"), h("p", { class: "muted" }, "Each bot against the others (self-play left out); 95% confidence intervals."),
+    parts.push(h("h2", {}, "Summary"), h("p", { class: "muted" }, "Each bot against the others (self-play left out); 95% confidence intervals. "
+        + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority."),
       scrollBox(h("table", { class: "summary", id: "summary" },
         h("tr", {}, h("th", { scope: "col" }, "bot"), columns.map(([c]) => h("th", { scope: "col" }, c))),
         Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, bot),
           columns.map(([, cell]) => h("td", {}, cell(s) ?? "")))))));
+  }
+  if (data.pairings && data.pairings.length) {
+    parts.push(h("h2", {}, "Pairings"),
+      h("p", { class: "muted" }, "From the first bot's side. A pair is two games on the same dice with seats "
+        + "swapped, scored 0, ½, 1, 1½ or 2; intervals from the pair variance."),
+      scrollBox(h("table", { class: "summary", id: "tournament-pairings" },
+        h("tr", {}, ["pairing", "pairs", "pentanomial (0 … 2)", "score", "Elo (95% CI)", "nElo", "LOS"]
+          .map((c) => h("th", { scope: "col" }, c))),
+        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]} vs ${p.bots[1]}`),
+          h("td", {}, p.units ?? 0), h("td", {}, p.pentanomial.join(" · ")),
+          h("td", {}, p.score === undefined ? "" : p.score.toFixed(3)),
+          h("td", {}, eloText(p)), h("td", {}, neloText(p)), h("td", {}, losText(p)))))));
+  }
+  if (data.standings) {
+    parts.push(h("h2", {}, "Swiss standings"), h("ol", { id: "tournament-standings" },
+      data.standings.map((s) => h("li", {}, `${s.bot}: ${s.points} points`))));
   }
   const cell = params.get("cell");
   if (cell) {
