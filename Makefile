@@ -32,6 +32,7 @@ browsers:
 # The starter kits (examples/, docs/bots.md) are built and played by the tests: Node and
 # npm, gcc, and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
 # installed here when missing (as root, as in CI); each kit's own steps are in its README.
+# Ruby runs the acceptance bot written from the docs alone (tests/acceptance/ruby).
 GOPATH_DEBIAN = /usr/share/gocode
 
 kits:
@@ -39,6 +40,7 @@ kits:
 	@command -v cc >/dev/null || { apt-get update && apt-get install -y gcc; }
 	@command -v go >/dev/null && test -d $(GOPATH_DEBIAN)/src/github.com/gorilla/websocket || \
 		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }
+	@command -v ruby >/dev/null || { apt-get update && apt-get install -y ruby; }
 
 test: setup browsers kits
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
