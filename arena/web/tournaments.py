@@ -119,11 +119,11 @@ class TournamentRuns:
         if not 2 <= len(spec.bots) <= config.tournament_bots:
             raise RunRefused(400, "bad-request", f"a tournament has 2 to {config.tournament_bots} "
                                                  f"bots, not {len(spec.bots)}")
-        total = len(spec.pairings()) * spec.games
-        if spec.games < 1 or total > config.tournament_games:
+        total = spec.total_games()
+        if total > config.tournament_games:
             raise RunRefused(400, "bad-request",
-                             f"{len(spec.pairings())} pairings of {spec.games} games is {total} "
-                             f"games; a tournament from the web plays 1 to "
+                             f"{len(spec.bots)} bots at {spec.games} games per pairing and seat "
+                             f"order is {total} games; a tournament from the web plays at most "
                              f"{config.tournament_games} in all")
         active = self._active()
         if any(r.client == client for r in active):
