@@ -8,8 +8,8 @@ message per line, a keyword and (mostly) one JSON object (`docs/bots.md`):
 
 to the program
     ``arena 1`` once, first; ``limits {...}`` right after it (`LIMIT_FIELDS`);
-    ``start {...}`` when a game starts (again for every game in
-    progress if the program is new); ``turn {...}`` when it must move; ``legal {...}``
+    ``start {...}`` when a game starts (again for every game in progress if the
+    program is new); ``turn {...}`` when it must move; ``legal {...}``
     answering a ``?legal`` query; ``rejected {...}``; ``over {...}``; ``quit`` at the end.
 
 from the program
@@ -142,8 +142,9 @@ def exit_text(status: int | None, stderr_tail: Iterable[str] = ()) -> str:
     """How a program ended, for people: its exit status or the signal that killed it,
     then its last lines on standard error.
 
-    >>> exit_text(-11, ["Segmentation fault"])
-    'was killed by signal SIGSEGV (11); its last lines on standard error:\n  | Segmentation fault'
+    >>> print(exit_text(-11, ["Segmentation fault"]))
+    was killed by signal SIGSEGV (11); its last lines on standard error:
+      | Segmentation fault
     """
     if status is None:
         text = "is still running"

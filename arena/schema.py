@@ -65,25 +65,26 @@ def contract(registry: Registry, game: str | None = None) -> dict[str, Any]:
     return doc
 
 
-def _fields(message: dict[str, Any], names: tuple[str, ...], *, optional: tuple[str, ...] = (),
-            doc: str) -> dict[str, Any]:
+def _fields(message: dict[str, Any], names: tuple[str, ...], *, optional: tuple[str, ...] = ()
+            ) -> dict[str, Any]:
     """An object of some of a message's fields (all required but `optional`)."""
     properties = {name: message["properties"][name] for name in names}
-    return {"type": "object", "description": doc, "properties": properties,
+    return {"type": "object", "properties": properties,
             "required": [name for name in names if name not in optional],
             "additionalProperties": False}
 
 
 _LINE_DOCS = {
     # keyword: (when the program gets it, what it answers)
-    "arena": ((f"once, first: 'arena {LINE_PROTOCOL_VERSION}', the line protocol's version "
-              "(no JSON)"), "nothing"),
-    "limits": (("once, right after 'arena': what the program may send and will get; the time "
-               "it may take is each game's (start.time_control, turn.clock)"), "nothing"),
+    "arena": ((f"once, first: 'arena {LINE_PROTOCOL_VERSION}', the line protocol's "
+               "version (no JSON)"), "nothing"),
+    "limits": (("once, right after 'arena': what the program may send and will get; the "
+                "time it may take is each game's (start.time_control, turn.clock)"),
+               "nothing"),
     "start": (("a game starts (or is resumed); a new process gets one for every game in "
-              "progress"), "nothing"),
-    "turn": ("the program must move", ("any '# text' and '?legal STEPS' lines, then exactly "
-                                      "one line: the move string")),
+               "progress"), "nothing"),
+    "turn": ("the program must move",
+             "any '# text' and '?legal STEPS' lines, then exactly one line: the move string"),
     "legal": ("the answer to a '?legal STEPS' line", "its next line"),
     "rejected": ("a move was refused; if retries are left a new 'turn' line follows",
                  "nothing"),
@@ -95,19 +96,15 @@ _LINE_DOCS = {
 def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The line protocol: its index (``x-lines``) and the ``$defs`` of each JSON line,
     built from the protocol's message schemas in `defs` (so a game's parts apply)."""
-    turn_names = tuple(name for name in TURN_FIELDS if name != "game")
-    turn = _fields(defs["your_turn"], turn_names,
-                   optional=("legal", "legal_count", "legal_steps"),
-                   doc="the your_turn fields a program uses, with the game's name")
-    turn["properties"] = {"game": defs["game_start"]["properties"]["game"],
-                          **turn["properties"]}
-    turn["required"].insert(0, "game")
-    turn["properties"] = {name: turn["properties"][name] for name in TURN_FIELDS}
+    # a turn: the your_turn fields a program uses, with the game's name from game_start
+    your_turn = {**defs["your_turn"], "properties": {
+        **defs["your_turn"]["properties"], "game": defs["game_start"]["properties"]["game"]}}
+    turn = _fields(your_turn, TURN_FIELDS, optional=("legal", "legal_count", "legal_steps"))
     legal_steps = defs["legal_steps"]
     error_codes = {"enum": list(LEGAL_ERROR_CODES),
                    "description": "; ".join(f"{code}: {text}"
                                             for code, text in LEGAL_ERROR_CODES.items())}
-    legal = _fields(legal_steps, ("game_id", "turn", "prefix"), doc="")
+    legal = _fields(legal_steps, ("game_id", "turn", "prefix"))
     legal["properties"].update({
         "legal_steps": legal_steps["properties"]["legal_steps"],
         "error": {"type": "object", "description": "why there is no answer: 'code' (one of "
@@ -117,7 +114,7 @@ def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     })
     legal["oneOf"] = [{"required": ["legal_steps"]}, {"required": ["error"]}]
     over = _fields(defs["game_over"],
-                   ("game_id", "result", "winner", "scores", "termination", "reason"), doc="")
+                   ("game_id", "result", "winner", "scores", "termination", "reason"))
     over["properties"]["seat"] = {"anyOf": [{"type": "integer", "minimum": 0},
                                             {"type": "null"}],
                                   "description": "the program's seat in the game"}
@@ -137,11 +134,11 @@ def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     payloads = {
         "limits": limits,
         "start": _fields(defs["game_start"], ("game_id", "game", "settings", "seat", "players",
-                                              "time_control", "chance_name"), doc=""),
+                                              "time_control", "chance_name")),
         "turn": turn,
         "legal": legal,
         "rejected": _fields(defs["move_rejected"], ("game_id", "turn", "move", "code",
-                                                    "message", "step", "retries_left"), doc=""),
+                                                    "message", "step", "retries_left")),
         "over": over,
     }
     line_defs: dict[str, Any] = {}

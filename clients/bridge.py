@@ -5,11 +5,11 @@ however many games start at the same moment -- and talks to it in the line proto
 `arena.lines` (shared with the local runner ``exec:COMMAND``; `docs/bots.md`):
 
 * to the bot: ``arena 1`` once; ``limits {json}`` right after it (the longest line it
-  may write, the server's limits on legal lists and debug lines); ``start {json}`` when a game starts (and, should the
-  process be new, for every game in progress); ``turn {json}`` when it must move (the
-  full state, the game's name, the clock and the legal moves: ``legal``,
-  ``legal_count`` and, in step-built games, ``legal_steps``, as the server sends them
-  with the ``legal-moves`` capability); ``legal {json}`` answering a ``?legal`` query;
+  may write, the server's limits on legal lists and debug lines); ``start {json}`` when
+  a game starts (and, should the process be new, for every game in progress);
+  ``turn {json}`` when it must move (the full state, the game's name, the clock and
+  the legal moves: ``legal``, ``legal_count`` and, in step-built games,
+  ``legal_steps``, as the server sends them with the ``legal-moves`` capability); ``legal {json}`` answering a ``?legal`` query;
   ``rejected {json}`` when a move was refused (a new ``turn`` follows if retries are
   left); ``over {json}`` when a game ends; ``quit`` at the end;
 * from the bot: after each ``turn`` line, any ``# text`` debug lines (sent to the server
@@ -143,7 +143,8 @@ class ExecBot(ArenaBot):
                     await self._stderr_task  # its last words, before quoting them
         except TimeoutError:
             status = self._process.returncode
-        return f"the bot's program ({shlex.join(self.command)}) {exit_text(status, self._stderr_tail)}"
+        ended = exit_text(status, self._stderr_tail)
+        return f"the bot's program ({shlex.join(self.command)}) {ended}"
 
     async def _write(self, *lines: str) -> None:
         assert self._process is not None and self._process.stdin is not None
@@ -232,7 +233,7 @@ class ExecBot(ArenaBot):
     def rejected(self, turn: Turn, rejection: Rejected) -> None:
         step = "" if rejection.step is None else f" (step {rejection.step}, 0-based)"
         then = ("the game is forfeited" if rejection.retries_left < 0
-                else f"{rejection.retries_left} retries left")
+                else f"retries left: {rejection.retries_left}")
         log.warning("game %s turn %d: the move %r was rejected%s: %s: %s; %s",
                     turn.game_id, rejection.turn, rejection.move, step, rejection.code,
                     rejection.message, then)

@@ -16,22 +16,15 @@ import pytest
 
 from arena.bot_check import default_opponent
 from arena.exec_bot import ExecBot
-from arena.games.substitution import Settings
 from arena.legal import LEGAL_ERROR_CODES
 from arena.lines import LIMIT_FIELDS, LineProtocol
 from arena.match import play_match
 from arena.registry import default_registry
 from arena.schema import _type_text, contract, lines_markdown, parts_markdown, update_docs
 
-ROOT = Path(__file__).resolve().parents[1]
+from .server.test_contract import GAMES  # a game of every game, as the messages' test plays
 
-GAMES = {
-    "substitution": Settings.preset("medium", 3).to_json(),
-    "sim": {"vertices": 5},
-    "heaps": {"example": "49932", "target": 384, "start": [7, 10]},
-    "durak": {"cards": "01101001", "draw_rule": False, "first": 0},
-    "tiles": {"tiles": 6, "players": 2},
-}
+ROOT = Path(__file__).resolve().parents[1]
 
 # Logs every line it gets; asks a bad ?legal first in each game, then plays the first
 # legal move, or builds one step by step with ?legal when there is no list.

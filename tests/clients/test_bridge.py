@@ -135,7 +135,7 @@ async def test_a_rejected_move_is_shown_on_stderr(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="arena.bridge"):
         bot.rejected(turn, Rejected(0, "9 9", "vertex-out-of-range", "no vertex 9", None, 1))
     assert caplog.messages == [("game g1 turn 0: the move '9 9' was rejected: "
-                               "vertex-out-of-range: no vertex 9; 1 retries left")]
+                               "vertex-out-of-range: no vertex 9; retries left: 1")]
     await bot.close()
 
 
