@@ -1,7 +1,8 @@
 """Validation games for a program before it goes on a server (Kaggle's validation
 episode, locally): `check_program` plays it (``exec:COMMAND``, `arena.exec_bot`) against
 built-in bots in both seats, under the time control, and reports every rejection,
-timeout and crash with the program's debug lines and standard error.
+timeout and crash with the program's debug lines and standard error, each blamed on
+the program or on the arena (the runner or the built-in opponent failing).
 """
 
 from __future__ import annotations
@@ -17,29 +18,53 @@ from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server.config import TimeControl
 
-__all__ = ["CheckReport", "CheckedGame", "check_program", "default_opponent"]
+__all__ = ["ARENA", "PROGRAM", "CheckReport", "CheckedGame", "check_program", "default_opponent"]
+
+
+PROGRAM = "program"
+"""Blame: the program broke a rule (an illegal move, no move in time, it died)."""
+ARENA = "arena"
+"""Blame: the runner or the built-in opponent failed (a bug of the arena)."""
 
 
 @dataclass(frozen=True)
 class CheckedGame:
-    """One validation game: the program's seat and what happened."""
+    """One validation game: the program's seat and what happened (its `record`, or
+    `arena_error` when the game broke down on the arena's side)."""
 
     game: str
     seat: int
     opponent: str
-    record: MatchRecord
+    record: MatchRecord | None
+    arena_error: str | None = None
+
+    @property
+    def blame(self) -> str | None:
+        """Who failed: `PROGRAM`, `ARENA`, or None for a game played to its end."""
+        if self.arena_error is not None:
+            return ARENA
+        assert self.record is not None and self.record.outcome is not None
+        outcome = self.record.outcome
+        if outcome.termination is Termination.NORMAL or outcome.loser != self.seat:
+            return None
+        return PROGRAM
 
     @property
     def failure(self) -> str | None:
-        """Why the program lost by the rules of the arena (a rejection, a timeout, a
-        crash), or None when the game ended normally (won, lost or drawn)."""
-        outcome = self.record.outcome
-        assert outcome is not None
-        if outcome.termination is Termination.NORMAL or outcome.loser != self.seat:
+        """Why the game failed, naming who is to blame, or None when it ended normally
+        (won, lost or drawn)."""
+        if self.arena_error is not None:
+            return (f"arena error (not your program's fault; please report it): "
+                    f"{self.arena_error}")
+        if self.blame is None:
             return None
-        return f"{outcome.termination.value}: {outcome.detail}"
+        assert self.record is not None and self.record.outcome is not None
+        outcome = self.record.outcome
+        return f"{outcome.termination.value} (your program): {outcome.detail}"
 
     def notes(self) -> list[str]:
+        if self.record is None:
+            return []
         return [f"turn {note.turn}: {note.text}" for note in self.record.notes
                 if note.player == self.seat]
 
@@ -60,11 +85,18 @@ class CheckReport:
         if not self.games:
             return "FAIL: no game was played"
         if self.failures:
-            kinds = sorted({g.failure.split(":")[0] for g in self.failures if g.failure})
-            return (f"FAIL: {len(self.failures)} of {len(self.games)} games lost by "
-                    f"{', '.join(kinds)}")
+            kinds = sorted({g.failure.split(" (")[0] for g in self.failures
+                            if g.failure and g.blame == PROGRAM})
+            arena = sum(g.blame == ARENA for g in self.failures)
+            parts = []
+            if kinds:
+                parts.append(f"{len(self.failures) - arena} lost by your program's "
+                             f"{', '.join(kinds)}")
+            if arena:
+                parts.append(f"{arena} broken by an arena error (not your program)")
+            return f"FAIL: {len(self.failures)} of {len(self.games)} games: {'; '.join(parts)}"
         return (f"PASS: {len(self.games)} games, every move legal and in time "
-                f"({sum(len(g.record.turns) for g in self.games)} moves)")
+                f"({sum(len(g.record.turns) for g in self.games if g.record)} moves)")
 
 
 def default_opponent(registry: Registry, game: str) -> str:
@@ -97,9 +129,14 @@ def check_program(registry: Registry, command: str, settings: Mapping[str, Mappi
                 seat = index % 2
                 bots = [bot, other] if seat == 0 else [other, bot]
                 names = [command, against] if seat == 0 else [against, command]
-                match = play_match(game, bots, seed=seed + index, names=names,
-                                   match_id=f"check-{name}-{index}")
-                checked = CheckedGame(name, seat, against, match.record())
+                try:
+                    match = play_match(game, bots, seed=seed + index, names=names,
+                                       match_id=f"check-{name}-{index}")
+                except Exception as error:  # noqa: BLE001 - the program's failures forfeit; this is ours
+                    checked = CheckedGame(name, seat, against, None,
+                                          f"{type(error).__name__}: {error}")
+                else:
+                    checked = CheckedGame(name, seat, against, match.record())
                 report.games.append(checked)
                 if progress is not None:
                     progress(checked)

@@ -24,6 +24,7 @@ it in their worker processes like any other bot.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing.util
 import os
@@ -39,8 +40,14 @@ from typing import Any
 
 from arena.bots import BotFactory, BotGaveUp, Param
 from arena.game import Game, Outcome, Rejection, Termination
-from arena.legal import DEFAULT_MAX_LEGAL, legal_fields, steps_answer
-from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol
+from arena.legal import (
+    DEFAULT_MAX_LEGAL,
+    illegal_steps,
+    legal_fields,
+    not_step_built,
+    steps_answer,
+)
+from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 from arena.server.config import TimeControl
 from arena.server.live import Clock
 
@@ -50,6 +57,8 @@ MAX_NOTES = 200
 """Debug lines (``#`` and standard error) kept per game and seat; later ones are counted."""
 MAX_NOTE_BYTES = 1024
 """Longest debug line kept (longer ones are cut)."""
+STDERR_TAIL = 5
+"""Lines of the program's standard error quoted when it dies (all are in the notes)."""
 WRITE_SECONDS = 10.0
 """How long a program may leave its input unread while a line waits to be written."""
 
@@ -112,6 +121,7 @@ class ExecBot:
         self._seats: dict[int, _Seat] = {}
         self._starts: dict[int, str] = {}
         self._games = 0
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self.processes_started = 0
 
     def __repr__(self) -> str:
@@ -154,8 +164,11 @@ class ExecBot:
             selector.register(stream.fileno(), selectors.EVENT_READ)
             self._buffers[stream.fileno()] = bytearray()
         self._selector = selector
-        # a new program learns every game in progress
-        self._write(self._lines.hello(), *self._starts.values())
+        self._stderr_tail.clear()
+        # a new program learns its limits and every game in progress
+        limits = self._lines.limits(max_legal=self.max_legal, max_log_bytes=MAX_NOTE_BYTES,
+                                    max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES)
+        self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 
     def _drop_process(self) -> None:
@@ -235,7 +248,9 @@ class ExecBot:
                         status = process.wait(1)
                     except subprocess.TimeoutExpired:
                         status = None
-                    raise BotGaveUp(f"{self.argv[0]} closed its output (exit status {status})",
+                    self.drain_stderr(seat)
+                    raise BotGaveUp(f"{self.argv[0]} closed its output: it "
+                                    f"{exit_text(status, self._stderr_tail)}",
                                     Termination.DISCONNECT)
 
     def _stderr_lines(self, seat: _Seat | None, flush: bool = False) -> None:
@@ -249,6 +264,7 @@ class ExecBot:
             cut = end if end >= 0 else len(buffer)
             text = bytes(buffer[:cut]).decode("utf-8", "replace").rstrip("\r")
             del buffer[:cut + 1]
+            self._stderr_tail.append(text)
             if seat is not None:
                 seat.note("stderr: " + text)
 
@@ -314,13 +330,14 @@ class ExecBot:
         answer: dict[str, Any] = {"game_id": seat.game_id, "turn": seat.turn, "prefix": steps}
         try:
             result = steps_answer(game, state, steps)
-        except NotImplementedError as error:
-            answer["error"] = {"code": "not-step-built", "message": str(error)}
+        except NotImplementedError:
+            code, message = not_step_built(game)
         else:
-            if isinstance(result, Rejection):
-                answer["error"] = {"code": result.code, "message": result.message}
-            else:
+            if not isinstance(result, Rejection):
                 answer["legal_steps"] = result
+                return self._lines.legal(answer)
+            code, message = illegal_steps(result)  # as the server says it
+        answer["error"] = {"code": code, "message": message}
         return self._lines.legal(answer)
 
     def game_over(self, game: Game[Any, Any], seat: int, outcome: Outcome

@@ -17,10 +17,37 @@ from typing import Any
 
 from arena.game import Game, Rejection
 
-__all__ = ["DEFAULT_MAX_LEGAL", "builds_in_steps", "legal_fields", "steps_answer"]
+__all__ = ["DEFAULT_MAX_LEGAL", "LEGAL_ERROR_CODES", "builds_in_steps", "illegal_steps",
+           "legal_fields", "not_step_built", "steps_answer"]
 
 DEFAULT_MAX_LEGAL = 1000
 """Longest ``legal`` list sent (``limits.max_legal`` in ``welcome``)."""
+
+
+LEGAL_ERROR_CODES = {
+    "illegal-steps": "the steps asked about are no legal start of a move (the message "
+                     "names the game's rejection code and the 0-based step)",
+    "not-step-built": "the game's moves are not built in steps: use the turn's 'legal' list",
+    "game-over": "the game is over",
+    "stale-turn": "the turn asked about is already played",
+    "future-turn": "the turn asked about has not begun",
+    "not-your-turn": "the other seat is to move",
+    "no-server": "the stdio bridge could not ask the server (not connected, or no answer)",
+}
+"""Every code of an error answering a ``legal`` request (a ``?legal`` line), the same on
+the server, in the stdio bridge and in the local runner, with what it means."""
+
+
+def illegal_steps(rejection: Rejection) -> tuple[str, str]:
+    """The ``illegal-steps`` error (code, message) for a partial move the game refused."""
+    step = "" if rejection.step is None else f" (step {rejection.step})"
+    return "illegal-steps", f"{rejection.code}{step}: {rejection.message}"
+
+
+def not_step_built(game: Game[Any, Any]) -> tuple[str, str]:
+    """The ``not-step-built`` error (code, message) for a game whose moves are whole."""
+    return "not-step-built", (f"{game.type.name} moves are not built in steps: use the "
+                              "'legal' list of the turn")
 
 
 def builds_in_steps(game: Game[Any, Any]) -> bool:

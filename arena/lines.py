@@ -7,8 +7,9 @@ and reads lines; the callers own the process and the clock. The lines are UTF-8,
 message per line, a keyword and (mostly) one JSON object (`docs/bots.md`):
 
 to the program
-    ``arena 1`` once, first; ``start {...}`` when a game starts (again for every game in
-    progress if the program is new); ``turn {...}`` when it must move; ``legal {...}``
+    ``arena 1`` once, first; ``limits {...}`` right after it (`LIMIT_FIELDS`);
+    ``start {...}`` when a game starts (again for every game in progress if the
+    program is new); ``turn {...}`` when it must move; ``legal {...}``
     answering a ``?legal`` query; ``rejected {...}``; ``over {...}``; ``quit`` at the end.
 
 from the program
@@ -27,11 +28,13 @@ from the program
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import signal
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "LIMIT_FIELDS",
     "LINE_PROTOCOL_VERSION",
     "MAX_LINE",
     "Comment",
@@ -39,6 +42,7 @@ __all__ = [
     "LineProtocol",
     "MoveLine",
     "ProgramLine",
+    "exit_text",
 ]
 
 LINE_PROTOCOL_VERSION = 1
@@ -78,6 +82,15 @@ class LineProtocol:
     def hello(self) -> str:
         return f"arena {LINE_PROTOCOL_VERSION}"
 
+    def limits(self, *, max_legal: int | None, max_log_bytes: int, max_logs_per_turn: int,
+               max_logs_per_game: int) -> str:
+        """``limits``: what the program may send and will get (`LIMIT_FIELDS`); the time
+        it may take is each game's (``start.time_control``, ``turn.clock``)."""
+        return "limits " + _dumps({
+            "max_line": MAX_LINE, "max_legal": max_legal, "max_log_bytes": max_log_bytes,
+            "max_logs_per_turn": max_logs_per_turn, "max_logs_per_game": max_logs_per_game,
+        })
+
     def start(self, *, game_id: str, game: str, settings: Mapping[str, Any], seat: int,
               players: list[str], time_control: Mapping[str, Any], chance_name: str) -> str:
         return "start " + _dumps({
@@ -116,6 +129,39 @@ class LineProtocol:
         if line.startswith("?legal"):
             return LegalQuery(line[len("?legal"):].strip())
         return MoveLine(line)
+
+
+LIMIT_FIELDS = ("max_line", "max_legal", "max_log_bytes", "max_logs_per_turn",
+                "max_logs_per_game")
+"""The fields of the ``limits`` line: the longest line the program may write (bytes),
+the longest ``legal`` list it gets (moves; null: no limit), the longest ``#`` line kept
+(bytes) and how many are kept per turn and per game."""
+
+
+def exit_text(status: int | None, stderr_tail: Iterable[str] = ()) -> str:
+    """How a program ended, for people: its exit status or the signal that killed it,
+    then its last lines on standard error.
+
+    >>> print(exit_text(-11, ["Segmentation fault"]))
+    was killed by signal SIGSEGV (11); its last lines on standard error:
+      | Segmentation fault
+    """
+    if status is None:
+        text = "is still running"
+    elif status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = "unknown"
+        text = f"was killed by signal {name} ({-status})"
+    else:
+        text = f"exited with status {status}"
+    tail = list(stderr_tail)
+    if tail:
+        text += "; its last lines on standard error:" + "".join(f"\n  | {line}" for line in tail)
+    else:
+        text += " (and wrote nothing on standard error)"
+    return text
 
 
 TURN_FIELDS = ("game_id", "game", "turn", "move_number", "seat", "chance", "state", "clock",

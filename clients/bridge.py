@@ -4,11 +4,12 @@
 however many games start at the same moment -- and talks to it in the line protocol of
 `arena.lines` (shared with the local runner ``exec:COMMAND``; `docs/bots.md`):
 
-* to the bot: ``arena 1`` once; ``start {json}`` when a game starts (and, should the
-  process be new, for every game in progress); ``turn {json}`` when it must move (the
-  full state, the game's name, the clock and the legal moves: ``legal``,
-  ``legal_count`` and, in step-built games, ``legal_steps``, as the server sends them
-  with the ``legal-moves`` capability); ``legal {json}`` answering a ``?legal`` query;
+* to the bot: ``arena 1`` once; ``limits {json}`` right after it (the longest line it
+  may write, the server's limits on legal lists and debug lines); ``start {json}`` when
+  a game starts (and, should the process be new, for every game in progress);
+  ``turn {json}`` when it must move (the full state, the game's name, the clock and
+  the legal moves: ``legal``, ``legal_count`` and, in step-built games,
+  ``legal_steps``, as the server sends them with the ``legal-moves`` capability); ``legal {json}`` answering a ``?legal`` query;
   ``rejected {json}`` when a move was refused (a new ``turn`` follows if retries are
   left); ``over {json}`` when a game ends; ``quit`` at the end;
 * from the bot: after each ``turn`` line, any ``# text`` debug lines (sent to the server
@@ -16,22 +17,33 @@ however many games start at the same moment -- and talks to it in the line proto
   one line: the move string.
 
 Turns are handed to the process one at a time, so the child needs no concurrency.
+The child's standard error passes through to the bridge's, and the bridge says on its
+standard error what the bot author needs to hear: a rejected move and why (with the
+server's other complaints, logged by `clients.sdk`), and how the child ended if it died
+(exit status or signal, its last lines on standard error).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import logging
 import shlex
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol
+from arena.legal import DEFAULT_MAX_LEGAL
+from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
 
-__all__ = ["BridgeError", "ExecBot"]
+__all__ = ["STDERR_TAIL", "BridgeError", "ExecBot"]
 
 log = logging.getLogger("arena.bridge")
+
+STDERR_TAIL = 10
+"""Lines of the child's standard error quoted when it dies."""
 
 
 class BridgeError(BotFailure):
@@ -64,22 +76,75 @@ class ExecBot(ArenaBot):
         self._starts: dict[str, str] = {}
         """The ``start`` line of every game in progress (a new process gets them all)."""
         self._pending: list[str] = []
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._stderr_task: asyncio.Task[None] | None = None
 
     # -- the process ----------------------------------------------------------------------
 
     async def _ensure(self) -> asyncio.subprocess.Process:
         async with self._spawning:
             if self._process is None:
-                self._process = await asyncio.create_subprocess_exec(
-                    *self.command, stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE, limit=MAX_LINE)
+                try:
+                    self._process = await asyncio.create_subprocess_exec(
+                        *self.command, stdin=asyncio.subprocess.PIPE,
+                        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                        limit=MAX_LINE)
+                except OSError as error:
+                    raise BridgeError(f"cannot start {shlex.join(self.command)}: "
+                                      f"{error.strerror or error}") from None
                 self.processes_started += 1
+                self._stderr_task = asyncio.get_running_loop().create_task(
+                    self._pass_stderr(self._process))
                 self._pending = [line for line in self._pending
                                  if not line.startswith("start ")]
-                await self._write(self._lines.hello(), *self._starts.values())
+                await self._write(self._lines.hello(), self._limits_line(),
+                                  *self._starts.values())
         if self._process.returncode is not None:
-            raise BridgeError(f"{self.command[0]} exited with status {self._process.returncode}")
+            raise BridgeError(await self._died())
         return self._process
+
+    def _limits_line(self) -> str:
+        """The ``limits`` line: the server's (from ``welcome``), the bridge's line length."""
+        welcome = self.arena_client.welcome if self.arena_client is not None else None
+        server = dict(welcome["limits"]) if welcome is not None else {}
+        from arena.server.aids import LogLimits  # the defaults; here only: a heavy package
+
+        logs = LogLimits()
+        max_legal = server.get("max_legal", DEFAULT_MAX_LEGAL)
+        if self.legal_limit is not None:
+            max_legal = min(max_legal, self.legal_limit)
+        return self._lines.limits(
+            max_legal=max_legal,
+            max_log_bytes=server.get("max_log_bytes", logs.max_log_bytes),
+            max_logs_per_turn=server.get("max_logs_per_turn", logs.max_logs_per_turn),
+            max_logs_per_game=server.get("max_logs_per_game", logs.max_logs_per_game))
+
+    async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
+        """Copy the child's standard error to ours as it comes, keeping its last lines."""
+        assert process.stderr is not None
+        while True:
+            try:
+                raw = await process.stderr.readline()
+            except ValueError:  # a line over the limit: take what is there
+                raw = await process.stderr.read(MAX_LINE)
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self._stderr_tail.append(text)
+            print(text, file=sys.stderr, flush=True)
+
+    async def _died(self) -> str:
+        """What to tell the bot author about a child that is gone (or going)."""
+        assert self._process is not None
+        try:
+            async with asyncio.timeout(5):
+                status: int | None = await self._process.wait()
+                if self._stderr_task is not None:
+                    await self._stderr_task  # its last words, before quoting them
+        except TimeoutError:
+            status = self._process.returncode
+        ended = exit_text(status, self._stderr_tail)
+        return f"the bot's program ({shlex.join(self.command)}) {ended}"
 
     async def _write(self, *lines: str) -> None:
         assert self._process is not None and self._process.stdin is not None
@@ -87,7 +152,9 @@ class ExecBot(ArenaBot):
             self._process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
             async with asyncio.timeout(self.move_timeout):
                 await self._process.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+        except (BrokenPipeError, ConnectionResetError):
+            raise BridgeError(await self._died()) from None
+        except TimeoutError:
             raise BridgeError(f"{self.command[0]} does not read its input any more") from None
 
     async def _read_line(self) -> str:
@@ -99,8 +166,7 @@ class ExecBot(ArenaBot):
             raise BridgeError(f"{self.command[0]} wrote a line longer than {MAX_LINE} bytes"
                               ) from None
         if not raw:
-            status = await self._process.wait()
-            raise BridgeError(f"{self.command[0]} closed its output (exit status {status})")
+            raise BridgeError(f"closed its output: {await self._died()}")
         return raw.decode("utf-8", "replace").rstrip("\r\n")
 
     async def _flush(self) -> None:
@@ -151,15 +217,26 @@ class ExecBot(ArenaBot):
         answer: dict[str, Any] = {"game_id": turn.game_id, "turn": turn.turn, "prefix": steps}
         if self.arena_client is None:
             answer["error"] = {"code": "no-server", "message": "not connected to a server"}
-        else:
+            return self._lines.legal(answer)
+        try:
             reply = await self.arena_client.legal(turn.game_id, turn.turn, steps)
-            if reply.type == "legal_steps":
-                answer["legal_steps"] = reply["legal_steps"]
-            else:
-                answer["error"] = {"code": reply["code"], "message": reply["message"]}
+        except (TimeoutError, ConnectionError) as error:
+            answer["error"] = {"code": "no-server", "message": "the server did not answer "
+                               f"({error or type(error).__name__})"}
+            return self._lines.legal(answer)
+        if reply.type == "legal_steps":
+            answer["legal_steps"] = reply["legal_steps"]
+        else:
+            answer["error"] = {"code": reply["code"], "message": reply["message"]}
         return self._lines.legal(answer)
 
     def rejected(self, turn: Turn, rejection: Rejected) -> None:
+        step = "" if rejection.step is None else f" (step {rejection.step}, 0-based)"
+        then = ("the game is forfeited" if rejection.retries_left < 0
+                else f"retries left: {rejection.retries_left}")
+        log.warning("game %s turn %d: the move %r was rejected%s: %s: %s; %s",
+                    turn.game_id, rejection.turn, rejection.move, step, rejection.code,
+                    rejection.message, then)
         self._pending.append(self._lines.rejected(
             game_id=turn.game_id, turn=rejection.turn, move=rejection.move, code=rejection.code,
             message=rejection.message, step=rejection.step, retries_left=rejection.retries_left))
@@ -196,3 +273,8 @@ class ExecBot(ArenaBot):
         except (TimeoutError, BrokenPipeError, ConnectionResetError, BridgeError):
             process.kill()
             await process.wait()
+        if self._stderr_task is not None:  # its last words, then no more
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1):
+                    await self._stderr_task
+            self._stderr_task.cancel()

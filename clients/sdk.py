@@ -44,7 +44,8 @@ from protocol import (
 from protocol.errors import error_from_code
 from protocol.transport import FastClientConnection, can_write_now, write_now
 
-__all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
+__all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "BuiltinBot",
+           "CannotConnect", "GameInfo", "GameResult", "Rejected", "Turn", "run"]
 
 log = logging.getLogger("arena.client")
 
@@ -59,6 +60,11 @@ class BotFailure(RuntimeError):
     Other exceptions from a bot are logged and cost only the move (it will lose on
     time); this one ends `ArenaClient.run`, which raises it.
     """
+
+
+class CannotConnect(ConnectionError):
+    """`ArenaClient.run` gave up: no connection within its `connect_retries` attempts or
+    its `connect_timeout` (the message says how long it tried and the last error)."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +288,12 @@ class ArenaClient:
             message (one frame less per move; `on_message` then sees fewer messages).
         legal_moves: ask for ``legal-moves``: every `Turn` carries the server's legal
             moves (`Turn.legal`); `legal` asks about a partial move.
+        reconnect_delay, max_reconnect_delay: the wait before the first retry, doubled
+            after each failure up to the maximum (seconds).
+        connect_retries: give up (`CannotConnect`) after this many failed attempts in a
+            row (None: never).
+        connect_timeout: give up (`CannotConnect`) after trying this long without a
+            connection (seconds; None: never). Both count from the last connection.
     """
 
     url: str
@@ -297,6 +309,8 @@ class ArenaClient:
     reconnect_delay: float = 0.1
     max_reconnect_delay: float = 5.0
     open_timeout: float = 10.0
+    connect_retries: int | None = None
+    connect_timeout: float | None = None
     results: list[GameResult] = field(default_factory=list)
     errors: list[ProtocolError] = field(default_factory=list)
     """Errors the server reported, and frames from the server that broke the schema."""
@@ -328,10 +342,12 @@ class ArenaClient:
             AuthenticationError, RemoteError: the server refused the bot for good.
         """
         delay = self.reconnect_delay
+        loop = asyncio.get_running_loop()
+        failures, since = 0, loop.time()  # failed attempts since the last connection
         while not self._stopping:
+            connections = self.connections
             try:
                 await self._session()
-                delay = self.reconnect_delay
             except ConnectionClosed as closed:
                 code = closed.rcvd.code if closed.rcvd is not None else None
                 if code in _FINAL_CLOSE_CODES:
@@ -339,15 +355,32 @@ class ArenaClient:
                     raise fatal or RemoteError(str(code), _FINAL_CLOSE_CODES[code], fatal=True) from None
                 log.info("connection closed (%s); reconnecting", closed)
             except (OSError, InvalidHandshake, TimeoutError) as error:
-                log.info("cannot connect (%s); retrying in %.1f s", error, delay)
+                failures += 1
+                waited = loop.time() - since
+                if self._gives_up(failures, waited + delay):
+                    raise CannotConnect(
+                        f"cannot connect to {self.url}: {failures} attempt(s) in {waited:.1f} s "
+                        f"failed; the last: {error or type(error).__name__}") from None
+                # the first failure is news (is the server up?); the retries are not
+                (log.warning if failures == 1 else log.info)(
+                    "cannot connect to %s (%s); retrying in %.1f s", self.url, error, delay)
             finally:
                 self.connected.clear()
+            if self.connections != connections:  # it was connected: start counting again
+                failures, since, delay = 0, loop.time(), self.reconnect_delay
             if self._stopping or not self.reconnect:
                 break
             await asyncio.sleep(delay)
             delay = min(self.max_reconnect_delay, delay * 2)
         if self._failure is not None:
             raise self._failure
+
+    def _gives_up(self, failures: int, waited: float) -> bool:
+        """Whether to stop retrying after `failures` failed attempts, the next retry
+        coming `waited` seconds after the last connection."""
+        if self.connect_retries is not None and failures > self.connect_retries:
+            return True
+        return self.connect_timeout is not None and waited > self.connect_timeout
 
     async def stop(self) -> None:
         """Close the connection and stop reconnecting (safe to call twice)."""
@@ -506,8 +539,10 @@ class ArenaClient:
         elif kind == "error":
             self.errors.append(error_from_code(message["code"], message["message"],
                                                fatal=message["fatal"]))
-            if message["fatal"]:
-                log.error("server error: %s %s", message["code"], message["message"])
+            if not message["fatal"]:  # a fatal one ends `run`, which raises it: said once
+                game = message.get("game_id")
+                log.warning("the server says%s: %s: %s", f" (game {game})" if game else "",
+                            message["code"], message["message"])
         elif kind == "ping" and self._core is not None:
             self._core.send(Message.make("pong", id=message["id"]))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena import bot_check
 from arena.bots import BotGaveUp, parse_bot_list, parse_bot_spec
 from arena.cli import main
 from arena.errors import BotSpecError
@@ -86,10 +87,13 @@ def test_a_program_plays_and_its_debug_lines_stay_with_the_log(program, tmp_path
     assert "considering 15 moves" in texts and "stderr: stderr line" in texts
     bot.close()  # 'quit': the program has read every line when it exits
     lines = (tmp_path / "seen").read_text().splitlines()
-    assert lines[1] == "arena 1" and lines[2].startswith("start ")
-    start = json.loads(lines[2][6:])
+    assert lines[1] == "arena 1" and lines[3].startswith("start ")
+    assert json.loads(lines[2].removeprefix("limits ")) == {  # what the runner keeps
+        "max_line": 256 * 1024, "max_legal": 1000, "max_log_bytes": 1024,
+        "max_logs_per_turn": 200, "max_logs_per_game": 200}
+    start = json.loads(lines[3][6:])
     assert start["game"] == "sim" and start["seat"] == 0 and start["settings"] == {"vertices": 6}
-    turn = json.loads(lines[3][5:])
+    turn = json.loads(lines[4][5:])
     assert turn["legal_count"] == 15 and turn["clock"]["limit_ms"] == 5000
     assert lines[-2].startswith("over ") and json.loads(lines[-2][5:])["seat"] == 0
     assert lines[-1] == "quit"
@@ -110,7 +114,8 @@ def test_a_slow_program_loses_on_time_and_the_next_game_restarts_it(program, tmp
     pids = [line for line in seen.read_text().splitlines() if line.startswith("pid ")]
     assert bot.processes_started == 2 and len(pids) == 2
     after = seen.read_text().split(pids[1])[1].splitlines()
-    assert after[1] == "arena 1" and after[2].startswith("start ")
+    assert after[1] == "arena 1" and after[2].startswith("limits ")
+    assert after[3].startswith("start ")
     bot.close()
 
 
@@ -118,7 +123,8 @@ def test_a_program_that_dies_forfeits(program):
     bot = ExecBot(f"{PY} {program} die")
     match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
     assert match.outcome.termination.value == "disconnect"
-    assert "closed its output (exit status 3)" in match.outcome.detail
+    assert "closed its output: it exited with status 3; its last lines on standard " \
+        "error:\n  | stderr line" in match.outcome.detail
     bot.close()
 
 
@@ -202,11 +208,12 @@ def test_bot_check_prints_rejections_timeouts_stderr_and_a_verdict(program, tmp_
     assert failed.exit_code == 1
     assert "illegal-move" in failed.output and "vertex-out-of-range" in failed.output
     assert "stderr: oops" in failed.output
-    assert failed.output.splitlines()[-1] == "FAIL: 2 of 2 games lost by illegal-move"
+    assert failed.output.splitlines()[-1] == \
+        "FAIL: 2 of 2 games: 2 lost by your program's illegal-move"
     slow = CliRunner().invoke(main, ["bot", "check", "--exec", f"{PY} {program} slow",
                                      "--game", "sim", "--games", "1", "--move-ms", "100",
                                      "--bank-ms", "100"])
-    assert slow.exit_code == 1 and "timeout: " in slow.output
+    assert slow.exit_code == 1 and "timeout (your program): " in slow.output
 
 
 def test_a_program_that_stops_reading_cannot_block_the_runner(monkeypatch):
@@ -237,3 +244,32 @@ def test_arena_match_and_a_swiss_tournament_take_exec_specs(program, tmp_path):
     logs = [json.loads(line) for path in (tmp_path / "t" / "logs").rglob("*.jsonl.gz")
             for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
     assert any(bot in entry["log"] and "considering" in entry["log"] for entry in logs)
+
+
+def test_bot_check_blames_the_program_or_the_arena(program, monkeypatch):
+    """A program that dies is its fault, with its exit status and last stderr lines; the
+    runner breaking down is the arena's, said as such."""
+    registry = default_registry()
+    settings = {"sim": {"vertices": 5}}
+    died = bot_check.check_program(registry, f"{PY} {program} die", settings, games=1)
+    [game] = died.failures
+    assert game.blame == bot_check.PROGRAM
+    assert game.failure.startswith("disconnect (your program): ")
+    assert "exited with status 3; its last lines on standard error:\n  | stderr line" \
+        in game.failure
+    assert died.verdict() == "FAIL: 1 of 1 games: 1 lost by your program's disconnect"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("legal moves are broken")
+
+    monkeypatch.setattr("arena.exec_bot.legal_fields", broken)
+    report = bot_check.check_program(registry, f"{PY} {program} fine", settings, games=2)
+    assert [game.blame for game in report.games] == [bot_check.ARENA] * 2
+    assert report.games[0].failure == ("arena error (not your program's fault; please report "
+                                       "it): RuntimeError: legal moves are broken")
+    assert report.verdict() == \
+        "FAIL: 2 of 2 games: 2 broken by an arena error (not your program)"
+    shown = CliRunner().invoke(main, ["bot", "check", "--exec", f"{PY} {program} fine",
+                                      "--game", "sim", "--games", "1"])
+    assert shown.exit_code == 1
+    assert "FAIL sim seat 0 vs sim-random: not finished" in shown.output

@@ -52,12 +52,15 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
         raise click.UsageError(str(error)) from None
 
     def show(game: Any) -> None:
-        outcome = game.record.outcome
         mark = "FAIL" if game.failure else "ok  "
-        result = "won" if outcome.winner == game.seat else "drawn" if outcome.winner is None \
-            else "lost"
-        click.echo(f"{mark} {game.game} seat {game.seat} vs {game.opponent}: {result} "
-                   f"({outcome.termination.value}, {len(game.record.turns)} moves)")
+        if game.record is None:
+            click.echo(f"{mark} {game.game} seat {game.seat} vs {game.opponent}: not finished")
+        else:
+            outcome = game.record.outcome
+            result = "won" if outcome.winner == game.seat else "drawn" \
+                if outcome.winner is None else "lost"
+            click.echo(f"{mark} {game.game} seat {game.seat} vs {game.opponent}: {result} "
+                       f"({outcome.termination.value}, {len(game.record.turns)} moves)")
         if game.failure:
             click.echo(f"     {game.failure}")
         notes = game.notes()  # the program's '#' lines and standard error

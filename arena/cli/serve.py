@@ -6,11 +6,12 @@ import asyncio
 import json
 import logging
 import signal
+from typing import Any
 from urllib.parse import urlsplit
 
 import click
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, SettingsError
 
 
 @click.command()
@@ -62,6 +63,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
+        registry = default_registry()
         if settings_json is not None:
             settings = json.loads(settings_json)
         elif game == "substitution":
@@ -69,8 +71,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
 
             settings = Settings(load_grammar(grammar), moves).to_json()
         else:
-            settings = {}
-        registry = default_registry()
+            settings = _default_settings(registry, game)
         rules = registry.load_game(game, settings)
         if ladder and rules.num_players() != 2:
             raise click.UsageError(
@@ -102,10 +103,32 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
-        click.echo(f"arena server on {server.url} (web interface and HTTP API on "
-                   f"http://{host}:{server.port}/; db {db})", err=True)
+        # on standard output, once listening: scripts wait for these lines
+        click.echo(f"arena server listening\n"
+                   f"  bots (WebSocket):          {server.url}\n"
+                   f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
+                   f"  database:                  {db}")
         if server.recovered:
             click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
         await server.serve_forever()
 
     asyncio.run(main())
+
+
+def _default_settings(registry: Any, game: str) -> dict[str, Any]:
+    """The ladder's settings when none are given: the game's own defaults, or, for a
+    game that has none (heaps, Durak), the example settings its web lobby starts from
+    (said on standard error), or a clear error naming what to pass."""
+    try:
+        registry.load_game(game, {})
+        return {}
+    except SettingsError as error:
+        example = registry.game_class(game).web_lobby().get("settings")
+        if not example:
+            raise click.UsageError(
+                f"the game {game!r} has no default settings ({error}): give them with "
+                f"--settings JSON ('arena schema --game {game} --markdown' lists the "
+                "fields)") from None
+        click.echo(f"{game} has no default settings: the ladder plays its example settings "
+                   f"{json.dumps(example)} (--settings JSON for others)", err=True)
+        return dict(example)

@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from arena.game import TERMINAL, Rejection
-from arena.legal import DEFAULT_MAX_LEGAL, builds_in_steps, legal_fields, steps_answer
+from arena.legal import (
+    DEFAULT_MAX_LEGAL,
+    builds_in_steps,
+    illegal_steps,
+    legal_fields,
+    not_step_built,
+    steps_answer,
+)
 
 if TYPE_CHECKING:
     from arena.server.live import LiveGame
@@ -49,9 +56,7 @@ class LegalMoves:
         """The answer to a ``legal`` request (``legal_steps``, or an ``error``)."""
         game_id = live.id
         if not builds_in_steps(live.game):
-            return _error(game_id, "not-step-built",
-                          f"{live.game.type.name} moves are not built in steps: use the "
-                          "'legal' list of your_turn")
+            return _error(game_id, *not_step_built(live.game))
         if live.over or live.match.to_act() == TERMINAL:
             return _error(game_id, "game-over", "the game is over")
         if turn != live.turn:
@@ -62,8 +67,7 @@ class LegalMoves:
                           f"seat {live.match.to_act()} is to move in turn {live.turn}")
         result = steps_answer(live.game, live.match.state, steps)
         if isinstance(result, Rejection):
-            step = "" if result.step is None else f" (step {result.step})"
-            return _error(game_id, "illegal-steps", f"{result.code}{step}: {result.message}")
+            return _error(game_id, *illegal_steps(result))
         return "legal_steps", {"game_id": game_id, "turn": turn, "prefix": steps,
                                "legal_steps": result}
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shlex
 import shutil
+import signal
+import socket
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -13,8 +18,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import SettingsError
+from arena.registry import default_registry
 from arena.server import LadderConfig
 from arena.server.storage import Storage
+from clients.sdk import ArenaClient, CannotConnect
 
 from .conftest import SUBST
 
@@ -83,7 +90,136 @@ async def test_connect_builtin_bot_and_exec_bridge(arena):
 
 async def test_connect_with_a_bad_token_fails_cleanly(arena):
     code, output = await run_connect("--url", arena.url, "--token", "wrong", "--bot", "random")
-    assert code == 1 and "refused the connection: unauthorized" in output
+    assert code == 1 and "the server refused the token: unknown or revoked token" in output
+    assert output.count("unknown or revoked") == 1, output  # said once, not per layer
+    assert "arena bots add NAME --db FILE" in output and "arena serve --db FILE" in output
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_connect_gives_up_after_its_retries_with_one_clear_message():
+    url = f"ws://127.0.0.1:{free_port()}/"  # nobody listens there
+    code, output = await run_connect("--url", url, "--token", "t", "--bot", "random",
+                                     "--retries", "2")
+    assert code == 1, output
+    assert f"cannot connect to {url}: 3 attempt(s) in" in output
+    assert "is 'arena serve' running there?" in output
+    assert output.count("retrying in") == 1, output  # the first failure only, not each retry
+
+
+async def test_connect_timeout_gives_up_and_a_client_raises_cannot_connect():
+    url = f"ws://127.0.0.1:{free_port()}/"
+    code, output = await run_connect("--url", url, "--token", "t", "--bot", "random",
+                                     "--connect-timeout", "0.3")
+    assert code == 1 and "cannot connect to" in output, output
+    client = ArenaClient(url, "t", lambda turn: "", reconnect_delay=0.01, connect_retries=4)
+    with pytest.raises(CannotConnect, match="5 attempt"):
+        await client.run()
+
+
+ILLEGAL = f"{sys.executable} -c " + shlex.quote(
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    "    if line.startswith('turn '): print('7 7', flush=True)\n")
+
+
+async def test_stop_after_prints_a_summary_and_a_forfeit_exits_3(arena):
+    """The bot's illegal move: its reason on stderr as it comes, a summary that counts
+    the forfeit, exit status 3."""
+    token = await arena.add_bot("cheater")
+    await arena.client("other", "random")
+    task = asyncio.create_task(run_connect("--url", arena.url, "--token", token,
+                                           "--stop-after", "1", "--exec", ILLEGAL))
+    await wait_connected(arena, "cheater")
+    record = await arena.server.play_game("sim", {"vertices": 5}, ["cheater", "other"], seed=1)
+    assert record.outcome.termination.value == "illegal-move"
+    code, output = await task
+    assert code == 3, output
+    assert "the move '7 7' was rejected" in output and "the game is forfeited" in output
+    assert "1 game(s) played: 0 won, 1 lost, 0 drawn or aborted; forfeited by this bot: " \
+           "1 by illegal-move" in output
+
+
+async def test_the_server_s_other_complaints_reach_stderr(arena):
+    """A debug line over the limits is refused with a non-fatal error: the author sees it."""
+    token = await arena.add_bot("chatty")
+    await arena.client("other", "random")
+    chatty = f"{sys.executable} -c " + shlex.quote(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('turn '):\n"
+        "        print('#' + 'x' * 5000, flush=True)\n"
+        "        print(json.loads(line[5:])['legal'][0], flush=True)\n")
+    task = asyncio.create_task(run_connect("--url", arena.url, "--token", token,
+                                           "--stop-after", "1", "--exec", chatty))
+    await wait_connected(arena, "chatty")
+    await arena.server.play_game("sim", {"vertices": 5}, ["chatty", "other"], seed=1)
+    code, output = await task
+    assert code == 0, output
+    assert "the server says" in output and "log-too-long" in output
+
+
+async def test_serve_prints_its_urls_on_stdout_and_plays_durak_s_example(tmp_path):
+    """Durak has no default settings: the ladder plays the lobby's example, said on
+    stderr; the addresses come on stdout once the server listens."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", "0",
+        "--db", str(tmp_path / "s.sqlite"), "--game", "durak",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        lines = []
+        async with asyncio.timeout(60):
+            while not lines or not lines[-1].startswith("  database:"):
+                lines.append((await process.stdout.readline()).decode().rstrip("\n"))
+        assert lines[0] == "arena server listening"
+        ws_url = lines[1].split()[-1]
+        http_url = lines[2].split()[-1]
+        assert ws_url.startswith("ws://127.0.0.1:") and http_url.startswith("http://127.0.0.1:")
+        assert ws_url[len("ws"):] == http_url[len("http"):]
+        body = await asyncio.to_thread(
+            lambda: urllib.request.urlopen(http_url + "api/schema?game=durak", timeout=30).read())
+        assert json.loads(body)["x-game"]["name"] == "durak"
+        await arena_client_sees_ladder(ws_url, "durak", tmp_path)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            _, err = await process.communicate()
+    assert "durak has no default settings: the ladder plays its example settings " \
+           '{"cards": "01101001"' in err.decode()
+
+
+async def arena_client_sees_ladder(url: str, game: str, tmp_path: Path) -> None:
+    """A bot connecting to the server learns the ladder's game and settings."""
+    result = CliRunner().invoke(main, ["bots", "add", "probe", "--db",
+                                       str(tmp_path / "s.sqlite")])
+    token = result.stdout.strip()
+    client = ArenaClient(url, token, lambda turn: "", reconnect=False)
+    task = asyncio.create_task(client.run())
+    try:
+        async with asyncio.timeout(30):
+            await client.connected.wait()
+        assert client.welcome is not None
+        assert client.welcome["ladder"]["game"] == game
+        assert client.welcome["ladder"]["settings"]["cards"] == "01101001"
+    finally:
+        await client.stop()
+        await task
+
+
+def test_serve_names_the_settings_to_give_for_a_game_with_no_defaults(tmp_path, monkeypatch):
+    heaps = default_registry().game_class("heaps")
+    monkeypatch.setattr(heaps, "web_lobby", classmethod(lambda cls: {}))  # no example either
+    result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "x.sqlite"),
+                                       "--game", "heaps"])
+    assert result.exit_code == 2
+    assert "the game 'heaps' has no default settings" in result.output
+    assert "--settings JSON" in result.output and "arena schema --game heaps" in result.output
 
 
 def test_connect_needs_exactly_one_bot():
