@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from arena.limits import SettingLimit
+
 __all__ = [
     "CHANCE",
     "TERMINAL",
@@ -61,6 +63,10 @@ class GameType:
     """True if the game has chance events (dice, deals)."""
     chance_name: str = "chance"
     """How a chance outcome is called in logs and messages (``"roll"``, ``"dice"``)."""
+    limits: tuple[SettingLimit, ...] = ()
+    """The sizes of the settings a server bounds before it referees a game (for bots
+    with accounts, and stricter for guests); `Game.sizes` measures them
+    (`arena.limits`)."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,14 @@ class Game(ABC, Generic[StateT, MoveT]):
 
     def num_players(self) -> int:
         return self.type.min_players
+
+    def sizes(self) -> Mapping[str, int]:
+        """These settings measured by each of `type.limits` (``{"moves": 200, ...}``).
+
+        What a server compares with the limits before it referees the game
+        (`arena.limits.check_settings`); a game that declares limits measures them all.
+        """
+        return {}
 
     # -- flow -------------------------------------------------------------------------
 

@@ -20,7 +20,8 @@ cdef class Match:
     cdef public object id
     cdef public object state
     cdef public object outcome
-    cdef list _history
+    cdef public object seed_commitment
+    cdef list _turns
     cdef ChanceSource _chance
     cdef object _pending_chance
     cdef int _seat

@@ -45,7 +45,8 @@ async def respond(server: ArenaServer, connection: ServerConnection, request: Re
     if web is not None:
         return web
     if path == "/healthz":
-        return _json(connection, 200, server.health())
+        health = server.health()
+        return _json(connection, 200 if health["status"] == "ok" else 503, health)
     if path == "/api/games":
         try:
             limit = max(1, min(500, int(query.get("limit", "50"))))

@@ -51,6 +51,7 @@ from websockets.http11 import Response
 from arena.errors import ArenaError, GrammarError, SettingsError
 from arena.game import Game
 from arena.web import STATIC
+from arena.server.names import GUEST_PREFIX
 from arena.web.replay import decode_upload, frames, record_from_text, tournament_log
 
 if TYPE_CHECKING:
@@ -58,8 +59,6 @@ if TYPE_CHECKING:
 
 __all__ = ["GUEST_PREFIX", "ROUTES", "respond"]
 
-GUEST_PREFIX = "guest-"
-"""Names of the accounts `/api/guest` issues; they never play on the ladder."""
 
 GUEST_GAMES = 2
 """Games a guest may play at once."""
@@ -234,7 +233,6 @@ async def _grammar_text(server: ArenaServer, name: str) -> str:
 
 
 async def _guest(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
-    import secrets
     import time
 
     assert server.storage is not None
@@ -244,8 +242,8 @@ async def _guest(server: ArenaServer, query: dict[str, str]) -> tuple[int, Any]:
     if len(issued) >= server.config.guests_per_minute:
         return 429, {"error": "too many guest accounts were issued in the last minute"}
     issued.append(now)
-    name = GUEST_PREFIX + secrets.token_hex(4)
-    token = await server.storage.call(server.storage.storage.add_bot, name)
+    name, token = await server.storage.call(server.storage.storage.add_guest,
+                                            server.config.guest_lifetime)
     return 200, {"name": name, "token": token}
 
 

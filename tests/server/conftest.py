@@ -12,6 +12,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena.games.substitution import Settings
+from arena.registry import Registry
 from arena.server import ArenaServer, ServerConfig, TimeControl
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding, Message
@@ -112,11 +113,11 @@ class RawClient:
 async def make_arena(tmp_path) -> AsyncIterator[Callable[..., Any]]:
     started: list[Arena] = []
 
-    async def make(**options: Any) -> Arena:
+    async def make(registry: Registry | None = None, **options: Any) -> Arena:
         config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
                               time_control=FAST, ping_interval=None)
         config = replace(config, **options)
-        server = ArenaServer(config)
+        server = ArenaServer(config, registry=registry)
         await server.start()
         arena = Arena(server)
         started.append(arena)

@@ -236,7 +236,7 @@ def test_fast_time_control_is_short():
 
 
 async def test_a_client_that_stops_reading_stalls_nobody(make_arena):
-    arena = await make_arena(max_queue=20)
+    arena = await make_arena(max_queue_bytes=20_000)
     await arena.client("x", "random")
     await arena.client("y", "random")
     viewer = await arena.raw()
@@ -264,13 +264,13 @@ async def test_a_session_whose_peer_does_not_read_is_closed_as_a_slow_consumer()
             self.closed_with = (code, reason)
 
     ws = StuckSocket()
-    session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue=5)
+    session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue_bytes=100)
     for number in range(10):
         session.send("ping", id=number)  # never blocks the caller
     async with asyncio.timeout(5):
         while ws.closed_with is None:
             await asyncio.sleep(0)
-    assert session.closed and ws.closed_with == (1008, "slow consumer: too many unread messages")
+    assert session.closed and ws.closed_with == (1008, "slow consumer: more than 100 bytes unread")
     await session.finished()
 
 

@@ -17,6 +17,8 @@ from clients.blocking import SimpleClient
 from clients.bridge import ExecBot
 from protocol import Encoding
 
+from arena.seeds import seed_commitment
+
 from .conftest import SUBST
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +44,9 @@ async def test_full_game_between_external_bots_msgpack_and_json(arena):
         assert result.seed == 11 and result.scores == list(record.outcome.scores)
     # stored before it was announced: the log is there and replays
     stored = await asyncio.to_thread(http_json, arena, f"/api/games/{record.id}")
-    assert stored["status"] == "finished" and stored["seed"] == 11
+    assert stored["status"] == "finished" and stored["seed"] == "11"
+    assert stored["seed_commitment"] == seed_commitment(record.id, 11)
+    assert all(result.seed_verified for result in (alice.results[0], bob.results[0]))
     assert validate_record(read_jsonl(stored["log"].splitlines())) is None
 
 
@@ -140,7 +144,7 @@ async def test_spectator_gets_state_then_every_move(arena):
         assert message["type"] == "moved"
         moves.append(message)
     assert [m["turn"] for m in moves] == list(range(24))
-    assert message["seed"] == 9
+    assert message["seed"] == "9"
     await viewer.ws.close()
 
 

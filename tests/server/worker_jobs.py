@@ -21,3 +21,12 @@ def allocate_mib(mib: int) -> int:
 
 def fail(message: str) -> None:
     raise ValueError(message)
+
+
+def forget_house_bots() -> int:
+    """Drop the house bots this worker has ready (as if they had been evicted)."""
+    from arena.server import house
+
+    count = len(house._BOTS)
+    house._BOTS.clear()
+    return count
