@@ -103,7 +103,7 @@ class ServerConfig:
     """Seconds a guest account lives; then it can no longer log in and is deleted."""
     guest_purge_interval: float = 600.0
     """Seconds between deletions of expired guest accounts."""
-    workers: WorkerLimits = WorkerLimits()
+    workers: WorkerLimits = field(default_factory=WorkerLimits)
     """The worker processes house bots think in: how many, and the memory of each."""
     house_prepare_timeout: float = 60.0
     """Seconds a worker may take to build and prepare a house bot (off the clock)."""

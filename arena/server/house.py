@@ -86,7 +86,7 @@ def prepare_bot_job(key: HouseBotKey) -> float:
     """Worker job: build the bot and run its ``prepare`` hook, unless this worker has it
     already; the seconds that took."""
     if key in _BOTS:
-        _BOTS[key]  # noqa: B018 - a use: keeps it from being the next evicted
+        _BOTS[key]
         return 0.0
     started = time.perf_counter()
     game = _game(key)

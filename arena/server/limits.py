@@ -22,7 +22,7 @@ __all__ = ["AddressCounter", "MessageRate", "clip"]
 class MessageRate:
     """A token bucket: `take` answers whether one more message is within the budget."""
 
-    __slots__ = ("burst", "rate", "_stamp", "_tokens")
+    __slots__ = ("_stamp", "_tokens", "burst", "rate")
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate = rate

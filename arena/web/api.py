@@ -50,8 +50,8 @@ from websockets.http11 import Response
 
 from arena.errors import ArenaError, GrammarError, SettingsError
 from arena.game import Game
-from arena.web import STATIC
 from arena.server.names import GUEST_PREFIX
+from arena.web import STATIC
 from arena.web.replay import decode_upload, frames, record_from_text, tournament_log
 
 if TYPE_CHECKING:

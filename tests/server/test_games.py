@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 
 from arena.record import read_jsonl
+from arena.seeds import seed_commitment
 from arena.server import PlayerUnavailable
 from arena.validate import validate_record
 from clients.blocking import SimpleClient
 from clients.bridge import ExecBot
 from protocol import Encoding
-
-from arena.seeds import seed_commitment
 
 from .conftest import SUBST
 

@@ -8,8 +8,8 @@ from typing import Any
 from arena.errors import SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.durak import rules
-from arena.limits import SettingLimit
 from arena.games.durak.rules import DurakMove, DurakSettings, DurakState, MoveKind
+from arena.limits import SettingLimit
 
 __all__ = ["DurakGame"]
 

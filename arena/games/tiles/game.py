@@ -7,7 +7,6 @@ from typing import Any
 
 from arena.errors import SettingsError
 from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
-from arena.limits import SettingLimit
 from arena.games.tiles.rules import (
     MAX_TILES,
     ROLLS,
@@ -21,6 +20,7 @@ from arena.games.tiles.rules import (
     parse_move,
     tiles_of,
 )
+from arena.limits import SettingLimit
 
 __all__ = ["TilesGame"]
 
