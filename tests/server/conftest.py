@@ -52,6 +52,18 @@ class Arena:
                 await client.connected.wait()
         return client
 
+    async def guest(self, bot: ArenaBot | str = "random") -> tuple[str, ArenaClient]:
+        """A guest account (as the web interface issues them) with a connected client."""
+        storage = self.server.storage
+        assert storage is not None
+        name, token = await storage.call(storage.storage.add_guest, 3600.0)
+        client = ArenaClient(self.url, token, BuiltinBot(bot) if isinstance(bot, str) else bot,
+                             reconnect_delay=0.05)
+        self.clients.append((client, asyncio.create_task(client.run())))
+        async with asyncio.timeout(5):
+            await client.connected.wait()
+        return name, client
+
     async def raw(self, encoding: Encoding = Encoding.JSON) -> RawClient:
         ws = await connect(self.url, subprotocols=[encoding.subprotocol], compression=None,
                            max_size=None)
