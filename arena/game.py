@@ -222,6 +222,12 @@ class Game(ABC, Generic[StateT, MoveT]):
     def check_move(self, state: StateT, move: MoveT) -> StateT | Rejection:
         """Judge a move by the seat to act: the next state, or why it is refused."""
 
+    def max_move_length(self) -> int | None:
+        """The longest move string that can be legal with these settings (None: no
+        bound). The referee refuses a longer one unread (``too-long``): reading a
+        megabyte of junk would cost more than judging any legal move."""
+        return None
+
     def legal_moves(self, state: StateT, limit: int = 1000) -> LegalOptions:
         """Legal move strings for the seat to act, at most `limit` of them."""
         raise NotImplementedError(f"{self.type.name} does not list its moves")

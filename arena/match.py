@@ -18,7 +18,7 @@ from arena.bots import Bot, prepare_bot
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, TurnRecord
-from arena.referee import Referee, Verdict
+from arena.referee import Referee, Verdict, too_long
 
 __all__ = ["ChanceSource", "Match", "play_match"]
 
@@ -131,6 +131,9 @@ class Match:
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if isinstance(move, str):
+            limit = self.referee.max_move_length
+            if 0 <= limit < len(move):
+                return Verdict(None, too_long(move, limit))
             try:
                 move = self.game.parse_move(move)
             except MalformedMove as error:

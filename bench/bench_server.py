@@ -109,7 +109,8 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str,
     url = f"ws://127.0.0.1:{port}/"
     server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
-         "--db", db, "--no-ladder", "--move-ms", "10000", "--first-move-ms", "10000"],
+         "--db", db, "--no-ladder", "--move-ms", "10000", "--first-move-ms", "10000",
+         "--max-connections-per-address", str(args.bots + 10)],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
     )
     try:

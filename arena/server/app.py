@@ -589,8 +589,7 @@ class ArenaServer(GameHost):
         session.send("error", code="rate-limited", fatal=True,
                      message=f"more than {rate.rate:g} messages a second (bursts of "
                              f"{rate.burst}) beyond what the server asked for; closing")
-        session.flush()
-        session.close(CLOSE_RATE, "message rate limit")
+        session.hang_up(CLOSE_RATE, "message rate limit")
         return False
 
     def _take_frame(self, session: Session, frame: bytes | str) -> None:

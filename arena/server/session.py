@@ -155,6 +155,16 @@ class Session:
         self._queued_bytes = 0
         self._loop.create_task(self.ws.close(code, reason))
 
+    def hang_up(self, code: int, reason: str) -> None:
+        """Send what is pending, then close without reading another frame: for a peer
+        that floods, whose frames would otherwise be read until it noticed the close
+        (TCP then holds it back; the close times out after `close_timeout`)."""
+        self.flush()
+        transport = getattr(self.ws, "transport", None)
+        if transport is not None:
+            transport.pause_reading()
+        self.close(code, reason)
+
     async def drain_and_close(self, code: int = 1000, reason: str = "") -> None:
         """Send what is queued, then close."""
         if self.closed:

@@ -7,6 +7,8 @@ worker processes (pebble's `ProcessPool`):
 
 * each job has a time limit; when it is up, the job's worker is killed and replaced,
   so a runaway job costs only its own game or request;
+* workers run at a lower scheduling priority (``nice``) than the server, so that a
+  busy worker never takes the CPU from the event loop;
 * every worker runs under an address-space limit (``RLIMIT_AS``), so a job that
   would take the machine's memory fails with `MemoryError` instead; the worker then
   exits and is replaced, so that whatever the job had cached is gone with it;
@@ -59,6 +61,8 @@ class WorkerLimits:
     """Address-space limit of each worker (``RLIMIT_AS``), in MiB; 0: no limit."""
     max_tasks: int = 0
     """Jobs a worker runs before it is replaced by a fresh one (0: no limit)."""
+    nice: int = 10
+    """How much lower the workers' scheduling priority is than the server's."""
 
 
 class JobFailed(ArenaError):
@@ -69,8 +73,10 @@ class JobFailed(ArenaError):
         self.kind: FailureKind = kind
 
 
-def _limit_memory(memory_mb: int) -> None:
-    """Worker initializer: cap the worker's address space."""
+def _start_worker(memory_mb: int, nice: int) -> None:
+    """Worker initializer: lower the worker's priority, cap its address space."""
+    if nice > 0:
+        os.nice(nice)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -93,7 +99,8 @@ class WorkerPool:
         # one single-process pool per worker, so that a job can name its worker
         self._workers = [
             pebble.ProcessPool(max_workers=1, max_tasks=limits.max_tasks,
-                               initializer=_limit_memory, initargs=(limits.memory_mb,),
+                               initializer=_start_worker,
+                               initargs=(limits.memory_mb, limits.nice),
                                context=context)
             for _ in range(max(1, limits.processes))
         ]

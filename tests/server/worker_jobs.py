@@ -30,3 +30,9 @@ def forget_house_bots() -> int:
     count = len(house._BOTS)
     house._BOTS.clear()
     return count
+
+
+def niceness() -> int:
+    import os
+
+    return os.nice(0)

@@ -58,6 +58,9 @@ class DurakGame(Game[DurakState, DurakMove]):
     def sizes(self) -> dict[str, int]:
         return {"cards": self.rules.num_cards}
 
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
+
     def initial_state(self) -> DurakState:
         return rules.initial_state(self.rules)
 

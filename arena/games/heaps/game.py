@@ -118,6 +118,9 @@ class HeapsGame(Game[HeapsState, HeapMove]):
     def sizes(self) -> dict[str, int]:
         return {"positions": self.rules.target ** self.rules.heaps, "max_moves": self.max_moves}
 
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
+
     def settings(self) -> dict[str, Any]:
         common = {"start": list(self.start), "max_moves": self.max_moves}
         if self.example is not None:

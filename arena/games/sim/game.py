@@ -85,6 +85,9 @@ class SimGame(Game[SimPosition, SimMove]):
     def sizes(self) -> dict[str, int]:
         return {"vertices": self.vertices}
 
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
+
     # -- flow -----------------------------------------------------------------------
 
     def initial_state(self) -> SimPosition:

@@ -80,6 +80,15 @@ class SubstitutionGame(Game[GameState, MoveString]):
     def settings(self) -> dict[str, Any]:
         return self.config.to_json()
 
+    def max_move_length(self) -> int:
+        """A turn has at most one step per roll of the game (the rolled group and the
+        bank's), each ``word group production`` with a separator; twice that for
+        spacing."""
+        steps = 2 * self.config.moves + 1
+        alternatives = max((len(g.alternatives) for g in self.grammar.groups), default=1)
+        step = 7 + len(str(len(self.grammar.groups))) + len(str(alternatives)) + 5
+        return 2 * steps * step + 16
+
     def sizes(self) -> dict[str, int]:
         alternatives = [len(a) for group in self.grammar.groups for a in group.alternatives]
         return {"moves": self.config.moves, "groups": len(self.grammar.groups),

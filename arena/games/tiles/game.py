@@ -73,6 +73,9 @@ class TilesGame(Game[TilesState, TilesMove]):
     def sizes(self) -> dict[str, int]:
         return {"players": self.rules.players, "max_turns": self.rules.max_turns}
 
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
+
     def num_players(self) -> int:
         return self.rules.players
 

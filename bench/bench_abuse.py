@@ -1,0 +1,445 @@
+"""Attacks on a live server while honest bots play: what each costs the honest.
+
+Starts `arena serve` in a subprocess with its default limits. Honest bots (SDK random
+players, from 127.0.0.1) play games an operator keeps in flight, on the default time
+control. Each attack then runs for `--seconds` from another address (127.0.0.2), and
+the bench prints per attack:
+
+* the worst event-loop stall: the longest `/healthz` answer, polled every 10 ms by a
+  separate process (target < 100 ms);
+* the server's RSS growth: its largest RSS during the attack (and until the attack's
+  connections are gone) minus its RSS before (target < 50 MiB);
+* the honest games lost: games of the honest bots that did not end normally (a
+  timeout, a disconnect...) while the attack ran, and honest bots dropped (target 0);
+* what the server answered (the attack's own note).
+
+    python bench/bench_abuse.py [--seconds 5] [--honest 8] [--attack NAME ...]
+
+Adding an attack: write ``async def my_attack(ctx: Context) -> str`` (attack for
+``ctx.seconds``; connect from ``ctx.attacker_address``; return a one-line note of what
+the server answered) and add it to `ATTACKS`. The HTTP layer's attacks (the replay
+bomb, guests' settings over HTTP) belong there too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from arena.games.substitution import Settings
+from arena.record import read_jsonl
+from arena.server.storage import Storage
+from clients.operator import Operator
+from clients.sdk import ArenaClient, BuiltinBot
+from protocol import PROTOCOL_VERSION, Encoding, RemoteError
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTACKER = "127.0.0.2"
+"""Attackers connect from here (another address than the honest bots' 127.0.0.1)."""
+HONEST_SETTINGS = Settings.preset("medium", 20).to_json()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def monitor(port: int, pid: int, pipe: Connection) -> None:
+    """A separate process: poll /healthz every 10 ms and the server's RSS; on each
+    request from `pipe`, answer the worst latency and the largest RSS since the last."""
+    worst, top = 0.0, 0
+    url = f"http://127.0.0.1:{port}/healthz"
+    while True:
+        if pipe.poll():
+            if pipe.recv() == "stop":
+                return
+            pipe.send((worst, top))
+            worst, top = 0.0, 0
+        started = time.perf_counter()
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=30) as reply:
+            reply.read()
+        worst = max(worst, time.perf_counter() - started)
+        with contextlib.suppress(OSError):
+            top = max(top, rss_kib(pid))
+        time.sleep(0.01)
+
+
+@dataclass
+class Context:
+    """What an attack gets: the server, accounts it may use, how long to attack."""
+
+    url: str
+    http: str
+    seconds: float
+    operator: Operator
+    tokens: dict[str, str]
+    """Accounts for the attacker: ``attacker0``... (bots), ``attack-operator``."""
+    honest_games: list[str] = field(default_factory=list)
+    """Ids of honest games in flight (to spectate)."""
+    attacker_address: str = ATTACKER
+
+    async def connect(self, encoding: Encoding = Encoding.JSON) -> ClientConnection:
+        return await connect(self.url, subprotocols=[encoding.subprotocol],  # type: ignore[list-item]
+                             compression=None, ping_interval=None, max_size=None,
+                             local_addr=(self.attacker_address, 0), open_timeout=30)
+
+    async def hello(self, ws: ClientConnection, token: str | None = None,
+                    role: str = "bot") -> dict[str, Any]:
+        fields: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION, "role": role}
+        if token is not None:
+            fields["token"] = token
+        await ws.send(json.dumps(fields))
+        answer = json.loads(await ws.recv())
+        assert isinstance(answer, dict)
+        return answer
+
+
+Attack = Callable[[Context], Awaitable[str]]
+
+
+# -- the attacks ----------------------------------------------------------------------------
+
+
+async def no_attack(ctx: Context) -> str:
+    """The baseline: honest play only (what the machine's own noise looks like)."""
+    await asyncio.sleep(ctx.seconds)
+    return "honest play only: the stall and RSS figures of a quiet server on this machine"
+
+
+async def heavy_house_bots(ctx: Context) -> str:
+    """Finding 2: games whose house bots search hard (at the settings limits), and
+    settings beyond them. The searches run in worker processes on their clocks."""
+    heavy = [
+        ("heaps", {"rules": {"heaps": 2, "end": {"measure": "sum", "at_least": 1000},
+                             "moves": {"any": ["+1", "*2"]}}, "start": [1, 1]}, "heaps-perfect"),
+        ("heaps", {"rules": {"heaps": 1, "end": {"measure": "sum", "at_least": 1_000_000},
+                             "moves": {"any": ["+1", "*2"]}}, "start": [1]}, "heaps-perfect"),
+        ("durak", {"cards": "0110" * 8}, "durak-perfect"),
+    ]
+    refused = played = 0
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def one(game: str, settings: dict[str, Any], bot: str) -> None:
+        nonlocal played
+        await ctx.operator.play_log(game, settings, [f"house:{bot}", f"house:{bot}"])
+        played += 1
+
+    tasks = [asyncio.create_task(one(*spec)) for spec in heavy]
+    for settings in ({"rules": {"heaps": 2, "end": {"measure": "sum", "at_least": 50_000},
+                                "moves": {"any": ["+1", "*2"]}}, "start": [1, 1]},):
+        try:
+            await ctx.operator.play_log("heaps", settings, ["house:heaps-perfect"] * 2)
+        except RemoteError:
+            refused += 1
+    await asyncio.sleep(max(0.0, deadline - time.perf_counter()))
+    thinking = sum(1 for task in tasks if not task.done())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return (f"{played} heavy house games over, {thinking} still playing at the end; "
+            f"{refused} beyond the limits refused")
+
+
+async def state_bomb(ctx: Context) -> str:
+    """Finding 3: a grammar whose derivations explode, watched by a spectator that
+    never reads."""
+    bomb = {"moves": 2000, "groups": [{"left": "S", "alternatives": ["S" * 200]}],
+            "weights": [1]}
+    log = await ctx.operator.play_log("substitution", bomb, ["house:random", "house:random"])
+    record = read_jsonl(log.splitlines())
+    assert record.outcome is not None
+    return f"aborted after {len(record.turns)} turns: {record.outcome.detail[:70]}"
+
+
+async def slow_readers(ctx: Context) -> str:
+    """Finding 3: spectators that follow every honest game and never read."""
+    viewers = []
+    for game_id in ctx.honest_games[:20]:
+        ws = await ctx.connect()
+        await ctx.hello(ws, role="spectator")
+        await ws.send(json.dumps({"type": "spectate", "game_id": game_id}))
+        ws.transport.pause_reading()
+        viewers.append(ws)
+    await asyncio.sleep(ctx.seconds)
+    dropped = 0
+    for ws in viewers:
+        ws.transport.resume_reading()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(5):
+                while True:
+                    await ws.recv()
+        if ws.close_code == 1008:
+            dropped += 1
+        ws.transport.abort()
+    return f"{len(viewers)} spectators stopped reading; {dropped} dropped as slow consumers"
+
+
+async def message_flood(ctx: Context) -> str:
+    """Finding 9: connections sending pings as fast as they can."""
+    closed = sent = 0
+
+    async def flood(token: str) -> None:
+        nonlocal closed, sent
+        ws = await ctx.connect()
+        await ctx.hello(ws, token)
+        frame = json.dumps({"type": "ping", "id": 1})
+        deadline = time.perf_counter() + ctx.seconds
+        reader = asyncio.create_task(ws.wait_closed())
+        try:
+            while time.perf_counter() < deadline and not reader.done():
+                for _ in range(100):
+                    await ws.send(frame)
+                sent += 100
+                await asyncio.sleep(0)
+        except ConnectionClosed:
+            pass
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(5):
+                await ws.wait_closed()
+        if ws.close_code == 4006:
+            closed += 1
+        reader.cancel()
+        ws.transport.abort()
+
+    await asyncio.gather(*(flood(ctx.tokens[f"attacker{i}"]) for i in range(4)))
+    return f"{sent} pings sent on 4 connections; {closed} closed for their rate (4006)"
+
+
+async def connection_flood(ctx: Context) -> str:
+    """Finding 9: idle spectators from one address until the descriptors run out."""
+    opened: list[ClientConnection] = []
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def one() -> None:
+        with contextlib.suppress(ConnectionClosed, InvalidStatus, OSError):
+            ws = await ctx.connect()
+            opened.append(ws)
+            await ctx.hello(ws, role="spectator")
+
+    for _ in range(10):  # 300 connections, 30 at a time
+        await asyncio.gather(*(one() for _ in range(30)))
+    await asyncio.sleep(max(0.0, deadline - time.perf_counter()))
+    for ws in opened:
+        ws.transport.abort()
+    held = sum(1 for ws in opened if ws.close_code is None)
+    return f"{held} connections held, {300 - held} refused (per-address limit)"
+
+
+async def illegal_move_bombs(ctx: Context) -> str:
+    """Finding 9: a bot that plays 200 KB illegal moves, game after game."""
+    token = ctx.tokens["attacker0"]
+    ws = await ctx.connect()
+    await ctx.hello(ws, token)
+    forfeits = 0
+    bomb = "-1 0 0, " * 25_000
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def play() -> None:
+        nonlocal forfeits
+        while True:
+            data = json.loads(await ws.recv())
+            if data["type"] == "your_turn":
+                await ws.send(json.dumps({"type": "move", "game_id": data["game_id"],
+                                          "turn": data["turn"], "move": bomb}))
+            elif data["type"] == "game_over":
+                forfeits += 1
+
+    reader = asyncio.create_task(play())
+    games = 0
+    while time.perf_counter() < deadline:
+        await ctx.operator.play_log("substitution", HONEST_SETTINGS, ["attacker0", "house:random"])
+        games += 1
+    reader.cancel()
+    ws.transport.abort()
+    return f"{games} games forfeited with 200 KB moves; stored reasons are quoted short"
+
+
+async def oversize_frames(ctx: Context) -> str:
+    """Frames above max_frame (an error each) and above the WebSocket limit (a close)."""
+    ws = await ctx.connect()
+    await ctx.hello(ws, ctx.tokens["attacker1"])
+    errors = 0
+    big = json.dumps({"type": "ping", "id": 1, "pad": "x" * 300_000})
+    deadline = time.perf_counter() + ctx.seconds
+    with contextlib.suppress(ConnectionClosed):
+        while time.perf_counter() < deadline:
+            await ws.send(big)
+            errors += json.loads(await ws.recv())["code"] == "oversize"
+    ws.transport.abort()
+    return f"{errors} frames above max_frame answered 'oversize'"
+
+
+ATTACKS: dict[str, Attack] = {
+    "none": no_attack,
+    "heavy-house-bots": heavy_house_bots,
+    "state-bomb": state_bomb,
+    "slow-readers": slow_readers,
+    "message-flood": message_flood,
+    "connection-flood": connection_flood,
+    "illegal-move-bombs": illegal_move_bombs,
+    "oversize-frames": oversize_frames,
+}
+"""Every attack the bench runs, by name (see the module docstring to add one)."""
+
+
+# -- the honest players ---------------------------------------------------------------------
+
+
+class Honest:
+    """Honest bots playing games an operator keeps in flight; counts the games lost."""
+
+    def __init__(self, url: str, tokens: dict[str, str], operator_token: str) -> None:
+        self.url = url
+        self.names = sorted(name for name in tokens if name.startswith("honest"))
+        self.clients = [ArenaClient(url, tokens[name], BuiltinBot("random"), reconnect=True,
+                                    reconnect_delay=0.05) for name in self.names]
+        self.operator = Operator(url, operator_token)
+        self.tasks: list[asyncio.Task[Any]] = []
+        self.in_flight: dict[int, str] = {}
+        self.results: list[tuple[float, str]] = []
+        self.stopping = False
+
+    async def start(self) -> None:
+        self.tasks = [asyncio.create_task(client.run()) for client in self.clients]
+        for client in self.clients:
+            await asyncio.wait_for(client.connected.wait(), 30)
+        await self.operator.connect()
+        for index in range(0, len(self.names) - 1, 2):
+            self.tasks.append(asyncio.create_task(
+                self.pair(index, self.names[index], self.names[index + 1])))
+
+    async def pair(self, index: int, a: str, b: str) -> None:
+        while not self.stopping:
+            log = await self.operator.play_log("substitution", HONEST_SETTINGS, [a, b])
+            record = read_jsonl(log.splitlines())
+            assert record.outcome is not None
+            self.results.append((time.perf_counter(), record.outcome.termination.value))
+            a, b = b, a
+
+    def lost_since(self, since: float) -> int:
+        return sum(1 for at, how in self.results if at >= since and how != "normal")
+
+    def reconnects(self) -> int:
+        return sum(client.connections - 1 for client in self.clients)
+
+    def live_games(self, server_http: str) -> list[str]:
+        with urllib.request.urlopen(f"{server_http}/api/games?status=running&limit=50",
+                                    timeout=10) as reply:
+            return [game["id"] for game in json.loads(reply.read())["games"]]
+
+    async def stop(self) -> None:
+        self.stopping = True
+        for client in self.clients:
+            await client.stop()
+        await self.operator.close()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def run(args: argparse.Namespace) -> list[tuple[str, float, float, int, str]]:
+    port = free_port()
+    url, http = f"ws://127.0.0.1:{port}/", f"http://127.0.0.1:{port}"
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "abuse.sqlite")
+        storage = Storage(db)
+        tokens = {f"honest{i:02d}": storage.add_bot(f"honest{i:02d}") for i in range(args.honest)}
+        tokens.update({f"attacker{i}": storage.add_bot(f"attacker{i}") for i in range(4)})
+        tokens["honest-operator"] = storage.add_bot("honest-operator", operator=True)
+        tokens["attack-operator"] = storage.add_bot("attack-operator", operator=True)
+        storage.close()
+        server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
+            [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port",
+             str(port), "--db", db, "--no-ladder"],
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL)
+        context = multiprocessing.get_context("spawn")
+        mine, theirs = context.Pipe()
+        watcher = context.Process(target=monitor, args=(port, server.pid, theirs))
+        try:
+            for _ in range(200):
+                try:
+                    await asyncio.to_thread(urllib.request.urlopen, f"{http}/healthz", timeout=2)
+                    break
+                except OSError:
+                    await asyncio.sleep(0.1)
+            honest = Honest(url, tokens, tokens["honest-operator"])
+            await honest.start()
+            watcher.start()
+            await asyncio.sleep(2)  # warm up: workers forked, tables loaded, games going
+            for name in args.attack or list(ATTACKS):
+                async with Operator(url, tokens["attack-operator"]) as operator:
+                    ctx = Context(url, http, args.seconds, operator, tokens,
+                                  await asyncio.to_thread(honest.live_games, http))
+                    await asyncio.sleep(1)
+                    await asyncio.to_thread(mine.send, "reset")
+                    await asyncio.to_thread(mine.recv)
+                    before = rss_kib(server.pid)
+                    since, reconnects = time.perf_counter(), honest.reconnects()
+                    try:
+                        note = await asyncio.wait_for(ATTACKS[name](ctx), args.seconds + 120)
+                    except Exception as error:  # noqa: BLE001 - the bench reports it and goes on
+                        note = f"the attack failed: {type(error).__name__}: {error}"
+                await asyncio.sleep(2)  # its connections close, its games end
+                await asyncio.to_thread(mine.send, "report")
+                worst, top = await asyncio.to_thread(mine.recv)
+                lost = honest.lost_since(since) + honest.reconnects() - reconnects
+                rows.append((name, worst * 1000, max(0, top - before) / 1024, lost, note))
+                print(f"{name:20s} {worst * 1000:9.1f} {max(0, top - before) / 1024:10.1f} "
+                      f"{lost:6d}   {note}", flush=True)
+            await honest.stop()
+        finally:
+            with contextlib.suppress(Exception):
+                mine.send("stop")
+            watcher.join(timeout=10)
+            server.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=30)
+            if server.poll() is None:
+                server.kill()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per attack")
+    parser.add_argument("--honest", type=int, default=8, help="honest bots (pairs play)")
+    parser.add_argument("--attack", action="append", choices=sorted(ATTACKS),
+                        help="run only this attack (repeatable); default: all")
+    args = parser.parse_args()
+    print(f"{args.honest} honest bots playing; each attack for {args.seconds:g} s from "
+          f"{ATTACKER}; targets: stall < 100 ms, RSS growth < 50 MiB, no honest game lost")
+    print(f"{'attack':20s} {'stall ms':>9s} {'RSS MiB':>10s} {'lost':>6s}   the server's answer")
+    rows = asyncio.run(run(args))
+    failed = [r[0] for r in rows if r[1] >= 100 or r[2] >= 50 or r[3] > 0]
+    print("all targets met" if not failed else f"targets missed by: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
