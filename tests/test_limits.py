@@ -7,6 +7,8 @@ import pytest
 
 from arena.games.substitution import Settings
 from arena.limits import SettingLimit, SettingsLimitExceeded, check_settings
+from arena.match import Match, play_match
+from arena.referee import Referee
 from arena.registry import default_registry
 
 
@@ -62,3 +64,28 @@ def test_guests_are_held_to_stricter_limits_and_operators_may_change_them():
 def test_a_limit_needs_guest_within_standard():
     with pytest.raises(ValueError):
         SettingLimit("moves", "turns", standard=10, guest=20)
+
+
+@pytest.mark.parametrize("name", sorted(default_registry().games))
+def test_a_move_longer_than_any_legal_one_is_refused_unread(name: str) -> None:
+    registry = default_registry()
+    game = registry.load_game(name, default_settings(name))
+    limit = game.max_move_length()
+    assert limit is not None
+    junk = "1 " * 100_000
+    match = Match(game, ["a", "b"][:game.num_players()] or ["a"], seed=1)
+    verdict = match.submit(match.to_act(), junk)
+    assert verdict.rejection is not None and verdict.rejection.code == "too-long"
+    assert str(limit) in verdict.rejection.message
+    state = game.initial_state()
+    checked = Referee(game).check(state, junk, chance=None)
+    assert checked.rejection is not None and checked.rejection.code in ("too-long",
+                                                                       "missing-roll",
+                                                                       "missing-dice")
+    # and no legal move comes near the bound: every bot's moves in a few games
+    names = [f.name for f in registry.bot_factories(name)]
+    for spec in {names[0], *(n for n in names if n.endswith("random"))}:
+        bots = [registry.make_bot(game, spec) for _ in range(game.num_players())]
+        for seed in range(3):
+            played = play_match(game, bots, seed=seed)
+            assert all(len(turn.move) <= limit for turn in played.turns), spec
