@@ -177,8 +177,11 @@ class Operator:
         elif message.type == "error":
             error = error_from_code(message["code"], message["message"], fatal=message["fatal"])
             request_id = message.get("request_id")
+            game = self._games.get(message.get("game_id"))
             if request_id in self._requests:
                 self._requests.pop(request_id).set_exception(error)
+            elif request_id is not None and game is not None and not game.done():
+                game.set_exception(error)  # the requested game failed for good
             elif self._welcome is not None and not self._welcome.done():
                 self._welcome.set_exception(error)
 

@@ -189,6 +189,16 @@ class ArenaServer(GameHost):
         elif self._recover_pending:
             asyncio.get_running_loop().create_task(self._recover())
 
+    def _unhealthy(self) -> str | None:
+        """Why the server cannot play games now, or None."""
+        if self.storage is None:
+            return "not started"
+        if self.storage.failure is not None:
+            return self.storage.failure
+        if self._recover_pending:
+            return "recording the games a crash left running"
+        return None
+
     @property
     def port(self) -> int:
         assert self._ws is not None, "start() the server first"
@@ -274,8 +284,8 @@ class ArenaServer(GameHost):
         """
         if self._closing or self.storage is None or self.house_bots is None:
             raise RuntimeError("the server is not running")
-        if self.storage.failure is not None:
-            raise StorageUnavailable(f"the server cannot store games now ({self.storage.failure})")
+        if self.storage.failure is not None or self._recover_pending:
+            raise StorageUnavailable(f"the server cannot store games now ({self._unhealthy()})")
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
         check_settings(game, tier, self.config.guest_settings_limits if tier == "guest"
@@ -441,13 +451,10 @@ class ArenaServer(GameHost):
     def send_to(self, name: str, type: str, /, **fields: Any) -> bool:
         session = self.sessions.get(name)
         if session is None:
-            return False
+            return True  # away: it hears everything again when it is back
         if type == "your_turn" and session.rate is not None:
             session.rate.credit()  # a turn asks for a move: that message is budgeted
         return session.send(type, **fields)
-
-    def connected(self, name: str) -> bool:
-        return name in self.sessions
 
     def uses(self, name: str, capability: str) -> bool:
         session = self.sessions.get(name)
@@ -465,7 +472,7 @@ class ArenaServer(GameHost):
     def _ladder_candidates(self) -> list[str]:
         ladder = self.config.ladder
         assert ladder is not None
-        if self.storage is None or self.storage.failure is not None:
+        if self._unhealthy() is not None:
             return []  # no game can start now
         room = ladder.max_games - 2
         names = [
@@ -783,8 +790,9 @@ class ArenaServer(GameHost):
         def done(task: asyncio.Task[MatchRecord]) -> None:
             if task.cancelled():
                 return
-            if task.exception() is not None:
+            if task.exception() is not None:  # never started, or the server closed first
                 session.send("error", code=STORAGE_UNAVAILABLE, fatal=False, game_id=live.id,
+                             request_id=request_id,
                              message=f"game {live.id} could not be stored: {task.exception()}")
                 return
             record = task.result()
@@ -841,7 +849,9 @@ class ArenaServer(GameHost):
         next_purge = loop.time() + self.config.guest_purge_interval
         while True:
             await asyncio.sleep(self.config.revocation_interval)
-            if loop.time() >= next_purge and self.storage.failure is None:
+            if self.storage.failure is not None:
+                continue  # nothing to read now; the storage watch says when
+            if loop.time() >= next_purge:
                 next_purge = loop.time() + self.config.guest_purge_interval
                 with contextlib.suppress(StorageFailure):
                     await self.storage.call(self.storage.storage.purge_expired)
@@ -881,7 +891,7 @@ class ArenaServer(GameHost):
     def health(self) -> dict[str, Any]:
         """The server's health for ``/healthz``: ``status`` is ``ok``, ``closing`` or
         ``unhealthy`` (the storage fails: ``reason`` says why); only ``ok`` is healthy."""
-        failure = self.storage.failure if self.storage is not None else "not started"
+        failure = self._unhealthy()
         status = "closing" if self._closing else "unhealthy" if failure is not None else "ok"
         return {
             "status": status,

@@ -81,15 +81,12 @@ class GameHost:
     """What a `LiveGame` needs from the server (implemented by `ArenaServer`)."""
 
     def send_to(self, name: str, type: str, /, **fields: Any) -> bool:
-        """Send a message to the connected client `name`; False if it was not sent."""
+        """Send a message to the client `name` if it is connected; False if the message
+        was too long to send (above the frame limit the client was told)."""
         raise NotImplementedError
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         raise NotImplementedError
-
-    def connected(self, name: str) -> bool:
-        """Whether the client `name` is connected now."""
-        return False
 
     def uses(self, name: str, capability: str) -> bool:
         """Whether the connected client `name` listed `capability` in its hello."""
@@ -220,11 +217,8 @@ class LiveGame:
             self._house_task = self._loop.create_task(_house_move(self, seat))
         elif not self.host.send_to(self.players[seat], "your_turn",
                                    **self.turn_message(seat, self.turn_started, last_move)):
-            if self.over:
-                return
-            if self.host.connected(self.players[seat]):  # the message was too big to send
-                self.abort(f"the state is too large to send to {self.players[seat]} "
-                           "(above the frame limit the server announced)")
+            self.abort(f"the state is too large to send to {self.players[seat]} "
+                       "(above the frame limit the server announced)")
 
     def _arm_timer(self) -> None:
         """Have the clock timer fire by the current deadline. One timer per game, not per

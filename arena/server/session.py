@@ -94,14 +94,14 @@ class Session:
 
     def send(self, type: str, /, **fields: Any) -> bool:
         """Queue a message (checked against the schema if the server validates its own
-        messages; receivers always do); False if it was not sent (`send_message`)."""
+        messages; receivers always do); False if it was too long (`send_message`)."""
         return self.send_message(self._make(type, **fields))
 
     def send_message(self, message: Message) -> bool:
-        """Queue a message; False if the session is closed or the message's frame would
-        be longer than the client accepts (it gets an ``oversize`` error instead)."""
+        """Queue a message; False if its frame would be longer than the client accepts
+        (the client gets an ``oversize`` error instead). A closed session drops it."""
         if self.closed:
-            return False
+            return True
         core = self.core
         try:
             core.send(message)

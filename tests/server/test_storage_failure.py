@@ -135,7 +135,7 @@ async def test_a_read_only_database_starts_unhealthy_and_plays_once_writable(
             server.start_game("substitution", SUBST, ["alice", "bob"])
         await pragma(server, "PRAGMA query_only=0")  # the disk is writable again
         async with asyncio.timeout(10):
-            while server.storage.failure is not None:
+            while server.health()["status"] != "ok":
                 await asyncio.sleep(0.01)
         record = await server.play_game("substitution", SUBST, ["alice", "bob"], seed=1)
         assert record.outcome.termination is Termination.NORMAL
@@ -144,3 +144,20 @@ async def test_a_read_only_database_starts_unhealthy_and_plays_once_writable(
             await client.stop()
         await asyncio.gather(*tasks, return_exceptions=True)
         await server.close()
+
+
+async def test_a_game_whose_start_cannot_be_stored_never_starts(make_arena, monkeypatch):
+    arena = await make_arena(storage_probe_interval=3600)
+    token = await arena.add_bot("runner", operator=True)
+    alice = await arena.client("alice", "random")
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("disk I/O error")  # as SQLite reports a dying disk
+
+    monkeypatch.setattr(arena.server.storage.storage, "start_game", broken)
+    async with Operator(arena.url, token) as operator:
+        with pytest.raises(RemoteError) as failed:
+            await operator.play("substitution", SUBST, ["alice", "house:random"])
+    assert failed.value.code == "storage-unavailable" and "disk I/O error" in failed.value.message
+    assert not arena.server.live and not alice.results  # never started, nobody was told of it
+    assert arena.server.health()["status"] == "unhealthy"
