@@ -233,7 +233,7 @@ class Storage:
 
     def add_guest(self, lifetime: float) -> tuple[str, str]:
         """A new guest account that expires after `lifetime` seconds: (name, token)."""
-        name = GUEST_PREFIX + secrets.token_hex(6)
+        name = GUEST_PREFIX + secrets.token_hex(4)
         return name, self._add_account(name, expires=time.time() + lifetime)
 
     def _add_account(self, name: str, *, operator: bool = False,
