@@ -95,21 +95,25 @@ class TimedClient(ArenaClient):
 
 
 async def idle_bot(url: str, token: str, closed: list[str], stop: asyncio.Event,
-                   ready: asyncio.Event, counter: list[int], total: int) -> None:
+                   logged_in: asyncio.Future[None]) -> None:
     """Log in, then stay idle (websockets answers the server's pings) until `stop`."""
     from websockets.asyncio.client import connect
 
     encoding = Encoding.MSGPACK
-    async with connect(url, subprotocols=[encoding.subprotocol],  # type: ignore[list-item]
-                       compression=None, ping_interval=None, open_timeout=120,
-                       max_size=1 << 22) as ws:
+    try:
+        ws = await connect(url, subprotocols=[encoding.subprotocol],  # type: ignore[list-item]
+                           compression=None, ping_interval=None, open_timeout=120,
+                           max_size=1 << 22)
         await ws.send(encoding.encode({"type": "hello", "protocol": PROTOCOL_VERSION,
                                        "role": "bot", "token": token}))
         welcome = encoding.decode(await ws.recv(), max_size=1 << 22)
         assert welcome["type"] == "welcome", welcome
-        counter[0] += 1
-        if counter[0] == total:
-            ready.set()
+    except Exception as error:  # noqa: BLE001 - counted and reported: the run fails
+        closed.append(f"idle login: {type(error).__name__}: {error}")
+        logged_in.set_result(None)
+        return
+    logged_in.set_result(None)
+    async with ws:
         reader = asyncio.ensure_future(ws.recv())
         stopping = asyncio.ensure_future(stop.wait())
         await asyncio.wait({reader, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -127,22 +131,20 @@ def client_process(url: str, idle: list[str], playing: list[str], pipe: Connecti
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         closed: list[str] = []
-        ready = asyncio.Event()
-        counter = [0]
-        if not idle:
-            ready.set()
         tasks = []
-        for index, token in enumerate(idle):
-            tasks.append(loop.create_task(idle_bot(url, token, closed, stop, ready, counter,
-                                                   len(idle))))
-            if index % 100 == 99:
-                await asyncio.sleep(0.05)  # a steady stream of logins, not a stampede
-        await asyncio.wait_for(ready.wait(), 600)
+        for start in range(0, len(idle), 50):  # fifty logins at a time, each batch done
+            batch = [loop.create_future() for _ in idle[start:start + 50]]
+            for token, logged_in in zip(idle[start:start + 50], batch, strict=True):
+                tasks.append(loop.create_task(idle_bot(url, token, closed, stop, logged_in)))
+            await asyncio.wait_for(asyncio.gather(*batch), 300)
         players = [TimedClient(url, token, BuiltinBot("random"), reconnect=False)
                    for token in playing]
         play_tasks = [loop.create_task(client.run()) for client in players]
         for client in players:
-            await asyncio.wait_for(client.connected.wait(), 120)
+            try:
+                await asyncio.wait_for(client.connected.wait(), 300)
+            except TimeoutError:
+                closed.append("a playing bot could not log in")
         pipe.send(("connected", len(idle), len(playing)))
         command = await loop.run_in_executor(None, pipe.recv)  # "measure"
         assert command == "measure"

@@ -39,6 +39,7 @@ from arena.seeds import new_seed, seed_commitment, seed_to_text
 from arena.server import http
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
+from arena.server.durability import STORAGE_UNAVAILABLE, Durability, StorageUnavailable
 from arena.server.house import HouseBots
 from arena.server.ladder import Ladder
 from arena.server.limits import AddressCounter, MessageRate
@@ -72,9 +73,6 @@ CLOSE_ERRORS = 4005
 CLOSE_RATE = 4006
 CLOSE_TRY_LATER = 1013
 
-STORAGE_UNAVAILABLE = "storage-unavailable"
-"""The ``error`` code telling clients that the server cannot store results now."""
-
 
 async def _prepare_house(live: LiveGame) -> None:
     """Build and prepare the house bots in a worker before the game's clock starts; a
@@ -92,10 +90,6 @@ class PlayerUnavailable(ArenaError):
     """A game was requested for a bot that is not connected (or plays another game)."""
 
 
-class StorageUnavailable(ArenaError):
-    """The server cannot store games now (a full or read-only disk): no game starts."""
-
-
 class ArenaServer(GameHost):
     """The arena server (see the module docstring)."""
 
@@ -106,8 +100,8 @@ class ArenaServer(GameHost):
         self.live: dict[str, LiveGame] = {}
         self.bot_games: defaultdict[str, set[str]] = defaultdict(set)
         self.storage: AsyncStorage | None = None
+        self.durability: Durability | None = None
         self.ladder: Ladder | None = None
-        self.recovered: list[str] = []
         self.house_bots: HouseBots | None = None
         self._pool: WorkerPool | None = None
         self._addresses = AddressCounter(config.max_connections_per_address)
@@ -118,7 +112,6 @@ class ArenaServer(GameHost):
         """The token hash each authenticated session (bot or operator) logged in with."""
         self._revocations: asyncio.Task[None] | None = None
         self._storage_watch: asyncio.Task[None] | None = None
-        self._recover_pending = False
         self._ws: Server | None = None
         self._closing = False
         self._stopping = asyncio.Event()
@@ -135,9 +128,9 @@ class ArenaServer(GameHost):
         """Open the database (aborting games a crash left running), listen, start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
-        storage = Storage(self.config.db)
-        self.storage = AsyncStorage(storage, self._storage_changed)
-        await self._recover()
+        self.storage = AsyncStorage(Storage(self.config.db))
+        self.durability = Durability(self.storage, self._stopping, self._tell_everybody)
+        await self.durability.recover()
         loop = asyncio.get_running_loop()
         self._storage_watch = loop.create_task(
             self.storage.watch(self.config.storage_probe_interval), name="storage watch")
@@ -167,37 +160,14 @@ class ArenaServer(GameHost):
         self._revocations = asyncio.get_running_loop().create_task(self._watch_revocations())
         log.info("arena server listening on %s:%s", self.config.host, self.port)
 
-    async def _recover(self) -> None:
-        """Record the games a crash left running as aborted, and check that the database
-        takes writes; if it does not, the server starts unhealthy (no games) and does
-        both when the storage works again."""
-        assert self.storage is not None
-        try:
-            self.recovered = await self.storage.call(self.storage.storage.recover)
-            await self.storage.call(self.storage.storage.check_writable)
-            self._recover_pending = False
-        except StorageFailure:
-            self._recover_pending = True
+    @property
+    def recovered(self) -> list[str]:
+        """Ids of the games a crash had left running, recorded as aborted at start."""
+        return self.durability.recovered if self.durability is not None else []
 
-    def _storage_changed(self, failure: str | None) -> None:
-        """The storage failed (`failure` says why) or works again (None)."""
-        if failure is not None:
-            for session in list(self.sessions.values()):
-                session.send("error", code=STORAGE_UNAVAILABLE, fatal=False,
-                             message=f"the server cannot store games now ({failure}); no game "
-                                     "starts until it can, and results wait until they are stored")
-        elif self._recover_pending:
-            asyncio.get_running_loop().create_task(self._recover())
-
-    def _unhealthy(self) -> str | None:
-        """Why the server cannot play games now, or None."""
-        if self.storage is None:
-            return "not started"
-        if self.storage.failure is not None:
-            return self.storage.failure
-        if self._recover_pending:
-            return "recording the games a crash left running"
-        return None
+    def _tell_everybody(self, type: str, /, **fields: Any) -> None:
+        for session in list(self.sessions.values()):
+            session.send(type, **fields)
 
     @property
     def port(self) -> int:
@@ -237,8 +207,9 @@ class ArenaServer(GameHost):
             for handles in self._grace.values():
                 for handle in handles:
                     handle.cancel()
-            for session in list(self.sessions.values()):
-                await session.drain_and_close(1001, "server shutting down")
+            # all at once: one by one, ten thousand bots would take ten thousand waits
+            await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
+                                   for session in list(self.sessions.values())))
             if self._ws is not None:
                 self._ws.close()
                 await self._ws.wait_closed()
@@ -282,10 +253,9 @@ class ArenaServer(GameHost):
             SettingsError, BotSpecError: bad settings (or beyond the limits) or a bad
                 house bot spec.
         """
-        if self._closing or self.storage is None or self.house_bots is None:
+        if self._closing or self.durability is None or self.house_bots is None:
             raise RuntimeError("the server is not running")
-        if self.storage.failure is not None or self._recover_pending:
-            raise StorageUnavailable(f"the server cannot store games now ({self._unhealthy()})")
+        self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
         check_settings(game, tier, self.config.guest_settings_limits if tier == "guest"
@@ -364,7 +334,10 @@ class ArenaServer(GameHost):
         log_text = to_jsonl(record)
         try:
             # committed (with the rating update) before anybody hears of the result
-            await self._store_result(live, record, log_text)
+            assert self.durability is not None
+            await self.durability.store_result(
+                record, rated=live.ladder, log=log_text,
+                players=[functools.partial(self.send_to, name) for name in set(live.players)])
         except BaseException:
             # not stored, so not announced; the row stays 'running' and the next start
             # records it as aborted
@@ -376,44 +349,6 @@ class ArenaServer(GameHost):
         self.games_finished += 1
         self._announce_end(live, record)
         return record
-
-    async def _store_result(self, live: LiveGame, record: MatchRecord, log_text: str) -> None:
-        """Store a finished game's result, log and ratings; while the storage fails,
-        tell the players and wait for it to work again (until the server closes).
-
-        Raises:
-            StorageUnavailable: the server closed before the result could be stored.
-        """
-        assert self.storage is not None
-        told = False
-        while True:
-            try:
-                await self.storage.call(self.storage.storage.finish_game, record,
-                                        rated=live.ladder, log=log_text)
-                return
-            except StorageFailure as failure:
-                if not told:
-                    told = True
-                    for name in set(live.players):
-                        self.send_to(name, "error", code=STORAGE_UNAVAILABLE, fatal=False,
-                                     game_id=live.id,
-                                     message=f"game {live.id} is over, but its result cannot "
-                                             f"be stored now ({failure}); it is announced once "
-                                             "it is stored")
-                if self._closing or not await self._storage_recovers():
-                    raise StorageUnavailable(str(failure)) from None
-
-    async def _storage_recovers(self) -> bool:
-        """Wait until the storage works again (True) or the server closes (False)."""
-        assert self.storage is not None
-        healthy = asyncio.ensure_future(self.storage.wait_healthy())
-        closing = asyncio.ensure_future(self._stopping.wait())
-        try:
-            await asyncio.wait({healthy, closing}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            healthy.cancel()
-            closing.cancel()
-        return not self._closing
 
     def _game_over_fields(self, live: LiveGame, record: MatchRecord) -> dict[str, Any]:
         outcome = record.outcome
@@ -472,7 +407,7 @@ class ArenaServer(GameHost):
     def _ladder_candidates(self) -> list[str]:
         ladder = self.config.ladder
         assert ladder is not None
-        if self._unhealthy() is not None:
+        if self.durability is None or self.durability.unhealthy is not None:
             return []  # no game can start now
         room = ladder.max_games - 2
         names = [
@@ -720,6 +655,8 @@ class ArenaServer(GameHost):
             return False
         session.role = role
         session.name = name
+        if role == "operator":
+            session.rate = None  # trusted: a tournament runner asks for games in bursts
         session.games_played = frozenset(hello.get("games") or ())
         session.capabilities = frozenset(hello.get("capabilities") or ())
         if role == "bot" and name is not None:
@@ -798,8 +735,6 @@ class ArenaServer(GameHost):
             record = task.result()
             assert live.log is not None  # set before the end
             fields = self._game_over_fields(live, record)
-            if session.rate is not None:
-                session.rate.credit()  # a result asks for the next request
             # the log rides along unless it would make the frame too long: then the
             # operator reads it from GET /api/games/{id}
             if len(live.log) * 4 + 4096 <= self.config.max_frame or (
@@ -891,7 +826,7 @@ class ArenaServer(GameHost):
     def health(self) -> dict[str, Any]:
         """The server's health for ``/healthz``: ``status`` is ``ok``, ``closing`` or
         ``unhealthy`` (the storage fails: ``reason`` says why); only ``ok`` is healthy."""
-        failure = self._unhealthy()
+        failure = self.durability.unhealthy if self.durability is not None else "not started"
         status = "closing" if self._closing else "unhealthy" if failure is not None else "ok"
         return {
             "status": status,

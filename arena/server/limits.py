@@ -5,9 +5,8 @@ caller passes the time), so they are tested without waiting.
 
 * `MessageRate`: a token bucket per connection. Each message costs a token; tokens
   come back at `rate` a second up to `burst`, and every message of the server that
-  asks for an answer (a ``your_turn``, a ``game_over`` to a tournament runner) gives
-  one back at once, so an honest bot that answers every turn is never limited,
-  however fast its games go, while a flood is.
+  asks for an answer (a ``your_turn``) gives one back at once, so an honest bot that
+  answers every turn is never limited, however fast its games go, while a flood is.
 * `AddressCounter`: open connections per remote address, against a limit.
 * `clip`: a quote of untrusted text cut to a bounded length, for anything stored.
 """

@@ -11,6 +11,7 @@ from websockets.exceptions import ConnectionClosed
 
 from arena.game import Termination
 from arena.server.limits import AddressCounter, MessageRate, clip
+from clients.operator import Operator
 
 from .conftest import SUBST
 
@@ -103,3 +104,13 @@ async def test_a_huge_illegal_move_is_quoted_short_in_what_is_stored(arena):
 def test_clip_says_how_long_the_input_was():
     assert clip("short") == "'short'"
     assert clip("x" * 500, 10) == "'xxxxxxxxxx'... (500 characters)"
+
+
+async def test_operators_are_trusted_with_bursts(make_arena):
+    arena = await make_arena(message_rate=1, message_burst=2)
+    token = await arena.add_bot("runner", operator=True)
+    async with Operator(arena.url, token) as operator:  # ten requests at once
+        logs = await asyncio.gather(*(operator.play_log("substitution", SUBST, ["house:random",
+                                                                                 "house:random"])
+                                      for _ in range(10)))
+    assert len(logs) == 10

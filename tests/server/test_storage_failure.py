@@ -16,7 +16,7 @@ import pytest
 
 from arena.game import Termination
 from arena.server import ArenaServer, ServerConfig
-from arena.server.app import StorageUnavailable
+from arena.server.durability import StorageUnavailable
 from arena.server.storage import Storage
 from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
