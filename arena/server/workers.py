@@ -105,6 +105,8 @@ class WorkerPool:
             for _ in range(max(1, limits.processes))
         ]
         self._load = [0] * len(self._workers)
+        self._started = [False] * len(self._workers)
+        self._starting = [asyncio.Lock() for _ in self._workers]
         self._closed = False
 
     @property
@@ -135,8 +137,7 @@ class WorkerPool:
             raise RuntimeError("the worker pool is closed")
         if worker is None:
             worker = self.least_loaded()
-        future = self._workers[worker].schedule(_guarded, args=(function, args),
-                                                timeout=timeout)
+        future = await self._schedule(worker, function, args, timeout)
         self._load[worker] += 1
         try:
             return await asyncio.wrap_future(future)
@@ -155,6 +156,20 @@ class WorkerPool:
             raise JobFailed("error", f"{type(error).__name__}: {error}") from None
         finally:
             self._load[worker] -= 1
+
+    async def _schedule(self, worker: int, function: Callable[..., Any],
+                        args: tuple[Any, ...], timeout: float) -> Any:
+        """Hand the job to `worker`'s pool. Its first job starts the pool, which starts
+        the fork server and waits for it: that happens in a thread, not on the loop."""
+        pool = self._workers[worker]
+        if not self._started[worker]:
+            async with self._starting[worker]:
+                if not self._started[worker]:
+                    future = await asyncio.to_thread(pool.schedule, _guarded,
+                                                     args=(function, args), timeout=timeout)
+                    self._started[worker] = True
+                    return future
+        return pool.schedule(_guarded, args=(function, args), timeout=timeout)
 
     def _memory_message(self) -> str:
         return f"needed more than {self.limits.memory_mb} MiB of memory"
