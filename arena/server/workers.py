@@ -150,7 +150,7 @@ class WorkerPool:
                 raise JobFailed("memory", self._memory_message()) from None
             raise JobFailed("crashed", f"its worker died (exit code {error.exitcode})") from None
         except asyncio.CancelledError:
-            future.cancel()  # type: ignore[no-untyped-call]  # pebble kills its worker
+            future.cancel()  # pebble kills its worker
             raise
         except Exception as error:  # noqa: BLE001 - the job's own failure, reported as such
             raise JobFailed("error", f"{type(error).__name__}: {error}") from None
