@@ -31,9 +31,6 @@ import contextlib
 import json
 import multiprocessing
 import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -43,6 +40,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from harness import ROOT, arena_server, free_port, memory_kib
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -53,23 +51,9 @@ from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import PROTOCOL_VERSION, Encoding, RemoteError
 
-ROOT = Path(__file__).resolve().parents[1]
 ATTACKER = "127.0.0.2"
 """Attackers connect from here (another address than the honest bots' 127.0.0.1)."""
 HONEST_SETTINGS = Settings.preset("medium", 20).to_json()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
 
 
 def monitor(port: int, pid: int, pipe: Connection) -> None:
@@ -88,7 +72,7 @@ def monitor(port: int, pid: int, pipe: Connection) -> None:
             reply.read()
         worst = max(worst, time.perf_counter() - started)
         with contextlib.suppress(OSError):
-            top = max(top, rss_kib(pid))
+            top = max(top, memory_kib(pid)[0])
         time.sleep(0.01)
 
 
@@ -365,10 +349,14 @@ class Honest:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-async def run(args: argparse.Namespace) -> list[tuple[str, float, float, int, str, float]]:
+Row = tuple[str, float, float, int, str, float]
+"""An attack's name, worst stall (ms), RSS growth (MiB), honest games lost, note, the
+most CPU one loop callback used (ms)."""
+
+
+async def run(args: argparse.Namespace) -> list[Row]:
     port = free_port()
     url, http = f"ws://127.0.0.1:{port}/", f"http://127.0.0.1:{port}"
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "abuse.sqlite")
         storage = Storage(db)
@@ -379,61 +367,56 @@ async def run(args: argparse.Namespace) -> list[tuple[str, float, float, int, st
         storage.close()
         watch = Path(tmp) / "loopwatch.txt"
         watch.touch()
-        server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
-            [sys.executable, "-c", "import loopwatch; from arena.cli import main; main()",
-             "serve", "--port", str(port), "--db", db, "--no-ladder"],
-            env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'bench'}",
-                 "ARENA_LOOPWATCH": str(watch)},
-            stdout=subprocess.DEVNULL)
-        context = multiprocessing.get_context("spawn")
-        mine, theirs = context.Pipe()
-        watcher = context.Process(target=monitor, args=(port, server.pid, theirs))
-        try:
-            for _ in range(200):
+        async with arena_server(
+                port, db, "--no-ladder", preamble="import loopwatch",
+                env={"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'bench'}",
+                     "ARENA_LOOPWATCH": str(watch)}) as server:
+            rows = await attack_all(args, server.pid, url, http, tokens, watch)
+    return rows
+
+
+async def attack_all(args: argparse.Namespace, pid: int, url: str, http: str,
+                     tokens: dict[str, str], watch: Path) -> list[Row]:
+    """Honest play, then each attack in turn (see the module docstring)."""
+    rows: list[Row] = []
+    context = multiprocessing.get_context("spawn")
+    mine, theirs = context.Pipe()
+    watcher = context.Process(target=monitor, args=(int(http.rsplit(":", 1)[1]), pid, theirs))
+    try:
+        honest = Honest(url, tokens, tokens["honest-operator"])
+        await honest.start()
+        watcher.start()
+        await asyncio.sleep(2)  # warm up: workers forked, tables loaded, games going
+        for name in args.attack or list(ATTACKS):
+            async with Operator(url, tokens["attack-operator"]) as operator:
+                ctx = Context(url, http, args.seconds, operator, tokens,
+                              await asyncio.to_thread(honest.live_games, http))
+                await asyncio.sleep(1)
+                await asyncio.to_thread(mine.send, "reset")
+                await asyncio.to_thread(mine.recv)
+                before = memory_kib(pid)[0]
+                since, reconnects = time.perf_counter(), honest.reconnects()
                 try:
-                    await asyncio.to_thread(urllib.request.urlopen, f"{http}/healthz", timeout=2)
-                    break
-                except OSError:
-                    await asyncio.sleep(0.1)
-            honest = Honest(url, tokens, tokens["honest-operator"])
-            await honest.start()
-            watcher.start()
-            await asyncio.sleep(2)  # warm up: workers forked, tables loaded, games going
-            for name in args.attack or list(ATTACKS):
-                async with Operator(url, tokens["attack-operator"]) as operator:
-                    ctx = Context(url, http, args.seconds, operator, tokens,
-                                  await asyncio.to_thread(honest.live_games, http))
-                    await asyncio.sleep(1)
-                    await asyncio.to_thread(mine.send, "reset")
-                    await asyncio.to_thread(mine.recv)
-                    before = rss_kib(server.pid)
-                    since, reconnects = time.perf_counter(), honest.reconnects()
-                    try:
-                        note = await asyncio.wait_for(ATTACKS[name](ctx), args.seconds + 120)
-                    except Exception as error:  # noqa: BLE001 - the bench reports it and goes on
-                        note = f"the attack failed: {type(error).__name__}: {error}"
-                await asyncio.sleep(2)  # its connections close, its games end
-                await asyncio.to_thread(mine.send, "report")
-                worst, top = await asyncio.to_thread(mine.recv)
-                lost = honest.lost_since(since) + honest.reconnects() - reconnects
-                started_at = time.time() - (time.perf_counter() - since)
-                blocked = max((float(line.split()[1]) for line in
-                               watch.read_text().splitlines()
-                               if float(line.split()[0]) >= started_at), default=0.0)
-                rows.append((name, worst * 1000, max(0, top - before) / 1024, lost, note,
-                             blocked))
-                print(f"{name:20s} {worst * 1000:9.1f} {blocked:9.1f} "
-                      f"{max(0, top - before) / 1024:9.1f} {lost:5d}   {note}", flush=True)
-            await honest.stop()
-        finally:
-            with contextlib.suppress(Exception):
-                mine.send("stop")
+                    note = await asyncio.wait_for(ATTACKS[name](ctx), args.seconds + 120)
+                except Exception as error:  # noqa: BLE001 - the bench reports it and goes on
+                    note = f"the attack failed: {type(error).__name__}: {error}"
+            await asyncio.sleep(2)  # its connections close, its games end
+            await asyncio.to_thread(mine.send, "report")
+            worst, top = await asyncio.to_thread(mine.recv)
+            lost = honest.lost_since(since) + honest.reconnects() - reconnects
+            started_at = time.time() - (time.perf_counter() - since)
+            blocked = max((float(line.split()[1]) for line in
+                           watch.read_text().splitlines()
+                           if float(line.split()[0]) >= started_at), default=0.0)
+            rows.append((name, worst * 1000, max(0, top - before) / 1024, lost, note,
+                         blocked))
+            print(f"{name:20s} {worst * 1000:9.1f} {blocked:9.1f} "
+                  f"{max(0, top - before) / 1024:9.1f} {lost:5d}   {note}", flush=True)
+        await honest.stop()
+    finally:
+        with contextlib.suppress(Exception):
+            mine.send("stop")
             watcher.join(timeout=10)
-            server.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(timeout=30)
-            if server.poll() is None:
-                server.kill()
     return rows
 
 

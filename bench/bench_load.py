@@ -23,26 +23,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import json
 import multiprocessing
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
+
+from harness import TimedClient, arena_server, cpu_seconds, http_get, memory_kib, percentile
 
 from arena.games.substitution import Settings
 from arena.server.storage import Storage
 from clients.operator import Operator
-from clients.sdk import ArenaClient, BuiltinBot, Turn
-from protocol import PROTOCOL_VERSION, Encoding, Message
-
-ROOT = Path(__file__).resolve().parents[1]
+from clients.sdk import BuiltinBot
+from protocol import PROTOCOL_VERSION, Encoding
 
 
 def raise_fd_limit(wanted: int) -> int:
@@ -55,43 +52,6 @@ def raise_fd_limit(wanted: int) -> int:
     except (ValueError, OSError):  # not allowed above the hard limit: take what there is
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def memory_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-class TimedClient(ArenaClient):
-    """Records the time from each `move` sent to its `move_accepted`."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.sent: dict[tuple[str, int], float] = {}
-        self.rtts: list[float] = []
-        self.on_message = self._timed
-
-    def _start_move(self, turn: Turn) -> None:
-        super()._start_move(turn)
-        self.sent[(turn.game_id, turn.turn)] = time.perf_counter()
-
-    def _timed(self, message: Message) -> None:
-        if message.type == "move_accepted":
-            sent = self.sent.pop((message["game_id"], message["turn"]), None)
-            if sent is not None:
-                self.rtts.append(time.perf_counter() - sent)
 
 
 async def idle_bot(url: str, token: str, closed: list[str], stop: asyncio.Event,
@@ -168,11 +128,6 @@ def client_process(url: str, idle: list[str], playing: list[str], pipe: Connecti
     asyncio.run(main())
 
 
-def http_get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as reply:
-        return bytes(reply.read())
-
-
 def create_accounts(db: str, names: list[str], operator: str) -> dict[str, str]:
     storage = Storage(db)
     storage.db.execute("PRAGMA synchronous=OFF")  # the bench's own setup, not the server's
@@ -194,101 +149,87 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                                  + [f"play{i:05d}" for i in range(args.playing)],
                                  "load-operator")
         print(f"{total} accounts in {time.perf_counter() - started:.1f} s", flush=True)
-        server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
-            [sys.executable, "-c", "from arena.cli import main; main()", "serve",
-             "--port", str(port), "--db", db, "--no-ladder", "--move-ms", "30000",
-             "--first-move-ms", "30000", "--bank-ms", "30000",
-             "--max-connections-per-address", str(total + 100)],
-            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL)
         processes: list[multiprocessing.process.BaseProcess] = []
         try:
-            for _ in range(200):
-                try:
-                    await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
-                    break
-                except OSError:
-                    await asyncio.sleep(0.1)
-            base_rss = memory_kib(server.pid)
-            idle = [tokens[f"idle{i:05d}"] for i in range(args.idle)]
-            playing = [tokens[f"play{i:05d}"] for i in range(args.playing)]
-            context = multiprocessing.get_context("spawn")
-            pipes = []
-            started = time.perf_counter()
-            for number in range(args.processes):
-                mine, theirs = context.Pipe()
-                process = context.Process(target=client_process, args=(
-                    url, idle[number::args.processes], playing[number::args.processes], theirs))
-                process.start()
-                processes.append(process)
-                pipes.append(mine)
-            for pipe in pipes:
-                message = await asyncio.to_thread(pipe.recv)
-                assert message[0] == "connected", message
-            connect_s = time.perf_counter() - started
-            health = await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
-            connected_rss = memory_kib(server.pid)
-            import json
-
-            connected = len(json.loads(health)["connected_bots"])
-            print(f"{connected} bots connected in {connect_s:.0f} s; server RSS "
-                  f"{base_rss / 1024:.0f} -> {connected_rss / 1024:.0f} MiB", flush=True)
-            settings = Settings.preset("medium", args.moves).to_json()
-            names = [f"play{i:05d}" for i in range(args.playing)]
-            games = 0
-            stop_at = float("inf")
-
-            async def keep_playing(operator: Operator, a: str, b: str) -> None:
-                nonlocal games
-                while time.perf_counter() < stop_at:
-                    await operator.play_log("substitution", settings, [a, b])
-                    games += 1
-                    a, b = b, a
-
-            async with Operator(url, tokens["load-operator"]) as operator:
-                players = [asyncio.create_task(keep_playing(operator, names[i], names[i + 1]))
-                           for i in range(0, len(names) - 1, 2)]
-                await asyncio.sleep(args.warmup)
+            async with arena_server(port, db, "--no-ladder", "--move-ms", "30000",
+                                    "--first-move-ms", "30000", "--bank-ms", "30000",
+                                    "--max-connections-per-address", str(total + 100)) as server:
+                base_rss = memory_kib(server.pid)[0]
+                idle = [tokens[f"idle{i:05d}"] for i in range(args.idle)]
+                playing = [tokens[f"play{i:05d}"] for i in range(args.playing)]
+                context = multiprocessing.get_context("spawn")
+                pipes = []
+                started = time.perf_counter()
+                for number in range(args.processes):
+                    mine, theirs = context.Pipe()
+                    process = context.Process(target=client_process, args=(
+                        url, idle[number::args.processes], playing[number::args.processes], theirs))
+                    process.start()
+                    processes.append(process)
+                    pipes.append(mine)
                 for pipe in pipes:
-                    pipe.send("measure")
+                    message = await asyncio.to_thread(pipe.recv)
+                    assert message[0] == "connected", message
+                connect_s = time.perf_counter() - started
+                health = await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
+                connected_rss = memory_kib(server.pid)[0]
+
+                connected = len(json.loads(health)["connected_bots"])
+                print(f"{connected} bots connected in {connect_s:.0f} s; server RSS "
+                      f"{base_rss / 1024:.0f} -> {connected_rss / 1024:.0f} MiB", flush=True)
+                settings = Settings.preset("medium", args.moves).to_json()
+                names = [f"play{i:05d}" for i in range(args.playing)]
                 games = 0
-                cpu = cpu_seconds(server.pid)
-                measured = time.perf_counter()
-                stop_at = measured + args.seconds
-                await asyncio.sleep(args.seconds)
-                elapsed = time.perf_counter() - measured
-                cpu = (cpu_seconds(server.pid) - cpu) / elapsed
-                games_per_s = games / elapsed
-                playing_rss = memory_kib(server.pid)
-                status = json.loads(await asyncio.to_thread(
-                    http_get, f"http://127.0.0.1:{port}/healthz"))
-                await asyncio.wait_for(asyncio.gather(*players), 120)
-            rtts: list[float] = []
-            disconnects: list[str] = []
-            for pipe in pipes:
-                pipe.send("stop")
-                _, some_rtts, some_disconnects = await asyncio.to_thread(pipe.recv)
-                rtts += some_rtts
-                disconnects += some_disconnects
-            return {
-                "connected": connected, "connect_s": connect_s,
-                "rss_base_mib": base_rss / 1024, "rss_connected_mib": connected_rss / 1024,
-                "rss_playing_mib": playing_rss / 1024,
-                "kib_per_connection": (connected_rss - base_rss) / max(1, connected),
-                "moves_per_s": len(rtts) / elapsed, "games_per_s": games_per_s,
-                "rtt_p50_ms": percentile(rtts, 0.5) * 1000,
-                "rtt_p99_ms": percentile(rtts, 0.99) * 1000, "server_cpu": cpu,
-                "games_in_flight": status["games_in_flight"], "disconnects": disconnects,
-            }
+                stop_at = float("inf")
+
+                async def keep_playing(operator: Operator, a: str, b: str) -> None:
+                    nonlocal games
+                    while time.perf_counter() < stop_at:
+                        await operator.play_log("substitution", settings, [a, b])
+                        games += 1
+                        a, b = b, a
+
+                async with Operator(url, tokens["load-operator"]) as operator:
+                    players = [asyncio.create_task(keep_playing(operator, names[i], names[i + 1]))
+                               for i in range(0, len(names) - 1, 2)]
+                    await asyncio.sleep(args.warmup)
+                    for pipe in pipes:
+                        pipe.send("measure")
+                    games = 0
+                    cpu = cpu_seconds(server.pid)
+                    measured = time.perf_counter()
+                    stop_at = measured + args.seconds
+                    await asyncio.sleep(args.seconds)
+                    elapsed = time.perf_counter() - measured
+                    cpu = (cpu_seconds(server.pid) - cpu) / elapsed
+                    games_per_s = games / elapsed
+                    playing_rss = memory_kib(server.pid)[0]
+                    status = json.loads(await asyncio.to_thread(
+                        http_get, f"http://127.0.0.1:{port}/healthz"))
+                    await asyncio.wait_for(asyncio.gather(*players), 120)
+                rtts: list[float] = []
+                disconnects: list[str] = []
+                for pipe in pipes:
+                    pipe.send("stop")
+                    _, some_rtts, some_disconnects = await asyncio.to_thread(pipe.recv)
+                    rtts += some_rtts
+                    disconnects += some_disconnects
+                result = {
+                    "connected": connected, "connect_s": connect_s,
+                    "rss_base_mib": base_rss / 1024, "rss_connected_mib": connected_rss / 1024,
+                    "rss_playing_mib": playing_rss / 1024,
+                    "kib_per_connection": (connected_rss - base_rss) / max(1, connected),
+                    "moves_per_s": len(rtts) / elapsed, "games_per_s": games_per_s,
+                    "rtt_p50_ms": percentile(rtts, 0.5) * 1000,
+                    "rtt_p99_ms": percentile(rtts, 0.99) * 1000, "server_cpu": cpu,
+                    "games_in_flight": status["games_in_flight"], "disconnects": disconnects,
+                }
         finally:
             for process in processes:
                 process.join(timeout=60)
                 if process.is_alive():
                     process.kill()
-            server.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(timeout=30)
-            if server.poll() is None:
-                server.kill()
+        return result
 
 
 def main() -> None:
