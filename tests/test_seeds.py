@@ -100,3 +100,20 @@ def test_a_seed_that_is_not_a_decimal_integer_is_a_format_error():
     header["seed"] = "eleven"
     with pytest.raises(LogFormatError, match="seed"):
         read_jsonl([json.dumps(header), *lines[1:]])
+
+
+def test_arena_validate_checks_the_commitment(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    good = played(2**127 + 9, "g7")
+    header = json.loads(good.splitlines()[0])
+    header["seed"] = str(2**127 + 10)  # a seed revealed after the fact
+    forged = "\n".join([json.dumps(header), *good.splitlines()[1:]]) + "\n"
+    (tmp_path / "good.jsonl").write_text(good, encoding="utf-8")
+    (tmp_path / "forged.jsonl").write_text(forged, encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "good.jsonl")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "forged.jsonl")])
+    assert result.exit_code == 1 and "seed-commitment-mismatch" in result.output
