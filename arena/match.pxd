@@ -22,6 +22,7 @@ cdef class Match:
     cdef public object outcome
     cdef public object seed_commitment
     cdef list _turns
+    cdef public list notes
     cdef ChanceSource _chance
     cdef object _pending_chance
     cdef int _seat

@@ -53,15 +53,18 @@ def http_get(url: str) -> bytes:
 
 @contextlib.asynccontextmanager
 async def arena_server(port: int, db: str, *flags: str, preamble: str = "",
-                       env: Mapping[str, str] | None = None) -> AsyncIterator[subprocess.Popen[bytes]]:
-    """`arena serve` on `port` in a subprocess, once its /healthz answers; stopped after.
+                       env: Mapping[str, str] | None = None,
+                       root: Path = ROOT) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """`arena serve` of the checkout `root` on `port` in a subprocess, once its /healthz
+    answers; stopped after.
 
     `preamble` is Python run before the server (``import loopwatch``)."""
     server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", f"{preamble}; from arena.cli import main; main()" if preamble
          else "from arena.cli import main; main()", "serve", "--port", str(port), "--db", db,
          *flags],
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, stdout=subprocess.DEVNULL)
+        env={**os.environ, "PYTHONPATH": str(root), **(env or {})}, cwd=root,
+        stdout=subprocess.DEVNULL)
     try:
         for _ in range(600):
             try:

@@ -8,6 +8,7 @@ import json
 import logging
 import signal
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -67,6 +68,11 @@ from arena.errors import ArenaError
               help="Worker processes the house bots think in.")
 @click.option("--worker-memory-mb", default=1024, show_default=True, type=click.IntRange(0),
               help="Address-space limit of each worker, in MiB (0: none).")
+@click.option("--origin", "origins", multiple=True, metavar="URL",
+              help="A browser origin (https://arena.example.org) whose pages may use the web "
+                   "interface besides the server's own; repeat for more.")
+@click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
+              help="Guest accounts (browser players) one client address may create per minute.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -74,11 +80,13 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
-          workers: int, worker_memory_mb: int, verbose: bool) -> None:
+          workers: int, worker_memory_mb: int, origins: tuple[str, ...],
+          guests_per_client: int, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
     from arena.server.workers import WorkerLimits
+    from arena.web.config import WebConfig
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -93,15 +101,24 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             settings = {}
         registry = default_registry()
         rules = registry.load_game(game, settings)
+        if ladder and rules.num_players() != 2:
+            raise click.UsageError(
+                f"the ladder pairs two bots, but {game} with these settings is a "
+                f"{rules.num_players()}-player game: give two-player settings (for tiles: "
+                "--settings '{\"players\": 2}') or --no-ladder")
         house_specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         for spec in house_specs:
-            registry.make_bot(rules, spec)
+            registry.make_bot(rules, spec, allow_exec=False)
         settings_limits = _limits(registry, limits, "--limit")
         guest_settings_limits = _limits(registry, guest_limits, "--guest-limit")
         if ladder:
             from arena.limits import check_settings
 
             check_settings(rules, "standard", settings_limits)
+        for origin in origins:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+                raise ValueError(f"--origin {origin!r}: give scheme://host[:port], nothing more")
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -115,6 +132,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
         guest_settings_limits=guest_settings_limits, guest_lifetime=guest_lifetime,
         workers=WorkerLimits(processes=workers, memory_mb=worker_memory_mb),
+        web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
+                      guests_per_client_minute=guests_per_client),
     )
 
     async def main() -> None:

@@ -2,12 +2,12 @@
 
 `ArenaServer` is the asyncio layer around the pieces: `protocol.ProtocolCore` per
 connection (`Session`), `LiveGame` runners, `Storage` in a worker thread, house bots in
-worker processes (`arena.server.house`), the `Ladder`, and the HTTP endpoints answered
-on the same port (`arena.server.http`). What a stranger can make it do is budgeted
-(docs/security.md): connections per address, messages per second, the settings of a
-game (`arena.limits`), its state's size, what waits for a client that does not read;
-and a storage failure stops new games instead of announcing results it did not store.
-Embedding it::
+worker processes (`arena.server.house`), the `Ladder`, and the HTTP side
+(`arena.web.app`, aiohttp), served on the same port (`arena.server.dispatch`). What a
+stranger can make it do is budgeted (docs/security.md): connections per address,
+messages per second, the settings of a game (`arena.limits`), its state's size, what
+waits for a client that does not read; and a storage failure stops new games instead
+of announcing results it did not store. Embedding it::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
     await server.start()
@@ -29,16 +29,18 @@ from typing import Any, Self
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from arena.errors import ArenaError, BotSpecError
+from arena.bots import EXEC_PREFIX
+from arena.errors import ArenaError, BotSpecError, SettingsError
 from arena.game import Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry, default_registry
 from arena.seeds import new_seed, seed_commitment, seed_to_text
-from arena.server import http
+from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
+from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import STORAGE_UNAVAILABLE, Durability, StorageUnavailable
 from arena.server.house import HouseBots
 from arena.server.ladder import Ladder
@@ -48,6 +50,7 @@ from arena.server.names import HOUSE_PREFIX, is_guest, is_house
 from arena.server.session import Outbox, Session
 from arena.server.storage import AsyncStorage, Storage, StorageFailure, hash_token
 from arena.server.workers import JobFailed, WorkerPool
+from arena.web.app import WebFront
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -119,8 +122,11 @@ class ArenaServer(GameHost):
         self._closed = asyncio.Event()
         self._game_tasks: set[asyncio.Task[Any]] = set()
         self.games_finished = 0
-        self.web_state: dict[str, Any] = {}
-        """The web interface's bookkeeping (`arena.web.api`)."""
+        self.web: WebFront | None = None
+        """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
+        self._dispatching: set[Dispatcher] = set()
+        self.legal_moves = LegalMoves(config.max_legal)
+        self.notes = Notes(config.log_limits)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -128,6 +134,14 @@ class ArenaServer(GameHost):
         """Open the database (aborting games a crash left running), listen, start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
+        ladder = self.config.ladder
+        if ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
+            rules = self.registry.load_game(ladder.game, ladder.settings)
+            if rules.num_players() != 2:
+                raise SettingsError(
+                    f"the ladder pairs two bots, but {ladder.game} with these settings is a "
+                    f"{rules.num_players()}-player game: give settings for two players")
+            check_settings(rules, "standard", self.config.settings_limits)
         self.storage = AsyncStorage(Storage(self.config.db))
         self.durability = Durability(self.storage, self._stopping, self._tell_everybody)
         await self.durability.recover()
@@ -136,13 +150,18 @@ class ArenaServer(GameHost):
             self.storage.watch(self.config.storage_probe_interval), name="storage watch")
         self._pool = WorkerPool(self.config.workers)
         self.house_bots = HouseBots(self._pool, self.registry, self.config.house_prepare_timeout)
+        self.web = WebFront(self)
+        await self.web.start()
+        web = self.config.web
         self._ws = await serve(
             self._handle,
             self.config.host,
             self.config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
-            create_connection=ArenaConnection,
+            create_connection=dispatching(  # type: ignore[arg-type]
+                ArenaConnection, self.web.protocol, max_head=web.max_head,
+                head_timeout=web.head_timeout, pending=self._dispatching),
             max_size=self.config.max_ws_frame,
             compression=None,
             ping_interval=self.config.ping_interval,
@@ -152,9 +171,6 @@ class ArenaServer(GameHost):
         )
         if self.config.ladder is not None:
             ladder = self.config.ladder
-            # fail early on bad settings
-            check_settings(self.registry.load_game(ladder.game, ladder.settings), "standard",
-                           self.config.settings_limits)
             self.ladder = Ladder(ladder, self._ladder_candidates, self._start_pair)
             self.ladder.start()
         self._revocations = asyncio.get_running_loop().create_task(self._watch_revocations())
@@ -200,6 +216,8 @@ class ArenaServer(GameHost):
                 await self.ladder.stop()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
+            for dispatcher in list(self._dispatching):  # no request head yet: drop them
+                dispatcher.close()
             for live in list(self.live.values()):
                 live.abort("the server shut down")
             if self._game_tasks:
@@ -210,6 +228,8 @@ class ArenaServer(GameHost):
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
                                    for session in list(self.sessions.values())))
+            if self.web is not None:  # HTTP requests in progress finish (they use storage)
+                await self.web.close()
             if self._ws is not None:
                 self._ws.close()
                 await self._ws.wait_closed()
@@ -265,11 +285,13 @@ class ArenaServer(GameHost):
         house: dict[int, HousePlayer] = {}
         for seat, name in enumerate(players):
             if is_house(name):
-                specs = self.registry.parse_bots(game_name, name[len(HOUSE_PREFIX):])
+                spec = name[len(HOUSE_PREFIX):]
+                if spec.lstrip().startswith(EXEC_PREFIX):
+                    raise BotSpecError(f"{name!r}: a server never runs a program a client names")
+                specs = self.registry.parse_bots(game_name, spec)
                 if len(specs) != 1:
                     raise BotSpecError(f"{name!r} names {len(specs)} bots, not one")
-                house[seat] = HousePlayer(name[len(HOUSE_PREFIX):],
-                                          self.house_bots.key(game, str(specs[0])))
+                house[seat] = HousePlayer(spec, self.house_bots.key(game, str(specs[0])))
                 continue
             session = self.sessions.get(name)
             if session is None:
@@ -369,6 +391,8 @@ class ArenaServer(GameHost):
         self._forget(live)
 
     def _forget(self, live: LiveGame) -> None:
+        self.legal_moves.forget(live.id)
+        self.notes.forget(live.id)
         for session in live.spectators:
             session.spectating.discard(live.id)
         self.live.pop(live.id, None)
@@ -394,6 +418,11 @@ class ArenaServer(GameHost):
     def uses(self, name: str, capability: str) -> bool:
         session = self.sessions.get(name)
         return session is not None and capability in session.capabilities
+
+    def turn_extras(self, live: LiveGame, seat: int) -> dict[str, Any]:
+        if self.uses(live.players[seat], "legal-moves"):
+            return self.legal_moves.turn_fields(live)
+        return {}
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         if live.spectators:
@@ -438,9 +467,9 @@ class ArenaServer(GameHost):
     # -- connections -------------------------------------------------------------------
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
-        return await http.respond(self, connection, request)
+        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
+        assert self.web is not None
+        return await self.web.websocket_request(connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
         """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
@@ -603,6 +632,8 @@ class ArenaServer(GameHost):
             session.spectating.discard(message["game_id"])
         elif kind == "request_game":
             self._request_game(session, message)
+        elif kind in ("legal", "log"):
+            self._aid(session, message)
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
@@ -623,19 +654,25 @@ class ArenaServer(GameHost):
         name: str | None = None
         if role in ("bot", "operator"):
             token = hello.get("token")
+            cookie = getattr(session.ws, "cookie_token", None) if role == "bot" else None
             assert self.storage is not None
             account = None
-            if token:
+            if token or cookie:  # a browser's guest sends its token in a cookie
                 try:
-                    account = await self.storage.call(self.storage.storage.authenticate, token)
+                    account = await self.storage.call(self.storage.storage.authenticate,
+                                                      token or cookie)
                 except StorageFailure as failure:
                     session.send("error", code=STORAGE_UNAVAILABLE, fatal=True,
                                  message=f"cannot check the token now ({failure}); try later")
                     await session.drain_and_close(CLOSE_TRY_LATER, "storage unavailable")
                     return False
+                if not token and account is not None and not is_guest(account.name):
+                    account = None  # a cookie only ever carries a guest's token
+                token = token or cookie
             if account is None or (role == "operator" and not account.operator):
                 self._error(session, AuthenticationError(
-                    "unknown or revoked token" if account is None
+                    f"a {role} needs a 'token' in its hello (from 'arena bots add NAME')"
+                    if not token else "unknown or revoked token" if account is None
                     else f"{account.name} is not an operator account"))
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
@@ -667,12 +704,18 @@ class ArenaServer(GameHost):
             for handle in self._grace.pop(name, ()):
                 handle.cancel()
         games = sorted(self.bot_games.get(name, ())) if role == "bot" and name else []
+        ladder = self.config.ladder
         session.send(
             "welcome", protocol=PROTOCOL_VERSION, server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
-            role=role, bot=name, capabilities=list(CAPABILITIES), games=games,
+            role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
+            ladder=None if ladder is None else {"game": ladder.game,
+                                                "settings": dict(ladder.settings)},
             limits={"max_frame": self.config.max_frame,
-                    "ping_interval": self.config.ping_interval or 0},
+                    "ping_interval": self.config.ping_interval or 0,
+                    "max_legal": self.config.max_legal, **self.config.log_limits.to_json()},
         )
+        if role == "bot":
+            self._check_games(session)
         now = asyncio.get_running_loop().time()
         for game_id in games:  # resume: the full state again
             live = self.live[game_id]
@@ -683,6 +726,22 @@ class ArenaServer(GameHost):
                     session.send("your_turn", **live.turn_message(seat, now))
         return True
 
+    def _check_games(self, session: Session) -> None:
+        """Tell a bot whose hello names games it will never get (unknown ones, or none
+        the ladder plays), instead of leaving it idle in silence."""
+        named = session.games_played
+        unknown = sorted(named - set(self.registry.games))
+        if unknown:
+            session.send("error", code="unknown-game-name", fatal=False, message=(
+                f"hello.games names unknown games {unknown} (games: "
+                f"{', '.join(sorted(self.registry.games))})"))
+        ladder = self.config.ladder
+        if named and ladder is not None and ladder.game not in named:
+            session.send("error", code="no-ladder-game", fatal=False, message=(
+                f"the ladder plays {ladder.game!r} and hello.games lists only "
+                f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
+                "leave 'games' out to play any game)"))
+
     def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
         live = self.live.get(game_id)
         if live is None:
@@ -692,6 +751,22 @@ class ArenaServer(GameHost):
             self._game_error(session, game_id, "not-your-game", "you do not play in this game")
             return None
         return live
+
+    def _aid(self, session: Session, message: Message) -> None:
+        """A ``legal`` request or a ``log`` line (`arena.server.aids`)."""
+        live = self._own_game(session, message["game_id"])
+        if live is None:
+            return
+        seats = live.seats_of(session.name or "")
+        reply: Reply | None
+        if message.type == "legal":
+            reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
+        else:
+            to_act = live.match.to_act()
+            reply = self.notes.take(live, to_act if to_act in seats else seats[0],
+                                    message["text"])
+        if reply is not None:
+            session.send(reply[0], **reply[1])
 
     def _move(self, session: Session, message: Message) -> None:
         live = self._own_game(session, message["game_id"])

@@ -90,7 +90,7 @@ def prepare_bot_job(key: HouseBotKey) -> float:
         return 0.0
     started = time.perf_counter()
     game = _game(key)
-    bot = _registry(key.plugins, key.entry_points).make_bot(game, key.spec)
+    bot = _registry(key.plugins, key.entry_points).make_bot(game, key.spec, allow_exec=False)
     prepare_bot(bot, game)
     _BOTS[key] = (game, bot)
     return time.perf_counter() - started

@@ -36,3 +36,20 @@ def niceness() -> int:
     import os
 
     return os.nice(0)
+def replay_when_released(log: str, *rest: object) -> object:
+    """A replay job that waits until the file named by the "log" exists (the test
+    releases it), then answers a tiny replay."""
+    import time
+    from pathlib import Path
+
+    from arena.web.replay import ReplayAnswer
+
+    while not Path(log).exists():
+        time.sleep(0.01)
+    return ReplayAnswer(b'{"released": true}')
+
+
+def replay_forever(log: str, *rest: object) -> object:
+    """A replay job that never ends (its worker is killed at the time limit)."""
+    while True:
+        pass
