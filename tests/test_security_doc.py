@@ -1,5 +1,6 @@
 """docs/security.md lists every limit as the code has it: each game's settings limits
-with their values, and each budget of `ServerConfig` with its `arena serve` flag."""
+with their values, each budget of `ServerConfig` with its `arena serve` flag, and every
+field of the HTTP side's `WebConfig`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from arena.registry import default_registry
 from arena.server import ServerConfig
+from arena.web.config import WebConfig
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text(encoding="utf-8")
 
@@ -44,3 +46,14 @@ def test_every_budget_is_documented_with_its_flag() -> None:
     assert f"| {defaults.max_state_bytes // 1024} KiB |" in DOC
     assert f"| {defaults.max_queue_bytes // 2**20} MiB |" in DOC
     assert f"| {defaults.max_frame // 1024} KiB |" in DOC
+
+
+def test_every_http_budget_is_documented() -> None:
+    for field in fields(WebConfig):
+        assert f"`{field.name}`" in DOC, field.name
+    web = WebConfig()
+    assert f"| {web.max_head // 1024} KiB |" in DOC
+    assert f"| {web.max_upload // 2**20} MiB |" in DOC
+    assert f"| {web.replay_state_bytes // 1024} KiB |" in DOC
+    assert f"| {web.guests_per_client_minute} a minute |" in DOC
+    assert "`--guests-per-client`" in DOC and "`--origin URL`" in DOC
