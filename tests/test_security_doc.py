@@ -22,7 +22,8 @@ BUDGETS = {
     "max_queue_bytes": "--max-queue-bytes", "max_state_bytes": "--max-state-bytes",
     "settings_limits": "--limit", "guest_settings_limits": "--guest-limit",
     "guest_lifetime": "--guest-lifetime", "house_prepare_timeout": None,
-    "storage_probe_interval": None,
+    "storage_probe_interval": None, "legal_requests_per_turn": None, "max_legal": None,
+    "log_limits": None,
 }
 
 

@@ -33,6 +33,13 @@ class LegalMoves:
     def __init__(self, max_legal: int = DEFAULT_MAX_LEGAL) -> None:
         self.max_legal = max_legal
         self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._answered: dict[str, tuple[int, int]] = {}
+        """Per game: the turn, and the ``legal`` requests answered in it."""
+
+    def answered(self, live: LiveGame) -> int:
+        """The ``legal`` requests answered (with ``legal_steps``) in the game's turn."""
+        turn, count = self._answered.get(live.id, (-1, 0))
+        return count if turn == live.turn else 0
 
     def turn_fields(self, live: LiveGame) -> dict[str, Any]:
         cached = self._cache.get(live.id)
@@ -44,6 +51,7 @@ class LegalMoves:
 
     def forget(self, game_id: str) -> None:
         self._cache.pop(game_id, None)
+        self._answered.pop(game_id, None)
 
     def answer(self, live: LiveGame, seats: list[int], turn: int, steps: str) -> Reply:
         """The answer to a ``legal`` request (``legal_steps``, or an ``error``)."""
@@ -64,6 +72,7 @@ class LegalMoves:
         if isinstance(result, Rejection):
             step = "" if result.step is None else f" (step {result.step})"
             return _error(game_id, "illegal-steps", f"{result.code}{step}: {result.message}")
+        self._answered[game_id] = (turn, self.answered(live) + 1)
         return "legal_steps", {"game_id": game_id, "turn": turn, "prefix": steps,
                                "legal_steps": result}
 

@@ -761,10 +761,18 @@ class ArenaServer(GameHost):
         reply: Reply | None
         if message.type == "legal":
             reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
+            budgeted = reply[0] == "legal_steps" and (
+                self.legal_moves.answered(live) <= self.config.legal_requests_per_turn)
         else:
             to_act = live.match.to_act()
+            kept = len(live.match.notes)
             reply = self.notes.take(live, to_act if to_act in seats else seats[0],
                                     message["text"])
+            budgeted = len(live.match.notes) > kept
+        if budgeted and session.rate is not None:
+            # what a turn invites (building the move, a kept debug line) costs no rate
+            # budget: they have limits of their own
+            session.rate.credit()
         if reply is not None:
             session.send(reply[0], **reply[1])
 

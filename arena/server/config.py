@@ -93,7 +93,9 @@ class ServerConfig:
     operators, browsers); more are closed at once with 1013."""
     message_rate: float = 50.0
     """Messages a second a connection may send beyond those the server asked for (a
-    ``your_turn`` asks for a move); 0: no limit."""
+    ``your_turn`` asks for a move; the debug lines it keeps and, up to
+    `legal_requests_per_turn`, the ``legal`` requests of the bot's turn are free too);
+    0: no limit."""
     message_burst: int = 200
     """Messages a connection may send at once before `message_rate` applies; beyond
     both, a fatal ``rate-limited`` error and the connection closes (4006)."""
@@ -117,6 +119,9 @@ class ServerConfig:
     """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
     log_limits: LogLimits = field(default_factory=LogLimits)
     """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
+    legal_requests_per_turn: int = 100
+    """``legal`` requests a bot may have answered in a turn of its own at no cost to its
+    message budget (`message_rate`); more count against it."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     validate_outgoing: bool = False

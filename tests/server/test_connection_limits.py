@@ -5,6 +5,7 @@ close) that never limits an honest bot, and bad input quoted short in what is st
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -63,6 +64,55 @@ async def test_an_honest_bot_is_never_rate_limited(make_arena):
     for seed in range(3):
         record = await arena.server.play_game("substitution", SUBST, ["quick", "fast"], seed=seed)
         assert record.outcome.termination is Termination.NORMAL, record.outcome.detail
+
+
+async def test_a_bot_that_builds_its_moves_and_logs_them_is_never_rate_limited(make_arena):
+    """Like the starter kits: a debug line and a move built step by step through
+    ``legal`` requests, every turn, under a budget of one message a second. The lines
+    the server keeps and the requests it answers for the turn are budgeted with it."""
+    arena = await make_arena(message_rate=1, message_burst=5)
+    await arena.client("fast", "random")
+    token = await arena.add_bot("builder")
+    raw = await arena.raw()
+    await raw.hello(token, capabilities=["legal-moves"])
+    live = arena.server.start_game("substitution", SUBST, ["builder", "fast"], seed=1)
+    chooser = random.Random(1)
+    moves = 0
+    while True:
+        message = await raw.recv()
+        if message["type"] == "game_over":
+            break
+        if message["type"] != "your_turn":
+            continue
+        await raw.send("log", game_id=live.id, text=f"turn {message['turn']}")
+        options, steps = message["legal_steps"], ""
+        while not options["can_end"]:
+            step = chooser.choice(options["steps"])
+            steps = step if not steps else steps + options["separator"] + step
+            await raw.send("legal", game_id=live.id, turn=message["turn"], steps=steps)
+            options = (await raw.expect("legal_steps"))["legal_steps"]
+        await raw.send("move", game_id=live.id, turn=message["turn"], move=steps)
+        moves += 1
+    assert message["termination"] == "normal", message["reason"]
+    assert moves == 12
+    record = await asyncio.wait_for(asyncio.shield(live.task), 10)
+    assert len(record.notes) == 12
+
+
+async def test_debug_lines_beyond_the_log_limits_count_against_the_rate(make_arena):
+    arena = await make_arena(message_rate=1, message_burst=20)
+    await arena.client("fast", "random")
+    token = await arena.add_bot("chatter")
+    raw = await arena.raw()
+    await raw.hello(token)
+    live = arena.server.start_game("substitution", SUBST, ["chatter", "fast"], seed=1)
+    await raw.expect("your_turn")
+    for number in range(40):  # 10 are kept (limits.max_logs_per_turn), the rest dropped
+        await raw.send("log", game_id=live.id, text=f"line {number}")
+    error = await raw.expect("error")
+    while error["code"] != "rate-limited":
+        error = await raw.expect("error")
+    assert error["fatal"] is True
 
 
 async def test_connections_per_address_are_limited_and_spectators_count(make_arena):
