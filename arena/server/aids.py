@@ -30,8 +30,12 @@ Reply = tuple[str, dict[str, Any]]
 class LegalMoves:
     """The legal moves of each live game's current turn, computed once per turn."""
 
-    def __init__(self, max_legal: int = DEFAULT_MAX_LEGAL) -> None:
+    def __init__(self, max_legal: int = DEFAULT_MAX_LEGAL, max_bytes: int | None = None) -> None:
         self.max_legal = max_legal
+        self.max_bytes = max_bytes
+        """Longest ``legal`` list, in bytes of its JSON (half the frame limit, so that a
+        ``your_turn`` never outgrows the frame for its list); a longer one is left out
+        (null, with its count), as when there are more than `max_legal` moves."""
         self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
         self._answered: dict[str, tuple[int, int]] = {}
         """Per game: the turn, and the ``legal`` requests answered in it."""
@@ -46,6 +50,10 @@ class LegalMoves:
         if cached is not None and cached[0] == live.turn:
             return cached[1]
         fields = legal_fields(live.game, live.match.state, self.max_legal)
+        listed = fields.get("legal")
+        if listed and self.max_bytes is not None and (
+                sum(len(move.encode()) + 3 for move in listed) > self.max_bytes):
+            fields["legal"] = None
         self._cache[live.id] = (live.turn, fields)
         return fields
 

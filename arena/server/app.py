@@ -125,7 +125,7 @@ class ArenaServer(GameHost):
         self.web: WebFront | None = None
         """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
         self._dispatching: set[Dispatcher] = set()
-        self.legal_moves = LegalMoves(config.max_legal)
+        self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
 
     # -- lifecycle ---------------------------------------------------------------------
