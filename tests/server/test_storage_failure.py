@@ -161,3 +161,24 @@ async def test_a_game_whose_start_cannot_be_stored_never_starts(make_arena, monk
     assert failed.value.code == "storage-unavailable" and "disk I/O error" in failed.value.message
     assert not arena.server.live and not alice.results  # never started, nobody was told of it
     assert arena.server.health()["status"] == "unhealthy"
+
+
+async def test_the_web_answers_503_while_the_storage_fails(make_arena):
+    """A guest account or a game asked for over HTTP while the database cannot be
+    written: 503 with the reason and Retry-After, not a 400 blaming the request."""
+    from tests.web.test_api import post
+
+    arena = await make_arena(storage_probe_interval=0.05)
+    await pragma(arena.server, "PRAGMA query_only=1")  # the disk turns read-only
+    status, error = await post(arena, "/api/guest")
+    assert status == 503 and error["code"] == "storage-unavailable", error
+    assert "readonly" in error["message"] or "read-only" in error["message"], error
+    status, error = await post(arena, "/api/match", {
+        "game": "sim", "settings": {"vertices": 5}, "bots": ["sim-random", "sim-random"]})
+    assert status == 503 and error["code"] == "storage-unavailable", error
+    status, health = await asyncio.to_thread(healthz, arena.server.port)
+    assert status == 503 and health["status"] == "unhealthy"
+    await pragma(arena.server, "PRAGMA query_only=0")
+    async with asyncio.timeout(10):
+        while (await post(arena, "/api/guest"))[0] != 200:
+            await asyncio.sleep(0.05)
