@@ -471,6 +471,9 @@ class Storage:
         rows = self.db.execute("SELECT name, text FROM grammars ORDER BY name").fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 
+    def grammar_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM grammars").fetchone()[0])
+
     def grammar(self, name: str) -> str | None:
         row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])

@@ -376,3 +376,20 @@ async def test_games_started_from_the_web_are_held_to_the_guests_settings_limits
     status, ok = await post(arena, "/api/settings/check",
                             {"game": "durak", "settings": {"cards": "01" * 12}})
     assert status == 200 and ok["ok"] is True
+
+
+async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any) -> None:
+    """Anybody may save the lobby's presets: a flood of them stops at the server's
+    budget (409 full) and at each client's rate (429), and never fills the database."""
+    arena = await make_arena(web=WebConfig(presets=3, presets_per_client_minute=4))
+    for number in range(3):
+        status, saved = await post(arena, "/api/grammars", {"name": f"p{number}",
+                                                            "text": "S->a|b\n"})
+        assert status == 200, saved
+    status, error = await post(arena, "/api/grammars", {"name": "p3", "text": "S->a|b\n"})
+    assert status == 409 and error["code"] == "full" and "3 presets" in error["message"]
+    status, error = await post(arena, "/api/grammars/delete", {"name": "p0"})
+    assert status == 429 and "4 presets" in error["message"], error  # the client's rate
+    status, options = await get(arena, "/api/web/options")
+    assert sorted(p["name"] for p in options["presets"] if not p["builtin"]) == \
+        ["p0", "p1", "p2"]
