@@ -18,19 +18,20 @@ the bench prints per attack:
     python bench/bench_abuse.py [--seconds 5] [--honest 8] [--attack NAME ...]
 
 Adding an attack: write ``async def my_attack(ctx: Context) -> str`` (attack for
-``ctx.seconds``; connect from ``ctx.attacker_address``; return a one-line note of what
-the server answered) and add it to `ATTACKS`. The HTTP layer's attacks (the replay
-bomb, guests' settings over HTTP) belong there too.
+``ctx.seconds``; connect from ``ctx.attacker_address``, over HTTP with ``ctx.session()``;
+return a one-line note of what the server answered) and add it to `ATTACKS`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import multiprocessing
 import os
+import random
 import tempfile
 import time
 import urllib.request
@@ -40,12 +41,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 from harness import ROOT, arena_server, free_port, memory_kib
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from arena.games.substitution import Settings
-from arena.record import read_jsonl
+from arena.record import read_jsonl, to_jsonl
 from arena.server.storage import Storage
 from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
@@ -94,6 +96,12 @@ class Context:
         return await connect(self.url, subprotocols=[encoding.subprotocol],  # type: ignore[list-item]
                              compression=None, ping_interval=None, max_size=None,
                              local_addr=(self.attacker_address, 0), open_timeout=30)
+
+    def session(self) -> aiohttp.ClientSession:
+        """An HTTP client connecting from the attacker's address."""
+        connector = aiohttp.TCPConnector(local_addr=(self.attacker_address, 0), limit=8)
+        return aiohttp.ClientSession(self.http, connector=connector,
+                                     timeout=aiohttp.ClientTimeout(total=60))
 
     async def hello(self, ws: ClientConnection, token: str | None = None,
                     role: str = "bot") -> dict[str, Any]:
@@ -281,6 +289,123 @@ async def oversize_frames(ctx: Context) -> str:
     return f"{errors} frames above max_frame answered 'oversize'"
 
 
+class _Grow:
+    """Rewrites the first S of its first word every turn: the word grows each time."""
+
+    def choose_move(self, game: Any, state: Any, rng: random.Random) -> str:
+        return "0 0 0" if state.move_number >= 2 else "-1 0 0"
+
+
+def replay_bomb() -> str:
+    """Finding 1's upload: 600 turns of the grammar ``S -> S x 1000`` (about 2 KB
+    gzipped), about 300 MB of frames if replayed without limits."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.grammar import Grammar
+    from arena.match import Match
+
+    game = SubstitutionGame(Settings(Grammar.from_text("S->" + "S" * 1000 + "\n"), 300))
+    match = Match(game, ["a", "b"], seed=1, match_id="bomb")
+    match.run([_Grow(), _Grow()], [random.Random(1), random.Random(2)])
+    return to_jsonl(match.record())
+
+
+async def _hammer(ctx: Context, send: Callable[[aiohttp.ClientSession], Awaitable[int]],
+                  concurrency: int = 4) -> collections.Counter[int]:
+    """Call `send` from `concurrency` tasks for the attack's seconds; the statuses."""
+    statuses: collections.Counter[int] = collections.Counter()
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def loop(session: aiohttp.ClientSession) -> None:
+        while time.perf_counter() < deadline:
+            try:
+                statuses[await send(session)] += 1
+            except (aiohttp.ClientError, OSError):
+                statuses[0] += 1  # the server closed the connection on us
+
+    async with ctx.session() as session:
+        await asyncio.gather(*(loop(session) for _ in range(concurrency)))
+    return statuses
+
+
+def _counts(statuses: collections.Counter[int]) -> str:
+    return ", ".join(f"{count} x {status or 'closed'}" for status, count in
+                     sorted(statuses.items()))
+
+
+async def replay_bombs(ctx: Context) -> str:
+    """Finding 1: the replay bomb, uploaded again and again by 4 clients at once."""
+    bomb = (await asyncio.to_thread(replay_bomb)).encode()
+
+    async def send(session: aiohttp.ClientSession) -> int:
+        async with session.post("/api/replay", data=bomb,
+                                headers={"Content-Type": "text/plain"}) as reply:
+            await reply.read()
+            return reply.status
+
+    statuses = await _hammer(ctx, send)
+    return f"replays answered {_counts(statuses)} (400: replay-limit, 429: queue full)"
+
+
+async def oversize_bodies(ctx: Context) -> str:
+    """Uploads of 10 MB (declared) and JSON bodies of 1 MB, refused before they are read."""
+    big_json = json.dumps({"text": "S->a" * 250_000}).encode()
+    piece = b"x" * 65536
+    host, port = ctx.http.removeprefix("http://").split(":")
+    statuses: collections.Counter[int] = collections.Counter()
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def upload() -> None:  # by hand: a client library would send all 10 MB first
+        while time.perf_counter() < deadline:
+            with contextlib.suppress(OSError):
+                reader, writer = await asyncio.open_connection(
+                    host, int(port), local_addr=(ctx.attacker_address, 0))
+                writer.write(b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                             b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
+                head = await reader.readline()
+                statuses[int(head.split()[1]) if head else 0] += 1
+                writer.close()
+
+    async def send(session: aiohttp.ClientSession) -> int:
+        async with session.post("/api/grammars/check", data=big_json,
+                                headers={"Content-Type": "application/json"}) as reply:
+            await reply.read()
+            return reply.status
+
+    json_statuses, *_ = await asyncio.gather(_hammer(ctx, send, 2), upload(), upload())
+    return f"10 MB uploads: {_counts(statuses)}; 1 MB JSON bodies: {_counts(json_statuses)}"
+
+
+async def guest_flood(ctx: Context) -> str:
+    """Finding 9: one client asks for guest accounts as fast as it can."""
+    async def send(session: aiohttp.ClientSession) -> int:
+        async with session.post("/api/guest") as reply:
+            await reply.read()
+            return reply.status
+
+    statuses = await _hammer(ctx, send)
+    return f"guest accounts: {_counts(statuses)} (the quota per client address)"
+
+
+async def cross_site_posts(ctx: Context) -> str:
+    """Finding 10 / issue 12: a foreign page's POSTs (a guest, a preset, a bot game)."""
+    posts = [("/api/guest", {}), ("/api/grammars", {"name": "evil", "text": "S->a|b\n"}),
+             ("/api/match", {"game": "sim", "settings": {"vertices": 5},
+                             "bots": ["sim-random", "sim-random"]})]
+    turn = 0
+
+    async def send(session: aiohttp.ClientSession) -> int:
+        nonlocal turn
+        path, body = posts[turn % len(posts)]
+        turn += 1
+        async with session.post(path, json=body, headers={
+                "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}) as reply:
+            await reply.read()
+            return reply.status
+
+    statuses = await _hammer(ctx, send)
+    return f"cross-site POSTs: {_counts(statuses)}"
+
+
 ATTACKS: dict[str, Attack] = {
     "none": no_attack,
     "heavy-house-bots": heavy_house_bots,
@@ -290,6 +415,10 @@ ATTACKS: dict[str, Attack] = {
     "connection-flood": connection_flood,
     "illegal-move-bombs": illegal_move_bombs,
     "oversize-frames": oversize_frames,
+    "replay-bombs": replay_bombs,
+    "oversize-bodies": oversize_bodies,
+    "guest-flood": guest_flood,
+    "cross-site-posts": cross_site_posts,
 }
 """Every attack the bench runs, by name (see the module docstring to add one)."""
 
