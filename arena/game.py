@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 if TYPE_CHECKING:
     from arena.record import MatchRecord
 
+from arena.limits import SettingLimit
+
 __all__ = [
     "CHANCE",
     "TERMINAL",
@@ -65,6 +67,10 @@ class GameType:
     """True if the game has chance events (dice, deals)."""
     chance_name: str = "chance"
     """How a chance outcome is called in logs and messages (``"roll"``, ``"dice"``)."""
+    limits: tuple[SettingLimit, ...] = ()
+    """The sizes of the settings a server bounds before it referees a game (for bots
+    with accounts, and stricter for guests); `Game.sizes` measures them
+    (`arena.limits`)."""
     step_separator: str | None = None
     """For games whose moves are built step by step (`Game.legal_steps`): what joins the
     steps in a move string (``", "`` in the substitution game); ``None`` otherwise."""
@@ -207,6 +213,14 @@ class Game(ABC, Generic[StateT, MoveT]):
     def num_players(self) -> int:
         return self.type.min_players
 
+    def sizes(self) -> Mapping[str, int]:
+        """These settings measured by each of `type.limits` (``{"moves": 200, ...}``).
+
+        What a server compares with the limits before it referees the game
+        (`arena.limits.check_settings`); a game that declares limits measures them all.
+        """
+        return {}
+
     # -- flow -------------------------------------------------------------------------
 
     @abstractmethod
@@ -238,6 +252,12 @@ class Game(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def check_move(self, state: StateT, move: MoveT) -> StateT | Rejection:
         """Judge a move by the seat to act: the next state, or why it is refused."""
+
+    def max_move_length(self) -> int | None:
+        """The longest move string that can be legal with these settings (None: no
+        bound). The referee refuses a longer one unread (``too-long``): reading a
+        megabyte of junk would cost more than judging any legal move."""
+        return None
 
     def legal_moves(self, state: StateT, limit: int = 1000) -> LegalOptions:
         """Legal move strings for the seat to act, at most `limit` of them."""

@@ -20,8 +20,9 @@ cdef class Match:
     cdef public object id
     cdef public object state
     cdef public object outcome
+    cdef public object seed_commitment
+    cdef list _turns
     cdef public list notes
-    cdef list _history
     cdef ChanceSource _chance
     cdef object _pending_chance
     cdef int _seat

@@ -2,7 +2,9 @@
 
 `Match` holds the state, rolls the chance events from its own seeded generator, asks
 the `Referee` about every move and records the game. It does no I/O and keeps no
-clock: the in-process runner (`play_match`), the server and log replay drive it.
+clock: the in-process runner (`play_match`), the server and log replay drive it. It
+keeps one state, the current one: each accepted move's log record (the move string
+and the game's facts) is made when the move is played.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from arena.bots import Bot, BotGaveUp, finish_bot, prepare_bot
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, Note, TurnRecord
-from arena.referee import Referee, Verdict
+from arena.referee import Referee, Verdict, too_long
 
 __all__ = ["ChanceSource", "Match", "play_match"]
 
@@ -68,6 +70,8 @@ class Match:
         players: a display name per seat.
         seed: seeds the chance events; stored in the record.
         match_id: stored in the record.
+        seed_commitment: the commitment to `seed` published before the first move
+            (`arena.seeds`); stored in the record.
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class Match:
         *,
         seed: int | None = None,
         match_id: str = "",
+        seed_commitment: str | None = None,
     ) -> None:
         self.game = game
         self.referee = Referee(game)
@@ -87,9 +92,10 @@ class Match:
         self.players = tuple(players)
         self.seed = seed
         self.id = match_id
+        self.seed_commitment = seed_commitment
         self.state: Any = game.initial_state()
         self.outcome: Outcome | None = None
-        self._history: list[tuple[int, Any, Any, Any]] = []
+        self._turns: list[TurnRecord] = []
         self._chance = ChanceSource(seed) if game.type.chance else None
         self._pending_chance: Any = None
         self._seat = TERMINAL
@@ -127,6 +133,9 @@ class Match:
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if isinstance(move, str):
+            limit = self.referee.max_move_length
+            if 0 <= limit < len(move):
+                return Verdict(None, too_long(move, limit))
             try:
                 move = self.game.parse_move(move)
             except MalformedMove as error:
@@ -134,7 +143,9 @@ class Match:
         verdict = self.referee.judge(self.state, move, seat)
         state = verdict.state
         if state is not None:
-            self._history.append((seat, move, self._pending_chance, state))
+            game = self.game
+            self._turns.append(TurnRecord(len(self._turns), seat, game.format_move(move),
+                                          self._pending_chance, game.facts(state)))
             self.state = state
             self._pending_chance = None
             self._roll()
@@ -142,7 +153,7 @@ class Match:
 
     def note(self, seat: int, text: str, turn: int | None = None) -> None:
         """Keep a bot's debug line with the game (`turn`: by default the current one)."""
-        self.notes.append(Note(len(self._history) if turn is None else turn, seat, text))
+        self.notes.append(Note(len(self._turns) if turn is None else turn, seat, text))
 
     def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
         """Play to the end with in-process bots; an illegal move forfeits at once.
@@ -190,23 +201,25 @@ class Match:
 
     @property
     def turns(self) -> list[TurnRecord]:
-        """The accepted moves so far, as log records (built on demand)."""
-        game = self.game
-        return [
-            TurnRecord(index, seat, game.format_move(move), chance, game.facts(state))
-            for index, (seat, move, chance, state) in enumerate(self._history)
-        ]
+        """The accepted moves so far, as log records."""
+        return list(self._turns)
+
+    @property
+    def turn_count(self) -> int:
+        """How many moves were accepted so far."""
+        return len(self._turns)
 
     def record(self) -> MatchRecord:
         return MatchRecord(
             game=self.game.type.name,
             settings=self.game.settings(),
             players=self.players,
-            turns=tuple(self.turns),
+            turns=tuple(self._turns),
             outcome=self.outcome,
             seed=self.seed,
             id=self.id,
             chance_name=self.game.type.chance_name,
+            seed_commitment=self.seed_commitment,
             notes=tuple(self.notes),
         )
 

@@ -3,7 +3,9 @@
 A log is one JSON object per line:
 
 * line 1, the header: ``{"format": "arena-log", "version": 1, "game": ..., "settings":
-  {...}, "players": [...], "seed": ..., "id": ...}``;
+  {...}, "players": [...], "seed": ..., "id": ...}``; a game played on the server
+  also has ``seed_commitment`` (`arena.seeds`), and its 128-bit seed is the decimal
+  string (smaller seeds are JSON integers);
 * one line per turn: ``{"turn": 0, "player": 0, "roll": 6, "move": "-1 6 0",
   "bank": [...]}`` -- the chance outcome under the game's chance name (``roll`` for the
   substitution game), the move string, and the game's recorded facts (``bank``);
@@ -26,6 +28,7 @@ from typing import IO, Any, NamedTuple
 
 from arena.errors import LogFormatError
 from arena.game import Outcome
+from arena.seeds import parse_seed, seed_to_json
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MatchRecord", "Note", "TurnRecord", "read_jsonl",
            "write_jsonl"]
@@ -83,6 +86,8 @@ class MatchRecord:
     id: str = ""
     chance_name: str = "chance"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    seed_commitment: str | None = None
+    """The commitment to `seed` published before the first move (`arena.seeds`)."""
     notes: tuple[Note, ...] = ()
     """The bots' debug lines, in the order they came (written with the result)."""
 
@@ -93,10 +98,12 @@ class MatchRecord:
             "game": self.game,
             "id": self.id,
             "players": list(self.players),
-            "seed": self.seed,
+            "seed": seed_to_json(self.seed),
             "chance_name": self.chance_name,
             "settings": dict(self.settings),
         }
+        if self.seed_commitment is not None:
+            header["seed_commitment"] = self.seed_commitment
         header.update(self.extra)
         return header
 
@@ -162,6 +169,13 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
                 if not isinstance(value.get(key), kind):
                     raise LogFormatError(
                     f"header field {key!r} is missing or not {_KIND_WORDS[kind]}", number)
+            try:
+                parse_seed(value.get("seed"))
+            except ValueError as error:
+                raise LogFormatError(f"header field 'seed': {error}", number) from None
+            commitment = value.get("seed_commitment")
+            if commitment is not None and not isinstance(commitment, str):
+                raise LogFormatError("header field 'seed_commitment' must be a string", number)
             header = value
             chance_name = str(value.get("chance_name", "chance"))
             continue
@@ -184,18 +198,19 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
         turns.append(TurnRecord(turn, player, move, value.get(chance_name), facts))
     if header is None:
         raise LogFormatError("the log is empty")
-    known = {"format", "version", "game", "id", "players", "seed", "chance_name", "settings"}
-    seed = header.get("seed")
+    known = {"format", "version", "game", "id", "players", "seed", "chance_name", "settings",
+             "seed_commitment"}
     return MatchRecord(
         game=header["game"],
         settings=header["settings"],
         players=tuple(str(p) for p in header["players"]),
         turns=tuple(turns),
         outcome=outcome,
-        seed=seed if isinstance(seed, int) else None,
+        seed=parse_seed(header.get("seed")),
         id=str(header.get("id", "")),
         chance_name=chance_name,
         extra={k: v for k, v in header.items() if k not in known},
+        seed_commitment=header.get("seed_commitment"),
         notes=notes,
     )
 

@@ -6,6 +6,7 @@ cdef class Verdict:
 
 cdef class Referee:
     cdef public object game
+    cdef readonly Py_ssize_t max_move_length
     cdef object _to_act
     cdef object _check_move
     cpdef Verdict judge(self, object state, object move, int player)

@@ -13,7 +13,13 @@ from typing import Any
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Rejection
 
-__all__ = ["Referee", "Verdict"]
+__all__ = ["Referee", "Verdict", "too_long"]
+
+
+def too_long(move: str, limit: int) -> Rejection:
+    """The rejection of a move string longer than any legal move (`Game.max_move_length`)."""
+    return Rejection("too-long", f"the move is {len(move)} characters long; no legal move "
+                                 f"of this game is longer than {limit}")
 
 
 
@@ -72,6 +78,9 @@ class Referee:
         self.game = game
         self._to_act = game.to_act
         self._check_move = game.check_move
+        bound = game.max_move_length()
+        self.max_move_length = -1 if bound is None else bound
+        """The longest move string read (`Game.max_move_length`; -1: any)."""
 
     def check(
         self,
@@ -120,6 +129,8 @@ class Referee:
                 None, Rejection("not-your-turn", f"player {player} moved, but player {seat} is to move")
             )
         if isinstance(move, str):
+            if 0 <= self.max_move_length < len(move):
+                return Verdict(None, too_long(move, self.max_move_length))
             try:
                 move = game.parse_move(move)
             except MalformedMove as error:

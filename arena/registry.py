@@ -44,9 +44,13 @@ class Registry:
     def __init__(
         self, plugins: Iterable[str] = BUILTIN_PLUGINS, *, entry_points: bool = True
     ) -> None:
+        self.plugins = tuple(plugins)
+        """The plugin modules registered, in order (a worker process rebuilds the same
+        registry from them and `entry_points`)."""
+        self.entry_points = entry_points
         self.manager = pluggy.PluginManager("arena")
         self.manager.add_hookspecs(hookspecs)
-        for module_name in plugins:
+        for module_name in self.plugins:
             try:
                 module = importlib.import_module(module_name)
             except ImportError as error:

@@ -1,7 +1,8 @@
 """Replaying game logs through the referee and checking every recorded fact.
 
-For each turn: the turn number and player, the chance outcome (against the seed, when
-the log has one), the move's legality for that outcome, and the game's facts after the
+First the seed's commitment, when the log has one (the server's logs do: the seed was
+fixed before the first move, `arena.seeds`). Then for each turn: the turn number and
+player, the chance outcome (against the seed, when the log has one), the move's legality for that outcome, and the game's facts after the
 move (the substitution game's bank). At the end: that the game is over, and the
 scores and result. The first defect found is reported.
 """
@@ -14,12 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
+
 from arena.errors import ArenaError, LogFormatError, SettingsError
 from arena.game import CHANCE, TERMINAL, Game, Termination
 from arena.match import ChanceSource
 from arena.record import MatchRecord, read_jsonl
 from arena.referee import Referee
 from arena.registry import Registry, default_registry
+from arena.seeds import check_commitment
 
 __all__ = ["MAX_LOG_BYTES", "Defect", "read_log", "validate_file", "validate_record"]
 
@@ -89,6 +93,14 @@ def validate_record(
         game = _load_game(registry, record.game, record.settings)
     except SettingsError as error:
         return Defect("bad-settings", str(error))
+    if record.seed_commitment is not None:
+        if record.seed is None:
+            return Defect("missing-seed", "the log commits to a seed (seed_commitment) but does "
+                                          "not reveal it")
+        if not check_commitment(record.id, record.seed, record.seed_commitment):
+            return Defect("seed-commitment-mismatch",
+                          f"seed {record.seed} of game {record.id!r} is not the seed committed to "
+                          f"before the first move ({record.seed_commitment})")
     referee = Referee(game)
     chance_name = game.type.chance_name
     dice = ChanceSource(record.seed) if record.seed is not None and game.type.chance else None
@@ -167,16 +179,17 @@ def _load_game(registry: Registry, name: str, settings: Any) -> Game[Any, Any]:
         key = json.dumps([name, settings], sort_keys=True)
     except (TypeError, ValueError):
         return registry.load_game(name, settings)
-    cache = _GAMES.setdefault(registry, {})
+    cache = _GAMES.get(registry)
+    if cache is None:
+        cache = _GAMES[registry] = LRUCache(maxsize=64)
     game = cache.get(key)
     if game is None:
-        if len(cache) >= 64:
-            cache.clear()
         game = cache[key] = registry.load_game(name, settings)
     return game
 
 
-_GAMES: weakref.WeakKeyDictionary[Registry, dict[str, Game[Any, Any]]] = weakref.WeakKeyDictionary()
+_GAMES: weakref.WeakKeyDictionary[Registry, LRUCache[str, Game[Any, Any]]] = (
+    weakref.WeakKeyDictionary())
 
 
 @dataclass(frozen=True)

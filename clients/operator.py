@@ -8,7 +8,9 @@ game's record, read back from the log the server sends with ``game_over``::
         record = await operator.play("substitution", settings, ["alice", "bob"], seed=1)
 
 Players are names of connected bots, or ``house:SPEC`` for built-in bots run by the
-server. Several `play` calls may run at once.
+server. Several `play` calls may run at once. A log too long for one frame (above the
+server's ``max_frame``) does not ride on ``game_over``: the operator then reads it from
+the server's HTTP API (``GET /api/games/{id}``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
+import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -44,6 +48,7 @@ class Operator:
         """Game id -> its log (JSON Lines), once the game is over and stored."""
         self._welcome: asyncio.Future[Message] | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._fetches: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> Self:
         await self.connect()
@@ -109,6 +114,24 @@ class Operator:
         game_id = await accepted
         return await self._games.setdefault(game_id, loop.create_future())
 
+    async def _fetch_log(self, game_id: str, future: asyncio.Future[str]) -> None:
+        """A stored game's log from the HTTP API (logs too long for one frame)."""
+        base = self.url.replace("wss://", "https://", 1).replace("ws://", "http://", 1)
+        url = base.rstrip("/") + f"/api/games/{game_id}"
+
+        def get() -> str:
+            with urllib.request.urlopen(url, timeout=30) as reply:
+                return str(json.loads(reply.read())["log"])
+
+        try:
+            log = await asyncio.to_thread(get)
+        except Exception as error:  # noqa: BLE001 - handed to the waiter
+            if not future.done():
+                future.set_exception(ConnectionError(f"cannot read the log of {game_id}: {error}"))
+            return
+        if not future.done():
+            future.set_result(log)
+
     async def _send(self, message: Message) -> None:
         assert self._ws is not None
         self._core.send(message)
@@ -146,11 +169,19 @@ class Operator:
             future = self._games.setdefault(message["game_id"], loop.create_future())
             if not future.done():
                 future.set_result(message["log"])
+        elif message.type == "game_over" and message["game_id"] in self._games:
+            future = self._games[message["game_id"]]
+            task = loop.create_task(self._fetch_log(message["game_id"], future))
+            self._fetches.add(task)
+            task.add_done_callback(self._fetches.discard)
         elif message.type == "error":
             error = error_from_code(message["code"], message["message"], fatal=message["fatal"])
             request_id = message.get("request_id")
+            game = self._games.get(message.get("game_id"))
             if request_id in self._requests:
                 self._requests.pop(request_id).set_exception(error)
+            elif request_id is not None and game is not None and not game.done():
+                game.set_exception(error)  # the requested game failed for good
             elif self._welcome is not None and not self._welcome.done():
                 self._welcome.set_exception(error)
 

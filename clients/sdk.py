@@ -32,6 +32,7 @@ from arena.bots import prepare_bot
 from arena.game import Game
 from arena.legal import legal_fields
 from arena.registry import default_registry
+from arena.seeds import check_commitment, parse_seed
 from protocol import (
     PROTOCOL_VERSION,
     AuthenticationError,
@@ -80,13 +81,15 @@ class GameInfo:
     time_control: dict[str, Any]
     chance_name: str = "chance"
     ladder: bool = False
+    seed_commitment: str | None = None
+    """The server's commitment to the game's dice seed (`arena.seeds`)."""
 
     @classmethod
     def from_message(cls, message: Message) -> GameInfo:
         body = message.body
         return cls(body["game_id"], body["game"], body["settings"], body["seat"],
                    tuple(body["players"]), body["opponent"], body["time_control"],
-                   body["chance_name"], body["ladder"])
+                   body["chance_name"], body["ladder"], body.get("seed_commitment"))
 
     @cached_property
     def rules(self) -> Game[Any, Any]:
@@ -164,6 +167,9 @@ class GameResult:
     reason: str
     seed: int | None
     seat: int | None = None
+    seed_verified: bool | None = None
+    """Whether the revealed seed matches the commitment of ``game_start`` (None: the
+    client saw no commitment, or no seed was revealed)."""
 
     @property
     def won(self) -> bool:
@@ -529,9 +535,16 @@ class ArenaClient:
             ended = self._games.pop(message["game_id"], None)
             self._last_turns.pop(message["game_id"], None)
             body = message.body
+            seed = parse_seed(body["seed"])
+            commitment = ended.seed_commitment if ended else None
+            verified = (None if seed is None or not commitment
+                        else check_commitment(body["game_id"], seed, commitment))
+            if verified is False:
+                log.error("game %s: the revealed seed does not match the commitment",
+                          body["game_id"])
             result = GameResult(body["game_id"], body["result"], body["winner"], body["scores"],
-                                body["termination"], body["reason"], body["seed"],
-                                ended.seat if ended else None)
+                                body["termination"], body["reason"], seed,
+                                ended.seat if ended else None, verified)
             self.results.append(result)
             self._bot.end(ended, result)
             if self.stop_after is not None and len(self.results) >= self.stop_after:

@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from protocol.codec import DEFAULT_MAX_FRAME, Encoding
-from protocol.errors import ProtocolError
+from protocol.errors import OversizeFrame, ProtocolError
 from protocol.schema import Message
 
-__all__ = ["Event", "ProtocolCore", "Side"]
+__all__ = ["Event", "ProtocolCore", "Side", "frame_size"]
 
 Side = Literal["client", "server"]
 Event = Message | ProtocolError
@@ -48,6 +48,8 @@ class ProtocolCore:
         encoding: the negotiated frame encoding.
         max_frame: longest frame accepted, in bytes.
         max_errors: bad frames tolerated before a fatal error.
+        max_send: longest frame `send` queues, in bytes (the limit the peer announced;
+            None: no limit); `send` raises `OversizeFrame` for a longer one.
     """
 
     def __init__(
@@ -57,11 +59,13 @@ class ProtocolCore:
         *,
         max_frame: int = DEFAULT_MAX_FRAME,
         max_errors: int = 20,
+        max_send: int | None = None,
     ) -> None:
         self.side = side
         self.encoding = encoding
         self.max_frame = max_frame
         self.max_errors = max_errors
+        self.max_send = max_send
         self.errors = 0
         self._peer: Literal["client", "server"] = "client" if side == "server" else "server"
         self._events: list[Event] = []
@@ -98,8 +102,18 @@ class ProtocolCore:
     # -- output ------------------------------------------------------------------------
 
     def send(self, message: Message) -> None:
-        """Queue a message (already validated by `Message.make`)."""
-        self._out.append(self.encoding.encode(message.to_wire()))
+        """Queue a message (already validated by `Message.make`).
+
+        Raises:
+            OversizeFrame: its frame is longer than `max_send` (nothing is queued).
+        """
+        frame = self.encoding.encode(message.to_wire())
+        limit = self.max_send
+        if limit is not None and len(frame) > limit // 4 and frame_size(frame) > limit:
+            raise OversizeFrame(
+                f"a {message.type!r} message of {frame_size(frame)} bytes is longer than "
+                f"the {limit} bytes the peer accepts")
+        self._out.append(frame)
 
     def send_error(self, error: ProtocolError, *, game_id: str | None = None) -> None:
         fields: dict[str, Any] = {"code": error.code, "message": error.message, "fatal": error.fatal}
@@ -111,6 +125,11 @@ class ProtocolCore:
         """The frames to write since the last call, in order."""
         out, self._out = self._out, []
         return out
+
+
+def frame_size(frame: bytes | str) -> int:
+    """A frame's length in bytes on the wire (text frames in UTF-8)."""
+    return len(frame) if isinstance(frame, bytes) else len(frame.encode("utf-8", "surrogatepass"))
 
 
 def _game_of(data: Any) -> str | None:

@@ -330,6 +330,8 @@ SCHEMA: dict[str, MessageSpec] = {
                shape=_TIME_CONTROL),
             _f("chance_name", "str", "what the game calls its chance events ('roll')"),
             _f("ladder", "bool", "rated ladder game"),
+            _f("seed_commitment", "str", "lowercase hex SHA-256 of 'arena-seed-v1:{game_id}:"
+               "{seed}': the dice seed, fixed before the first move, revealed in game_over"),
         ), "A game you play has started (sent again on reconnect)."),
         MessageSpec("your_turn", "server", (
             _GAME,
@@ -411,7 +413,8 @@ SCHEMA: dict[str, MessageSpec] = {
                "aborted", shape=_TERMINATIONS),
             _f("reason", "str"),
             _f("log_id", "str", "fetch the log at /api/games/{log_id}"),
-            _f("seed", "int", "the dice seed, revealed now", null=True),
+            _f("seed", "str", "the dice seed in decimal, revealed now (check it against "
+               "seed_commitment)", null=True),
             _f("log", "str", "the JSON Lines log (operators only)", optional=True),
         ), "Sent after the result is committed to the database."),
         # -- spectators --------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import signal
@@ -44,6 +45,29 @@ from arena.errors import ArenaError, SettingsError
               help="Seconds between ladder pairing rounds.")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
+@click.option("--max-connections-per-address", default=64, show_default=True,
+              type=click.IntRange(1), help="WebSocket connections open at once from one address.")
+@click.option("--message-rate", default=50.0, show_default=True, type=click.FloatRange(0),
+              help="Messages a second a connection may send beyond those the server asked "
+                   "for (0: no limit).")
+@click.option("--message-burst", default=200, show_default=True, type=click.IntRange(1),
+              help="Messages a connection may send at once before --message-rate applies.")
+@click.option("--max-state-bytes", default=64 * 1024, show_default=True, type=click.IntRange(0),
+              help="Largest game state (msgpack bytes); a bigger one aborts its game (0: any).")
+@click.option("--max-queue-bytes", default=1024 * 1024, show_default=True,
+              type=click.IntRange(1), help="Unread bytes queued for a client before it is "
+                                           "dropped as a slow consumer.")
+@click.option("--limit", "limits", multiple=True, metavar="GAME.SIZE=N",
+              help="Change a game's settings limit for bots with accounts (repeatable), "
+                   "e.g. heaps.positions=4000000; see docs/security.md.")
+@click.option("--guest-limit", "guest_limits", multiple=True, metavar="GAME.SIZE=N",
+              help="Change a game's settings limit for guests (repeatable).")
+@click.option("--guest-lifetime", default=24 * 3600.0, show_default=True,
+              type=click.FloatRange(1), help="Seconds a guest account lives.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1),
+              help="Worker processes the house bots think in.")
+@click.option("--worker-memory-mb", default=1024, show_default=True, type=click.IntRange(0),
+              help="Address-space limit of each worker, in MiB (0: none).")
 @click.option("--origin", "origins", multiple=True, metavar="URL",
               help="A browser origin (https://arena.example.org) whose pages may use the web "
                    "interface besides the server's own; repeat for more.")
@@ -53,11 +77,15 @@ from arena.errors import ArenaError, SettingsError
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          tournaments: str | None, origins: tuple[str, ...], guests_per_client: int,
-          verbose: bool) -> None:
+          tournaments: str | None, max_connections_per_address: int, message_rate: float,
+          message_burst: int, max_state_bytes: int, max_queue_bytes: int,
+          limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
+          workers: int, worker_memory_mb: int, origins: tuple[str, ...],
+          guests_per_client: int, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
+    from arena.server.workers import WorkerLimits
     from arena.web.config import WebConfig
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
@@ -81,6 +109,12 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         house_specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         for spec in house_specs:
             registry.make_bot(rules, spec, allow_exec=False)
+        settings_limits = _limits(registry, limits, "--limit")
+        guest_settings_limits = _limits(registry, guest_limits, "--guest-limit")
+        if ladder:
+            from arena.limits import check_settings
+
+            check_settings(rules, "standard", settings_limits)
         for origin in origins:
             parts = urlsplit(origin)
             if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
@@ -93,6 +127,11 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games)
         if ladder else None,
         tournaments=tournaments,
+        max_connections_per_address=max_connections_per_address, message_rate=message_rate,
+        message_burst=message_burst, max_state_bytes=max_state_bytes,
+        max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
+        guest_settings_limits=guest_settings_limits, guest_lifetime=guest_lifetime,
+        workers=WorkerLimits(processes=workers, memory_mb=worker_memory_mb),
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       guests_per_client_minute=guests_per_client),
     )
@@ -100,6 +139,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     async def main() -> None:
         server = ArenaServer(config, registry=registry)
         await server.start()
+        # everything loaded so far lives as long as the server: keep it out of the
+        # garbage collector's full passes, which then take a fraction of the time
+        gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
@@ -110,6 +152,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                    f"  database:                  {db}")
         if server.recovered:
             click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
+        if server.storage is not None and server.storage.failure is not None:
+            click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
+                       "no game starts until it can (/healthz answers 503)", err=True)
         await server.serve_forever()
 
     asyncio.run(main())
@@ -132,3 +177,19 @@ def _default_settings(registry: Any, game: str) -> dict[str, Any]:
         click.echo(f"{game} has no default settings: the ladder plays its example settings "
                    f"{json.dumps(example)} (--settings JSON for others)", err=True)
         return dict(example)
+
+
+def _limits(registry: Any, items: tuple[str, ...], flag: str) -> dict[str, int]:
+    """``GAME.SIZE=N`` items as a mapping, each naming a limit a game declares."""
+    known = {f"{name}.{limit.name}" for name, cls in registry.games.items()
+             for limit in cls.type.limits}
+    limits: dict[str, int] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        key = key.strip()
+        if key not in known:
+            raise ValueError(f"{flag} {item!r}: no such limit (limits: {', '.join(sorted(known))})")
+        if not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(f"{flag} {item!r}: the value must be a positive integer")
+        limits[key] = int(value)
+    return limits

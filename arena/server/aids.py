@@ -37,20 +37,36 @@ Reply = tuple[str, dict[str, Any]]
 class LegalMoves:
     """The legal moves of each live game's current turn, computed once per turn."""
 
-    def __init__(self, max_legal: int = DEFAULT_MAX_LEGAL) -> None:
+    def __init__(self, max_legal: int = DEFAULT_MAX_LEGAL, max_bytes: int | None = None) -> None:
         self.max_legal = max_legal
+        self.max_bytes = max_bytes
+        """Longest ``legal`` list, in bytes of its JSON (half the frame limit, so that a
+        ``your_turn`` never outgrows the frame for its list); a longer one is left out
+        (null, with its count), as when there are more than `max_legal` moves."""
         self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._answered: dict[str, tuple[int, int]] = {}
+        """Per game: the turn, and the ``legal`` requests answered in it."""
+
+    def answered(self, live: LiveGame) -> int:
+        """The ``legal`` requests answered (with ``legal_steps``) in the game's turn."""
+        turn, count = self._answered.get(live.id, (-1, 0))
+        return count if turn == live.turn else 0
 
     def turn_fields(self, live: LiveGame) -> dict[str, Any]:
         cached = self._cache.get(live.id)
         if cached is not None and cached[0] == live.turn:
             return cached[1]
         fields = legal_fields(live.game, live.match.state, self.max_legal)
+        listed = fields.get("legal")
+        if listed and self.max_bytes is not None and (
+                sum(len(move.encode()) + 3 for move in listed) > self.max_bytes):
+            fields["legal"] = None
         self._cache[live.id] = (live.turn, fields)
         return fields
 
     def forget(self, game_id: str) -> None:
         self._cache.pop(game_id, None)
+        self._answered.pop(game_id, None)
 
     def answer(self, live: LiveGame, seats: list[int], turn: int, steps: str) -> Reply:
         """The answer to a ``legal`` request (``legal_steps``, or an ``error``)."""
@@ -68,6 +84,7 @@ class LegalMoves:
         result = steps_answer(live.game, live.match.state, steps)
         if isinstance(result, Rejection):
             return _error(game_id, *illegal_steps(result))
+        self._answered[game_id] = (turn, self.answered(live) + 1)
         return "legal_steps", {"game_id": game_id, "turn": turn, "prefix": steps,
                                "legal_steps": result}
 

@@ -1,4 +1,8 @@
-"""Server settings: time control, ladder and limits, as frozen values."""
+"""Server settings: time control, ladder and limits, as frozen values.
+
+Every limit a stranger meets is a field here with its default; docs/security.md lists
+them with the `arena serve` flag that changes each.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.server.aids import LogLimits
+from arena.server.workers import WorkerLimits
 from arena.web.config import WebConfig
 
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
@@ -50,9 +55,10 @@ class LadderConfig:
     """Continuous matchmaking for one game and settings.
 
     Bots that play `game` and have fewer than `max_games` games in flight are paired
-    every `interval` seconds; each pairing plays two games with the same dice seed and
-    the seats swapped. `house` lists built-in bot specs that play in process; they are
-    only paired with external bots unless `house_vs_house` is set.
+    every `interval` seconds; each pairing plays two games with the seats swapped, each
+    with its own secret dice seed. `house` lists built-in bot specs that the server
+    plays (in its worker processes); they are only paired with external bots unless
+    `house_vs_house` is set. `seed` seeds the pairing order, not the dice.
     """
 
     game: str = "substitution"
@@ -76,12 +82,46 @@ class ServerConfig:
     """Largest message accepted; longer frames get an ``oversize`` error."""
     max_ws_frame: int = 4 * 1024 * 1024
     """Frames longer than this close the connection (1009)."""
-    max_queue: int = 2000
-    """Frames queued for a client that does not read; beyond that it is disconnected."""
+    max_queue_bytes: int = 1024 * 1024
+    """Bytes of frames queued for a client that does not read; beyond that it is
+    disconnected (1008, slow consumer)."""
+    max_state_bytes: int = 64 * 1024
+    """Largest game state (its msgpack encoding); a game whose state grows beyond it is
+    aborted with that reason (0: no limit)."""
+    max_connections_per_address: int = 64
+    """WebSocket connections open at once from one IP address (bots, spectators,
+    operators, browsers); more are closed at once with 1013."""
+    message_rate: float = 50.0
+    """Messages a second a connection may send beyond those the server asked for (a
+    ``your_turn`` asks for a move; the debug lines it keeps and, up to
+    `legal_requests_per_turn`, the ``legal`` requests of the bot's turn are free too);
+    0: no limit."""
+    message_burst: int = 200
+    """Messages a connection may send at once before `message_rate` applies; beyond
+    both, a fatal ``rate-limited`` error and the connection closes (4006)."""
+    settings_limits: Mapping[str, int] = field(default_factory=dict)
+    """Changed limits on games' settings for bots with accounts and the ladder, as
+    ``{"GAME.SIZE": value}`` (defaults: each game's `GameType.limits`)."""
+    guest_settings_limits: Mapping[str, int] = field(default_factory=dict)
+    """The same for guests' games."""
+    guest_lifetime: float = 24 * 3600.0
+    """Seconds a guest account lives; then it can no longer log in and is deleted."""
+    guest_purge_interval: float = 600.0
+    """Seconds between deletions of expired guest accounts."""
+    workers: WorkerLimits = field(default_factory=WorkerLimits)
+    """The worker processes house bots think in: how many, and the memory of each."""
+    house_prepare_timeout: float = 60.0
+    """Seconds a worker may take to build and prepare a house bot (off the clock)."""
+    storage_probe_interval: float = 5.0
+    """Seconds between test writes while the database fails (a full or read-only disk);
+    the server starts games again once one succeeds."""
     max_legal: int = DEFAULT_MAX_LEGAL
     """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
     log_limits: LogLimits = field(default_factory=LogLimits)
     """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
+    legal_requests_per_turn: int = 100
+    """``legal`` requests a bot may have answered in a turn of its own at no cost to its
+    message budget (`message_rate`); more count against it."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     validate_outgoing: bool = False

@@ -2,9 +2,12 @@
 
 Every `LadderConfig.interval` seconds the ladder lists the bots that play its game and
 have room for two more games (connected external bots, and house bots), shuffles them
-with its own generator and pairs them off. A pairing plays two games with the same
-dice seed and the seats swapped, so luck evens out. Pairings that already met least
-often are preferred, so a small field still mixes.
+with its own generator and pairs them off. A pairing plays two games with the seats
+swapped, each with its own secret dice: the ladder's bots are strangers, and two games
+on the same dice would tell each of them the other game's rolls (and the first
+``game_over`` would reveal the second game's seed). Paired dice stay where the bots
+are trusted: in-process tournaments, and games an operator requests with a seed.
+Pairings that already met least often are preferred, so a small field still mixes.
 """
 
 from __future__ import annotations
@@ -28,14 +31,14 @@ class Ladder:
         config: the ladder's game, settings and house bots.
         available: returns the names of the bots with room for two games (house bots
             as ``house:SPEC``).
-        start_pair: starts the two games of a pairing ``(a, b, seed)``.
+        start_pair: starts the two games of a pairing ``(a, b)``.
     """
 
     def __init__(
         self,
         config: LadderConfig,
         available: Callable[[], Sequence[str]],
-        start_pair: Callable[[str, str, int], Any],
+        start_pair: Callable[[str, str], Any],
     ) -> None:
         self.config = config
         self._available = available
@@ -78,7 +81,7 @@ class Ladder:
             second = min(candidates, key=lambda other: self._met[frozenset((first, other))])
             names.remove(second)
             self._met[frozenset((first, second))] += 1
-            self._start_pair(first, second, self._rng.randrange(2**31))
+            self._start_pair(first, second)
             self.pairings += 1
             made += 1
         return made

@@ -1,28 +1,37 @@
 """A game being played on the server: the match, the clocks and the clock task.
 
 Moves are judged the moment they arrive (in the connection's task, or when a house
-bot's thread answers): `LiveGame.submit` asks the referee, answers the mover, tells
+bot's worker answers): `LiveGame.submit` asks the referee, answers the mover, tells
 the opponent and the spectators, and sends the next ``your_turn`` at once. Forfeits
 (a lost connection, a resignation) and aborts (shutdown) arrive the same way. The
 clock is a timer handle on the event loop, moved to the mover's deadline at every
 turn, which forfeits the mover on time; the game's own task (`run_game`) only waits
 for the end. So a game only ever waits for its own players, a silent bot loses on
 time, and a move costs no task switch.
+
+House bots think in worker processes (`arena.server.house`) on the same clock; only
+while a worker builds and prepares a house bot is that seat's clock stopped. A game
+whose state grows beyond `max_state_bytes` (its msgpack encoding) is aborted with
+that reason, and so is one whose ``your_turn`` could not be sent (a frame above the
+client's limit): the server keeps one state per game and never sends more than it
+announced.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena.bots import Bot
 from arena.game import TERMINAL, Game, Termination
 from arena.match import Match
 from arena.record import MatchRecord
 from arena.server.config import TimeControl
+from arena.server.house import HouseBotKey, HouseBots, move_seed
+from arena.server.limits import clip
+from arena.server.workers import JobFailed
+from protocol import Encoding
 
 if TYPE_CHECKING:
     from arena.server.session import Session
@@ -51,19 +60,29 @@ class Clock:
         self.moves += 1
 
 
-@dataclass
+MAX_MOVE_QUOTE = 200
+"""Characters of an illegal move quoted in a stored reason (and echoed back)."""
+MAX_DETAIL = 1000
+"""Characters of any other text (a rejection, an error) quoted in a stored reason."""
+
+_PREPARE_ROUNDS = 4
+"""Times a house move may find its worker unprepared before the bot forfeits."""
+
+
+@dataclass(frozen=True)
 class HousePlayer:
-    """A built-in bot playing in process for one seat."""
+    """A built-in bot the server plays for one seat, in its worker processes."""
 
     spec: str
-    bot: Bot
-    rng: random.Random
+    key: HouseBotKey
 
 
 class GameHost:
     """What a `LiveGame` needs from the server (implemented by `ArenaServer`)."""
 
-    def send_to(self, name: str, type: str, /, **fields: Any) -> None:
+    def send_to(self, name: str, type: str, /, **fields: Any) -> bool:
+        """Send a message to the client `name` if it is connected; False if the message
+        was too long to send (above the frame limit the client was told)."""
         raise NotImplementedError
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
@@ -91,6 +110,9 @@ class LiveGame:
     ladder: bool = False
     pair: str | None = None
     house: dict[int, HousePlayer] = field(default_factory=dict)
+    house_bots: HouseBots | None = None
+    max_state_bytes: int = 0
+    """Largest state (its msgpack encoding, in bytes) before the game is aborted; 0: any."""
     spectators: set[Session] = field(default_factory=set)
     turn: int = 0
     clocks: list[Clock] = field(default_factory=list)
@@ -104,6 +126,9 @@ class LiveGame:
     """The stored record as JSON Lines, once the game is over and stored."""
     _house_task: asyncio.Task[None] | None = None
     _timer: asyncio.TimerHandle | None = None
+    _paused_at: float | None = None
+    _json_of: Any = None
+    _json: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.clocks = [Clock(self.control) for _ in self.match.players]
@@ -129,7 +154,7 @@ class LiveGame:
             "game_id": self.id, "game": self.game.type.name, "settings": self.game.settings(),
             "seat": seat, "players": list(self.players), "opponent": ", ".join(others),
             "time_control": self.control.to_json(), "chance_name": self.game.type.chance_name,
-            "ladder": self.ladder,
+            "ladder": self.ladder, "seed_commitment": self.match.seed_commitment or "",
         }
 
     def turn_message(self, seat: int, now: float,
@@ -139,7 +164,7 @@ class LiveGame:
         message = {
             "game_id": self.id, "turn": self.turn, "move_number": self._move_number(),
             "seat": seat, "chance": self.match.pending_chance,
-            "state": self.game.state_to_json(self.match.state),
+            "state": self.state_json(),
             "clock": {"limit_ms": clock.limit_ms(), "bank_ms": int(clock.bank_ms),
                       "left_ms": left_ms},
             "clocks": [int(c.bank_ms) for c in self.clocks],
@@ -155,8 +180,16 @@ class LiveGame:
             "game_id": self.id, "game": self.game.type.name, "settings": self.game.settings(),
             "players": list(self.players), "turn": self.turn, "to_act": self.match.to_act(),
             "chance": self.match.pending_chance,
-            "state": self.game.state_to_json(self.match.state),
+            "state": self.state_json(),
         }
+
+    def state_json(self) -> dict[str, Any]:
+        """The current state as JSON (made once per state, for every message)."""
+        state = self.match.state
+        if self._json_of is not state:
+            self._json = self.game.state_to_json(state)
+            self._json_of = state
+        return self._json
 
     def _move_number(self) -> int:
         number = getattr(self.game, "move_number", None)
@@ -172,7 +205,7 @@ class LiveGame:
         for seat, name in enumerate(self.players):
             if seat not in self.house:
                 self.host.send_to(name, "game_start", **self.start_message(seat))
-        if not self.over:
+        if not self.over and self._state_fits():
             self._begin_turn()
 
     def _begin_turn(self, last_move: dict[str, Any] | None = None) -> None:
@@ -185,18 +218,52 @@ class LiveGame:
         self.retries_left = self.control.retries
         self.turn_started = self._loop.time()
         self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
-        # One timer per game, not per move: a timer due before the new deadline stays
-        # (it re-arms itself when it fires early); only a later one is replaced.
+        self._arm_timer()
+        if seat in self.house:
+            self._house_task = self._loop.create_task(_house_move(self, seat))
+        elif not self.host.send_to(self.players[seat], "your_turn",
+                                   **self.turn_message(seat, self.turn_started, last_move)):
+            self.abort(f"the state is too large to send to {self.players[seat]} "
+                       "(above the frame limit the server announced)")
+
+    def _arm_timer(self) -> None:
+        """Have the clock timer fire by the current deadline. One timer per game, not per
+        move: a timer due before the deadline stays (it re-arms itself when it fires
+        early); only a later one is replaced."""
         timer = self._timer
         if timer is None or timer.when() > self.deadline:
             if timer is not None:
                 timer.cancel()
             self._timer = self._loop.call_at(self.deadline, self._on_deadline)
-        if seat in self.house:
-            self._house_task = self._loop.create_task(_house_move(self, seat))
-        else:
-            self.host.send_to(self.players[seat], "your_turn",
-                              **self.turn_message(seat, self.turn_started, last_move))
+
+    def pause_clock(self) -> None:
+        """Stop the mover's clock (while a worker prepares a house bot)."""
+        if self._paused_at is None:
+            self._paused_at = self._loop.time()
+
+    def resume_clock(self) -> None:
+        """Restart the mover's clock: the paused time is not charged."""
+        if self._paused_at is None:
+            return
+        paused = self._loop.time() - self._paused_at
+        self._paused_at = None
+        self.turn_started += paused
+        self.deadline += paused
+        if not self.over:
+            self._arm_timer()
+            self.check_clock()
+
+    def _state_fits(self) -> bool:
+        """Whether the state is within `max_state_bytes`; if not, abort the game."""
+        limit = self.max_state_bytes
+        if limit <= 0:
+            return True
+        size = len(Encoding.MSGPACK.encode(self.state_json()))
+        if size <= limit:
+            return True
+        self.abort(f"the game's state grew to {size} bytes after {self.match.turn_count} "
+                   f"turns, above the server's limit of {limit} bytes")
+        return False
 
     def _changed(self) -> None:
         """After anything that may have ended the game: if it did, settle its end."""
@@ -225,7 +292,7 @@ class LiveGame:
 
     def check_clock(self) -> None:
         """Forfeit the mover if its time is up."""
-        if self.over or not self.started:
+        if self.over or not self.started or self._paused_at is not None:
             return
         if self._loop.time() >= self.deadline:
             seat = self.match.to_act()
@@ -240,7 +307,7 @@ class LiveGame:
 
     def forfeit(self, seat: int, termination: Termination, detail: str) -> None:
         if not self.over:
-            self.match.forfeit(seat, termination, detail)
+            self.match.forfeit(seat, termination, _cap(detail))
             self._changed()
 
     def forfeit_player(self, name: str, termination: Termination, detail: str) -> None:
@@ -250,7 +317,7 @@ class LiveGame:
 
     def abort(self, detail: str) -> None:
         if not self.over:
-            self.match.abort(detail)
+            self.match.abort(_cap(detail))
             self._changed()
 
     def submit(self, mover: int, turn: int, text: str) -> None:
@@ -294,12 +361,16 @@ class LiveGame:
         if rejection is not None:
             forfeited = self.retries_left <= 0
             if seat not in self.house:
-                host.send_to(name, "move_rejected", game_id=self.id, turn=turn, move=text,
-                             code=rejection.code, message=rejection.message, step=rejection.step,
+                host.send_to(name, "move_rejected", game_id=self.id, turn=turn,
+                             move=text[:MAX_MOVE_QUOTE], code=rejection.code,
+                             message=rejection.message[:MAX_DETAIL], step=rejection.step,
                              retries_left=-1 if forfeited else self.retries_left - 1)
             if forfeited:
-                match.forfeit(seat, Termination.ILLEGAL_MOVE, f"{name} played {text!r}: {rejection}")
-                self._changed()
+                # the reason is stored: the move (as long as a frame, and the rejection
+                # may quote it again) is quoted cut short, the whole capped (`forfeit`)
+                self.forfeit(seat, Termination.ILLEGAL_MOVE,
+                             f"{name} played {clip(text, MAX_MOVE_QUOTE)}: "
+                             f"{_cap(str(rejection))}")
             else:
                 self.retries_left -= 1
                 if seat not in self.house:  # the turn again, with the clock now
@@ -322,9 +393,11 @@ class LiveGame:
                 folded = moved  # told in its your_turn, which follows at once
             else:
                 host.send_to(player, "opponent_moved", game_id=self.id, **moved)
+        if not self._state_fits():
+            return
         if self.spectators:
             host.send_spectators(self, "moved", game_id=self.id, turn=turn, seat=seat, move=text,
-                                 chance=chance, state=self.game.state_to_json(match.state))
+                                 chance=chance, state=self.state_json())
         self._begin_turn(folded)
 
 
@@ -337,13 +410,46 @@ async def run_game(live: LiveGame) -> None:
         live.stop()
 
 
+def _cap(detail: str) -> str:
+    return detail if len(detail) <= MAX_DETAIL else detail[:MAX_DETAIL] + "..."
+
+
 async def _house_move(live: LiveGame, seat: int) -> None:
+    """Have a worker choose the house seat's move on its clock and submit it; where no
+    worker has the bot ready, one prepares it first, the clock stopped meanwhile."""
     player = live.house[seat]
-    state, turn = live.match.state, live.turn
-    try:
-        move = await asyncio.to_thread(player.bot.choose_move, live.game, state, player.rng)
-    except Exception as error:  # noqa: BLE001 - a broken house bot loses its game, nothing else
-        live.forfeit(seat, Termination.ILLEGAL_MOVE, f"house bot {player.spec} failed: {error!r}")
-        return
-    text = move if isinstance(move, str) else live.game.format_move(move)
-    live.submit(seat, turn, text)
+    house_bots = live.house_bots
+    assert house_bots is not None, "a game with house players needs the server's workers"
+    turn = live.turn
+    state = live.state_json()
+    seed = move_seed(live.match.seed, live.id, seat, turn)
+    loop = asyncio.get_running_loop()
+    for _ in range(_PREPARE_ROUNDS):
+        worker = house_bots.worker_for(player.key)
+        if worker is None:
+            live.pause_clock()
+            try:
+                worker = await house_bots.prepare(player.key)
+            except JobFailed as failure:
+                live.forfeit(seat, Termination.ILLEGAL_MOVE,
+                             f"house bot {player.spec} failed to prepare: {failure}")
+                return
+            finally:
+                live.resume_clock()
+        try:
+            move = await house_bots.choose(player.key, state, seed, worker=worker,
+                                           timeout=max(0.001, live.deadline - loop.time()))
+        except JobFailed as failure:
+            if failure.kind == "timeout":
+                live.check_clock()  # on time, like anybody (the worker was killed)
+                live.forfeit(seat, Termination.TIMEOUT,
+                             f"{player.spec} overran its time on turn {turn}")
+            else:
+                live.forfeit(seat, Termination.ILLEGAL_MOVE,
+                             f"house bot {player.spec} failed: {failure}")
+            return
+        if move is not None:
+            live.submit(seat, turn, move)
+            return
+    live.forfeit(seat, Termination.ILLEGAL_MOVE,
+                 f"house bot {player.spec} could not be prepared in a worker")

@@ -9,23 +9,30 @@ flush writes every pending frame of a session in one socket write
 call per message.
 
 When the socket cannot take more (the peer is not reading and the transport asked us
-to pause), frames wait in a bounded queue drained by the session's writer task with
-flow control, so a client that does not read stalls nobody but itself; when that
-queue overflows, the session is closed as a slow consumer.
+to pause), frames wait in a queue drained by the session's writer task with flow
+control, so a client that does not read stalls nobody but itself; when more than
+`max_queue_bytes` wait there, the session is closed as a slow consumer.
+
+No frame longer than the `max_frame` the server announced leaves: `send_message`
+refuses such a message (the client gets an ``oversize`` error instead) and says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from protocol import Message, ProtocolCore
+from arena.server.limits import MessageRate
+from protocol import Message, OversizeFrame, ProtocolCore
 from protocol.transport import can_write_now, write_now
 
 __all__ = ["Outbox", "Session"]
+
+log = logging.getLogger("arena.server")
 
 
 class Outbox:
@@ -55,8 +62,9 @@ class Outbox:
 class Session:
     """A connected client (bot, spectator or operator)."""
 
-    def __init__(self, ws: Any, core: ProtocolCore, *, max_queue: int,
-                 validate: bool = False, outbox: Outbox | None = None) -> None:
+    def __init__(self, ws: Any, core: ProtocolCore, *, max_queue_bytes: int,
+                 validate: bool = False, outbox: Outbox | None = None,
+                 rate: MessageRate | None = None) -> None:
         self.ws = ws
         self.core = core
         self.role = ""
@@ -69,30 +77,45 @@ class Session:
         self.closed = False
         self.busy = False
         """True while the connection's task handles a frame; later frames wait for it."""
+        self.rate = rate
+        """The client's message budget (`arena.server.limits.MessageRate`), if limited."""
         self._loop = asyncio.get_running_loop()
         self._outbox = outbox or Outbox()
         self._in_outbox = False
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue()
+        self._queued_bytes = 0
         self._writing = False
-        self._max_queue = max_queue
+        self._max_queue_bytes = max_queue_bytes
         self._make = Message.make if validate else Message.unchecked
         self._writer = self._loop.create_task(self._write())
 
     def __repr__(self) -> str:
         return f"<Session {self.role or 'new'} {self.name or ''} {self.ws.remote_address}>"
 
-    def send(self, type: str, /, **fields: Any) -> None:
+    def send(self, type: str, /, **fields: Any) -> bool:
         """Queue a message (checked against the schema if the server validates its own
-        messages; receivers always do)."""
-        self.send_message(self._make(type, **fields))
+        messages; receivers always do); False if it was too long (`send_message`)."""
+        return self.send_message(self._make(type, **fields))
 
-    def send_message(self, message: Message) -> None:
+    def send_message(self, message: Message) -> bool:
+        """Queue a message; False if its frame would be longer than the client accepts
+        (the client gets an ``oversize`` error instead). A closed session drops it."""
         if self.closed:
-            return
-        self.core.send(message)
+            return True
+        core = self.core
+        try:
+            core.send(message)
+        except OversizeFrame as error:
+            log.warning("not sent to %r: %s", self, error.message)
+            game_id = message.get("game_id")
+            core.send_error(error, game_id=game_id if isinstance(game_id, str) else None)
+            sent = False
+        else:
+            sent = True
         if not self._in_outbox:
             self._in_outbox = True
             self._outbox.add(self)
+        return sent
 
     def flush(self) -> None:
         """Write the core's pending frames now (one socket write), or queue them for the
@@ -106,12 +129,14 @@ class Session:
             return
         for frame in frames:
             self._queue.put_nowait(frame)
-        if self._queue.qsize() > self._max_queue:
-            self.close(1008, "slow consumer: too many unread messages")
+            self._queued_bytes += len(frame)
+        if self._queued_bytes > self._max_queue_bytes:
+            self.close(1008, f"slow consumer: more than {self._max_queue_bytes} bytes unread")
 
     async def _write(self) -> None:
         try:
             while (frame := await self._queue.get()) is not None:
+                self._queued_bytes -= len(frame)
                 self._writing = True
                 try:
                     await self.ws.send(frame)
@@ -126,7 +151,19 @@ class Session:
             return
         self.closed = True
         self._writer.cancel()
+        self._queue = asyncio.Queue()  # what was still unsent goes now, not with the session
+        self._queued_bytes = 0
         self._loop.create_task(self.ws.close(code, reason))
+
+    def hang_up(self, code: int, reason: str) -> None:
+        """Send what is pending, then close without reading another frame: for a peer
+        that floods, whose frames would otherwise be read until it noticed the close
+        (TCP then holds it back; the close times out after `close_timeout`)."""
+        self.flush()
+        transport = getattr(self.ws, "transport", None)
+        if transport is not None:
+            transport.pause_reading()
+        self.close(code, reason)
 
     async def drain_and_close(self, code: int = 1000, reason: str = "") -> None:
         """Send what is queued, then close."""

@@ -7,14 +7,22 @@ row is written when the game starts (status ``running``); `recover` marks the ro
 crash left running as aborted, with a log, when the server starts again.
 
 The class is synchronous and not thread-safe; the server calls it from one worker
-thread (`AsyncStorage`) so the event loop never waits on the disk.
+thread (`AsyncStorage`) so the event loop never waits on the disk. `AsyncStorage` also
+keeps the database's health: a failure of the database itself (a full or read-only
+disk, an I/O error) makes it unhealthy until a test write succeeds again
+(`Storage.check_writable`), and the server starts no game meanwhile.
+
+Seeds are kept as decimal text (``seed_text``): a 128-bit seed fits no SQLite INTEGER.
+The ``seed`` column holds the integer seeds of databases written before that.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import sqlite3
 import time
@@ -24,10 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.errors import ArenaError
 from arena.game import Outcome
 from arena.record import MatchRecord, to_jsonl
+from arena.seeds import parse_seed, seed_to_text
+from arena.server.names import GUEST_PREFIX, check_account_name
 
-__all__ = ["AsyncStorage", "BotAccount", "RatingRow", "Storage", "hash_token"]
+__all__ = ["AsyncStorage", "BotAccount", "RatingRow", "Storage", "StorageFailure", "hash_token"]
+
+log = logging.getLogger("arena.server")
 
 T = TypeVar("T")
 
@@ -38,7 +51,8 @@ CREATE TABLE IF NOT EXISTS bots (
     created REAL NOT NULL,
     revoked REAL,
     operator INTEGER NOT NULL DEFAULT 0,
-    house TEXT
+    house TEXT,
+    expires REAL
 );
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -46,6 +60,8 @@ CREATE TABLE IF NOT EXISTS games (
     settings TEXT NOT NULL,
     players TEXT NOT NULL,
     seed INTEGER,
+    seed_text TEXT,
+    seed_commitment TEXT,
     ladder INTEGER NOT NULL DEFAULT 0,
     pair TEXT,
     status TEXT NOT NULL,
@@ -93,7 +109,33 @@ CREATE TABLE IF NOT EXISTS grammars (
     text TEXT NOT NULL,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS probe (
+    data BLOB
+);
 """
+
+_ADDED_COLUMNS = {
+    "bots": {"expires": "REAL"},
+    "games": {"seed_text": "TEXT", "seed_commitment": "TEXT"},
+}
+"""Columns later versions added, for databases created before them."""
+
+_SEED = "COALESCE(seed_text, seed)"
+"""A game's seed: decimal text, or the integer of an older database."""
+
+PROBE_BYTES = 256 * 1024
+"""What `Storage.check_writable` writes (and removes): more than a typical game's log."""
+
+
+class StorageFailure(ArenaError):
+    """The database cannot be used (a full or read-only disk, an I/O error)."""
+
+
+def is_storage_failure(error: BaseException) -> bool:
+    """Whether `error` says the database itself fails, not the request (a constraint)."""
+    if isinstance(error, sqlite3.OperationalError | OSError):
+        return True
+    return type(error) is sqlite3.DatabaseError  # a corrupt file, an unreadable page
 
 
 def hash_token(token: str) -> str:
@@ -143,25 +185,60 @@ class Storage:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.executescript(_SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            for column, kind in columns.items():
+                if column not in present:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.db.close()
 
     def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` in one transaction: committed, or rolled back if anything fails
+        (the commit itself included, on a full disk)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             result = work(self.db)
+            self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:  # SQLite may have rolled back by itself
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
         return result
 
     # -- accounts --------------------------------------------------------------------
 
+    def check_writable(self) -> None:
+        """Write and remove `PROBE_BYTES` in a committed transaction; raise if the
+        database cannot take it (full or read-only disk)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO probe(data) VALUES (zeroblob(?))", (PROBE_BYTES,))
+            db.execute("DELETE FROM probe")
+
+        self._tx(work)
+
     def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
         """Create an account, or give an existing one a new token (the old token stops
-        working; with `replace` False that is an error); return the token once."""
+        working; with `replace` False that is an error); return the token once.
+
+        Raises:
+            InvalidName: the name is outside the character set or under a reserved
+                prefix (`arena.server.names`).
+            ValueError: the account exists, `replace` is False and it is not revoked.
+        """
+        check_account_name(name)
+        return self._add_account(name, operator=operator, replace=replace)
+
+    def add_guest(self, lifetime: float) -> tuple[str, str]:
+        """A new guest account that expires after `lifetime` seconds: (name, token)."""
+        name = GUEST_PREFIX + secrets.token_hex(4)
+        return name, self._add_account(name, expires=time.time() + lifetime)
+
+    def _add_account(self, name: str, *, operator: bool = False, replace: bool = False,
+                     expires: float | None = None) -> str:
         token = secrets.token_urlsafe(32)
 
         def work(db: sqlite3.Connection) -> None:
@@ -169,9 +246,9 @@ class Storage:
             if row is not None and row[0] is None and not replace:
                 raise ValueError(f"bot {name!r} exists")
             db.execute(
-                "INSERT OR REPLACE INTO bots(name, token_hash, created, revoked, operator) "
-                "VALUES (?, ?, ?, NULL, ?)",
-                (name, hash_token(token), time.time(), int(operator)),
+                "INSERT OR REPLACE INTO bots(name, token_hash, created, revoked, operator, expires)"
+                " VALUES (?, ?, ?, NULL, ?, ?)",
+                (name, hash_token(token), time.time(), int(operator), expires),
             )
 
         self._tx(work)
@@ -185,23 +262,33 @@ class Storage:
         return cursor.rowcount > 0
 
     def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
-        """The current token hash of each named account that is not revoked."""
+        """The current token hash of each named account that is not revoked or expired."""
         wanted = sorted(set(names))
         found: dict[str, str] = {}
+        now = time.time()
         for start in range(0, len(wanted), 500):  # SQLite caps the number of parameters
             chunk = wanted[start:start + 500]
             rows = self.db.execute(
-                f"SELECT name, token_hash FROM bots WHERE revoked IS NULL AND name IN "
-                f"({', '.join('?' * len(chunk))})", chunk).fetchall()
+                f"SELECT name, token_hash FROM bots WHERE revoked IS NULL"
+                f" AND (expires IS NULL OR expires > ?) AND name IN "
+                f"({', '.join('?' * len(chunk))})", (now, *chunk)).fetchall()
             found.update((row[0], row[1]) for row in rows)
         return found
 
     def authenticate(self, token: str) -> BotAccount | None:
+        """The account holding `token`, unless it is revoked or expired."""
         row = self.db.execute(
-            "SELECT name, operator, created FROM bots WHERE token_hash = ? AND revoked IS NULL",
-            (hash_token(token),),
+            "SELECT name, operator, created FROM bots WHERE token_hash = ? AND revoked IS NULL"
+            " AND (expires IS NULL OR expires > ?)",
+            (hash_token(token), time.time()),
         ).fetchone()
         return None if row is None else BotAccount(row[0], bool(row[1]), False, row[2])
+
+    def purge_expired(self) -> int:
+        """Delete the expired (guest) accounts; return how many. Their games stay."""
+        cursor = self.db.execute("DELETE FROM bots WHERE expires IS NOT NULL AND expires <= ?",
+                                 (time.time(),))
+        return cursor.rowcount
 
     def bots(self) -> list[BotAccount]:
         rows = self.db.execute(
@@ -214,10 +301,11 @@ class Storage:
     def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO games(id, game, settings, players, seed, ladder, pair, status, started)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment, ladder,"
+                " pair, status, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
                 (record.id, record.game, json.dumps(record.settings), json.dumps(record.players),
-                 record.seed, int(ladder), pair, time.time()),
+                 None if record.seed is None else seed_to_text(record.seed),
+                 record.seed_commitment, int(ladder), pair, time.time()),
             )
             db.executemany(
                 "INSERT INTO game_players(game_id, seat, bot) VALUES (?, ?, ?)",
@@ -273,15 +361,16 @@ class Storage:
     def recover(self, detail: str = "server stopped while the game was in flight") -> list[str]:
         """Mark games left running by a crash as aborted (with a log); return their ids."""
         rows = self.db.execute(
-            "SELECT id, game, settings, players, seed FROM games WHERE status = 'running'"
+            f"SELECT id, game, settings, players, {_SEED}, seed_commitment FROM games"
+            " WHERE status = 'running'"
         ).fetchall()
         from arena.game import Termination
 
-        for game_id, game, settings, players, seed in rows:
+        for game_id, game, settings, players, seed, commitment in rows:
             record = MatchRecord(
                 game=game, settings=json.loads(settings), players=tuple(json.loads(players)),
                 turns=(), outcome=Outcome(None, None, Termination.ABORTED, detail=detail),
-                seed=seed, id=game_id,
+                seed=parse_seed(seed), id=game_id, seed_commitment=commitment,
             )
             self.finish_game(record)
         return [row[0] for row in rows]
@@ -313,8 +402,8 @@ class Storage:
         if before is not None:
             where.append("started < ?")
             args.append(before)
-        sql = ("SELECT id, game, players, seed, ladder, pair, status, result, winner, scores,"
-               " termination, reason, turns, started, finished FROM games")
+        sql = (f"SELECT id, game, players, {_SEED}, ladder, pair, status, result, winner, scores,"
+               " termination, reason, turns, started, finished, seed_commitment FROM games")
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY started DESC, rowid DESC LIMIT ?"
@@ -323,15 +412,16 @@ class Storage:
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         row = self.db.execute(
-            "SELECT id, game, players, seed, ladder, pair, status, result, winner, scores,"
-            " termination, reason, turns, started, finished, settings, log FROM games WHERE id = ?",
+            f"SELECT id, game, players, {_SEED}, ladder, pair, status, result, winner, scores,"
+            " termination, reason, turns, started, finished, seed_commitment, settings, log"
+            " FROM games WHERE id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
             return None
-        data = _game_row(row[:15])
-        data["settings"] = json.loads(row[15])
-        data["log"] = row[16]
+        data = _game_row(row[:16])
+        data["settings"] = json.loads(row[16])
+        data["log"] = row[17]
         if data["status"] == "running":
             data["seed"] = None  # never revealed before the end
         return data
@@ -381,6 +471,9 @@ class Storage:
         rows = self.db.execute("SELECT name, text FROM grammars ORDER BY name").fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 
+    def grammar_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM grammars").fetchone()[0])
+
     def grammar(self, name: str) -> str | None:
         row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
@@ -391,11 +484,13 @@ class Storage:
 
 
 def _game_row(row: Sequence[Any]) -> dict[str, Any]:
+    """A game as the API shows it; the seed (decimal text) only once the game is over."""
     (game_id, game, players, seed, ladder, pair, status, result, winner, scores,
-     termination, reason, turns, started, finished) = row
+     termination, reason, turns, started, finished, commitment) = row
     return {
         "id": game_id, "game": game, "players": json.loads(players),
-        "seed": seed if status != "running" else None, "ladder": bool(ladder), "pair": pair,
+        "seed": None if seed is None or status == "running" else str(seed),
+        "seed_commitment": commitment, "ladder": bool(ladder), "pair": pair,
         "status": status, "result": result, "winner": winner,
         "scores": json.loads(scores) if scores else None, "termination": termination,
         "reason": reason, "turns": turns, "started": started, "finished": finished,
@@ -403,15 +498,73 @@ def _game_row(row: Sequence[Any]) -> dict[str, Any]:
 
 
 class AsyncStorage:
-    """`Storage` behind one worker thread: every call is awaited, in order."""
+    """`Storage` behind one worker thread: every call is awaited, in order.
 
-    def __init__(self, storage: Storage) -> None:
+    It also keeps the database's health. A call that fails because of the database
+    itself (`is_storage_failure`) raises `StorageFailure` and makes the storage
+    unhealthy (`failure` says why); `watch` then tries a test write every few seconds
+    and makes it healthy again when one succeeds. `on_change` hears of both.
+    """
+
+    def __init__(self, storage: Storage,
+                 on_change: Callable[[str | None], None] | None = None) -> None:
         self.storage = storage
+        self.on_change = on_change
+        self.failure: str | None = None
+        """Why the database cannot be used, or None while it is healthy."""
+        self._healthy = asyncio.Event()
+        self._healthy.set()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="arena-db")
 
     async def call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``method(*args, **kwargs)`` in the database thread.
+
+        Raises:
+            StorageFailure: the database itself failed (the storage is now unhealthy).
+        """
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
+        try:
+            return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
+        except Exception as error:
+            if not is_storage_failure(error):
+                raise
+            self.fail(f"{type(error).__name__}: {error}")
+            raise StorageFailure(f"the database cannot be used ({self.failure})") from error
+
+    def fail(self, reason: str) -> None:
+        """Mark the storage unhealthy (a no-op if it already is)."""
+        if self.failure is not None:
+            return
+        self.failure = reason
+        self._healthy.clear()
+        log.error("storage failure: %s; no new games start until it is fixed", reason)
+        if self.on_change is not None:
+            self.on_change(reason)
+
+    async def wait_healthy(self) -> None:
+        await self._healthy.wait()
+
+    async def probe(self) -> bool:
+        """Try a test write; on success the storage is healthy again. Whether it is."""
+        try:
+            await self.call(self.storage.check_writable)
+        except StorageFailure:
+            return False
+        if self.failure is not None:
+            log.warning("storage works again (it failed with: %s)", self.failure)
+            self.failure = None
+            self._healthy.set()
+            if self.on_change is not None:
+                self.on_change(None)
+        return True
+
+    async def watch(self, interval: float) -> None:
+        """Probe every `interval` seconds while unhealthy (run as a task; cancel to stop)."""
+        while True:
+            await asyncio.sleep(interval)
+            if self.failure is not None:
+                with contextlib.suppress(StorageFailure):
+                    await self.probe()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

@@ -7,10 +7,16 @@ worker processes (pebble's `ProcessPool`):
 
 * each job has a time limit; when it is up, the job's worker is killed and replaced,
   so a runaway job costs only its own game or request;
+* workers run at a lower scheduling priority (``nice``) than the server, so that a
+  busy worker never takes the CPU from the event loop;
 * every worker runs under an address-space limit (``RLIMIT_AS``), so a job that
-  would take the machine's memory fails with `MemoryError` instead;
+  would take the machine's memory fails with `MemoryError` instead; the worker then
+  exits and is replaced, so that whatever the job had cached is gone with it;
 * workers start from a clean fork server, not as forks of the server (which runs
-  threads), and keep whatever a job function caches at module level between jobs.
+  threads), and keep whatever a job function caches at module level between jobs;
+* a job may name the worker it runs in (`run`'s ``worker``), so that work that
+  prepared something in one worker (a house bot's tables) finds it there again; each
+  worker takes its jobs in order, and `load` tells how many each has.
 
 A job is a module-level function and picklable arguments; its failure comes back as
 a `JobFailed` that says why (time, memory, a crash or an exception in the job).
@@ -25,8 +31,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
+import os
 import resource
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -41,6 +48,10 @@ T = TypeVar("T")
 FailureKind = Literal["timeout", "memory", "crashed", "error"]
 
 
+_MEMORY_EXIT = 86
+"""Exit status of a worker that ran out of memory (see `_guarded`)."""
+
+
 @dataclass(frozen=True)
 class WorkerLimits:
     """How many worker processes run jobs, and the memory each may map."""
@@ -48,6 +59,10 @@ class WorkerLimits:
     processes: int = 2
     memory_mb: int = 1024
     """Address-space limit of each worker (``RLIMIT_AS``), in MiB; 0: no limit."""
+    max_tasks: int = 0
+    """Jobs a worker runs before it is replaced by a fresh one (0: no limit)."""
+    nice: int = 10
+    """How much lower the workers' scheduling priority is than the server's."""
 
 
 class JobFailed(ArenaError):
@@ -58,11 +73,21 @@ class JobFailed(ArenaError):
         self.kind: FailureKind = kind
 
 
-def _limit_memory(memory_mb: int) -> None:
-    """Worker initializer: cap the worker's address space."""
+def _start_worker(memory_mb: int, nice: int) -> None:
+    """Worker initializer: lower the worker's priority, cap its address space."""
+    if nice > 0:
+        os.nice(nice)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _guarded(function: Callable[..., T], args: tuple[Any, ...]) -> T:
+    """Run a job in a worker; a worker out of memory exits (its caches with it)."""
+    try:
+        return function(*args)
+    except MemoryError:
+        os._exit(_MEMORY_EXIT)
 
 
 class WorkerPool:
@@ -70,16 +95,38 @@ class WorkerPool:
 
     def __init__(self, limits: WorkerLimits = WorkerLimits()) -> None:
         self.limits = limits
-        self._pool = pebble.ProcessPool(
-            max_workers=limits.processes,
-            initializer=_limit_memory,
-            initargs=(limits.memory_mb,),
-            context=multiprocessing.get_context("forkserver"),
-        )
+        context = multiprocessing.get_context("forkserver")
+        # one single-process pool per worker, so that a job can name its worker
+        self._workers = [
+            pebble.ProcessPool(max_workers=1, max_tasks=limits.max_tasks,
+                               initializer=_start_worker,
+                               initargs=(limits.memory_mb, limits.nice),
+                               context=context)
+            for _ in range(max(1, limits.processes))
+        ]
+        self._load = [0] * len(self._workers)
+        self._started = [False] * len(self._workers)
+        self._starting = [asyncio.Lock() for _ in self._workers]
         self._closed = False
 
-    async def run(self, function: Callable[..., T], *args: Any, timeout: float) -> T:
-        """Run ``function(*args)`` in a worker; its value, or `JobFailed`.
+    @property
+    def size(self) -> int:
+        """The number of workers (numbered from 0)."""
+        return len(self._workers)
+
+    def load(self, worker: int) -> int:
+        """Jobs given to `worker` that have not finished (running or waiting)."""
+        return self._load[worker]
+
+    def least_loaded(self, workers: Iterable[int] | None = None) -> int:
+        """Of `workers` (default: all), the one with the fewest unfinished jobs."""
+        candidates = range(self.size) if workers is None else workers
+        return min(candidates, key=lambda worker: (self._load[worker], worker))
+
+    async def run(self, function: Callable[..., T], *args: Any, timeout: float,
+                  worker: int | None = None) -> T:
+        """Run ``function(*args)`` in a worker (`worker`, or the least loaded one); its
+        value, or `JobFailed`.
 
         Raises:
             JobFailed: the job overran `timeout` seconds (its worker was killed), ran
@@ -88,25 +135,50 @@ class WorkerPool:
         """
         if self._closed:
             raise RuntimeError("the worker pool is closed")
-        future = self._pool.schedule(function, args=args, timeout=timeout)
+        if worker is None:
+            worker = self.least_loaded()
+        future = await self._schedule(worker, function, args, timeout)
+        self._load[worker] += 1
         try:
             return await asyncio.wrap_future(future)
         except concurrent.futures.TimeoutError:
             raise JobFailed("timeout", f"took longer than {timeout:g} s") from None
-        except MemoryError:
-            raise JobFailed(
-                "memory", f"needed more than {self.limits.memory_mb} MiB of memory") from None
+        except MemoryError:  # raised while the result was being sent back
+            raise JobFailed("memory", self._memory_message()) from None
         except pebble.ProcessExpired as error:
+            if error.exitcode == _MEMORY_EXIT:
+                raise JobFailed("memory", self._memory_message()) from None
             raise JobFailed("crashed", f"its worker died (exit code {error.exitcode})") from None
         except asyncio.CancelledError:
-            future.cancel()  # type: ignore[no-untyped-call]  # pebble kills its worker
+            future.cancel()  # pebble kills its worker
             raise
         except Exception as error:  # noqa: BLE001 - the job's own failure, reported as such
             raise JobFailed("error", f"{type(error).__name__}: {error}") from None
+        finally:
+            self._load[worker] -= 1
+
+    async def _schedule(self, worker: int, function: Callable[..., Any],
+                        args: tuple[Any, ...], timeout: float) -> Any:
+        """Hand the job to `worker`'s pool. Its first job starts the pool, which starts
+        the fork server and waits for it: that happens in a thread, not on the loop."""
+        pool = self._workers[worker]
+        if not self._started[worker]:
+            async with self._starting[worker]:
+                if not self._started[worker]:
+                    future = await asyncio.to_thread(pool.schedule, _guarded,
+                                                     args=(function, args), timeout=timeout)
+                    self._started[worker] = True
+                    return future
+        return pool.schedule(_guarded, args=(function, args), timeout=timeout)
+
+    def _memory_message(self) -> str:
+        return f"needed more than {self.limits.memory_mb} MiB of memory"
 
     def close(self) -> None:
         """Stop the workers (running jobs are killed); safe to call twice."""
         if not self._closed:
             self._closed = True
-            self._pool.stop()  # type: ignore[no-untyped-call]
-            self._pool.join(timeout=5)
+            for pool in self._workers:
+                pool.stop()  # type: ignore[no-untyped-call]
+            for pool in self._workers:
+                pool.join(timeout=5)

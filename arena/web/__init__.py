@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["GUEST_COOKIE", "GUEST_PREFIX", "STATIC"]
+__all__ = ["GUEST_COOKIE", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
 """The shipped static files (index.html, app.js, style.css)."""
-
-GUEST_PREFIX = "guest-"
-"""Names of the accounts ``POST /api/guest`` issues; they never play on the ladder."""
 
 GUEST_COOKIE = "arena_guest"
 """The HttpOnly cookie that carries a guest's token (never a URL or a page's script)."""

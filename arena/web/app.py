@@ -30,6 +30,7 @@ from websockets.http11 import Request, Response
 from arena.server.connection import ArenaConnection
 from arena.web import GUEST_COOKIE
 from arena.web.endpoints import ENDPOINTS
+from arena.web.endpoints.grammars import PRESET_CHANGES
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
@@ -73,6 +74,7 @@ def make_app(server: ArenaServer) -> web.Application:
     app[SERVER] = server
     app[QUOTAS] = GuestQuotas(RateLimit(config.guests_per_client_minute),
                               RateLimit(server.config.guests_per_minute))
+    app[PRESET_CHANGES] = RateLimit(config.presets_per_client_minute)
     app[REPLAYS] = Replays(config, server.registry)
     app[MATCHES] = Matches(config)
     app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)

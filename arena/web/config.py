@@ -44,6 +44,10 @@ class WebConfig:
     """Replays running or waiting at once; more get 429."""
     guests_per_client_minute: int = 5
     """Guest accounts one client address (an IPv6 /64) may create per minute."""
+    presets: int = 200
+    """Grammar presets saved at most (``POST /api/grammars`` of a new name beyond: 409)."""
+    presets_per_client_minute: int = 10
+    """Grammar presets one client address may save or delete per minute (429 beyond)."""
     matches_per_client: int = 2
     """Bot-versus-bot games (``POST /api/match``) one client address may have running."""
     matches: int = 8

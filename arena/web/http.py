@@ -84,8 +84,15 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             message = (f"{request.method} is not allowed on {request.path}; "
                        f"allowed: {error.headers.get('Allow', '')}")
         return ApiError(error.status, message, headers=headers).response()
-    except (ArenaError, ValueError) as error:  # bad input the game or registry refused
-        return ApiError(400, str(error)).response()
+    except (ArenaError, ValueError) as error:
+        from arena.server.durability import StorageUnavailable  # loaded by now (no cycle)
+        from arena.server.storage import StorageFailure
+
+        if isinstance(error, StorageFailure | StorageUnavailable):  # the server's fault
+            return ApiError(503, f"the server cannot store anything now ({error}); try "
+                                 "again later", code="storage-unavailable",
+                            headers={"Retry-After": "30"}).response()
+        return ApiError(400, str(error)).response()  # bad input the game or registry refused
     except Exception:
         log.exception("%s %s failed", request.method, request.path)
         return ApiError(500, "internal server error (the server logged it)").response()

@@ -10,7 +10,8 @@ watches with ``add_reader``. The page asks `TournamentRuns.get` for the progress
 then reads the table with the other tournaments.
 
 Limits (`WebConfig`): bots, games in all, runs at once on the server (the others wait
-in a queue of bounded length), one run per client at a time.
+in a queue of bounded length), one run per client at a time. Its bots are built-in
+ones only (`house_bot`): a stranger never names a program for the server to run.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
+from arena.bots import Bot
+from arena.game import Game
+from arena.registry import default_registry
 from arena.tournament import TournamentSpec, run_tournament
 from arena.web.config import WebConfig
 
@@ -77,6 +81,12 @@ class Run:
                 "ahead": ahead, "eta_seconds": eta}
 
 
+def house_bot(game: Game[Any, Any], spec: str) -> Bot:
+    """The tournament's `BotMaker`: built-in bots only, never ``exec:`` (a program a
+    stranger names)."""
+    return default_registry().make_bot(game, spec, allow_exec=False)
+
+
 def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
           pipe: Connection) -> None:
     """The worker process: run the tournament, telling the server its progress."""
@@ -85,7 +95,7 @@ def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         run_tournament(TournamentSpec.from_json(spec), out=Path(out), processes=processes,
-                       progress=lambda done, total: pipe.send(("progress", done, total)))
+                       maker=house_bot, progress=lambda done, total: pipe.send(("progress", done, total)))
         pipe.send(("finished",))
     except BaseException as error:  # noqa: BLE001 - reported to the page, whatever it was
         pipe.send(("failed", f"{type(error).__name__}: {error}"))

@@ -19,8 +19,9 @@ class RandomBot:
         return rng.choice([move for move, _ in game.rules.moves(state.heaps)])
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def _solution(rules: HeapRules) -> HeapsSolution:
+    """Solved once per rules; a few kept (a server's worker meets many guests' rules)."""
     return solve_heaps(rules).solution
 
 

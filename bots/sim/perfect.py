@@ -13,7 +13,7 @@ from bots.sim.random_bots import SafeRandomBot
 __all__ = ["PerfectBot"]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=2)
 def _solver(vertices: int) -> SimSolver:
     return SimSolver(vertices)
 

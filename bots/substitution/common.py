@@ -11,8 +11,11 @@ move whenever the strategy follows the rules' obligations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import MutableMapping, Sequence
 from typing import Any
+
+from cachetools import LRUCache
 
 from arena.games.substitution import Grammar, SubstitutionGame
 from arena.games.substitution._core import GameState
@@ -99,15 +102,23 @@ class CompiledRules:
         return 1.0 if total == 0 else least / total
 
 
-_RULES: dict[tuple[Grammar, float], CompiledRules] = {}
+TEXTS_KEPT = 50_000
+"""Derivation texts whose counts a bot remembers (`text_cache`)."""
 
 
 def rules_for(game: SubstitutionGame, tolerance: float = DEFAULT_TOLERANCE) -> CompiledRules:
-    key = (game.grammar, tolerance)
-    rules = _RULES.get(key)
-    if rules is None:
-        rules = _RULES[key] = CompiledRules(game.grammar, tolerance)
-    return rules
+    return _rules(game.grammar, tolerance)
+
+
+@functools.lru_cache(maxsize=16)
+def _rules(grammar: Grammar, tolerance: float) -> CompiledRules:
+    """Compiled once per grammar; a long-lived process (a server's worker) meets many."""
+    return CompiledRules(grammar, tolerance)
+
+
+def text_cache() -> MutableMapping[str, Counts]:
+    """A bot's memory of derivation texts' counts, for `TurnDraft` (bounded)."""
+    return LRUCache(TEXTS_KEPT)
 
 
 class TurnDraft:
@@ -121,7 +132,8 @@ class TurnDraft:
 
     __slots__ = ("bank", "count", "roll", "rules", "steps", "terminals", "words")
 
-    def __init__(self, rules: CompiledRules, state: GameState, cache: dict[str, Counts]) -> None:
+    def __init__(self, rules: CompiledRules, state: GameState,
+                 cache: MutableMapping[str, Counts]) -> None:
         self.rules = rules
         words: dict[int, Counts] = {}
         terminals: dict[int, int] = {}
@@ -131,10 +143,7 @@ class TurnDraft:
                 text = word.text
                 counts = cache.get(text)
                 if counts is None:
-                    counts = rules.counts_of(text)
-                    if len(cache) > 50_000:
-                        cache.clear()
-                    cache[text] = counts
+                    counts = cache[text] = rules.counts_of(text)
                 words[index] = counts
                 terminals[index] = len(text) - word.nonterminals
         self.words = words

@@ -22,13 +22,14 @@ which the tests check.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
-from bots.substitution.common import Counts, TurnDraft, rules_for
+from bots.substitution.common import Counts, TurnDraft, rules_for, text_cache
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from protocol.movestring import MoveString
 
@@ -56,9 +57,11 @@ class SearchBot:
         rules = self.rules = rules_for(game, tolerance)
         self.m2 = rules.metrics.m2
         self.use_memo = memo
-        self._memo: dict[tuple[Counts, tuple[int, ...], int], Result] = {}
-        self._metric: dict[Counts, float] = {}
-        self._texts: dict[str, Counts] = {}
+        self._search = (functools.lru_cache(maxsize=MEMO_LIMIT)(self._search_from) if memo
+                        else self._search_from)
+        self._metric = functools.lru_cache(maxsize=200_000)(
+            functools.partial(rules.word_metric, self.m2))
+        self._texts = text_cache()
         # per group: (left, [(delta, terminals), ...])
         self._groups = [
             (rules.left[g], [(delta, terms) for (_, terms, delta) in rules.alts[g]])
@@ -66,12 +69,7 @@ class SearchBot:
         ]
 
     def word_metric(self, counts: Counts) -> float:
-        value = self._metric.get(counts)
-        if value is None:
-            if len(self._metric) > 200_000:
-                self._metric.clear()
-            value = self._metric[counts] = self.rules.word_metric(self.m2, counts)
-        return value
+        return float(self._metric(counts))
 
     # -- Algorithm 3 ----------------------------------------------------------------------
 
@@ -79,11 +77,13 @@ class SearchBot:
         """Best (metric, terminals added, [(group, production), ...]) from `counts`."""
         if self.use_memo:
             # A bank count above the depth left acts like the depth left: cap it, so
-            # that more positions share a key.
-            key = (counts, tuple([min(depth, b) for b in bank]), depth)
-            found = self._memo.get(key)
-            if found is not None:
-                return found
+            # that more positions share a memo entry.
+            bank = tuple([min(depth, b) for b in bank])
+        result: Result = self._search(counts, bank, depth)
+        return result
+
+    def _search_from(self, counts: Counts, bank: tuple[int, ...], depth: int) -> Result:
+        """`search` itself (memoised in `_search`, least recently used out first)."""
         best: Result | None = None
         if depth > 0:
             for g, (left, alternatives) in enumerate(self._groups):
@@ -98,10 +98,6 @@ class SearchBot:
                         best = (metric, added, ((g, k),) + steps)
         if best is None:
             best = (self.word_metric(counts), 0, ())
-        if self.use_memo:
-            if len(self._memo) > MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[key] = best
         return best
 
     # -- Algorithm 4 ----------------------------------------------------------------------

@@ -12,13 +12,14 @@ best production, to the best derivation holding its left side.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
-from bots.substitution.common import Counts, TurnDraft, rules_for
+from bots.substitution.common import Counts, TurnDraft, rules_for, text_cache
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from protocol.movestring import MoveString
 
@@ -42,16 +43,14 @@ class ShortWordsBot:
                     best = k
             self.best_production.append(best)
         self.group_score = [sign * v for v in self.metric.groups]
-        self._scores: dict[Counts, float] = {}
-        self._texts: dict[str, Counts] = {}
+        self._scores = functools.lru_cache(maxsize=100_000)(self._score)
+        self._texts = text_cache()
+
+    def _score(self, counts: Counts) -> float:
+        return float(self.sign * self.rules.word_metric(self.metric, counts))
 
     def word_score(self, counts: Counts) -> float:
-        score = self._scores.get(counts)
-        if score is None:
-            if len(self._scores) > 100_000:
-                self._scores.clear()
-            score = self._scores[counts] = self.sign * self.rules.word_metric(self.metric, counts)
-        return score
+        return float(self._scores(counts))
 
     def _best_word(self, draft: TurnDraft, candidates: list[int]) -> int:
         best, best_score = candidates[0], None

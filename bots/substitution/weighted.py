@@ -20,6 +20,7 @@ Weights (alpha is a group, a production or a derivation):
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -27,7 +28,7 @@ from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
-from bots.substitution.common import Counts, TurnDraft, pick, rules_for
+from bots.substitution.common import Counts, TurnDraft, pick, rules_for, text_cache
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from protocol.movestring import MoveString
 
@@ -93,17 +94,11 @@ class WeightedRandomBot:
 
         self.group_weights = groups
         self.production_weights = prods
-        self._word_weight = word_weight
-        self._weights: dict[Counts, float] = {}
-        self._texts: dict[str, Counts] = {}
+        self._weights = functools.lru_cache(maxsize=100_000)(word_weight)
+        self._texts = text_cache()
 
     def word_weight(self, counts: Counts) -> float:
-        weight = self._weights.get(counts)
-        if weight is None:
-            if len(self._weights) > 100_000:
-                self._weights.clear()
-            weight = self._weights[counts] = self._word_weight(counts)
-        return weight
+        return float(self._weights(counts))
 
     def draft(self, state: GameState, rng: random.Random) -> TurnDraft:
         """Build the turn on a draft (used by the adaptive and mixed strategies too)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import msgpack
 from arena.game import Outcome, Termination
 from arena.record import MatchRecord, TurnRecord
 from arena.registry import default_registry
+from arena.seeds import parse_seed, seed_commitment
 from arena.validate import validate_record
 from protocol import SCHEMA, Encoding, Message
 
@@ -77,8 +80,36 @@ def test_the_example_game_is_a_real_game():
     assert outcome.result == over["result"] and over["termination"] == "normal"
     record = MatchRecord(start["game"], start["settings"], tuple(start["players"]), tuple(records),
                          Outcome(outcome.winner, outcome.scores, Termination.NORMAL),
-                         seed=over["seed"], chance_name="roll")
+                         seed=parse_seed(over["seed"]), id=start["game_id"], chance_name="roll",
+                         seed_commitment=start["seed_commitment"])
     assert validate_record(record) is None  # the rolls follow from the revealed seed
+
+
+def seed_example() -> dict[str, str]:
+    match = re.search(r"```arena-seed-example\n(.*?)```", DOC.read_text(encoding="utf-8"),
+                      re.DOTALL)
+    assert match, "docs/protocol.md has no arena-seed-example block"
+    return {key: value.strip() for key, _, value in
+            (line.partition(":") for line in match[1].splitlines())}
+
+
+def test_the_worked_commitment_example_checks_by_hand():
+    example = seed_example()
+    seed = int(example["seed"])
+    assert seed.bit_length() == 128  # a real server seed
+    assert example["text"] == f"arena-seed-v1:{example['game_id']}:{example['seed']}"
+    assert hashlib.sha256(example["text"].encode("utf-8")).hexdigest() == example["commitment"]
+    assert seed_commitment(example["game_id"], seed) == example["commitment"]
+    draw = random.Random(seed).random  # the rolls, as the document computes them
+    assert " ".join(str(int(draw() * 2)) for _ in range(2)) == example["rolls"]
+    # the example is the session's game: its commitment, then its revealed seed
+    messages = [m for _, m in session()]
+    start = next(m for m in messages if m.type == "game_start")
+    assert start["game_id"] == example["game_id"]
+    assert start["seed_commitment"] == example["commitment"]
+    assert messages[-1]["seed"] == example["seed"]
+    rolls = {m["turn"]: m["chance"] for m in messages if m.type in ("your_turn", "opponent_moved")}
+    assert " ".join(str(rolls[turn]) for turn in sorted(rolls)) == example["rolls"]
 
 
 def test_the_message_table_is_the_schema():

@@ -12,6 +12,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena.games.substitution import Settings
+from arena.registry import Registry
 from arena.server import ArenaServer, ServerConfig, TimeControl
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding, Message
@@ -50,6 +51,18 @@ class Arena:
             async with asyncio.timeout(5):
                 await client.connected.wait()
         return client
+
+    async def guest(self, bot: ArenaBot | str = "random") -> tuple[str, ArenaClient]:
+        """A guest account (as the web interface issues them) with a connected client."""
+        storage = self.server.storage
+        assert storage is not None
+        name, token = await storage.call(storage.storage.add_guest, 3600.0)
+        client = ArenaClient(self.url, token, BuiltinBot(bot) if isinstance(bot, str) else bot,
+                             reconnect_delay=0.05)
+        self.clients.append((client, asyncio.create_task(client.run())))
+        async with asyncio.timeout(5):
+            await client.connected.wait()
+        return name, client
 
     async def raw(self, encoding: Encoding = Encoding.JSON, **options: Any) -> RawClient:
         """A raw client; `options` go to websockets' `connect` (``additional_headers``)."""
@@ -113,11 +126,11 @@ class RawClient:
 async def make_arena(tmp_path) -> AsyncIterator[Callable[..., Any]]:
     started: list[Arena] = []
 
-    async def make(**options: Any) -> Arena:
+    async def make(registry: Registry | None = None, **options: Any) -> Arena:
         config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
                               time_control=FAST, ping_interval=None)
         config = replace(config, **options)
-        server = ArenaServer(config)
+        server = ArenaServer(config, registry=registry)
         await server.start()
         arena = Arena(server)
         started.append(arena)

@@ -57,6 +57,23 @@ async def test_a_list_longer_than_max_legal_is_null_with_its_count(make_arena):
     assert turn["legal"] is None and turn["legal_count"] == 10
 
 
+async def test_a_list_too_long_for_the_frame_is_null_and_the_game_goes_on(make_arena):
+    """A ``your_turn`` never outgrows the frame limit for its legal list: the list is
+    left out (its count stays), where otherwise the turn could not be sent at all."""
+    arena = await make_arena()
+    assert arena.server.legal_moves.max_bytes == arena.server.config.max_frame // 2
+    arena.server.legal_moves.max_bytes = 40  # sim on 5 vertices lists 10 moves: 60 bytes
+    raw, _ = await bot(arena, "lists")
+    await arena.client("other", "sim-random")
+    live = arena.server.start_game("sim", {"vertices": 5}, ["lists", "other"], seed=1,
+                                   time_control=SLOW)
+    turn = await raw.expect("your_turn")
+    assert turn["legal"] is None and turn["legal_count"] == 10
+    await raw.send("resign", game_id=live.id)
+    over = await raw.expect("game_over")
+    assert over["termination"] == "resignation"
+
+
 async def test_substitution_turns_carry_legal_steps_and_answer_legal_requests(make_arena):
     arena = await make_arena(max_legal=1)
     raw, _ = await bot(arena, "steps")

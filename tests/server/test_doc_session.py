@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import json
 
+from arena.seeds import seed_commitment
 from arena.server import TimeControl
 from tests.protocol.test_docs import block
+
+SEED = int(next(json.loads(text) for _, text in block("arena-session-json")
+                if '"game_over"' in text)["seed"])
 
 
 def normalise(data: dict, game_id: str) -> dict:
     data = json.loads(json.dumps(data).replace(game_id, "GAME"))
+    if data["type"] == "game_start":  # it commits to the seed of its own game id
+        data["seed_commitment"] = data["seed_commitment"] == seed_commitment(game_id, SEED)
     if data["type"] == "move_accepted":
         data["elapsed_ms"] = 0
     if data["type"] == "your_turn":
@@ -42,7 +48,7 @@ async def test_the_documented_session_happens_as_documented(arena):
             continue
         if data["type"] == "game_start":  # the game begins when the server is asked
             live = arena.server.start_game(
-                start["game"], start["settings"], start["players"], seed=over["seed"],
+                start["game"], start["settings"], start["players"], seed=int(over["seed"]),
                 time_control=TimeControl(**start["time_control"]))
             game_id = live.id
         received = await alice.recv()

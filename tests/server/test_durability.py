@@ -102,7 +102,8 @@ async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
         for game_id, result in announced.items():
             row = check.game(game_id)
             assert row is not None and row["status"] == "finished", game_id
-            assert row["result"] == result.result and row["seed"] == result.seed
+            assert row["result"] == result.result and row["seed"] == str(result.seed)
+            assert result.seed_verified  # the revealed seed is the one committed to
             record = read_jsonl(row["log"].splitlines())
             assert validate_record(record) is None
         for game_id in running:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from arena.server import TimeControl
 from arena.server.live import Clock
-from clients.sdk import ArenaBot, GameResult, Rejected, Turn
+from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, GameResult, Rejected, Turn
 
 from .conftest import FAST, SUBST
 
@@ -236,7 +237,7 @@ def test_fast_time_control_is_short():
 
 
 async def test_a_client_that_stops_reading_stalls_nobody(make_arena):
-    arena = await make_arena(max_queue=20)
+    arena = await make_arena(max_queue_bytes=20_000)
     await arena.client("x", "random")
     await arena.client("y", "random")
     viewer = await arena.raw()
@@ -264,13 +265,13 @@ async def test_a_session_whose_peer_does_not_read_is_closed_as_a_slow_consumer()
             self.closed_with = (code, reason)
 
     ws = StuckSocket()
-    session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue=5)
+    session = Session(ws, ProtocolCore("server", Encoding.JSON), max_queue_bytes=100)
     for number in range(10):
         session.send("ping", id=number)  # never blocks the caller
     async with asyncio.timeout(5):
         while ws.closed_with is None:
             await asyncio.sleep(0)
-    assert session.closed and ws.closed_with == (1008, "slow consumer: too many unread messages")
+    assert session.closed and ws.closed_with == (1008, "slow consumer: more than 100 bytes unread")
     await session.finished()
 
 
@@ -300,3 +301,45 @@ async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
     other = await arena.server.play_game("substitution", SUBST, ["c", "d"], seed=2)
     assert other.outcome.termination.value == "normal"
     assert "a" in arena.server.sessions  # the connection survived
+
+
+async def test_a_disconnected_bot_forfeits_after_each_games_own_grace(make_arena):
+    """Finding 7: the server's default grace is 1 s; a game's own time control says
+    otherwise and wins, both ways."""
+    arena = await make_arena()  # FAST: grace_ms 1000
+    assert arena.server.config.time_control.grace_ms == 1000
+    await arena.client("stay", "random")
+    token = await arena.add_bot("away")
+    never = asyncio.Event()
+
+    async def stuck(turn: Turn) -> str:
+        await never.wait()
+        return ""
+
+    first = ArenaClient(arena.url, token, stuck, reconnect=False)
+    running = asyncio.create_task(first.run())
+    async with asyncio.timeout(5):
+        await first.connected.wait()
+    slow = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, retries=0)
+    games = {grace: arena.server.start_game("substitution", SUBST, ["away", "stay"],
+                                            time_control=replace(slow, grace_ms=grace))
+             for grace in (200, 1500, 60_000)}
+    async with asyncio.timeout(5):
+        while not all(live.started for live in games.values()):
+            await asyncio.sleep(0.01)
+    await first.drop()
+    await running
+    async with asyncio.timeout(10):  # 1.5 s, well past the server's default of 1 s
+        while not games[1500].over:
+            await asyncio.sleep(0.01)
+    for grace in (200, 1500):
+        outcome = games[grace].match.outcome
+        assert outcome.termination.value == "disconnect" and outcome.loser == 0
+        assert f"longer than {grace} ms" in outcome.detail
+    assert not games[60_000].over  # its own grace has not run out
+    again = ArenaClient(arena.url, token, BuiltinBot("random"), reconnect=False)
+    resumed = asyncio.create_task(again.run())
+    record = await asyncio.wait_for(asyncio.shield(games[60_000].task), 30)
+    assert record.outcome.termination.value == "normal"
+    await again.stop()
+    await resumed

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.record import read_jsonl
+from arena.seeds import seed_commitment
 from arena.server import PlayerUnavailable
 from arena.validate import validate_record
 from clients.blocking import SimpleClient
@@ -42,7 +43,9 @@ async def test_full_game_between_external_bots_msgpack_and_json(arena):
         assert result.seed == 11 and result.scores == list(record.outcome.scores)
     # stored before it was announced: the log is there and replays
     stored = await asyncio.to_thread(http_json, arena, f"/api/games/{record.id}")
-    assert stored["status"] == "finished" and stored["seed"] == 11
+    assert stored["status"] == "finished" and stored["seed"] == "11"
+    assert stored["seed_commitment"] == seed_commitment(record.id, 11)
+    assert all(result.seed_verified for result in (alice.results[0], bob.results[0]))
     assert validate_record(read_jsonl(stored["log"].splitlines())) is None
 
 
@@ -140,7 +143,7 @@ async def test_spectator_gets_state_then_every_move(arena):
         assert message["type"] == "moved"
         moves.append(message)
     assert [m["turn"] for m in moves] == list(range(24))
-    assert message["seed"] == 9
+    assert message["seed"] == "9"
     await viewer.ws.close()
 
 

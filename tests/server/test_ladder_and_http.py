@@ -9,6 +9,8 @@ import urllib.request
 
 import pytest
 
+from arena.match import ChanceSource
+from arena.record import read_jsonl
 from arena.server import LadderConfig
 from arena.validate import validate_record
 from clients.operator import Operator
@@ -47,8 +49,22 @@ async def test_ladder_pairs_bots_with_swapped_seats_and_rates_them(make_arena):
     complete = [p for p in pairs.values() if len(p) == 2]
     assert complete
     for first, second in complete:
-        assert first["seed"] == second["seed"]
         assert first["players"] == second["players"][::-1]
+        # each game its own secret dice: the seed the first game_over reveals does not
+        # predict the twin's rolls (the attack of issue 11, finding 4)
+        assert first["seed"] != second["seed"]
+        logs = []
+        for game in (first, second):
+            _, stored = await asyncio.to_thread(get, arena, f"/api/games/{game['id']}")
+            record = read_jsonl(stored["log"].splitlines())
+            assert record.seed == int(game["seed"]) and record.seed.bit_length() > 64
+            assert validate_record(record) is None  # the commitment and every roll
+            logs.append(record)
+        revealed, twin = logs
+        dice = ChanceSource(revealed.seed)
+        outcomes = tuple(enumerate(twin.settings["weights"]))
+        predicted = [dice.sample(outcomes) for turn in twin.turns if turn.chance is not None]
+        assert predicted != [turn.chance for turn in twin.turns if turn.chance is not None]
     # house bots only meet external bots
     assert all(g["players"].count("house:random") < 2 for g in games["games"])
     status, board = await asyncio.to_thread(get, arena, "/api/leaderboard")

@@ -64,3 +64,31 @@ async def test_a_closed_pool_refuses_jobs() -> None:
     workers.close()
     with pytest.raises(RuntimeError, match="closed"):
         await workers.run(worker_jobs.pid_and_double, 1, timeout=1)
+
+
+async def test_workers_yield_the_cpu_to_the_server(pool: WorkerPool) -> None:
+    assert await pool.run(worker_jobs.niceness, timeout=30) >= os.nice(0) + 10
+
+
+async def test_a_job_can_name_its_worker_and_load_is_counted(pool: WorkerPool) -> None:
+    pids = {worker: (await pool.run(worker_jobs.pid_and_double, 1, timeout=30, worker=worker))[0]
+            for worker in range(pool.size)}
+    assert len(set(pids.values())) == pool.size == 2
+    again = await pool.run(worker_jobs.pid_and_double, 1, timeout=30, worker=1)
+    assert again[0] == pids[1]
+    spinning = asyncio.ensure_future(pool.run(worker_jobs.spin_forever, timeout=60, worker=0))
+    await asyncio.sleep(0)
+    assert pool.load(0) == 1 and pool.least_loaded() == 1
+    spinning.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await spinning
+    assert pool.load(0) == 0
+
+
+async def test_a_worker_out_of_memory_is_replaced_with_its_caches_gone(pool: WorkerPool) -> None:
+    pid, _ = await pool.run(worker_jobs.pid_and_double, 1, timeout=30, worker=0)
+    with pytest.raises(JobFailed) as failure:
+        await pool.run(worker_jobs.allocate_mib, 2048, timeout=30, worker=0)
+    assert failure.value.kind == "memory"
+    fresh, _ = await pool.run(worker_jobs.pid_and_double, 1, timeout=30, worker=0)
+    assert fresh != pid

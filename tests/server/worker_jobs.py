@@ -23,6 +23,19 @@ def fail(message: str) -> None:
     raise ValueError(message)
 
 
+def forget_house_bots() -> int:
+    """Drop the house bots this worker has ready (as if they had been evicted)."""
+    from arena.server import house
+
+    count = len(house._BOTS)
+    house._BOTS.clear()
+    return count
+
+
+def niceness() -> int:
+    import os
+
+    return os.nice(0)
 def replay_when_released(log: str, *rest: object) -> object:
     """A replay job that waits until the file named by the "log" exists (the test
     releases it), then answers a tiny replay."""

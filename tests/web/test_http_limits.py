@@ -28,7 +28,7 @@ from arena.web.endpoints.replays import REPLAYS
 from arena.web.replay import replay_job
 from tests.server import worker_jobs
 from tests.server.conftest import Arena
-from tests.web.test_api import _played, _post, get, post
+from tests.web.test_api import _played, _post, get, new_guest, post
 
 
 def request(port: int, method: str, path: str, body: bytes | None = None,
@@ -323,3 +323,73 @@ async def test_static_files_are_cached_by_validation_and_gzipped(arena: Arena) -
     assert status == 200 and headers["Content-Type"] == "image/svg+xml" and b"<svg" in body
     status, headers, body = await asyncio.to_thread(request, port, "HEAD", "/static/style.css")
     assert status == 200 and body == b""
+
+
+async def test_no_web_request_makes_the_server_run_a_program(make_arena: Any,
+                                                             tmp_path: Path) -> None:
+    """``exec:COMMAND`` bot specs run a local program; a stranger's request naming one, for
+    a game, a match, a tournament or the lobby's check, is refused and nothing runs."""
+    root = tmp_path / "tournaments"
+    root.mkdir()
+    arena = await make_arena(tournaments=str(root))
+    marker = tmp_path / "ran"
+    command = f"exec:touch {marker}"
+    settings = {"game": "sim", "settings": {"vertices": 5}}
+    guest = await new_guest(arena)
+    await guest.connect("sim")
+    attempts = [
+        ("/api/settings/check", {**settings, "bot": command}, {}),
+        ("/api/play", {**settings, "bot": command}, guest.cookie),
+        ("/api/match", {**settings, "bots": [command, "sim-random"]}, {}),
+        ("/api/tournaments/run", {**settings, "bots": [command, "sim-random"], "games": 1}, {}),
+    ]
+    for path, body, headers in attempts:
+        status, error = await post(arena, path, body, headers=headers)
+        assert status == 400, (path, status, error)
+        assert "exec:" in error["message"], (path, error)
+    status, health = await get(arena, "/healthz")
+    assert health["games_in_flight"] == 0
+    assert not marker.exists()
+
+
+async def test_games_started_from_the_web_are_held_to_the_guests_settings_limits(
+        make_arena: Any, tmp_path: Path) -> None:
+    """Finding 2: a stranger's request (the lobby's check, a bot game, a tournament)
+    names settings within a bot's limits but beyond a guest's: refused before anything
+    starts, naming the limit."""
+    root = tmp_path / "tournaments"
+    root.mkdir()
+    arena = await make_arena(tournaments=str(root))
+    settings = {"game": "durak", "settings": {"cards": "01" * 14}}  # 28 cards; guests 24
+    attempts = [
+        ("/api/settings/check", {**settings, "bot": "durak-greedy"}),
+        ("/api/match", {**settings, "bots": ["durak-greedy", "durak-greedy"]}),
+        ("/api/tournaments/run", {**settings, "bots": ["durak-greedy", "durak-greedy"],
+                                  "games": 1}),
+    ]
+    for path, body in attempts:
+        status, error = await post(arena, path, body)
+        assert status == 400, (path, status, error)
+        assert "cards 28 is above the limit for guests (24)" in error["message"], error
+    status, health = await get(arena, "/healthz")
+    assert health["games_in_flight"] == 0
+    status, ok = await post(arena, "/api/settings/check",
+                            {"game": "durak", "settings": {"cards": "01" * 12}})
+    assert status == 200 and ok["ok"] is True
+
+
+async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any) -> None:
+    """Anybody may save the lobby's presets: a flood of them stops at the server's
+    budget (409 full) and at each client's rate (429), and never fills the database."""
+    arena = await make_arena(web=WebConfig(presets=3, presets_per_client_minute=4))
+    for number in range(3):
+        status, saved = await post(arena, "/api/grammars", {"name": f"p{number}",
+                                                            "text": "S->a|b\n"})
+        assert status == 200, saved
+    status, error = await post(arena, "/api/grammars", {"name": "p3", "text": "S->a|b\n"})
+    assert status == 409 and error["code"] == "full" and "3 presets" in error["message"]
+    status, error = await post(arena, "/api/grammars/delete", {"name": "p0"})
+    assert status == 429 and "4 presets" in error["message"], error  # the client's rate
+    status, options = await get(arena, "/api/web/options")
+    assert sorted(p["name"] for p in options["presets"] if not p["builtin"]) == \
+        ["p0", "p1", "p2"]

@@ -11,6 +11,7 @@ from typing import Any
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, geometry
+from arena.limits import SettingLimit
 
 __all__ = ["SimGame", "SimMove"]
 
@@ -45,6 +46,8 @@ class SimGame(Game[SimPosition, SimMove]):
             "without one is a draw (possible only for n < 6)."
         ),
         move_syntax="two vertex numbers 'i j' (0-based, either order), e.g. '0 3'",
+        limits=(SettingLimit("vertices", "the vertices of the board", standard=MAX_VERTICES,
+                             guest=MAX_VERTICES),),
     )
 
     def __init__(self, vertices: int = 6) -> None:
@@ -78,6 +81,12 @@ class SimGame(Game[SimPosition, SimMove]):
 
     def settings(self) -> dict[str, Any]:
         return {"vertices": self.vertices}
+
+    def sizes(self) -> dict[str, int]:
+        return {"vertices": self.vertices}
+
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
 
     # -- flow -----------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from arena.game import (
 )
 from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
+from arena.limits import SettingLimit
 from protocol.movestring import MoveString
 
 if TYPE_CHECKING:
@@ -49,6 +50,18 @@ class SubstitutionGame(Game[GameState, MoveString]):
         ),
         chance=True,
         chance_name="roll",
+        # the built-in grammars have 11 groups, 36 to 64 symbols, alternatives of at
+        # most 9; a rule such as S->SSS...S makes the derivations explode (the state
+        # size limit of a live game ends such a game, these keep it from starting)
+        limits=(
+            SettingLimit("moves", "the turns of each player", standard=2000, guest=500),
+            SettingLimit("groups", "the production groups of the grammar",
+                         standard=100, guest=30),
+            SettingLimit("symbols", "the symbols in all the grammar's alternatives",
+                         standard=4000, guest=400),
+            SettingLimit("alternative", "the symbols of the longest alternative",
+                         standard=200, guest=40),
+        ),
         step_separator=", ",
     )
 
@@ -78,6 +91,20 @@ class SubstitutionGame(Game[GameState, MoveString]):
 
     def settings(self) -> dict[str, Any]:
         return self.config.to_json()
+
+    def max_move_length(self) -> int:
+        """A turn has at most one step per roll of the game (the rolled group and the
+        bank's), each ``word group production`` with a separator; twice that for
+        spacing."""
+        steps = 2 * self.config.moves + 1
+        alternatives = max((len(g.alternatives) for g in self.grammar.groups), default=1)
+        step = 7 + len(str(len(self.grammar.groups))) + len(str(alternatives)) + 5
+        return 2 * steps * step + 16
+
+    def sizes(self) -> dict[str, int]:
+        alternatives = [len(a) for group in self.grammar.groups for a in group.alternatives]
+        return {"moves": self.config.moves, "groups": len(self.grammar.groups),
+                "symbols": sum(alternatives), "alternative": max(alternatives, default=0)}
 
     @property
     def moves(self) -> int:

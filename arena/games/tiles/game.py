@@ -20,6 +20,7 @@ from arena.games.tiles.rules import (
     parse_move,
     tiles_of,
 )
+from arena.limits import SettingLimit
 
 __all__ = ["TilesGame"]
 
@@ -36,6 +37,12 @@ _GAME_TYPE = GameType(
     max_players=8,
     chance=True,
     chance_name="dice",
+    limits=(
+        SettingLimit("players", "the players (the web interface plays two-player games)",
+                     standard=8, guest=2),
+        SettingLimit("max_turns", "the turns after which a game that drags on ends",
+                     standard=10_000, guest=1000),
+    ),
 )
 
 
@@ -62,6 +69,12 @@ class TilesGame(Game[TilesState, TilesMove]):
 
     def settings(self) -> dict[str, Any]:
         return self.rules.to_mapping()
+
+    def sizes(self) -> dict[str, int]:
+        return {"players": self.rules.players, "max_turns": self.rules.max_turns}
+
+    def max_move_length(self) -> int:
+        return 64  # a move names a few small numbers
 
     def num_players(self) -> int:
         return self.rules.players

@@ -1,7 +1,13 @@
-"""The substitution game's grammar presets: check a grammar text, save one under a name."""
+"""The substitution game's grammar presets: check a grammar text, save one under a name.
+
+Anybody may save or delete presets (they are the lobby's shared list), so both have
+budgets (`WebConfig`): presets saved in all, and saves and deletions per client address
+a minute.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -10,12 +16,25 @@ from aiohttp import web
 
 from arena.errors import ArenaError, GrammarError
 from arena.web.http import ApiError, json_response, read_json
+from arena.web.quota import RateLimit, client_key
 from arena.web.routes import Endpoint, server_of
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
 
-__all__ = ["ENDPOINTS", "builtin_presets", "grammar_text"]
+__all__ = ["ENDPOINTS", "PRESET_CHANGES", "builtin_presets", "grammar_text"]
+
+PRESET_CHANGES: web.AppKey[RateLimit] = web.AppKey("arena.preset-changes")
+"""Saves and deletions of presets per client address (`WebConfig.presets_per_client_minute`)."""
+
+
+def _within_quota(request: web.Request) -> None:
+    wait = request.app[PRESET_CHANGES].wait(client_key(request.remote))
+    if wait > 0:
+        per_minute = request.app[PRESET_CHANGES].per_minute
+        raise ApiError(429, f"at most {per_minute} presets saved or deleted a minute from "
+                            f"your address; try again in {math.ceil(wait)} s",
+                       headers={"Retry-After": str(max(1, math.ceil(wait)))})
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_GRAMMAR = 16 * 1024
@@ -102,9 +121,15 @@ async def save_grammar(request: web.Request) -> web.Response:
                        reason=check["reason"])
     assert server.storage is not None
     storage = server.storage.storage
-    if not body.overwrite and await server.storage.call(storage.grammar, name) is not None:
+    _within_quota(request)
+    exists = await server.storage.call(storage.grammar, name) is not None
+    if exists and not body.overwrite:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
                             "replace it", code="exists")
+    most = server.config.web.presets
+    if not exists and await server.storage.call(storage.grammar_count) >= most:
+        raise ApiError(409, f"{most} presets are saved, the most this server keeps: delete "
+                            "one first", code="full")
     await server.storage.call(storage.save_grammar, name, body.text)
     return json_response({"saved": name})
 
@@ -115,6 +140,7 @@ async def delete_grammar(request: web.Request) -> web.Response:
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
     assert server.storage is not None
+    _within_quota(request)
     if not await server.storage.call(server.storage.storage.delete_grammar, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})
@@ -132,9 +158,12 @@ ENDPOINTS = (
                  200: '{"saved": name}; the lobby offers it from then on',
                  400: "a bad grammar (with line and reason), a bad or built-in name",
                  403: "sent by a page of another site",
-                 409: "a saved preset of that name exists and overwrite is not set"}),
+                 409: "a saved preset of that name exists and overwrite is not set, or the "
+                      "server keeps as many presets as it may",
+                 429: "too many presets saved or deleted from the client's address"}),
     Endpoint("POST", "/api/grammars/delete", delete_grammar, "Delete a saved grammar preset",
              "grammars", body=GrammarName, answers={
                  200: '{"deleted": name}', 400: "a built-in preset",
-                 403: "sent by a page of another site", 404: "no saved preset of that name"}),
+                 403: "sent by a page of another site", 404: "no saved preset of that name",
+                 429: "too many presets saved or deleted from the client's address"}),
 )

@@ -90,8 +90,8 @@ async def start_match(request: web.Request) -> web.Response:
     client = client_key(request.remote)
     matches.check(client)
     name, game = await resolve_game(server, body)
-    for spec in specs:
-        server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
+    for spec in specs:  # a BotSpecError (400) naming the problem; never a program
+        server.registry.make_bot(game, spec, allow_exec=False)
     live = server.start_game(name, game.settings(), ["house:" + s for s in specs])
     matches.add(client, live.id)
     assert live.task is not None
@@ -106,7 +106,7 @@ async def start_tournament(request: web.Request) -> web.Response:
     specs = _specs(body.bots, 2, config.tournament_bots)
     name, game = await resolve_game(server, body)
     for bot in specs:
-        server.registry.make_bot(game, bot)
+        server.registry.make_bot(game, bot, allow_exec=False)
     tournament = TournamentSpec(game=name, settings=game.settings(), bots=tuple(specs),
                                 games=body.games, seed=body.seed)
     try:

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from aiohttp import web
 
+from arena import limits
 from arena.errors import ArenaError, SettingsError
 from arena.game import Game
-from arena.web import GUEST_COOKIE, GUEST_PREFIX
+from arena.server.names import is_guest
+from arena.web import GUEST_COOKIE
 from arena.web.endpoints.grammars import builtin_presets, grammar_text
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
@@ -140,8 +141,8 @@ async def guest(request: web.Request) -> web.Response:
             raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
                                 f"try again in {math.ceil(wait)} s",
                            headers={"Retry-After": str(max(1, math.ceil(wait)))})
-    name = GUEST_PREFIX + secrets.token_hex(4)
-    token = await server.storage.call(server.storage.storage.add_bot, name)
+    name, token = await server.storage.call(server.storage.storage.add_guest,
+                                            server.config.guest_lifetime)
     response = json_response({"name": name})
     response.set_cookie(GUEST_COOKIE, token, httponly=True, samesite="Strict", path="/",
                         secure=request.secure)
@@ -166,8 +167,7 @@ async def _guest_name(request: web.Request) -> str | None:
     token = guest_token(request)
     account = await server.storage.call(server.storage.storage.authenticate, token) \
         if token else None
-    return account.name if account is not None and account.name.startswith(GUEST_PREFIX) \
-        else None
+    return account.name if account is not None and is_guest(account.name) else None
 
 
 async def me(request: web.Request) -> web.Response:
@@ -201,7 +201,7 @@ async def check_settings(request: web.Request) -> web.Response:
     body = await read_json(request, PlayRequest, server.config.web.max_body)
     name, game = await resolve_game(server, body)
     spec = body.bot.strip() or _default_bot(server, name)
-    server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
+    server.registry.make_bot(game, spec, allow_exec=False)  # a BotSpecError (400) naming it
     return json_response({"ok": True, "game": name, "settings": game.settings(), "bot": spec})
 
 
@@ -230,7 +230,8 @@ async def play(request: web.Request) -> web.Response:
 
 async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Game[Any, Any]]:
     """The game a request names, loaded with its settings through the registry (the
-    referee's own rules and limits), or a 400 naming what is wrong. One path for
+    referee's own rules) and held to the guests' settings limits (`arena.limits`), or a
+    400 naming what is wrong. One path for
     ``/api/play``, ``/api/match`` and the lobby's ``/api/settings/check``."""
     name = _game_name(server, body.game)
     if body.settings is not None:
@@ -240,6 +241,8 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
     else:
         settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
     game = _load_game(server, name, settings)
+    # every request here is a stranger's: the guests' settings limits, whoever plays
+    limits.check_settings(game, "guest", server.config.guest_settings_limits)
     if game.num_players() != 2:
         raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
                             "player(s); the web interface plays two-player games",

@@ -16,8 +16,11 @@ OPENAPI: web.AppKey[dict[str, object]] = web.AppKey("arena.openapi")
 
 
 async def healthz(request: web.Request) -> web.Response:
-    return json_response({**server_of(request).health(),
-                          "replays_in_flight": request.app[REPLAYS].in_flight})
+    """200 while the server can play; 503 (with the reason) while it cannot store games
+    or is closing, so that a load balancer stops sending it players."""
+    health = server_of(request).health()
+    return json_response({**health, "replays_in_flight": request.app[REPLAYS].in_flight},
+                         status=200 if health["status"] == "ok" else 503)
 
 
 async def schema(request: web.Request) -> web.Response:
@@ -34,8 +37,10 @@ async def openapi(request: web.Request) -> web.Response:
 
 ENDPOINTS = (
     Endpoint("GET", "/healthz", healthz, "Liveness and a few counters", "status", answers={
-        200: "status (ok or closing), protocol, games in flight and finished, connected bots, "
-             "games recovered at start, replays in flight"}),
+        200: "status ok, protocol, games in flight and finished, connected bots, "
+             "games recovered at start, replays in flight",
+        503: "status closing or unhealthy (the database cannot store games: reason says "
+             "why), with the same counters"}),
     Endpoint("GET", "/api/openapi.json", openapi, "This document", "status"),
     Endpoint("GET", "/api/schema", schema,
              "The protocol's JSON Schema (2020-12): every message, and each game's settings, "

@@ -1,0 +1,127 @@
+"""The server's promise about results: none is announced unless it is stored.
+
+`Durability` stands between the server and its `AsyncStorage`. At start it records the
+games a crash left running as aborted and checks that the database takes writes
+(`recover`). While the storage fails (a full or read-only disk), or until that recovery
+has happened, `unhealthy` says why: the server starts no game and `/healthz` answers
+503. A finished game's result is stored before it is announced (`store_result`); while
+the storage fails, the players are told and the result waits, unannounced, until the
+storage works again (or the server closes, and the next start records the game as
+aborted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.record import MatchRecord
+from arena.server.storage import AsyncStorage, StorageFailure
+
+__all__ = ["STORAGE_UNAVAILABLE", "Durability", "StorageUnavailable"]
+
+STORAGE_UNAVAILABLE = "storage-unavailable"
+"""The ``error`` code telling clients that the server cannot store results now."""
+
+Tell = Callable[..., Any]
+"""Sends a message: ``tell(type, **fields)``."""
+
+
+class StorageUnavailable(ArenaError):
+    """The server cannot store games now (a full or read-only disk): no game starts."""
+
+
+class Durability:
+    """See the module docstring.
+
+    Args:
+        storage: the server's storage (its failures and recoveries are reported here).
+        stopping: set when the server begins to close (results stop waiting).
+        tell_everybody: sends a message to every connected client.
+    """
+
+    def __init__(self, storage: AsyncStorage, stopping: asyncio.Event,
+                 tell_everybody: Tell) -> None:
+        self.storage = storage
+        self.recovered: list[str] = []
+        """Ids of the games a crash had left running, recorded as aborted at start."""
+        self._stopping = stopping
+        self._tell_everybody = tell_everybody
+        self._recover_pending = True
+        storage.on_change = self._changed
+
+    @property
+    def unhealthy(self) -> str | None:
+        """Why no game can start now, or None."""
+        if self.storage.failure is not None:
+            return self.storage.failure
+        if self._recover_pending:
+            return "recording the games a crash left running"
+        return None
+
+    def check(self) -> None:
+        """Raise `StorageUnavailable` if no game can start now."""
+        reason = self.unhealthy
+        if reason is not None:
+            raise StorageUnavailable(f"the server cannot store games now ({reason})")
+
+    async def recover(self) -> None:
+        """Record the games a crash left running as aborted and check that the database
+        takes writes; if it does not, both happen again when the storage works again."""
+        storage = self.storage
+        try:
+            self.recovered = await storage.call(storage.storage.recover)
+            await storage.call(storage.storage.check_writable)
+            self._recover_pending = False
+        except StorageFailure:
+            self._recover_pending = True
+
+    def _changed(self, failure: str | None) -> None:
+        """The storage failed (`failure` says why) or works again (None)."""
+        if failure is not None:
+            self._tell_everybody(
+                "error", code=STORAGE_UNAVAILABLE, fatal=False,
+                message=f"the server cannot store games now ({failure}); no game starts "
+                        "until it can, and results wait until they are stored")
+        elif self._recover_pending:
+            asyncio.get_running_loop().create_task(self.recover())
+
+    async def store_result(self, record: MatchRecord, *, rated: bool, log: str,
+                           players: Iterable[Tell]) -> None:
+        """Store a finished game's result, log and ratings; while the storage fails,
+        tell the `players` (once) and wait for it to work again.
+
+        Raises:
+            StorageUnavailable: the server began to close before the result was stored.
+        """
+        storage = self.storage
+        told = False
+        while True:
+            try:
+                await storage.call(storage.storage.finish_game, record, rated=rated, log=log)
+                return
+            except StorageFailure as failure:
+                if not told:
+                    told = True
+                    for tell in players:
+                        tell("error", code=STORAGE_UNAVAILABLE, fatal=False, game_id=record.id,
+                             message=f"game {record.id} is over, but its result cannot be "
+                                     f"stored now ({failure}); it is announced once it is "
+                                     "stored")
+                if not await self._recovers():
+                    raise StorageUnavailable(str(failure)) from None
+
+    async def _recovers(self) -> bool:
+        """Wait until the storage works again (True) or the server closes (False)."""
+        if self._stopping.is_set():
+            return False
+        healthy = asyncio.ensure_future(self.storage.wait_healthy())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({healthy, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            healthy.cancel()
+            stopping.cancel()
+        return not self._stopping.is_set()
