@@ -2,60 +2,26 @@
 
 `Match` holds the state, rolls the chance events from its own seeded generator, asks
 the `Referee` about every move and records the game. It does no I/O and keeps no
-clock: the in-process runner (`play_match`), the server and log replay drive it.
+clock: the in-process runner (`play_match`) and the server drive it (logs are
+replayed by `arena.replay`, on the same referee and dice).
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from arena.bots import Bot, BotGaveUp, finish_bot, prepare_bot
+from arena.chance import ChanceSource
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, Note, TurnRecord
 from arena.referee import Referee, Verdict
 
-__all__ = ["ChanceSource", "Match", "play_match"]
+__all__ = ["Match", "play_match"]
 
 StateT = TypeVar("StateT")
-
-
-class ChanceSource:
-    """Samples chance outcomes from integer weights with a seeded generator.
-
-    The draw is ``r = floor(random() * total)``, then the first outcome whose
-    cumulative weight exceeds ``r`` (the thesis program's `RandomProvider` draws the
-    same way from .NET's generator). Python's Mersenne Twister `random()` is stable
-    across versions, so a seed always gives the same dice.
-    """
-
-    def __init__(self, seed: int | str | None) -> None:
-        self._random = random.Random(seed).random
-        self._table: tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int] | None = None
-
-    def sample(self, outcomes: Sequence[tuple[Any, int]]) -> Any:
-        table = self._table
-        if table is None or table[0] is not outcomes:
-            table = _sampling_table(outcomes)
-            self._table = table
-        values = table[1]
-        cumulative = table[2]
-        r = int(self._random() * table[3])
-        for index in range(len(cumulative)):
-            if r < cumulative[index]:
-                return values[index]
-        return values[-1]
-
-
-def _sampling_table(
-    outcomes: Sequence[tuple[Any, int]],
-) -> tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int]:
-    """The outcomes, their values and cumulative weights, for `ChanceSource.sample`."""
-    cumulative = list(itertools.accumulate(weight for _, weight in outcomes))
-    return outcomes, tuple(value for value, _ in outcomes), cumulative, cumulative[-1]
 
 
 class Match:

@@ -62,15 +62,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        if settings_json is not None:
-            settings = json.loads(settings_json)
-        elif game == "substitution":
-            from arena.games.substitution import Settings, load_grammar
-
-            settings = Settings(load_grammar(grammar), moves).to_json()
-        else:
-            settings = {}
         registry = default_registry()
+        settings = json.loads(settings_json) if settings_json is not None else \
+            registry.cli_settings(game, {"grammar": grammar, "moves": moves})
         rules = registry.load_game(game, settings)
         if ladder and rules.num_players() != 2:
             raise click.UsageError(

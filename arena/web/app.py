@@ -29,7 +29,7 @@ from websockets.http11 import Request, Response
 
 from arena.server.connection import ArenaConnection
 from arena.web import GUEST_COOKIE
-from arena.web.endpoints import ENDPOINTS
+from arena.web.endpoints import endpoints
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
@@ -77,8 +77,9 @@ def make_app(server: ArenaServer) -> web.Application:
     app[MATCHES] = Matches(config)
     app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)
                                if server.config.tournaments else None)
-    app[OPENAPI] = openapi_document(ENDPOINTS, version=_version())
-    for endpoint in ENDPOINTS:
+    served = endpoints(server.registry)
+    app[OPENAPI] = openapi_document(served, version=_version())
+    for endpoint in served:
         if endpoint.method == "GET":  # and HEAD
             app.router.add_get(endpoint.path, endpoint.handler, name=endpoint.operation_id)
         else:

@@ -315,9 +315,10 @@ def test_rating_history_and_saved_grammars_in_storage(tmp_path: Path) -> None:
     assert sorted(history) == ["a", "b"]
     assert history["a"][0][1] == round(next(r for r in rows if r.bot == "a").conservative, 3)
     assert storage.rating_history("sim") == {}
-    storage.save_grammar("g", "S->a\n")
-    storage.save_grammar("g", "S->b\n")
-    assert storage.grammars() == [("g", "S->b\n")] and storage.grammar("x") is None
+    storage.save_preset("substitution", "g", "S->a\n")
+    storage.save_preset("substitution", "g", "S->b\n")
+    assert storage.presets("substitution") == [("g", "S->b\n")]
+    assert storage.preset("substitution", "x") is None and storage.presets("sim") == []
     storage.close()
 
 

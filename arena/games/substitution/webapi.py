@@ -1,4 +1,9 @@
-"""The substitution game's grammar presets: check a grammar text, save one under a name."""
+"""The substitution game's web endpoints: check a grammar text, save one as a preset.
+
+Served through the plugin hook `arena.hookspecs.arena_web_endpoints` (the web layer
+names no game); the presets are the game's in the server's storage
+(`Storage.presets`). An adapter to the web layer: the rules never import it.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,18 @@ import msgspec
 from aiohttp import web
 
 from arena.errors import ArenaError, GrammarError
+from arena.games.substitution.grammar import Grammar
+from arena.games.substitution.settings import Settings
+from arena.games.substitution.webplay import builtin_presets
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.routes import Endpoint, server_of
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
 
-__all__ = ["ENDPOINTS", "builtin_presets", "grammar_text"]
+__all__ = ["ENDPOINTS"]
+
+GAME = "substitution"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_GRAMMAR = 16 * 1024
@@ -43,43 +53,19 @@ class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
     name: str
 
 
-def builtin_presets() -> list[dict[str, Any]]:
-    from arena.games.substitution.grammar import Grammar
-    from arena.games.substitution.presets import PRESETS
-
-    return [{"name": name, "description": description, "builtin": True,
-             "text": Grammar.of(groups).to_text()}
-            for name, (groups, description) in PRESETS.items()]
-
-
 def _check(server: ArenaServer, text: str) -> dict[str, Any]:
-    from arena.games.substitution import Settings
-    from arena.games.substitution.grammar import Grammar
-
     if len(text) > MAX_GRAMMAR:
         return {"ok": False, "line": 0, "reason": f"longer than {MAX_GRAMMAR} characters",
                 "message": f"a grammar text is at most {MAX_GRAMMAR} characters"}
     try:
         grammar = Grammar.from_text(text)
-        server.registry.load_game("substitution", Settings(grammar, 1).to_json())
+        server.registry.load_game(GAME, Settings(grammar, 1).to_json())
     except GrammarError as error:
         return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
     except ArenaError as error:
         return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
     return {"ok": True, "groups": [str(g) for g in grammar.groups],
             "weights": list(grammar.weights), "warnings": grammar.warnings()}
-
-
-async def grammar_text(server: ArenaServer, name: str) -> str:
-    """The text of a built-in or saved preset; ValueError if there is none."""
-    for preset in builtin_presets():
-        if preset["name"] == name:
-            return str(preset["text"])
-    assert server.storage is not None
-    text = await server.storage.call(server.storage.storage.grammar, name)
-    if text is None:
-        raise ValueError(f"no grammar preset {name!r}")
-    return text
 
 
 async def check_grammar(request: web.Request) -> web.Response:
@@ -102,10 +88,10 @@ async def save_grammar(request: web.Request) -> web.Response:
                        reason=check["reason"])
     assert server.storage is not None
     storage = server.storage.storage
-    if not body.overwrite and await server.storage.call(storage.grammar, name) is not None:
+    if not body.overwrite and await server.storage.call(storage.preset, GAME, name) is not None:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
                             "replace it", code="exists")
-    await server.storage.call(storage.save_grammar, name, body.text)
+    await server.storage.call(storage.save_preset, GAME, name, body.text)
     return json_response({"saved": name})
 
 
@@ -115,7 +101,7 @@ async def delete_grammar(request: web.Request) -> web.Response:
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
     assert server.storage is not None
-    if not await server.storage.call(server.storage.storage.delete_grammar, body.name):
+    if not await server.storage.call(server.storage.storage.delete_preset, GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})
 
