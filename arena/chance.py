@@ -31,7 +31,7 @@ class ChanceSource:
     Example:
         >>> dice = ChanceSource(7)
         >>> [dice.sample([("heads", 1), ("tails", 1)]) for _ in range(4)]
-        ['tails', 'heads', 'tails', 'tails']
+        ['heads', 'heads', 'tails', 'heads']
     """
 
     def __init__(self, seed: int | str | None) -> None:

@@ -34,6 +34,14 @@ class Match:
         players: a display name per seat.
         seed: seeds the chance events; stored in the record.
         match_id: stored in the record.
+
+    Example:
+        >>> from arena.games.sim import SimGame
+        >>> match = Match(SimGame.from_settings({"vertices": 5}), ["a", "b"], seed=1)
+        >>> match.to_act(), match.submit(0, "0 1").accepted, match.to_act()
+        (0, True, 1)
+        >>> match.submit(0, "1 2").rejection.code
+        'not-your-turn'
     """
 
     def __init__(
@@ -89,7 +97,17 @@ class Match:
         return self._pending_chance
 
     def submit(self, seat: int, move: Any) -> Verdict:
-        """Judge and, if legal, play `move` for `seat`. The state is kept on rejection."""
+        """Judge and, if legal, play `move` for `seat`. The state is kept on rejection.
+
+        Args:
+            seat: who moves.
+            move: a move string or the game's parsed move.
+
+        Returns:
+            The referee's `Verdict`: the new state, or the `Rejection` (``game-over``
+            once the game is over, ``malformed`` for a string that does not parse).
+            Never raises for a bad move.
+        """
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if isinstance(move, str):
@@ -112,6 +130,13 @@ class Match:
 
     def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
         """Play to the end with in-process bots; an illegal move forfeits at once.
+
+        Args:
+            bots: one bot per seat.
+            rngs: one generator per seat, passed to its bot's `choose_move`.
+
+        Returns:
+            The outcome (also `outcome`).
 
         Each bot's optional ``prepare(game)`` hook runs first (`arena.bots.prepare_bot`),
         its optional ``game_over`` hook last (`arena.bots.finish_bot`: the debug lines
@@ -142,13 +167,24 @@ class Match:
         return self.outcome
 
     def forfeit(self, seat: int, termination: Termination, detail: str = "") -> Outcome:
-        """End the game against `seat` (illegal move, timeout, disconnect)."""
+        """End the game against `seat` (illegal move, timeout, disconnect).
+
+        Args:
+            seat: the seat that loses.
+            termination: why.
+            detail: for people (who played what).
+
+        Returns:
+            The outcome: the other seat wins a two-player game, nobody a larger one;
+            no scores.
+        """
         others = [s for s in range(len(self.players)) if s != seat]
         winner = others[0] if len(others) == 1 else None
         self.outcome = Outcome(winner, None, termination, loser=seat, detail=detail)
         return self.outcome
 
     def abort(self, detail: str = "") -> Outcome:
+        """End the game with no result (the server stopped); returns the outcome."""
         self.outcome = Outcome(None, None, Termination.ABORTED, detail=detail)
         return self.outcome
 
@@ -164,6 +200,7 @@ class Match:
         ]
 
     def record(self) -> MatchRecord:
+        """The game so far as a log record (`arena.record`), replayable by `arena.replay`."""
         return MatchRecord(
             game=self.game.type.name,
             settings=self.game.settings(),
@@ -189,6 +226,16 @@ def play_match(
 
     Each bot gets its own generator, seeded from the game seed and its seat, so a game
     is reproducible from its seed and the bots' specs.
+
+    Args:
+        game: the rules bound to settings.
+        bots: one bot per seat.
+        seed: seeds the dice and the bots' generators.
+        names: the players' names in the record (default: the bots' class names).
+        match_id: the record's id.
+
+    Returns:
+        The finished `Match` (its `outcome` and `record()`).
     """
     names = list(names) if names is not None else [type(bot).__name__ for bot in bots]
     match = Match(game, names, seed=seed, match_id=match_id)

@@ -89,23 +89,14 @@ class Registry:
                 if key in self.bots:
                     raise PluginError(f"two plugins provide a {factory.game} bot {factory.name!r}")
                 self.bots[key] = factory
-        self.solvers: dict[str, str] = {}
+        self.solvers: dict[str, str] = _merge(self.manager.hook.arena_solvers(), "solver")
         """``arena solve`` subcommands: game name -> ``"module:click command"``."""
-        for solver_map in self.manager.hook.arena_solvers():
-            for name, target in solver_map.items():
-                if name in self.solvers:
-                    raise PluginError(f"two plugins provide a solver named {name!r}")
-                self.solvers[name] = target
         self.log_formats: list[LogFormat] = [
             log_format for formats in self.manager.hook.arena_log_formats() for log_format in formats]
         """Log formats besides JSON Lines (`arena.validate.parse_log` tries each)."""
-        self.cli_commands: dict[str, str] = {}
+        self.cli_commands: dict[str, str] = _merge(self.manager.hook.arena_cli_commands(),
+                                                   "command")
         """Top-level ``arena`` commands of the plugins: name -> ``"module:click command"``."""
-        for command_map in self.manager.hook.arena_cli_commands():
-            for name, target in command_map.items():
-                if name in self.cli_commands:
-                    raise PluginError(f"two plugins provide a command named {name!r}")
-                self.cli_commands[name] = target
 
     # -- games --------------------------------------------------------------------------
 
@@ -217,6 +208,18 @@ class Registry:
             raise BotSpecError("exec: bots run a local program; they cannot play as house bots")
         factory = self.bot_factory(game.type.name, spec.name)
         return factory.create(game, spec.resolve(factory))
+
+
+def _merge(maps: Iterable[Mapping[str, str]], kind: str) -> dict[str, str]:
+    """The plugins' ``{name: "module:command"}`` maps as one; a name given twice is a
+    `PluginError`."""
+    merged: dict[str, str] = {}
+    for each in maps:
+        for name, target in each.items():
+            if name in merged:
+                raise PluginError(f"two plugins provide a {kind} named {name!r}")
+            merged[name] = target
+    return merged
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from arena.cli.lazy import LazyGroup
+from arena.cli.lazy import LazyGroup, load_command
 
 SUBCOMMANDS = {
     "validate": "arena.cli.validate:validate",
@@ -45,11 +45,10 @@ class ArenaGroup(LazyGroup):
         return sorted({*super().list_commands(ctx), *self._plugin_commands()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
-        if cmd_name not in self.lazy_subcommands:
-            target = self._plugin_commands().get(cmd_name)
-            if target is not None:
-                self.lazy_subcommands[cmd_name] = target
-        return super().get_command(ctx, cmd_name)
+        if cmd_name in self.lazy_subcommands:
+            return super().get_command(ctx, cmd_name)
+        target = self._plugin_commands().get(cmd_name)
+        return None if target is None else load_command(target)
 
 
 @click.group(cls=ArenaGroup, lazy_subcommands=SUBCOMMANDS)

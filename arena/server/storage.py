@@ -167,7 +167,28 @@ class RatingRow:
 
 
 class Storage:
-    """The arena database (one SQLite file)."""
+    """The arena database (one SQLite file): accounts, games and their logs, ratings,
+    presets saved from the web.
+
+    Opening it brings its schema up to date (`migrate`). Every write that must survive
+    together runs in one transaction (`finish_game`: result, log and ratings).
+
+    Args:
+        path: the database file (made if missing).
+
+    Raises:
+        StorageVersionError: the file was written by a newer arena (`SCHEMA_VERSION`).
+        sqlite3.Error: the file cannot be opened or brought up to date (the database
+            is then left at the last version it reached).
+
+    Example:
+        >>> storage = Storage(":memory:")
+        >>> token = storage.add_bot("alice")
+        >>> storage.authenticate(token).name, storage.authenticate("wrong")
+        ('alice', None)
+        >>> storage.version == SCHEMA_VERSION
+        True
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
