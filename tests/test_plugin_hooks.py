@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import arena.registry
-import arena.server  # noqa: F401  (imported before arena.web.endpoints, which needs it first)
+import arena.server  # before arena.web.endpoints, which needs it imported first
 from arena.cli import main
 from arena.errors import LogFormatError, PluginError
 from arena.match import play_match
