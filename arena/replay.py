@@ -90,6 +90,9 @@ class Replay:
         self.game = game
         self.referee = Referee(game)
         self.defect: Defect | None = None
+        # bound once: the loop runs for every turn of every log validated
+        self._to_act, self._facts, self._check = game.to_act, game.facts, self.referee.check
+        self._chance_name = game.type.chance_name
         self._dice = (ChanceSource(record.seed)
                       if record.seed is not None and game.type.chance else None)
         if accelerate:
@@ -104,55 +107,9 @@ class Replay:
 
     def __iter__(self) -> Iterator[Step]:
         turns = self.record.turns
-        while self.defect is None and self._next < len(turns):
-            index = self._next
-            turn = turns[index]
-            defect = self._play(index, turn)
-            if defect is not None:
-                self.defect = defect
-                return
-            self._next = index + 1
-            yield Step(index, turn, self.state)
-
-    def _play(self, index: int, turn: TurnRecord) -> Defect | None:
-        """Judge one turn; on success `state` is the state after it."""
-        game = self.game
-        chance_name = game.type.chance_name
-
-        def defect(code: str, message: str, move: str | None = None) -> Defect:
-            return Defect(code, message, index, turn.player, move)
-
-        if turn.turn != index:
-            return defect("turn-number", f"turn {turn.turn} is recorded where turn {index} belongs")
-        chance = None
-        if game.to_act(self.state) == CHANCE:
-            chance = turn.chance
-            if chance is None:
-                return defect(f"missing-{chance_name}", f"the turn records no {chance_name}")
-            if self._dice is not None:
-                expected = self._pending
-                if expected is None:
-                    expected = self._dice.sample(game.chance_outcomes(self.state))
-                self._pending = None
-                if expected != chance and _as_json(expected) != chance:
-                    return defect(
-                        f"{chance_name}-mismatch",
-                        f"the {chance_name} {chance!r} does not follow from seed "
-                        f"{self.record.seed} (it gives {expected!r})")
-        elif turn.chance is not None:
-            return defect(f"unexpected-{chance_name}", f"no {chance_name} belongs before this move")
-        verdict = self.referee.check(self.state, turn.move, player=turn.player, chance=chance)
-        if verdict.state is None:
-            assert verdict.rejection is not None
-            return defect(verdict.rejection.code, verdict.rejection.message, turn.move)
-        for key, value in game.facts(verdict.state).items():
-            if key not in turn.facts:
-                return defect(f"missing-{key}", f"the turn does not record the {key}")
-            if turn.facts[key] != value:
-                return defect(f"{key}-mismatch",
-                              f"the log says {key} {turn.facts[key]!r}, the referee {value!r}")
-        self.state = verdict.state
-        return None
+        while self.defect is None and self._next < len(turns) and self._step():
+            index = self._next - 1
+            yield Step(index, turns[index], self.state)
 
     def check(self) -> Defect | None:
         """Replay the turns left, then check the recorded result.
@@ -161,11 +118,68 @@ class Replay:
             The first defect of the log, or ``None`` if every turn and the result are
             what the referee says.
         """
-        for _ in self:
+        turns = self.record.turns
+        step = self._step
+        while self.defect is None and self._next < len(turns) and step():
             pass
         if self.defect is None:
             self.defect = self._check_result()
         return self.defect
+
+    def _step(self) -> bool:
+        """Judge the next turn: True if it checks out (`state` is then the state after
+        it), False at a defect (`defect` says which)."""
+        index = self._next
+        turn = self.record.turns[index]
+        defect = self._judge(index, turn)
+        if defect is not None:
+            self.defect = defect
+            return False
+        self._next = index + 1
+        return True
+
+    def _judge(self, index: int, turn: TurnRecord) -> Defect | None:
+        """The defect of turn `index`, or None (and `state` moves past it)."""
+        game = self.game
+        if turn.turn != index:
+            return Defect("turn-number", f"turn {turn.turn} is recorded where turn {index} belongs",
+                          index, turn.player)
+        chance = None
+        if self._to_act(self.state) == CHANCE:
+            chance = turn.chance
+            if chance is None:
+                return Defect(f"missing-{self._chance_name}",
+                              f"the turn records no {self._chance_name}", index, turn.player)
+            if self._dice is not None:
+                expected = self._pending
+                if expected is None:
+                    expected = self._dice.sample(game.chance_outcomes(self.state))
+                self._pending = None
+                if expected != chance and _as_json(expected) != chance:
+                    return Defect(
+                        f"{self._chance_name}-mismatch",
+                        f"the {self._chance_name} {chance!r} does not follow from seed "
+                        f"{self.record.seed} (it gives {expected!r})", index, turn.player)
+        elif turn.chance is not None:
+            return Defect(f"unexpected-{self._chance_name}",
+                          f"no {self._chance_name} belongs before this move", index, turn.player)
+        verdict = self._check(self.state, turn.move, player=turn.player, chance=chance)
+        state = verdict.state
+        if state is None:
+            assert verdict.rejection is not None
+            return Defect(verdict.rejection.code, verdict.rejection.message, index, turn.player,
+                          turn.move)
+        recorded = turn.facts
+        for key, value in self._facts(state).items():
+            if key not in recorded:
+                return Defect(f"missing-{key}", f"the turn does not record the {key}",
+                              index, turn.player)
+            if recorded[key] != value:
+                return Defect(f"{key}-mismatch",
+                              f"the log says {key} {recorded[key]!r}, the referee {value!r}",
+                              index, turn.player)
+        self.state = state
+        return None
 
     def _check_result(self) -> Defect | None:
         game, record, state = self.game, self.record, self.state
