@@ -104,7 +104,7 @@ async def test_the_web_serves_its_endpoints_settings_presets_and_steps(
     assert status == 200, started
     await raw.expect("your_turn")
     status, legal = await get(arena, "/api/legal", game_id=started["game_id"], steps="0 1")
-    assert status == 200 and legal["steps_so_far"] == "0 1" and legal["options"] == 10
+    assert status == 200 and legal["steps_so_far"] == "0 1" and legal["to_act"] == 0
     status, error = await get(arena, "/api/legal", game_id=started["game_id"], steps="x")
     assert status == 400 and error["code"] == "malformed"
     assert error["message"] == "step 1: x is no step"

@@ -11,25 +11,20 @@ from aiohttp import web
 
 from arena.bots import BotFactory
 from arena.game import Game, GameType, Rejection
-from arena.games.sim.game import SimGame
 from arena.hookspecs import hookimpl
 from arena.record import LogFormat, MatchRecord, read_jsonl
 from arena.web.http import json_response
 from arena.web.routes import Endpoint
-from tests.web.bare_game import _random
+from tests.web.bare_game import BareSim, _random
 
 MARK = "THIRD LOG\n"
 
 
-class ThirdSim(SimGame):
+class ThirdSim(BareSim):
     """Sim under another name, as an outside package would ship a game."""
 
     type = GameType(name="third-sim", title="Third Sim", description="Sim from outside",
                     move_syntax="'i j'")
-
-    @classmethod
-    def from_settings(cls, settings: Mapping[str, Any]) -> ThirdSim:
-        return cls(settings.get("vertices", 5))
 
 
 def read_third_log(text: str) -> MatchRecord:
@@ -93,4 +88,4 @@ def arena_web_partial_move(game: Game[Any, Any], state: Any,
         return None
     if steps.strip() == "x":
         return Rejection("malformed", "x is no step", 0)
-    return {"steps_so_far": steps, "options": len(game.legal_moves(state).moves)}
+    return {"steps_so_far": steps, "to_act": game.to_act(state)}
