@@ -7,6 +7,7 @@ extensions = [
     Extension("arena.games.substitution._core", ["arena/games/substitution/_core.pyx"]),
     # The game loop and the referee are plain Python; compiling them halves the per-turn
     # overhead of in-process play (tournaments, benchmarks). The .py files stay the source.
+    Extension("arena.chance", ["arena/chance.py"]),
     Extension("arena.match", ["arena/match.py"]),
     Extension("arena.referee", ["arena/referee.py"]),
     Extension("arena.games.substitution.game", ["arena/games/substitution/game.py"]),

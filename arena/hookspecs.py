@@ -6,6 +6,12 @@ adds its own by exposing a module with `@arena.hookimpl` functions under the
 
     [project.entry-points."arena.plugins"]
     mybots = "mypackage.arena_plugin"
+
+The generic layers (validation, the command line, the web interface) never name a game:
+whatever is particular to one (a log format of its own, a command, web endpoints, how a
+web page builds its moves) comes through these hooks, so a third-party game gets what
+the built-in ones get. The layers are written down as import-linter contracts in
+``pyproject.toml`` (``[tool.importlinter]``).
 """
 
 from __future__ import annotations
@@ -15,8 +21,13 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
     from arena.bots import BotFactory
-    from arena.game import Game
+    from arena.game import Game, Rejection
+    from arena.record import LogFormat
+    from arena.web.routes import Endpoint
 
 hookspec = pluggy.HookspecMarker("arena")
 hookimpl = pluggy.HookimplMarker("arena")
@@ -48,4 +59,100 @@ def arena_solvers() -> dict[str, str]:  # type: ignore[empty-body]
 
     Each names a click command that becomes ``arena solve NAME``; the module is
     imported only when that command runs, so a heavy solver costs nothing elsewhere.
+    """
+
+
+# -- logs ----------------------------------------------------------------------------
+
+
+@hookspec
+def arena_log_formats() -> list[LogFormat]:  # type: ignore[empty-body]
+    """Return readers of log formats besides the arena's JSON Lines.
+
+    Called once when the registry loads. `arena validate`, the web viewer's uploads and
+    every other reader of logs (`arena.validate.parse_log`) try each `LogFormat` whose
+    `detect` accepts the text (the substitution game: the thesis program's text logs).
+    """
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+@hookspec
+def arena_cli_commands() -> dict[str, str]:  # type: ignore[empty-body]
+    """Return top-level commands as ``{name: "module.path:command"}``.
+
+    Each names a click command that becomes ``arena NAME`` (``arena grammar``,
+    ``arena compare-tiles``); the module is imported only when that command runs. A name
+    the arena's own commands use is an error.
+    """
+
+
+@hookspec(firstresult=True)
+def arena_cli_settings(game: str, options: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The settings of a game named on the command line without ``--settings``.
+
+    Args:
+        game: the game's name (``--game``).
+        options: the command's options a game may read (``grammar``: a preset or a
+            grammar file, ``moves``; None where the command has no such option).
+
+    Returns:
+        The settings (checked by the game's `from_settings` afterwards), or ``None``
+        when this plugin does not serve `game` (the game's defaults, ``{}``, are used).
+        Raise `arena.errors.ArenaError` for options it refuses. Stops at first non-None
+        result.
+    """
+
+
+# -- the web interface ---------------------------------------------------------------
+
+
+@hookspec
+def arena_web_endpoints() -> list[Endpoint]:  # type: ignore[empty-body]
+    """Return HTTP endpoints of a game's own (`arena.web.routes.Endpoint`).
+
+    Called when the web application is made; they are served and documented (OpenAPI)
+    like the arena's own (the substitution game: its grammar presets, ``/api/grammars``).
+    """
+
+
+@hookspec(firstresult=True)
+def arena_web_settings(
+    game: str, request: Mapping[str, Any], presets: Mapping[str, str]
+) -> dict[str, Any] | None:
+    """The settings of a game the web starts without ``settings``, from the request's
+    fields of the game's own (the substitution game: ``moves`` with ``grammar`` or
+    ``text``).
+
+    Args:
+        game: the game's name.
+        request: the request's fields (``moves``, ``grammar``, ``text``: None if absent).
+        presets: the presets saved for this game (name -> text; `Storage.presets`).
+
+    Returns:
+        The settings (checked by the game's `from_settings` afterwards), or ``None``
+        when this plugin does not serve `game`: the game's `Game.web_lobby` settings are
+        used. Raise `arena.errors.SettingsError` for fields it refuses. Stops at first
+        non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def arena_web_partial_move(
+    game: Game[Any, Any], state: Any, steps: str
+) -> dict[str, Any] | Rejection | None:
+    """A move being built step by step in a web page (``/api/legal?steps=...``).
+
+    Args:
+        game: the game, bound to its settings.
+        state: the position, the seat to act's turn.
+        steps: the steps chosen so far, as the game's move string (may be empty).
+
+    Returns:
+        The fields ``/api/legal`` adds to its answer (the legal next steps, whether the
+        move may end, what the page draws of the partial move), the `Rejection` of the
+        first bad step (its `step`: the 0-based index), or ``None`` when this plugin
+        does not build `game`'s moves (then a request with ``steps`` is refused). Stops
+        at first non-None result.
     """

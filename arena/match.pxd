@@ -2,15 +2,9 @@
 # fields and C-level methods, which makes the per-move loop much cheaper. match.py
 # stays plain Python and runs as such if it is not compiled.
 
-cimport cython
 
+from arena.chance cimport ChanceSource
 from arena.referee cimport Referee, Verdict
-
-cdef class ChanceSource:
-    cdef object _random
-    cdef tuple _table
-    @cython.locals(values=tuple, cumulative=list, r=long, index=Py_ssize_t)
-    cpdef sample(self, outcomes)
 
 cdef class Match:
     cdef public object game

@@ -2,62 +2,28 @@
 
 `Match` holds the state, rolls the chance events from its own seeded generator, asks
 the `Referee` about every move and records the game. It does no I/O and keeps no
-clock: the in-process runner (`play_match`), the server and log replay drive it. It
-keeps one state, the current one: each accepted move's log record (the move string
-and the game's facts) is made when the move is played.
+clock: the in-process runner (`play_match`) and the server drive it (logs are
+replayed by `arena.replay`, on the same referee and dice). It keeps one state, the
+current one: each accepted move's log record (the move string and the game's facts) is
+made when the move is played.
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from arena.bots import Bot, BotGaveUp, finish_bot, prepare_bot
+from arena.chance import ChanceSource
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, Note, TurnRecord
 from arena.referee import Referee, Verdict, too_long
 
-__all__ = ["ChanceSource", "Match", "play_match"]
+__all__ = ["Match", "play_match"]
 
 StateT = TypeVar("StateT")
-
-
-class ChanceSource:
-    """Samples chance outcomes from integer weights with a seeded generator.
-
-    The draw is ``r = floor(random() * total)``, then the first outcome whose
-    cumulative weight exceeds ``r`` (the thesis program's `RandomProvider` draws the
-    same way from .NET's generator). Python's Mersenne Twister `random()` is stable
-    across versions, so a seed always gives the same dice.
-    """
-
-    def __init__(self, seed: int | str | None) -> None:
-        self._random = random.Random(seed).random
-        self._table: tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int] | None = None
-
-    def sample(self, outcomes: Sequence[tuple[Any, int]]) -> Any:
-        table = self._table
-        if table is None or table[0] is not outcomes:
-            table = _sampling_table(outcomes)
-            self._table = table
-        values = table[1]
-        cumulative = table[2]
-        r = int(self._random() * table[3])
-        for index in range(len(cumulative)):
-            if r < cumulative[index]:
-                return values[index]
-        return values[-1]
-
-
-def _sampling_table(
-    outcomes: Sequence[tuple[Any, int]],
-) -> tuple[Sequence[tuple[Any, int]], tuple[Any, ...], list[int], int]:
-    """The outcomes, their values and cumulative weights, for `ChanceSource.sample`."""
-    cumulative = list(itertools.accumulate(weight for _, weight in outcomes))
-    return outcomes, tuple(value for value, _ in outcomes), cumulative, cumulative[-1]
 
 
 class Match:
@@ -72,6 +38,14 @@ class Match:
         match_id: stored in the record.
         seed_commitment: the commitment to `seed` published before the first move
             (`arena.seeds`); stored in the record.
+
+    Example:
+        >>> from arena.games.sim import SimGame
+        >>> match = Match(SimGame.from_settings({"vertices": 5}), ["a", "b"], seed=1)
+        >>> match.to_act(), match.submit(0, "0 1").accepted, match.to_act()
+        (0, True, 1)
+        >>> match.submit(0, "1 2").rejection.code
+        'not-your-turn'
     """
 
     def __init__(
@@ -129,7 +103,17 @@ class Match:
         return self._pending_chance
 
     def submit(self, seat: int, move: Any) -> Verdict:
-        """Judge and, if legal, play `move` for `seat`. The state is kept on rejection."""
+        """Judge and, if legal, play `move` for `seat`. The state is kept on rejection.
+
+        Args:
+            seat: who moves.
+            move: a move string or the game's parsed move.
+
+        Returns:
+            The referee's `Verdict`: the new state, or the `Rejection` (``game-over``
+            once the game is over, ``malformed`` for a string that does not parse).
+            Never raises for a bad move.
+        """
         if self.outcome is not None:
             return Verdict(None, Rejection("game-over", "the game is already over"))
         if isinstance(move, str):
@@ -157,6 +141,13 @@ class Match:
 
     def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
         """Play to the end with in-process bots; an illegal move forfeits at once.
+
+        Args:
+            bots: one bot per seat.
+            rngs: one generator per seat, passed to its bot's `choose_move`.
+
+        Returns:
+            The outcome (also `outcome`).
 
         Each bot's optional ``prepare(game)`` hook runs first (`arena.bots.prepare_bot`),
         its optional ``game_over`` hook last (`arena.bots.finish_bot`: the debug lines
@@ -187,13 +178,24 @@ class Match:
         return self.outcome
 
     def forfeit(self, seat: int, termination: Termination, detail: str = "") -> Outcome:
-        """End the game against `seat` (illegal move, timeout, disconnect)."""
+        """End the game against `seat` (illegal move, timeout, disconnect).
+
+        Args:
+            seat: the seat that loses.
+            termination: why.
+            detail: for people (who played what).
+
+        Returns:
+            The outcome: the other seat wins a two-player game, nobody a larger one;
+            no scores.
+        """
         others = [s for s in range(len(self.players)) if s != seat]
         winner = others[0] if len(others) == 1 else None
         self.outcome = Outcome(winner, None, termination, loser=seat, detail=detail)
         return self.outcome
 
     def abort(self, detail: str = "") -> Outcome:
+        """End the game with no result (the server stopped); returns the outcome."""
         self.outcome = Outcome(None, None, Termination.ABORTED, detail=detail)
         return self.outcome
 
@@ -210,6 +212,7 @@ class Match:
         return len(self._turns)
 
     def record(self) -> MatchRecord:
+        """The game so far as a log record (`arena.record`), replayable by `arena.replay`."""
         return MatchRecord(
             game=self.game.type.name,
             settings=self.game.settings(),
@@ -236,6 +239,16 @@ def play_match(
 
     Each bot gets its own generator, seeded from the game seed and its seat, so a game
     is reproducible from its seed and the bots' specs.
+
+    Args:
+        game: the rules bound to settings.
+        bots: one bot per seat.
+        seed: seeds the dice and the bots' generators.
+        names: the players' names in the record (default: the bots' class names).
+        match_id: the record's id.
+
+    Returns:
+        The finished `Match` (its `outcome` and `record()`).
     """
     names = list(names) if names is not None else [type(bot).__name__ for bot in bots]
     match = Match(game, names, seed=seed, match_id=match_id)

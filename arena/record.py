@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -30,8 +30,8 @@ from arena.errors import LogFormatError
 from arena.game import Outcome
 from arena.seeds import parse_seed, seed_to_json
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MatchRecord", "Note", "TurnRecord", "read_jsonl",
-           "write_jsonl"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LogFormat", "MatchRecord", "Note", "TurnRecord",
+           "read_jsonl", "write_jsonl"]
 
 FORMAT_NAME = "arena-log"
 FORMAT_VERSION = 1
@@ -114,6 +114,20 @@ class MatchRecord:
         line["move"] = turn.move
         line.update(turn.facts)
         return line
+
+
+@dataclass(frozen=True)
+class LogFormat:
+    """A log format besides the arena's JSON Lines, as a plugin declares it
+    (`arena.hookspecs.arena_log_formats`)."""
+
+    name: str
+    """What the format is called in messages (``"thesis text log"``)."""
+    detect: Callable[[str], bool]
+    """Whether a text is in this format, from its start (leading white space and byte
+    order mark removed): cheap, it is asked of every log read."""
+    read: Callable[[str], MatchRecord]
+    """Read the whole text; raise `arena.errors.LogFormatError` naming the line."""
 
 
 def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:

@@ -59,6 +59,9 @@ class Referee:
 
     (Compiled as an extension type: `referee.pxd` declares its fields.)
 
+    Args:
+        game: the rules bound to settings.
+
     Example, embedding the substitution game's rules::
 
         from arena.games.substitution import SubstitutionGame, Settings
@@ -98,6 +101,12 @@ class Referee:
             move: the move string, or the game's parsed move object.
             player: the seat that claims to move; checked against the state if given.
             chance: the chance outcome to apply first (the substitution game's roll).
+
+        Returns:
+            A `Verdict`: the state after the move, or the `Rejection` (``malformed``,
+            ``not-your-turn``, ``game-over``, ``missing-<chance>``,
+            ``unexpected-chance``, ``bad-<chance>`` or the game's own code). It never
+            raises for bad input: the caller's `state` is untouched either way.
         """
         game = self.game
         if chance is not None:

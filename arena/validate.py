@@ -1,10 +1,10 @@
-"""Replaying game logs through the referee and checking every recorded fact.
+"""Checking log files: read them in any known format, replay them, report the first defect.
 
 First the seed's commitment, when the log has one (the server's logs do: the seed was
-fixed before the first move, `arena.seeds`). Then for each turn: the turn number and
-player, the chance outcome (against the seed, when the log has one), the move's legality for that outcome, and the game's facts after the
-move (the substitution game's bank). At the end: that the game is over, and the
-scores and result. The first defect found is reported.
+fixed before the first move, `arena.seeds`). The replay itself (turn numbers and
+players, chance outcomes against the seed, each move's legality, the recorded facts, the
+result) is `arena.replay.Replay`; this module reads files and reports on them
+(`arena validate`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from typing import Any
 from cachetools import LRUCache
 
 from arena.errors import ArenaError, LogFormatError, SettingsError
-from arena.game import CHANCE, TERMINAL, Game, Termination
-from arena.match import ChanceSource
+from arena.game import Game
 from arena.record import MatchRecord, read_jsonl
-from arena.referee import Referee
 from arena.registry import Registry, default_registry
+from arena.replay import Defect, Replay
 from arena.seeds import check_commitment
 
 __all__ = ["MAX_LOG_BYTES", "Defect", "read_log", "validate_file", "validate_record"]
@@ -30,29 +29,12 @@ __all__ = ["MAX_LOG_BYTES", "Defect", "read_log", "validate_file", "validate_rec
 MAX_LOG_BYTES = 256 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Defect:
-    """The first thing wrong with a log: where (turn, player) and what (code, message)."""
+def read_log(path: str | Path, registry: Registry | None = None) -> MatchRecord:
+    """Read a log file in any format the registry knows (`parse_log`).
 
-    code: str
-    message: str
-    turn: int | None = None
-    player: int | None = None
-
-    def __str__(self) -> str:
-        where = []
-        if self.turn is not None:
-            where.append(f"turn {self.turn}")
-        if self.player is not None:
-            where.append(f"player {self.player}")
-        prefix = f"{', '.join(where)}: " if where else ""
-        return f"{prefix}{self.code}: {self.message}"
-
-
-def read_log(path: str | Path) -> MatchRecord:
-    """Read a log in either format (detected from its first line).
-
-    Raises `LogFormatError` (or `OSError`) when the file cannot be read as a log.
+    Raises:
+        LogFormatError: the file is too large, not UTF-8, or not a log.
+        OSError: the file cannot be read.
     """
     path = Path(path)
     if path.stat().st_size > MAX_LOG_BYTES:
@@ -62,22 +44,32 @@ def read_log(path: str | Path) -> MatchRecord:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise LogFormatError(f"not UTF-8 text (byte {error.start})") from None
-    return parse_log(text)
+    return parse_log(text, registry)
 
 
-def parse_log(text: str) -> MatchRecord:
+def parse_log(text: str, registry: Registry | None = None) -> MatchRecord:
+    """Read a log: the arena's JSON Lines, or a format a plugin reads (`LogFormat`,
+    detected from the start of the text).
+
+    Args:
+        text: the whole log.
+        registry: whose plugins' formats are tried (by default the default registry).
+
+    Raises:
+        LogFormatError: the text is empty, in no known format, or a known format with
+            a defect (the message names the line).
+    """
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped.startswith("{"):
         return read_jsonl(text.lstrip("\ufeff").splitlines())
-    if stripped.startswith("<GameSettings"):
-        from arena.games.substitution.thesis_log import read_thesis_log
-
-        return read_thesis_log(text)
     if not stripped:
         raise LogFormatError("the file is empty")
-    raise LogFormatError(
-        "unknown log format (neither an arena JSON Lines log nor a thesis text log)", 1
-    )
+    formats = (registry or default_registry()).log_formats
+    for log_format in formats:
+        if log_format.detect(stripped):
+            return log_format.read(text)
+    known = ", ".join(["an arena JSON Lines log", *(f.name for f in formats)])
+    raise LogFormatError(f"unknown log format (not {known.replace(', ', ' nor ')})", 1)
 
 
 def validate_record(
@@ -101,75 +93,7 @@ def validate_record(
             return Defect("seed-commitment-mismatch",
                           f"seed {record.seed} of game {record.id!r} is not the seed committed to "
                           f"before the first move ({record.seed_commitment})")
-    referee = Referee(game)
-    chance_name = game.type.chance_name
-    dice = ChanceSource(record.seed) if record.seed is not None and game.type.chance else None
-    if accelerate:
-        start, state, pending = game.replay_prefix(record.turns, dice)
-    else:
-        start, state, pending = 0, game.initial_state(), None
-    for index in range(start, len(record.turns)):
-        turn = record.turns[index]
-
-        def defect(code: str, message: str) -> Defect:
-            return Defect(code, message, index, turn.player)  # noqa: B023
-
-        if turn.turn != index:
-            return defect("turn-number", f"turn {turn.turn} is recorded where turn {index} belongs")
-        chance = None
-        if game.to_act(state) == CHANCE:
-            chance = turn.chance
-            if chance is None:
-                return defect(f"missing-{chance_name}", f"the turn records no {chance_name}")
-            if dice is not None:
-                expected = pending if pending is not None else dice.sample(game.chance_outcomes(state))
-                pending = None
-                if expected != chance:
-                    return defect(
-                        f"{chance_name}-mismatch",
-                        f"the {chance_name} {chance!r} does not follow from seed {record.seed} "
-                        f"(it gives {expected!r})",
-                    )
-        elif turn.chance is not None:
-            return defect(f"unexpected-{chance_name}", f"no {chance_name} belongs before this move")
-        verdict = referee.check(state, turn.move, player=turn.player, chance=chance)
-        if verdict.state is None:
-            assert verdict.rejection is not None
-            return defect(verdict.rejection.code, f"move {turn.move!r}: {verdict.rejection.message}")
-        state = verdict.state
-        for key, value in game.facts(state).items():
-            if key not in turn.facts:
-                return defect(f"missing-{key}", f"the turn does not record the {key}")
-            if turn.facts[key] != value:
-                return defect(
-                    f"{key}-mismatch", f"the log says {key} {turn.facts[key]!r}, the referee {value!r}"
-                )
-    outcome = record.outcome
-    if outcome is None:
-        return Defect("no-result", f"the log ends after {len(record.turns)} turns without a result")
-    if outcome.termination is Termination.NORMAL:
-        if game.to_act(state) != TERMINAL:
-            return Defect(
-                "unfinished",
-                f"the result is recorded after {len(record.turns)} turns but the game is not over",
-            )
-        expected = game.outcome(state)
-        assert expected is not None
-        if outcome.scores is not None and tuple(outcome.scores) != tuple(expected.scores or ()):
-            return Defect(
-                "score-mismatch",
-                f"the log says scores {list(outcome.scores)}, the referee {list(expected.scores or ())}",
-            )
-        if outcome.winner != expected.winner:
-            return Defect(
-                "result-mismatch", f"the log says {outcome.result}, the referee {expected.result}"
-            )
-    elif outcome.termination is not Termination.ABORTED:
-        if outcome.loser is None or outcome.loser not in range(game.num_players()):
-            return Defect("result-mismatch", f"a {outcome.termination.value} result names no loser")
-        if game.num_players() == 2 and outcome.winner != 1 - outcome.loser:
-            return Defect("result-mismatch", "the winner of a forfeit must be the other player")
-    return None
+    return Replay(record, game, accelerate=accelerate).check()
 
 
 def _load_game(registry: Registry, name: str, settings: Any) -> Game[Any, Any]:
@@ -214,7 +138,7 @@ class FileReport:
 def validate_file(path: str | Path, registry: Registry | None = None) -> FileReport:
     """Read and validate one log file; never raises for a bad file."""
     try:
-        record = read_log(path)
+        record = read_log(path, registry)
     except (OSError, ArenaError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         return FileReport(str(path), error=reason)

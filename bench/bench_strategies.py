@@ -21,7 +21,7 @@ from arena.games.substitution import Settings, SubstitutionGame
 from arena.match import Match, play_match
 from arena.registry import default_registry
 from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.experiments import THESIS_BOTS
+from bots.substitution.experiments import THESIS_BOTS
 
 BOTS = [spec for spec, _ in THESIS_BOTS] + [
     "inversed-smart-random", "improved-random", "mixed:equal", "deep-search",

@@ -36,7 +36,16 @@ class _QueueBot(ArenaBot):
 
 
 class SimpleClient:
-    """A connected bot driven from ordinary (blocking) code."""
+    """A connected bot driven from ordinary (blocking) code.
+
+    The async `ArenaClient` runs on an event loop in a background thread; turns come
+    out of `next_turn` and moves go back with `play`. Use it as a context manager.
+
+    Args:
+        url: the server's WebSocket URL.
+        token: the bot's token.
+        options: any other `ArenaClient` field (``games``, ``stop_after``, ...).
+    """
 
     def __init__(self, url: str, token: str, **options: Any) -> None:
         self._turns: queue.Queue[Turn | None] = queue.Queue()
@@ -62,7 +71,22 @@ class SimpleClient:
 
     @classmethod
     def connect(cls, url: str, token: str, *, timeout: float = 10.0, **options: Any) -> SimpleClient:
-        """Connect and wait for the server's welcome."""
+        """Connect and wait for the server's welcome.
+
+        Args:
+            url: the server's WebSocket URL.
+            token: the bot's token.
+            timeout: seconds to wait for the welcome.
+            options: any other `ArenaClient` field.
+
+        Returns:
+            The connected client.
+
+        Raises:
+            TimeoutError: no welcome within `timeout` (a server that cannot be reached
+                included).
+            AuthenticationError, RemoteError: the server refused the bot.
+        """
         client = cls(url, token, **options)
         waiter = asyncio.run_coroutine_threadsafe(client.client.connected.wait(), client._loop)
         done, _ = concurrent.futures.wait([waiter, client._run], timeout=timeout,
@@ -87,7 +111,12 @@ class SimpleClient:
         return turn
 
     def play(self, turn: Turn, move: str) -> None:
-        """Send the move for `turn`."""
+        """Send the move for `turn` (a turn already over is ignored: its clock ran out).
+
+        Args:
+            turn: the turn `next_turn` gave.
+            move: the move string.
+        """
         future = self._pending.pop((turn.game_id, turn.turn), None)
         if future is not None:
             def resolve() -> None:
@@ -98,6 +127,7 @@ class SimpleClient:
 
     @property
     def results(self) -> list[GameResult]:
+        """The results of the games finished so far."""
         return list(self.client.results)
 
     def close(self) -> None:

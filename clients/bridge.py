@@ -34,6 +34,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from arena.bot_logs import LogLimits
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
@@ -107,8 +108,6 @@ class ExecBot(ArenaBot):
         """The ``limits`` line: the server's (from ``welcome``), the bridge's line length."""
         welcome = self.arena_client.welcome if self.arena_client is not None else None
         server = dict(welcome["limits"]) if welcome is not None else {}
-        from arena.server.aids import LogLimits  # the defaults; here only: a heavy package
-
         logs = LogLimits()
         max_legal = server.get("max_legal", DEFAULT_MAX_LEGAL)
         if self.legal_limit is not None:

@@ -93,7 +93,11 @@ class GameInfo:
 
     @cached_property
     def rules(self) -> Game[Any, Any]:
-        """The game's rules from the local registry (for games this install knows)."""
+        """The game's rules from the local registry (for games this install knows).
+
+        Raises:
+            SettingsError: this install has no such game, or refuses its settings.
+        """
         return default_registry().load_game(self.game, self.settings)
 
 
@@ -121,7 +125,12 @@ class Turn:
         return self.info.game_id
 
     def rules_state(self) -> Any:
-        """The state as the local rules' state object."""
+        """The state as the local rules' state object.
+
+        Raises:
+            SettingsError: the game is unknown here (`GameInfo.rules`).
+            ValueError: the state does not read as the local rules' state.
+        """
         return self.info.rules.state_from_json(self.state)
 
     def legal_fields(self) -> dict[str, Any]:
@@ -136,7 +145,18 @@ class Turn:
 
     def legal_moves(self, limit: int = 50) -> list[str]:
         """Legal move strings, where the game can list them (the server's list, if it
-        sent one)."""
+        sent one).
+
+        Args:
+            limit: at most this many.
+
+        Returns:
+            The move strings, in the game's order.
+
+        Raises:
+            NotImplementedError: the game does not list its moves and the server sent
+                no list (build the move in steps: `ArenaClient.legal`).
+        """
         listed = self.legal.get("legal")
         if listed is not None:
             return list(listed[:limit])
@@ -193,6 +213,15 @@ class ArenaBot:
         """
 
     def move(self, turn: Turn) -> str | Awaitable[str]:
+        """Choose the move of `turn` (the one method a bot must have).
+
+        Args:
+            turn: the state, the chance outcome it moves after, its clock.
+
+        Returns:
+            The move string, or an awaitable of it (a bot that thinks asynchronously);
+            the clock runs until it is sent.
+        """
         raise NotImplementedError
 
     def resumed(self, game: GameInfo, state: dict[str, Any]) -> None:
@@ -344,8 +373,12 @@ class ArenaClient:
     async def run(self) -> None:
         """Play until stopped, `stop_after` games are over, or reconnecting cannot help.
 
+        Results go to `results` as games end; a dropped connection is reconnected
+        (with `reconnect`), doubling the delay up to `max_reconnect_delay`.
+
         Raises:
             AuthenticationError, RemoteError: the server refused the bot for good.
+            BotFailure: the bot cannot go on (its process died).
         """
         delay = self.reconnect_delay
         loop = asyncio.get_running_loop()
@@ -465,7 +498,12 @@ class ArenaClient:
             self._handle(event)
 
     async def send(self, message: Message) -> None:
-        """Send one message now."""
+        """Send one message now.
+
+        Raises:
+            ConnectionError: not connected.
+            ConnectionClosed: the connection closed while sending.
+        """
         if self._ws is None or self._core is None:
             raise ConnectionError("not connected")
         self._core.send(message)
@@ -596,14 +634,33 @@ class ArenaClient:
 
     async def log(self, game_id: str, text: str) -> None:
         """Send a debug line about one of the bot's games (stored with the game's log,
-        within the server's ``limits``)."""
+        within the server's ``limits``); dropped quietly when not connected.
+
+        Args:
+            game_id: the game the line is about.
+            text: the line.
+        """
         with contextlib.suppress(ConnectionClosed, ConnectionError):
             await self.send(Message.make("log", game_id=game_id, text=text))
 
     async def legal(self, game_id: str, turn: int, steps: str, *, timeout: float = 10.0
                     ) -> Message:
         """Ask the server for the legal next steps after the partial move `steps` (games
-        whose moves are built in steps): the ``legal_steps`` answer, or the ``error``."""
+        whose moves are built in steps).
+
+        Args:
+            game_id: the game.
+            turn: the turn being played (`Turn.turn`).
+            steps: the steps so far, as the game's move string (empty at the start).
+            timeout: seconds to wait for the answer.
+
+        Returns:
+            The ``legal_steps`` answer, or the ``error`` the server sent.
+
+        Raises:
+            TimeoutError: no answer within `timeout`.
+            ConnectionError: not connected.
+        """
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         key = (game_id, turn, steps)
         self._questions.setdefault(key, []).append(future)
@@ -648,7 +705,21 @@ def _turn(info: GameInfo, message: Message, retries_left: int | None = None) -> 
 
 
 def run(url: str, token: str, bot: ArenaBot | Callable[[Turn], Any], **options: Any) -> list[GameResult]:
-    """Connect and play until stopped (Ctrl-C) or `stop_after` games; return the results."""
+    """Connect and play until stopped (Ctrl-C) or `stop_after` games (blocking).
+
+    Args:
+        url: the server's WebSocket URL.
+        token: the bot's token.
+        bot: an `ArenaBot`, or a function ``Turn -> move string``.
+        options: any other `ArenaClient` field (``games``, ``stop_after``, ...).
+
+    Returns:
+        The results of the games played.
+
+    Raises:
+        AuthenticationError, RemoteError: the server refused the bot for good.
+        BotFailure: the bot cannot go on (its process died).
+    """
     client = ArenaClient(url, token, bot, **options)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(client.run())

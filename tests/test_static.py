@@ -1,4 +1,4 @@
-"""Strict tooling is part of the suite: ruff and mypy --strict over the project."""
+"""Strict tooling is part of the suite: ruff, mypy --strict and the import-linter layers."""
 
 from __future__ import annotations
 
@@ -21,3 +21,27 @@ def test_ruff() -> None:
 def test_mypy_strict() -> None:
     result = run(sys.executable, "-m", "mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _lint_imports() -> subprocess.CompletedProcess[str]:
+    return run(str(Path(sys.executable).parent / "lint-imports"), "--no-cache", "--no-logo")
+
+
+def test_the_layers_contract_holds() -> None:
+    """The import-linter contracts in pyproject.toml: games never import bots, the match
+    loop or the server; generic layers never name a game; the core and the protocol never
+    import what is built on them."""
+    result = _lint_imports()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_the_layers_contract_catches_a_game_that_imports_a_bot() -> None:
+    planted = ROOT / "arena" / "games" / "_planted_layer_violation.py"
+    planted.write_text("import bots.sim.plugin\n", encoding="utf-8")
+    try:
+        result = _lint_imports()
+    finally:
+        planted.unlink()
+    assert result.returncode != 0
+    assert "arena.games._planted_layer_violation -> bots.sim.plugin" in result.stdout

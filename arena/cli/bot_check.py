@@ -81,15 +81,13 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
 
 
 def _settings(registry: Any, name: str, settings_json: str | None) -> dict[str, Any]:
-    """The settings to check `name` with: given, the web lobby's example, or the game's
-    defaults (the substitution game: the medium grammar, 20 moves each)."""
+    """The settings to check `name` with: given, the game's plugin's for no options
+    (`arena_cli_settings`; the substitution game: the medium grammar, 20 moves each), or
+    the web lobby's example."""
     if settings_json is not None:
         settings: dict[str, Any] = json.loads(settings_json)
-    elif name == "substitution":
-        from arena.games.substitution import Settings
-
-        settings = Settings.preset("medium", 20).to_json()
     else:
-        settings = dict(registry.game_class(name).web_lobby().get("settings", {}))
+        settings = registry.cli_settings(name, {}) or dict(
+            registry.game_class(name).web_lobby().get("settings", {}))
     registry.load_game(name, settings)
     return settings

@@ -20,9 +20,14 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy_subcommands:
-            module_name, _, attribute = self.lazy_subcommands[cmd_name].partition(":")
-            command = getattr(importlib.import_module(module_name), attribute)
-            if not isinstance(command, click.Command):
-                raise TypeError(f"{self.lazy_subcommands[cmd_name]} is not a click command")
-            return command
+            return load_command(self.lazy_subcommands[cmd_name])
         return super().get_command(ctx, cmd_name)
+
+
+def load_command(target: str) -> click.Command:
+    """The click command ``"module.path:attribute"`` names (the module imported now)."""
+    module_name, _, attribute = target.partition(":")
+    command = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(command, click.Command):
+        raise TypeError(f"{target} is not a click command")
+    return command

@@ -94,12 +94,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         registry = default_registry()
         if settings_json is not None:
             settings = json.loads(settings_json)
-        elif game == "substitution":
-            from arena.games.substitution import Settings, load_grammar
-
-            settings = Settings(load_grammar(grammar), moves).to_json()
         else:
-            settings = _default_settings(registry, game)
+            settings = (registry.cli_settings(game, {"grammar": grammar, "moves": moves})
+                        or _default_settings(registry, game))
         rules = registry.load_game(game, settings)
         if ladder and rules.num_players() != 2:
             raise click.UsageError(

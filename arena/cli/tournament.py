@@ -70,12 +70,8 @@ def game_settings(registry: Registry, game_name: str, settings_json: str | None,
                 settings = json.loads(settings_json)
             except json.JSONDecodeError as error:
                 raise click.UsageError(f"--settings is not JSON: {error}") from None
-        elif game_name == "substitution":
-            from arena.games.substitution import Settings, load_grammar
-
-            settings = Settings(load_grammar(grammar_spec), moves).to_json()
         else:
-            settings = {}
+            settings = registry.cli_settings(game_name, {"grammar": grammar_spec, "moves": moves})
         registry.load_game(game_name, settings)
     except ArenaError as error:
         raise click.UsageError(str(error)) from None

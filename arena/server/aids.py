@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arena.bot_logs import LogLimits
 from arena.game import TERMINAL, Rejection
 from arena.legal import (
     DEFAULT_MAX_LEGAL,
@@ -87,22 +88,6 @@ class LegalMoves:
         self._answered[game_id] = (turn, self.answered(live) + 1)
         return "legal_steps", {"game_id": game_id, "turn": turn, "prefix": steps,
                                "legal_steps": result}
-
-
-@dataclass(frozen=True)
-class LogLimits:
-    """Bounds on a bot's ``log`` messages (announced in ``welcome.limits``)."""
-
-    max_log_bytes: int = 1024
-    """Longest text, in UTF-8 bytes; a longer one is refused (``log-too-long``)."""
-    max_logs_per_turn: int = 10
-    """Lines kept per bot per turn; more are dropped (``log-limit``, said once a turn)."""
-    max_logs_per_game: int = 200
-    """Lines kept per bot per game."""
-
-    def to_json(self) -> dict[str, int]:
-        return {"max_log_bytes": self.max_log_bytes, "max_logs_per_turn": self.max_logs_per_turn,
-                "max_logs_per_game": self.max_logs_per_game}
 
 
 @dataclass

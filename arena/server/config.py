@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from arena.bot_logs import LogLimits
 from arena.legal import DEFAULT_MAX_LEGAL
-from arena.server.aids import LogLimits
 from arena.server.workers import WorkerLimits
 from arena.web.config import WebConfig
 

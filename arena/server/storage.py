@@ -38,21 +38,21 @@ from arena.record import MatchRecord, to_jsonl
 from arena.seeds import parse_seed, seed_to_text
 from arena.server.names import GUEST_PREFIX, check_account_name
 
-__all__ = ["AsyncStorage", "BotAccount", "RatingRow", "Storage", "StorageFailure", "hash_token"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "AsyncStorage", "BotAccount", "RatingRow", "Storage",
+           "StorageFailure", "StorageVersionError", "hash_token"]
 
 log = logging.getLogger("arena.server")
 
 T = TypeVar("T")
 
-_SCHEMA = """
+_BASELINE = """
 CREATE TABLE IF NOT EXISTS bots (
     name TEXT PRIMARY KEY,
     token_hash TEXT UNIQUE,
     created REAL NOT NULL,
     revoked REAL,
     operator INTEGER NOT NULL DEFAULT 0,
-    house TEXT,
-    expires REAL
+    house TEXT
 );
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -60,8 +60,6 @@ CREATE TABLE IF NOT EXISTS games (
     settings TEXT NOT NULL,
     players TEXT NOT NULL,
     seed INTEGER,
-    seed_text TEXT,
-    seed_commitment TEXT,
     ladder INTEGER NOT NULL DEFAULT 0,
     pair TEXT,
     status TEXT NOT NULL,
@@ -109,16 +107,50 @@ CREATE TABLE IF NOT EXISTS grammars (
     text TEXT NOT NULL,
     created REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS probe (
+"""
+"""Version 1: the schema of every database made before schema versions were kept (its
+``user_version`` is 0); ``IF NOT EXISTS`` makes it a no-op on those."""
+
+_PRESETS = """
+CREATE TABLE presets (
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (game, name)
+);
+INSERT INTO presets(game, name, text, created)
+    SELECT 'substitution', name, text, created FROM grammars;
+DROP TABLE grammars;
+"""
+"""Version 2: settings presets saved from the web belong to a game (any game's plugin
+may offer them, `arena.hookspecs.arena_web_settings`); the grammar presets saved
+before were the substitution game's."""
+
+_SEEDS_AND_EXPIRY = """
+ALTER TABLE bots ADD COLUMN expires REAL;
+ALTER TABLE games ADD COLUMN seed_text TEXT;
+ALTER TABLE games ADD COLUMN seed_commitment TEXT;
+CREATE TABLE probe (
     data BLOB
 );
 """
+"""Version 3: guests expire (``bots.expires``); a game's seed is 128 bits, kept as
+decimal text, with the commitment published before its first move (`arena.seeds`);
+``probe`` is where `Storage.check_writable` tries a write."""
 
-_ADDED_COLUMNS = {
-    "bots": {"expires": "REAL"},
-    "games": {"seed_text": "TEXT", "seed_commitment": "TEXT"},
-}
-"""Columns later versions added, for databases created before them."""
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY)
+"""The schema as the steps that made it: step ``i`` takes a database from version ``i``
+to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
+at the end, never an edit of an old one: a database of any earlier version is brought
+up to date, step by step, when it is opened (`Storage.migrate`)."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The version of the schema this code reads and writes."""
+
+
+class StorageVersionError(ArenaError):
+    """A database of a later schema version than this code knows (`SCHEMA_VERSION`)."""
 
 _SEED = "COALESCE(seed_text, seed)"
 """A game's seed: decimal text, or the integer of an older database."""
@@ -176,7 +208,28 @@ class RatingRow:
 
 
 class Storage:
-    """The arena database (one SQLite file)."""
+    """The arena database (one SQLite file): accounts, games and their logs, ratings,
+    presets saved from the web.
+
+    Opening it brings its schema up to date (`migrate`). Every write that must survive
+    together runs in one transaction (`finish_game`: result, log and ratings).
+
+    Args:
+        path: the database file (made if missing).
+
+    Raises:
+        StorageVersionError: the file was written by a newer arena (`SCHEMA_VERSION`).
+        sqlite3.Error: the file cannot be opened or brought up to date (the database
+            is then left at the last version it reached).
+
+    Example:
+        >>> storage = Storage(":memory:")
+        >>> token = storage.add_bot("alice")
+        >>> storage.authenticate(token).name, storage.authenticate("wrong")
+        ('alice', None)
+        >>> storage.version == SCHEMA_VERSION
+        True
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -184,12 +237,39 @@ class Storage:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA busy_timeout=5000")
-        self.db.executescript(_SCHEMA)
-        for table, columns in _ADDED_COLUMNS.items():
-            present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
-            for column, kind in columns.items():
-                if column not in present:
-                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        try:
+            self.migrate()
+        except BaseException:
+            self.db.close()
+            raise
+
+    @property
+    def version(self) -> int:
+        """The schema version of the database (``PRAGMA user_version``)."""
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        """Bring the database up to `SCHEMA_VERSION`, one step of `MIGRATIONS` at a time,
+        each in its own transaction (with its new version number: a crash leaves the
+        database at the step before or after, never between).
+
+        Raises:
+            StorageVersionError: the database is of a later version than this code.
+        """
+        version = self.version
+        if version > SCHEMA_VERSION:
+            raise StorageVersionError(
+                f"{self.path} has schema version {version}; this arena reads up to "
+                f"{SCHEMA_VERSION} (it was written by a newer arena)")
+        for step in range(version, SCHEMA_VERSION):
+            # executescript commits what is pending first; the step is its own transaction
+            try:
+                self.db.executescript(f"BEGIN IMMEDIATE;\n{MIGRATIONS[step]}\n"
+                                      f"PRAGMA user_version = {step + 1};\nCOMMIT;")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         self.db.close()
@@ -459,28 +539,36 @@ class Storage:
             history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
         return history
 
-    # -- grammar presets (saved from the web interface) ---------------------------------
+    # -- settings presets (saved from the web interface, per game) ------------------------
 
-    def save_grammar(self, name: str, text: str) -> None:
+    def save_preset(self, game: str, name: str, text: str) -> None:
+        """Save (or replace) preset `name` of `game`: a text its plugin reads (the
+        substitution game: a grammar)."""
         self.db.execute(
-            "INSERT OR REPLACE INTO grammars(name, text, created) VALUES (?, ?, ?)",
-            (name, text, time.time()),
+            "INSERT OR REPLACE INTO presets(game, name, text, created) VALUES (?, ?, ?, ?)",
+            (game, name, text, time.time()),
         )
 
-    def grammars(self) -> list[tuple[str, str]]:
-        rows = self.db.execute("SELECT name, text FROM grammars ORDER BY name").fetchall()
+    def presets(self, game: str) -> list[tuple[str, str]]:
+        """The saved presets of `game`, as (name, text), by name."""
+        rows = self.db.execute("SELECT name, text FROM presets WHERE game = ? ORDER BY name",
+                               (game,)).fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 
-    def grammar_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM grammars").fetchone()[0])
+    def preset_count(self) -> int:
+        """How many presets are saved, of every game (the web's budget counts them all)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM presets").fetchone()[0])
 
-    def grammar(self, name: str) -> str | None:
-        row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
+    def preset(self, game: str, name: str) -> str | None:
+        """The text of preset `name` of `game`; None if none is saved."""
+        row = self.db.execute("SELECT text FROM presets WHERE game = ? AND name = ?",
+                              (game, name)).fetchone()
         return None if row is None else str(row[0])
 
-    def delete_grammar(self, name: str) -> bool:
+    def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
-        return self.db.execute("DELETE FROM grammars WHERE name = ?", (name,)).rowcount > 0
+        return self.db.execute("DELETE FROM presets WHERE game = ? AND name = ?",
+                               (game, name)).rowcount > 0
 
 
 def _game_row(row: Sequence[Any]) -> dict[str, Any]:

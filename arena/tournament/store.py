@@ -156,14 +156,21 @@ def read_game_log(out: Path, text_id: str) -> str:
 
 
 def _read(path: Path) -> Iterator[dict[str, str]]:
+    """The ``{"id", "log"}`` lines of one compressed log file: the one reader of them."""
     with gzip.open(path, "rt", encoding="utf-8") as stream:
         for line in stream:
             if line.strip():
                 yield json.loads(line)
 
 
-def iter_game_logs(out: Path) -> Iterator[tuple[str, str]]:
-    """Every (id, JSON Lines log) stored under `out`."""
-    for path in sorted((out / "logs").glob("*/*.jsonl.gz")):
+def iter_game_logs(out: Path, order: tuple[int, int] | None = None) -> Iterator[tuple[str, str]]:
+    """Every (id, JSON Lines log) stored under `out`, in order of their files.
+
+    Args:
+        out: the tournament directory.
+        order: only the games of this seat order (first, second); ``None``: all.
+    """
+    pattern = "*/*.jsonl.gz" if order is None else f"{order[0]}-{order[1]}/*.jsonl.gz"
+    for path in sorted((out / "logs").glob(pattern)):
         for item in _read(path):
             yield str(item["id"]), str(item["log"])

@@ -29,13 +29,12 @@ from websockets.http11 import Request, Response
 
 from arena.server.connection import ArenaConnection
 from arena.web import GUEST_COOKIE
-from arena.web.endpoints import ENDPOINTS
-from arena.web.endpoints.grammars import PRESET_CHANGES
+from arena.web.endpoints import endpoints
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
 from arena.web.endpoints.status import OPENAPI
-from arena.web.http import compress, errors
+from arena.web.http import PRESET_CHANGES, compress, errors
 from arena.web.openapi import openapi_document
 from arena.web.origins import cross_site_guard, websocket_origin_problem
 from arena.web.quota import RateLimit
@@ -79,8 +78,9 @@ def make_app(server: ArenaServer) -> web.Application:
     app[MATCHES] = Matches(config)
     app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)
                                if server.config.tournaments else None)
-    app[OPENAPI] = openapi_document(ENDPOINTS, version=_version())
-    for endpoint in ENDPOINTS:
+    served = endpoints(server.registry)
+    app[OPENAPI] = openapi_document(served, version=_version())
+    for endpoint in served:
         if endpoint.method == "GET":  # and HEAD
             app.router.add_get(endpoint.path, endpoint.handler, name=endpoint.operation_id)
         else:

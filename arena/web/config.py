@@ -15,6 +15,9 @@ class WebConfig:
     gets 431, a body beyond its limit 413, a guest account beyond the quotas 429.
     """
 
+    default_game: str = "substitution"
+    """The game of the lobby and of a request that names none (the flagship game; any
+    registered game may be named)."""
     origins: tuple[str, ...] = ()
     """Browser origins allowed besides the server's own (``https://arena.example.org``):
     their pages may open the WebSocket and send state-changing requests."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -17,8 +18,10 @@ import msgspec
 from aiohttp import web
 
 from arena.errors import ArenaError
+from arena.web.quota import RateLimit, client_key
 
-__all__ = ["ApiError", "compress", "errors", "json_response", "read_body", "read_json"]
+__all__ = ["PRESET_CHANGES", "ApiError", "check_preset_change", "compress", "errors",
+           "json_response", "read_body", "read_json"]
 
 log = logging.getLogger("arena.web")
 
@@ -53,6 +56,25 @@ class ApiError(Exception):
     def response(self) -> web.Response:
         return json_response({"code": self.code, "message": self.message, **self.fields},
                              status=self.status, headers=self.headers)
+
+
+PRESET_CHANGES: web.AppKey[RateLimit] = web.AppKey("arena.preset-changes")
+"""Saves and deletions of any game's presets per client address
+(`WebConfig.presets_per_client_minute`)."""
+
+
+def check_preset_change(request: web.Request) -> None:
+    """Count a save or deletion of a preset against the client's budget.
+
+    Raises:
+        ApiError: 429 with ``Retry-After`` when the client's address is over its budget.
+    """
+    limit = request.app[PRESET_CHANGES]
+    wait = limit.wait(client_key(request.remote))
+    if wait > 0:
+        raise ApiError(429, f"at most {limit.per_minute} presets saved or deleted a minute "
+                            f"from your address; try again in {math.ceil(wait)} s",
+                       headers={"Retry-After": str(max(1, math.ceil(wait)))})
 
 
 def json_response(data: Any, *, status: int = 200,

@@ -11,7 +11,6 @@ for gigabytes), so the answer's size, not the log's, is what is bounded.
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.game import CHANCE, Game
+from arena.game import Game
 from arena.record import MatchRecord
-from arena.referee import Referee
 from arena.registry import BUILTIN_PLUGINS, Registry
+from arena.replay import Replay
+from arena.tournament.store import read_game_log
 from arena.validate import parse_log
 
 __all__ = ["ReplayAnswer", "ReplayLimitError", "ReplayLimits", "frames", "replay_job",
@@ -55,13 +55,12 @@ class ReplayAnswer:
 
 
 def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any]]:
-    """Frame 0 (the start), then the frame after each turn; a move the referee rejects
-    ends them with ``{"error": ...}``."""
-    referee = Referee(game)
-    state = game.initial_state()
+    """Frame 0 (the start), then the frame after each turn (`arena.replay.Replay`); the
+    first defective turn (a move the referee rejects, a roll the seed does not give, a
+    recorded fact that is not the referee's) ends them with ``{"error": ...}``."""
     rendered = type(game).render is not Game.render
 
-    def frame(**fields: Any) -> dict[str, Any]:
+    def frame(state: Any, **fields: Any) -> dict[str, Any]:
         item = {**fields, "state": game.state_to_json(state)}
         if rendered:
             item["render"] = game.render(state)
@@ -74,25 +73,29 @@ def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any
     for note in record.notes:
         notes.setdefault(max(0, min(note.turn, last)) if last >= 0 else -1, []).append(
             {"player": note.player, "text": note.text})
-    start = frame(index=0)
+    replay = Replay(record, game)
+    start = frame(replay.state, index=0)
     if -1 in notes:
         start["notes"] = notes[-1]
     yield start
-    for index, turn in enumerate(record.turns):
-        chance = turn.chance if game.to_act(state) == CHANCE else None
-        verdict = referee.check(state, turn.move, player=turn.player, chance=chance)
-        if verdict.state is None:
-            assert verdict.rejection is not None
-            # numbered as the viewer numbers its frames: turn i leads to frame i
-            yield {"error": f"turn {index + 1}: {_seat_name(record, turn.player)} played "
-                            f"{turn.move!r}: {verdict.rejection.message}",
-                   "error_turn": index + 1}
-            return
-        state = verdict.state
-        item = frame(index=index + 1, player=turn.player, chance=turn.chance, move=turn.move)
-        if index in notes:
-            item["notes"] = notes[index]
+    for step in replay:
+        turn = step.turn
+        item = frame(step.state, index=step.index + 1, player=turn.player, chance=turn.chance,
+                     move=turn.move)
+        if step.index in notes:
+            item["notes"] = notes[step.index]
         yield item
+    defect = replay.defect
+    if defect is not None:
+        assert defect.turn is not None
+        # numbered as the viewer numbers its frames: turn i leads to frame i
+        number = defect.turn + 1
+        seat = record.turns[defect.turn].player
+        if defect.move is not None:
+            text = f"{_seat_name(record, seat)} played {defect.move!r}: {defect.message}"
+        else:
+            text = f"{_seat_name(record, seat)}'s turn: {defect.message} ({defect.code})"
+        yield {"error": f"turn {number}: {text}", "error_turn": number}
 
 
 def _seat_name(record: MatchRecord, seat: int) -> str:
@@ -174,8 +177,9 @@ def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
     run in a worker process. `plugins`: the registry's plugin modules (cached); `extra`:
     fields added to the answer."""
     try:
-        record = parse_log(log)
-        return ReplayAnswer(encode_frames(record, _registry(plugins), limits, extra))
+        registry = _registry(plugins)
+        record = parse_log(log, registry)
+        return ReplayAnswer(encode_frames(record, registry, limits, extra))
     except ReplayLimitError as error:
         return ReplayAnswer(None, "replay-limit", str(error))
     except (ArenaError, ValueError, KeyError, TypeError) as error:
@@ -183,17 +187,9 @@ def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
 
 
 def tournament_log(directory: Path, game_id: str) -> str | None:
-    """The JSON Lines log of game ``F-S-I`` in a tournament directory (issue 3's layout:
-    ``logs/F-S/*.jsonl.gz``, lines ``{"id": ..., "log": ...}``); None if absent."""
-    parts = game_id.split("-")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    """The JSON Lines log of game ``F-S-I`` in a tournament directory
+    (`arena.tournament.store.read_game_log`); None if there is none."""
+    try:
+        return read_game_log(directory, game_id)
+    except (ValueError, KeyError, FileNotFoundError):
         return None
-    folder = directory / "logs" / f"{parts[0]}-{parts[1]}"
-    for path in sorted(folder.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as stream:
-            for line in stream:
-                if line.strip():
-                    item = json.loads(line)
-                    if item.get("id") == game_id:
-                        return str(item["log"])
-    return None

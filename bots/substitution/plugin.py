@@ -73,3 +73,8 @@ def arena_bots() -> list[BotFactory]:
         ),
         *deep.factories(),
     ]
+
+
+@hookimpl
+def arena_cli_commands() -> dict[str, str]:
+    return {"experiment": "bots.substitution.cli:experiment"}

@@ -48,3 +48,8 @@ def arena_bots() -> list[BotFactory]:
             _factory("RacePerfectBot"),
         ),
     ]
+
+
+@hookimpl
+def arena_cli_commands() -> dict[str, str]:
+    return {"compare-tiles": "bots.tiles.compare:compare_tiles"}

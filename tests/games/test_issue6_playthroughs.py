@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from arena.game import TERMINAL
 from arena.match import play_match
 from arena.record import read_jsonl, to_jsonl
-from arena.referee import Referee
 from arena.registry import Registry
+from arena.replay import Replay
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -52,13 +51,7 @@ def test_playthrough(
     assert text == path.read_text(encoding="utf-8")
 
     record = read_jsonl(path.read_text(encoding="utf-8").splitlines())
-    replayed = registry.load_game(record.game, record.settings)
-    referee = Referee(replayed)
-    state = replayed.initial_state()
-    for turn in record.turns:
-        verdict = referee.check(state, turn.move, player=turn.player)
-        assert verdict.state is not None, verdict.rejection
-        state = verdict.state
-        assert replayed.facts(state) == dict(turn.facts)
-    assert replayed.to_act(state) == TERMINAL
-    assert replayed.outcome(state) == record.outcome
+    replay = Replay(record, registry.load_game(record.game, record.settings))
+    assert replay.check() is None
+    assert replay.turns_replayed == len(record.turns) > 0
+    assert replay.game.outcome(replay.state) == record.outcome

@@ -127,6 +127,7 @@ async def make_arena(tmp_path) -> AsyncIterator[Callable[..., Any]]:
     started: list[Arena] = []
 
     async def make(registry: Registry | None = None, **options: Any) -> Arena:
+        """A started server with `options` as its config (and `registry`'s plugins)."""
         config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
                               time_control=FAST, ping_interval=None)
         config = replace(config, **options)

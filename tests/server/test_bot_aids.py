@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot_logs import LogLimits
 from arena.record import read_jsonl
 from arena.registry import default_registry
 from arena.server import LadderConfig, TimeControl
-from arena.server.aids import LogLimits
 from arena.web.replay import frames
 from protocol import PROTOCOL_VERSION, Encoding
 

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from arena.match import ChanceSource
+from arena.chance import ChanceSource
 from arena.record import read_jsonl
 from arena.server import LadderConfig
 from arena.validate import validate_record

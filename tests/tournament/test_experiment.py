@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from arena.games.substitution import preset
-from arena.tournament.experiments import run_thesis, trap_of
+from bots.substitution.experiments import run_thesis, trap_of
 
 
 def test_trap_grammar_adds_a_useless_t_to_the_s_groups():

@@ -315,9 +315,10 @@ def test_rating_history_and_saved_grammars_in_storage(tmp_path: Path) -> None:
     assert sorted(history) == ["a", "b"]
     assert history["a"][0][1] == round(next(r for r in rows if r.bot == "a").conservative, 3)
     assert storage.rating_history("sim") == {}
-    storage.save_grammar("g", "S->a\n")
-    storage.save_grammar("g", "S->b\n")
-    assert storage.grammars() == [("g", "S->b\n")] and storage.grammar("x") is None
+    storage.save_preset("substitution", "g", "S->a\n")
+    storage.save_preset("substitution", "g", "S->b\n")
+    assert storage.presets("substitution") == [("g", "S->b\n")]
+    assert storage.preset("substitution", "x") is None and storage.presets("sim") == []
     storage.close()
 
 
@@ -599,31 +600,23 @@ async def test_a_tournament_of_another_game_replays_with_its_render(make_arena: 
     assert heaps[-1][0] * heaps[-1][1] >= 384 and replay["frames"][-1]["render"]["options"] == []
 
 
-async def test_a_game_plugin_without_a_renderer_gets_the_json_view(tmp_path: Path) -> None:
+async def test_a_game_plugin_without_a_renderer_gets_the_json_view(make_arena: Any) -> None:
     from arena.registry import BUILTIN_PLUGINS, Registry
-    from arena.server import ArenaServer
-    from tests.server.conftest import FAST
 
     registry = Registry((*BUILTIN_PLUGINS, "tests.web.bare_game"), entry_points=False)
-    config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
-                          time_control=FAST, ping_interval=None)
-    server = ArenaServer(config, registry=registry)
-    await server.start()
-    arena = Arena(server)
-    try:
-        status, options = await get(arena, "/api/web/options", game="bare-sim")
-        bare = next(g for g in options["games"] if g["name"] == "bare-sim")
-        assert bare["renderer"] is None and bare["lobby"] == {}
-        assert [b["name"] for b in options["bots"]] == ["bare-random"]
-        status, _, _ = await asyncio.to_thread(_get, server.port, "/static/games/bare-sim.js")
-        assert status == 404
-        guest, raw = await _guest_connected(arena, "bare-sim")
-        status, started = await guest.play(game="bare-sim")
-        assert status == 200, started  # no settings: the game's own defaults
-        assert started["players"] == [guest.name, "house:bare-random"]
-        await raw.expect("your_turn")
-        status, legal = await get(arena, "/api/legal", game_id=started["game_id"])
-        # moves it does not list are typed: the page offers a text field
-        assert status == 200 and legal["moves"] is None and legal["render"]["vertices"] == 4
-    finally:
-        await arena.close()
+    arena = await make_arena(registry=registry)
+    server = arena.server
+    status, options = await get(arena, "/api/web/options", game="bare-sim")
+    bare = next(g for g in options["games"] if g["name"] == "bare-sim")
+    assert bare["renderer"] is None and bare["lobby"] == {}
+    assert [b["name"] for b in options["bots"]] == ["bare-random"]
+    status, _, _ = await asyncio.to_thread(_get, server.port, "/static/games/bare-sim.js")
+    assert status == 404
+    guest, raw = await _guest_connected(arena, "bare-sim")
+    status, started = await guest.play(game="bare-sim")
+    assert status == 200, started  # no settings: the game's own defaults
+    assert started["players"] == [guest.name, "house:bare-random"]
+    await raw.expect("your_turn")
+    status, legal = await get(arena, "/api/legal", game_id=started["game_id"])
+    # moves it does not list are typed: the page offers a text field
+    assert status == 200 and legal["moves"] is None and legal["render"]["vertices"] == 4

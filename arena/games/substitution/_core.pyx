@@ -27,7 +27,7 @@ cdef extern from "Python.h":
 
 from arena.game import Rejection
 
-from arena.match cimport ChanceSource
+from arena.chance import ChanceSource
 
 cdef enum:
     NT = 26          # nonterminals are the letters A-Z
@@ -982,15 +982,13 @@ cdef class Replay:
         cdef Py_ssize_t total_turns = len(turns)
         cdef Py_ssize_t count
         cdef tuple rec
-        cdef ChanceSource chance_source = None
         cdef object draw = None
         cdef long r
         cdef int g
         if dice is not None:
             if not isinstance(dice, ChanceSource) or not self._weights(outcomes):
                 return self.index
-            chance_source = <ChanceSource>dice
-            draw = chance_source._random
+            draw = dice.draw
         for i in range(total_turns):
             record = turns[i]
             if not isinstance(record, tuple) or len(<tuple>record) != 5:

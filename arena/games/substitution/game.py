@@ -71,6 +71,14 @@ class SubstitutionGame(Game[GameState, MoveString]):
 
         return {"thesis": write_thesis_log}
 
+    @classmethod
+    def web_lobby(cls) -> dict[str, Any]:
+        """The built-in grammars (``presets``: name, description, text), which the lobby
+        offers with the ones saved from its editor."""
+        from arena.games.substitution.webplay import builtin_presets
+
+        return {"presets": builtin_presets()}
+
     def __init__(self, settings: Settings) -> None:
         self.config = settings
         self.grammar = settings.grammar

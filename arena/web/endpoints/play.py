@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,10 +19,9 @@ from aiohttp import web
 
 from arena import limits
 from arena.errors import ArenaError, SettingsError
-from arena.game import Game
+from arena.game import Game, Rejection
 from arena.server.names import is_guest
 from arena.web import GUEST_COOKIE
-from arena.web.endpoints.grammars import builtin_presets, grammar_text
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
 from arena.web.routes import Endpoint, Param, server_of
@@ -37,9 +35,6 @@ __all__ = ["ENDPOINTS", "QUOTAS", "GuestQuotas"]
 GUEST_GAMES = 2
 """Games a guest may play at once."""
 
-_STEP = re.compile(r"\s*(-?\d{1,9})\s+(\d{1,9})\s+(\d{1,9})\s*")
-
-
 @dataclass(frozen=True)
 class GuestQuotas:
     """Guest accounts per client address and in all, per minute."""
@@ -51,16 +46,13 @@ class GuestQuotas:
 QUOTAS: web.AppKey[GuestQuotas] = web.AppKey("arena.guest-quotas")
 
 
-WEB_MOVES = 20
-"""Moves per player of a substitution game started from the web without ``moves``: long
-enough to finish a few words (the thesis's games are longer still)."""
-
-
 class GameRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A game and its settings. `settings` are the game's; the substitution game also
-    takes `moves` with `grammar` (a preset's name) or `text` (a grammar) instead."""
+    """A game and its settings. `settings` are the game's; without them, a game's plugin
+    may read fields of its own (`arena.hookspecs.arena_web_settings`: the substitution
+    game takes `moves` with `grammar`, a preset's name, or `text`, a grammar)."""
 
-    game: str = "substitution"
+    game: str | None = None
+    """The game's name (by default `WebConfig.default_game`)."""
     settings: dict[str, Any] | None = None
     moves: int | None = None
     grammar: str | None = None
@@ -108,14 +100,14 @@ def _game_name(server: ArenaServer, name: str) -> str:
 async def options(request: web.Request) -> web.Response:
     server = server_of(request)
     assert server.storage is not None
-    saved = await server.storage.call(server.storage.storage.grammars)
-    game = _game_name(server, request.query.get("game", "substitution"))
+    game = _game_name(server, request.query.get("game", server.config.web.default_game))
+    saved = await server.storage.call(server.storage.storage.presets, game)
     web_config = server.config.web
     games = [_game_json(server, name) for name in sorted(server.registry.games)]
     return json_response({
         "game": game,
         "games": games,
-        "presets": builtin_presets() + [
+        "presets": list(server.registry.game_class(game).web_lobby().get("presets", [])) + [
             {"name": name, "description": "saved", "builtin": False, "text": text}
             for name, text in saved],
         "bots": next(g["bots"] for g in games if g["name"] == game),
@@ -233,13 +225,11 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
     referee's own rules) and held to the guests' settings limits (`arena.limits`), or a
     400 naming what is wrong. One path for
     ``/api/play``, ``/api/match`` and the lobby's ``/api/settings/check``."""
-    name = _game_name(server, body.game)
+    name = _game_name(server, body.game or server.config.web.default_game)
     if body.settings is not None:
         settings = body.settings
-    elif name == "substitution":
-        settings = await _substitution_settings(server, body)
     else:
-        settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
+        settings = await _web_settings(server, name, body)
     game = _load_game(server, name, settings)
     # every request here is a stranger's: the guests' settings limits, whoever plays
     limits.check_settings(game, "guest", server.config.guest_settings_limits)
@@ -250,17 +240,16 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
     return name, game
 
 
-async def _substitution_settings(server: ArenaServer, body: GameRequest) -> dict[str, Any]:
-    """The substitution game's own parameters: ``moves`` and ``grammar`` or ``text``."""
-    from arena.games.substitution import Settings
-    from arena.games.substitution.grammar import Grammar
-
-    moves = WEB_MOVES if body.moves is None else body.moves
-    if moves < 1:
-        raise ApiError(400, f"moves must be a positive integer, not {moves}")
-    text = body.text if body.text is not None else await grammar_text(
-        server, body.grammar or "medium")
-    return Settings(Grammar.from_text(text), moves).to_json()
+async def _web_settings(server: ArenaServer, name: str, body: GameRequest) -> dict[str, Any]:
+    """The settings of a request without ``settings``: what the game's plugin makes of
+    the request's other fields and the game's saved presets, or else the lobby's."""
+    assert server.storage is not None
+    presets = dict(await server.storage.call(server.storage.storage.presets, name))
+    fields = {"moves": body.moves, "grammar": body.grammar, "text": body.text}
+    settings = server.registry.web_settings(name, fields, presets)
+    if settings is None:
+        settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
+    return settings
 
 
 def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game[Any, Any]:
@@ -300,16 +289,6 @@ async def moves(request: web.Request) -> web.Response:
         for t in live.match.turns]})
 
 
-def _parse_steps(text: str) -> list[tuple[int, int, int]]:
-    steps = []
-    for part in text.split(",") if text.strip() else []:
-        match = _STEP.fullmatch(part)
-        if match is None:
-            raise ApiError(400, f"malformed step {part!r}")
-        steps.append((int(match[1]), int(match[2]), int(match[3])))
-    return steps
-
-
 async def legal(request: web.Request) -> web.Response:
     server = server_of(request)
     query = request.query
@@ -325,8 +304,10 @@ async def legal(request: web.Request) -> web.Response:
         "turn": live.turn, "to_act": seat, "over": live.over, "render": game.render(state),
         "clocks": _clocks(live, seat),
     }
-    make_turn = getattr(game, "turn", None)
-    if make_turn is None and "steps" in query:
+    # a move built step by step, where the game's plugin builds them (arena_web_partial_move)
+    partial = server.registry.web_partial_move(game, state, query.get("steps", "")) \
+        if seat >= 0 and not live.over else None
+    if partial is None and "steps" in query and seat >= 0 and not live.over:
         raise ApiError(400, f"{game.type.name} moves are not built in steps: drop 'steps'")
     if seat < 0 or live.over:
         return json_response({**answer, "moves": [], "complete": True, "steps": [],
@@ -341,33 +322,23 @@ async def legal(request: web.Request) -> web.Response:
             rejection = verdict.rejection
             raise ApiError(400, f"move {text!r}: {rejection.message}", code=rejection.code)
         answer["move"] = text
-    if make_turn is None:
+    if partial is None:
         try:
             found = game.legal_moves(state)
         except NotImplementedError:  # a game that does not list its moves: type one
             return json_response({**answer, "moves": None, "complete": False})
         return json_response({**answer, "moves": list(found.moves), "complete": found.complete})
-    turn = make_turn(state)
-    for index, step in enumerate(_parse_steps(query.get("steps", "")), start=1):
-        rejection = turn.check(*step)
-        if rejection is not None:
-            raise ApiError(400, f"step {index}: {rejection.message}", code=rejection.code)
-        turn.apply(*step)
-    can_end = turn.can_end()
-    problem = None if can_end else turn.end_problem()
-    return json_response({
-        **answer, "roll": turn.roll,
-        "applied": [list(s) for s in turn.applied],
-        "steps": [list(s) for s in turn.legal_steps()], "can_end": can_end,
-        "problem": problem.message if problem is not None else None,
-        "derivations": [d.text for d in turn.derivations], "bank": list(turn.bank),
-    })
+    if isinstance(partial, Rejection):
+        step = "" if partial.step is None else f"step {partial.step + 1}: "
+        raise ApiError(400, f"{step}{partial.message}", code=partial.code)
+    return json_response({**answer, **partial})
 
 
 ENDPOINTS = (
     Endpoint("GET", "/api/web/options", options, "Every game, grammar preset and house bot",
-             "play", params=(Param("game", "the game whose bots `bots` lists (default: "
-                                           "substitution)"),),
+             "play", params=(Param("game", "the game whose bots `bots` and presets "
+                                           "`presets` lists (default: the server's default "
+                                           "game, the substitution game)"),),
              answers={200: "games (title, renderer, lobby, log_formats, bots with "
                            "parameters), presets, bots, time_control, tournaments, limits (of "
                            "bot games and tournaments from the web)", 400: "an unknown game"}),
@@ -395,7 +366,8 @@ ENDPOINTS = (
                       404: "no such live game"}),
     Endpoint("GET", "/api/legal", legal, "A live game's position and legal moves", "play",
              params=(Param("game_id", "the live game", required=True),
-                     Param("steps", "substitution game: the partial move, '-1 0 1, 0 3 0'"),
+                     Param("steps", "a game whose plugin builds moves in steps (the "
+                                    "substitution game): the partial move, '-1 0 1, 0 3 0'"),
                      Param("move", "a move to check without playing it")),
              answers={200: "game, players, turn, to_act, over, render, clocks (seats: bank_ms, "
                            "limit_ms; left_ms of the seat to act), moves, complete (substitution: "

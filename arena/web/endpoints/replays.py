@@ -8,7 +8,6 @@ pool of its own, so a flood of replays never delays a house bot's move; at most
 from __future__ import annotations
 
 import asyncio
-import gzip
 import json
 import types
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from aiohttp import web
 from arena.record import to_jsonl
 from arena.registry import Registry
 from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
+from arena.tournament.store import iter_game_logs
 from arena.validate import parse_log
 from arena.web.config import WebConfig
 from arena.web.http import ApiError, json_response, read_body
@@ -137,7 +137,7 @@ async def _stored_log(request: web.Request) -> tuple[str, str]:
 
 def _convert(log: str, form: str, registry: Registry) -> tuple[str, str]:
     """The log written in `form` (a game's `log_formats`), with its file suffix."""
-    record = parse_log(log)
+    record = parse_log(log, registry)
     writer = registry.game_class(record.game).log_formats().get(form)
     if writer is None:
         known = ", ".join(["jsonl", *registry.game_class(record.game).log_formats()])
@@ -163,17 +163,12 @@ def _cell_results(directory: Path, cell: str, limit: int) -> list[dict[str, Any]
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
         raise ApiError(400, f"cell {cell!r} is not FIRST-SECOND (bot indices, e.g. 0-1)")
     games: list[dict[str, Any]] = []
-    for path in sorted((directory / "logs" / cell).glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as stream:
-            for line in stream:
-                if not line.strip():
-                    continue
-                item = json.loads(line)
-                last = json.loads(str(item["log"]).rstrip().rsplit("\n", 1)[-1])
-                outcome = last if "result" in last else {"result": None}  # the outcome line
-                games.append({"id": item["id"], **outcome})
-                if len(games) >= limit:
-                    return games
+    for game_id, log in iter_game_logs(directory, (int(parts[0]), int(parts[1]))):
+        last = json.loads(log.rstrip().rsplit("\n", 1)[-1])
+        outcome = last if "result" in last else {"result": None}  # the outcome line
+        games.append({"id": game_id, **outcome})
+        if len(games) >= limit:
+            break
     return games
 
 

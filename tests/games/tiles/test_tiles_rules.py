@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.chance import ChanceSource
 from arena.errors import MalformedMove, SettingsError
 from arena.game import CHANCE, TERMINAL, Rejection
 from arena.games.tiles import Choice, TilesGame, TilesMove
 from arena.games.tiles.rules import ROLLS, move_options, parse_move
-from arena.match import ChanceSource
 from arena.referee import Referee
 
 

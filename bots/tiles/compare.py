@@ -1,4 +1,5 @@
-"""`arena compare-tiles`: the seed's three strategies over many solo games.
+"""`arena compare-tiles`: the seed's three strategies over many solo games (a command of
+the tile bots' plugin, `arena.hookspecs.arena_cli_commands`).
 
 Every strategy plays the same seeds through the arena's own `play_match` (the same
 dice come up for all of them on the same game number), and the distribution of the

@@ -1,4 +1,5 @@
-"""`arena experiment`: re-run the thesis's experiments (section 6, appendix A)."""
+"""`arena experiment`: re-run the thesis's experiments (section 6, appendix A), a command of
+the substitution bots' plugin (`arena.hookspecs.arena_cli_commands`)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def thesis(out: Path, games: int, omega_games: int | None, appendix_games: int |
     Finished tables are reused when the directory already holds them with the same
     settings, so an interrupted run continues where it stopped.
     """
-    from arena.tournament.experiments import run_thesis
     from arena.tournament.progress import progress_bar
+    from bots.substitution.experiments import run_thesis
 
     enabled = not quiet and sys.stderr.isatty()
     path = run_thesis(

@@ -1,13 +1,16 @@
-"""The substitution game's grammar presets: check a grammar text, save one under a name.
+"""The substitution game's web endpoints: check a grammar text, save one as a preset.
+
+Served through the plugin hook `arena.hookspecs.arena_web_endpoints` (the web layer
+names no game); the presets are the game's in the server's storage
+(`Storage.presets`). An adapter to the web layer: the rules never import it.
 
 Anybody may save or delete presets (they are the lobby's shared list), so both have
 budgets (`WebConfig`): presets saved in all, and saves and deletions per client address
-a minute.
+a minute (`arena.web.http.check_preset_change`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -15,26 +18,18 @@ import msgspec
 from aiohttp import web
 
 from arena.errors import ArenaError, GrammarError
-from arena.web.http import ApiError, json_response, read_json
-from arena.web.quota import RateLimit, client_key
+from arena.games.substitution.grammar import Grammar
+from arena.games.substitution.settings import Settings
+from arena.games.substitution.webplay import builtin_presets
+from arena.web.http import ApiError, check_preset_change, json_response, read_json
 from arena.web.routes import Endpoint, server_of
 
 if TYPE_CHECKING:
     from arena.server.app import ArenaServer
 
-__all__ = ["ENDPOINTS", "PRESET_CHANGES", "builtin_presets", "grammar_text"]
+__all__ = ["ENDPOINTS"]
 
-PRESET_CHANGES: web.AppKey[RateLimit] = web.AppKey("arena.preset-changes")
-"""Saves and deletions of presets per client address (`WebConfig.presets_per_client_minute`)."""
-
-
-def _within_quota(request: web.Request) -> None:
-    wait = request.app[PRESET_CHANGES].wait(client_key(request.remote))
-    if wait > 0:
-        per_minute = request.app[PRESET_CHANGES].per_minute
-        raise ApiError(429, f"at most {per_minute} presets saved or deleted a minute from "
-                            f"your address; try again in {math.ceil(wait)} s",
-                       headers={"Retry-After": str(max(1, math.ceil(wait)))})
+GAME = "substitution"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_GRAMMAR = 16 * 1024
@@ -62,43 +57,19 @@ class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
     name: str
 
 
-def builtin_presets() -> list[dict[str, Any]]:
-    from arena.games.substitution.grammar import Grammar
-    from arena.games.substitution.presets import PRESETS
-
-    return [{"name": name, "description": description, "builtin": True,
-             "text": Grammar.of(groups).to_text()}
-            for name, (groups, description) in PRESETS.items()]
-
-
 def _check(server: ArenaServer, text: str) -> dict[str, Any]:
-    from arena.games.substitution import Settings
-    from arena.games.substitution.grammar import Grammar
-
     if len(text) > MAX_GRAMMAR:
         return {"ok": False, "line": 0, "reason": f"longer than {MAX_GRAMMAR} characters",
                 "message": f"a grammar text is at most {MAX_GRAMMAR} characters"}
     try:
         grammar = Grammar.from_text(text)
-        server.registry.load_game("substitution", Settings(grammar, 1).to_json())
+        server.registry.load_game(GAME, Settings(grammar, 1).to_json())
     except GrammarError as error:
         return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
     except ArenaError as error:
         return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
     return {"ok": True, "groups": [str(g) for g in grammar.groups],
             "weights": list(grammar.weights), "warnings": grammar.warnings()}
-
-
-async def grammar_text(server: ArenaServer, name: str) -> str:
-    """The text of a built-in or saved preset; ValueError if there is none."""
-    for preset in builtin_presets():
-        if preset["name"] == name:
-            return str(preset["text"])
-    assert server.storage is not None
-    text = await server.storage.call(server.storage.storage.grammar, name)
-    if text is None:
-        raise ValueError(f"no grammar preset {name!r}")
-    return text
 
 
 async def check_grammar(request: web.Request) -> web.Response:
@@ -121,16 +92,16 @@ async def save_grammar(request: web.Request) -> web.Response:
                        reason=check["reason"])
     assert server.storage is not None
     storage = server.storage.storage
-    _within_quota(request)
-    exists = await server.storage.call(storage.grammar, name) is not None
+    check_preset_change(request)
+    exists = await server.storage.call(storage.preset, GAME, name) is not None
     if exists and not body.overwrite:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
                             "replace it", code="exists")
     most = server.config.web.presets
-    if not exists and await server.storage.call(storage.grammar_count) >= most:
+    if not exists and await server.storage.call(storage.preset_count) >= most:
         raise ApiError(409, f"{most} presets are saved, the most this server keeps: delete "
                             "one first", code="full")
-    await server.storage.call(storage.save_grammar, name, body.text)
+    await server.storage.call(storage.save_preset, GAME, name, body.text)
     return json_response({"saved": name})
 
 
@@ -140,8 +111,8 @@ async def delete_grammar(request: web.Request) -> web.Response:
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
     assert server.storage is not None
-    _within_quota(request)
-    if not await server.storage.call(server.storage.storage.delete_grammar, body.name):
+    check_preset_change(request)
+    if not await server.storage.call(server.storage.storage.delete_preset, GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})
 
