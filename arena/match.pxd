@@ -1,13 +1,14 @@
 # Augments match.py when it is compiled: the classes become extension types with C
-# fields and C-level methods, which makes the per-move loop much cheaper. match.py
-# stays plain Python and runs as such if it is not compiled.
+# fields and C-level methods, which makes the per-move loop cheaper. match.py stays
+# plain Python and runs as such when it is not compiled (ARENA_PURE=1), together with
+# referee.py, whose types this file cimports (arena.compiled keeps the two in step).
 
 cimport cython
 
 from arena.referee cimport Referee, Verdict
 
 cdef class ChanceSource:
-    cdef object _random
+    cdef readonly object _random  # read by the substitution core's compiled replay
     cdef tuple _table
     @cython.locals(values=tuple, cumulative=list, r=long, index=Py_ssize_t)
     cpdef sample(self, outcomes)

@@ -26,8 +26,9 @@ cdef extern from "Python.h":
                                   int direction) except -2
 
 from arena.game import Rejection
-
-from arena.match cimport ChanceSource
+# A Python-level import, not a cimport: this core must load beside a match.py that runs
+# as plain Python (ARENA_PURE=1) as well as beside its compiled extension type.
+from arena.match import ChanceSource
 
 cdef enum:
     NT = 26          # nonterminals are the letters A-Z
@@ -982,15 +983,13 @@ cdef class Replay:
         cdef Py_ssize_t total_turns = len(turns)
         cdef Py_ssize_t count
         cdef tuple rec
-        cdef ChanceSource chance_source = None
         cdef object draw = None
         cdef long r
         cdef int g
         if dice is not None:
             if not isinstance(dice, ChanceSource) or not self._weights(outcomes):
                 return self.index
-            chance_source = <ChanceSource>dice
-            draw = chance_source._random
+            draw = dice._random
         for i in range(total_turns):
             record = turns[i]
             if not isinstance(record, tuple) or len(<tuple>record) != 5:
