@@ -64,8 +64,10 @@ PURE_TESTS = tests/substitution tests/strategies tests/protocol tests/games test
              tests/test_bot_prepare.py tests/test_build.py tests/test_doctests.py
 
 test-pure: build
-	rm -rf $(PURE) && mkdir -p $(PURE) $(COVER)
-	cp -a arena bots protocol clients tests setup.py pyproject.toml README.md $(PURE)/
+	rm -rf $(PURE) && mkdir -p $(PURE)/build $(COVER)
+	cp -a arena bots protocol clients tests docs examples setup.py pyproject.toml README.md \
+	    Makefile $(PURE)/
+	cp -a build/lib.* $(PURE)/build/  # the cores' last build: nothing to recompile
 	cd $(PURE) && ARENA_PURE=1 "$(CURDIR)/$(BIN)/python" setup.py --quiet build_ext --inplace
 	cd $(PURE) && ARENA_PURE=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/pure" \
 	    "$(CURDIR)/$(BIN)/python" -m pytest -q -p no:cacheprovider --cov --cov-report= \
