@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed
 PURE    = build/pure
 COVER   = build/coverage
 
-.PHONY: setup build run test test-pure bench clean browsers
+.PHONY: setup build run test test-pure bench clean browsers kits
 
 # The environment and the dependencies, again whenever pyproject.toml changes. The
 # build tools (pyproject's build-system requirements) go in first, so that pip and
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.0"
-	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,cluster]'
 	touch $(STAMP)
 
 # The compiled modules, on every `make setup`, `make test` and `make run`: the build is
@@ -33,7 +33,8 @@ build: $(STAMP)
 setup: build
 
 run: setup
-	$(BIN)/arena serve --house random
+	mkdir -p tournaments
+	$(BIN)/arena serve --house random --tournaments tournaments
 
 # The web interface's tests drive Debian's Chromium with Playwright (never `playwright
 # install`): installed here when missing (as root, as in CI).
@@ -42,10 +43,23 @@ CHROMIUM ?= /usr/bin/chromium
 browsers:
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; }
 
+# The starter kits (examples/, docs/bots.md) are built and played by the tests: Node and
+# npm, gcc, and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
+# installed here when missing (as root, as in CI); each kit's own steps are in its README.
+# Ruby runs the acceptance bot written from the docs alone (tests/acceptance/ruby).
+GOPATH_DEBIAN = /usr/share/gocode
+
+kits:
+	@command -v node >/dev/null && command -v npm >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+	@command -v cc >/dev/null || { apt-get update && apt-get install -y gcc; }
+	@command -v go >/dev/null && test -d $(GOPATH_DEBIAN)/src/github.com/gorilla/websocket || \
+		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }
+	@command -v ruby >/dev/null || { apt-get update && apt-get install -y ruby; }
+
 # The whole suite on the compiled build (with the browser tests: a missing browser is
 # an error here, not a skip), then the core tests on the ARENA_PURE=1 build; the line
 # coverage of both runs together is printed at the end.
-test: setup browsers
+test: setup browsers kits
 	rm -rf $(COVER) && mkdir -p $(COVER)
 	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
 	    $(BIN)/python -m pytest --cov --cov-report=

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.substitution import Grammar, ProductionGroup, Settings, preset
+from arena.tournament.executors import Executor, make_executor
 from arena.tournament.report import markdown_table, summarise, to_json
 from arena.tournament.runner import TournamentResult, TournamentSpec, run_tournament
 
@@ -65,6 +66,8 @@ class Runner:
     logs: bool
     progress: Callable[[str], Any]
     times: dict[str, float] = field(default_factory=dict)
+    executor: Executor | None = None
+    """Where the games run (local processes or a Ray cluster), shared by every table."""
 
     def run(self, name: str, grammar: Grammar, bots: tuple[str, ...],
             pairs: tuple[tuple[int, int], ...] | None = None, games: int | None = None
@@ -82,7 +85,8 @@ class Runner:
         started = time.perf_counter()
         with self.progress(name) as update:
             result = run_tournament(spec, out=directory if self.logs else None,
-                                    processes=self.processes, progress=update)
+                                    processes=self.processes, progress=update, resume=True,
+                                    executor=self.executor)
         self.times[name] = time.perf_counter() - started
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "wall-time.txt").write_text(f"{self.times[name]:.1f}\n", encoding="utf-8")
@@ -106,8 +110,13 @@ def _wins(result: TournamentResult, bot: int) -> int:
 def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
                reports: tuple[str, ...] = ("primary", "second"), processes: int | None = None,
                logs: bool = True, progress: Callable[[str], Any] | None = None,
-               omega_games: int | None = None, appendix_games: int | None = None) -> Path:
-    """Run the experiments; write ``report.md``, figures and tables under `out`."""
+               omega_games: int | None = None, appendix_games: int | None = None,
+               cluster: str | None = None) -> Path:
+    """Run the experiments; write ``report.md``, figures and tables under `out`.
+
+    The tables are tournaments (`run_tournament`), played on local processes or on the
+    Ray cluster at `cluster`; an interrupted run resumes each table where it stopped.
+    """
     from contextlib import nullcontext
 
     def quiet(name: str) -> Any:
@@ -116,11 +125,13 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     started = time.time()
-    for report in reports:
-        medium_name, low_name = REPORTS[report]
-        runner = Runner(out / report, games, seed, moves, processes, logs, progress or quiet)
-        sections.append(_report(runner, report, medium_name, low_name, omega_games or games,
-                                appendix_games or games))
+    with make_executor(processes, cluster) as executor:
+        for report in reports:
+            medium_name, low_name = REPORTS[report]
+            runner = Runner(out / report, games, seed, moves, processes, logs, progress or quiet,
+                            executor=executor)
+            sections.append(_report(runner, report, medium_name, low_name, omega_games or games,
+                                    appendix_games or games))
     elapsed = time.time() - started
     header = [
         "# The thesis's experiments, re-run",
