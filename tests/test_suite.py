@@ -45,3 +45,59 @@ def test_when_a_browser_is_required_its_absence_is_an_error(tmp_path: Path) -> N
     result = run_browser_tests(tmp_path, ARENA_REQUIRE_BROWSER="1", ARENA_CHROMIUM=str(missing))
     assert result.returncode != 0
     assert f"no Chromium at {missing}, and ARENA_REQUIRE_BROWSER is set" in result.stdout
+
+
+SABOTAGE = '''
+"""Break what the selected tests check, in the names their modules use."""
+import pytest
+
+
+class LenientMoveString:
+    """Reads any text as the empty move: a parser that checks nothing."""
+
+    @staticmethod
+    def parse(text):
+        from protocol.movestring import MoveString
+        return MoveString.parse("")
+
+
+def pytest_configure(config):
+    from hypothesis import settings  # the examples found here must not be replayed later
+    settings.register_profile("sabotage", database=None)
+    settings.load_profile("sabotage")
+
+
+def pytest_collection_modifyitems(items):
+    for module in {item.module for item in items}:
+        if hasattr(module, "parse_log"):  # a log reader that accepts everything
+            game = module.SubstitutionGame(module.Settings.preset("medium", moves=2))
+            valid = module.parse_log(module.to_jsonl(module.random_record(game, 1)))
+            module.parse_log = lambda text: valid
+        if hasattr(module, "MoveString"):
+            module.MoveString = LenientMoveString
+'''
+
+
+def test_the_tests_of_bad_input_fail_when_the_checks_they_test_are_broken(
+        tmp_path: Path) -> None:
+    """With the log reader accepting anything (or the move reader reading anything as a
+    pass), every test that says bad input is refused, or never crashes, must fail: one
+    that passed anyway could not fail (as `test_garbage_is_a_log_format_error` once)."""
+    (tmp_path / "sabotage.py").write_text(SABOTAGE, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
+    selected = ["tests/substitution/test_logs.py::test_garbage_is_a_log_format_error",
+                "tests/substitution/test_logs.py::test_random_text_never_crashes_the_reader",
+                "tests/substitution/test_logs.py::test_random_json_lines_never_crash_validation",
+                "tests/test_movestring.py::test_any_text_parses_or_raises_malformed",
+                "tests/test_movestring.py::test_malformed_moves_say_why"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "sabotage", "-p", "no:cacheprovider",
+         "-p", "no:cov", "-o", "addopts=", *selected],
+        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600, check=False)
+    summary = result.stdout.strip().splitlines()[-1]
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "passed" not in summary and "error" not in summary, result.stdout
+    failed = {line.split(" ", 1)[1].split("[")[0].split(" - ")[0]
+              for line in result.stdout.splitlines() if line.startswith("FAILED ")}
+    assert failed == set(selected), result.stdout

@@ -15,6 +15,7 @@ from arena.cli import main
 from arena.errors import SettingsError
 from arena.server import LadderConfig
 from arena.server.storage import Storage
+from tests.waiting import wait_for
 
 from .conftest import SUBST
 
@@ -58,9 +59,7 @@ async def run_connect(*args: str) -> tuple[int, str]:
 
 
 async def wait_connected(arena, name):
-    async with asyncio.timeout(30):
-        while name not in arena.server.sessions:
-            await asyncio.sleep(0.02)
+    await wait_for(lambda: name in arena.server.sessions, 30, f"{name} connected")
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="needs perl")

@@ -11,7 +11,7 @@ from websockets.exceptions import ConnectionClosed
 from arena.server import TimeControl
 from arena.server.live import Clock
 from clients.sdk import ArenaBot, GameResult, Rejected, Turn
-from tests.waiting import wait_for
+from tests.waiting import never, wait_for
 
 from .conftest import FAST, SUBST
 
@@ -155,7 +155,7 @@ async def test_disconnect_past_the_grace_period_forfeits(make_arena):
     arena = await make_arena(time_control=TimeControl(move_ms=5000, bank_ms=0,
                                                       first_move_ms=5000, grace_ms=300))
     gone = await arena.client("gone", "random", reconnect=False)
-    steady = await arena.client("steady", lambda turn: asyncio.sleep(10, first_legal(turn)))
+    steady = await arena.client("steady", never)
     live = arena.server.start_game("substitution", SUBST, ["steady", "gone"], seed=6)
     await wait_for(lambda: live.started)
     await gone.drop()
@@ -223,7 +223,7 @@ async def test_move_out_of_turn_and_stale_turn_are_rejected_without_penalty(aren
 
 async def test_request_for_a_game_you_do_not_play(arena):
     await arena.client("p1", "random")
-    await arena.client("p2", lambda turn: asyncio.sleep(5, first_legal(turn)))
+    await arena.client("p2", never)
     token = await arena.add_bot("intruder")
     intruder = await arena.raw()
     await intruder.hello(token)

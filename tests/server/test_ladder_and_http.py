@@ -13,7 +13,7 @@ from arena.server import LadderConfig
 from arena.validate import validate_record
 from clients.operator import Operator
 from protocol import RemoteError
-from tests.waiting import wait_for
+from tests.waiting import never, wait_for
 
 from .conftest import SUBST
 
@@ -80,7 +80,7 @@ async def test_http_endpoints(arena):
 
 
 async def test_live_game_hides_its_seed(arena):
-    await arena.client("a", lambda turn: asyncio.sleep(5, ""))
+    await arena.client("a", never)
     await arena.client("b", "random")
     live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1234)
     await wait_for(lambda: live.started)
@@ -113,7 +113,7 @@ async def test_operator_requests_games_for_a_tournament(arena):
 
 
 async def test_close_is_safe_to_call_twice_and_aborts_live_games(arena):
-    await arena.client("a", lambda turn: asyncio.sleep(5, ""))
+    await arena.client("a", never)
     await arena.client("b", "random")
     live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
     await wait_for(lambda: live.started)

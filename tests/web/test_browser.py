@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena.games.substitution.game import SubstitutionGame
 from arena.match import Match
 from arena.registry import default_registry
 from arena.server.storage import Storage
+from tests.waiting import wait_for_sync
 
 from .test_api import GAMES, write_tournament
 
@@ -113,17 +113,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
          "--guests-per-client", "1000"],  # every test's page makes a guest
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
+
+    def healthy() -> bool:
         try:
             with urllib.request.urlopen(url + "/healthz", timeout=2):
-                break
+                return True
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                output = process.stdout.read().decode() if process.stdout else ""
-                pytest.fail(f"the server did not start: {output}")
-            time.sleep(0.2)
+            if process.poll() is None:
+                return False
+            output = process.stdout.read().decode() if process.stdout else ""
+            pytest.fail(f"the server did not start: {output}")
+
+    try:
+        wait_for_sync(healthy, 60, "the server answers /healthz")
+    except AssertionError:
+        process.kill()
+        raise
     yield {"url": url, "games": ids, "others": others, "tournaments": base / "tournaments"}
     process.terminate()
     try:
