@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed
 PURE    = build/pure
 COVER   = build/coverage
 
-.PHONY: setup build run test test-pure bench clean browsers kits
+.PHONY: setup build run test test-pure test-floors bench clean browsers kits
 
 # The environment and the dependencies, again whenever pyproject.toml changes. The
 # build tools (pyproject's build-system requirements) go in first, so that pip and
@@ -64,6 +64,7 @@ test: setup browsers kits
 	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
 	    $(BIN)/python -m pytest --cov --cov-report=
 	$(MAKE) --no-print-directory test-pure
+	$(MAKE) --no-print-directory test-floors
 	$(BIN)/python -m coverage combine --quiet --keep --data-file="$(COVER)/all" \
 	    "$(COVER)/main" "$(COVER)/pure"
 	@echo "coverage: $$($(BIN)/python -m coverage report --data-file="$(COVER)/all" \
@@ -86,6 +87,23 @@ test-pure: build
 	cd $(PURE) && ARENA_PURE=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/pure" \
 	    "$(CURDIR)/$(BIN)/python" -m pytest -q -p no:cacheprovider --cov --cov-report= \
 	    $(PURE_TESTS)
+
+# The libraries whose newer features or internals the code relies on, installed at the
+# floors pyproject.toml declares (tests/floors.py reads them) over the environment, and
+# the tests that use them: the floors stay true (docs/development.md).
+FLOORS = build/floors
+FLOOR_PACKAGES = websockets aiohttp msgspec cachetools
+FLOOR_TESTS = tests/test_floors.py tests/protocol/test_transport.py tests/web/test_api.py \
+              tests/web/test_http_limits.py tests/web/test_openapi.py tests/server/test_dispatch.py \
+              tests/server/test_fast_path.py tests/server/test_sdk_fast_path.py \
+              tests/server/test_ladder_and_http.py tests/server/test_wire_errors.py
+
+test-floors: setup
+	rm -rf $(FLOORS)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(FLOORS) \
+	    $$($(BIN)/python -m tests.floors $(FLOOR_PACKAGES))
+	PYTHONPATH="$(CURDIR)/$(FLOORS)" ARENA_FLOORS="$(FLOOR_PACKAGES)" \
+	    $(BIN)/python -m pytest -q -p no:cacheprovider $(FLOOR_TESTS)
 
 bench: setup
 	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
