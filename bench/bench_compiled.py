@@ -121,32 +121,27 @@ def _frames() -> dict[str, Any]:
     return {"move": move, "your_turn": your_turn, "encoding": Encoding.MSGPACK}
 
 
-def decode_move(scale: float) -> int:
-    """The server's work per incoming move: decode and validate a msgpack frame."""
+def _decode(side: str, message: str, count: int) -> int:
+    """Receive the encoded `message` frame `count` times on `side`'s protocol core."""
     from protocol import ProtocolCore
 
     frames = _frames()
-    core = ProtocolCore("server", frames["encoding"])
-    frame = frames["encoding"].encode(frames["move"])
-    count = max(1, int(100_000 * scale))
+    core = ProtocolCore(side, frames["encoding"])
+    frame = frames["encoding"].encode(frames[message])
     for _ in range(count):
         core.receive_data(frame)
         core.events_received()
     return count
+
+
+def decode_move(scale: float) -> int:
+    """The server's work per incoming move: decode and validate a msgpack frame."""
+    return _decode("server", "move", max(1, int(100_000 * scale)))
 
 
 def decode_your_turn(scale: float) -> int:
     """A client's work per turn: decode and validate a ``your_turn`` with its state."""
-    from protocol import ProtocolCore
-
-    frames = _frames()
-    core = ProtocolCore("client", frames["encoding"])
-    frame = frames["encoding"].encode(frames["your_turn"])
-    count = max(1, int(50_000 * scale))
-    for _ in range(count):
-        core.receive_data(frame)
-        core.events_received()
-    return count
+    return _decode("client", "your_turn", max(1, int(50_000 * scale)))
 
 
 def encode_your_turn(scale: float) -> int:
