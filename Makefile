@@ -71,10 +71,12 @@ test: setup browsers kits
 	    --format=total)% of the lines of arena, bots, protocol and clients (both runs;" \
 	    "per file: $(BIN)/coverage report --data-file=$(COVER)/all)"
 
-# The core tests (rules, referee, match loop, bots, protocol, build) on a copy of the
-# sources built with ARENA_PURE=1: no plain .py module is compiled there, so nothing
-# compiled can stand in for them (the Cython cores are the same as this build's).
-PURE_TESTS = tests/substitution tests/strategies tests/protocol tests/games tests/tournament \
+# The core tests (rules, referee, match loop, the compiled bots, protocol, build) on a
+# copy of the sources built with ARENA_PURE=1: no plain .py module is compiled there, so
+# nothing compiled can stand in for them (the Cython cores are the same as this build's;
+# the other games and tournaments use no compiled plain module but the match loop, which
+# the substitution tests drive).
+PURE_TESTS = tests/substitution tests/strategies tests/protocol \
              tests/test_movestring.py tests/test_registry.py tests/test_bot_specs.py \
              tests/test_bot_prepare.py tests/test_build.py tests/test_doctests.py
 
