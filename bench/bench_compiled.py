@@ -185,28 +185,24 @@ def _msgspec_decoder(sender: str) -> Any:
     return msgspec.msgpack.Decoder(Union[tuple(types)])  # noqa: UP007
 
 
-def msgspec_move(scale: float) -> int:
+def _msgspec_decode(sender: str, message: str, count: int) -> int:
+    """Decode the encoded `message` frame (sent by `sender`) `count` times with msgspec."""
     import msgspec
 
     frames = _frames()
-    decoder = _msgspec_decoder("client")
-    frame = frames["encoding"].encode(frames["move"])
-    count = max(1, int(100_000 * scale))
+    decoder = _msgspec_decoder(sender)
+    frame = frames["encoding"].encode(frames[message])
     for _ in range(count):
         msgspec.structs.asdict(decoder.decode(frame))
     return count
+
+
+def msgspec_move(scale: float) -> int:
+    return _msgspec_decode("client", "move", max(1, int(100_000 * scale)))
 
 
 def msgspec_your_turn(scale: float) -> int:
-    import msgspec
-
-    frames = _frames()
-    decoder = _msgspec_decoder("server")
-    frame = frames["encoding"].encode(frames["your_turn"])
-    count = max(1, int(50_000 * scale))
-    for _ in range(count):
-        msgspec.structs.asdict(decoder.decode(frame))
-    return count
+    return _msgspec_decode("server", "your_turn", max(1, int(50_000 * scale)))
 
 
 WORKLOADS = [
