@@ -2,21 +2,35 @@
 #   make run    set everything up, then run the arena server with its embedded defaults
 #   make test   set everything up, then run the whole test suite
 # Everything is installed into .venv by the project's own files; nothing by hand.
+# docs/development.md explains the build, the ARENA_PURE build and the coverage figure.
 
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
+PURE    = build/pure
+COVER   = build/coverage
 
-.PHONY: setup run test bench clean browsers kits
+.PHONY: setup build run test test-pure test-floors bench clean browsers kits
 
-$(STAMP): pyproject.toml setup.py $(wildcard arena/games/*/*.pyx) $(wildcard bots/*/*.pyx)
+# The environment and the dependencies, again whenever pyproject.toml changes. The
+# build tools (pyproject's build-system requirements) go in first, so that pip and
+# `make build` compile with the same Cython.
+$(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
+	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.0"
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,cluster]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The compiled modules, on every `make setup`, `make test` and `make run`: the build is
+# incremental (by the SHA-256 of every source, a second or two when nothing changed), so
+# an edit to any compiled source (.py, .pyx, .pxd) always takes effect. arena/compiled.py
+# keeps an extension that is older than its sources from loading anyway.
+build: $(STAMP)
+	$(BIN)/python setup.py --quiet build_ext --inplace
+
+setup: build
 
 run: setup
 	mkdir -p tournaments
@@ -42,12 +56,60 @@ kits:
 		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }
 	@command -v ruby >/dev/null || { apt-get update && apt-get install -y ruby; }
 
+# The whole suite on the compiled build (with the browser tests: a missing browser is
+# an error here, not a skip), then the core tests on the ARENA_PURE=1 build; the line
+# coverage of both runs together is printed at the end.
 test: setup browsers kits
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+	rm -rf $(COVER) && mkdir -p $(COVER)
+	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
+	    $(BIN)/python -m pytest --cov --cov-report=
+	$(MAKE) --no-print-directory test-pure
+	$(MAKE) --no-print-directory test-floors
+	$(BIN)/python -m coverage combine --quiet --keep --data-file="$(COVER)/all" \
+	    "$(COVER)/main" "$(COVER)/pure"
+	@echo "coverage: $$($(BIN)/python -m coverage report --data-file="$(COVER)/all" \
+	    --format=total)% of the lines of arena, bots, protocol and clients (both runs;" \
+	    "per file: $(BIN)/coverage report --data-file=$(COVER)/all)"
+
+# The core tests (rules, referee, match loop, the compiled bots, protocol, build) on a
+# copy of the sources built with ARENA_PURE=1: no plain .py module is compiled there, so
+# nothing compiled can stand in for them (the Cython cores are the same as this build's;
+# the other games and tournaments use no compiled plain module but the match loop, which
+# the substitution tests drive).
+PURE_TESTS = tests/substitution tests/strategies tests/protocol \
+             tests/test_movestring.py tests/test_registry.py tests/test_bot_specs.py \
+             tests/test_bot_prepare.py tests/test_build.py tests/test_doctests.py
+
+test-pure: build
+	rm -rf $(PURE) && mkdir -p $(PURE)/build $(COVER)
+	cp -a arena bots protocol clients tests docs examples setup.py pyproject.toml README.md \
+	    Makefile $(PURE)/
+	cp -a build/lib.* $(PURE)/build/  # the cores' last build: nothing to recompile
+	cd $(PURE) && ARENA_PURE=1 "$(CURDIR)/$(BIN)/python" setup.py --quiet build_ext --inplace
+	cd $(PURE) && ARENA_PURE=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/pure" \
+	    "$(CURDIR)/$(BIN)/python" -m pytest -q -p no:cacheprovider --cov --cov-report= \
+	    $(PURE_TESTS)
+
+# The libraries whose newer features or internals the code relies on, installed at the
+# floors pyproject.toml declares (tests/floors.py reads them) over the environment, and
+# the tests that use them: the floors stay true (docs/development.md).
+FLOORS = build/floors
+FLOOR_PACKAGES = websockets aiohttp msgspec cachetools
+FLOOR_TESTS = tests/test_floors.py tests/protocol/test_transport.py tests/web/test_api.py \
+              tests/web/test_http_limits.py tests/web/test_openapi.py tests/server/test_dispatch.py \
+              tests/server/test_fast_path.py tests/server/test_sdk_fast_path.py \
+              tests/server/test_ladder_and_http.py tests/server/test_wire_errors.py
+
+test-floors: setup
+	rm -rf $(FLOORS)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(FLOORS) \
+	    $$($(BIN)/python -m tests.floors $(FLOOR_PACKAGES))
+	PYTHONPATH="$(CURDIR)/$(FLOORS)" ARENA_FLOORS="$(FLOOR_PACKAGES)" \
+	    $(BIN)/python -m pytest -q -p no:cacheprovider $(FLOOR_TESTS)
 
 bench: setup
 	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .coverage arena/_extensions.json
 	find . -name '*.so' -not -path './$(VENV)/*' -delete

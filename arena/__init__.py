@@ -5,6 +5,7 @@ The public API: the game contract (`Game`, `GameType`, `Outcome`, `Rejection`), 
 and the `hookimpl` marker for plugins.
 """
 
+from arena import compiled as _compiled  # noqa: F401  (first: no stale extension loads below)
 from arena.game import (
     CHANCE,
     TERMINAL,

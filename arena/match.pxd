@@ -1,7 +1,8 @@
 # Augments match.py when it is compiled: the classes become extension types with C
-# fields and C-level methods, which makes the per-move loop much cheaper. match.py
-# stays plain Python and runs as such if it is not compiled.
-
+# fields and C-level methods, which makes the per-move loop cheaper. match.py stays
+# plain Python and runs as such when it is not compiled (ARENA_PURE=1), together with
+# referee.py and chance.py, whose types this file cimports (arena.compiled keeps them in
+# step).
 
 from arena.chance cimport ChanceSource
 from arena.referee cimport Referee, Verdict

@@ -1,1 +1,3 @@
 """bots package."""
+
+from arena import compiled as _compiled  # noqa: F401  (first: no stale extension loads below)

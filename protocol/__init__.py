@@ -7,6 +7,7 @@ validated messages for the server and the client SDK alike. `docs/protocol.md` i
 reference with a worked example session.
 """
 
+from arena import compiled as _compiled  # noqa: F401  (first: no stale extension loads below)
 from protocol.codec import DEFAULT_MAX_FRAME, SUBPROTOCOLS, Encoding
 from protocol.connection import ProtocolCore
 from protocol.errors import (

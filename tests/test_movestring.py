@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,9 +46,13 @@ def test_malformed_moves_say_why(text, reason):
     assert reason in str(caught.value)
 
 
-@given(st.text(max_size=60))
+@given(st.text(max_size=60) | st.text(alphabet="0123456789- ,\t", max_size=40))
 def test_any_text_parses_or_raises_malformed(text):
+    """Text is read into exactly the numbers it holds, or refused naming the step."""
     try:
-        MoveString.parse(text)
-    except MalformedMove:
-        pass
+        move = MoveString.parse(text)
+    except MalformedMove as error:
+        assert str(error).startswith("step ")
+        return
+    assert [n for step in move.steps for n in step] == [int(n) for n in re.findall(r"-?[0-9]+", text)]
+    assert MoveString.parse(str(move)) == move

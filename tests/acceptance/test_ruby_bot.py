@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.waiting import wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = Path(__file__).resolve().parent / "ruby" / "bot.rb"
 NAME = "rubybot"
@@ -96,10 +98,12 @@ async def test_the_ruby_bot_plays_the_ladder_with_no_rejection(game: str, tmp_pa
             stdout=sink, stderr=sink)
     bridge = None
     try:
-        async with asyncio.timeout(60):  # it names its port once it listens
-            while not (found := re.search(r"ws://127\.0\.0\.1:(\d+)/", log.read_text())):
-                assert server.returncode is None, log.read_text()
-                await asyncio.sleep(0.05)
+
+        def listening() -> re.Match[str] | None:  # it names its port once it listens
+            assert server.returncode is None, log.read_text()
+            return re.search(r"ws://127\.0\.0\.1:(\d+)/", log.read_text())
+
+        found = await wait_for(listening, 60, "the server names its port")
         http = f"http://127.0.0.1:{found.group(1)}"
 
         limit = ["--legal-limit", "0"] if game == "substitution" else []

@@ -22,6 +22,7 @@ from arena.registry import default_registry
 from arena.server import LadderConfig
 from arena.server.storage import Storage
 from clients.sdk import ArenaClient, CannotConnect
+from tests.waiting import wait_for
 
 from .conftest import SUBST
 
@@ -65,9 +66,7 @@ async def run_connect(*args: str) -> tuple[int, str]:
 
 
 async def wait_connected(arena, name):
-    async with asyncio.timeout(30):
-        while name not in arena.server.sessions:
-            await asyncio.sleep(0.02)
+    await wait_for(lambda: name in arena.server.sessions, 30, f"{name} connected")
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="needs perl")

@@ -8,6 +8,7 @@ import pytest
 
 from arena.server.dispatch import Head, HeadError, parse_head
 from tests.server.conftest import Arena
+from tests.waiting import wait_for
 
 
 def test_a_head_is_read_when_it_is_complete() -> None:
@@ -63,9 +64,7 @@ async def test_close_ends_http_connections_and_connections_without_a_head(
     async with asyncio.timeout(10):
         assert (await kept_alive[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
     silent = await asyncio.open_connection("127.0.0.1", port)
-    async with asyncio.timeout(10):
-        while not arena.server._dispatching:  # until the server has accepted it
-            await asyncio.sleep(0.01)
+    await wait_for(lambda: arena.server._dispatching, what="the server accepted it")
     await asyncio.gather(arena.server.close(), arena.server.close())  # twice, at once
     await arena.server.close()
     async with asyncio.timeout(10):

@@ -17,6 +17,7 @@ from arena.record import read_jsonl
 from arena.server.storage import Storage
 from arena.validate import validate_record
 from clients.sdk import ArenaClient, BuiltinBot, Turn
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,15 +52,17 @@ async def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
         env=env, stdout=subprocess.DEVNULL, stderr=errors,
     )
     errors.close()
-    async with asyncio.timeout(20):
-        while True:
-            try:
-                await asyncio.to_thread(
-                    lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read())
-                return process
-            except OSError:
-                assert process.poll() is None, db.with_suffix(".stderr").read_text()
-                await asyncio.sleep(0.05)
+
+    def healthy() -> bool:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()
+        except OSError:
+            assert process.poll() is None, db.with_suffix(".stderr").read_text()
+            return False
+        return True
+
+    await wait_for(lambda: asyncio.to_thread(healthy), 20, "the server answers /healthz")
+    return process
 
 
 async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
@@ -74,9 +77,7 @@ async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
                            max_reconnect_delay=0.2) for token in tokens.values()]
     tasks = [asyncio.create_task(client.run()) for client in clients]
     try:
-        async with asyncio.timeout(30):
-            while len(announced_ids(clients)) < 10:
-                await asyncio.sleep(0.01)
+        await wait_for(lambda: len(announced_ids(clients)) >= 10, 30, "10 results announced")
         server.send_signal(signal.SIGKILL)  # mid-ladder: games are in flight
         server.wait()
         announced = {r.game_id: r for c in clients for r in c.results}
@@ -87,9 +88,8 @@ async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
         assert running, "the kill should catch games in flight"
 
         server = await start_server(db, port)  # restart: recovery, then the ladder resumes
-        async with asyncio.timeout(30):
-            while len(announced_ids(clients)) < before_restart + 10:
-                await asyncio.sleep(0.01)
+        await wait_for(lambda: len(announced_ids(clients)) >= before_restart + 10, 30,
+                       "10 more results announced after the restart")
     finally:
         for client in clients:
             await client.stop()

@@ -12,6 +12,7 @@ from websockets.exceptions import ConnectionClosed
 from arena.server import TimeControl
 from arena.server.live import Clock
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, GameResult, Rejected, Turn
+from tests.waiting import never, wait_for
 
 from .conftest import FAST, SUBST
 
@@ -50,7 +51,7 @@ async def test_illegal_move_forfeits_at_once(arena):
     outcome = record.outcome
     assert outcome.termination.value == "illegal-move" and outcome.loser == 1 and outcome.winner == 0
     assert "stubborn played 'no such move': malformed" in outcome.detail
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: bot.rejections)
     assert [r.retries_left for r in bot.rejections] == [-1]
     assert bot.rejections[0].code == "malformed"
     row = await stored(arena, record.id)
@@ -147,7 +148,7 @@ async def test_reconnect_within_the_grace_period_resumes_the_game(arena):
     assert holder["dropped"] and client.connections >= 2
     assert resumed and resumed[0][0] == record.id and resumed[0][1] >= 6
     assert record.outcome.termination.value == "normal" and len(record.turns) == 24
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: client.results)
     assert [r.game_id for r in client.results] == [record.id]
 
 
@@ -155,17 +156,15 @@ async def test_disconnect_past_the_grace_period_forfeits(make_arena):
     arena = await make_arena(time_control=TimeControl(move_ms=5000, bank_ms=0,
                                                       first_move_ms=5000, grace_ms=300))
     gone = await arena.client("gone", "random", reconnect=False)
-    steady = await arena.client("steady", lambda turn: asyncio.sleep(10, first_legal(turn)))
+    steady = await arena.client("steady", never)
     live = arena.server.start_game("substitution", SUBST, ["steady", "gone"], seed=6)
-    await asyncio.sleep(0.1)
+    await wait_for(lambda: live.started)
     await gone.drop()
-    loop = asyncio.get_running_loop()
-    started = loop.time()
+    # The moves may take 5 s: a disconnect forfeit, not a timeout, ends the game.
     record = await asyncio.wait_for(asyncio.shield(live.task), 5)
-    assert 0.25 <= loop.time() - started < 2
     assert record.outcome.termination.value == "disconnect" and record.outcome.loser == 1
     assert "gone stayed disconnected longer than 300 ms" == record.outcome.detail
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: steady.results)
     result: GameResult = steady.results[0]
     assert result.won and result.termination == "disconnect"
 
@@ -202,8 +201,10 @@ async def test_move_out_of_turn_and_stale_turn_are_rejected_without_penalty(aren
     eager = await arena.raw()
     await eager.hello(token)
 
-    async def waits(turn: Turn) -> str:
-        await asyncio.sleep(0.2)
+    rejected_out_of_turn = asyncio.Event()
+
+    async def waits(turn: Turn) -> str:  # moves once the eager bot was told to wait
+        await rejected_out_of_turn.wait()
         return first_legal(turn)
 
     await arena.client("patient", waits)
@@ -212,6 +213,7 @@ async def test_move_out_of_turn_and_stale_turn_are_rejected_without_penalty(aren
     await eager.send("move", game_id=live.id, turn=0, move="")
     rejected = await eager.expect("move_rejected")
     assert rejected["code"] == "not-your-turn"
+    rejected_out_of_turn.set()
     turn = await eager.expect("your_turn")
     await eager.send("move", game_id=live.id, turn=turn["turn"] - 1, move="")
     rejected = await eager.expect("move_rejected")
@@ -222,7 +224,7 @@ async def test_move_out_of_turn_and_stale_turn_are_rejected_without_penalty(aren
 
 async def test_request_for_a_game_you_do_not_play(arena):
     await arena.client("p1", "random")
-    await arena.client("p2", lambda turn: asyncio.sleep(5, first_legal(turn)))
+    await arena.client("p2", never)
     token = await arena.add_bot("intruder")
     intruder = await arena.raw()
     await intruder.hello(token)

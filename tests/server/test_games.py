@@ -17,6 +17,7 @@ from arena.validate import validate_record
 from clients.blocking import SimpleClient
 from clients.bridge import ExecBot
 from protocol import Encoding
+from tests.waiting import wait_for
 
 from .conftest import SUBST
 
@@ -36,7 +37,7 @@ async def test_full_game_between_external_bots_msgpack_and_json(arena):
     assert record.outcome is not None and record.outcome.termination.value == "normal"
     assert len(record.turns) == 24 and record.seed == 11
     assert validate_record(record) is None
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: alice.results and bob.results)
     for client, seat in ((alice, 0), (bob, 1)):
         (result,) = client.results
         assert result.game_id == record.id and result.seat == seat
@@ -111,10 +112,7 @@ async def test_blocking_client(arena):
             return client.results
 
     task = asyncio.create_task(asyncio.to_thread(play_two_games))
-    for _ in range(100):
-        if "plain" in arena.server.sessions:
-            break
-        await asyncio.sleep(0.02)
+    await wait_for(lambda: "plain" in arena.server.sessions)
     record = await arena.server.play_game("substitution", SUBST, ["plain", "async"], seed=4)
     results = await asyncio.wait_for(task, 10)
     assert [r.game_id for r in results] == [record.id]

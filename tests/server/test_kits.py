@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from arena.games.substitution import Settings
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -89,9 +90,7 @@ async def play_kit(arena: Any, name: str, start: list[str], env: dict[str, str])
         *start, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     try:
-        async with asyncio.timeout(30):
-            while name not in arena.server.sessions:
-                await asyncio.sleep(0.02)
+        await wait_for(lambda: name in arena.server.sessions, 30, f"{name} connected")
         opponents = {"substitution": "house:random", "sim": "house:sim-random",
                      "durak": "house:durak-greedy", "heaps": "house:heaps-random",
                      "tiles": "house:tiles-random"}
@@ -172,9 +171,7 @@ async def test_the_bridge_answers_legal_queries_when_moves_are_too_many(make_are
         "--stop-after", "2", "--exec", " ".join(start),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-    async with asyncio.timeout(30):
-        while "kit-steps" not in arena.server.sessions:
-            await asyncio.sleep(0.02)
+    await wait_for(lambda: "kit-steps" in arena.server.sessions, 30, "kit-steps connected")
     settings = Settings.preset("medium", 8).to_json()
     records = await asyncio.gather(
         arena.server.play_game("substitution", settings, ["kit-steps", "house:random"], seed=7),

@@ -15,6 +15,7 @@ from arena.server import LadderConfig
 from arena.validate import validate_record
 from clients.operator import Operator
 from protocol import RemoteError
+from tests.waiting import never, wait_for
 
 from .conftest import SUBST
 
@@ -27,19 +28,13 @@ def get(arena, path: str):
         return error.code, json.loads(error.read())
 
 
-async def wait_until(predicate, timeout=10.0):
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-
 async def test_ladder_pairs_bots_with_swapped_seats_and_rates_them(make_arena):
     ladder = LadderConfig(game="substitution", settings={**SUBST, "moves": 6}, house=("random",),
                           interval=0.05, max_games=2, seed=1)
     arena = await make_arena(ladder=ladder)
     await arena.client("alice", "random")
     await arena.client("bob", "random")
-    await wait_until(lambda: arena.server.games_finished >= 12)
+    await wait_for(lambda: arena.server.games_finished >= 12)
     status, games = await asyncio.to_thread(get, arena, "/api/games?limit=500&status=finished")
     assert status == 200
     pairs: dict[str, list[dict]] = {}
@@ -101,10 +96,10 @@ async def test_http_endpoints(arena):
 
 
 async def test_live_game_hides_its_seed(arena):
-    await arena.client("a", lambda turn: asyncio.sleep(5, ""))
+    await arena.client("a", never)
     await arena.client("b", "random")
     live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1234)
-    await asyncio.sleep(0.1)
+    await wait_for(lambda: live.started)
     status, game = await asyncio.to_thread(get, arena, f"/api/games/{live.id}")
     assert status == 200 and game["status"] == "running" and game["seed"] is None
     assert "1234" not in json.dumps(game) and game["live"]["turn"] == 0
@@ -134,10 +129,10 @@ async def test_operator_requests_games_for_a_tournament(arena):
 
 
 async def test_close_is_safe_to_call_twice_and_aborts_live_games(arena):
-    await arena.client("a", lambda turn: asyncio.sleep(5, ""))
+    await arena.client("a", never)
     await arena.client("b", "random")
     live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: live.started)
     await asyncio.gather(arena.server.close(), arena.server.close())
     await arena.server.close()
     assert live.record is not None and live.record.outcome.result == "aborted"
@@ -163,7 +158,7 @@ async def test_ladder_for_another_game_with_house_bots_only_against_externals(ma
     arena = await make_arena(ladder=ladder)
     await arena.client("sim-bot", "sim-safe-random", games=["sim"])
     await arena.client("subst-only", "random", games=["substitution"])  # never paired
-    await wait_until(lambda: arena.server.games_finished >= 6)
+    await wait_for(lambda: arena.server.games_finished >= 6)
     status, games = await asyncio.to_thread(get, arena, "/api/games?limit=500")
     assert status == 200
     players = [tuple(g["players"]) for g in games["games"]]

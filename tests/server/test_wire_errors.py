@@ -11,6 +11,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import AuthenticationError, Encoding, VersionError
+from tests.waiting import wait_for
 
 from .conftest import SUBST
 
@@ -188,6 +189,15 @@ async def test_a_new_token_for_a_connected_bot_drops_the_old_connection(make_are
     assert (await old.expect("error"))["code"] == "unauthorized"
     fresh = await arena.raw()
     assert (await fresh.hello(new_token))["type"] == "welcome"
-    await asyncio.sleep(0.2)  # a few checks later the new session is still welcome
+    checks = 0
+    token_hashes = storage.storage.token_hashes
+
+    def counted_check(names):
+        nonlocal checks
+        checks += 1
+        return token_hashes(names)
+
+    storage.storage.token_hashes = counted_check
+    await wait_for(lambda: checks >= 3)  # a few checks later the new session is still welcome
     await fresh.send("ping", id=5)
     assert await fresh.recv() == {"type": "pong", "id": 5}

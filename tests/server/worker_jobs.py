@@ -39,13 +39,12 @@ def niceness() -> int:
 def replay_when_released(log: str, *rest: object) -> object:
     """A replay job that waits until the file named by the "log" exists (the test
     releases it), then answers a tiny replay."""
-    import time
     from pathlib import Path
 
     from arena.web.replay import ReplayAnswer
+    from tests.waiting import wait_for_sync
 
-    while not Path(log).exists():
-        time.sleep(0.01)
+    wait_for_sync(Path(log).exists, 120, f"{log} exists")
     return ReplayAnswer(b'{"released": true}')
 
 

@@ -14,9 +14,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.waiting import wait_for_sync
 
 RAY = Path(sys.executable).with_name("ray")
 
@@ -66,13 +67,14 @@ class Node:
     log: Path
 
     def wait_started(self, timeout: float = 180.0) -> None:
-        deadline = time.monotonic() + timeout
-        while "Ray runtime started" not in self.log.read_text(errors="replace"):
+        def started() -> bool:
+            if "Ray runtime started" in self.log.read_text(errors="replace"):
+                return True
             if self.process.poll() is not None:
                 raise RuntimeError(f"ray start failed:\n{self.log.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"ray start did not finish:\n{self.log.read_text()}")
-            time.sleep(0.1)
+            return False
+
+        wait_for_sync(started, timeout, f"ray start ({self.log})")
 
 
 @dataclass

@@ -9,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from arena.tournament.batch import Batch
 from arena.tournament.spec import Pairing
 from arena.tournament.store import RESULTS_FILE, ResultStore
 from arena.validate import validate_record
+from tests.waiting import wait_for_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--grammar", "classic", "--moves", "12", "--games", "200", "--seed", "7",
@@ -44,13 +44,6 @@ def stored_rows(directory: Path) -> int:
         db.close()
 
 
-def wait_for(condition, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def test_resume_after_kill_9_gives_the_uninterrupted_tables(tmp_path):
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -58,7 +51,7 @@ def test_resume_after_kill_9_gives_the_uninterrupted_tables(tmp_path):
         [sys.executable, "-m", "arena", "tournament", *ARGS, "--jobs", "2", "--out", str(killed)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        wait_for(lambda: stored_rows(killed) >= 200 or process.poll() is not None)
+        wait_for_sync(lambda: stored_rows(killed) >= 200 or process.poll() is not None, 120)
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the driver and its worker processes

@@ -15,18 +15,9 @@ from arena.record import read_jsonl, to_jsonl
 from arena.registry import default_registry
 from arena.web.config import WebConfig
 from tests.server.conftest import Arena
+from tests.waiting import wait_for
 
 from .test_api import GAMES, _get, _played, get, new_guest, post, write_tournament
-
-
-async def wait_for(condition: Any, timeout: float = 60.0) -> Any:
-    """Poll an async condition until it gives something true (a generous timeout)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            value = await condition()
-            if value:
-                return value
-            await asyncio.sleep(0.05)
 
 
 async def test_a_guest_finds_its_live_game_again(arena: Arena) -> None:
@@ -166,7 +157,7 @@ async def test_two_house_bots_play_a_game_started_from_the_web(make_arena: Any) 
     assert second[0] in (200, 409)  # one per client: refused unless the first one ended
     if second[0] == 409:
         assert second[1]["code"] == "busy"
-    await wait_for(finished)
+    await wait_for(finished, 60)
 
 
 async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
@@ -189,7 +180,7 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
         _, run = await get(arena, "/api/tournaments/progress", id=started["id"])
         return run if run["status"] in ("finished", "failed") else None
 
-    run = await wait_for(ended)
+    run = await wait_for(ended, 60)
     assert run["status"] == "finished", run
     assert run["done"] == run["total"] == 12
     status, table = await get(arena, "/api/tournament", name=run["name"])

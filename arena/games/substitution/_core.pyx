@@ -26,7 +26,8 @@ cdef extern from "Python.h":
                                   int direction) except -2
 
 from arena.game import Rejection
-
+# A Python-level import, not a cimport: this core must load beside a chance.py that runs
+# as plain Python (ARENA_PURE=1) as well as beside its compiled extension type.
 from arena.chance import ChanceSource
 
 cdef enum:

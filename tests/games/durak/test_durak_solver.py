@@ -207,14 +207,11 @@ def test_precompute(tmp_path) -> None:
         assert store.count() == sum(2**n - 2 for n in range(2, 6))
 
 
-def test_twenty_cards_are_fast() -> None:
-    import time
+def test_the_compiled_search_is_in_use() -> None:
+    """Its speed (a 20-card deal in milliseconds) is measured by bench/bench_durak.py."""
+    from arena.games.durak import solver
 
-    rng = random.Random(5)
-    deal = "".join(rng.choice("01") for _ in range(20))
-    started = time.perf_counter()
-    DurakSolver().value(Position(deal))
-    assert time.perf_counter() - started < 1.0
+    assert solver.COMPILED
 
 
 def test_cli_accepts_played_cards_as_dots() -> None:
