@@ -4,6 +4,12 @@ Two reports: the primary one on the grammars the thesis's program shipped (``cla
 for "medium chance of S", ``low-s`` for "low chance of S"), and a second one on the
 grammars its text describes (``medium``, ``low``). The trap grammar of table 6.2 is the
 report's medium grammar with a useless ``T`` added to both S groups.
+
+``rules="thesis-program"`` re-runs every table with the thesis program's strategies as
+written (the ``thesis-*`` bots) under the program's bank rule, and the same tables with
+the arena's strategies under the strict rules (reused when already computed, here or in
+`strict_from`), and reports them side by side (`arena.tournament.thesis_rules`).
+Figure 9's Ω values are an option; they are run in blocks of 20, each cached apart.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from arena.games.substitution import Grammar, ProductionGroup, Settings, preset
 from arena.tournament.report import markdown_table, summarise, to_json
 from arena.tournament.runner import TournamentResult, TournamentSpec, run_tournament
 
-__all__ = ["REPORTS", "THESIS_BOTS", "run_thesis"]
+__all__ = ["REPORTS", "RULES", "THESIS_BOTS", "ThesisTables", "parse_omegas", "run_thesis"]
 
 THESIS_BOTS: tuple[tuple[str, str], ...] = (
     ("random", "СС"),
@@ -43,6 +49,27 @@ REPORTS = {
 }
 
 OMEGAS = tuple(range(1, 21))
+OMEGA_BLOCK = 20
+"""Figure 9 is played in tournaments of this many Ω values (cached one by one)."""
+
+RULES = ("strict", "thesis-program")
+"""``strict``: the arena's strategies, the rules as written; ``thesis-program``: the
+program's strategies (``thesis-`` + the same spec) under its bank rule."""
+
+
+def parse_omegas(text: str) -> tuple[int, ...]:
+    """Ω values from ``"1-60"`` or ``"1,5,10-20"`` (positive integers, kept in order)."""
+    values: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        try:
+            first, last = int(low), int(high or low)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r} is neither an integer nor a range like 1-60") from None
+        if not 1 <= first <= last <= 1000:
+            raise ValueError(f"Ω range {part.strip()!r} must go up, within 1-1000")
+        values += [v for v in range(first, last + 1) if v not in values]
+    return tuple(values)
 
 
 def trap_of(grammar: Grammar) -> Grammar:
@@ -65,20 +92,26 @@ class Runner:
     logs: bool
     progress: Callable[[str], Any]
     times: dict[str, float] = field(default_factory=dict)
+    bank_rule: str = "strict"
+    sources: tuple[Path, ...] = ()
+    """Other directories that may hold finished tables (``NAME/tournament.json`` or
+    ``NAME.json``), e.g. the committed docs/experiments/data/REPORT."""
+
+    def bot(self, spec: str) -> str:
+        """The bot playing `spec` under this runner's rule (the program's own under its rule)."""
+        return f"thesis-{spec}" if self.bank_rule == "thesis-program" else spec
 
     def run(self, name: str, grammar: Grammar, bots: tuple[str, ...],
             pairs: tuple[tuple[int, int], ...] | None = None, games: int | None = None
             ) -> TournamentResult:
-        spec = TournamentSpec("substitution", Settings(grammar, self.moves).to_json(), bots,
-                              games or self.games, self.seed, pairs)
+        spec = TournamentSpec("substitution", Settings(grammar, self.moves, self.bank_rule).to_json(),
+                              tuple(self.bot(b) for b in bots), games or self.games, self.seed, pairs)
         directory = self.out / name
-        cached = directory / "tournament.json"
-        if cached.is_file():
-            data = json.loads(cached.read_text(encoding="utf-8"))
-            if data.get("spec") == spec.to_json():
-                from arena.tournament.report import from_json
-
-                return from_json(data)
+        found = _cached(spec, [directory / "tournament.json"]
+                        + [p for source in self.sources for p in (source / name / "tournament.json",
+                                                                   source / f"{name}.json")])
+        if found is not None:
+            return found
         started = time.perf_counter()
         with self.progress(name) as update:
             result = run_tournament(spec, out=directory if self.logs else None,
@@ -93,6 +126,24 @@ class Runner:
         return result
 
 
+def _cached(spec: TournamentSpec, paths: list[Path]) -> TournamentResult | None:
+    """The first finished table among `paths` played with exactly `spec` (settings
+    written before the bank rule was recorded are strict)."""
+    from arena.tournament.report import from_json
+
+    wanted = spec.to_json()
+    for path in paths:
+        if not path.is_file():
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        recorded = data.get("spec")
+        if isinstance(recorded, dict) and isinstance(recorded.get("settings"), dict):
+            recorded = {**recorded, "settings": {"bank_rule": "strict", **recorded["settings"]}}
+        if recorded == wanted:
+            return from_json({**data, "spec": wanted})
+    return None
+
+
 def _wins(result: TournamentResult, bot: int) -> int:
     total = 0
     for (first, second), cell in result.cells.items():
@@ -103,12 +154,40 @@ def _wins(result: TournamentResult, bot: int) -> int:
     return total
 
 
+@dataclass
+class ThesisTables:
+    """Every result of one report (one pair of grammars) under one rule."""
+
+    report: str
+    medium: str
+    low: str
+    results: dict[str, TournamentResult]
+    labels: dict[str, str]
+    pp1: tuple[int, ...]
+    pp2: tuple[int, ...]
+    ssw_wins: int
+    ssw_games: int
+    omegas: tuple[int, ...]
+    sweep: dict[str, list[float]]
+    omega_games: int
+
+
 def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
                reports: tuple[str, ...] = ("primary", "second"), processes: int | None = None,
                logs: bool = True, progress: Callable[[str], Any] | None = None,
-               omega_games: int | None = None, appendix_games: int | None = None) -> Path:
-    """Run the experiments; write ``report.md``, figures and tables under `out`."""
+               omega_games: int | None = None, appendix_games: int | None = None,
+               rules: str = "strict", omegas: tuple[int, ...] = OMEGAS,
+               strict_from: Path | None = None) -> Path:
+    """Run the experiments; write ``report.md``, figures and tables under `out`.
+
+    Under ``rules="thesis-program"`` the tables are played under both rules (the strict
+    ones go to ``out/strict``, reused from `strict_from` where it holds the same table)
+    and the report sets them side by side.
+    """
     from contextlib import nullcontext
+
+    if rules not in RULES:
+        raise ValueError(f"rules {rules!r} is not one of {', '.join(RULES)}")
 
     def quiet(name: str) -> Any:
         return nullcontext(lambda done, total: None)
@@ -116,19 +195,45 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     started = time.time()
+    omega_games = omega_games or games
+    appendix_games = appendix_games or games
     for report in reports:
         medium_name, low_name = REPORTS[report]
-        runner = Runner(out / report, games, seed, moves, processes, logs, progress or quiet)
-        sections.append(_report(runner, report, medium_name, low_name, omega_games or games,
-                                appendix_games or games))
+
+        def runner(directory: Path, bank_rule: str, sources: tuple[Path, ...] = ()) -> Runner:
+            return Runner(directory, games, seed, moves, processes, logs, progress or quiet,
+                          bank_rule=bank_rule, sources=sources)
+
+        if rules == "strict":
+            strict = runner(out / report, "strict")
+            tables = _run_tables(strict, report, medium_name, low_name, omega_games,
+                                 appendix_games, omegas)
+            sections.append(_render(strict, tables))
+            continue
+        from arena.tournament.thesis_rules import render_side_by_side
+
+        sources = (strict_from / report,) if strict_from is not None else ()
+        strict = runner(out / "strict" / report, "strict", sources)
+        program = runner(out / "thesis-program" / report, "thesis-program")
+        strict_tables = _run_tables(strict, report, medium_name, low_name, omega_games,
+                                    appendix_games, omegas)
+        _render(strict, strict_tables)
+        program_tables = _run_tables(program, report, medium_name, low_name, omega_games,
+                                     appendix_games, omegas)
+        _render(program, program_tables)
+        sections.append(render_side_by_side(strict_tables, program_tables, out, report))
     elapsed = time.time() - started
+    which = ("the arena's strategies under the strict rules" if rules == "strict" else
+             "the thesis program's strategies (thesis-*) under its bank rule, beside the "
+             "arena's strategies under the strict rules")
     header = [
-        "# The thesis's experiments, re-run",
+        "# The thesis's experiments, re-run" + ("" if rules == "strict" else ": the program's rule"),
         "",
-        (f"{games} games per cell in tables 6.1-6.3, {appendix_games or games} in tables "
-        f"A.1-A.2, {omega_games or games} per seat and point in figure 9; "
+        (f"{games} games per cell in tables 6.1-6.3, {appendix_games} in tables "
+        f"A.1-A.2, {omega_games} per seat and point in figure 9 (Ω {_omega_text(omegas)}); "
         f"{moves} turns per player, seed {seed}; both seats of every pairing meet the same "
-        f"dice. Wall time {elapsed / 60:.1f} min. Generated by `arena experiment thesis`."),
+        f"dice; {which}. Wall time {elapsed / 60:.1f} min. Generated by `arena experiment thesis"
+        + ("" if rules == "strict" else " --rules thesis-program") + "`."),
         "",
         ("Abbreviations as in the thesis: СС random, УСС smart-random, УУСС "
         "better-smart-random, ГСКС stupid-short-words, СКС short-words, ПС1/ПС4 "
@@ -142,28 +247,26 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
     return path
 
 
-def _report(runner: Runner, report: str, medium_name: str, low_name: str, omega_games: int,
-            appendix_games: int) -> str:
+def _omega_text(omegas: tuple[int, ...]) -> str:
+    if omegas == tuple(range(omegas[0], omegas[-1] + 1)):
+        return f"{omegas[0]}-{omegas[-1]}"
+    return ", ".join(map(str, omegas))
+
+
+def _run_tables(runner: Runner, report: str, medium_name: str, low_name: str, omega_games: int,
+                appendix_games: int, omegas: tuple[int, ...]) -> ThesisTables:
     medium, low = preset(medium_name), preset(low_name)
     bots = tuple(spec for spec, _ in THESIS_BOTS)
-    labels = dict(THESIS_BOTS)
-    lines = [(f"## {report.capitalize()} report: `{medium_name}` (medium chance of S) and "
-             f"`{low_name}` (low chance of S)"), ""]
+    labels = {runner.bot(spec): label for spec, label in THESIS_BOTS}
+    results: dict[str, TournamentResult] = {}
 
-    t61 = runner.run("table-6.1", medium, bots)
-    lines += [markdown_table(t61, labels, f"Table 6.1 — round robin on `{medium_name}`"), ""]
+    results["table-6.1"] = t61 = runner.run("table-6.1", medium, bots)
 
     ssw = bots.index("stupid-short-words")
     pairs = tuple(sorted({(ssw, j) for j in range(len(bots))} | {(j, ssw) for j in range(len(bots))}))
-    t62 = runner.run("table-6.2", trap_of(medium), bots, pairs)
-    lines += [markdown_table(t62, labels, f"Table 6.2 — the trap grammar (`{medium_name}` with "
-                             "S->...|T in both S groups): stupid-short-words against each bot"), ""]
-    ssw_wins = _wins(t62, ssw)
-    lines += [(f"stupid-short-words wins {ssw_wins} of its "
-              f"{sum(c.games for c in t62.cells.values())} games on the trap grammar."), ""]
+    results["table-6.2"] = t62 = runner.run("table-6.2", trap_of(medium), bots, pairs)
 
-    t63 = runner.run("table-6.3", low, bots)
-    lines += [markdown_table(t63, labels, f"Table 6.3 — round robin on `{low_name}`"), ""]
+    results["table-6.3"] = t63 = runner.run("table-6.3", low, bots)
 
     # Appendix A: mixed strategies, with "percent of wins" points from our own tables.
     def wins_points(result: TournamentResult) -> tuple[int, ...]:
@@ -177,40 +280,61 @@ def _report(runner: Runner, report: str, medium_name: str, low_name: str, omega_
     mixed += [f"mixed:points={','.join(map(str, p))}" for p in MIXED_POINTS]
     mixed_bots = tuple(mixed) + ("search:depth=4", "adaptive-random:omega=10",
                                  "better-smart-random", "short-words")
-    mixed_labels = {mixed[0]: "ПП1", mixed[1]: "ПП2", "search:depth=4": "ПС4",
-                    "adaptive-random:omega=10": "ААС10", "better-smart-random": "УУСС",
-                    "short-words": "СКС"}
+    labels[runner.bot(mixed[0])] = "ПП1"
+    labels[runner.bot(mixed[1])] = "ПП2"
     for spec, points in zip(mixed[2:], MIXED_POINTS):
-        mixed_labels[spec] = "СмС " + " ".join(map(str, points))
-    lines += [(f"ПП1 = {pp1}, ПП2 = {pp2} (wins of УУСС, СКС, ПС4, ААС10 in tables 6.1 and 6.3; "
-              "the thesis had (1581, 1177, 2706, 2263) and (1890, 844, 2194, 2746))."), ""]
-    a1 = runner.run("table-A.1", medium, mixed_bots, games=appendix_games)
-    lines += [markdown_table(a1, mixed_labels, f"Table A.1 — mixed strategies on `{medium_name}`"), ""]
-    a2 = runner.run("table-A.2", low, mixed_bots, games=appendix_games)
-    lines += [markdown_table(a2, mixed_labels, f"Table A.2 — mixed strategies on `{low_name}`"), ""]
+        labels[runner.bot(spec)] = "СмС " + " ".join(map(str, points))
+    results["table-A.1"] = runner.run("table-A.1", medium, mixed_bots, games=appendix_games)
+    results["table-A.2"] = runner.run("table-A.2", low, mixed_bots, games=appendix_games)
 
-    # Figure 9: omega sweep against search:depth=4 on the low grammar.
+    # Figure 9: omega sweep against search:depth=4 on the low grammar, in blocks.
     sweep: dict[str, list[float]] = {}
-    rows = ["| omega | " + " | ".join(f"{o}" for o in OMEGAS) + " |",
-            "|---|" + "---|" * len(OMEGAS)]
     for finish in ("search", "short-words"):
-        specs = tuple(f"adaptive-random:omega={o},finish={finish}" for o in OMEGAS)
-        all_bots = specs + ("search:depth=4",)
-        opponent = len(specs)
-        pairs = tuple(p for i in range(len(specs)) for p in ((i, opponent), (opponent, i)))
-        result = runner.run(f"figure-9-{finish}", low, all_bots, pairs, omega_games)
         shares = []
-        for i in range(len(specs)):
-            a, b = result.cells[(i, opponent)], result.cells[(opponent, i)]
-            shares.append((a.first_wins + b.second_wins) / (a.games + b.games))
+        for start in range(0, len(omegas), OMEGA_BLOCK):
+            block = omegas[start:start + OMEGA_BLOCK]
+            name = f"figure-9-{finish}"
+            if block != tuple(range(1, 21)):
+                name += f"-omega-{block[0]}-{block[-1]}"
+            specs = tuple(f"adaptive-random:omega={o},finish={finish}" for o in block)
+            opponent = len(specs)
+            block_pairs = tuple(p for i in range(len(specs)) for p in ((i, opponent), (opponent, i)))
+            result = runner.run(name, low, specs + ("search:depth=4",), block_pairs, omega_games)
+            results[name] = result
+            for i in range(len(specs)):
+                a, b = result.cells[(i, opponent)], result.cells[(opponent, i)]
+                shares.append((a.first_wins + b.second_wins) / (a.games + b.games))
         sweep[finish] = shares
-        rows.append(f"| {finish} | " + " | ".join(f"{s:.3f}" for s in shares) + " |")
+    return ThesisTables(report, medium_name, low_name, results, labels, pp1, pp2,
+                        _wins(t62, ssw), sum(c.games for c in t62.cells.values()), omegas, sweep,
+                        omega_games)
+
+
+def _render(runner: Runner, tables: ThesisTables) -> str:
+    """The report section of one rule, with ``summary.json`` and ``figure-9.png``."""
+    report, medium_name, low_name = tables.report, tables.medium, tables.low
+    results, labels, omegas, sweep = tables.results, tables.labels, tables.omegas, tables.sweep
+    lines = [(f"## {report.capitalize()} report: `{medium_name}` (medium chance of S) and "
+             f"`{low_name}` (low chance of S)"), ""]
+    lines += [markdown_table(results["table-6.1"], labels, f"Table 6.1 — round robin on `{medium_name}`"), ""]
+    lines += [markdown_table(results["table-6.2"], labels, f"Table 6.2 — the trap grammar (`{medium_name}` with "
+                             "S->...|T in both S groups): stupid-short-words against each bot"), ""]
+    lines += [(f"stupid-short-words wins {tables.ssw_wins} of its {tables.ssw_games} games on the "
+               "trap grammar."), ""]
+    lines += [markdown_table(results["table-6.3"], labels, f"Table 6.3 — round robin on `{low_name}`"), ""]
+    lines += [(f"ПП1 = {tables.pp1}, ПП2 = {tables.pp2} (wins of УУСС, СКС, ПС4, ААС10 in tables 6.1 "
+               "and 6.3; the thesis had (1581, 1177, 2706, 2263) and (1890, 844, 2194, 2746))."), ""]
+    lines += [markdown_table(results["table-A.1"], labels, f"Table A.1 — mixed strategies on `{medium_name}`"), ""]
+    lines += [markdown_table(results["table-A.2"], labels, f"Table A.2 — mixed strategies on `{low_name}`"), ""]
     figure = runner.out / "figure-9.png"
-    _plot(sweep, figure, low_name, omega_games)
+    _plot(sweep, omegas, figure, low_name, tables.omega_games, runner.bank_rule)
+    rows = ["| omega | " + " | ".join(f"{o}" for o in omegas) + " |", "|---|" + "---|" * len(omegas)]
+    rows += [f"| {finish} | " + " | ".join(f"{s:.3f}" for s in shares) + " |"
+             for finish, shares in sweep.items()]
     lines += [(f"### Figure 9 — win share of adaptive-random against search:depth=4 on "
-              f"`{low_name}` ({omega_games} games per seat per point)"), "",
+              f"`{low_name}` ({tables.omega_games} games per seat per point)"), "",
               f"![figure 9]({report}/figure-9.png)", "", *rows, ""]
-    best = {finish: OMEGAS[max(range(len(OMEGAS)), key=lambda i: s[i])] for finish, s in sweep.items()}
+    best = {finish: omegas[max(range(len(omegas)), key=lambda i: s[i])] for finish, s in sweep.items()}
     lines += [(f"Best omega: {best['search']} with search finishing, {best['short-words']} with "
               "short-words finishing."), ""]
     times = {}
@@ -219,31 +343,37 @@ def _report(runner: Runner, report: str, medium_name: str, low_name: str, omega_
     lines += ["Wall time of each table (seconds, all worker processes): "
               + ", ".join(f"{name} {seconds:.0f}" for name, seconds in times.items()), ""]
     summary = {
+        "bank_rule": runner.bank_rule,
         "wall_times": times,
-        "table-6.1": {s.bot: s.to_json() for s in summarise(t61)},
-        "table-6.3": {s.bot: s.to_json() for s in summarise(t63)},
-        "table-6.2-ssw-wins": ssw_wins,
+        "table-6.1": {s.bot: s.to_json() for s in summarise(results["table-6.1"])},
+        "table-6.3": {s.bot: s.to_json() for s in summarise(results["table-6.3"])},
+        "table-6.2-ssw-wins": tables.ssw_wins,
+        "figure-9-omegas": list(omegas),
         "figure-9": sweep,
-        "pp1": pp1, "pp2": pp2,
-        "a1": to_json(a1)["summary"], "a2": to_json(a2)["summary"],
+        "pp1": tables.pp1, "pp2": tables.pp2,
+        "a1": to_json(results["table-A.1"])["summary"], "a2": to_json(results["table-A.2"])["summary"],
     }
+    runner.out.mkdir(parents=True, exist_ok=True)
     (runner.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return "\n".join(lines)
 
 
-def _plot(sweep: dict[str, list[float]], path: Path, grammar: str, games: int) -> None:
+def _plot(sweep: dict[str, list[float]], omegas: tuple[int, ...], path: Path, grammar: str,
+          games: int, bank_rule: str = "strict") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(OMEGAS, sweep["search"], "-o", color="black", label="finishing: search (ПС)")
-    ax.plot(OMEGAS, sweep["short-words"], "--s", color="gray", label="finishing: short-words (СКС)")
+    fig, ax = plt.subplots(figsize=(7 if len(omegas) <= 20 else 10, 4))
+    ax.plot(omegas, sweep["search"], "-o", color="black", markersize=3, label="finishing: search (ПС)")
+    ax.plot(omegas, sweep["short-words"], "--s", color="gray", markersize=3,
+            label="finishing: short-words (СКС)")
     ax.set_xlabel("Ω")
     ax.set_ylabel("share of games won against search:depth=4")
-    ax.set_title(f"Figure 9: adaptive-random vs search:depth=4 on {grammar} ({games} games/seat)")
-    ax.set_xticks(OMEGAS)
+    rule = "" if bank_rule == "strict" else ", thesis program's strategies and rule"
+    ax.set_title(f"Figure 9: adaptive-random vs search:depth=4 on {grammar} ({games} games/seat{rule})")
+    ax.set_xticks([o for o in omegas if len(omegas) <= 20 or o % 5 == 0 or o == omegas[0]])
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

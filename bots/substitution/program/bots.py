@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from arena.bots import BotFactory, Param
+from arena.errors import BotSpecError
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
 from bots.substitution.program.simplified import ProgramError, ProgramSettings, Word, settings_for
@@ -48,7 +49,11 @@ class ProgramBot:
 
     def __init__(self, game: SubstitutionGame, make: Callable[[ProgramSettings], Strategy]) -> None:
         self.settings = settings_for(game.grammar, game.moves)
-        self.strategy = make(self.settings)
+        try:
+            self.strategy = make(self.settings)
+        except ProgramError as error:
+            # The program would throw in setGameSettings, before any game.
+            raise BotSpecError(f"the thesis program's strategy cannot play this grammar: {error}") from None
         self._words: dict[str, tuple[tuple[int, ...], int]] = {}
         self.failures = 0
 
@@ -113,8 +118,6 @@ def _adaptive(game: Any, params: Mapping[str, Any]) -> ProgramBot:
 def _mixed(game: Any, params: Mapping[str, Any]) -> ProgramBot:
     points = tuple(params["points"])
     if len(points) != 4 or sum(points) <= 0:
-        from arena.errors import BotSpecError
-
         raise BotSpecError("thesis-mixed needs four points, not all zero")
     depth, omega = params["depth"], params["omega"]
     return ProgramBot(game, lambda s: MixedStrategy(s, *points, depth=depth, coef=omega))

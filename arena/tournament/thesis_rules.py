@@ -1,0 +1,152 @@
+"""The thesis's tables under both bank rules, side by side (`arena experiment thesis
+--rules thesis-program`).
+
+For every table: each bot's win rate and mean score under the strict rules (the
+arena's strategies) and under the thesis program's rule (its strategies as written),
+then both cross tables; figure 9 with the four curves in one plot. The bots of the two
+sides are matched by their thesis abbreviation (ПС4 is ``search:depth=4`` on one side,
+``thesis-search:depth=4`` on the other).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.tournament.report import BotSummary, markdown_table, summarise
+from arena.tournament.runner import TournamentResult
+
+if TYPE_CHECKING:
+    from arena.tournament.experiments import ThesisTables
+
+__all__ = ["head_to_head", "render_side_by_side"]
+
+TABLES = (
+    ("table-6.1", "Table 6.1 — round robin on `{medium}`"),
+    ("table-6.2", "Table 6.2 — the trap grammar (`{medium}` with S->...|T): stupid-short-words against each bot"),
+    ("table-6.3", "Table 6.3 — round robin on `{low}`"),
+    ("table-A.1", "Table A.1 — mixed strategies on `{medium}`"),
+    ("table-A.2", "Table A.2 — mixed strategies on `{low}`"),
+)
+
+
+def _by_label(result: TournamentResult, labels: dict[str, str]) -> dict[str, BotSummary]:
+    return {labels.get(s.bot, s.bot): s for s in summarise(result) if s.games}
+
+
+def head_to_head(result: TournamentResult, labels: dict[str, str], a: str, b: str) -> tuple[int, int, int]:
+    """(wins of `a`, wins of `b`, draws) over both seatings of two bots named by label."""
+    index = {labels.get(bot, bot): i for i, bot in enumerate(result.spec.bots)}
+    i, j = index[a], index[b]
+    first, second = result.cells[(i, j)], result.cells[(j, i)]
+    return (first.first_wins + second.second_wins, first.second_wins + second.first_wins,
+            first.draws + second.draws)
+
+
+def _comparison(strict: TournamentResult, program: TournamentResult, strict_labels: dict[str, str],
+                program_labels: dict[str, str]) -> list[str]:
+    left, right = _by_label(strict, strict_labels), _by_label(program, program_labels)
+    lines = [
+        "| bot | win rate, strict (95% CI) | win rate, program (95% CI) | change | "
+        "mean score, strict | mean score, program |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, s in left.items():
+        p = right.get(label)
+        if p is None:
+            continue
+        lines.append(
+            f"| {label} | {s.win_rate:.3f} ({s.win_ci[0]:.3f}-{s.win_ci[1]:.3f}) | "
+            f"{p.win_rate:.3f} ({p.win_ci[0]:.3f}-{p.win_ci[1]:.3f}) | {p.win_rate - s.win_rate:+.3f} | "
+            f"{s.mean_score:.1f} | {p.mean_score:.1f} |"
+        )
+    rank_s = sorted(left, key=lambda k: -left[k].win_rate)
+    rank_p = sorted(right, key=lambda k: -right[k].win_rate)
+    lines += ["", f"Ranking by win rate — strict: {', '.join(rank_s)}; program: {', '.join(rank_p)}."]
+    return lines
+
+
+def _forfeits(result: TournamentResult) -> int:
+    return sum(cell.forfeits for cell in result.cells.values())
+
+
+def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, report: str) -> str:
+    """The report section of one pair of grammars, both rules; writes the combined figure."""
+    names = {"medium": strict.medium, "low": strict.low}
+    lines = [(f"## {report.capitalize()} report: `{strict.medium}` (medium chance of S) and "
+              f"`{strict.low}` (low chance of S)"), ""]
+    for key, title in TABLES:
+        s, p = strict.results[key], program.results[key]
+        lines += [f"### {title.format(**names)}", ""]
+        lines += [f"{s.spec.games} games per cell under the strict rules, {p.spec.games} under the "
+                  f"program's; forfeits (illegal moves): {_forfeits(s)} strict, {_forfeits(p)} program.",
+                  ""]
+        lines += _comparison(s, p, strict.labels, program.labels) + [""]
+        if key == "table-6.2":
+            lines += [(f"stupid-short-words wins {strict.ssw_wins} of its {strict.ssw_games} games "
+                       f"under the strict rules, {program.ssw_wins} of {program.ssw_games} under the "
+                       "program's."), ""]
+        if key in ("table-6.1", "table-6.3"):
+            pairs = [("ПС4", "ААС10"), ("ГСКС", "СКС"), ("УУСС", "УСС")]
+            facts = []
+            for a, b in pairs:
+                hs, hp = head_to_head(s, strict.labels, a, b), head_to_head(p, program.labels, a, b)
+                facts.append(f"{a} against {b}: {hs[0]}-{hs[1]} strict, {hp[0]}-{hp[1]} program")
+            lines += ["Head to head (both seatings, draws left out): " + "; ".join(facts) + ".", ""]
+        if key == "table-6.3":
+            lines += [(f"ПП1 = {strict.pp1} strict, {program.pp1} program; ПП2 = {strict.pp2} strict, "
+                       f"{program.pp2} program (wins of УУСС, СКС, ПС4, ААС10 in tables 6.1 and 6.3; "
+                       "the thesis had (1581, 1177, 2706, 2263) and (1890, 844, 2194, 2746))."), ""]
+        lines += ["<details><summary>The cross tables</summary>", ""]
+        lines += [markdown_table(s, strict.labels, "Strict rules, the arena's strategies"), ""]
+        lines += [markdown_table(p, program.labels, "The program's rule, its strategies as written"), ""]
+        lines += ["</details>", ""]
+    figure = out / f"{report}-figure-9-rules.png"
+    _plot_both(strict, program, figure)
+    omegas = strict.omegas
+    lines += [(f"### Figure 9 — win share of adaptive-random against search:depth=4 on `{strict.low}` "
+               f"({strict.omega_games} games per seat per point strict, {program.omega_games} program)"),
+              "", f"![figure 9 under both rules]({figure.name})", ""]
+    lines += ["| Ω | " + " | ".join(map(str, omegas)) + " |", "|---|" + "---|" * len(omegas)]
+    for rule, tables in (("strict", strict), ("program", program)):
+        for finish, shares in tables.sweep.items():
+            lines.append(f"| {rule}, {finish} | " + " | ".join(f"{v:.3f}" for v in shares) + " |")
+    lines.append("")
+    for rule, tables in (("strict", strict), ("program", program)):
+        for finish, shares in tables.sweep.items():
+            best = max(range(len(omegas)), key=lambda i: shares[i])
+            lines.append(f"* {rule}, finishing with {finish}: best Ω = {omegas[best]} "
+                         f"(share {shares[best]:.3f})" + _marks(omegas, shares))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _marks(omegas: tuple[int, ...], shares: list[float]) -> str:
+    marks = [f"Ω={o}: {shares[omegas.index(o)]:.3f}" for o in (1, 10, 20, 40, 60) if o in omegas]
+    return "; " + ", ".join(marks) if marks else ""
+
+
+def _plot_both(strict: ThesisTables, program: ThesisTables, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    styles = {("strict", "search"): ("-o", "black"), ("strict", "short-words"): ("--s", "black"),
+              ("program", "search"): ("-o", "tab:red"), ("program", "short-words"): ("--s", "tab:red")}
+    for rule, tables in (("strict", strict), ("program", program)):
+        for finish, shares in tables.sweep.items():
+            style, color = styles[(rule, finish)]
+            who = "arena strategies, strict rules" if rule == "strict" else "program's strategies and rule"
+            ax.plot(tables.omegas, shares, style, color=color, markersize=3,
+                    label=f"{who}; finishing: {finish}")
+    ax.set_xlabel("Ω")
+    ax.set_ylabel("share of games won against search:depth=4")
+    ax.set_title(f"Figure 9 on {strict.low} under both bank rules")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
