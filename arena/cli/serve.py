@@ -24,8 +24,9 @@ from arena.errors import ArenaError
                    "substitution game the medium grammar).")
 @click.option("--grammar", default="medium", show_default=True,
               help="Substitution game: grammar preset or file for the ladder.")
-@click.option("--moves", default=50, show_default=True, type=click.IntRange(1, 100_000),
-              help="Substitution game: turns per player in ladder games.")
+@click.option("--moves", default=None, type=click.IntRange(1, 100_000),
+              help="Substitution game: turns per player in ladder games (default: a thesis "
+                   "XML file's NumberOfMoves, else 50).")
 @click.option("--house", default="", help="Built-in bots playing on the ladder, comma-separated "
                                           "specs (e.g. 'random').")
 @click.option("--house-vs-house", is_flag=True, help="Let house bots also play each other.")
@@ -44,7 +45,7 @@ from arena.errors import ArenaError
               help="A directory of tournament results to show in the web interface.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
-          grammar: str, moves: int, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
+          grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
           tournaments: str | None, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
@@ -57,9 +58,10 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         if settings_json is not None:
             settings = json.loads(settings_json)
         elif game == "substitution":
-            from arena.games.substitution import Settings, load_grammar
+            from arena.games.substitution.settings import load_settings
 
-            settings = Settings(load_grammar(grammar), moves).to_json()
+            # 50 turns for a ladder unless given, or a thesis XML file says
+            settings = load_settings(grammar, moves, None, default_moves=50).to_json()
         else:
             settings = {}
         registry = default_registry()

@@ -11,7 +11,7 @@ import click
 
 from arena.bots import parse_bot_list
 from arena.errors import ArenaError
-from arena.games.substitution import Settings, load_grammar
+from arena.games.substitution.settings import load_settings
 from arena.registry import default_registry
 
 
@@ -23,8 +23,11 @@ from arena.registry import default_registry
                    "--grammar and --moves).")
 @click.option("--grammar", "grammar_spec", default="medium", show_default=True,
               help="A preset (medium, low, trap, classic, low-s, long-chain) or a grammar file.")
-@click.option("--moves", default=200, show_default=True, type=click.IntRange(1, 100_000),
-              help="Turns each player makes.")
+@click.option("--moves", default=None, type=click.IntRange(1, 100_000),
+              help="Turns each player makes (default: a thesis XML file's NumberOfMoves, else 200).")
+@click.option("--bank-rule", type=click.Choice(["strict", "thesis-program"]), default=None,
+              help="strict: the rules as written (default, unless a thesis XML file says "
+                   "otherwise); thesis-program: the thesis program's referee (docs/substitution.md).")
 @click.option("--games", default=500, show_default=True, type=click.IntRange(1, 10_000_000),
               help="Games per ordered pair.")
 @click.option("--bots", "bot_list", default=None,
@@ -43,7 +46,8 @@ from arena.registry import default_registry
 @click.option("--token", default=None, help="An operator account's token for --server.")
 @click.pass_context
 def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
-               grammar_spec: str, moves: int, games: int, bot_list: str | None,
+               grammar_spec: str, moves: int | None, bank_rule: str | None, games: int,
+               bot_list: str | None,
                seed: int, out: Path | None, json_path: Path | None, jobs: int,
                no_self_play: bool, quiet: bool, server_url: str | None, token: str | None) -> None:
     """Play a round robin over every ordered pair of bots (rows: first player).
@@ -66,7 +70,7 @@ def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
             except json.JSONDecodeError as error:
                 raise click.UsageError(f"--settings is not JSON: {error}") from None
         elif game_name == "substitution":
-            game_settings = Settings(load_grammar(grammar_spec), moves).to_json()
+            game_settings = load_settings(grammar_spec, moves, bank_rule).to_json()
         else:
             game_settings = {}
         registry.load_game(game_name, game_settings)  # bad settings: a clear error now

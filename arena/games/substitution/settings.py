@@ -225,17 +225,18 @@ def load_grammar(spec: str) -> Grammar:
     return _load(spec)[0]
 
 
-def load_settings(spec: str, moves: int | None = None, bank_rule: str | None = None) -> Settings:
+def load_settings(spec: str, moves: int | None = None, bank_rule: str | None = None,
+                  default_moves: int = DEFAULT_MOVES) -> Settings:
     """Settings from a grammar spec (as `load_grammar`) and the command's options.
 
     The number of moves is `moves` if given, else the thesis XML file's
-    ``NumberOfMoves``, else `DEFAULT_MOVES`; the bank rule likewise (`bank_rule`, else
+    ``NumberOfMoves``, else `default_moves`; the bank rule likewise (`bank_rule`, else
     the XML's ``BankRule``, else strict).
     """
     grammar, from_file = _load(spec)
     return Settings(
         grammar,
-        moves if moves is not None else from_file.moves if from_file else DEFAULT_MOVES,
+        moves if moves is not None else from_file.moves if from_file else default_moves,
         bank_rule if bank_rule is not None else from_file.bank_rule if from_file else "strict",
     )
 
