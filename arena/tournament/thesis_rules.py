@@ -47,8 +47,8 @@ def _comparison(strict: TournamentResult, program: TournamentResult, strict_labe
                 program_labels: dict[str, str]) -> list[str]:
     left, right = _by_label(strict, strict_labels), _by_label(program, program_labels)
     lines = [
-        "| bot | win rate, strict (95% CI) | win rate, program (95% CI) | change | "
-        "mean score, strict | mean score, program |",
+        ("| bot | win rate, strict (95% CI) | win rate, program (95% CI) | change | "
+         "mean score, strict | mean score, program |"),
         "|---|---|---|---|---|---|",
     ]
     for label, s in left.items():
@@ -78,9 +78,9 @@ def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, 
     for key, title in TABLES:
         s, p = strict.results[key], program.results[key]
         lines += [f"### {title.format(**names)}", ""]
-        lines += [f"{s.spec.games} games per cell under the strict rules, {p.spec.games} under the "
-                  f"program's; forfeits (illegal moves): {_forfeits(s)} strict, {_forfeits(p)} program.",
-                  ""]
+        lines += [(f"{s.spec.games} games per cell under the strict rules, {p.spec.games} under "
+                   f"the program's; forfeits (illegal moves): {_forfeits(s)} strict, "
+                   f"{_forfeits(p)} program."), ""]
         lines += _comparison(s, p, strict.labels, program.labels) + [""]
         if key == "table-6.2":
             lines += [(f"stupid-short-words wins {strict.ssw_wins} of its {strict.ssw_games} games "

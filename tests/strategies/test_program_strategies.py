@@ -28,8 +28,6 @@ from bots.substitution.program.strategies import (
     AdaptiveRandomStrategy,
     InversedSmartRandomStrategy,
     MixedStrategy,
-    SearchStrategy,
-    ShortWordsStrategy,
     Strategy,
 )
 from tests.strategies.examples import FOUR, THREE

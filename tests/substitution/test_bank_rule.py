@@ -224,7 +224,7 @@ def test_strict_play_is_program_play_and_both_replays_agree(grammar, moves, seed
     fast, slow = validate_record(as_program), validate_record(as_program, accelerate=False)
     assert fast == slow
     if fast is not None:
-        assert fast.code == "program-exception" and not grammar.groups[0].left == "S"
+        assert fast.code == "program-exception" and grammar.groups[0].left != "S"
     program_bots = [default_registry().make_bot(program, "thesis-random") for _ in range(2)]
     played = play_match(program, program_bots, seed=seed, names=["a", "b"]).record()
     assert validate_record(played) == validate_record(played, accelerate=False)

@@ -529,6 +529,22 @@ def test_tiles_by_hand(page: Any, server: dict[str, Any]) -> None:
     assert turns >= 1
 
 
+def test_sim_on_a_graph_typed_as_an_edge_list(page: Any, server: dict[str, Any]) -> None:
+    # A pentagon with one diagonal: 6 edges, one triangle (0-1-2).
+    start_from_lobby(page, server, "sim", choose={"#sim-vertices": "5", "#sim-graph": "custom",
+                                                  "#bot": "sim-random"},
+                     fill={"#sim-edges": "0-1 1-2 2-3 3-4 4-0 0-2"})
+    assert my_turn(page)
+    assert page.locator("#sim-board .edge").count() == 6          # the graph's edges only
+    assert page.locator("#sim-board [data-edge='1 3']").count() == 0
+    assert sorted(moves_offered(page)) == ["0 1", "0 2", "0 4", "1 2", "2 3", "3 4"]
+    assert "6 edges" in page.get_attribute("#sim-board", "aria-label")
+    page.click("#sim-board .hit[data-move='3 4']")
+    if my_turn(page):
+        assert len(moves_offered(page)) == 4
+        assert "2 of 6 edges coloured" in page.inner_text("#sim-count")
+
+
 def board_facts(page: Any, name: str) -> Any:
     """What the replay's board shows, in the shape of `expected_facts`."""
     board = "#replay-board"

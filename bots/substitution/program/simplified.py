@@ -71,9 +71,9 @@ def cs_sqrt(value: float) -> float:
 
 def cs_max(a: float, b: float) -> float:
     """C#'s ``Math.Max``: NaN if either is NaN."""
-    if a != a or b != b:
+    if math.isnan(a) or math.isnan(b):
         return math.nan
-    return a if a >= b else b
+    return max(a, b)
 
 
 class Word:

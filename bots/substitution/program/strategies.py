@@ -415,7 +415,7 @@ class SearchStrategy(Strategy):
 
     def search(self, counts: list[int], bank: list[int], depth: int) -> Found:
         """`searchMove` from a word's counts with `depth` steps left."""
-        key = (tuple(counts), tuple([b if b < depth else depth for b in bank]), depth)
+        key = (tuple(counts), tuple([min(depth, b) for b in bank]), depth)
         found = self._memo.get(key)
         if found is not None:
             return found
