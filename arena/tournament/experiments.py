@@ -128,18 +128,22 @@ class Runner:
 
 def _cached(spec: TournamentSpec, paths: list[Path]) -> TournamentResult | None:
     """The first finished table among `paths` played with exactly `spec` (settings
-    written before the bank rule was recorded are strict)."""
+    without a bank rule are strict, with or without ``"bank_rule": "strict"``)."""
     from arena.tournament.report import from_json
+
+    def normal(recorded: Any) -> Any:
+        if isinstance(recorded, dict) and isinstance(recorded.get("settings"), dict):
+            settings = {k: v for k, v in recorded["settings"].items()
+                        if (k, v) != ("bank_rule", "strict")}
+            return {**recorded, "settings": settings}
+        return recorded
 
     wanted = spec.to_json()
     for path in paths:
         if not path.is_file():
             continue
         data = json.loads(path.read_text(encoding="utf-8"))
-        recorded = data.get("spec")
-        if isinstance(recorded, dict) and isinstance(recorded.get("settings"), dict):
-            recorded = {**recorded, "settings": {"bank_rule": "strict", **recorded["settings"]}}
-        if recorded == wanted:
+        if normal(data.get("spec")) == normal(wanted):
             return from_json({**data, "spec": wanted})
     return None
 

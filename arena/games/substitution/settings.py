@@ -21,10 +21,12 @@ The XML is what the thesis's program reads, writes and puts at the top of its lo
 The bank rule (`bank_rule`): ``strict`` (the default) enforces the rules as the thesis
 writes them; ``thesis-program`` is what the thesis program's `Game` class accepts (no
 end-of-turn bank obligation, out-of-range word indexes tolerated; see `_core.pyx` and
-docs/substitution.md). JSON settings record it (``"bank_rule"``), so a log is judged by
-the rule it was played under; settings without it are ``strict``. In the XML it is an
-extra ``BankRule`` attribute, written only for ``thesis-program`` (the program ignores
-attributes it does not know).
+docs/substitution.md). JSON settings record it as ``"bank_rule": "thesis-program"``, so
+a log is judged by the rule it was played under; settings without the field are
+``strict`` (the field is left out for ``strict``: every log and message from before
+the setting stays valid and unchanged). In the XML it is an extra ``BankRule``
+attribute, likewise written only for ``thesis-program`` (the program ignores attributes
+it does not know).
 """
 
 from __future__ import annotations
@@ -81,14 +83,16 @@ class Settings:
     # -- JSON (logs, wire) --------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "moves": self.moves,
             "groups": [
                 {"left": g.left, "alternatives": list(g.alternatives)} for g in self.grammar.groups
             ],
             "weights": list(self.grammar.weights),
-            "bank_rule": self.bank_rule,
         }
+        if self.bank_rule != "strict":
+            data["bank_rule"] = self.bank_rule
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Settings:
