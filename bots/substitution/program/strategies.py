@@ -62,10 +62,36 @@ class Strategy:
         raise NotImplementedError
 
 
+class StepByStep(Strategy):
+    """The loop the random and short-words classes share: the first step for the roll,
+    then one bank step at a time, each taken out of the bank copy and applied to the
+    strategy's own words (with the sign slip) before the next is chosen."""
+
+    def make_move(self, player: int, move_number: int, roll: int, words: list[Word],
+                  bank: list[int], rng: random.Random) -> list[Step]:
+        move: list[Step] = []
+        while True:
+            step = self.first(words, roll, rng) if not move else self.next(words, bank, rng)
+            if step is None:
+                return move
+            if move:
+                bank_remove(bank, step[1])
+            move.append(step)
+            apply_step(self.settings, step, words)
+
+    def first(self, words: list[Word], group: int, rng: random.Random) -> Step | None:
+        """`findFirstMove`: the step for the rolled group, or ``None`` (nothing applies)."""
+        raise NotImplementedError
+
+    def next(self, words: list[Word], bank: list[int], rng: random.Random) -> Step | None:
+        """`findMove`: a bank step, or ``None`` when no bank group seems to apply."""
+        raise NotImplementedError
+
+
 # -- RandomStrategy and its weighted variants ---------------------------------------------
 
 
-class RandomStrategy(Strategy):
+class RandomStrategy(StepByStep):
     """`RandomStrategy`: the rolled group's production, then its word; then, while a
     bank group is "applicable", group, production, word -- all weighted draws. An S
     group, from the bank too, may start a new word."""
@@ -79,19 +105,7 @@ class RandomStrategy(Strategy):
     def word_weights(self, words: list[Word]) -> list[float]:
         return [1.0] * len(words)
 
-    def make_move(self, player: int, move_number: int, roll: int, words: list[Word],
-                  bank: list[int], rng: random.Random) -> list[Step]:
-        move: list[Step] = []
-        while True:
-            step = self._first(words, roll, rng) if not move else self._next(words, bank, rng)
-            if step is None:
-                return move
-            if move:
-                bank_remove(bank, step[1])
-            move.append(step)
-            apply_step(self.settings, step, words)
-
-    def _first(self, words: list[Word], group: int, rng: random.Random) -> Step | None:
+    def first(self, words: list[Word], group: int, rng: random.Random) -> Step | None:
         settings = self.settings
         indexes = find_matches(words, settings.left[group])
         allowed = [words[i] for i in indexes]
@@ -104,7 +118,7 @@ class RandomStrategy(Strategy):
         word = indexes[get_rand(self.word_weights(allowed), rng.random())]
         return (word, group, production)
 
-    def _next(self, words: list[Word], bank: list[int], rng: random.Random) -> Step | None:
+    def next(self, words: list[Word], bank: list[int], rng: random.Random) -> Step | None:
         settings = self.settings
         indexes: list[list[int]] = []
         allowed: list[list[Word]] = []
@@ -225,7 +239,27 @@ def _terminals_of_best(settings: ProgramSettings, best: list[int], group: int, j
     return rights[other]
 
 
-class StupidShortWordsStrategy(Strategy):
+class ShortWordsFamily(StepByStep):
+    """What both short-words classes do with the roll: each group's best production
+    (`best`, from `beforeStart`) goes to the best word holding the group's left side,
+    a new word (the word "S") offered last for an S group."""
+
+    best: list[int]
+
+    def _best_word(self, candidates: list[int], words: list[Word]) -> int:
+        raise NotImplementedError
+
+    def first(self, words: list[Word], group: int, rng: random.Random) -> Step | None:
+        settings = self.settings
+        allowed = find_matches(words, settings.left[group])
+        if settings.is_s[group]:
+            allowed.append(-1)
+        if not allowed:
+            return None
+        return (self._best_word(allowed, words), group, self.best[group])
+
+
+class StupidShortWordsStrategy(ShortWordsFamily):
     """`StupidShortWordsStrategy` (M1): each group's production with the fewest
     nonterminals; the rolled group to the word with the fewest (a new word counts as
     "S"); then the first "applicable" bank group (all its group metrics are 0) to the
@@ -245,19 +279,7 @@ class StupidShortWordsStrategy(Strategy):
                     least = metric
                     self.best[i] = j
 
-    def make_move(self, player: int, move_number: int, roll: int, words: list[Word],
-                  bank: list[int], rng: random.Random) -> list[Step]:
-        move: list[Step] = []
-        while True:
-            step = self._first(words, roll) if not move else self._next(words, bank)
-            if step is None:
-                return move
-            if move:
-                bank_remove(bank, step[1])
-            move.append(step)
-            apply_step(self.settings, step, words)
-
-    def _next(self, words: list[Word], bank: list[int]) -> Step | None:
+    def next(self, words: list[Word], bank: list[int], rng: random.Random) -> Step | None:
         settings = self.settings
         allowed = [find_matches(words, settings.left[g]) for g in range(settings.n)]
         group = -1
@@ -268,34 +290,23 @@ class StupidShortWordsStrategy(Strategy):
                 group = i
         if group == -1:
             return None
-        chosen = -1
-        least = INT_MAX
-        for i, index in enumerate(allowed[group]):
-            metric = stupid_word_metric(words[index].counts)
-            if metric < least:
-                least = metric
-                chosen = i
-        return (allowed[group][chosen], group, self.best[group])
+        return (self._best_word(allowed[group], words), group, self.best[group])
 
-    def _first(self, words: list[Word], group: int) -> Step | None:
-        settings = self.settings
-        allowed = find_matches(words, settings.left[group])
-        if settings.is_s[group]:
-            allowed.append(-1)
-        if not allowed:
-            return None
+    def _best_word(self, candidates: list[int], words: list[Word]) -> int:
+        """The candidate with the fewest (tracked) nonterminals, the first on ties; -1 is
+        the word "S"."""
         chosen = -1
         least = INT_MAX
-        for i, index in enumerate(allowed):
-            word = settings.s_word() if index == -1 else words[index]
+        for i, index in enumerate(candidates):
+            word = self.settings.s_word() if index == -1 else words[index]
             metric = stupid_word_metric(word.counts)
             if metric < least:
                 least = metric
                 chosen = i
-        return (allowed[chosen], group, self.best[group])
+        return candidates[chosen]
 
 
-class ShortWordsStrategy(Strategy):
+class ShortWordsStrategy(ShortWordsFamily):
     """`ShortWordsStrategy` (M2): each group's production with the largest metric; the
     rolled group to the word with the largest `countWordMetric`; then the "applicable"
     bank group with the largest group metric to the word with the largest metric."""
@@ -315,18 +326,6 @@ class ShortWordsStrategy(Strategy):
                     most = metric
                     self.best[i] = j
 
-    def make_move(self, player: int, move_number: int, roll: int, words: list[Word],
-                  bank: list[int], rng: random.Random) -> list[Step]:
-        move: list[Step] = []
-        while True:
-            step = self._first(words, roll) if not move else self._next(words, bank)
-            if step is None:
-                return move
-            if move:
-                bank_remove(bank, step[1])
-            move.append(step)
-            apply_step(self.settings, step, words)
-
     def _best_word(self, candidates: list[int], words: list[Word]) -> int:
         chosen = -1
         best = -1.0
@@ -340,7 +339,7 @@ class ShortWordsStrategy(Strategy):
             raise ProgramError("no word's metric exceeds -1 (List index -1)")
         return candidates[chosen]
 
-    def _next(self, words: list[Word], bank: list[int]) -> Step | None:
+    def next(self, words: list[Word], bank: list[int], rng: random.Random) -> Step | None:
         settings = self.settings
         allowed = [find_matches(words, settings.left[g]) for g in range(settings.n)]
         group = -1
@@ -352,15 +351,6 @@ class ShortWordsStrategy(Strategy):
         if group == -1:
             return None
         return (self._best_word(allowed[group], words), group, self.best[group])
-
-    def _first(self, words: list[Word], group: int) -> Step | None:
-        settings = self.settings
-        allowed = find_matches(words, settings.left[group])
-        if settings.is_s[group]:
-            allowed.append(-1)
-        if not allowed:
-            return None
-        return (self._best_word(allowed, words), group, self.best[group])
 
 
 # -- the search strategy ------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 
@@ -13,34 +12,17 @@ from hypothesis import strategies as st
 
 from arena.errors import SettingsError
 from arena.game import Rejection
-from arena.games.sim import SimGame, SimPosition, _pysearch
+from arena.games.sim import SimGame, _pysearch
 from arena.games.sim.game import GRAPHS
 from arena.games.sim.rules import automorphisms, edge_mask, geometry
 from arena.games.sim.solver import SimSolver
 from arena.match import play_match
 from arena.registry import default_registry
 from arena.validate import validate_record
+from tests.games.sim.test_sim_solver import brute_value
 
 BOWTIE = [[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [2, 4]]      # two triangles sharing vertex 2
 C5 = [[k, (k + 1) % 5] for k in range(5)]
-
-
-def brute_value(game: SimGame) -> int:
-    """Negamax through the game API with a memo on the raw position (no symmetry)."""
-
-    @functools.cache
-    def value(state: SimPosition) -> int:
-        outcome = game.outcome(state)
-        if outcome is not None:
-            return 0 if outcome.winner is None else (1 if outcome.winner == state.seat_to_move else -1)
-        best = -1
-        for text in game.legal_moves(state).moves:
-            child = game.check_move(state, game.parse_move(text))
-            assert not isinstance(child, Rejection)
-            best = max(best, -value(child))
-        return best
-
-    return value(game.initial_state())
 
 
 def test_settings_take_an_edge_list_and_name_what_is_wrong():
@@ -136,20 +118,8 @@ def test_move_values_match_brute_force_on_random_graphs(vertices, data):
         if outcome is not None:
             expected = 0 if outcome.winner is None else (1 if outcome.winner == state.seat_to_move else -1)
         else:
-            expected = -_value_from(game, child)
+            expected = -brute_value(game, child)
         assert value == expected
-
-
-def _value_from(game: SimGame, start: SimPosition) -> int:
-    @functools.cache
-    def value(state: SimPosition) -> int:
-        outcome = game.outcome(state)
-        if outcome is not None:
-            return 0 if outcome.winner is None else (1 if outcome.winner == state.seat_to_move else -1)
-        return max(-value(state.with_edge(e)) for e in range(geometry(game.vertices).num_edges)
-                   if state.free >> e & 1)
-
-    return value(start)
 
 
 @pytest.mark.parametrize("bot", ["sim-random", "sim-safe-random", "sim-mc:trials=20", "sim-perfect"])
