@@ -250,3 +250,32 @@ def test_program_bots_play_whole_games_legally_under_the_programs_rule(grammar):
         match = play_match(game, bots, seed=index, names=[spec, other])
         assert match.outcome.termination.value == "normal", match.outcome.detail
         assert validate_record(match.record()) is None
+
+
+def test_smart_random_weighs_productions_by_their_m2():
+    # THREE (weights 1 1 1): the program's sweeps give A->BB 1/9 (B->b: 1/3 each B) and
+    # A->aA 1/27 (A is worth (1/9) / 3). Roll A->BB|aA, words A and aA (equal metrics).
+    settings = ProgramSettings(Grammar.of(THREE), 5)
+    from bots.substitution.program.strategies import SmartRandomStrategy
+
+    strategy = SmartRandomStrategy(settings)
+    assert strategy.prods[1] == pytest.approx([1 / 9, 1 / 27])
+    # r = 0.9: 0.9 x 4/27 - 1/9 > 0, then - 1/27 <= 0 -> aA; r = 0 -> the first word.
+    _, _, move = move_of("thesis-smart-random", THREE, ["A", "aA"], [0, 0, 0], 1, rng=Script(0.9, 0.0))
+    assert move == "0 1 1"
+    # r = 0.5: 0.5 x 4/27 - 1/9 <= 0 -> BB; r = 0.99 -> the second word.
+    _, _, move = move_of("thesis-smart-random", THREE, ["A", "aA"], [0, 0, 0], 1, rng=Script(0.5, 0.99))
+    assert move == "1 1 0"
+
+
+def test_better_smart_random_takes_square_roots_of_m3():
+    settings = ProgramSettings(Grammar.of(THREE), 5)
+    from bots.substitution.program.strategies import BetterSmartRandomStrategy
+
+    strategy = BetterSmartRandomStrategy(settings)
+    net3, prods3 = settings.count_better_metric()
+    assert strategy.production_weights(1) == [math.sqrt(m) for m in prods3[1]]
+    assert strategy.group_weights([0, 2]) == [math.sqrt(net3[0]), math.sqrt(net3[2])]
+    word = Word([0, 1, 1], 2)                                    # "aAB"-like counts
+    sums = settings.letter_sums(net3)
+    assert strategy.word_weights([word]) == [math.sqrt(sums[1] * sums[2])]
