@@ -158,7 +158,7 @@ def _wins(result: TournamentResult, bot: int) -> int:
     return total
 
 
-@dataclass
+@dataclass(frozen=True)
 class ThesisTables:
     """Every result of one report (one pair of grammars) under one rule."""
 
@@ -203,29 +203,21 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
     appendix_games = appendix_games or games
     for report in reports:
         medium_name, low_name = REPORTS[report]
-
-        def runner(directory: Path, bank_rule: str, sources: tuple[Path, ...] = ()) -> Runner:
-            return Runner(directory, games, seed, moves, processes, logs, progress or quiet,
-                          bank_rule=bank_rule, sources=sources)
-
         if rules == "strict":
-            strict = runner(out / report, "strict")
-            tables = _run_tables(strict, report, medium_name, low_name, omega_games,
-                                 appendix_games, omegas)
-            sections.append(_render(strict, tables))
+            runner = Runner(out / report, games, seed, moves, processes, logs, progress or quiet)
+            sections.append(_report(runner, report, medium_name, low_name, omega_games,
+                                    appendix_games, omegas)[0])
             continue
         from arena.tournament.thesis_rules import render_side_by_side
 
         sources = (strict_from / report,) if strict_from is not None else ()
-        strict = runner(out / "strict" / report, "strict", sources)
-        program = runner(out / "thesis-program" / report, "thesis-program")
-        strict_tables = _run_tables(strict, report, medium_name, low_name, omega_games,
-                                    appendix_games, omegas)
-        _render(strict, strict_tables)
-        program_tables = _run_tables(program, report, medium_name, low_name, omega_games,
-                                     appendix_games, omegas)
-        _render(program, program_tables)
-        sections.append(render_side_by_side(strict_tables, program_tables, out, report))
+        both = [
+            _report(Runner(out / rule / report, games, seed, moves, processes, logs, progress or quiet,
+                           bank_rule=rule, sources=sources if rule == "strict" else ()),
+                    report, medium_name, low_name, omega_games, appendix_games, omegas)[1]
+            for rule in RULES
+        ]
+        sections.append(render_side_by_side(both[0], both[1], out, report))
     elapsed = time.time() - started
     which = ("the arena's strategies under the strict rules" if rules == "strict" else
              "the thesis program's strategies (thesis-*) under its bank rule, beside the "
@@ -257,20 +249,28 @@ def _omega_text(omegas: tuple[int, ...]) -> str:
     return ", ".join(map(str, omegas))
 
 
-def _run_tables(runner: Runner, report: str, medium_name: str, low_name: str, omega_games: int,
-                appendix_games: int, omegas: tuple[int, ...]) -> ThesisTables:
+def _report(runner: Runner, report: str, medium_name: str, low_name: str, omega_games: int,
+            appendix_games: int, omegas: tuple[int, ...] = OMEGAS) -> tuple[str, ThesisTables]:
     medium, low = preset(medium_name), preset(low_name)
     bots = tuple(spec for spec, _ in THESIS_BOTS)
     labels = {runner.bot(spec): label for spec, label in THESIS_BOTS}
-    results: dict[str, TournamentResult] = {}
+    lines = [(f"## {report.capitalize()} report: `{medium_name}` (medium chance of S) and "
+             f"`{low_name}` (low chance of S)"), ""]
 
-    results["table-6.1"] = t61 = runner.run("table-6.1", medium, bots)
+    t61 = runner.run("table-6.1", medium, bots)
+    lines += [markdown_table(t61, labels, f"Table 6.1 — round robin on `{medium_name}`"), ""]
 
     ssw = bots.index("stupid-short-words")
     pairs = tuple(sorted({(ssw, j) for j in range(len(bots))} | {(j, ssw) for j in range(len(bots))}))
-    results["table-6.2"] = t62 = runner.run("table-6.2", trap_of(medium), bots, pairs)
+    t62 = runner.run("table-6.2", trap_of(medium), bots, pairs)
+    lines += [markdown_table(t62, labels, f"Table 6.2 — the trap grammar (`{medium_name}` with "
+                             "S->...|T in both S groups): stupid-short-words against each bot"), ""]
+    ssw_wins = _wins(t62, ssw)
+    lines += [(f"stupid-short-words wins {ssw_wins} of its "
+              f"{sum(c.games for c in t62.cells.values())} games on the trap grammar."), ""]
 
-    results["table-6.3"] = t63 = runner.run("table-6.3", low, bots)
+    t63 = runner.run("table-6.3", low, bots)
+    lines += [markdown_table(t63, labels, f"Table 6.3 — round robin on `{low_name}`"), ""]
 
     # Appendix A: mixed strategies, with "percent of wins" points from our own tables.
     def wins_points(result: TournamentResult) -> tuple[int, ...]:
@@ -284,59 +284,45 @@ def _run_tables(runner: Runner, report: str, medium_name: str, low_name: str, om
     mixed += [f"mixed:points={','.join(map(str, p))}" for p in MIXED_POINTS]
     mixed_bots = tuple(mixed) + ("search:depth=4", "adaptive-random:omega=10",
                                  "better-smart-random", "short-words")
-    labels[runner.bot(mixed[0])] = "ПП1"
-    labels[runner.bot(mixed[1])] = "ПП2"
+    mixed_labels = {runner.bot(spec): label for spec, label in (
+        (mixed[0], "ПП1"), (mixed[1], "ПП2"), ("search:depth=4", "ПС4"),
+        ("adaptive-random:omega=10", "ААС10"), ("better-smart-random", "УУСС"),
+        ("short-words", "СКС"))}
     for spec, points in zip(mixed[2:], MIXED_POINTS):
-        labels[runner.bot(spec)] = "СмС " + " ".join(map(str, points))
-    results["table-A.1"] = runner.run("table-A.1", medium, mixed_bots, games=appendix_games)
-    results["table-A.2"] = runner.run("table-A.2", low, mixed_bots, games=appendix_games)
+        mixed_labels[runner.bot(spec)] = "СмС " + " ".join(map(str, points))
+    lines += [(f"ПП1 = {pp1}, ПП2 = {pp2} (wins of УУСС, СКС, ПС4, ААС10 in tables 6.1 and 6.3; "
+              "the thesis had (1581, 1177, 2706, 2263) and (1890, 844, 2194, 2746))."), ""]
+    a1 = runner.run("table-A.1", medium, mixed_bots, games=appendix_games)
+    lines += [markdown_table(a1, mixed_labels, f"Table A.1 — mixed strategies on `{medium_name}`"), ""]
+    a2 = runner.run("table-A.2", low, mixed_bots, games=appendix_games)
+    lines += [markdown_table(a2, mixed_labels, f"Table A.2 — mixed strategies on `{low_name}`"), ""]
 
-    # Figure 9: omega sweep against search:depth=4 on the low grammar, in blocks.
+    # Figure 9: omega sweep against search:depth=4 on the low grammar, in blocks of Ω.
     sweep: dict[str, list[float]] = {}
+    rows = ["| omega | " + " | ".join(f"{o}" for o in omegas) + " |",
+            "|---|" + "---|" * len(omegas)]
+    results = {"table-6.1": t61, "table-6.2": t62, "table-6.3": t63, "table-A.1": a1, "table-A.2": a2}
     for finish in ("search", "short-words"):
         shares = []
         for start in range(0, len(omegas), OMEGA_BLOCK):
             block = omegas[start:start + OMEGA_BLOCK]
             name = f"figure-9-{finish}"
-            if block != tuple(range(1, 21)):
+            if block != OMEGAS:
                 name += f"-omega-{block[0]}-{block[-1]}"
             specs = tuple(f"adaptive-random:omega={o},finish={finish}" for o in block)
+            all_bots = specs + ("search:depth=4",)
             opponent = len(specs)
-            block_pairs = tuple(p for i in range(len(specs)) for p in ((i, opponent), (opponent, i)))
-            result = runner.run(name, low, specs + ("search:depth=4",), block_pairs, omega_games)
-            results[name] = result
+            pairs = tuple(p for i in range(len(specs)) for p in ((i, opponent), (opponent, i)))
+            result = results[name] = runner.run(name, low, all_bots, pairs, omega_games)
             for i in range(len(specs)):
                 a, b = result.cells[(i, opponent)], result.cells[(opponent, i)]
                 shares.append((a.first_wins + b.second_wins) / (a.games + b.games))
         sweep[finish] = shares
-    return ThesisTables(report, medium_name, low_name, results, labels, pp1, pp2,
-                        _wins(t62, ssw), sum(c.games for c in t62.cells.values()), omegas, sweep,
-                        omega_games)
-
-
-def _render(runner: Runner, tables: ThesisTables) -> str:
-    """The report section of one rule, with ``summary.json`` and ``figure-9.png``."""
-    report, medium_name, low_name = tables.report, tables.medium, tables.low
-    results, labels, omegas, sweep = tables.results, tables.labels, tables.omegas, tables.sweep
-    lines = [(f"## {report.capitalize()} report: `{medium_name}` (medium chance of S) and "
-             f"`{low_name}` (low chance of S)"), ""]
-    lines += [markdown_table(results["table-6.1"], labels, f"Table 6.1 — round robin on `{medium_name}`"), ""]
-    lines += [markdown_table(results["table-6.2"], labels, f"Table 6.2 — the trap grammar (`{medium_name}` with "
-                             "S->...|T in both S groups): stupid-short-words against each bot"), ""]
-    lines += [(f"stupid-short-words wins {tables.ssw_wins} of its {tables.ssw_games} games on the "
-               "trap grammar."), ""]
-    lines += [markdown_table(results["table-6.3"], labels, f"Table 6.3 — round robin on `{low_name}`"), ""]
-    lines += [(f"ПП1 = {tables.pp1}, ПП2 = {tables.pp2} (wins of УУСС, СКС, ПС4, ААС10 in tables 6.1 "
-               "and 6.3; the thesis had (1581, 1177, 2706, 2263) and (1890, 844, 2194, 2746))."), ""]
-    lines += [markdown_table(results["table-A.1"], labels, f"Table A.1 — mixed strategies on `{medium_name}`"), ""]
-    lines += [markdown_table(results["table-A.2"], labels, f"Table A.2 — mixed strategies on `{low_name}`"), ""]
+        rows.append(f"| {finish} | " + " | ".join(f"{s:.3f}" for s in shares) + " |")
     figure = runner.out / "figure-9.png"
-    _plot(sweep, omegas, figure, low_name, tables.omega_games, runner.bank_rule)
-    rows = ["| omega | " + " | ".join(f"{o}" for o in omegas) + " |", "|---|" + "---|" * len(omegas)]
-    rows += [f"| {finish} | " + " | ".join(f"{s:.3f}" for s in shares) + " |"
-             for finish, shares in sweep.items()]
+    _plot(sweep, figure, low_name, omega_games, omegas, runner.bank_rule)
     lines += [(f"### Figure 9 — win share of adaptive-random against search:depth=4 on "
-              f"`{low_name}` ({tables.omega_games} games per seat per point)"), "",
+              f"`{low_name}` ({omega_games} games per seat per point)"), "",
               f"![figure 9]({report}/figure-9.png)", "", *rows, ""]
     best = {finish: omegas[max(range(len(omegas)), key=lambda i: s[i])] for finish, s in sweep.items()}
     lines += [(f"Best omega: {best['search']} with search finishing, {best['short-words']} with "
@@ -349,21 +335,23 @@ def _render(runner: Runner, tables: ThesisTables) -> str:
     summary = {
         "bank_rule": runner.bank_rule,
         "wall_times": times,
-        "table-6.1": {s.bot: s.to_json() for s in summarise(results["table-6.1"])},
-        "table-6.3": {s.bot: s.to_json() for s in summarise(results["table-6.3"])},
-        "table-6.2-ssw-wins": tables.ssw_wins,
+        "table-6.1": {s.bot: s.to_json() for s in summarise(t61)},
+        "table-6.3": {s.bot: s.to_json() for s in summarise(t63)},
+        "table-6.2-ssw-wins": ssw_wins,
         "figure-9-omegas": list(omegas),
         "figure-9": sweep,
-        "pp1": tables.pp1, "pp2": tables.pp2,
-        "a1": to_json(results["table-A.1"])["summary"], "a2": to_json(results["table-A.2"])["summary"],
+        "pp1": pp1, "pp2": pp2,
+        "a1": to_json(a1)["summary"], "a2": to_json(a2)["summary"],
     }
-    runner.out.mkdir(parents=True, exist_ok=True)
     (runner.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    return "\n".join(lines)
+    tables = ThesisTables(report, medium_name, low_name, results, {**labels, **mixed_labels}, pp1,
+                          pp2, ssw_wins, sum(c.games for c in t62.cells.values()), omegas, sweep,
+                          omega_games)
+    return "\n".join(lines), tables
 
 
-def _plot(sweep: dict[str, list[float]], omegas: tuple[int, ...], path: Path, grammar: str,
-          games: int, bank_rule: str = "strict") -> None:
+def _plot(sweep: dict[str, list[float]], path: Path, grammar: str, games: int,
+          omegas: tuple[int, ...] = OMEGAS, bank_rule: str = "strict") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -375,7 +363,7 @@ def _plot(sweep: dict[str, list[float]], omegas: tuple[int, ...], path: Path, gr
             label="finishing: short-words (СКС)")
     ax.set_xlabel("Ω")
     ax.set_ylabel("share of games won against search:depth=4")
-    rule = "" if bank_rule == "strict" else ", thesis program's strategies and rule"
+    rule = "" if bank_rule == "strict" else ", the program's strategies and rule"
     ax.set_title(f"Figure 9: adaptive-random vs search:depth=4 on {grammar} ({games} games/seat{rule})")
     ax.set_xticks([o for o in omegas if len(omegas) <= 20 or o % 5 == 0 or o == omegas[0]])
     ax.grid(alpha=0.3)

@@ -761,8 +761,10 @@ cdef Turn _owning(CompiledGrammar grammar, GameState state, bint program=False):
 
 
 cdef object _empty_move_problem(CompiledGrammar g, GameState state):
-    # (the same under both rules: the thesis program checks an empty move as written)
-    """Why the empty move is illegal in `state` (the roll applies somewhere), or None."""
+    """Why the empty move is illegal in `state` (the roll applies somewhere), or None.
+
+    The same under both bank rules: the thesis program checks an empty move as written.
+    """
     cdef int roll = state.roll
     cdef int left = g.left[roll]
     cdef int player = state.turn % 2
