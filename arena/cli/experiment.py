@@ -32,7 +32,8 @@ def experiment() -> None:
                    "the thesis program's strategies as written under its bank rule, reported "
                    "side by side with the strict tables (played too, or reused).")
 @click.option("--omegas", default="1-20", show_default=True,
-              help="The Ω values of figure 9: a range (1-60) or a list (1,5,10-20).")
+              help="The Ω values of figure 9: a range (1-60), a list (1,5,10-20), a range "
+                   "with a step (1-20,25-60/5).")
 @click.option("--strict-from", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="With --rules thesis-program: a directory holding finished strict tables "
                    "(an earlier --out, or docs/experiments/data), reused where they match.")

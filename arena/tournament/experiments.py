@@ -58,17 +58,21 @@ program's strategies (``thesis-`` + the same spec) under its bank rule."""
 
 
 def parse_omegas(text: str) -> tuple[int, ...]:
-    """Ω values from ``"1-60"`` or ``"1,5,10-20"`` (positive integers, kept in order)."""
+    """Ω values from ``"1-60"``, ``"1,5,10-20"`` or ``"1-20,25-60/5"`` (a range with a
+    step): positive integers, kept in order, each once."""
     values: list[int] = []
     for part in text.split(","):
-        low, _, high = part.strip().partition("-")
+        span, _, step_text = part.strip().partition("/")
+        low, _, high = span.partition("-")
         try:
-            first, last = int(low), int(high or low)
+            first, last, step = int(low), int(high or low), int(step_text or 1)
         except ValueError:
-            raise ValueError(f"{part.strip()!r} is neither an integer nor a range like 1-60") from None
-        if not 1 <= first <= last <= 1000:
-            raise ValueError(f"Ω range {part.strip()!r} must go up, within 1-1000")
-        values += [v for v in range(first, last + 1) if v not in values]
+            raise ValueError(
+                f"{part.strip()!r} is neither an integer nor a range like 1-60 or 25-60/5"
+            ) from None
+        if not 1 <= first <= last <= 1000 or step < 1:
+            raise ValueError(f"Ω range {part.strip()!r} must go up, within 1-1000, by a step >= 1")
+        values += [v for v in range(first, last + 1, step) if v not in values]
     return tuple(values)
 
 

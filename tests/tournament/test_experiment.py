@@ -32,7 +32,8 @@ def test_omegas_option_reads_ranges_and_lists():
 
     assert parse_omegas("1-60") == tuple(range(1, 61))
     assert parse_omegas("1,5,10-12,5") == (1, 5, 10, 11, 12)
-    for bad in ("0-5", "5-1", "x", "1-2-3"):
+    assert parse_omegas("1-20,25-60/5") == (*range(1, 21), 25, 30, 35, 40, 45, 50, 55, 60)
+    for bad in ("0-5", "5-1", "x", "1-2-3", "1-9/0", "1-9/x"):
         with pytest.raises(ValueError):
             parse_omegas(bad)
 
