@@ -221,7 +221,7 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
                     report, medium_name, low_name, omega_games, appendix_games, omegas)[1]
             for rule in RULES
         ]
-        sections.append(render_side_by_side(both[0], both[1], out, report))
+        sections.append(render_side_by_side(both[0], both[1], out, report, THESIS_BOTS))
     elapsed = time.time() - started
     which = ("the arena's strategies under the strict rules" if rules == "strict" else
              "the thesis program's strategies (thesis-*) under its bank rule, beside the "

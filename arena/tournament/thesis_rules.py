@@ -5,21 +5,28 @@ For every table: each bot's win rate and mean score under the strict rules (the
 arena's strategies) and under the thesis program's rule (its strategies as written),
 then both cross tables; figure 9 with the four curves in one plot. The bots of the two
 sides are matched by their thesis abbreviation (ПС4 is ``search:depth=4`` on one side,
-``thesis-search:depth=4`` on the other).
+``thesis-search:depth=4`` on the other). `bank_skips` measures the mechanism: how often
+each program strategy ends a turn with an applicable bank group unused, which only its
+own rule allows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.games.substitution import Grammar, Settings, SubstitutionGame, check_turn
+from arena.match import play_match
+from arena.registry import default_registry
 from arena.tournament.report import BotSummary, markdown_table, summarise
-from arena.tournament.runner import TournamentResult
+from arena.tournament.runner import TournamentResult, game_seed
 
 if TYPE_CHECKING:
     from arena.tournament.experiments import ThesisTables
 
-__all__ = ["head_to_head", "render_side_by_side"]
+__all__ = ["BankSkips", "bank_skips", "head_to_head", "render_bank_skips", "render_side_by_side"]
 
 TABLES = (
     ("table-6.1", "Table 6.1 — round robin on `{medium}`"),
@@ -70,11 +77,25 @@ def _forfeits(result: TournamentResult) -> int:
     return sum(cell.forfeits for cell in result.cells.values())
 
 
-def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, report: str) -> str:
-    """The report section of one pair of grammars, both rules; writes the combined figure."""
+def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, report: str,
+                        bots: Sequence[tuple[str, str]] = (), skip_games: int = 50) -> str:
+    """The report section of one pair of grammars, both rules; writes the combined figure.
+
+    With `bots` (spec, label), it also measures how often each program strategy skips
+    the bank (`bank_skips`, `skip_games` self-play games per grammar).
+    """
     names = {"medium": strict.medium, "low": strict.low}
     lines = [(f"## {report.capitalize()} report: `{strict.medium}` (medium chance of S) and "
               f"`{strict.low}` (low chance of S)"), ""]
+    if bots:
+        from arena.games.substitution import preset
+
+        moves = int(program.results["table-6.1"].spec.settings["moves"])
+        specs = [spec for spec, _ in bots]
+        table = {name: bank_skips(preset(name), moves, specs, skip_games)
+                 for name in (strict.medium, strict.low)}
+        lines += ["### How often the program's strategies leave an applicable bank group unused", ""]
+        lines += render_bank_skips(table, dict(bots), skip_games, moves) + [""]
     for key, title in TABLES:
         s, p = strict.results[key], program.results[key]
         lines += [f"### {title.format(**names)}", ""]
@@ -150,3 +171,64 @@ def _plot_both(strict: ThesisTables, program: ThesisTables, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+@dataclass(frozen=True)
+class BankSkips:
+    """How one program strategy used the bank in self-play under the program's rule."""
+
+    turns: int
+    skips: int
+    """Turns that end with a bank group still applicable (illegal under the strict rule)."""
+    bank_steps: int
+    strict_bank_steps: int
+    """Bank steps the strict rule would have demanded at least: what was played plus one
+    for every skipping turn (a lower bound)."""
+
+    @property
+    def rate(self) -> float:
+        return self.skips / self.turns if self.turns else 0.0
+
+
+def bank_skips(grammar: Grammar, moves: int, specs: Sequence[str], games: int,
+               seed: int = 0) -> dict[str, BankSkips]:
+    """Self-play `games` games per program strategy (``thesis-`` + spec) under the
+    program's rule, and judge every turn again by the strict rule."""
+    game = SubstitutionGame(Settings(grammar, moves, "thesis-program"))
+    registry = default_registry()
+    found = {}
+    for spec in specs:
+        bot = registry.make_bot(game, f"thesis-{spec}")
+        turns = skips = bank_steps = 0
+        for index in range(games):
+            match = play_match(game, [bot, bot], seed=game_seed(seed, index))
+            state = game.initial_state()
+            for record in match.turns:
+                state = game.apply_chance(state, record.chance)
+                steps = game.parse_move(record.move).steps
+                verdict = check_turn(game.compiled, state, steps)
+                turns += 1
+                bank_steps += max(0, len(steps) - 1)
+                if getattr(verdict, "code", None) == "bank-group-applicable":
+                    skips += 1
+                after = game.check_move(state, game.parse_move(record.move))
+                assert isinstance(after, type(state)), after
+                state = after
+        found[spec] = BankSkips(turns, skips, bank_steps, bank_steps + skips)
+    return found
+
+
+def render_bank_skips(table: dict[str, dict[str, BankSkips]], labels: dict[str, str],
+                      games: int, moves: int) -> list[str]:
+    """The skip rates as a Markdown table, one column per grammar."""
+    grammars = list(table)
+    lines = ["| bot | " + " | ".join(f"turns skipping a bank group, `{g}`" for g in grammars) + " |",
+             "|---|" + "---|" * len(grammars)]
+    for spec in table[grammars[0]]:
+        cells = [f"{table[g][spec].rate:.1%} ({table[g][spec].skips} of {table[g][spec].turns})"
+                 for g in grammars]
+        lines.append(f"| {labels.get(spec, spec)} | " + " | ".join(cells) + " |")
+    lines += ["", (f"Self-play, {games} games per strategy and grammar, {moves} turns per player, "
+                   "under the program's rule; each turn judged again by the strict rule "
+                   "(`arena.tournament.thesis_rules.bank_skips`).")]
+    return lines

@@ -50,6 +50,7 @@ def test_program_rule_report_sets_both_rules_side_by_side(tmp_path):
         assert title in text
     assert "win rate, strict (95% CI) | win rate, program (95% CI)" in text
     assert "The program's rule, its strategies as written" in text
+    assert "turns skipping a bank group, `medium`" in text
     assert (out / "second-figure-9-rules.png").stat().st_size > 1000
     # the strict tables came from the earlier run, not played again
     assert not (out / "strict" / "second" / "table-6.1").exists()
@@ -60,3 +61,18 @@ def test_program_rule_report_sets_both_rules_side_by_side(tmp_path):
     assert (out / "thesis-program" / "second" / "figure-9-search-omega-1-21").is_dir()
     summary = json.loads((out / "thesis-program" / "second" / "summary.json").read_text())
     assert summary["figure-9-omegas"] == [1, 2, 21] and len(summary["figure-9"]["search"]) == 3
+
+
+def test_bank_skips_counts_the_turns_the_strict_rule_would_refuse():
+    from arena.games.substitution import Grammar
+    from arena.tournament.thesis_rules import bank_skips
+
+    grammar = Grammar.of(["S->A", "A->BB|aA", "B->b", "A->a"], (1, 1, 1, 1))
+    found = bank_skips(grammar, 20, ["stupid-short-words", "search:depth=4"], 5)
+    ssw = found["stupid-short-words"]
+    assert ssw.turns == 5 * 2 * 20
+    # A->aA leaves its A uncounted (the sign slip): the A->a in the bank is skipped.
+    assert ssw.skips > 0 and ssw.strict_bank_steps == ssw.bank_steps + ssw.skips
+    assert 0 < ssw.rate < 1
+    # the depth-4 search finishes the word it works on within the search itself
+    assert found["search:depth=4"].skips == 0
