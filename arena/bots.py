@@ -13,18 +13,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.errors import BotSpecError
-from arena.game import Game
+from arena.errors import ArenaError, BotSpecError
+from arena.game import Game, Outcome, Termination
 
 __all__ = [
+    "EXEC_PREFIX",
     "Bot",
     "BotFactory",
+    "BotGaveUp",
     "BotSpec",
     "Param",
+    "finish_bot",
     "parse_bot_list",
     "parse_bot_spec",
     "prepare_bot",
 ]
+
+EXEC_PREFIX = "exec:"
+"""``exec:COMMAND`` names a program playing through the line protocol (`arena.exec_bot`)."""
 
 
 class Bot(Protocol):
@@ -54,6 +60,27 @@ def prepare_bot(bot: Bot, game: Game[Any, Any]) -> None:
     prepare = getattr(bot, "prepare", None)
     if prepare is not None:
         prepare(game)
+
+
+def finish_bot(bot: Bot, game: Game[Any, Any], seat: int, outcome: Outcome
+               ) -> Sequence[tuple[int | None, str]]:
+    """Call the bot's optional ``game_over(game, seat, outcome)`` hook, which returns its
+    debug lines of that game as ``(turn or None, text)`` pairs (kept with the record;
+    the local runner's program's ``#`` lines and standard error)."""
+    game_over = getattr(bot, "game_over", None)
+    if game_over is None:
+        return ()
+    notes: Sequence[tuple[int | None, str]] = game_over(game, seat, outcome)
+    return notes
+
+
+class BotGaveUp(ArenaError):
+    """Raised by a bot's ``choose_move`` that cannot answer (its program ran out of time
+    or died): the match forfeits the seat with `termination` instead of failing."""
+
+    def __init__(self, message: str, termination: Termination = Termination.TIMEOUT) -> None:
+        super().__init__(message)
+        self.termination = termination
 
 
 @dataclass(frozen=True)
@@ -154,6 +181,8 @@ class BotSpec:
     preset: str | None = None
 
     def __str__(self) -> str:
+        if self.name == EXEC_PREFIX[:-1]:
+            return EXEC_PREFIX + dict(self.params).get("command", "")
         parts = ([self.preset] if self.preset else []) + [f"{k}={v}" for k, v in self.params]
         return f"{self.name}:{','.join(parts)}" if parts else self.name
 
@@ -194,6 +223,12 @@ def parse_bot_list(text: str, known_names: Sequence[str] | None) -> list[BotSpec
     for token in (t.strip() for t in stripped.split(",")):
         if not token:
             raise BotSpecError(f"empty item in bot list {text!r}")
+        if token.startswith(EXEC_PREFIX):  # a command line, taken whole (up to a comma)
+            command = token[len(EXEC_PREFIX):].strip()
+            if not command:
+                raise BotSpecError(f"{token!r}: give the command to run after 'exec:'")
+            specs.append((EXEC_PREFIX[:-1], [["command", command]], None))
+            continue
         starts_new = ":" in token or not specs or (
             known_names is not None and token in known_names
         )

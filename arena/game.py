@@ -20,10 +20,13 @@ from __future__ import annotations
 import enum
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from arena.record import MatchRecord
 
 __all__ = [
     "CHANCE",
@@ -33,6 +36,7 @@ __all__ = [
     "LegalOptions",
     "Outcome",
     "Rejection",
+    "StepOptions",
     "Termination",
 ]
 
@@ -61,6 +65,9 @@ class GameType:
     """True if the game has chance events (dice, deals)."""
     chance_name: str = "chance"
     """How a chance outcome is called in logs and messages (``"roll"``, ``"dice"``)."""
+    step_separator: str | None = None
+    """For games whose moves are built step by step (`Game.legal_steps`): what joins the
+    steps in a move string (``", "`` in the substitution game); ``None`` otherwise."""
 
 
 @dataclass(frozen=True)
@@ -146,11 +153,35 @@ def winner_by_score(scores: Sequence[int | float]) -> int | None:
 
 @dataclass(frozen=True)
 class LegalOptions:
-    """Legal moves where the game can list them; `complete` is False if the list was cut."""
+    """Legal moves where the game can list them; `complete` is False if the list was cut.
+
+    `count` is how many legal moves there are in all: the list's length when it is
+    complete, otherwise known only to games that can count their moves cheaply
+    (``None``: more than were listed, too many to count).
+    """
 
     moves: tuple[str, ...]
     complete: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict)
+    count: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.count is None and self.complete:
+            object.__setattr__(self, "count", len(self.moves))
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    """What may follow a partial move in a game whose moves are built step by step:
+    the legal next `steps` (as move-string parts) and whether the move may end here
+    (`problem` says why not)."""
+
+    steps: tuple[str, ...]
+    can_end: bool
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"steps": list(self.steps), "can_end": self.can_end, "problem": self.problem}
 
 
 class Game(ABC, Generic[StateT, MoveT]):
@@ -212,6 +243,13 @@ class Game(ABC, Generic[StateT, MoveT]):
         """Legal move strings for the seat to act, at most `limit` of them."""
         raise NotImplementedError(f"{self.type.name} does not list its moves")
 
+    def legal_steps(self, state: StateT, prefix: str) -> StepOptions | Rejection:
+        """For games whose moves are built step by step (`GameType.step_separator`):
+        the legal next steps after the partial move `prefix` (a move string of the
+        steps so far; empty at the start of a turn), or why `prefix` is not a legal
+        start. Bots that cannot list whole moves build one step at a time with it."""
+        raise NotImplementedError(f"{self.type.name} moves are not built in steps")
+
     # -- end ------------------------------------------------------------------------
 
     @abstractmethod
@@ -244,6 +282,29 @@ class Game(ABC, Generic[StateT, MoveT]):
         """
         return self.state_to_json(state)
 
+    # -- the machine-readable contract -------------------------------------------------
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """JSON Schemas (2020-12) of the game's ``settings``, ``state`` (`state_to_json`),
+        ``chance`` (one chance outcome) and ``move`` (a move string).
+
+        The protocol's contract (`arena schema --game NAME`, ``GET /api/schema``) puts
+        them where the messages carry them, and the tests check every frame of real
+        games against them. The default says little (objects, a string described by
+        `GameType.move_syntax`); a game overrides it with its real layout.
+        """
+        kind = cls.type
+        chance: dict[str, Any] = (
+            {"description": f"a {kind.chance_name}"} if kind.chance
+            else {"not": {}, "description": "the game has no chance events (always null)"})
+        return {
+            "settings": {"type": "object", "description": f"{kind.title}: settings"},
+            "state": {"type": "object", "description": f"{kind.title}: the whole state"},
+            "chance": chance,
+            "move": {"type": "string", "description": kind.move_syntax},
+        }
+
     # -- the web interface (optional) -------------------------------------------------
 
     @classmethod
@@ -271,6 +332,13 @@ class Game(ABC, Generic[StateT, MoveT]):
         settings form (built-in examples, limits). By default nothing: the lobby
         then asks for the settings as JSON.
         """
+        return {}
+
+    @classmethod
+    def log_formats(cls) -> dict[str, Callable[[MatchRecord], str]]:
+        """Formats besides the arena's JSON Lines that a record of this game can be
+        written in, by name (the substitution game: ``thesis``, the thesis program's
+        text log); the web interface offers each for download."""
         return {}
 
     # -- acceleration (optional) -----------------------------------------------------

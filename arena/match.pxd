@@ -20,6 +20,7 @@ cdef class Match:
     cdef public object id
     cdef public object state
     cdef public object outcome
+    cdef public list notes
     cdef list _history
     cdef ChanceSource _chance
     cdef object _pending_chance

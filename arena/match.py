@@ -12,10 +12,10 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from arena.bots import Bot, prepare_bot
+from arena.bots import Bot, BotGaveUp, finish_bot, prepare_bot
 from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
-from arena.record import MatchRecord, TurnRecord
+from arena.record import MatchRecord, Note, TurnRecord
 from arena.referee import Referee, Verdict
 
 __all__ = ["ChanceSource", "Match", "play_match"]
@@ -93,6 +93,8 @@ class Match:
         self._chance = ChanceSource(seed) if game.type.chance else None
         self._pending_chance: Any = None
         self._seat = TERMINAL
+        self.notes: list[Note] = []
+        """The bots' debug lines (`note`), stored with the record."""
         self._roll()
 
     # -- flow -------------------------------------------------------------------------
@@ -138,16 +140,27 @@ class Match:
             self._roll()
         return verdict
 
+    def note(self, seat: int, text: str, turn: int | None = None) -> None:
+        """Keep a bot's debug line with the game (`turn`: by default the current one)."""
+        self.notes.append(Note(len(self._history) if turn is None else turn, seat, text))
+
     def run(self, bots: Sequence[Bot], rngs: Sequence[random.Random]) -> Outcome:
         """Play to the end with in-process bots; an illegal move forfeits at once.
 
-        Each bot's optional ``prepare(game)`` hook runs first (`arena.bots.prepare_bot`).
+        Each bot's optional ``prepare(game)`` hook runs first (`arena.bots.prepare_bot`),
+        its optional ``game_over`` hook last (`arena.bots.finish_bot`: the debug lines
+        it returns are kept with the record). A bot that raises `BotGaveUp` (a program
+        that ran out of time or died) forfeits with the termination it names.
         """
         game = self.game
         for bot in bots:
             prepare_bot(bot, game)
         while (seat := self.to_act()) != TERMINAL:
-            move = bots[seat].choose_move(game, self.state, rngs[seat])
+            try:
+                move = bots[seat].choose_move(game, self.state, rngs[seat])
+            except BotGaveUp as failure:
+                self.forfeit(seat, failure.termination, f"{self.players[seat]}: {failure}")
+                break
             verdict = self.submit(seat, move)
             if verdict.rejection is not None:
                 shown = move if isinstance(move, str) else game.format_move(move)
@@ -157,6 +170,9 @@ class Match:
                     f"{self.players[seat]} played {shown!r}: {verdict.rejection}",
                 )
         assert self.outcome is not None
+        for seat, bot in enumerate(bots):
+            for turn, text in finish_bot(bot, game, seat, self.outcome):
+                self.note(seat, text, turn)
         return self.outcome
 
     def forfeit(self, seat: int, termination: Termination, detail: str = "") -> Outcome:
@@ -191,6 +207,7 @@ class Match:
             seed=self.seed,
             id=self.id,
             chance_name=self.game.type.chance_name,
+            notes=tuple(self.notes),
         )
 
 

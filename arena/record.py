@@ -8,7 +8,9 @@ A log is one JSON object per line:
   "bank": [...]}`` -- the chance outcome under the game's chance name (``roll`` for the
   substitution game), the move string, and the game's recorded facts (``bank``);
 * last, the result: ``{"result": "first", "winner": 0, "scores": [41, 30],
-  "termination": "normal", ...}``.
+  "termination": "normal", ...}``, with the bots' debug lines, if any, under ``notes``:
+  ``[{"turn": 3, "player": 0, "text": "..."}]`` (``turn``: the turn being played when the
+  line came; a bot's ``log`` messages, or a program's ``#`` lines and standard error).
 
 Unknown keys are kept in `extra` and ignored, so later versions can add fields.
 """
@@ -25,12 +27,14 @@ from typing import IO, Any, NamedTuple
 from arena.errors import LogFormatError
 from arena.game import Outcome
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MatchRecord", "TurnRecord", "read_jsonl", "write_jsonl"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MatchRecord", "Note", "TurnRecord", "read_jsonl",
+           "write_jsonl"]
 
 FORMAT_NAME = "arena-log"
 FORMAT_VERSION = 1
 
 _TURN_KEYS = ("turn", "player", "move")
+_KIND_WORDS = {str: "a string", dict: "an object", list: "a list"}
 
 
 class TurnRecord(NamedTuple):
@@ -41,6 +45,29 @@ class TurnRecord(NamedTuple):
     move: str
     chance: Any = None
     facts: Mapping[str, Any] = {}
+
+
+class Note(NamedTuple):
+    """A bot's debug line: stored with the game, shown next to its moves in replays."""
+
+    turn: int
+    player: int
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "player": self.player, "text": self.text}
+
+
+def _notes_from_json(value: Any) -> tuple[Note, ...]:
+    if not isinstance(value, list):
+        raise TypeError("'notes' must be a list")
+    notes = []
+    for item in value:
+        if not (isinstance(item, dict) and isinstance(item.get("turn"), int)
+                and isinstance(item.get("player"), int) and isinstance(item.get("text"), str)):
+            raise TypeError("each note needs an integer turn and player and a text")
+        notes.append(Note(item["turn"], item["player"], item["text"]))
+    return tuple(notes)
 
 
 @dataclass(frozen=True)
@@ -56,6 +83,8 @@ class MatchRecord:
     id: str = ""
     chance_name: str = "chance"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[Note, ...] = ()
+    """The bots' debug lines, in the order they came (written with the result)."""
 
     def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {
@@ -87,7 +116,10 @@ def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:
     for turn in record.turns:
         stream.write(dumps(record.turn_json(turn)) + "\n")
     if record.outcome is not None:
-        stream.write(dumps(record.outcome.to_json()) + "\n")
+        result = record.outcome.to_json()
+        if record.notes:
+            result["notes"] = [note.to_json() for note in record.notes]
+        stream.write(dumps(result) + "\n")
 
 
 def to_jsonl(record: MatchRecord) -> str:
@@ -115,6 +147,7 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
     turns: list[TurnRecord] = []
     outcome: Outcome | None = None
     chance_name = "chance"
+    notes: tuple[Note, ...] = ()
     for number, value in _json_lines(lines):
         if header is None:
             if value.get("format") != FORMAT_NAME:
@@ -127,7 +160,8 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
                 )
             for key, kind in (("game", str), ("settings", dict), ("players", list)):
                 if not isinstance(value.get(key), kind):
-                    raise LogFormatError(f"header field {key!r} is missing or not a {kind.__name__}", number)
+                    raise LogFormatError(
+                    f"header field {key!r} is missing or not {_KIND_WORDS[kind]}", number)
             header = value
             chance_name = str(value.get("chance_name", "chance"))
             continue
@@ -136,6 +170,7 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
         if "result" in value:
             try:
                 outcome = Outcome.from_json(value)
+                notes = _notes_from_json(value.get("notes", []))
             except (ValueError, TypeError) as error:
                 raise LogFormatError(f"bad result line ({error})", number) from None
             continue
@@ -161,6 +196,7 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
         id=str(header.get("id", "")),
         chance_name=chance_name,
         extra={k: v for k, v in header.items() if k not in known},
+        notes=notes,
     )
 
 

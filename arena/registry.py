@@ -15,7 +15,7 @@ from typing import Any
 import pluggy
 
 from arena import hookspecs
-from arena.bots import Bot, BotFactory, BotSpec, parse_bot_list, parse_bot_spec
+from arena.bots import EXEC_PREFIX, Bot, BotFactory, BotSpec, parse_bot_list, parse_bot_spec
 from arena.errors import BotSpecError, PluginError, SettingsError
 from arena.game import Game
 
@@ -95,6 +95,12 @@ class Registry:
         return [f for (g, _), f in sorted(self.bots.items()) if g == game]
 
     def bot_factory(self, game: str, name: str) -> BotFactory:
+        """The factory of bot `name` for `game`; ``exec`` (``exec:COMMAND``, a program
+        through the line protocol) works for every game and is not listed."""
+        if name == EXEC_PREFIX[:-1]:
+            from arena.exec_bot import exec_factory
+
+            return exec_factory(game)
         try:
             return self.bots[(game, name)]
         except KeyError:
@@ -107,9 +113,14 @@ class Registry:
             spec.resolve(self.bot_factory(game, spec.name))
         return specs
 
-    def make_bot(self, game: Game[Any, Any], spec: BotSpec | str) -> Bot:
+    def make_bot(self, game: Game[Any, Any], spec: BotSpec | str, *,
+                 allow_exec: bool = True) -> Bot:
+        """A bot for `game` from a spec. `allow_exec` False refuses ``exec:COMMAND``: a
+        server never runs a program a client names (house bots)."""
         if isinstance(spec, str):
             spec = parse_bot_spec(spec)
+        if not allow_exec and spec.name == EXEC_PREFIX[:-1]:
+            raise BotSpecError("exec: bots run a local program; they cannot play as house bots")
         factory = self.bot_factory(game.type.name, spec.name)
         return factory.create(game, spec.resolve(factory))
 

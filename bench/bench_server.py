@@ -9,11 +9,16 @@ round trip (client sends `move` -> receives `move_accepted`) p50/p99, the echo r
 trip p50/p99 and the server's memory (RSS, peak RSS).
 
     python bench/bench_server.py [--bots 200] [--games 100] [--seconds 10] [--moves 50]
-                                 [--rounds 3]
+                                 [--rounds 3] [--baseline REV]
 
 The two phases alternate for `--rounds` rounds (the machine's speed drifts, so each
 round's ratio compares neighbours) and the summary quotes medians. Bounded: each phase
 runs for `--seconds` plus setup; the default run takes about two minutes.
+
+`--baseline REV` also runs the server of another revision (a temporary git worktree of
+REV, its extensions built in place) in every round, right after this one, with the same
+clients, and prints the ratio of the two: a change to the server is measured side by
+side with the code before it, on the same machine in the same minutes.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -31,6 +37,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from arena.games.substitution import Settings
 from arena.server.storage import Storage
@@ -105,12 +112,14 @@ class TimedClient(ArenaClient):
                 self.rtts.append(time.perf_counter() - sent)
 
 
-async def arena_phase(args: argparse.Namespace, db: str, port: int) -> dict[str, float]:
+async def arena_phase(args: argparse.Namespace, db: str, port: int,
+                      root: Path = ROOT) -> dict[str, float]:
+    """The arena server of the checkout `root` under load."""
     url = f"ws://127.0.0.1:{port}/"
     server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
          "--db", db, "--no-ladder", "--move-ms", "10000", "--first-move-ms", "10000"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, stdout=subprocess.DEVNULL,
     )
     try:
         for _ in range(200):
@@ -255,6 +264,44 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def build_extensions(path: Path) -> None:
+    """The compiled extensions of the checkout `path`: this checkout's own when their
+    sources are the same (nothing stale can run), else built with Cython."""
+    sources = sorted(p.relative_to(path) for pattern in ("*.pyx", "*.pxd")
+                     for p in path.rglob(pattern))
+    mine = sorted(p.relative_to(ROOT) for pattern in ("*.pyx", "*.pxd")
+                  for p in ROOT.rglob(pattern) if ".venv" not in p.parts)
+    if sources == mine and all((path / s).read_bytes() == (ROOT / s).read_bytes()
+                               for s in sources):
+        for built in ROOT.rglob("*.so"):
+            if ".venv" not in built.parts and "build" not in built.relative_to(ROOT).parts:
+                shutil.copy2(built, path / built.relative_to(ROOT))
+        return
+    subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=path,
+                   check=True, stdout=subprocess.DEVNULL)  # needs Cython
+
+
+@contextlib.contextmanager
+def checkout(revision: str) -> Any:
+    """A temporary worktree of `revision` with its extensions built in place."""
+    with tempfile.TemporaryDirectory(prefix="arena-baseline-") as tmp:
+        path = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
+                        str(path), revision], check=True)
+        try:
+            build_extensions(path)
+            found = subprocess.run(
+                [sys.executable, "-c", "import arena; print(arena.__file__)"], cwd=path,
+                env={**os.environ, "PYTHONPATH": str(path)}, check=True, capture_output=True,
+                text=True).stdout.strip()
+            assert found.startswith(str(path)), f"the baseline imports {found}"
+            yield path
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)],
+                           check=False)
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=200)
@@ -266,16 +313,42 @@ def main() -> None:
                         help="seconds of one game at a time before the load (no-load round trip)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="arena and echo phases, interleaved; the summary quotes medians")
+    parser.add_argument("--baseline", metavar="REV", default=None,
+                        help="also run the server of this git revision in every round")
     args = parser.parse_args()
+    if args.baseline is not None:
+        with checkout(args.baseline) as baseline:
+            run(args, baseline)
+    else:
+        run(args, None)
+
+
+def run(args: argparse.Namespace, baseline: Path | None) -> None:
     rounds: list[tuple[dict[str, float], dict[str, float]]] = []
+    before: list[dict[str, float]] = []
     print(f"{args.rounds} rounds of: arena server ({args.bots} bot clients, {args.games} games "
           f"in flight, substitution on 'medium', {args.moves} moves a player), then a bare "
           f"websockets echo ({args.games} connections); {args.seconds:g} s measured each")
     print("round  move p50/p99 ms   echo p50/p99 ms   ratio p50   moves/s  echo/s   "
           "server us/move  echo us/msg  clients us/move  server MiB")
-    for number in range(1, args.rounds + 1):
+    def server_phase(root: Path) -> dict[str, float]:
         with tempfile.TemporaryDirectory() as tmp:
-            arena = asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port()))
+            return asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port(),
+                                           root))
+
+    for number in range(1, args.rounds + 1):
+        if baseline is not None and number % 2 == 0:  # alternate which one goes first
+            before.append(server_phase(baseline))
+        arena = server_phase(ROOT)
+        if baseline is not None and number % 2 == 1:
+            before.append(server_phase(baseline))
+        if baseline is not None:
+            old = before[-1]
+            print(f" base  {old['rtt_p50_ms']:6.2f}/{old['rtt_p99_ms']:<7.2f}  "
+                  f"{'':15}  {'':9}  {old['moves_per_s']:7.0f}  {'':6}   "
+                  f"{old['server_cpu'] / old['moves_per_s'] * 1e6:14.0f}  {'':11}  "
+                  f"{old['client_cpu'] / old['moves_per_s'] * 1e6:15.0f}  "
+                  f"{old['peak_rss_mib']:10.0f}   ({args.baseline})", flush=True)
         echo = asyncio.run(echo_phase(args, free_port()))
         rounds.append((arena, echo))
         print(f"{number:>5}  {arena['rtt_p50_ms']:6.2f}/{arena['rtt_p99_ms']:<7.2f}  "
@@ -303,6 +376,14 @@ def main() -> None:
           f"(peak {med(0, 'peak_rss_mib'):.0f} MiB); bot clients {med(0, 'client_cpu'):.0%} of a core")
     print(f"ratio move/echo at p50 under load: median {median(ratios):.2f}x "
           f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)}; target < 3x)")
+    if before:
+        p50 = [a["rtt_p50_ms"] / b["rtt_p50_ms"] for (a, _), b in zip(rounds, before, strict=True)]
+        rate = [a["moves_per_s"] / b["moves_per_s"] for (a, _), b in zip(rounds, before, strict=True)]
+        quiet = [a["quiet_p50_ms"] / b["quiet_p50_ms"] for (a, _), b in zip(rounds, before, strict=True)]
+        print(f"this checkout against {args.baseline} (same rounds, side by side): move round "
+              f"trip p50 under load x{median(p50):.2f} (rounds: "
+              f"{', '.join(f'{r:.2f}' for r in p50)}), moves/s x{median(rate):.2f}, no-load "
+              f"p50 x{median(quiet):.2f} (below 1: faster, above 1: slower)")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,19 @@
 """The stdio bridge: a bot in any language, run as a child process, plays through the SDK.
 
-`arena connect --url URL --token T --exec CMD` starts CMD and talks to it in lines
-(UTF-8, one message per line; see `docs/server.md`):
+`arena connect --url URL --token T --exec CMD` starts CMD -- exactly once per bridge,
+however many games start at the same moment -- and talks to it in the line protocol of
+`arena.lines` (shared with the local runner ``exec:COMMAND``; `docs/bots.md`):
 
-* to the bot: ``arena 1`` once; then ``start {json}`` when a game starts, ``turn {json}``
-  when it must move (the full state; ``legal`` lists up to `legal_limit` legal moves
-  where the game can list them), ``rejected {json}`` when a move was refused, and
-  ``over {json}`` when a game ends;
-* from the bot: exactly one line, the move string, after each ``turn`` line (after a
-  ``rejected`` line with retries left, a new ``turn`` line follows). Lines starting
-  with ``#`` are comments (logged, not moves). ``quit`` ends the session.
+* to the bot: ``arena 1`` once; ``start {json}`` when a game starts (and, should the
+  process be new, for every game in progress); ``turn {json}`` when it must move (the
+  full state, the game's name, the clock and the legal moves: ``legal``,
+  ``legal_count`` and, in step-built games, ``legal_steps``, as the server sends them
+  with the ``legal-moves`` capability); ``legal {json}`` answering a ``?legal`` query;
+  ``rejected {json}`` when a move was refused (a new ``turn`` follows if retries are
+  left); ``over {json}`` when a game ends; ``quit`` at the end;
+* from the bot: after each ``turn`` line, any ``# text`` debug lines (sent to the server
+  as ``log`` messages, stored with the game) and ``?legal STEPS`` queries, then exactly
+  one line: the move string.
 
 Turns are handed to the process one at a time, so the child needs no concurrency.
 """
@@ -17,19 +21,17 @@ Turns are handed to the process one at a time, so the child needs no concurrency
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol
 from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
 
-__all__ = ["LINE_PROTOCOL_VERSION", "BridgeError", "ExecBot"]
+__all__ = ["BridgeError", "ExecBot"]
 
 log = logging.getLogger("arena.bridge")
-
-LINE_PROTOCOL_VERSION = 1
 
 
 class BridgeError(BotFailure):
@@ -41,108 +43,143 @@ class ExecBot(ArenaBot):
 
     Args:
         command: the command line (a string is split like a shell would).
-        legal_limit: at most this many legal moves in each ``turn`` line (0: none).
+        legal_limit: at most this many legal moves in a ``turn`` line; a longer list
+            is sent as ``"legal": null`` with its ``legal_count`` (None: as the server
+            sends it, up to its ``limits.max_legal``).
         move_timeout: seconds to wait for a move line.
     """
 
-    def __init__(self, command: str | Sequence[str], *, legal_limit: int = 50,
+    def __init__(self, command: str | Sequence[str], *, legal_limit: int | None = None,
                  move_timeout: float = 60.0) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.legal_limit = legal_limit
         self.move_timeout = move_timeout
+        self.processes_started = 0
+        self._lines = LineProtocol()
         self._process: asyncio.subprocess.Process | None = None
-        self._lock: asyncio.Lock | None = None
+        self._spawning = asyncio.Lock()
+        """Held while the process starts: two games starting at once start it once."""
+        self._turns = asyncio.Lock()
+        """Held while the process has a turn: one turn at a time."""
+        self._starts: dict[str, str] = {}
+        """The ``start`` line of every game in progress (a new process gets them all)."""
         self._pending: list[str] = []
 
+    # -- the process ----------------------------------------------------------------------
+
     async def _ensure(self) -> asyncio.subprocess.Process:
-        if self._process is None:
-            self._lock = asyncio.Lock()
-            self._process = await asyncio.create_subprocess_exec(
-                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-            await self._write(f"arena {LINE_PROTOCOL_VERSION}")
+        async with self._spawning:
+            if self._process is None:
+                self._process = await asyncio.create_subprocess_exec(
+                    *self.command, stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE, limit=MAX_LINE)
+                self.processes_started += 1
+                self._pending = [line for line in self._pending
+                                 if not line.startswith("start ")]
+                await self._write(self._lines.hello(), *self._starts.values())
         if self._process.returncode is not None:
             raise BridgeError(f"{self.command[0]} exited with status {self._process.returncode}")
         return self._process
 
-    async def _write(self, line: str) -> None:
+    async def _write(self, *lines: str) -> None:
         assert self._process is not None and self._process.stdin is not None
         try:
-            self._process.stdin.write(line.encode("utf-8") + b"\n")
-            await self._process.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
+            self._process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            async with asyncio.timeout(self.move_timeout):
+                await self._process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
             raise BridgeError(f"{self.command[0]} does not read its input any more") from None
 
-    async def _send(self, keyword: str, data: dict[str, Any]) -> None:
-        await self._ensure()
-        await self._write(f"{keyword} {json.dumps(data, separators=(',', ':'))}")
-
-    async def _read_move(self) -> str:
+    async def _read_line(self) -> str:
         assert self._process is not None and self._process.stdout is not None
-        while True:
+        try:
             async with asyncio.timeout(self.move_timeout):
                 raw = await self._process.stdout.readline()
-            if not raw:
-                status = await self._process.wait()
-                raise BridgeError(f"{self.command[0]} closed its output (exit status {status})")
-            line = raw.decode("utf-8").rstrip("\r\n")
-            if line.startswith("#"):
-                log.info("%s: %s", self.command[0], line)
-                continue
-            return line
+        except ValueError:  # asyncio's StreamReader: the line is over the limit
+            raise BridgeError(f"{self.command[0]} wrote a line longer than {MAX_LINE} bytes"
+                              ) from None
+        if not raw:
+            status = await self._process.wait()
+            raise BridgeError(f"{self.command[0]} closed its output (exit status {status})")
+        return raw.decode("utf-8", "replace").rstrip("\r\n")
+
+    async def _flush(self) -> None:
+        lines, self._pending = self._pending, []
+        if lines:
+            await self._write(*lines)
 
     # -- ArenaBot ------------------------------------------------------------------------
 
     def start(self, game: GameInfo) -> None:
-        self._pending.append("start " + json.dumps({
-            "game_id": game.game_id, "game": game.game, "settings": game.settings,
-            "seat": game.seat, "players": list(game.players), "time_control": game.time_control,
-            "chance_name": game.chance_name,
-        }, separators=(",", ":")))
+        line = self._lines.start(
+            game_id=game.game_id, game=game.game, settings=game.settings, seat=game.seat,
+            players=list(game.players), time_control=game.time_control,
+            chance_name=game.chance_name)
+        self._starts[game.game_id] = line
+        if self._process is not None:
+            self._pending.append(line)
 
     async def move(self, turn: Turn) -> str:
         await self._ensure()
-        assert self._lock is not None
-        async with self._lock:
+        async with self._turns:
             await self._flush()
-            data: dict[str, Any] = {
-                "game_id": turn.game_id, "turn": turn.turn, "move_number": turn.move_number,
-                "seat": turn.info.seat, "chance": turn.chance, "state": turn.state,
-                "clock": turn.clock, "retries_left": turn.retries_left,
-            }
-            if self.legal_limit:
-                try:
-                    data["legal"] = turn.legal_moves(self.legal_limit)
-                except (NotImplementedError, KeyError):
-                    pass
-            await self._send("turn", data)
-            return await self._read_move()
+            await self._write(self._lines.turn(self._turn_fields(turn)))
+            while True:
+                item = self._lines.read(await self._read_line())
+                if isinstance(item, Comment):
+                    log.info("%s: # %s", self.command[0], item.text)
+                    if self.arena_client is not None and item.text:
+                        await self.arena_client.log(turn.game_id, item.text)
+                elif isinstance(item, LegalQuery):
+                    await self._write(await self._answer(turn, item.steps))
+                else:
+                    return item.text
+
+    def _turn_fields(self, turn: Turn) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "game_id": turn.game_id, "game": turn.info.game, "turn": turn.turn,
+            "move_number": turn.move_number, "seat": turn.info.seat, "chance": turn.chance,
+            "state": turn.state, "clock": turn.clock, "retries_left": turn.retries_left,
+            **turn.legal_fields(),
+        }
+        legal = fields.get("legal")
+        if legal is not None and self.legal_limit is not None and len(legal) > self.legal_limit:
+            fields["legal"] = None  # said, never cut silently: the count stays
+        return fields
+
+    async def _answer(self, turn: Turn, steps: str) -> str:
+        answer: dict[str, Any] = {"game_id": turn.game_id, "turn": turn.turn, "prefix": steps}
+        if self.arena_client is None:
+            answer["error"] = {"code": "no-server", "message": "not connected to a server"}
+        else:
+            reply = await self.arena_client.legal(turn.game_id, turn.turn, steps)
+            if reply.type == "legal_steps":
+                answer["legal_steps"] = reply["legal_steps"]
+            else:
+                answer["error"] = {"code": reply["code"], "message": reply["message"]}
+        return self._lines.legal(answer)
 
     def rejected(self, turn: Turn, rejection: Rejected) -> None:
-        self._pending.append("rejected " + json.dumps({
-            "game_id": turn.game_id, "turn": rejection.turn, "move": rejection.move,
-            "code": rejection.code, "message": rejection.message,
-            "retries_left": rejection.retries_left,
-        }, separators=(",", ":")))
+        self._pending.append(self._lines.rejected(
+            game_id=turn.game_id, turn=rejection.turn, move=rejection.move, code=rejection.code,
+            message=rejection.message, step=rejection.step, retries_left=rejection.retries_left))
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
-        self._pending.append("over " + json.dumps({
-            "game_id": result.game_id, "result": result.result, "winner": result.winner,
-            "scores": result.scores, "termination": result.termination, "reason": result.reason,
-            "seat": result.seat,
-        }, separators=(",", ":")))
-        if self._lock is not None:
-            asyncio.get_running_loop().create_task(self._flush_locked())
+        self._starts.pop(result.game_id, None)
+        self._pending.append(self._lines.over(
+            game_id=result.game_id, result=result.result, winner=result.winner,
+            scores=result.scores, termination=result.termination, reason=result.reason,
+            seat=result.seat))
+        if self._process is not None:
+            asyncio.get_running_loop().create_task(self._flush_between_turns())
 
-    async def _flush_locked(self) -> None:
-        assert self._lock is not None
-        async with self._lock:
+    async def _flush_between_turns(self) -> None:
+        async with self._turns:
             if self._process is not None and self._process.returncode is None:
-                await self._flush()
-
-    async def _flush(self) -> None:
-        lines, self._pending = self._pending, []
-        for line in lines:
-            await self._write(line)
+                try:
+                    await self._flush()
+                except BridgeError as error:  # the next turn will say so
+                    log.warning("%s", error)
 
     async def close(self) -> None:
         """Tell the child the session is over (``quit``) and wait for it."""
@@ -151,11 +188,11 @@ class ExecBot(ArenaBot):
             return
         try:
             await self._flush()
-            await self._write("quit")
+            await self._write(self._lines.quit())
             assert process.stdin is not None
             process.stdin.close()
             async with asyncio.timeout(5):
                 await process.wait()
-        except (TimeoutError, BrokenPipeError, ConnectionResetError):
+        except (TimeoutError, BrokenPipeError, ConnectionResetError, BridgeError):
             process.kill()
             await process.wait()

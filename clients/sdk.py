@@ -30,6 +30,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from arena.bots import prepare_bot
 from arena.game import Game
+from arena.legal import legal_fields
 from arena.registry import default_registry
 from protocol import (
     PROTOCOL_VERSION,
@@ -102,6 +103,9 @@ class Turn:
     last_move: dict[str, Any] | None = None
     """The move just made by the other side (``turn``, ``seat``, ``move``, ``chance``),
     when the client asked for compact turns and it came with this turn."""
+    legal: dict[str, Any] = field(default_factory=dict)
+    """With the ``legal-moves`` capability: the server's ``legal``, ``legal_count`` and
+    ``legal_steps`` fields (`legal_fields`)."""
 
     @property
     def game_id(self) -> str:
@@ -111,8 +115,22 @@ class Turn:
         """The state as the local rules' state object."""
         return self.info.rules.state_from_json(self.state)
 
+    def legal_fields(self) -> dict[str, Any]:
+        """``legal``, ``legal_count`` and ``legal_steps`` as the server sent them, or as
+        the local rules give them (`arena.legal.legal_fields`) when it sent none."""
+        if self.legal:
+            return dict(self.legal)
+        try:
+            return legal_fields(self.info.rules, self.rules_state())
+        except (NotImplementedError, KeyError, ValueError):
+            return {}
+
     def legal_moves(self, limit: int = 50) -> list[str]:
-        """Legal move strings, where the game can list them."""
+        """Legal move strings, where the game can list them (the server's list, if it
+        sent one)."""
+        listed = self.legal.get("legal")
+        if listed is not None:
+            return list(listed[:limit])
         return list(self.info.rules.legal_moves(self.rules_state(), limit).moves)
 
 
@@ -147,7 +165,13 @@ class GameResult:
 
 
 class ArenaBot:
-    """Base class for bots: override `move`; the other hooks are optional."""
+    """Base class for bots: override `move`; the other hooks are optional.
+
+    `arena_client` is the `ArenaClient` playing the bot (set when the client is made), for
+    the requests a bot may make: `ArenaClient.log`, `ArenaClient.legal`.
+    """
+
+    arena_client: ArenaClient | None = None
 
     def start(self, game: GameInfo) -> None:
         """A game starts (also called again when a game is resumed after reconnecting).
@@ -163,7 +187,7 @@ class ArenaBot:
         """After a reconnect: the full state of a game in progress (``game_state``)."""
 
     def rejected(self, turn: Turn, rejection: Rejected) -> None:
-        """The last move was refused; `move` is asked again if retries are left."""
+        """The last move was refused; with retries left, a new `Turn` follows (`move`)."""
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
         """A game is over (the result is already stored on the server)."""
@@ -256,6 +280,8 @@ class ArenaClient:
         compact: ask for ``compact-turns``: the opponent's move arrives inside the
             bot's next `Turn` (`Turn.last_move`) instead of as an ``opponent_moved``
             message (one frame less per move; `on_message` then sees fewer messages).
+        legal_moves: ask for ``legal-moves``: every `Turn` carries the server's legal
+            moves (`Turn.legal`); `legal` asks about a partial move.
     """
 
     url: str
@@ -267,6 +293,7 @@ class ArenaClient:
     reconnect: bool = True
     stop_after: int | None = None
     compact: bool = True
+    legal_moves: bool = False
     reconnect_delay: float = 0.1
     max_reconnect_delay: float = 5.0
     open_timeout: float = 10.0
@@ -280,6 +307,8 @@ class ArenaClient:
 
     def __post_init__(self) -> None:
         self._bot: ArenaBot = self.bot if isinstance(self.bot, ArenaBot) else _FunctionBot(self.bot)
+        self._bot.arena_client = self
+        self._questions: dict[tuple[str, int, str], list[asyncio.Future[Message]]] = {}
         self._games: dict[str, GameInfo] = {}
         self._ws: ClientConnection | None = None
         self._core: ProtocolCore | None = None
@@ -343,8 +372,10 @@ class ArenaClient:
                                      "games": list(self.games), "client": "arena-python-sdk"}
             if self.name:
                 hello["bot"] = self.name
-            if self.compact:
-                hello["capabilities"] = ["compact-turns"]
+            capabilities = (["compact-turns"] if self.compact else []) + (
+                ["legal-moves"] if self.legal_moves else [])
+            if capabilities:
+                hello["capabilities"] = capabilities
             await self.send(Message.make("hello", **hello))
             if isinstance(ws, FastClientConnection):
                 ws.on_frame = self._on_frame  # most frames: handled as they are read
@@ -444,19 +475,23 @@ class ArenaClient:
         elif kind == "your_turn":
             playing = self._games.get(message["game_id"])
             if playing is not None:
-                body = message.body
-                turn = Turn(playing, body["turn"], body["move_number"], body["chance"], body["state"],
-                            body["clock"], body["clocks"], body["retries_left"],
-                            body.get("last_move"))
                 self._last_turns[playing.game_id] = message
-                self._start_move(turn)
+                self._start_move(_turn(playing, message))
         elif kind == "move_rejected":
             playing = self._games.get(message["game_id"])
-            if playing is not None:
+            last = self._last_turns.get(message["game_id"])
+            if playing is not None and last is not None and last["turn"] == message["turn"]:
                 body = message.body
                 rejection = Rejected(body["turn"], body["move"], body["code"], body["message"],
                                      body["step"], body["retries_left"])
-                self._spawn(self._retry(playing, rejection))
+                # with retries left the server sends a new your_turn, which asks again
+                try:
+                    self._bot.rejected(_turn(playing, last, rejection.retries_left), rejection)
+                except Exception:  # a bot's bug costs its hook, not the connection
+                    log.exception("the bot's rejected() failed on %s", playing.game_id)
+        elif kind == "legal_steps" or (kind == "error" and message.get("game_id") is not None
+                                       and self._answers(message)):
+            self._answers(message, resolve=True)
         elif kind == "game_over":
             ended = self._games.pop(message["game_id"], None)
             self._last_turns.pop(message["game_id"], None)
@@ -509,18 +544,59 @@ class ArenaClient:
         with contextlib.suppress(ConnectionClosed, ConnectionError):
             await self.send(Message.make("move", game_id=turn.game_id, turn=turn.turn, move=str(move)))
 
-    async def _retry(self, info: GameInfo, rejection: Rejected) -> None:
-        last = self._last_turns.get(info.game_id)
-        if last is None or last["turn"] != rejection.turn:
-            return
-        body = last.body
-        turn = Turn(info, body["turn"], body["move_number"], body["chance"], body["state"],
-                    body["clock"], body["clocks"], rejection.retries_left)
-        self._bot.rejected(turn, rejection)
-        if rejection.retries_left >= 0 and rejection.code not in ("stale-turn", "not-your-turn"):
-            self._start_move(turn)
-            with contextlib.suppress(ConnectionClosed, ConnectionError):
-                await self._flush()
+    # -- requests a bot may make ------------------------------------------------------------
+
+    async def log(self, game_id: str, text: str) -> None:
+        """Send a debug line about one of the bot's games (stored with the game's log,
+        within the server's ``limits``)."""
+        with contextlib.suppress(ConnectionClosed, ConnectionError):
+            await self.send(Message.make("log", game_id=game_id, text=text))
+
+    async def legal(self, game_id: str, turn: int, steps: str, *, timeout: float = 10.0
+                    ) -> Message:
+        """Ask the server for the legal next steps after the partial move `steps` (games
+        whose moves are built in steps): the ``legal_steps`` answer, or the ``error``."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        key = (game_id, turn, steps)
+        self._questions.setdefault(key, []).append(future)
+        try:
+            await self.send(Message.make("legal", game_id=game_id, turn=turn, steps=steps))
+            async with asyncio.timeout(timeout):
+                return await future
+        finally:
+            waiting = self._questions.get(key, [])
+            if future in waiting:
+                waiting.remove(future)
+            if not waiting:
+                self._questions.pop(key, None)
+
+    def _answers(self, message: Message, *, resolve: bool = False) -> bool:
+        """Whether `message` answers a pending `legal` question (and, with `resolve`,
+        hand it to the oldest one). Errors name the game only: they answer the oldest
+        question about that game."""
+        if message.type == "legal_steps":
+            keys = [(message["game_id"], message["turn"], message["prefix"])]
+        else:
+            keys = [key for key in self._questions if key[0] == message["game_id"]]
+        for key in keys:
+            waiting = self._questions.get(key)
+            if waiting:
+                if resolve:
+                    future = waiting.pop(0)
+                    if not future.done():
+                        future.set_result(message)
+                return True
+        return False
+
+
+def _turn(info: GameInfo, message: Message, retries_left: int | None = None) -> Turn:
+    """A `Turn` from a ``your_turn`` message."""
+    body = message.body
+    legal = {key: body[key] for key in ("legal", "legal_count", "legal_steps") if key in body}
+    return Turn(info, body["turn"], body["move_number"], body["chance"], body["state"],
+                body["clock"], body["clocks"],
+                body["retries_left"] if retries_left is None else retries_left,
+                body.get("last_move"), legal)
 
 
 def run(url: str, token: str, bot: ArenaBot | Callable[[Turn], Any], **options: Any) -> list[GameResult]:

@@ -68,7 +68,7 @@ class Encoding(enum.Enum):
                 return msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
             except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
                     msgpack.StackError, RecursionError) as error:
-                raise UndecodableFrame(f"not a msgpack value ({type(error).__name__})") from None
+                raise UndecodableFrame(f"not a msgpack value: {_msgpack_reason(error)}") from None
         if not isinstance(frame, str):
             raise UndecodableFrame("binary frame on a JSON connection; send text frames")
         if len(frame.encode("utf-8", "surrogatepass")) > max_size:
@@ -76,8 +76,25 @@ class Encoding(enum.Enum):
         try:
             return _json_decoder.decode(frame)
         except (ValueError, RecursionError) as error:
-            reason = error.msg if isinstance(error, json.JSONDecodeError) else type(error).__name__
+            reason = (error.msg if isinstance(error, json.JSONDecodeError)
+                      else "nested too deep" if isinstance(error, RecursionError) else str(error))
             raise UndecodableFrame(f"not JSON ({reason})") from None
+
+
+def _msgpack_reason(error: Exception) -> str:
+    """What was wrong with a msgpack frame, in words (never a Python class name)."""
+    if isinstance(error, msgpack.ExtraData):
+        return "bytes left over after the first value (one message per frame)"
+    if isinstance(error, (msgpack.StackError, RecursionError)):
+        return "nested too deep"
+    if isinstance(error, UnicodeDecodeError):
+        return "a string that is not UTF-8"
+    text = str(error)
+    if "map key" in text or isinstance(error, TypeError):
+        return "a map key that is not a string"
+    if isinstance(error, msgpack.FormatError) or "reserved" in text:
+        return "a byte that starts no msgpack value"
+    return "the data ends before the value does"
 
 
 SUBPROTOCOLS: tuple[str, ...] = tuple(encoding.subprotocol for encoding in Encoding)

@@ -73,7 +73,8 @@ class ProtocolCore:
         """Decode and validate one frame; the result waits in `events_received`."""
         try:
             data = self.encoding.decode(frame, max_size=self.max_frame)
-            message = Message.from_wire(data, sender=self._peer)
+            message = Message.from_wire(data, sender=self._peer,
+                                        ignore_unknown=self.side == "client")
         except ProtocolError as error:
             self._fail(error, _game_of(locals().get("data")))
             return

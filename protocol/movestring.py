@@ -66,7 +66,7 @@ class MoveString(NamedTuple):
 
 
 def _explain(index: int, item: str) -> str:
-    where = f"step {index + 1}"
+    where = f"step {index}"  # 0-based, as `Rejection.step` and the wire's step
     if not item:
         return f"{where} is empty (stray comma?)"
     fields = item.split()

@@ -36,6 +36,7 @@ __all__ = [
     "Message",
     "MessageSpec",
     "Sender",
+    "json_kind",
 ]
 
 PROTOCOL_VERSION = 1
@@ -139,11 +140,16 @@ def _kind_ok(kind: Kind, value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Field:
+    """One field: its kind (checked on every message) and, for the machine-readable
+    contract (`protocol.jsonschema`), a `shape`: a JSON Schema that refines the kind
+    (the keys of an object, a game's part as ``{"$ref": "#/$defs/game-state"}``)."""
+
     name: str
     kind: Kind
     required: bool = True
     nullable: bool = False
     doc: str = ""
+    shape: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -164,8 +170,9 @@ class MessageSpec:
         object.__setattr__(self, "required", frozenset(f.name for f in self.fields if f.required))
 
 
-def _f(name: str, kind: Kind, doc: str = "", *, optional: bool = False, null: bool = False) -> Field:
-    return Field(name, kind, not optional, null, doc)
+def _f(name: str, kind: Kind, doc: str = "", *, optional: bool = False, null: bool = False,
+       shape: Mapping[str, Any] | None = None) -> Field:
+    return Field(name, kind, not optional, null, doc, shape)
 
 
 _KIND_NAMES = {
@@ -174,23 +181,125 @@ _KIND_NAMES = {
 }
 
 
-def _type_name(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+def json_kind(value: Any) -> str:
+    """What `value` is, in the words of JSON and msgpack (never a Python type name)."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is bool:
+        return "a boolean"
+    if kind is int:
+        return "an integer" if _INT_MIN <= value <= _INT_MAX else "an integer beyond 64 bits"
+    if kind is float:
+        return "a number" if value - value == 0.0 else "a non-finite number"
+    if kind is str:
+        return "a string"
+    if kind is list or kind is tuple:
+        return "an array"
+    if kind is dict:
+        return "an object"
+    if kind in (bytes, bytearray, memoryview):
+        return "binary data (send a string)"
+    if kind.__name__ == "ExtType":
+        return "a msgpack extension value"
+    return "a value JSON cannot hold"
+
+
+_type_name = json_kind
+
+
+def _not_json(value: Any, path: str = "", depth: int = 0) -> str:
+    """What is wrong with `value`: its kind, or where inside it a non-JSON value sits."""
+    kind = type(value)
+    if depth >= MAX_DEPTH and (kind is list or kind is tuple or kind is dict):
+        return f"nested deeper than {MAX_DEPTH} levels (at {path or 'the top'})"
+    if kind is list or kind is tuple or kind is dict:
+        items = value.items() if kind is dict else enumerate(value)
+        for key, item in items:
+            if kind is dict and type(key) is not str:
+                return f"an object with a key that is {json_kind(key)} (keys must be strings)"
+            where = f"{path}[{key!r}]" if kind is dict else f"{path}[{key}]"
+            if not _json_like(item, depth + 1):
+                inner = _not_json(item, where, depth + 1)
+                return inner if " at " in inner or "(keys" in inner or "deeper" in inner \
+                    else f"{json_kind(value)} holding {inner} at {where}"
+        return json_kind(value)
+    return json_kind(value)
 
 
 _GAME = _f("game_id", "str", "the game's id")
+
+# -- shapes: what the contract (`protocol.jsonschema`) says inside a field ---------------
+# A game's own parts are references that `protocol.jsonschema` fills in per game.
+
+_SETTINGS = {"$ref": "#/$defs/game-settings"}
+_STATE = {"$ref": "#/$defs/game-state"}
+_CHANCE = {"$ref": "#/$defs/game-chance"}
+_MOVE = {"$ref": "#/$defs/game-move"}
+
+
+def _object(properties: Mapping[str, Any], required: tuple[str, ...] | None = None, *,
+            closed: bool = True) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(properties),
+            "required": list(properties if required is None else required),
+            "additionalProperties": not closed}
+
+
+_MS = {"type": "integer", "minimum": 0}
+_SEAT = {"type": "integer", "minimum": 0}
+_LIMITS = _object({
+    "max_frame": {**_MS, "description": "longest frame the server reads, in bytes"},
+    "ping_interval": {"type": "number", "minimum": 0,
+                      "description": "seconds between the server's keepalive pings (0: none)"},
+    "max_legal": {**_MS, "description": "longest 'legal' list in your_turn (moves)"},
+    "max_log_bytes": {**_MS, "description": "longest 'log' text, in UTF-8 bytes"},
+    "max_logs_per_turn": {**_MS, "description": "'log' messages kept per bot per turn"},
+    "max_logs_per_game": {**_MS, "description": "'log' messages kept per bot per game"},
+}, ("max_frame", "ping_interval"), closed=False)
+_TIME_CONTROL = _object({
+    "move_ms": {**_MS, "description": "time for each move (ms)"},
+    "bank_ms": {**_MS, "description": "overage bank for the whole game (ms)"},
+    "first_move_ms": {**_MS, "description": "time for the first move (ms)"},
+    "retries": {**_MS, "description": "illegal moves a bot may correct per turn"},
+    "grace_ms": {**_MS, "description": "reconnect grace period (ms)"},
+})
+_CLOCK = _object({
+    "limit_ms": {**_MS, "description": "this move's allowance (ms)"},
+    "bank_ms": {**_MS, "description": "overage bank left (ms)"},
+    "left_ms": {**_MS, "description": "time left for this move in all: allowance + bank (ms)"},
+})
+_LAST_MOVE = _object({
+    "turn": _MS, "seat": _SEAT, "move": _MOVE,
+    "chance": {"anyOf": [_CHANCE, {"type": "null"}]},
+})
+_LEGAL_STEPS = _object({
+    "steps": {"type": "array", "items": {"type": "string"},
+              "description": "the legal next steps (join them to the steps so far with "
+                             "'separator')"},
+    "can_end": {"type": "boolean", "description": "whether the move may end here"},
+    "problem": {"type": ["string", "null"], "description": "why it may not end here"},
+    "separator": {"type": "string", "description": "what joins steps in a move string"},
+})
+_SCORES = {"type": "array", "items": {"type": "number"}}
+_LADDER = _object({"game": {"type": "string"}, "settings": _SETTINGS})
+_RESULTS = {"enum": ["first", "second", "draw", "aborted"]}
+_TERMINATIONS = {"enum": ["normal", "illegal-move", "timeout", "disconnect", "resignation",
+                          "aborted"]}
 
 SCHEMA: dict[str, MessageSpec] = {
     spec.type: spec
     for spec in (
         # -- handshake ---------------------------------------------------------------
         MessageSpec("hello", "client", (
-            _f("protocol", "int", "protocol version the client speaks (1)"),
-            _f("role", "str", "'bot', 'spectator' or 'operator'"),
+            _f("protocol", "int", "protocol version the client speaks (1)", shape={"const": 1}),
+            _f("role", "str", "'bot', 'spectator' or 'operator'",
+               shape={"enum": ["bot", "spectator", "operator"]}),
             _f("token", "str", "the bot's secret token (bots and operators)", optional=True),
             _f("bot", "str", "the bot's account name", optional=True),
-            _f("games", "strs", "games the bot plays (empty: every game)", optional=True),
-            _f("capabilities", "strs", "capabilities the client uses", optional=True),
+            _f("games", "strs", "names of the games the bot plays, e.g. ['substitution'] "
+               "(empty or absent: every game)", optional=True),
+            _f("capabilities", "strs", "capabilities the client uses", optional=True,
+               shape={"items": {"enum": list(CAPABILITIES)}}),
             _f("client", "str", "free text naming the client program", optional=True),
         ), "First message of every connection."),
         MessageSpec("welcome", "server", (
@@ -199,62 +308,107 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("role", "str"),
             _f("bot", "str", "the authenticated account", null=True),
             _f("capabilities", "strs", "capabilities the server offers"),
-            _f("games", "strs", "ids of the bot's games in progress (resumed next)"),
-            _f("limits", "object", "max_frame (bytes), ping_interval (s)"),
+            _f("games", "strs", "ids of the bot's games in progress (resumed next); the same "
+               "list as 'in_progress', kept under this older name for protocol-1 clients"),
+            _f("in_progress", "strs", "ids of the bot's games in progress: game_start, "
+               "game_state and (on its move) your_turn follow for each", optional=True),
+            _f("ladder", "object", "the game the ladder plays and its settings; null: no "
+               "ladder", optional=True, null=True, shape=_LADDER),
+            _f("limits", "object", "max_frame (bytes), ping_interval (s), max_legal (moves), "
+               "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game", shape=_LIMITS),
         ), "Answer to a good hello."),
         # -- games -------------------------------------------------------------------
         MessageSpec("game_start", "server", (
             _GAME,
             _f("game", "str", "the game's registry name"),
-            _f("settings", "object", "the game's settings (the grammar, moves...)"),
-            _f("seat", "int", "your seat, 0 moves first"),
+            _f("settings", "object", "the game's settings (the grammar, moves...)",
+               shape=_SETTINGS),
+            _f("seat", "int", "your seat, 0 moves first", shape=_SEAT),
             _f("players", "strs", "bot names by seat"),
             _f("opponent", "str", "your opponent's name"),
-            _f("time_control", "object", "move_ms, bank_ms, first_move_ms, retries, grace_ms"),
+            _f("time_control", "object", "move_ms, bank_ms, first_move_ms, retries, grace_ms",
+               shape=_TIME_CONTROL),
             _f("chance_name", "str", "what the game calls its chance events ('roll')"),
             _f("ladder", "bool", "rated ladder game"),
         ), "A game you play has started (sent again on reconnect)."),
         MessageSpec("your_turn", "server", (
             _GAME,
-            _f("turn", "int", "index of the move to make; echo it in 'move'"),
-            _f("move_number", "int", "the game's own move number"),
-            _f("seat", "int"),
-            _f("chance", "json", "the chance outcome before this move (the roll)", null=True),
-            _f("state", "object", "the whole game state"),
-            _f("clock", "object", "limit_ms for this move and bank_ms left"),
-            _f("clocks", "list", "bank_ms left per seat"),
-            _f("retries_left", "int", "illegal moves you may still correct this turn"),
+            _f("turn", "int", "index of the move to make; echo it in 'move'", shape=_MS),
+            _f("move_number", "int", "the game's own move number", shape=_MS),
+            _f("seat", "int", shape=_SEAT),
+            _f("chance", "json", "the chance outcome before this move (the roll)", null=True,
+               shape=_CHANCE),
+            _f("state", "object", "the whole game state", shape=_STATE),
+            _f("clock", "object", "limit_ms for this move, bank_ms left, left_ms in all",
+               shape=_CLOCK),
+            _f("clocks", "list", "bank_ms left per seat", shape={"items": _MS}),
+            _f("retries_left", "int", "illegal moves you may still correct this turn",
+               shape=_MS),
             _f("last_move", "object", "with compact-turns: the move just made (turn, seat, "
-               "move, chance), sent instead of an opponent_moved", optional=True),
-        ), "It is your move; the full state, so a client needs no memory."),
+               "move, chance), sent instead of an opponent_moved", optional=True,
+               shape=_LAST_MOVE),
+            _f("legal", "list", "with legal-moves: every legal move of this turn, or null "
+               "when there are more than limits.max_legal", optional=True, null=True,
+               shape={"items": _MOVE}),
+            _f("legal_count", "int", "with legal-moves: how many legal moves there are "
+               "(null: more than limits.max_legal, too many to count)", optional=True,
+               null=True, shape=_MS),
+            _f("legal_steps", "object", "with legal-moves, in games whose moves are built in "
+               "steps: the legal first steps and whether the empty move is legal",
+               optional=True, null=True, shape=_LEGAL_STEPS),
+        ), "It is your move; the full state, so a client needs no memory. Sent again after "
+           "a rejected move you may correct."),
         MessageSpec("move", "client", (
             _GAME,
             _f("turn", "int", "the turn from 'your_turn'"),
-            _f("move", "str", "the move string"),
+            _f("move", "str", "the move string", shape=_MOVE),
         ), "A move."),
         MessageSpec("move_accepted", "server", (
-            _GAME, _f("turn", "int"), _f("elapsed_ms", "int"), _f("bank_ms", "int"),
+            _GAME, _f("turn", "int", shape=_MS), _f("elapsed_ms", "int", shape=_MS),
+            _f("bank_ms", "int", shape=_MS),
         )),
         MessageSpec("move_rejected", "server", (
             _GAME,
             _f("turn", "int"),
-            _f("move", "str"),
-            _f("code", "str", "the referee's rejection code ('malformed', 'not-your-turn'...)"),
+            _f("move", "str", "the move as sent (it may not parse)"),
+            _f("code", "str", "why: the server's codes ('stale-turn', 'future-turn', "
+               "'not-your-turn') or the game's rejection code ('malformed'...)"),
             _f("message", "str"),
-            _f("step", "int", "offending step of a multi-step move", null=True),
-            _f("retries_left", "int", "-1: the game is forfeited"),
+            _f("step", "int", "offending step of a multi-step move, 0-based", null=True,
+               shape=_MS),
+            _f("retries_left", "int", "-1: the game is forfeited; otherwise a your_turn "
+               "follows", shape={"type": "integer", "minimum": -1}),
         )),
         MessageSpec("opponent_moved", "server", (
-            _GAME, _f("turn", "int"), _f("seat", "int"), _f("move", "str"),
-            _f("chance", "json", null=True),
+            _GAME, _f("turn", "int", shape=_MS), _f("seat", "int", shape=_SEAT),
+            _f("move", "str", shape=_MOVE), _f("chance", "json", null=True, shape=_CHANCE),
         )),
+        MessageSpec("legal", "client", (
+            _GAME,
+            _f("turn", "int", "the turn from 'your_turn'"),
+            _f("steps", "str", "the steps so far, as a move string (empty: none)"),
+        ), "With legal-moves, in games whose moves are built in steps: ask for the legal "
+           "next steps after a partial move; answered with legal_steps."),
+        MessageSpec("legal_steps", "server", (
+            _GAME,
+            _f("turn", "int", shape=_MS),
+            _f("prefix", "str", "the steps asked about, as sent"),
+            _f("legal_steps", "object", "the legal next steps and whether the move may end",
+               shape=_LEGAL_STEPS),
+        ), "The answer to a legal request."),
+        MessageSpec("log", "client", (
+            _GAME,
+            _f("text", "str", "a debug line, stored with the game and shown in its replay "
+               "(limits.max_log_bytes, max_logs_per_turn, max_logs_per_game)"),
+        ), "A bot's debug line about one of its games."),
         MessageSpec("resign", "client", (_GAME,), "Give up a game."),
         MessageSpec("game_over", "server", (
             _GAME,
-            _f("result", "str", "'first', 'second', 'draw' or 'aborted'"),
-            _f("winner", "int", null=True),
-            _f("scores", "list", null=True),
-            _f("termination", "str", "normal, illegal-move, timeout, disconnect, resignation, aborted"),
+            _f("result", "str", "'first', 'second', 'draw' or 'aborted'", shape=_RESULTS),
+            _f("winner", "int", null=True, shape=_SEAT),
+            _f("scores", "list", null=True, shape=_SCORES),
+            _f("termination", "str", "normal, illegal-move, timeout, disconnect, resignation, "
+               "aborted", shape=_TERMINATIONS),
             _f("reason", "str"),
             _f("log_id", "str", "fetch the log at /api/games/{log_id}"),
             _f("seed", "int", "the dice seed, revealed now", null=True),
@@ -264,22 +418,26 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("spectate", "client", (_GAME,), "Follow a live game."),
         MessageSpec("unspectate", "client", (_GAME,)),
         MessageSpec("game_state", "server", (
-            _GAME, _f("game", "str"), _f("settings", "object"), _f("players", "strs"),
-            _f("turn", "int"), _f("to_act", "int"), _f("chance", "json", null=True),
-            _f("state", "object"),
+            _GAME, _f("game", "str"), _f("settings", "object", shape=_SETTINGS),
+            _f("players", "strs"), _f("turn", "int", shape=_MS),
+            _f("to_act", "int", "the seat to move; -2 once the game is over"),
+            _f("chance", "json", null=True, shape=_CHANCE),
+            _f("state", "object", shape=_STATE),
         ), "A live game's full state (to spectators on subscribe)."),
         MessageSpec("moved", "server", (
-            _GAME, _f("turn", "int"), _f("seat", "int"), _f("move", "str"),
-            _f("chance", "json", null=True), _f("state", "object"),
+            _GAME, _f("turn", "int", shape=_MS), _f("seat", "int", shape=_SEAT),
+            _f("move", "str", shape=_MOVE), _f("chance", "json", null=True, shape=_CHANCE),
+            _f("state", "object", shape=_STATE),
         ), "A move in a game you follow, with the state after it."),
         # -- operators (tournaments) -------------------------------------------------
         MessageSpec("request_game", "client", (
             _f("request_id", "str"),
             _f("game", "str"),
-            _f("settings", "object"),
+            _f("settings", "object", shape=_SETTINGS),
             _f("players", "strs", "bot names by seat (connected bots or house:SPEC)"),
             _f("seed", "int", null=True),
-            _f("time_control", "object", optional=True),
+            _f("time_control", "object", optional=True,
+               shape={**_TIME_CONTROL, "required": []}),
         ), "Operators: play one game between named bots; answered with game_over."),
         MessageSpec("game_requested", "server", (
             _f("request_id", "str"), _GAME,
@@ -288,7 +446,8 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("ping", "both", (_f("id", "int"),)),
         MessageSpec("pong", "both", (_f("id", "int"),)),
         MessageSpec("error", "both", (
-            _f("code", "str"), _f("message", "str"), _f("fatal", "bool"),
+            _f("code", "str", "the machine code (docs/protocol.md lists them)"),
+            _f("message", "str"), _f("fatal", "bool"),
             _f("game_id", "str", optional=True, null=True),
             _f("request_id", "str", "the request_game this answers", optional=True),
         ), "Something was wrong; fatal errors close the connection."),
@@ -309,8 +468,12 @@ class Message:
         return cls.from_wire({"type": type, **fields}, sender="both")
 
     @classmethod
-    def from_wire(cls, data: Any, *, sender: Sender) -> Message:
+    def from_wire(cls, data: Any, *, sender: Sender, ignore_unknown: bool = False) -> Message:
         """Validate a decoded frame sent by `sender` (``"client"``/``"server"``).
+
+        With `ignore_unknown`, fields the schema does not know are dropped instead of
+        refused: how clients read the server's messages, so that a server may add
+        optional fields within a protocol version (`docs/protocol.md`).
 
         Raises:
             SchemaError: the subclass says what is wrong; the message quotes the input.
@@ -329,6 +492,7 @@ class Message:
         if sender != "both" and spec.sender not in (sender, "both"):
             raise UnexpectedMessage(f"a {sender} may not send {kind!r} messages")
         checks = spec.checks
+        unknown = []
         for key, value in data.items():
             entry = checks.get(key)
             if entry is None:
@@ -336,6 +500,9 @@ class Message:
                     continue
                 if not isinstance(key, str):
                     raise WrongFieldType(f"{kind}: field names must be strings, not {_type_name(key)}")
+                if ignore_unknown:
+                    unknown.append(key)
+                    continue
                 shown = key if len(key) <= 40 else key[:40] + "..."
                 raise UnknownField(f"{kind}: unknown field {shown!r}")
             check, nullable, kind_name = entry
@@ -346,10 +513,12 @@ class Message:
                 continue
             raise WrongFieldType(
                 f"{kind}: field {key!r} must be {_KIND_NAMES[kind_name]}"
-                f"{' or null' if nullable else ''}, not {_type_name(value)}"
+                f"{' or null' if nullable else ''}, not {_not_json(value)}"
             )
         body = dict(data)
         del body["type"]
+        for key in unknown:
+            del body[key]
         if not spec.required <= body.keys():
             missing = next(f.name for f in spec.fields if f.required and f.name not in body)
             raise MissingField(f"{kind}: missing field {missing!r}")

@@ -122,3 +122,9 @@ def test_installed_console_script():
     completed = subprocess.run([str(script), "play", "--moves", "5", "--seed", "2"],
                                capture_output=True, text=True, check=True)
     assert "Scores:" in completed.stdout
+
+
+def test_serve_refuses_an_origin_that_is_not_one() -> None:
+    for origin in ("ftp://arena.example.org", "arena.example.org", "https://a.example/page"):
+        result = CliRunner().invoke(main, ["serve", "--no-ladder", "--origin", origin])
+        assert result.exit_code == 2 and "--origin" in result.output, result.output

@@ -28,8 +28,8 @@ def test_thesis_layout():
     [
         ("0 1", "has 2 field(s)"),
         ("0 1 2 3", "has 4 field(s)"),
-        ("0 1 2,", "step 2 is empty"),
-        (",0 1 2", "step 1 is empty"),
+        ("0 1 2,", "step 1 is empty"),
+        (",0 1 2", "step 0 is empty"),
         ("0 x 2", "group 'x' is not an integer"),
         ("0 1 +2", "production '+2' is not an integer"),
         ("0 1 2.0", "is not an integer"),

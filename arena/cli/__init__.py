@@ -16,7 +16,10 @@ SUBCOMMANDS = {
     "compare-tiles": "arena.games.tiles.compare:compare_tiles",
     "serve": "arena.cli.serve:serve",
     "connect": "arena.cli.connect:connect",
+    "schema": "arena.cli.schema:schema",
+    "bot": "arena.cli.bot_check:bot",
     "tournament": "arena.cli.tournament:tournament",
+    "match": "arena.cli.match:match",
     "experiment": "arena.cli.experiment:experiment",
 }
 

@@ -40,16 +40,23 @@ def bots(ctx: click.Context, game: str | None) -> None:
 @click.option("--db", default="arena.sqlite", show_default=True, help="The server's database.")
 @click.option("--operator", is_flag=True, help="May request games (tournament runners).")
 def add(name: str, db: str, operator: bool) -> None:
-    """Create a bot account and print its token (shown once, stored hashed)."""
+    """Create a bot account and print its token (shown once, stored hashed).
+
+    For an existing account: a new token, which replaces the old one (a running server
+    drops a client still using the old token within seconds).
+    """
     from arena.server.storage import Storage
 
     storage = Storage(db)
     try:
-        token = storage.add_bot(name, operator=operator)
+        existed = storage.token_hashes([name])
+        token = storage.add_bot(name, operator=operator, replace=True)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     finally:
         storage.close()
+    if existed:
+        click.echo(f"{name} existed: this new token replaces its old one", err=True)
     click.echo(token)
 
 

@@ -21,11 +21,12 @@ from protocol import Encoding, ProtocolError
 @click.option("--json", "use_json", is_flag=True, help="JSON text frames instead of msgpack.")
 @click.option("--stop-after", type=click.IntRange(1), default=None,
               help="Stop after this many finished games.")
-@click.option("--legal-limit", default=50, show_default=True, type=click.IntRange(0),
-              help="--exec: legal moves listed in each turn line.")
+@click.option("--legal-limit", default=None, type=click.IntRange(0),
+              help="--exec: longest 'legal' list in a turn line; a longer one is sent as null "
+                   "with its 'legal_count' (default: the server's limits.max_legal).")
 @click.option("--verbose", "-v", is_flag=True)
 def connect(url: str, token: str, spec: str | None, command: str | None, name: str | None,
-            games: str, use_json: bool, stop_after: int | None, legal_limit: int,
+            games: str, use_json: bool, stop_after: int | None, legal_limit: int | None,
             verbose: bool) -> None:
     """Connect a built-in bot (--bot) or any program (--exec) to a server and play."""
     from clients.bridge import ExecBot
@@ -39,7 +40,7 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     client = ArenaClient(url, token, bot, name=name,
                          games=[g.strip() for g in games.split(",") if g.strip()],
                          encoding=Encoding.JSON if use_json else Encoding.MSGPACK,
-                         stop_after=stop_after)
+                         stop_after=stop_after, legal_moves=command is not None)
 
     async def main() -> None:
         try:

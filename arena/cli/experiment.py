@@ -38,11 +38,13 @@ def experiment() -> None:
               help="With --rules thesis-program: a directory holding finished strict tables "
                    "(an earlier --out, or docs/experiments/data), reused where they match.")
 @click.option("--jobs", default=0, type=int, help="Worker processes (default: every core).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Ray cluster (ray://HOST:PORT, HOST:PORT or auto).")
 @click.option("--no-logs", is_flag=True, help="Do not keep the games' logs.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def thesis(out: Path, games: int, omega_games: int | None, appendix_games: int | None, moves: int, seed: int,
            reports: tuple[str, ...], rules: str, omegas: str, strict_from: Path | None, jobs: int,
-           no_logs: bool, quiet: bool) -> None:
+           cluster: str | None, no_logs: bool, quiet: bool) -> None:
     """Tables 6.1, 6.2, 6.3, A.1, A.2 and figure 9, on both pairs of grammars.
 
     Finished tables are reused when the directory already holds them with the same
@@ -60,6 +62,7 @@ def thesis(out: Path, games: int, omega_games: int | None, appendix_games: int |
         out, games=games, seed=seed, moves=moves, reports=reports or ("primary", "second"),
         processes=jobs or None, logs=not no_logs, omega_games=omega_games,
         appendix_games=appendix_games, rules=rules, omegas=omega_values, strict_from=strict_from,
+        cluster=cluster,
         progress=lambda name: progress_bar(name, enabled),
     )
     click.echo(f"report written to {path}")

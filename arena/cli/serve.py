@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import signal
+from urllib.parse import urlsplit
 
 import click
 
@@ -43,14 +44,21 @@ from arena.errors import ArenaError
               help="Seconds between ladder pairing rounds.")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
+@click.option("--origin", "origins", multiple=True, metavar="URL",
+              help="A browser origin (https://arena.example.org) whose pages may use the web "
+                   "interface besides the server's own; repeat for more.")
+@click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
+              help="Guest accounts (browser players) one client address may create per minute.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          tournaments: str | None, verbose: bool) -> None:
+          tournaments: str | None, origins: tuple[str, ...], guests_per_client: int,
+          verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
+    from arena.web.config import WebConfig
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -66,9 +74,18 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             settings = {}
         registry = default_registry()
         rules = registry.load_game(game, settings)
+        if ladder and rules.num_players() != 2:
+            raise click.UsageError(
+                f"the ladder pairs two bots, but {game} with these settings is a "
+                f"{rules.num_players()}-player game: give two-player settings (for tiles: "
+                "--settings '{\"players\": 2}') or --no-ladder")
         house_specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         for spec in house_specs:
-            registry.make_bot(rules, spec)
+            registry.make_bot(rules, spec, allow_exec=False)
+        for origin in origins:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+                raise ValueError(f"--origin {origin!r}: give scheme://host[:port], nothing more")
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -77,6 +94,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games)
         if ladder else None,
         tournaments=tournaments,
+        web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
+                      guests_per_client_minute=guests_per_client),
     )
 
     async def main() -> None:

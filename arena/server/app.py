@@ -2,7 +2,8 @@
 
 `ArenaServer` is the asyncio layer around the pieces: `protocol.ProtocolCore` per
 connection (`Session`), `LiveGame` runners, `Storage` in a worker thread, the `Ladder`,
-and the HTTP endpoints answered on the same port (`arena.server.http`). Embedding it::
+and the HTTP side (`arena.web.app`, aiohttp), served on the same port
+(`arena.server.dispatch`). Embedding it::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
     await server.start()
@@ -24,20 +25,22 @@ from typing import Any, Self
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from arena.bots import prepare_bot
-from arena.errors import ArenaError
+from arena.bots import EXEC_PREFIX, prepare_bot
+from arena.errors import ArenaError, BotSpecError, SettingsError
 from arena.game import Termination
 from arena.match import Match
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry, default_registry
-from arena.server import http
+from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
+from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.ladder import Ladder
 from arena.server.live import GameHost, HousePlayer, LiveGame, run_game
 from arena.server.session import Outbox, Session
 from arena.server.storage import AsyncStorage, Storage, hash_token
-from arena.web.api import GUEST_PREFIX
+from arena.web import GUEST_PREFIX
+from arena.web.app import WebFront
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -104,8 +107,11 @@ class ArenaServer(GameHost):
         self._game_tasks: set[asyncio.Task[Any]] = set()
         self._rng = random.Random()
         self.games_finished = 0
-        self.web_state: dict[str, Any] = {}
-        """The web interface's bookkeeping (`arena.web.api`)."""
+        self.web: WebFront | None = None
+        """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
+        self._dispatching: set[Dispatcher] = set()
+        self.legal_moves = LegalMoves(config.max_legal)
+        self.notes = Notes(config.log_limits)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -113,16 +119,28 @@ class ArenaServer(GameHost):
         """Open the database (aborting games a crash left running), listen, start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
+        ladder = self.config.ladder
+        if ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
+            rules = self.registry.load_game(ladder.game, ladder.settings)
+            if rules.num_players() != 2:
+                raise SettingsError(
+                    f"the ladder pairs two bots, but {ladder.game} with these settings is a "
+                    f"{rules.num_players()}-player game: give settings for two players")
         storage = Storage(self.config.db)
         self.recovered = storage.recover()
         self.storage = AsyncStorage(storage)
+        self.web = WebFront(self)
+        await self.web.start()
+        web = self.config.web
         self._ws = await serve(
             self._handle,
             self.config.host,
             self.config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
-            create_connection=ArenaConnection,
+            create_connection=dispatching(  # type: ignore[arg-type]
+                ArenaConnection, self.web.protocol, max_head=web.max_head,
+                head_timeout=web.head_timeout, pending=self._dispatching),
             max_size=self.config.max_ws_frame,
             compression=None,
             ping_interval=self.config.ping_interval,
@@ -132,7 +150,6 @@ class ArenaServer(GameHost):
         )
         if self.config.ladder is not None:
             ladder = self.config.ladder
-            self.registry.load_game(ladder.game, ladder.settings)  # fail early on bad settings
             self.ladder = Ladder(ladder, self._ladder_candidates, self._start_pair)
             self.ladder.start()
         self._revocations = asyncio.get_running_loop().create_task(self._watch_revocations())
@@ -166,6 +183,8 @@ class ArenaServer(GameHost):
                 await self.ladder.stop()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
+            for dispatcher in list(self._dispatching):  # no request head yet: drop them
+                dispatcher.close()
             for live in list(self.live.values()):
                 live.abort("the server shut down")
             if self._game_tasks:
@@ -174,6 +193,8 @@ class ArenaServer(GameHost):
                 handle.cancel()
             for session in list(self.sessions.values()):
                 await session.drain_and_close(1001, "server shutting down")
+            if self.web is not None:  # HTTP requests in progress finish (they use storage)
+                await self.web.close()
             if self._ws is not None:
                 self._ws.close()
                 await self._ws.wait_closed()
@@ -214,6 +235,8 @@ class ArenaServer(GameHost):
         if len(players) != game.num_players():
             raise ValueError(f"{game_name} needs {game.num_players()} players, got {len(players)}")
         for name in players:
+            if name[len(HOUSE_PREFIX):].lstrip().startswith(EXEC_PREFIX):
+                raise BotSpecError(f"{name!r}: a server never runs a program a client names")
             if not name.startswith(HOUSE_PREFIX):
                 session = self.sessions.get(name)
                 if session is None:
@@ -304,6 +327,8 @@ class ArenaServer(GameHost):
         self._forget(live)
 
     def _forget(self, live: LiveGame) -> None:
+        self.legal_moves.forget(live.id)
+        self.notes.forget(live.id)
         for session in live.spectators:
             session.spectating.discard(live.id)
         self.live.pop(live.id, None)
@@ -326,6 +351,11 @@ class ArenaServer(GameHost):
     def uses(self, name: str, capability: str) -> bool:
         session = self.sessions.get(name)
         return session is not None and capability in session.capabilities
+
+    def turn_extras(self, live: LiveGame, seat: int) -> dict[str, Any]:
+        if self.uses(live.players[seat], "legal-moves"):
+            return self.legal_moves.turn_fields(live)
+        return {}
 
     def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
         if live.spectators:
@@ -367,9 +397,9 @@ class ArenaServer(GameHost):
     # -- connections -------------------------------------------------------------------
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
-        return await http.respond(self, connection, request)
+        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
+        assert self.web is not None
+        return await self.web.websocket_request(connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
         """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
@@ -498,6 +528,8 @@ class ArenaServer(GameHost):
             session.spectating.discard(message["game_id"])
         elif kind == "request_game":
             self._request_game(session, message)
+        elif kind in ("legal", "log"):
+            self._aid(session, message)
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
@@ -518,13 +550,20 @@ class ArenaServer(GameHost):
         name: str | None = None
         if role in ("bot", "operator"):
             token = hello.get("token")
+            cookie = getattr(session.ws, "cookie_token", None) if role == "bot" else None
             assert self.storage is not None
             account = None
             if token:
                 account = await self.storage.call(self.storage.storage.authenticate, token)
+            elif cookie:  # a browser's guest, by the cookie its handshake carried
+                account = await self.storage.call(self.storage.storage.authenticate, cookie)
+                if account is not None and not account.name.startswith(GUEST_PREFIX):
+                    account = None
+                token = cookie
             if account is None or (role == "operator" and not account.operator):
                 self._error(session, AuthenticationError(
-                    "unknown or revoked token" if account is None
+                    f"a {role} needs a 'token' in its hello (from 'arena bots add NAME')"
+                    if not token else "unknown or revoked token" if account is None
                     else f"{account.name} is not an operator account"))
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
@@ -555,12 +594,18 @@ class ArenaServer(GameHost):
             if handle is not None:
                 handle.cancel()
         games = sorted(self.bot_games.get(name, ())) if role == "bot" and name else []
+        ladder = self.config.ladder
         session.send(
             "welcome", protocol=PROTOCOL_VERSION, server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
-            role=role, bot=name, capabilities=list(CAPABILITIES), games=games,
+            role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
+            ladder=None if ladder is None else {"game": ladder.game,
+                                                "settings": dict(ladder.settings)},
             limits={"max_frame": self.config.max_frame,
-                    "ping_interval": self.config.ping_interval or 0},
+                    "ping_interval": self.config.ping_interval or 0,
+                    "max_legal": self.config.max_legal, **self.config.log_limits.to_json()},
         )
+        if role == "bot":
+            self._check_games(session)
         now = asyncio.get_running_loop().time()
         for game_id in games:  # resume: the full state again
             live = self.live[game_id]
@@ -571,6 +616,22 @@ class ArenaServer(GameHost):
                     session.send("your_turn", **live.turn_message(seat, now))
         return True
 
+    def _check_games(self, session: Session) -> None:
+        """Tell a bot whose hello names games it will never get (unknown ones, or none
+        the ladder plays), instead of leaving it idle in silence."""
+        named = session.games_played
+        unknown = sorted(named - set(self.registry.games))
+        if unknown:
+            session.send("error", code="unknown-game-name", fatal=False, message=(
+                f"hello.games names unknown games {unknown} (games: "
+                f"{', '.join(sorted(self.registry.games))})"))
+        ladder = self.config.ladder
+        if named and ladder is not None and ladder.game not in named:
+            session.send("error", code="no-ladder-game", fatal=False, message=(
+                f"the ladder plays {ladder.game!r} and hello.games lists only "
+                f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
+                "leave 'games' out to play any game)"))
+
     def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
         live = self.live.get(game_id)
         if live is None:
@@ -580,6 +641,22 @@ class ArenaServer(GameHost):
             self._game_error(session, game_id, "not-your-game", "you do not play in this game")
             return None
         return live
+
+    def _aid(self, session: Session, message: Message) -> None:
+        """A ``legal`` request or a ``log`` line (`arena.server.aids`)."""
+        live = self._own_game(session, message["game_id"])
+        if live is None:
+            return
+        seats = live.seats_of(session.name or "")
+        reply: Reply | None
+        if message.type == "legal":
+            reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
+        else:
+            to_act = live.match.to_act()
+            reply = self.notes.take(live, to_act if to_act in seats else seats[0],
+                                    message["text"])
+        if reply is not None:
+            session.send(reply[0], **reply[1])
 
     def _move(self, session: Session, message: Message) -> None:
         live = self._own_game(session, message["game_id"])

@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from arena.legal import DEFAULT_MAX_LEGAL
+from arena.server.aids import LogLimits
+from arena.web.config import WebConfig
+
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
 
 
@@ -74,6 +78,10 @@ class ServerConfig:
     """Frames longer than this close the connection (1009)."""
     max_queue: int = 2000
     """Frames queued for a client that does not read; beyond that it is disconnected."""
+    max_legal: int = DEFAULT_MAX_LEGAL
+    """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
+    log_limits: LogLimits = field(default_factory=LogLimits)
+    """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     validate_outgoing: bool = False
@@ -89,9 +97,12 @@ class ServerConfig:
     web_time_control: TimeControl = TimeControl(
         move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000)
     """Time control of the games people play in the browser against house bots."""
-    guests_per_minute: int = 60
-    """Guest accounts `/api/guest` issues at most per minute (one per game played in a
-    browser)."""
+    guests_per_minute: int = 600
+    """Guest accounts ``POST /api/guest`` issues at most per minute in all (one per game
+    played in a browser); each client address has its own, smaller quota
+    (`WebConfig.guests_per_client_minute`)."""
     tournaments: str | None = None
     """A directory of tournament results (``*.json`` with ``bots`` and ``table``, in it or
     one level down, with their ``logs/``) shown by the web interface."""
+    web: WebConfig = field(default_factory=WebConfig)
+    """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""

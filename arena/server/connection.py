@@ -17,3 +17,7 @@ __all__ = ["ArenaConnection"]
 
 class ArenaConnection(FastFrames, ServerConnection):
     """A `ServerConnection` whose complete data frames may go to `on_frame` directly."""
+
+    cookie_token: str | None = None
+    """The guest token of the browser's cookie, if its handshake carried one: its
+    ``hello`` may then come without a token (`arena.web.app.WebFront.websocket_request`)."""

@@ -73,6 +73,11 @@ class GameHost:
         """Whether the connected client `name` listed `capability` in its hello."""
         return False
 
+    def turn_extras(self, live: LiveGame, seat: int) -> dict[str, Any]:
+        """More fields for `seat`'s ``your_turn`` (the legal moves, for clients that
+        asked for them)."""
+        return {}
+
 
 @dataclass
 class LiveGame:
@@ -142,6 +147,7 @@ class LiveGame:
         }
         if last_move is not None:
             message["last_move"] = last_move
+        message.update(self.host.turn_extras(self, seat))
         return message
 
     def state_message(self) -> dict[str, Any]:
@@ -267,17 +273,20 @@ class LiveGame:
         host = self.host
         match = self.match
         seat = match.to_act()
-        if mover != seat or not self.started:
+        # A move for another turn, or out of turn, costs nothing (docs/protocol.md).
+        wrong = None
+        if turn < self.turn:
+            wrong = "stale-turn", f"turn {turn} is over; this is turn {self.turn}"
+        elif turn > self.turn:
+            wrong = "future-turn", f"turn {turn} has not begun; this is turn {self.turn}"
+        elif mover != seat or not self.started:
+            wrong = "not-your-turn", f"seat {seat} is to move in turn {self.turn}"
+        if wrong is not None:
             host.send_to(self.players[mover], "move_rejected", game_id=self.id, turn=turn,
-                         move=text, code="not-your-turn", message=f"seat {seat} is to move",
-                         step=None, retries_left=self.retries_left)
+                         move=text, code=wrong[0], message=wrong[1], step=None,
+                         retries_left=self.retries_left if mover == seat else 0)
             return
         name = self.players[seat]
-        if turn != self.turn:
-            host.send_to(name, "move_rejected", game_id=self.id, turn=turn, move=text,
-                         code="stale-turn", message=f"this is turn {self.turn}, not {turn}",
-                         step=None, retries_left=self.retries_left)
-            return
         now = self._loop.time()
         chance = match.pending_chance
         verdict = match.submit(seat, text)
@@ -293,6 +302,8 @@ class LiveGame:
                 self._changed()
             else:
                 self.retries_left -= 1
+                if seat not in self.house:  # the turn again, with the clock now
+                    host.send_to(name, "your_turn", **self.turn_message(seat, self._loop.time()))
             return
         elapsed_ms = (now - self.turn_started) * 1000
         clock = self.clocks[seat]

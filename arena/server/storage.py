@@ -159,14 +159,15 @@ class Storage:
 
     # -- accounts --------------------------------------------------------------------
 
-    def add_bot(self, name: str, *, operator: bool = False) -> str:
-        """Create an account (or give a revoked one a new token); return the token once."""
+    def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
+        """Create an account, or give an existing one a new token (the old token stops
+        working; with `replace` False that is an error); return the token once."""
         token = secrets.token_urlsafe(32)
 
         def work(db: sqlite3.Connection) -> None:
             row = db.execute("SELECT revoked FROM bots WHERE name = ?", (name,)).fetchone()
-            if row is not None and row[0] is None:
-                raise ValueError(f"bot {name!r} exists; revoke it first to issue a new token")
+            if row is not None and row[0] is None and not replace:
+                raise ValueError(f"bot {name!r} exists")
             db.execute(
                 "INSERT OR REPLACE INTO bots(name, token_hash, created, revoked, operator) "
                 "VALUES (?, ?, ?, NULL, ?)",
@@ -383,6 +384,10 @@ class Storage:
     def grammar(self, name: str) -> str | None:
         row = self.db.execute("SELECT text FROM grammars WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
+
+    def delete_grammar(self, name: str) -> bool:
+        """Forget a saved preset; False if there was none of that name."""
+        return self.db.execute("DELETE FROM grammars WHERE name = ?", (name,)).rowcount > 0
 
 
 def _game_row(row: Sequence[Any]) -> dict[str, Any]:

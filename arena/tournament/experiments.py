@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.substitution import Grammar, ProductionGroup, Settings, preset
+from arena.tournament.executors import Executor, make_executor
 from arena.tournament.report import markdown_table, summarise, to_json
 from arena.tournament.runner import TournamentResult, TournamentSpec, run_tournament
 
@@ -100,6 +101,8 @@ class Runner:
     sources: tuple[Path, ...] = ()
     """Other directories that may hold finished tables (``NAME/tournament.json`` or
     ``NAME.json``), e.g. the committed docs/experiments/data/REPORT."""
+    executor: Executor | None = None
+    """Where the games run (local processes or a Ray cluster), shared by every table."""
 
     def bot(self, spec: str) -> str:
         """The bot playing `spec` under this runner's rule (the program's own under its rule)."""
@@ -119,7 +122,8 @@ class Runner:
         started = time.perf_counter()
         with self.progress(name) as update:
             result = run_tournament(spec, out=directory if self.logs else None,
-                                    processes=self.processes, progress=update)
+                                    processes=self.processes, progress=update, resume=True,
+                                    executor=self.executor)
         self.times[name] = time.perf_counter() - started
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "wall-time.txt").write_text(f"{self.times[name]:.1f}\n", encoding="utf-8")
@@ -132,15 +136,20 @@ class Runner:
 
 def _cached(spec: TournamentSpec, paths: list[Path]) -> TournamentResult | None:
     """The first finished table among `paths` played with exactly `spec` (settings
-    without a bank rule are strict, with or without ``"bank_rule": "strict"``)."""
+    without a bank rule are strict, with or without ``"bank_rule": "strict"``; a spec
+    written before formats existed is a round robin)."""
     from arena.tournament.report import from_json
 
     def normal(recorded: Any) -> Any:
-        if isinstance(recorded, dict) and isinstance(recorded.get("settings"), dict):
-            settings = {k: v for k, v in recorded["settings"].items()
-                        if (k, v) != ("bank_rule", "strict")}
-            return {**recorded, "settings": settings}
-        return recorded
+        if not isinstance(recorded, dict) or not isinstance(recorded.get("settings"), dict):
+            return recorded
+        try:
+            recorded = TournamentSpec.from_json(recorded).to_json()
+        except (KeyError, TypeError, ValueError):
+            return recorded
+        settings = {k: v for k, v in recorded["settings"].items()
+                    if (k, v) != ("bank_rule", "strict")}
+        return {**recorded, "settings": settings}
 
     wanted = spec.to_json()
     for path in paths:
@@ -185,9 +194,11 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
                logs: bool = True, progress: Callable[[str], Any] | None = None,
                omega_games: int | None = None, appendix_games: int | None = None,
                rules: str = "strict", omegas: tuple[int, ...] = OMEGAS,
-               strict_from: Path | None = None) -> Path:
+               strict_from: Path | None = None, cluster: str | None = None) -> Path:
     """Run the experiments; write ``report.md``, figures and tables under `out`.
 
+    The tables are tournaments (`run_tournament`), played on local processes or on the
+    Ray cluster at `cluster`; an interrupted run resumes each table where it stopped.
     Under ``rules="thesis-program"`` the tables are played under both rules (the strict
     ones go to ``out/strict``, reused from `strict_from` where it holds the same table)
     and the report sets them side by side.
@@ -205,23 +216,26 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
     started = time.time()
     omega_games = omega_games or games
     appendix_games = appendix_games or games
-    for report in reports:
-        medium_name, low_name = REPORTS[report]
-        if rules == "strict":
-            runner = Runner(out / report, games, seed, moves, processes, logs, progress or quiet)
-            sections.append(_report(runner, report, medium_name, low_name, omega_games,
-                                    appendix_games, omegas)[0])
-            continue
-        from arena.tournament.thesis_rules import render_side_by_side
+    with make_executor(processes, cluster) as executor:
+        for report in reports:
+            medium_name, low_name = REPORTS[report]
+            if rules == "strict":
+                runner = Runner(out / report, games, seed, moves, processes, logs,
+                                progress or quiet, executor=executor)
+                sections.append(_report(runner, report, medium_name, low_name, omega_games,
+                                        appendix_games, omegas)[0])
+                continue
+            from arena.tournament.thesis_rules import render_side_by_side
 
-        sources = (strict_from / report,) if strict_from is not None else ()
-        both = [
-            _report(Runner(out / rule / report, games, seed, moves, processes, logs, progress or quiet,
-                           bank_rule=rule, sources=sources if rule == "strict" else ()),
-                    report, medium_name, low_name, omega_games, appendix_games, omegas)[1]
-            for rule in RULES
-        ]
-        sections.append(render_side_by_side(both[0], both[1], out, report, THESIS_BOTS))
+            sources = (strict_from / report,) if strict_from is not None else ()
+            both = [
+                _report(Runner(out / rule / report, games, seed, moves, processes, logs,
+                               progress or quiet, bank_rule=rule,
+                               sources=sources if rule == "strict" else (), executor=executor),
+                        report, medium_name, low_name, omega_games, appendix_games, omegas)[1]
+                for rule in RULES
+            ]
+            sections.append(render_side_by_side(both[0], both[1], out, report, THESIS_BOTS))
     elapsed = time.time() - started
     which = ("the arena's strategies under the strict rules" if rules == "strict" else
              "the thesis program's strategies (thesis-*) under its bank rule, beside the "

@@ -1,32 +1,32 @@
-"""Round robins over an arena server: bots connected to it play as ``ws:NAME``.
+"""Tournaments over an arena server: bots connected to it play as ``ws:NAME``.
 
-The runner asks the server (as an operator account) to play each game; bots given as
+The server (asked as an operator account) plays each batch's games; bots given as
 ``ws:NAME`` are the server's connected bots, every other spec a built-in bot the server
-runs as a house player. Results, tables and stored logs are the same as for
-in-process tournaments (`arena.tournament.runner`), game ids and dice seeds included.
+runs as a house player. Everything else is the in-process runner's (`run_tournament`
+with a `ServerExecutor`): the same formats, game ids, dice seeds, stored logs, resume,
+tables, and the same forfeit rule (`arena.tournament.results`): a game forfeited on
+the server (a timeout, a disconnection) has no scores, as in-process.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 
-from arena.game import Termination
-from arena.record import to_jsonl
-from arena.tournament.runner import (
-    CHUNK,
-    CellResult,
-    GameResult,
-    TournamentResult,
-    TournamentSpec,
-    game_id,
-    game_seed,
-    write_chunk_logs,
-)
+from arena.tournament.batch import Batch, BatchResult, log_line, pack_logs
+from arena.tournament.executors import Executor
+from arena.tournament.results import TournamentResult, game_result
+from arena.tournament.runner import run_tournament
+from arena.tournament.spec import TournamentSpec, game_id, game_seed
 from clients.operator import GameRequest, play_games
 
-__all__ = ["REMOTE_PREFIX", "player_of", "remote_pairings", "run_remote_tournament"]
+__all__ = [
+    "REMOTE_PREFIX",
+    "ServerExecutor",
+    "player_of",
+    "remote_pairings",
+    "run_remote_tournament",
+]
 
 REMOTE_PREFIX = "ws:"
 
@@ -48,6 +48,39 @@ def remote_pairings(bots: tuple[str, ...], self_play: bool = True) -> tuple[tupl
     )
 
 
+class ServerExecutor(Executor):
+    """Plays each batch on the server at `url`, `concurrency` games at a time."""
+
+    def __init__(self, url: str, token: str, concurrency: int = 8) -> None:
+        self.url, self.token, self.workers = url, token, concurrency
+
+    def describe(self) -> str:
+        return f"the server {self.url}"
+
+    def map_unordered(self, batches: Iterable[Batch]) -> Generator[BatchResult, None, None]:
+        for batch in batches:
+            spec = batch.spec
+            games = [(index, *batch.pairing.players(seat))
+                     for index in range(batch.start, batch.stop) for seat in batch.pairing.seats()]
+            requests = [
+                GameRequest(spec.game, spec.settings,
+                            (player_of(spec.bots[first]), player_of(spec.bots[second])),
+                            seed=game_seed(spec.seed, index))
+                for index, first, second in games
+            ]
+            records = play_games(self.url, self.token, requests, concurrency=self.workers)
+            results = []
+            lines: dict[tuple[int, int], list[str]] = {}
+            for (index, first, second), record in zip(games, records, strict=True):
+                assert record.outcome is not None
+                results.append(game_result(first, second, index, record.outcome))
+                if batch.logs:
+                    lines.setdefault((first, second), []).append(
+                        log_line(game_id(first, second, index), record))
+            logs = pack_logs(lines)
+            yield BatchResult(batch, tuple(results), logs, (), self.url)
+
+
 def run_remote_tournament(
     spec: TournamentSpec,
     *,
@@ -56,39 +89,8 @@ def run_remote_tournament(
     out: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     concurrency: int = 8,
+    resume: bool = False,
 ) -> TournamentResult:
     """Play the tournament on the server at `url` with an operator `token`."""
-    pairings = spec.pairings()
-    cells = {pair: CellResult() for pair in pairings}
-    total = len(pairings) * spec.games
-    done = 0
-    for first, second in pairings:
-        players = (player_of(spec.bots[first]), player_of(spec.bots[second]))
-        for start in range(0, spec.games, CHUNK):
-            stop = min(spec.games, start + CHUNK)
-            requests = [
-                GameRequest(spec.game, spec.settings, players, seed=game_seed(spec.seed, index))
-                for index in range(start, stop)
-            ]
-            records = play_games(url, token, requests, concurrency=concurrency)
-            lines = []
-            for index, record in zip(range(start, stop), records, strict=True):
-                outcome = record.outcome
-                assert outcome is not None
-                scores = outcome.scores or (0, 0)
-                cells[(first, second)].add(GameResult(
-                    first, second, index, outcome.winner, (int(scores[0]), int(scores[1])),
-                    outcome.termination is not Termination.NORMAL,
-                ))
-                lines.append(json.dumps({"id": game_id(first, second, index), "log": to_jsonl(record)}))
-            if out is not None:
-                write_chunk_logs(out, first, second, start, lines)
-            done += stop - start
-            if progress is not None:
-                progress(done, total)
-    result = TournamentResult(spec, cells)
-    if out is not None:
-        from arena.tournament.report import write_reports
-
-        write_reports(result, out)
-    return result
+    return run_tournament(spec, out=out, progress=progress, resume=resume,
+                          executor=ServerExecutor(url, token, concurrency))

@@ -21,7 +21,8 @@ from arena.games.substitution import Grammar, Settings, SubstitutionGame, check_
 from arena.match import play_match
 from arena.registry import default_registry
 from arena.tournament.report import BotSummary, markdown_table, summarise
-from arena.tournament.runner import TournamentResult, game_seed
+from arena.tournament.results import TournamentResult
+from arena.tournament.spec import game_seed
 
 if TYPE_CHECKING:
     from arena.tournament.experiments import ThesisTables

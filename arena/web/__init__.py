@@ -1,14 +1,20 @@
-"""The web interface: static files and the JSON endpoints behind them (`arena.web.api`).
+"""The HTTP side: the JSON API, the web interface's pages and files (aiohttp, `arena.web.app`).
 
-`arena serve` answers them on its WebSocket port; a browser plays through the same
-protocol as bots (see docs/web.md).
+`arena serve` answers them on its WebSocket port (`arena.server.dispatch`); a browser
+plays through the same protocol as bots (see docs/web.md and docs/server.md).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["STATIC"]
+__all__ = ["GUEST_COOKIE", "GUEST_PREFIX", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
 """The shipped static files (index.html, app.js, style.css)."""
+
+GUEST_PREFIX = "guest-"
+"""Names of the accounts ``POST /api/guest`` issues; they never play on the ladder."""
+
+GUEST_COOKIE = "arena_guest"
+"""The HttpOnly cookie that carries a guest's token (never a URL or a page's script)."""

@@ -51,9 +51,10 @@ class Arena:
                 await client.connected.wait()
         return client
 
-    async def raw(self, encoding: Encoding = Encoding.JSON) -> RawClient:
+    async def raw(self, encoding: Encoding = Encoding.JSON, **options: Any) -> RawClient:
+        """A raw client; `options` go to websockets' `connect` (``additional_headers``)."""
         ws = await connect(self.url, subprotocols=[encoding.subprotocol], compression=None,
-                           max_size=None)
+                           max_size=None, **options)
         raw = RawClient(ws, encoding)
         self.raws.append(raw)
         return raw

@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.errors import SettingsError
+from arena.server import LadderConfig
 from arena.server.storage import Storage
 
 from .conftest import SUBST
@@ -30,8 +32,13 @@ def test_bots_add_prints_a_token_once_and_revoke(tmp_path):
     assert storage.authenticate(token).name == "alice"
     assert token not in str(storage.db.execute("SELECT * FROM bots").fetchall())  # hashed
     storage.close()
-    again = runner.invoke(main, ["bots", "add", "alice", "--db", db])
-    assert again.exit_code == 2 and "revoke it first" in again.output
+    again = runner.invoke(main, ["bots", "add", "alice", "--db", db])  # as docs/server.md says:
+    assert again.exit_code == 0 and "replaces its old one" in again.stderr  # a new token
+    new_token = again.stdout.strip()
+    storage = Storage(db)
+    assert storage.authenticate(token) is None and storage.authenticate(new_token).name == "alice"
+    storage.close()
+    token = new_token
     assert runner.invoke(main, ["bots", "revoke", "alice", "--db", db]).output == "revoked alice\n"
     assert runner.invoke(main, ["bots", "revoke", "alice", "--db", db]).exit_code == 2
     storage = Storage(db)
@@ -91,6 +98,22 @@ def test_serve_rejects_bad_settings(tmp_path):
     result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "x.sqlite"),
                                        "--house", "nobody"])
     assert result.exit_code == 2 and "nobody" in result.output
+    result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "x.sqlite"),
+                                       "--house", "exec:echo hi"])
+    assert result.exit_code == 2 and "cannot play as house bots" in result.output
+
+
+def test_serve_refuses_a_ladder_that_could_never_pair_anyone(tmp_path):
+    """Tiles defaults to the solo game: a ladder of it would sit silent forever."""
+    result = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "x.sqlite"),
+                                       "--game", "tiles"])
+    assert result.exit_code == 2
+    assert "1-player game" in result.output and '{"players": 2}' in result.output
+
+
+async def test_a_server_refuses_a_solo_ladder_when_embedded(make_arena):
+    with pytest.raises(SettingsError, match="pairs two bots"):
+        await make_arena(ladder=LadderConfig(game="tiles", settings={}))
 
 
 async def test_connect_exec_stops_when_the_program_dies(arena):

@@ -80,7 +80,8 @@ async def test_http_endpoints(arena):
     assert status == 200
     assert {b["name"]: b["connected"] for b in bots["bots"]} == {"alice": True, "bob": True}
     status, missing = await asyncio.to_thread(get, arena, "/nothing")
-    assert status == 404 and "/api/games" in missing["endpoints"]
+    assert status == 404 and missing["code"] == "not-found"
+    assert "/api/openapi.json" in missing["message"]  # where the endpoints are listed
 
 
 async def test_live_game_hides_its_seed(arena):

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.record import read_jsonl
-from arena.tournament import TournamentSpec, iter_game_logs
+from arena.tournament import TournamentSpec, iter_game_logs, registry_bot, run_tournament, to_json
 from arena.tournament.remote import player_of, remote_pairings, run_remote_tournament
 from arena.validate import validate_record
 
@@ -54,3 +54,29 @@ async def test_the_cli_runs_it(arena, tmp_path):
     assert "6 games" in result.output
     result = await asyncio.to_thread(CliRunner().invoke, main, ["tournament", "--bots", "ws:alice"])
     assert result.exit_code == 2 and "need --server" in result.output
+
+
+class Cheat:
+    """Plays a move that is not a move (in-process)."""
+
+    def choose_move(self, game, state, rng):
+        return "no such move"
+
+
+def cheat_maker(game, spec):
+    return Cheat() if spec == "ws:cheat" else registry_bot(game, spec)
+
+
+async def test_forfeits_count_the_same_on_the_server_and_in_process(arena):
+    """The forfeit rule (arena.tournament.results): a forfeited game has no scores,
+    whether the server or the in-process runner played it."""
+    await arena.client("cheat", lambda turn: "no such move")
+    token = await arena.add_bot("runner", operator=True)
+    spec = TournamentSpec("substitution", SUBST, ("ws:cheat", "random"), 3, seed=5,
+                          pairs=((0, 1), (1, 0)))
+    remote = await asyncio.to_thread(run_remote_tournament, spec, url=arena.url, token=token)
+    local = run_tournament(spec, processes=1, maker=cheat_maker)
+    assert to_json(remote)["cells"] == to_json(local)["cells"]
+    for cell in remote.cells.values():
+        assert cell.forfeits == cell.games == 3 and cell.scored == 0
+    assert remote.pentanomial == local.pentanomial

@@ -21,3 +21,22 @@ def allocate_mib(mib: int) -> int:
 
 def fail(message: str) -> None:
     raise ValueError(message)
+
+
+def replay_when_released(log: str, *rest: object) -> object:
+    """A replay job that waits until the file named by the "log" exists (the test
+    releases it), then answers a tiny replay."""
+    import time
+    from pathlib import Path
+
+    from arena.web.replay import ReplayAnswer
+
+    while not Path(log).exists():
+        time.sleep(0.01)
+    return ReplayAnswer(b'{"released": true}')
+
+
+def replay_forever(log: str, *rest: object) -> object:
+    """A replay job that never ends (its worker is killed at the time limit)."""
+    while True:
+        pass

@@ -7,7 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import GrammarError, SettingsError
-from arena.games.substitution import DICE_WEIGHTS, PRESETS, Grammar, Settings, load_grammar, preset
+from arena.games.substitution import (
+    DICE_WEIGHTS,
+    PRESETS,
+    Grammar,
+    ProductionGroup,
+    Settings,
+    load_grammar,
+    preset,
+)
 from tests.substitution.strategies import grammars
 
 MEDIUM_TEXT = """\
@@ -71,6 +79,8 @@ def test_text_format_tolerates_comments_blank_lines_and_spaces():
         ("S->A\nweights: 1 0\nA->a\n", 2, "not a positive integer"),
         ("S->A\nweights: 1 x\n", 2, "not a positive integer"),
         ("# nothing\n\n", 0, "no production groups"),
+        ("S->A\nB->->c\n", 2, "a second '->'"),
+        ("S->a||b\n", 1, "empty alternative between two '|'"),
     ],
 )
 def test_text_errors_name_the_line_and_the_problem(text, line, reason):
@@ -186,3 +196,20 @@ def test_settings_json_round_trip_and_errors():
                    {"groups": [{"left": "S", "alternatives": [1]}], "weights": [1], "moves": 3}):
         with pytest.raises(SettingsError):
             Settings.from_json(broken)
+
+
+def test_the_empty_word_first_last_or_as_epsilon():
+    assert Grammar.from_text("S->|a\nA->aA|\nB->a|ε|b\n").groups == (
+        ProductionGroup("S", ("", "a")), ProductionGroup("A", ("aA", "")),
+        ProductionGroup("B", ("a", "", "b")))
+    middle = Grammar((ProductionGroup("S", ("a", "", "b")),), (1,))
+    assert middle.to_text() == "S->a|ε|b\n" and Grammar.from_text(middle.to_text()) == middle
+
+
+def test_warnings_of_a_grammar_that_plays_badly():
+    assert Grammar.from_text("S->AB\nA->a\nB->b\n").warnings() == []
+    assert Grammar.from_text("S->aA\nA->bA\nB->b\n").warnings() == [(
+        "no word can ever be finished: every derivation from S keeps a nonterminal that no "
+        "group turns into terminals")]
+    assert Grammar.from_text("A->a\n").warnings() == [
+        "no group starts from S: no derivation can begin"]

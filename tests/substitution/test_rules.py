@@ -103,7 +103,7 @@ class TestFirstStep:
         rejection = rejected(state(GAME, ["A", "b"], roll=1), move, code)
         if code != "malformed":
             assert rejection.step == 0
-            assert f"step 1 ({move})" in rejection.message
+            assert f"step 0 ({move})" in rejection.message
 
     def test_surrounding_whitespace_is_tolerated(self):
         accepted(state(GAME, ["A"], roll=1), "  0 1 0 \n")

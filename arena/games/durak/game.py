@@ -74,7 +74,7 @@ class DurakGame(Game[DurakState, DurakMove]):
 
     def legal_moves(self, state: DurakState, limit: int = 1000) -> LegalOptions:
         moves = [str(m) for m in rules.legal_moves(self.rules, state)]
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     def outcome(self, state: DurakState) -> Outcome | None:
         end = rules.result(self.rules, state)
@@ -86,6 +86,45 @@ class DurakGame(Game[DurakState, DurakMove]):
             else f"player {state.out} ran out of cards first"
         )
         return Outcome(end.winner, end.payoffs, detail=detail)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The contract's parts (`Game.json_schema`): settings, state, move."""
+        cards = {"type": "array", "items": {"type": "integer", "minimum": 1}}
+        seat_or_null = {"type": ["integer", "null"], "enum": [0, 1, None]}
+        return {
+            **super().json_schema(),
+            "settings": {
+                "type": "object", "additionalProperties": False, "required": ["cards"],
+                "properties": {
+                    "cards": {"type": "string", "pattern": "^[01]+$", "description": (
+                        "the deal: character i (0-based) is the seat holding card i + 1")},
+                    "weights": {"type": "array", "items": {"type": "integer"},
+                                "description": "one weight per card (absent: each counts 1)"},
+                    "draw_rule": {"type": "boolean",
+                                  "description": "D-Durak: running out together is a draw"},
+                    "first": {"enum": [0, 1], "description": "the seat that lays first"},
+                },
+            },
+            "state": {
+                "type": "object", "additionalProperties": False,
+                "required": ["hands", "attacker", "table", "moves", "out", "together"],
+                "properties": {
+                    "hands": {"type": "array", "items": cards, "minItems": 2, "maxItems": 2,
+                              "description": "each seat's cards, ascending (no hidden cards)"},
+                    "attacker": {"enum": [0, 1], "description": "the seat that lays cards"},
+                    "table": {"type": ["integer", "null"],
+                              "description": "the card to beat or take (null: none)"},
+                    "moves": {"type": "integer", "minimum": 0, "description": "moves so far"},
+                    "out": {**seat_or_null, "description": "the seat that ran out first"},
+                    "together": {"type": "boolean",
+                                 "description": "both ran out in the same move"},
+                },
+            },
+            "move": {"type": "string", "pattern": (
+                r"^\s*(?:[Tt][Aa][Kk][Ee]|(?:[Ll][Aa][Yy]|[Bb][Ee][Aa][Tt])\s+[+-]?[0-9]+)\s*$"),
+                "description": cls.type.move_syntax},
+        }
 
     def state_to_json(self, state: DurakState) -> dict[str, Any]:
         return {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import MalformedMove, SettingsError
+from protocol.schema import json_kind
 
 __all__ = [
     "MAX_CARDS",
@@ -98,6 +99,11 @@ class DurakSettings:
             )
         if "cards" not in data:
             raise SettingsError("durak settings need 'cards', the deal as a 0/1 string")
+        if not isinstance(data["cards"], str):  # 10 would silently become the deal "10"
+            raise SettingsError(
+                f"durak: 'cards' must be the deal as a string of 0s and 1s (character i is "
+                f"the seat holding card i + 1, e.g. \"0110\"), not {json_kind(data['cards'])} "
+                f"{data['cards']!r}")
         weights = data.get("weights")
         if weights is not None:
             if isinstance(weights, str):

@@ -8,7 +8,8 @@ export const css = `
 .durak .legend { font-size: .8em; margin: 0 0 .8em; }
 .durak .deck span { min-width: 1.9em; text-align: center; padding: .1em .2em; border-radius: 4px; font-size: .85em; border: 1px solid var(--line); background: #fff; }
 .durak .deck .seat-0 { background: #dbe7ff; } .durak .deck .seat-1 { background: #ffe3d6; }
-.durak .deck .on-table { background: #fff3bf; border-color: #e0a800; } .durak .deck .played { color: #aab; text-decoration: line-through; }
+.durak .deck .on-table { background: #fff3bf; border-color: #e0a800; } .durak .deck .played { color: #545b69; text-decoration: line-through; background: #eceef2; }
+.durak .last-move-note { background: #fff3bf; color: #1d2330; border-radius: 4px; padding: .1em .4em; }
 .durak .hands { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .durak .player.to-move { border-color: var(--accent); }
 .durak .cards { display: flex; flex-wrap: wrap; gap: .4em; min-height: 5.2em; align-items: flex-start; }
@@ -25,6 +26,8 @@ export const css = `
 .durak .seat-tag { font-size: .8em; padding: .05em .45em; border-radius: 9px; margin-left: .4em; background: #eef2fb; color: var(--accent); }
 @media (max-width: 760px) { .durak .hands { grid-template-columns: 1fr; } }
 `;
+
+export const scoreMeaning = "payoff (the cards left in the loser's hand, by their weights)";
 
 export function prompt(view) {
   return view.table === null || view.table === undefined
@@ -50,11 +53,12 @@ export function board(view, ctx) {
   const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
   const options = new Map(view.options.filter((o) => legal.has(o.move)).map((o) => [o.card === null ? "take" : o.card, o]));
   const over = view.out !== null && view.out !== undefined;
-  const turn = (seat) => (seat === ctx.me ? "Your turn:" : `${players[seat]} to`);
+  const turn = (seat) => (seat === ctx.me ? "Your turn:" : `${ctx.name(seat)} to`);
+  const lastCard = ctx.last ? Number((ctx.last.move.trim().split(/\s+/)[1])) : null;
   let status;
   if (over) {
     status = view.together ? "Both ran out of cards in the same move"
-      : `${players[view.out]} ran out of cards first; ${players[1 - view.out]} is left with ${view.hands[1 - view.out].length} card(s)`;
+      : `${ctx.name(view.out)} ran out of cards first; ${ctx.name(1 - view.out)} ${ctx.me === 1 - view.out ? "are" : "is"} left with ${view.hands[1 - view.out].length} card(s)`;
   } else if (view.table === null || view.table === undefined) {
     status = `${turn(view.attacker)} lay a card`;
   } else {
@@ -78,13 +82,16 @@ export function board(view, ctx) {
       return cardEl(h, view, card, attrs);
     });
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (seat === view.to_move ? " to-move" : ""), id: `hand-${seat}` },
-      h("h3", {}, seat === ctx.me ? `You (${players[seat]})` : players[seat], role ? h("span", { class: "seat-tag" }, role) : null,
+      h("h3", {}, ctx.name(seat), role ? h("span", { class: "seat-tag" }, role) : null,
         h("span", { class: "score" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"}${view.weights ? `, worth ${view.worth[seat]}` : ""}`)),
       h("div", { class: "cards" }, cards.length ? cards : h("span", { class: "muted" }, "no cards")));
   });
   const take = options.get("take");
   const table = h("section", { class: "table", id: "table" }, h("strong", {}, "Table"),
-    view.table !== null && view.table !== undefined ? cardEl(h, view, view.table) : h("span", {}, "empty"),
+    view.table !== null && view.table !== undefined
+      ? cardEl(h, view, view.table, lastCard === view.table ? { class: "playing-card last-move", title: "just laid" } : {}) : h("span", {}, "empty"),
+    ctx.last && /^take/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, `${ctx.name(ctx.last.player)} took the card`) : null,
+    ctx.last && /^beat/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, `${ctx.name(ctx.last.player)} beat it with ${lastCard}`) : null,
     take ? h("button", { class: "move", "data-move": take.move, onclick: () => ctx.play(take.move) }, `Take ${view.table}`) : null,
     view.played.length ? h("span", {}, `out of the game: ${view.played.join(", ")}`) : null);
   const rules = [`cards 1..${view.cards}`, view.weights ? "weighted" : "each card counts 1",
@@ -92,7 +99,7 @@ export function board(view, ctx) {
   return h("div", { class: "durak" },
     h("p", { class: "status turn", id: "status-line" }, status),
     h("p", { class: "muted" }, rules), deck,
-    h("p", { class: "muted legend" }, `Blue: ${players[0]}'s cards · orange: ${players[1]}'s · yellow: on the table · struck out: out of the game.`),
+    h("p", { class: "muted legend" }, `Blue: ${ctx.name(0)} · orange: ${ctx.name(1)} · yellow: on the table · struck out: out of the game.`),
     h("div", { class: "hands" }, hands[0], hands[1]), table);
 }
 
@@ -111,7 +118,7 @@ function randomDeal(count) {
 export function settings(ctx) {
   const { h, game } = ctx;
   const lobby = game.lobby;
-  const initial = lobby.settings || {};
+  const initial = (ctx.saved || {}).settings || lobby.settings || {};
   const mode = h("select", { id: "durak-deal" }, h("option", { value: "random" }, "random, half the cards each"),
     h("option", { value: "given" }, "as given below"));
   const size = h("input", { id: "durak-size", type: "number", min: 2, max: lobby.max_cards || 62, value: 8 });

@@ -30,7 +30,8 @@ class HeapsGame(Game[HeapsState, HeapMove]):
     """Players alternate operations on the heaps; whoever reaches the target wins.
 
     Settings: ``rules`` (declarative rules, see docs/games/heaps.md) or ``example``
-    (a built-in task number such as ``"49932"``), an optional ``target`` overriding
+    (a built-in task number such as ``"49932"``; `settings` gives both, and both may be
+    given if they agree), an optional ``target`` overriding
     the rules' one, ``start`` (the initial heaps, e.g. ``[7, 10]``) and
     ``max_moves`` (default 1000): a game that long is a draw, so that rules with
     ``-k`` or ``//k``, whose positions can repeat, still end.
@@ -91,10 +92,15 @@ class HeapsGame(Game[HeapsState, HeapMove]):
                 "(known: rules, example, target, start, max_moves)"
             )
         example = settings.get("example")
-        if ("rules" in settings) == (example is not None):
-            raise SettingsError("heaps: give either 'rules' or 'example' (e.g. \"49932\")")
+        if "rules" not in settings and example is None:
+            raise SettingsError("heaps: give 'rules' or 'example' (e.g. \"49932\")")
         data = example_rules(str(example)) if example is not None else settings["rules"]
         rules = HeapRules.from_mapping(data, target=settings.get("target"))
+        if example is not None and "rules" in settings:  # as games send them: both must agree
+            given = HeapRules.from_mapping(settings["rules"], target=settings.get("target"))
+            if given != rules:
+                raise SettingsError(
+                    f"heaps: 'rules' differ from example {example!r}'s; give one of them")
         start = settings.get("start")
         if not isinstance(start, (list, tuple)):
             raise SettingsError(f"heaps: 'start' must be a list of heap sizes, got {start!r}")
@@ -107,9 +113,11 @@ class HeapsGame(Game[HeapsState, HeapMove]):
 
     def settings(self) -> dict[str, Any]:
         common = {"start": list(self.start), "max_moves": self.max_moves}
-        if self.example is not None:
-            return {"example": self.example, "target": self.rules.target, **common}
-        return {"rules": self.rules.to_mapping(), **common}
+        rules = self.rules.to_mapping()
+        if self.example is not None:  # the rules too, so a bot needs no table of examples
+            return {"example": self.example, "target": self.rules.target, "rules": rules,
+                    **common}
+        return {"rules": rules, **common}
 
     # -- flow -----------------------------------------------------------------------
 
@@ -168,7 +176,7 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         if self._over(state):
             return LegalOptions(())
         moves = [self.format_move(m) for m, _ in self.rules.moves(state.heaps)]
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     # -- end ------------------------------------------------------------------------
 
@@ -186,6 +194,59 @@ class HeapsGame(Game[HeapsState, HeapMove]):
             winner = 1 - state.moves_made % 2
             detail = f"no move is possible from {list(state.heaps)}"
         return Outcome(winner, (1, 0) if winner == 0 else (0, 1), detail=detail)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The contract's parts (`Game.json_schema`): settings, state, move."""
+        ops = {"type": "array", "items": {"type": "string", "pattern": r"^(\+|\*|-|//)[0-9]+$"}}
+        rules = {
+            "type": "object", "additionalProperties": False, "required": ["moves"],
+            "description": "the declarative rules (docs/games/heaps.md)",
+            "properties": {
+                "heaps": {"enum": [1, 2], "description": "how many heaps"},
+                "end": {"type": "object", "additionalProperties": False, "properties": {
+                    "measure": {"enum": ["sum", "product", "max"]},
+                    "at_least": {"type": "integer", "minimum": 1,
+                                 "description": "the target: the game ends when the "
+                                                "measure of the heaps reaches it"}}},
+                "moves": {"type": "object", "additionalProperties": False,
+                          "description": "operations allowed: on any heap, the larger, the "
+                                         "smaller, and with equal heaps",
+                          "properties": {key: ops for key in ("any", "larger", "smaller",
+                                                               "equal")}},
+                "min_heap": {"type": "integer", "description": "the smallest heap allowed"},
+                "title": {"type": "string"},
+            },
+        }
+        return {
+            **super().json_schema(),
+            "settings": {
+                "type": "object", "additionalProperties": False, "required": ["start"],
+                "anyOf": [{"required": ["rules"]}, {"required": ["example"]}],
+                "properties": {
+                    "rules": rules,
+                    "example": {"type": "string", "description": (
+                        "a built-in task (e.g. '49932'); games send its 'rules' too")},
+                    "target": {"type": "integer", "minimum": 1,
+                               "description": "overrides the rules' end.at_least"},
+                    "start": {"type": "array", "items": {"type": "integer"},
+                              "description": "the heaps at the start"},
+                    "max_moves": {"type": "integer", "minimum": 1,
+                                  "description": "a game this long is a draw"},
+                },
+            },
+            "state": {"type": "object", "additionalProperties": False,
+                      "required": ["heaps", "moves_made"],
+                      "properties": {
+                          "heaps": {"type": "array", "items": {"type": "integer"},
+                                    "description": "the heap sizes (heap 1 first)"},
+                          "moves_made": {"type": "integer", "minimum": 0,
+                                         "description": "moves so far; seat moves_made % 2 "
+                                                        "is to move"}}},
+            "move": {"type": "string",
+                     "pattern": r"^\s*(?:[0-9]+\s+)?(?:\+|\*|-|//)\s*[0-9]+\s*$",
+                     "description": cls.type.move_syntax},
+        }
 
     # -- serialization and presentation ---------------------------------------------
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.errors import SettingsError
+from protocol.schema import json_kind
 
 __all__ = ["MEASURES", "HeapMove", "HeapRules", "HeapSpec", "Op"]
 
@@ -121,7 +122,7 @@ class HeapRules:
     def from_mapping(cls, data: Mapping[str, Any], *, target: int | None = None) -> HeapRules:
         """Read rules from TOML/JSON-like data; `target` overrides ``end.at_least``."""
         if not isinstance(data, Mapping):
-            raise SettingsError(f"heaps: rules must be a table/object, got {type(data).__name__}")
+            raise SettingsError(f"heaps: rules must be a table/object, got {json_kind(data)}")
         unknown = set(data) - {"heaps", "end", "moves", "min_heap", "title"}
         if unknown:
             raise SettingsError(

@@ -19,6 +19,8 @@ export const css = `
 .heaps-game button.move small { color: var(--muted); }
 `;
 
+export const scoreMeaning = null;  // 1 : 0, nothing to read
+
 export function prompt(view) {
   return view.heaps.length > 1 ? "Pick an operation on one of the heaps above." : "Pick an operation on the heap above.";
 }
@@ -42,7 +44,9 @@ export function board(view, ctx) {
   const mover = view.to_move;
   const heaps = view.heaps.map((size, heap) => {
     const options = view.options.filter((o) => o.heap === heap);
-    return h("section", { class: "heap", id: `heap-${heap}` },
+    const moved = ctx.last && lastHeap(ctx.last.move, view.heaps.length) === heap;
+    return h("section", { class: "heap" + (moved ? " last-move" : ""), id: `heap-${heap}`,
+      title: moved ? `the last move: ${describeMove(ctx.last.move)}` : null },
       h("h3", {}, view.heaps.length > 1 ? `Heap ${heap + 1}` : "The heap"),
       h("div", { class: "size", "data-size": size }, size),
       stones(svg, size),
@@ -55,10 +59,10 @@ export function board(view, ctx) {
   const percent = Math.min(100, Math.round(100 * view.value / view.target));
   let status;
   if (mover !== null && mover !== undefined) {
-    status = mover === ctx.me ? "Your move" : `${players[mover]} to move`;
+    status = mover === ctx.me ? "Your move" : `${ctx.name(mover)} to move`;
   } else if (view.value >= view.target) {
     const winner = (view.moves_made - 1) % 2;
-    status = `${winner === ctx.me ? "You" : players[winner]} reached the target`;
+    status = `${ctx.name(winner)} reached the target`;
   } else {
     status = view.moves_made >= view.max_moves ? `No result after ${view.max_moves} moves: a draw` : "No move is possible";
   }
@@ -73,7 +77,13 @@ export function board(view, ctx) {
     h("div", { class: "heaps" }, heaps),
     h("div", { class: "players" }, players.map((name, seat) => h("section", {
       class: "player" + (seat === ctx.me ? " me" : "") + (seat === mover ? " to-move" : ""), id: `player-${seat}` },
-    h("h3", {}, seat === ctx.me ? `You (${name})` : name, h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"))))));
+    h("h3", {}, ctx.name(seat), h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"))))));
+}
+
+// The heap (0-based) a move changed: "2 +5" is heap 2; a one-heap game's move names none.
+function lastHeap(move, heaps) {
+  const match = /^\s*(\d+)\s/.exec(move || "");
+  return match ? Number(match[1]) - 1 : heaps === 1 ? 0 : null;
 }
 
 export function describeMove(move) {
@@ -93,7 +103,7 @@ export function settings(ctx) {
   const { h, game } = ctx;
   const lobby = game.lobby;
   const examples = lobby.examples || {};
-  const initial = lobby.settings || {};
+  const initial = (ctx.saved || {}).settings || lobby.settings || {};
   const which = h("select", { id: "heaps-rules" },
     Object.entries(examples).map(([name, e]) => h("option", { value: name, selected: name === initial.example }, `task ${name}`)),
     h("option", { value: "" }, "my own rules (JSON)…"));

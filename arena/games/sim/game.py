@@ -145,7 +145,7 @@ class SimGame(Game[SimPosition, SimMove]):
         if state.is_over():
             return LegalOptions(())
         free = [str(SimMove(*self.geometry.edges[e])) for e in _bits(state.free)]
-        return LegalOptions(tuple(free[:limit]), complete=len(free) <= limit)
+        return LegalOptions(tuple(free[:limit]), complete=len(free) <= limit, count=len(free))
 
     def edge_move(self, edge: int) -> SimMove:
         """The move that colours edge number `edge`."""
@@ -169,6 +169,30 @@ class SimGame(Game[SimPosition, SimMove]):
         if state.free == 0:
             return Outcome(None, (0, 0), detail="all edges coloured without a triangle")
         return None
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The contract's parts (`Game.json_schema`): settings, state, move."""
+        edges = {"type": "array", "items": {
+            "type": "array", "items": {"type": "integer", "minimum": 0},
+            "minItems": 2, "maxItems": 2}}
+        return {
+            **super().json_schema(),
+            "settings": {"type": "object", "additionalProperties": False,
+                         "properties": {"vertices": {
+                             "type": "integer", "minimum": MIN_VERTICES,
+                             "maximum": MAX_VERTICES, "default": 6,
+                             "description": "n of the complete graph K_n"}}},
+            "state": {"type": "object", "additionalProperties": False,
+                      "required": ["vertices", "red", "green"],
+                      "properties": {
+                          "vertices": {"type": "integer", "description": "n of K_n"},
+                          "red": {**edges, "description": "edges coloured by seat 0, as "
+                                                          "[low, high] vertex pairs"},
+                          "green": {**edges, "description": "edges coloured by seat 1"}}},
+            "move": {"type": "string", "pattern": r"^\s*-?[0-9]+\s+-?[0-9]+\s*$",
+                     "description": cls.type.move_syntax},
+        }
 
     # -- serialization and presentation ---------------------------------------------
 

@@ -3,19 +3,25 @@
 // edges), the edges in the players' colours, the free edges clickable in play mode (or
 // click two vertices), the losing triangle at the end.
 
-const COLOUR = { red: "#d62728", green: "#2ca02c" };
+// Colours told apart with red-green colour blindness too (checked with Chromium's
+// deuteranopia emulation), and line styles besides: red solid, green dashed.
+const COLOUR = { red: "#cc3311", green: "#0b7a55" };
+const DASH = { red: "none", green: "14 7" };
+
+export const scoreMeaning = null;  // 1 : 0, nothing to read
 const R = 150;  // the circle's radius in SVG units
 
 export const css = `
 .sim { display: grid; grid-template-columns: minmax(280px, 420px) 1fr; gap: 1.2em; align-items: start; }
 .sim svg { width: 100%; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 .sim .edge { stroke-linecap: round; }
-.sim .edge.free { stroke: #c9ced8; stroke-width: 2; stroke-dasharray: 5 5; }
-.sim .edge.free.playable { stroke: #8a94a6; stroke-dasharray: none; }
-.sim .edge.free.candidate { stroke: #f59e0b; stroke-width: 3; }
-.sim .edge.red { stroke: ${COLOUR.red}; stroke-width: 5; }
-.sim .edge.green { stroke: ${COLOUR.green}; stroke-width: 5; }
-.sim .edge.losing { stroke-width: 9; }
+.sim .edge.free { stroke: #c9ced8; stroke-width: 1.5; stroke-dasharray: 2 5; }
+.sim .edge.free.playable { stroke: #8a94a6; stroke-dasharray: 2 5; }
+.sim .edge.free.candidate { stroke: #f59e0b; stroke-width: 3; stroke-dasharray: none; }
+.sim .edge.red { stroke: ${COLOUR.red}; stroke-width: 6; stroke-dasharray: ${DASH.red}; stroke-linecap: round; }
+.sim .edge.green { stroke: ${COLOUR.green}; stroke-width: 6; stroke-dasharray: ${DASH.green}; stroke-linecap: butt; }
+.sim .edge.losing { stroke-width: 10; }
+.sim .edge.last { filter: drop-shadow(0 0 3px #f59e0b) drop-shadow(0 0 2px #f59e0b); }
 .sim .hit { stroke: transparent; stroke-width: 16; cursor: pointer; }
 .sim .hit:hover { stroke: rgba(36, 87, 197, .35); }
 .sim .triangle { opacity: .18; }
@@ -27,7 +33,7 @@ export const css = `
 .sim .vertex.clickable:focus-visible circle { stroke: #f59e0b; stroke-width: 4; }
 .sim .vertex.selected circle { fill: #f59e0b; stroke: #1d2330; }
 .sim .vertex.target circle { stroke: #f59e0b; stroke-width: 4; }
-.sim .swatch { display: inline-block; width: 1.6em; height: .4em; border-radius: 2px; vertical-align: middle; margin-right: .4em; }
+.sim .swatch { display: inline-block; width: 2.4em; height: .6em; vertical-align: middle; margin-right: .4em; }
 .sim .player { margin-bottom: .6em; }
 .sim .player.to-move { border-color: var(--accent); }
 @media (max-width: 760px) { .sim { grid-template-columns: 1fr; } }
@@ -76,6 +82,7 @@ export function board(view, ctx) {
     const [x1, y1] = at(a), [x2, y2] = at(b);
     const classes = ["edge", colour];
     if (losing.has(key)) classes.push("losing");
+    if (ctx.last && edgeKey(...ctx.last.move.trim().split(/\s+/).map(Number)) === key) classes.push("last");
     if (playable.has(key)) classes.push("playable");
     if (playable.has(key) && (a === from || b === from)) classes.push("candidate");
     picture.append(svg("line", { class: classes.join(" "), "data-edge": key, x1, y1, x2, y2 }));
@@ -110,8 +117,9 @@ export function board(view, ctx) {
     const colour = view.colours[seat];
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (view.to_move === seat ? " to-move" : ""),
       id: `player-${seat}` },
-    h("h3", {}, h("span", { class: "swatch", style: `background:${COLOUR[colour]}` }),
-      seat === ctx.me ? `You (${name})` : name, h("span", { class: "muted" }, ` — ${colour}`)),
+    h("h3", {}, svg("svg", { class: "swatch", viewBox: "0 0 40 10", "aria-hidden": "true" },
+      svg("line", { x1: 0, y1: 5, x2: 40, y2: 5, stroke: COLOUR[colour], "stroke-width": 6, "stroke-dasharray": DASH[colour] })),
+      ctx.name(seat), h("span", { class: "muted" }, ` — ${colour}${DASH[colour] === "none" ? ", solid" : ", dashed"}`)),
     h("p", {}, h("span", { class: "count", "data-colour": colour }, count(colour)), ` ${colour} edge${count(colour) === 1 ? "" : "s"}`));
   });
   let status;
@@ -144,7 +152,7 @@ export function parseEdges(text) {
 export function settings(ctx) {
   const { h, game } = ctx;
   const [low, high] = game.lobby.vertices || [3, 8];
-  const initial = (game.lobby.settings || {}).vertices || 6;
+  const initial = ((ctx.saved || {}).settings || {}).vertices || (game.lobby.settings || {}).vertices || 6;
   const graphs = game.lobby.graphs || {};
   const vertices = h("select", { id: "sim-vertices" }, Array.from({ length: high - low + 1 }, (_, i) => low + i)
     .map((v) => h("option", { value: v, selected: v === initial }, `${v} vertices`)));

@@ -83,7 +83,7 @@ cdef str _short(str text, int limit=40):
 
 
 cdef str _where(int index, int word, int group, int production):
-    return f"step {index + 1} ({word} {group} {production})"
+    return f"step {index} ({word} {group} {production})"  # 0-based, as Rejection.step
 
 
 cdef class CompiledGrammar:
@@ -590,7 +590,7 @@ cdef class Turn:
                 w = self._first_holding(g.left[group])
                 return Rejection(
                     BANK_GROUP_APPLICABLE,
-                    f"the turn ends after step {index} while bank group {group} ({g.group_text[group]}) "
+                    f"the turn ends after {index} step(s) while bank group {group} ({g.group_text[group]}) "
                     f"still applies to derivation {w} ({_short(self.words[w].text)!r})",
                     None,
                 )

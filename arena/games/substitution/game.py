@@ -9,20 +9,25 @@ chooses which checks judge a move (`_core.pyx`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from arena.errors import MalformedMove
 from arena.game import (
     Game,
     GameType,
     LegalOptions,
     Outcome,
     Rejection,
+    StepOptions,
     winner_by_score,
 )
 from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
 from arena.games.substitution.settings import Settings
 from protocol.movestring import MoveString
+
+if TYPE_CHECKING:
+    from arena.record import MatchRecord
 
 __all__ = ["SubstitutionGame"]
 
@@ -46,7 +51,14 @@ class SubstitutionGame(Game[GameState, MoveString]):
         ),
         chance=True,
         chance_name="roll",
+        step_separator=", ",
     )
+
+    @classmethod
+    def log_formats(cls) -> dict[str, Callable[[MatchRecord], str]]:
+        from arena.games.substitution.thesis_log import write_thesis_log
+
+        return {"thesis": write_thesis_log}
 
     def __init__(self, settings: Settings) -> None:
         self.config = settings
@@ -133,6 +145,23 @@ class SubstitutionGame(Game[GameState, MoveString]):
         complete = walk()
         return LegalOptions(tuple(found), complete)
 
+    def legal_steps(self, state: GameState, prefix: str) -> StepOptions | Rejection:
+        """The legal next steps after the steps `prefix` (see `Game.legal_steps`)."""
+        try:
+            steps = MoveString.parse(prefix).steps
+        except MalformedMove as error:
+            return Rejection("malformed", str(error))
+        turn = self.turn(state)
+        for step in steps:
+            rejection = turn.check(*step)
+            if rejection is not None:
+                return rejection
+            turn.apply(*step)
+        can_end = turn.can_end()
+        problem = None if can_end else turn.end_problem()
+        return StepOptions(tuple(f"{w} {g} {p}" for w, g, p in turn.legal_steps()), can_end,
+                           None if problem is None else problem.message)
+
     # -- end ------------------------------------------------------------------------------
 
     def outcome(self, state: GameState) -> Outcome | None:
@@ -140,6 +169,58 @@ class SubstitutionGame(Game[GameState, MoveString]):
             return None
         scores = state.scores()
         return Outcome(winner_by_score(scores), scores)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The contract's parts (`Game.json_schema`): settings, state, roll, move."""
+        step = r"-?[0-9]{1,9}[ \t]+-?[0-9]{1,9}[ \t]+-?[0-9]{1,9}"
+        ints = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+        return {
+            "settings": {
+                "type": "object", "additionalProperties": False,
+                "required": ["moves", "groups", "weights"],
+                "properties": {
+                    "moves": {"type": "integer", "minimum": 1, "description": "turns per player"},
+                    "groups": {"type": "array", "minItems": 1, "description": (
+                        "the grammar's production groups, by index: 'left' (an upper-case "
+                        "letter, 'S' starts derivations) -> one of 'alternatives'"),
+                        "items": {"type": "object", "additionalProperties": False,
+                                  "required": ["left", "alternatives"],
+                                  "properties": {"left": {"type": "string"},
+                                                 "alternatives": {"type": "array",
+                                                                  "items": {"type": "string"}}}}},
+                    "weights": {**ints, "description": "the dice weight of each group"},
+                },
+            },
+            "state": {
+                "type": "object", "additionalProperties": False,
+                "required": ["turn", "move_number", "moves_left", "player", "roll",
+                             "derivations", "bank", "scores"],
+                "properties": {
+                    "turn": {"type": "integer", "minimum": 0,
+                             "description": "turns played by both players"},
+                    "move_number": {"type": "integer", "minimum": 0,
+                                    "description": "turns played by each player (turn // 2)"},
+                    "moves_left": {"type": "integer", "minimum": 0,
+                                   "description": "turns each player has left"},
+                    "player": {"type": "integer", "enum": [0, 1],
+                               "description": "the seat to move (turn % 2)"},
+                    "roll": {"type": ["integer", "null"], "minimum": 0,
+                             "description": "the rolled group's index (null before the roll)"},
+                    "derivations": {"type": "array", "minItems": 2, "maxItems": 2,
+                                    "items": {"type": "array", "items": {"type": "string"}},
+                                    "description": "each player's derivations (words), by "
+                                                   "index; a move's 'word' numbers them"},
+                    "bank": {**ints, "description": "how many of each group the bank holds"},
+                    "scores": {**ints, "minItems": 2, "maxItems": 2,
+                               "description": "each player's score now (finished words)"},
+                },
+            },
+            "chance": {"type": "integer", "minimum": 0,
+                       "description": "the roll: the index of a production group"},
+            "move": {"type": "string", "pattern": rf"^\s*(?:{step}\s*(?:,\s*{step}\s*)*)?$",
+                     "description": cls.type.move_syntax},
+        }
 
     # -- serialization ------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 A grammar is an ordered list of production groups; a group has one left nonterminal
 and one or more alternatives. Nonterminals are the letters A-Z, every other character
-is a terminal, and an alternative may be empty. ``S`` is the start symbol. Each group
+is a terminal, and an alternative may be empty (written first or last, ``A->|a`` or
+``A->aA|``, or anywhere as ``ε``; ``S->a||b`` is refused as a typo, and so is a second
+``->`` as in ``B->->c``). ``S`` is the start symbol. Each group
 also has a positive integer chance weight: the roll picks a group with probability
 weight / total (default: two dice, sums 2..12 mapped to groups 0..10).
 
@@ -30,6 +32,8 @@ __all__ = [
 
 NONTERMINALS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 START = "S"
+EMPTY = "ε"
+"""The empty alternative written in the middle of a group (``S->a|ε|b``)."""
 DICE_WEIGHTS = (1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)
 """Two dice: sums 2..12 map to groups 0..10, out of 36."""
 
@@ -67,6 +71,13 @@ class ProductionGroup:
     def __str__(self) -> str:
         return f"{self.left}->{'|'.join(self.alternatives)}"
 
+    def text(self) -> str:
+        """The group in the text format: an empty alternative that is neither first nor
+        last is written as ε."""
+        last = len(self.alternatives) - 1
+        return f"{self.left}->" + "|".join(
+            EMPTY if a == "" and 0 < i < last else a for i, a in enumerate(self.alternatives))
+
     @classmethod
     def parse(cls, text: str, line: int = 0) -> ProductionGroup:
         """Read ``S->ABC|AB``; raise `GrammarError` with `line` on bad input."""
@@ -76,7 +87,15 @@ class ProductionGroup:
         left = left.strip()
         if len(left) != 1 or left not in NONTERMINALS:
             raise GrammarError(f"left side {_shorten(left)!r} is not one capital letter A-Z", line)
+        if "->" in right:
+            raise GrammarError(f"a second '->' in {_shorten(text.strip())!r}", line)
         alternatives = tuple(part.strip() for part in right.split("|"))
+        inner = alternatives[1:-1]
+        if "" in inner:
+            raise GrammarError(
+                f"an empty alternative between two '|' in {_shorten(text.strip())!r}: write "
+                f"the empty word as {EMPTY} (or first or last: 'S->|a', 'S->a|')", line)
+        alternatives = tuple("" if a == EMPTY else a for a in alternatives)
         for alternative in alternatives:
             if any(ch.isspace() for ch in alternative):
                 raise GrammarError(
@@ -96,6 +115,8 @@ class ProductionGroup:
                 return f"alternative {alternative!r} of {self.left}-> contains '|'"
             if alternative != alternative.strip() or any(ch.isspace() for ch in alternative):
                 return f"alternative {alternative!r} of {self.left}-> contains whitespace"
+            if "->" in alternative or alternative == EMPTY:
+                return f"alternative {alternative!r} of {self.left}-> would read differently"
         return None
 
 
@@ -141,6 +162,28 @@ class Grammar:
                 letters.update(ch for ch in alternative if ch in NONTERMINALS)
         return frozenset(letters)
 
+    def warnings(self) -> list[str]:
+        """What makes this grammar a poor game although it is valid: no group starts
+        from S, or no word derived from S can ever be finished (every derivation keeps
+        a nonterminal that no group rewrites into terminals)."""
+        problems = []
+        if not any(group.left == START for group in self.groups):
+            problems.append(f"no group starts from {START}: no derivation can begin")
+        finishing: set[str] = set()  # nonterminals that derive a word of terminals
+        changed = True
+        while changed:
+            changed = False
+            for group in self.groups:
+                if group.left not in finishing and any(
+                        all(ch not in NONTERMINALS or ch in finishing for ch in alternative)
+                        for alternative in group.alternatives):
+                    finishing.add(group.left)
+                    changed = True
+        if START not in finishing and any(group.left == START for group in self.groups):
+            problems.append(f"no word can ever be finished: every derivation from {START} "
+                            "keeps a nonterminal that no group turns into terminals")
+        return problems
+
     # -- text format -------------------------------------------------------------
 
     @classmethod
@@ -175,7 +218,7 @@ class Grammar:
             problem = group.text_problem()
             if problem:
                 raise GrammarError(f"cannot write as text: {problem}")
-        lines = [str(group) for group in self.groups]
+        lines = [group.text() for group in self.groups]
         if self.weights != default_weights(len(self.groups)):
             lines.append("weights: " + " ".join(str(w) for w in self.weights))
         return "\n".join(lines) + "\n"

@@ -6,6 +6,10 @@ export const css = `
 ol.words { margin: .3em 0; padding-left: 2.2em; }
 ol.words li.finished code { color: var(--ok); }
 ol.words li.open code { color: var(--fg); }
+ol.words li.pending { background: #fff3bf; border-radius: 4px; }
+ol.words li.pending .was { color: var(--muted); text-decoration: line-through; margin-left: .5em; font-size: .85em; }
+ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: #7a4b00; margin-left: .4em; }
+.bank .changed { background: #fff3bf; font-weight: 700; }
 .points { color: var(--ok); font-size: .9em; }
 .bank-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
 .breakdown { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
@@ -38,27 +42,50 @@ function moveInWords(settings, move) {
 
 export function describeMove(move, ctx) { return moveInWords(ctx.settings, move); }
 
+export const scoreMeaning = "points (3 + the length of each finished word)";
+
+// The derivations a move touched, by index in the mover's list after it: the words it
+// named, and the new derivations it started (appended at the end, in order).
+function touched(move, count) {
+  const marks = new Set();
+  if (!move || !move.trim()) return marks;
+  const steps = move.split(",").map((step) => Number(step.trim().split(/\s+/)[0]));
+  const started = steps.filter((w) => w === -1).length;
+  steps.filter((w) => w >= 0).forEach((w) => marks.add(w));
+  for (let k = 0; k < started; k++) marks.add(count - started + k);
+  return marks;
+}
+
 export function describeChance(chance, ctx) {
   return ["rolled ", ctx.h("code", {}, groupText(ctx.settings, chance))];
 }
 
 // -- the board -----------------------------------------------------------------------------
 
-function derivationList(h, words, seat) {
+// `before`: the words before the turn being built (its pending changes are marked);
+// `last`: the indices the last move touched.
+function derivationList(h, words, seat, before = null, last = new Set()) {
   if (!words.length) return h("p", { class: "muted" }, "no derivations");
-  return h("ol", { class: "words", start: "0" }, words.map((word) =>
-    h("li", { class: isFinished(word) ? "finished" : "open", "data-seat": seat },
+  return h("ol", { class: "words", start: "0" }, words.map((word, i) => {
+    const changed = before !== null && before[i] !== word;
+    const classes = [isFinished(word) ? "finished" : "open", changed ? "pending" : "", last.has(i) ? "last-move" : ""];
+    return h("li", { class: classes.filter(Boolean).join(" "), "data-seat": seat, "data-word": i },
       h("code", {}, word === "" ? "ε" : word),
-      isFinished(word) ? h("span", { class: "points" }, ` +${3 + word.length}`) : null)));
+      isFinished(word) ? h("span", { class: "points" }, ` +${3 + word.length}`) : null,
+      changed ? (i >= before.length ? h("span", { class: "tag" }, "new, this turn")
+        : [h("span", { class: "was", title: "before this turn" }, before[i] === "" ? "ε" : before[i]), h("span", { class: "tag" }, "this turn")]) : null);
+  }));
 }
 
-function bankTable(h, settings, bank) {
-  const rows = bank.map((count, index) => [count, index]).filter(([count]) => count > 0);
+function bankTable(h, settings, bank, before = null, banked = null) {
+  const rows = bank.map((count, index) => [count, index]).filter(([count, index]) => count > 0 || (before && before[index] > 0));
   if (!rows.length) return h("p", { class: "muted", id: "bank" }, "the bank is empty");
   return h("table", { class: "bank", id: "bank" },
     h("tr", {}, h("th", {}, "group"), h("th", {}, "productions"), h("th", {}, "count")),
-    rows.map(([count, index]) => h("tr", {},
-      h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))), h("td", {}, count))));
+    rows.map(([count, index]) => h("tr", { class: index === banked ? "last-move" : null, title: index === banked ? "the last roll went to the bank" : null },
+      h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))),
+      h("td", { class: before && before[index] !== count ? "changed" : null },
+        before && before[index] !== count ? `${count} (was ${before[index]})` : count))));
 }
 
 export function board(state, ctx) {
@@ -69,10 +96,12 @@ export function board(state, ctx) {
   const derivations = state.derivations.map((words, seat) =>
     partial && seat === me ? partial.derivations : words);
   const bank = partial ? partial.bank : state.bank;
+  const last = ctx.last && !partial ? ctx.last : null;
   const seats = players.map((name, seat) => h("section", { class: "player" + (seat === me ? " me" : ""), id: `player-${seat}` },
-    h("h3", {}, seat === me ? `You (${name})` : name, h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"),
+    h("h3", {}, ctx.name(seat), h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"),
       h("span", { class: "score" }, ` score ${state.scores ? state.scores[seat] : ""}`)),
-    derivationList(h, derivations[seat], seat)));
+    derivationList(h, derivations[seat], seat, partial && seat === me ? state.derivations[seat] : null,
+      last && last.player === seat ? touched(last.move, derivations[seat].length) : new Set())));
   const frame = ctx.frame;
   const roll = frame ? frame.chance ?? null : state.roll ?? null;
   const caption = frame
@@ -83,7 +112,8 @@ export function board(state, ctx) {
     h("p", { class: "status", id: "status-line" }, caption,
       roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
     h("div", { class: "players" }, seats),
-    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank)));
+    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank, partial ? state.bank : null,
+      last && !last.move.trim() && last.chance !== null ? last.chance : null)));
 }
 
 export function summary(state, ctx) {
@@ -91,7 +121,7 @@ export function summary(state, ctx) {
   return h("div", { class: "breakdown", id: "breakdown" }, ctx.players.map((name, seat) => {
     const words = state.derivations[seat];
     const finished = words.filter(isFinished);
-    return h("section", {}, h("h4", {}, `${name}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
+    return h("section", {}, h("h4", {}, `${ctx.name(seat)}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
       h("ul", {}, words.map((word) => h("li", { class: isFinished(word) ? "finished" : "discarded" },
         h("code", {}, word === "" ? "ε" : word),
         isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : " unfinished: discarded"))));
@@ -113,6 +143,26 @@ export function controls(ctx) {
   parts.push(h("p", {}, "This turn so far: ",
     steps.length ? h("code", { id: "partial" }, moveInWords(s, steps.join(", "))) : h("span", { class: "muted" }, "no steps yet")));
   const options = legal.steps;
+  // A stage with one choice is taken at once (not the group, while the turn may also end
+  // here; nothing after an undo, so that undoing is possible).
+  const auto = local.auto !== false;
+  if (auto && options.length) {
+    const pick = local.pick;
+    const groups = [...new Set(options.map((o) => o[1]))];
+    if (pick.group === undefined && groups.length === 1 && !legal.can_end) pick.group = groups[0];
+    if (pick.group !== undefined && pick.production === undefined) {
+      const productions = [...new Set(options.filter((o) => o[1] === pick.group).map((o) => o[2]))];
+      if (productions.length === 1) pick.production = productions[0];
+    }
+    if (pick.group !== undefined && pick.production !== undefined) {
+      const words = options.filter((o) => o[1] === pick.group && o[2] === pick.production).map((o) => o[0]);
+      if (words.length === 1) {
+        steps.push([words[0], pick.group, pick.production].join(" "));
+        refresh();
+        return h("div", {}, h("h3", {}, "Your turn"), h("p", { class: "muted" }, `Applying ${productionText(s, pick.group, pick.production)} (the only choice)…`));
+      }
+    }
+  }
   if (!options.length) {
     parts.push(h("p", {}, legal.can_end
       ? (steps.length ? "No further step applies: finish the turn."
@@ -124,19 +174,19 @@ export function controls(ctx) {
     if (pick.group === undefined) {
       const groups = [...new Set(options.map((o) => o[1]))];
       choices.append(h("p", {}, "1. Pick a group"), ...groups.map((g) => h("button", { class: "choice", "data-group": g,
-        onclick: () => { local.pick = { group: g }; ctx.redraw(); } },
+        onclick: () => { local.pick = { group: g }; local.auto = true; ctx.redraw(); } },
         `${g}: ${groupText(s, g)}`, g === legal.roll && !steps.length ? " (rolled)" : ` (bank ×${legal.bank[g]})`)));
     } else if (pick.production === undefined) {
       const productions = [...new Set(options.filter((o) => o[1] === pick.group).map((o) => o[2]))];
       choices.append(h("p", {}, `2. Pick an alternative of ${groupText(s, pick.group)}`),
         ...productions.map((p) => h("button", { class: "choice", "data-production": p,
-          onclick: () => { local.pick = { ...pick, production: p }; ctx.redraw(); } },
+          onclick: () => { local.pick = { ...pick, production: p }; local.auto = true; ctx.redraw(); } },
           productionText(s, pick.group, p))));
     } else {
       const words = options.filter((o) => o[1] === pick.group && o[2] === pick.production).map((o) => o[0]);
       choices.append(h("p", {}, `3. Apply ${productionText(s, pick.group, pick.production)} to`),
         ...words.map((w) => h("button", { class: "choice", "data-word": w,
-          onclick: () => { steps.push([w, pick.group, pick.production].join(" ")); refresh(); } },
+          onclick: () => { steps.push([w, pick.group, pick.production].join(" ")); local.auto = true; refresh(); } },
           w === -1 ? "a new derivation" : ["derivation ", w, ": ", h("code", {}, legal.derivations[w])])));
     }
     parts.push(choices);
@@ -145,10 +195,11 @@ export function controls(ctx) {
   parts.push(h("div", { class: "actions" },
     h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
       onclick: () => {
+        local.auto = false;
         if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
         steps.pop(); refresh();
       } }, "Undo step"),
-    h("button", { id: "clear", disabled: !steps.length, onclick: () => { steps.length = 0; refresh(); } }, "Clear"),
+    h("button", { id: "clear", disabled: !steps.length, onclick: () => { local.auto = false; steps.length = 0; refresh(); } }, "Clear"),
     h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
       "Finish turn")));
   return h("div", {}, parts);
@@ -159,12 +210,13 @@ export function controls(ctx) {
 // ctx.options.presets: the built-in grammar presets and those saved in the editor.
 export function settings(ctx) {
   const { h, options } = ctx;
+  const saved = ctx.saved || {};
   const grammar = h("select", { id: "grammar" },
-    options.presets.map((p) => h("option", { value: p.name }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
-    h("option", { value: "" }, "my own text…"));
-  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 40, spellcheck: "false" });
-  const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: 5 });
-  const message = h("p", { id: "grammar-message" });
+    options.presets.map((p) => h("option", { value: p.name, selected: p.name === (saved.grammar ?? "medium") }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
+    h("option", { value: "", selected: saved.text !== undefined }, "my own text…"));
+  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 30, spellcheck: "false", "aria-label": "grammar text" }, saved.text ?? "");
+  const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: saved.moves || 20 });
+  const message = h("p", { id: "grammar-message", "aria-live": "polite" });
   const syncText = () => {
     const preset = options.presets.find((p) => p.name === grammar.value);
     if (preset) { text.value = preset.text; text.readOnly = true; } else { text.readOnly = false; }
@@ -174,9 +226,9 @@ export function settings(ctx) {
     clearTimeout(timer);
     if (grammar.value) { message.replaceChildren(); message.className = ""; return; }
     timer = setTimeout(async () => {
-      const result = await ctx.api("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
-      message.className = result.ok ? "ok" : "error";
-      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups`
+      const result = await ctx.post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
+      message.className = result.ok ? (result.warnings.length ? "warnings" : "ok") : "error";
+      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups${result.warnings.map((w) => `; warning: ${w}`).join("")}`
         : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
     }, 200);
   };
@@ -185,10 +237,11 @@ export function settings(ctx) {
   grammar.addEventListener("change", check);
   grammar.addEventListener("change", syncText);
   syncText();
+  if (!grammar.value) check();
   return {
     element: h("div", {}, h("label", {}, "Grammar ", grammar), text, message,
       h("label", {}, "Moves per player ", moves)),
     // the substitution game's own /api/play parameters: a preset name or a grammar text
-    value: () => (grammar.value ? { grammar: grammar.value, moves: moves.value } : { text: text.value, moves: moves.value }),
+    value: () => (grammar.value ? { grammar: grammar.value, moves: Number(moves.value) } : { text: text.value, moves: Number(moves.value) }),
   };
 }

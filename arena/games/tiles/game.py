@@ -169,7 +169,7 @@ class TilesGame(Game[TilesState, TilesMove]):
         moves = [c.value for c in (Choice.PAIR, Choice.SUM) if c in options]
         if not moves or self.rules.voluntary_skip:
             moves.append(Choice.PASS.value)
-        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit)
+        return LegalOptions(tuple(moves[:limit]), complete=len(moves) <= limit, count=len(moves))
 
     def outcome(self, state: TilesState) -> Outcome | None:
         if not state.over:
@@ -182,6 +182,48 @@ class TilesGame(Game[TilesState, TilesMove]):
         if state.winner is None:
             return Outcome(None, left, detail="turn limit reached")
         return Outcome(state.winner, left, detail=f"player {state.winner} turned all tiles down")
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The contract's parts (`Game.json_schema`): settings, state, dice, move."""
+        dice = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
+                "minItems": 2, "maxItems": 2}
+        counts = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+        word = "[Pp][Aa][Ii][Rr]|[Ss][Uu][Mm]|[Pp][Aa][Ss][Ss]"
+        return {
+            "settings": {
+                "type": "object", "additionalProperties": False,
+                "properties": {
+                    "tiles": {"type": "integer", "minimum": 1, "maximum": MAX_TILES,
+                              "description": "tiles per row (1..n)"},
+                    "players": {"type": "integer", "minimum": 1, "maximum": 8,
+                                "description": "1 is the solo game (ladders need 2)"},
+                    "voluntary_skip": {"type": "boolean",
+                                       "description": "passing is allowed when a move exists"},
+                    "max_turns": {"type": "integer", "minimum": 1,
+                                  "description": "turn cap: the game stops there"},
+                },
+            },
+            "state": {
+                "type": "object", "additionalProperties": False,
+                "required": ["boards", "to_move", "roll", "turns", "winner", "stopped"],
+                "properties": {
+                    "boards": {"type": "array", "items": counts,
+                               "description": "the tiles still up, per seat, ascending"},
+                    "to_move": {"type": "integer", "minimum": 0, "description": "the seat to move"},
+                    "roll": {"anyOf": [dice, {"type": "null"}],
+                             "description": "the dice to play (null: not rolled yet)"},
+                    "turns": {**counts, "description": "turns finished, per seat"},
+                    "winner": {"type": ["integer", "null"],
+                               "description": "the seat that turned all its tiles down"},
+                    "stopped": {"type": "boolean", "description": "ended by the turn cap"},
+                },
+            },
+            "chance": {**dice, "description": "the dice: two numbers 1..6, the smaller first"},
+            "move": {"type": "string",
+                     "pattern": rf"^\s*(?:{word}|[0-9]+(?:[\s,]+[0-9]+)?)\s*$",
+                     "description": cls.type.move_syntax},
+        }
 
     def state_to_json(self, state: TilesState) -> dict[str, Any]:
         return {

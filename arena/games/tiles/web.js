@@ -14,11 +14,13 @@ export const css = `
 .tiles-game .tile { width: 2.4em; height: 3.3em; border-radius: 5px; display: flex; align-items: center; justify-content: center;
   font-weight: 700; font-size: 1.1em; font-variant-numeric: tabular-nums; }
 .tiles-game .tile.up { background: #fffdf5; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
-.tiles-game .tile.down { background: #5b4a2e; border: 1px solid #3f3420; color: #8c7a57; transform: translateY(2px); }
+.tiles-game .tile.down { background: #5b4a2e; border: 1px solid #3f3420; color: #e8dcc0; transform: translateY(2px); }
 .tiles-game .tile.just { outline: 3px solid #f59e0b; }
 .tiles-game .tile.hint { outline: 3px dashed var(--accent); }
 .tiles-game .moves button small { color: var(--muted); }
 `;
+
+export const scoreMeaning = "tiles left face up (fewer is better)";
 
 export function prompt() {
   return "Choose what to turn down for this roll.";
@@ -58,8 +60,9 @@ export function board(view, ctx) {
   const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
   const frame = ctx.frame;
   const roll = view.roll || (frame && frame.chance) || null;
-  // in a replay: the tiles the frame's move turned down
-  const just = frame && frame.index > 0 ? new Set(turned(frame.move, frame.chance)) : new Set();
+  // the tiles the last move turned down (in a replay: the frame's move)
+  const last = ctx.last;
+  const just = last ? new Set(turned(last.move, last.chance)) : new Set();
   const over = view.winner !== null && view.winner !== undefined || view.stopped;
   const moverTiles = new Map();  // hovering a choice outlines the tiles it turns down
   const rows = view.boards.map((up, seat) => {
@@ -67,22 +70,22 @@ export function board(view, ctx) {
     const down = view.tiles - up.length;
     const tiles = Array.from({ length: view.tiles }, (_, i) => i + 1).map((t) => {
       const classes = ["tile", upSet.has(t) ? "up" : "down"];
-      if (frame && seat === frame.player && just.has(t)) classes.push("just");
+      if (last && seat === last.player && just.has(t)) classes.push("just", "last-move");
       const tile = h("div", { class: classes.join(" "), "data-tile": t, title: `tile ${t} ${upSet.has(t) ? "up" : "down"}` }, t);
       if (seat === view.to_move) moverTiles.set(t, tile);
       return tile;
     });
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (!over && seat === view.to_move ? " to-move" : ""),
       id: `tiles-${seat}` },
-    h("h3", {}, seat === ctx.me ? `You (${players[seat]})` : players[seat],
+    h("h3", {}, ctx.name(seat),
       h("span", { class: "score" }, ` ${down} of ${view.tiles} down · ${view.turns[seat]} turn${view.turns[seat] === 1 ? "" : "s"}`)),
     h("div", { class: "row" }, tiles));
   });
   let status;
-  if (view.winner !== null && view.winner !== undefined) status = `${players[view.winner]} turned all tiles down`;
+  if (view.winner !== null && view.winner !== undefined) status = `${ctx.name(view.winner)} turned all tiles down`;
   else if (view.stopped) status = `Stopped after ${view.max_turns} turns: a draw`;
-  else if (!view.roll) status = `${view.to_move === ctx.me ? "You" : players[view.to_move]} to roll`;
-  else status = view.to_move === ctx.me ? "Your turn: choose" : `${players[view.to_move]} to choose`;
+  else if (!view.roll) status = `${ctx.name(view.to_move)} to roll`;
+  else status = view.to_move === ctx.me ? "Your turn: choose" : `${ctx.name(view.to_move)} to choose`;
   const choices = view.options.length ? h("div", { class: "moves", id: "tiles-choices" }, view.options.map((o) => h("button", {
     class: "move", "data-move": o.move, disabled: !legal.has(o.move), onclick: () => ctx.play(o.move),
     onmouseenter: () => o.tiles.forEach((t) => moverTiles.get(t)?.classList.add("hint")),
@@ -91,7 +94,7 @@ export function board(view, ctx) {
   return h("div", { class: "tiles-game" },
     h("p", { class: "status turn", id: "status-line" }, status),
     roll ? h("div", { class: "dice", id: "dice" }, die(svg, roll[0]), die(svg, roll[1]),
-      h("span", {}, frame ? `${players[frame.player]} rolled ${roll[0]} and ${roll[1]}`
+      h("span", {}, frame ? `${ctx.name(frame.player)} rolled ${roll[0]} and ${roll[1]}`
         : `pair ${roll[0] === roll[1] ? roll[0] : `${roll[0]} and ${roll[1]}`} or sum ${roll[0] + roll[1]}`))
       : null,
     choices,
@@ -102,7 +105,7 @@ export function board(view, ctx) {
 export function settings(ctx) {
   const { h, game } = ctx;
   const lobby = game.lobby;
-  const initial = lobby.settings || {};
+  const initial = (ctx.saved || {}).settings || lobby.settings || {};
   const count = h("input", { id: "tiles-count", type: "number", min: 1, max: lobby.max_tiles || 12, value: initial.tiles || 12 });
   const skip = h("input", { id: "tiles-skip", type: "checkbox", checked: initial.voluntary_skip === true });
   return {

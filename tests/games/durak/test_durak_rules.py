@@ -211,3 +211,10 @@ def test_bad_state_json_is_a_value_error() -> None:
     for data in ({}, {"hands": [[1, 1], [2]], "attacker": 0}, {"hands": [[9], []], "attacker": 0}):
         with pytest.raises(ValueError):
             g.state_from_json(data)
+
+
+def test_cards_given_as_a_number_are_refused_clearly() -> None:
+    """10 would silently become the deal "10" (one card each): say what 'cards' is."""
+    with pytest.raises(SettingsError, match=r"'cards' must be the deal as a string of 0s and 1s.*"
+                                            r"not an integer 10"):
+        DurakGame.from_settings({"cards": 10})

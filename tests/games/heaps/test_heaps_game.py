@@ -30,9 +30,20 @@ def test_settings_round_trip() -> None:
     assert HeapsGame.from_settings(declarative.settings()) == game
 
 
+def test_an_example_is_sent_with_its_rules() -> None:
+    """A bot reads the rules from the settings; it needs no table of examples."""
+    settings = HeapsGame.from_settings(SETTINGS).settings()
+    assert settings["example"] == SETTINGS["example"]
+    assert settings["rules"]["moves"] == {"larger": ["+5"], "smaller": ["*2"], "equal": ["+3"]}
+    assert settings["rules"]["end"] == {"measure": "product", "at_least": settings["target"]}
+    other = {**settings["rules"], "moves": {"any": ["+1"]}}
+    with pytest.raises(SettingsError, match="differ from example"):
+        HeapsGame.from_settings({**settings, "rules": other})
+
+
 @pytest.mark.parametrize(
     "settings_, message",
-    [({"start": [1, 2]}, "either"), ({**SETTINGS, "start": [1]}, "2 heap"),
+    [({"start": [1, 2]}, "'rules' or 'example'"), ({**SETTINGS, "start": [1]}, "2 heap"),
      ({**SETTINGS, "start": [0, 5]}, ">= 1"), ({**SETTINGS, "start": [20, 20]}, "already reached"),
      ({**SETTINGS, "start": "7 10"}, "list"), ({**SETTINGS, "colour": 1}, "unknown settings"),
      ({**SETTINGS, "target": 0}, "positive"), ({**SETTINGS, "example": "x"}, "no built-in"),

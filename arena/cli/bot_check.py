@@ -1,0 +1,92 @@
+"""`arena bot check`: validation games for a program before it plays on a server."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from arena.errors import ArenaError
+
+SHOWN_NOTES = 12
+"""Debug lines shown per game: the first ones of a good game, the last ones of a failed one."""
+
+
+@click.group()
+def bot() -> None:
+    """Work on a bot program of your own."""
+
+
+@bot.command()
+@click.option("--exec", "command", required=True,
+              help="The program, as for 'arena connect --exec' (e.g. './mybot').")
+@click.option("--game", "game_names", multiple=True,
+              help="A game to check (repeatable; default: every game).")
+@click.option("--settings", "settings_json", default=None,
+              help="The game's settings as JSON (with one --game).")
+@click.option("--games", default=2, show_default=True, type=click.IntRange(1),
+              help="Games per game, the program's seat alternating.")
+@click.option("--against", default=None, help="The built-in bot to play (default: a random one).")
+@click.option("--move-ms", default=2000, show_default=True, type=click.IntRange(1))
+@click.option("--bank-ms", default=10_000, show_default=True, type=click.IntRange(0))
+@click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=1, show_default=True, type=int)
+def check(command: str, game_names: tuple[str, ...], settings_json: str | None, games: int,
+          against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
+          seed: int) -> None:
+    """Play validation games against built-in bots; print every rejection, timeout and
+    the program's standard error, then a verdict (exit status 1 on FAIL)."""
+    from arena.bot_check import check_program
+    from arena.registry import default_registry
+    from arena.server.config import TimeControl
+
+    registry = default_registry()
+    names = list(game_names) or sorted(registry.games)
+    if settings_json is not None and len(names) != 1:
+        raise click.UsageError("--settings goes with exactly one --game")
+    try:
+        settings = {name: _settings(registry, name, settings_json) for name in names}
+    except (ArenaError, ValueError) as error:
+        raise click.UsageError(str(error)) from None
+
+    def show(game: Any) -> None:
+        outcome = game.record.outcome
+        mark = "FAIL" if game.failure else "ok  "
+        result = "won" if outcome.winner == game.seat else "drawn" if outcome.winner is None \
+            else "lost"
+        click.echo(f"{mark} {game.game} seat {game.seat} vs {game.opponent}: {result} "
+                   f"({outcome.termination.value}, {len(game.record.turns)} moves)")
+        if game.failure:
+            click.echo(f"     {game.failure}")
+        notes = game.notes()  # the program's '#' lines and standard error
+        shown = notes[-SHOWN_NOTES:] if game.failure else notes[:SHOWN_NOTES]
+        if len(shown) < len(notes):
+            click.echo(f"     ({len(notes) - len(shown)} of its {len(notes)} debug lines not shown)")
+        for line in shown:
+            click.echo(f"     | {line}")
+
+    try:
+        report = check_program(registry, command, settings, games=games, opponent=against,
+                               time_control=TimeControl(move_ms, bank_ms, first_move_ms),
+                               seed=seed, progress=show)
+    except (ArenaError, ValueError) as error:
+        raise click.UsageError(str(error)) from None
+    click.echo(report.verdict())
+    sys.exit(0 if report.passed else 1)
+
+
+def _settings(registry: Any, name: str, settings_json: str | None) -> dict[str, Any]:
+    """The settings to check `name` with: given, the web lobby's example, or the game's
+    defaults (the substitution game: the medium grammar, 20 moves each)."""
+    if settings_json is not None:
+        settings: dict[str, Any] = json.loads(settings_json)
+    elif name == "substitution":
+        from arena.games.substitution import Settings
+
+        settings = Settings.preset("medium", 20).to_json()
+    else:
+        settings = dict(registry.game_class(name).web_lobby().get("settings", {}))
+    registry.load_game(name, settings)
+    return settings

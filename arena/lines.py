@@ -1,0 +1,124 @@
+"""The line protocol between the arena and a bot program on its stdin/stdout (sans-I/O).
+
+One implementation serves both ways of running a program: the stdio bridge
+(`clients.bridge`, a program playing on a server) and the local runner
+(`arena.exec_bot`, ``exec:COMMAND`` wherever a bot is named). This module only writes
+and reads lines; the callers own the process and the clock. The lines are UTF-8, one
+message per line, a keyword and (mostly) one JSON object (`docs/bots.md`):
+
+to the program
+    ``arena 1`` once, first; ``start {...}`` when a game starts (again for every game in
+    progress if the program is new); ``turn {...}`` when it must move; ``legal {...}``
+    answering a ``?legal`` query; ``rejected {...}``; ``over {...}``; ``quit`` at the end.
+
+from the program
+    after each ``turn``: any number of ``# text`` debug lines and ``?legal STEPS``
+    queries, then exactly one line, the move string (an empty line is the empty move).
+
+    >>> lines = LineProtocol()
+    >>> lines.read("# thinking")
+    Comment(text='thinking')
+    >>> lines.read("?legal -1 0 1")
+    LegalQuery(steps='-1 0 1')
+    >>> lines.read("-1 0 1, 0 3 0")
+    MoveLine(text='-1 0 1, 0 3 0')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "LINE_PROTOCOL_VERSION",
+    "MAX_LINE",
+    "Comment",
+    "LegalQuery",
+    "LineProtocol",
+    "MoveLine",
+    "ProgramLine",
+]
+
+LINE_PROTOCOL_VERSION = 1
+MAX_LINE = 256 * 1024
+"""Longest line read from a program (bytes), as long as the largest WebSocket message."""
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@dataclass(frozen=True)
+class MoveLine:
+    """The program's move (the whole line, without its line ending)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A ``#`` line: a debug note, kept with the game's log."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class LegalQuery:
+    """``?legal STEPS``: the legal next steps after a partial move (step-built games)."""
+
+    steps: str
+
+
+ProgramLine = MoveLine | Comment | LegalQuery
+
+
+class LineProtocol:
+    """Writes the lines a program reads and reads the lines it writes."""
+
+    def hello(self) -> str:
+        return f"arena {LINE_PROTOCOL_VERSION}"
+
+    def start(self, *, game_id: str, game: str, settings: Mapping[str, Any], seat: int,
+              players: list[str], time_control: Mapping[str, Any], chance_name: str) -> str:
+        return "start " + _dumps({
+            "game_id": game_id, "game": game, "settings": settings, "seat": seat,
+            "players": players, "time_control": time_control, "chance_name": chance_name,
+        })
+
+    def turn(self, fields: Mapping[str, Any]) -> str:
+        """``turn`` with the your_turn fields a program uses (see `TURN_FIELDS`)."""
+        return "turn " + _dumps({key: fields[key] for key in TURN_FIELDS if key in fields})
+
+    def legal(self, answer: Mapping[str, Any]) -> str:
+        return "legal " + _dumps(answer)
+
+    def rejected(self, *, game_id: str, turn: int, move: str, code: str, message: str,
+                 step: int | None, retries_left: int) -> str:
+        return "rejected " + _dumps({
+            "game_id": game_id, "turn": turn, "move": move, "code": code, "message": message,
+            "step": step, "retries_left": retries_left,
+        })
+
+    def over(self, *, game_id: str, result: str, winner: int | None, scores: Any,
+             termination: str, reason: str, seat: int | None) -> str:
+        return "over " + _dumps({
+            "game_id": game_id, "result": result, "winner": winner, "scores": scores,
+            "termination": termination, "reason": reason, "seat": seat,
+        })
+
+    def quit(self) -> str:
+        return "quit"
+
+    def read(self, line: str) -> ProgramLine:
+        """What a line from the program is (its line ending already removed)."""
+        if line.startswith("#"):
+            return Comment(line[1:].strip())
+        if line.startswith("?legal"):
+            return LegalQuery(line[len("?legal"):].strip())
+        return MoveLine(line)
+
+
+TURN_FIELDS = ("game_id", "game", "turn", "move_number", "seat", "chance", "state", "clock",
+               "retries_left", "legal", "legal_count", "legal_steps")
+"""The fields of a ``turn`` line, in order: the your_turn fields, the game's name (so a
+program needs no memory of ``start``) and, where asked for, the legal moves."""

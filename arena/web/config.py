@@ -1,0 +1,62 @@
+"""The HTTP side's limits and browser origins, as one frozen value (`ServerConfig.web`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["WebConfig"]
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Every budget of the HTTP side (docs/server.md lists them with their errors).
+
+    Requests are refused before the work starts: a request head beyond `max_head` bytes
+    gets 431, a body beyond its limit 413, a guest account beyond the quotas 429.
+    """
+
+    origins: tuple[str, ...] = ()
+    """Browser origins allowed besides the server's own (``https://arena.example.org``):
+    their pages may open the WebSocket and send state-changing requests."""
+    max_head: int = 8192
+    """Bytes of a request's line and headers."""
+    head_timeout: float = 10.0
+    """Seconds for a new connection to send its first request head."""
+    keepalive_timeout: float = 15.0
+    """Seconds an idle HTTP keep-alive connection stays open."""
+    max_body: int = 64 * 1024
+    """Bytes of a JSON request body."""
+    max_upload: int = 4 * 1024 * 1024
+    """Bytes of a log uploaded for replay."""
+    replay_turns: int = 10_000
+    """Turns of a replayed log."""
+    replay_state_bytes: int = 256 * 1024
+    """Bytes of one replay frame (a state and its render, as JSON)."""
+    replay_bytes: int = 32 * 1024 * 1024
+    """Bytes of a replay's answer (all its frames, as JSON, before gzip)."""
+    replay_seconds: float = 10.0
+    """Seconds a replay may take in its worker (the worker is killed after that)."""
+    replay_memory_mb: int = 1024
+    """Address space of a replay worker, in MiB."""
+    replay_workers: int = 1
+    """Worker processes for replays (their own pool: replays never delay house bots)."""
+    replay_queue: int = 4
+    """Replays running or waiting at once; more get 429."""
+    guests_per_client_minute: int = 5
+    """Guest accounts one client address (an IPv6 /64) may create per minute."""
+    matches_per_client: int = 2
+    """Bot-versus-bot games (``POST /api/match``) one client address may have running."""
+    matches: int = 8
+    """Bot-versus-bot games started from the web running at once on the server."""
+    tournament_bots: int = 8
+    """Bots of a tournament started from the web."""
+    tournament_games: int = 2000
+    """Games in all of a tournament started from the web (pairings times games each)."""
+    tournaments: int = 1
+    """Tournaments from the web running at once (each in its own worker process)."""
+    tournament_queue: int = 3
+    """Tournaments waiting for a free slot; more get 429."""
+    tournament_processes: int = 1
+    """Processes each tournament plays in."""
+    tournament_seconds: float = 600.0
+    """Seconds a tournament from the web may run; its worker is killed after that."""

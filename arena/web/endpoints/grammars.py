@@ -1,0 +1,140 @@
+"""The substitution game's grammar presets: check a grammar text, save one under a name."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from aiohttp import web
+
+from arena.errors import ArenaError, GrammarError
+from arena.web.http import ApiError, json_response, read_json
+from arena.web.routes import Endpoint, server_of
+
+if TYPE_CHECKING:
+    from arena.server.app import ArenaServer
+
+__all__ = ["ENDPOINTS", "builtin_presets", "grammar_text"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+MAX_GRAMMAR = 16 * 1024
+"""Characters of a grammar text."""
+
+
+class GrammarText(msgspec.Struct, forbid_unknown_fields=True):
+    """A grammar in the text format (``A->aA|B`` per line, optional ``weights:`` line)."""
+
+    text: str
+
+
+class NamedGrammar(msgspec.Struct, forbid_unknown_fields=True):
+    """A grammar preset to save: a name (1-40 letters, digits, ``_ . -``) and its text;
+    a saved preset of that name is replaced only with `overwrite`."""
+
+    name: str
+    text: str
+    overwrite: bool = False
+
+
+class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
+    """A saved grammar preset."""
+
+    name: str
+
+
+def builtin_presets() -> list[dict[str, Any]]:
+    from arena.games.substitution.grammar import Grammar
+    from arena.games.substitution.presets import PRESETS
+
+    return [{"name": name, "description": description, "builtin": True,
+             "text": Grammar.of(groups).to_text()}
+            for name, (groups, description) in PRESETS.items()]
+
+
+def _check(server: ArenaServer, text: str) -> dict[str, Any]:
+    from arena.games.substitution import Settings
+    from arena.games.substitution.grammar import Grammar
+
+    if len(text) > MAX_GRAMMAR:
+        return {"ok": False, "line": 0, "reason": f"longer than {MAX_GRAMMAR} characters",
+                "message": f"a grammar text is at most {MAX_GRAMMAR} characters"}
+    try:
+        grammar = Grammar.from_text(text)
+        server.registry.load_game("substitution", Settings(grammar, 1).to_json())
+    except GrammarError as error:
+        return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
+    except ArenaError as error:
+        return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
+    return {"ok": True, "groups": [str(g) for g in grammar.groups],
+            "weights": list(grammar.weights), "warnings": grammar.warnings()}
+
+
+async def grammar_text(server: ArenaServer, name: str) -> str:
+    """The text of a built-in or saved preset; ValueError if there is none."""
+    for preset in builtin_presets():
+        if preset["name"] == name:
+            return str(preset["text"])
+    assert server.storage is not None
+    text = await server.storage.call(server.storage.storage.grammar, name)
+    if text is None:
+        raise ValueError(f"no grammar preset {name!r}")
+    return text
+
+
+async def check_grammar(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, GrammarText, server.config.web.max_body)
+    return json_response(_check(server, body.text))
+
+
+async def save_grammar(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, NamedGrammar, server.config.web.max_body)
+    name = body.name.strip()
+    if not _NAME.fullmatch(name):
+        raise ApiError(400, "a preset name is 1-40 letters, digits, '_', '.', '-'")
+    if name in {p["name"] for p in builtin_presets()}:
+        raise ApiError(400, f"{name!r} is a built-in preset")
+    check = _check(server, body.text)
+    if not check["ok"]:
+        raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
+                       reason=check["reason"])
+    assert server.storage is not None
+    storage = server.storage.storage
+    if not body.overwrite and await server.storage.call(storage.grammar, name) is not None:
+        raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
+                            "replace it", code="exists")
+    await server.storage.call(storage.save_grammar, name, body.text)
+    return json_response({"saved": name})
+
+
+async def delete_grammar(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, GrammarName, server.config.web.max_body)
+    if body.name in {p["name"] for p in builtin_presets()}:
+        raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
+    assert server.storage is not None
+    if not await server.storage.call(server.storage.storage.delete_grammar, body.name):
+        raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
+    return json_response({"deleted": body.name})
+
+
+ENDPOINTS = (
+    Endpoint("POST", "/api/grammars/check", check_grammar, "Check a grammar text", "grammars",
+             body=GrammarText, answers={
+                 200: '{"ok": true, "groups", "weights", "warnings" (a grammar that plays but '
+                      'where no word can be finished, or no group starts from S)} or '
+                      '{"ok": false, "line", "reason", "message"}',
+                 400: "not a JSON object with a text"}),
+    Endpoint("POST", "/api/grammars", save_grammar, "Save a grammar preset (checked first)",
+             "grammars", body=NamedGrammar, answers={
+                 200: '{"saved": name}; the lobby offers it from then on',
+                 400: "a bad grammar (with line and reason), a bad or built-in name",
+                 403: "sent by a page of another site",
+                 409: "a saved preset of that name exists and overwrite is not set"}),
+    Endpoint("POST", "/api/grammars/delete", delete_grammar, "Delete a saved grammar preset",
+             "grammars", body=GrammarName, answers={
+                 200: '{"deleted": name}', 400: "a built-in preset",
+                 403: "sent by a page of another site", 404: "no saved preset of that name"}),
+)

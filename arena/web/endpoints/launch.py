@@ -1,0 +1,151 @@
+"""The thesis's main window in the browser: two house bots play a game, or a tournament runs.
+
+A bot-versus-bot game is a live game like any other (the page watches it); a tournament
+runs in a worker process (`arena.web.tournaments`) and the page follows its progress.
+Both are bounded per client address and in all (`WebConfig`, docs/server.md).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import msgspec
+from aiohttp import web
+
+from arena.tournament import TournamentSpec
+from arena.web.config import WebConfig
+from arena.web.endpoints.play import GameRequest, resolve_game
+from arena.web.http import ApiError, json_response, read_json
+from arena.web.quota import client_key
+from arena.web.routes import Endpoint, Param, server_of
+from arena.web.tournaments import RunRefused, TournamentRuns
+
+__all__ = ["ENDPOINTS", "MATCHES", "RUNS", "Matches"]
+
+MAX_SPEC = 200
+"""Characters of a bot spec."""
+
+
+class MatchRequest(GameRequest, forbid_unknown_fields=True):
+    """Two house bots (`bots`: two specs) play the game with its settings."""
+
+    bots: list[str] = msgspec.field(default_factory=list)
+
+
+class TournamentRequest(GameRequest, forbid_unknown_fields=True):
+    """A round-robin tournament: every ordered pair of `bots` plays `games` games."""
+
+    bots: list[str] = msgspec.field(default_factory=list)
+    games: int = 10
+    seed: int = 0
+
+
+class Matches:
+    """The bot-versus-bot games started from the web, by client address."""
+
+    def __init__(self, config: WebConfig) -> None:
+        self.config = config
+        self.by_client: defaultdict[str, set[str]] = defaultdict(set)
+
+    def check(self, client: str) -> None:
+        running = sum(len(games) for games in self.by_client.values())
+        if len(self.by_client.get(client, ())) >= self.config.matches_per_client:
+            raise ApiError(409, f"you have {self.config.matches_per_client} bot games running "
+                                "already: watch them to their end", code="busy")
+        if running >= self.config.matches:
+            raise ApiError(429, f"{running} bot games started from the web are running; try "
+                                "again in a minute", headers={"Retry-After": "30"})
+
+    def add(self, client: str, game_id: str) -> None:
+        self.by_client[client].add(game_id)
+
+    def done(self, client: str, game_id: str) -> None:
+        games = self.by_client.get(client)
+        if games is not None:
+            games.discard(game_id)
+            if not games:
+                del self.by_client[client]
+
+
+MATCHES: web.AppKey[Matches] = web.AppKey("arena.matches")
+RUNS: web.AppKey[TournamentRuns] = web.AppKey("arena.tournament-runs")
+
+
+def _specs(bots: list[str], low: int, high: int) -> list[str]:
+    specs = [b.strip() for b in bots if b.strip()]
+    if not low <= len(specs) <= high:
+        raise ApiError(400, f"name {low if low == high else f'{low} to {high}'} bots, "
+                            f"not {len(specs)}")
+    for spec in specs:
+        if len(spec) > MAX_SPEC:
+            raise ApiError(400, f"a bot spec is at most {MAX_SPEC} characters")
+    return specs
+
+
+async def start_match(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, MatchRequest, server.config.web.max_body)
+    specs = _specs(body.bots, 2, 2)
+    matches = request.app[MATCHES]
+    client = client_key(request.remote)
+    matches.check(client)
+    name, game = await resolve_game(server, body)
+    for spec in specs:
+        server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
+    live = server.start_game(name, game.settings(), ["house:" + s for s in specs])
+    matches.add(client, live.id)
+    assert live.task is not None
+    live.task.add_done_callback(lambda _: matches.done(client, live.id))
+    return json_response({"game_id": live.id, "game": name, "players": list(live.players)})
+
+
+async def start_tournament(request: web.Request) -> web.Response:
+    server = server_of(request)
+    body = await read_json(request, TournamentRequest, server.config.web.max_body)
+    config = server.config.web
+    specs = _specs(body.bots, 2, config.tournament_bots)
+    name, game = await resolve_game(server, body)
+    for bot in specs:
+        server.registry.make_bot(game, bot)
+    tournament = TournamentSpec(game=name, settings=game.settings(), bots=tuple(specs),
+                                games=body.games, seed=body.seed)
+    try:
+        run = request.app[RUNS].start(client_key(request.remote), tournament)
+    except RunRefused as error:
+        raise ApiError(error.status, str(error), code=error.code) from None
+    return json_response({"id": run.id, "total": run.total})
+
+
+async def tournament_run(request: web.Request) -> web.Response:
+    run_id = request.query.get("id", "")
+    found = request.app[RUNS].get(run_id)
+    if found is None:
+        raise ApiError(404, f"no tournament run {run_id!r} (runs are kept until the server "
+                            "restarts)", code="unknown-run")
+    run, ahead = found
+    return json_response(run.to_json(ahead))
+
+
+ENDPOINTS = (
+    Endpoint("POST", "/api/match", start_match, "Two house bots play a game (to watch)",
+             "launch", body=MatchRequest, answers={
+                 200: '{"game_id", "game", "players"}',
+                 400: "bad settings or bot specs (the message names the problem)",
+                 403: "sent by a page of another site",
+                 409: "the client has its bot games running already",
+                 429: "too many bot games from the web are running"}),
+    Endpoint("POST", "/api/tournaments/run", start_tournament,
+             "Run a round-robin tournament in a worker process", "launch",
+             body=TournamentRequest, answers={
+                 200: '{"id", "total"}: follow it with GET /api/tournaments/progress?id=',
+                 400: "bad settings or bots, too many bots or games",
+                 403: "sent by a page of another site",
+                 409: "the client has a tournament running, or the server keeps no results",
+                 429: "the queue of tournaments is full"}),
+    Endpoint("GET", "/api/tournaments/progress", tournament_run, "A tournament run's progress",
+             "launch", params=(Param("id", "the run", required=True),), answers={
+                 200: "id, status (queued, running, finished, failed), done, total, "
+                      "eta_seconds, ahead (runs queued before it), name (in "
+                      "/api/tournament, once finished), error",
+                 404: "no such run"}),
+)

@@ -1,0 +1,402 @@
+"""Playing in the browser: the lobby's options, guest accounts, starting a game, the position.
+
+A guest account is made by ``POST /api/guest``; its token goes only into an HttpOnly,
+SameSite=Strict cookie, never into a URL or a page's script. The browser's WebSocket
+handshake (same origin) carries the cookie, so its ``hello`` needs no token, and
+``POST /api/play`` starts a game for the guest the cookie names. Clients that are not
+browsers may send the token as ``Authorization: Bearer TOKEN`` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+from aiohttp import web
+
+from arena.errors import ArenaError, SettingsError
+from arena.game import Game
+from arena.web import GUEST_COOKIE, GUEST_PREFIX
+from arena.web.endpoints.grammars import builtin_presets, grammar_text
+from arena.web.http import ApiError, json_response, read_json
+from arena.web.quota import RateLimit, client_key
+from arena.web.routes import Endpoint, Param, server_of
+
+if TYPE_CHECKING:
+    from arena.server.app import ArenaServer
+    from arena.server.live import LiveGame
+
+__all__ = ["ENDPOINTS", "QUOTAS", "GuestQuotas"]
+
+GUEST_GAMES = 2
+"""Games a guest may play at once."""
+
+_STEP = re.compile(r"\s*(-?\d{1,9})\s+(\d{1,9})\s+(\d{1,9})\s*")
+
+
+@dataclass(frozen=True)
+class GuestQuotas:
+    """Guest accounts per client address and in all, per minute."""
+
+    per_client: RateLimit
+    total: RateLimit
+
+
+QUOTAS: web.AppKey[GuestQuotas] = web.AppKey("arena.guest-quotas")
+
+
+WEB_MOVES = 20
+"""Moves per player of a substitution game started from the web without ``moves``: long
+enough to finish a few words (the thesis's games are longer still)."""
+
+
+class GameRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A game and its settings. `settings` are the game's; the substitution game also
+    takes `moves` with `grammar` (a preset's name) or `text` (a grammar) instead."""
+
+    game: str = "substitution"
+    settings: dict[str, Any] | None = None
+    moves: int | None = None
+    grammar: str | None = None
+    text: str | None = None
+
+
+class PlayRequest(GameRequest, forbid_unknown_fields=True):
+    """A game against a house bot (`bot`, by default the game's random bot)."""
+
+    bot: str = ""
+    """A house bot spec (``sim-mc:playouts=50``); by default the game's random bot."""
+    seat: Literal[0, 1] = 0
+
+
+# -- options ----------------------------------------------------------------------------------
+
+
+def _param_json(param: Any) -> dict[str, Any]:
+    return {"name": param.name, "kind": param.kind, "default": param.default, "doc": param.doc,
+            "minimum": param.minimum, "maximum": param.maximum, "choices": list(param.choices)}
+
+
+def _game_json(server: ArenaServer, name: str) -> dict[str, Any]:
+    """A game as the lobby and the pages see it: what it is, its renderer, its bots."""
+    game_class = server.registry.game_class(name)
+    kind = game_class.type
+    return {
+        "name": kind.name, "title": kind.title, "description": kind.description,
+        "move_syntax": kind.move_syntax, "chance": kind.chance, "chance_name": kind.chance_name,
+        "renderer": f"/static/games/{kind.name}.js" if game_class.web_renderer() else None,
+        "lobby": game_class.web_lobby(),
+        "log_formats": sorted(game_class.log_formats()),
+        "bots": [{"name": f.name, "description": f.description,
+                  "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
+                 for f in server.registry.bot_factories(kind.name)],
+    }
+
+
+def _game_name(server: ArenaServer, name: str) -> str:
+    name = name.strip()
+    server.registry.game_class(name)  # a SettingsError naming the known games
+    return name
+
+
+async def options(request: web.Request) -> web.Response:
+    server = server_of(request)
+    assert server.storage is not None
+    saved = await server.storage.call(server.storage.storage.grammars)
+    game = _game_name(server, request.query.get("game", "substitution"))
+    web_config = server.config.web
+    games = [_game_json(server, name) for name in sorted(server.registry.games)]
+    return json_response({
+        "game": game,
+        "games": games,
+        "presets": builtin_presets() + [
+            {"name": name, "description": "saved", "builtin": False, "text": text}
+            for name, text in saved],
+        "bots": next(g["bots"] for g in games if g["name"] == game),
+        "time_control": server.config.web_time_control.to_json(),
+        "tournaments": server.config.tournaments is not None,
+        "limits": {key: getattr(web_config, key) for key in (
+            "tournament_bots", "tournament_games", "tournaments", "matches_per_client")},
+    })
+
+
+# -- guests -----------------------------------------------------------------------------------
+
+
+async def guest(request: web.Request) -> web.Response:
+    server = server_of(request)
+    assert server.storage is not None
+    quotas = request.app[QUOTAS]
+    client = client_key(request.remote)
+    for quota, whose in ((quotas.per_client, client), (quotas.total, "*")):
+        wait = quota.wait(whose)
+        if wait > 0:
+            scope = "from your address" if whose != "*" else "in all"
+            raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
+                                f"try again in {math.ceil(wait)} s",
+                           headers={"Retry-After": str(max(1, math.ceil(wait)))})
+    name = GUEST_PREFIX + secrets.token_hex(4)
+    token = await server.storage.call(server.storage.storage.add_bot, name)
+    response = json_response({"name": name})
+    response.set_cookie(GUEST_COOKIE, token, httponly=True, samesite="Strict", path="/",
+                        secure=request.secure)
+    return response
+
+
+def guest_token(request: web.Request) -> str | None:
+    """The guest token of a request: its cookie, or ``Authorization: Bearer``."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.cookies.get(GUEST_COOKIE)
+
+
+# -- starting a game ------------------------------------------------------------------------------
+
+
+async def _guest_name(request: web.Request) -> str | None:
+    """The guest account the request's cookie (or bearer token) names, if any."""
+    server = server_of(request)
+    assert server.storage is not None
+    token = guest_token(request)
+    account = await server.storage.call(server.storage.storage.authenticate, token) \
+        if token else None
+    return account.name if account is not None and account.name.startswith(GUEST_PREFIX) \
+        else None
+
+
+async def me(request: web.Request) -> web.Response:
+    """Who the browser is (its guest cookie) and the live games it plays: a reloaded
+    page finds its game again here."""
+    server = server_of(request)
+    name = await _guest_name(request)
+    games = []
+    for game_id in sorted(server.bot_games.get(name, ())) if name else ():
+        live = server.live.get(game_id)
+        if live is not None:
+            games.append({"game_id": live.id, "game": live.game.type.name,
+                          "seat": live.seats_of(name or "")[0], "players": list(live.players),
+                          "turn": live.turn})
+    return json_response({"name": name, "connected": name is not None and name in server.sessions,
+                          "games": games})
+
+
+def _default_bot(server: ArenaServer, name: str) -> str:
+    names = [f.name for f in server.registry.bot_factories(name)]
+    if not names:
+        raise ApiError(400, f"no bot plays {name}")
+    return "random" if "random" in names else next(
+        (n for n in names if n == f"{name}-random"), names[0])
+
+
+async def check_settings(request: web.Request) -> web.Response:
+    """The lobby's check before it leaves: the settings loaded by the game's own rules
+    (and the registry's limits), the bot spec made for them; nothing is started."""
+    server = server_of(request)
+    body = await read_json(request, PlayRequest, server.config.web.max_body)
+    name, game = await resolve_game(server, body)
+    spec = body.bot.strip() or _default_bot(server, name)
+    server.registry.make_bot(game, spec)  # a BotSpecError (400) naming the problem
+    return json_response({"ok": True, "game": name, "settings": game.settings(), "bot": spec})
+
+
+async def play(request: web.Request) -> web.Response:
+    server = server_of(request)
+    assert server.storage is not None
+    body = await read_json(request, PlayRequest, server.config.web.max_body)
+    player = await _guest_name(request)
+    if player is None:
+        raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
+                       code="not-a-guest")
+    if player not in server.sessions:
+        raise ApiError(409, f"{player} is not connected: open the WebSocket first",
+                       code="not-connected")
+    if len(server.bot_games.get(player, ())) >= GUEST_GAMES:
+        raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
+                       code="too-many-games")
+    name, game = await resolve_game(server, body)
+    house = "house:" + (body.bot.strip() or _default_bot(server, name))
+    players = [player, house] if body.seat == 0 else [house, player]
+    live = server.start_game(name, game.settings(), players,
+                             time_control=server.config.web_time_control)
+    return json_response({"game_id": live.id, "game": name, "seat": body.seat,
+                          "players": players})
+
+
+async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Game[Any, Any]]:
+    """The game a request names, loaded with its settings through the registry (the
+    referee's own rules and limits), or a 400 naming what is wrong. One path for
+    ``/api/play``, ``/api/match`` and the lobby's ``/api/settings/check``."""
+    name = _game_name(server, body.game)
+    if body.settings is not None:
+        settings = body.settings
+    elif name == "substitution":
+        settings = await _substitution_settings(server, body)
+    else:
+        settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
+    game = _load_game(server, name, settings)
+    if game.num_players() != 2:
+        raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
+                            "player(s); the web interface plays two-player games",
+                       code="bad-settings")
+    return name, game
+
+
+async def _substitution_settings(server: ArenaServer, body: GameRequest) -> dict[str, Any]:
+    """The substitution game's own parameters: ``moves`` and ``grammar`` or ``text``."""
+    from arena.games.substitution import Settings
+    from arena.games.substitution.grammar import Grammar
+
+    moves = WEB_MOVES if body.moves is None else body.moves
+    if moves < 1:
+        raise ApiError(400, f"moves must be a positive integer, not {moves}")
+    text = body.text if body.text is not None else await grammar_text(
+        server, body.grammar or "medium")
+    return Settings(Grammar.from_text(text), moves).to_json()
+
+
+def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game[Any, Any]:
+    """The game `name` with `settings`; a `SettingsError` for any settings it refuses."""
+    try:
+        return server.registry.load_game(name, settings)
+    except ArenaError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+        # a plugin's from_settings that trips over input of an unexpected shape
+        raise SettingsError(f"{name}: bad settings {settings!r}: {error!r}") from None
+
+
+# -- a live game's position -------------------------------------------------------------------
+
+
+def _clocks(live: LiveGame, seat: int) -> dict[str, Any]:
+    """Both seats' clocks: the overage bank and the allowance of their next move, and
+    the time the seat to act has left (its allowance and bank) as of now."""
+    now = asyncio.get_running_loop().time()
+    return {"seats": [{"bank_ms": int(c.bank_ms), "limit_ms": c.limit_ms()} for c in live.clocks],
+            "left_ms": max(0, int((live.deadline - now) * 1000))
+            if seat >= 0 and live.started and not live.over else None}
+
+
+async def moves(request: web.Request) -> web.Response:
+    """The moves of a live game so far: what a page that joins late, or reloads, shows."""
+    server = server_of(request)
+    game_id = request.query.get("game_id")
+    if not game_id:
+        raise ApiError(400, "missing parameter 'game_id'")
+    live = server.live.get(game_id)
+    if live is None:
+        raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
+    return json_response({"game_id": live.id, "turn": live.turn, "moves": [
+        {"turn": t.turn, "seat": t.player, "move": t.move, "chance": t.chance}
+        for t in live.match.turns]})
+
+
+def _parse_steps(text: str) -> list[tuple[int, int, int]]:
+    steps = []
+    for part in text.split(",") if text.strip() else []:
+        match = _STEP.fullmatch(part)
+        if match is None:
+            raise ApiError(400, f"malformed step {part!r}")
+        steps.append((int(match[1]), int(match[2]), int(match[3])))
+    return steps
+
+
+async def legal(request: web.Request) -> web.Response:
+    server = server_of(request)
+    query = request.query
+    if "game_id" not in query:
+        raise ApiError(400, "missing parameter 'game_id'")
+    live = server.live.get(query["game_id"])
+    if live is None:
+        raise ApiError(404, f"no live game {query['game_id']!r}", code="unknown-game")
+    game, state = live.game, live.match.state
+    seat = live.match.to_act()
+    answer: dict[str, Any] = {
+        "game_id": live.id, "game": game.type.name, "players": list(live.players),
+        "turn": live.turn, "to_act": seat, "over": live.over, "render": game.render(state),
+        "clocks": _clocks(live, seat),
+    }
+    make_turn = getattr(game, "turn", None)
+    if make_turn is None and "steps" in query:
+        raise ApiError(400, f"{game.type.name} moves are not built in steps: drop 'steps'")
+    if seat < 0 or live.over:
+        return json_response({**answer, "moves": [], "complete": True, "steps": [],
+                              "can_end": False})
+    if "move" in query:  # judged by the game's own referee, without playing it
+        text = query["move"]
+        try:
+            verdict = live.match.referee.check(state, game.parse_move(text), player=seat)
+        except (ArenaError, ValueError) as error:  # a move string that does not parse
+            raise ApiError(400, f"move {text!r}: {error}", code="malformed") from None
+        if verdict.rejection is not None:
+            rejection = verdict.rejection
+            raise ApiError(400, f"move {text!r}: {rejection.message}", code=rejection.code)
+        answer["move"] = text
+    if make_turn is None:
+        try:
+            found = game.legal_moves(state)
+        except NotImplementedError:  # a game that does not list its moves: type one
+            return json_response({**answer, "moves": None, "complete": False})
+        return json_response({**answer, "moves": list(found.moves), "complete": found.complete})
+    turn = make_turn(state)
+    for index, step in enumerate(_parse_steps(query.get("steps", "")), start=1):
+        rejection = turn.check(*step)
+        if rejection is not None:
+            raise ApiError(400, f"step {index}: {rejection.message}", code=rejection.code)
+        turn.apply(*step)
+    can_end = turn.can_end()
+    problem = None if can_end else turn.end_problem()
+    return json_response({
+        **answer, "roll": turn.roll,
+        "applied": [list(s) for s in turn.applied],
+        "steps": [list(s) for s in turn.legal_steps()], "can_end": can_end,
+        "problem": problem.message if problem is not None else None,
+        "derivations": [d.text for d in turn.derivations], "bank": list(turn.bank),
+    })
+
+
+ENDPOINTS = (
+    Endpoint("GET", "/api/web/options", options, "Every game, grammar preset and house bot",
+             "play", params=(Param("game", "the game whose bots `bots` lists (default: "
+                                           "substitution)"),),
+             answers={200: "games (title, renderer, lobby, log_formats, bots with "
+                           "parameters), presets, bots, time_control, tournaments, limits (of "
+                           "bot games and tournaments from the web)", 400: "an unknown game"}),
+    Endpoint("POST", "/api/guest", guest, "A guest account for a browser", "play", answers={
+        200: '{"name"}; the token is set as the HttpOnly cookie `arena_guest`',
+        403: "sent by a page of another site",
+        429: "beyond the guest quota of the client or of the server (with Retry-After)"}),
+    Endpoint("POST", "/api/play", play, "Start a game between the guest and a house bot", "play",
+             body=PlayRequest, answers={
+                 200: '{"game_id", "game", "seat", "players"}',
+                 400: "bad settings, bot or seat (the message names it)",
+                 403: "no guest cookie (or a page of another site)",
+                 409: "the guest's WebSocket is not connected, or it plays 2 games already"}),
+    Endpoint("GET", "/api/me", me, "The browser's guest account and its live games", "play",
+             answers={200: '{"name" (null without a guest cookie), "connected", "games": '
+                           '[{"game_id", "game", "seat", "players", "turn"}]}'}),
+    Endpoint("POST", "/api/settings/check", check_settings,
+             "Check a game's settings and bot by the referee's own rules (nothing starts)",
+             "play", body=PlayRequest, answers={
+                 200: '{"ok": true, "game", "settings" (as the game reads them), "bot"}',
+                 400: "bad settings or bot (the message names the problem)"}),
+    Endpoint("GET", "/api/moves", moves, "A live game's moves so far", "play",
+             params=(Param("game_id", "the live game", required=True),),
+             answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}',
+                      404: "no such live game"}),
+    Endpoint("GET", "/api/legal", legal, "A live game's position and legal moves", "play",
+             params=(Param("game_id", "the live game", required=True),
+                     Param("steps", "substitution game: the partial move, '-1 0 1, 0 3 0'"),
+                     Param("move", "a move to check without playing it")),
+             answers={200: "game, players, turn, to_act, over, render, clocks (seats: bank_ms, "
+                           "limit_ms; left_ms of the seat to act), moves, complete (substitution: "
+                           "roll, applied, steps, can_end, problem, derivations, bank)",
+                      400: "an illegal move or step (code: the referee's)",
+                      404: "no such live game"}),
+)

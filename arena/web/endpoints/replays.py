@@ -1,0 +1,292 @@
+"""Replays (stored, live and uploaded games) and tournament results.
+
+Every replay runs `arena.web.replay.replay_job` in the replay workers (`Replays`), a
+pool of its own, so a flood of replays never delays a house bot's move; at most
+`WebConfig.replay_queue` replays run or wait at once, more get 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import types
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from arena.record import to_jsonl
+from arena.registry import Registry
+from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
+from arena.validate import parse_log
+from arena.web.config import WebConfig
+from arena.web.http import ApiError, json_response, read_body
+from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
+from arena.web.routes import Endpoint, Param, server_of
+
+__all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
+
+
+class Replays:
+    """The replay workers and their queue."""
+
+    job: Callable[..., ReplayAnswer] = staticmethod(replay_job)
+    """What a worker runs: ``job(log, plugins, limits, extra)`` (a module-level function,
+    so that workers import it by name; tests put a slow one here)."""
+
+    def __init__(self, config: WebConfig, registry: Registry) -> None:
+        self.config = config
+        self.limits = ReplayLimits(config.replay_turns, config.replay_state_bytes,
+                                   config.replay_bytes)
+        self.plugins = tuple(plugin.__name__ for plugin in registry.manager.get_plugins()
+                             if isinstance(plugin, types.ModuleType))
+        self.pool: WorkerPool | None = None
+        self.in_flight = 0
+
+    async def replay(self, log: str, **extra: Any) -> web.Response:
+        """The replay of `log` as the HTTP answer (frames, or an error naming the limit)."""
+        if self.in_flight >= self.config.replay_queue:
+            raise ApiError(429, f"{self.in_flight} replays are running or waiting; try again "
+                                "in a moment", headers={"Retry-After": "2"})
+        if self.pool is None:
+            self.pool = WorkerPool(WorkerLimits(self.config.replay_workers,
+                                                self.config.replay_memory_mb))
+        self.in_flight += 1
+        try:
+            answer = await self.pool.run(self.job, log, self.plugins, self.limits, extra,
+                                         timeout=self.config.replay_seconds)
+        except JobFailed as error:
+            if error.kind in ("timeout", "memory"):
+                raise ApiError(400, f"the replay {error}; replays are limited to "
+                                    f"{self.config.replay_seconds:g} s and "
+                                    f"{self.config.replay_memory_mb} MiB",
+                               code="replay-limit") from None
+            raise ApiError(500, f"the replay failed: {error}") from None
+        finally:
+            self.in_flight -= 1
+        if answer.body is None:
+            raise ApiError(400, answer.message, code=answer.code)
+        response = web.Response(body=answer.body, content_type="application/json",
+                                charset="utf-8")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+REPLAYS: web.AppKey[Replays] = web.AppKey("arena.replays")
+
+
+async def replay_game(request: web.Request) -> web.Response:
+    server = server_of(request)
+    replays = request.app[REPLAYS]
+    game_id = request.query.get("id")
+    if not game_id:
+        raise ApiError(400, "missing parameter 'id' (to replay a file, POST it)")
+    live = server.live.get(game_id)
+    if live is not None:  # no seed before the end
+        return await replays.replay(to_jsonl(replace(live.match.record(), seed=None)), live=True)
+    assert server.storage is not None
+    row = await server.storage.call(server.storage.storage.game, game_id)
+    if row is None:
+        raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
+    if not row.get("log"):
+        raise ApiError(404, f"game {game_id!r} has no log", code="no-log")
+    return await replays.replay(row["log"])
+
+
+async def replay_upload(request: web.Request) -> web.Response:
+    replays = request.app[REPLAYS]
+    body = await read_body(request, replays.config.max_upload)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ApiError(400, f"the log is not UTF-8 text (byte {error.start})",
+                       code="bad-log") from None
+    return await replays.replay(text)
+
+
+async def _stored_log(request: web.Request) -> tuple[str, str]:
+    """The JSON Lines log a request names, with a file name stem: a stored game
+    (``id``) or a tournament's game (``t`` and ``g``)."""
+    server = server_of(request)
+    game_id = request.query.get("id")
+    if game_id:
+        assert server.storage is not None
+        row = await server.storage.call(server.storage.storage.game, game_id)
+        if row is None:
+            raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
+        if not row.get("log"):
+            raise ApiError(404, f"game {game_id!r} has no log yet (it is still being played)",
+                           code="no-log")
+        return str(row["log"]), game_id
+    if not request.query.get("t") or not request.query.get("g"):
+        raise ApiError(400, "give 'id' (a stored game) or 't' and 'g' (a tournament's game)")
+    path = await _tournament_path(request, "t")
+    log = await asyncio.to_thread(tournament_log, path.parent, request.query["g"])
+    if log is None:
+        raise ApiError(404, f"no log of game {request.query['g']!r} in {request.query['t']!r}",
+                       code="unknown-game")
+    return log, f"{path.parent.name}-{request.query['g']}"
+
+
+def _convert(log: str, form: str, registry: Registry) -> tuple[str, str]:
+    """The log written in `form` (a game's `log_formats`), with its file suffix."""
+    record = parse_log(log)
+    writer = registry.game_class(record.game).log_formats().get(form)
+    if writer is None:
+        known = ", ".join(["jsonl", *registry.game_class(record.game).log_formats()])
+        raise ApiError(400, f"{record.game} logs are not written as {form!r}; formats: {known}")
+    return writer(record), "log"
+
+
+async def download_log(request: web.Request) -> web.Response:
+    log, stem = await _stored_log(request)
+    form = request.query.get("format", "jsonl")
+    text, suffix = (log, "jsonl") if form == "jsonl" else await asyncio.to_thread(
+        _convert, log, form, server_of(request).registry)
+    response = web.Response(text=text, content_type="text/plain", charset="utf-8")
+    response.headers["Content-Disposition"] = f'attachment; filename="{stem}.{suffix}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _cell_results(directory: Path, cell: str, limit: int) -> list[dict[str, Any]]:
+    """Each game of a tournament's pairing ``F-S``, in order: its id, winner, scores
+    and how it ended (read from its log's outcome)."""
+    parts = cell.split("-")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise ApiError(400, f"cell {cell!r} is not FIRST-SECOND (bot indices, e.g. 0-1)")
+    games: list[dict[str, Any]] = []
+    for path in sorted((directory / "logs" / cell).glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as stream:
+            for line in stream:
+                if not line.strip():
+                    continue
+                item = json.loads(line)
+                last = json.loads(str(item["log"]).rstrip().rsplit("\n", 1)[-1])
+                outcome = last if "result" in last else {"result": None}  # the outcome line
+                games.append({"id": item["id"], **outcome})
+                if len(games) >= limit:
+                    return games
+    return games
+
+
+CELL_GAMES = 500
+"""Games of one pairing listed with their results."""
+
+
+async def tournament_cell(request: web.Request) -> web.Response:
+    path = await _tournament_path(request)
+    cell = request.query.get("cell", "")
+    games = await asyncio.to_thread(_cell_results, path.parent, cell, CELL_GAMES)
+    games.sort(key=lambda g: int(str(g["id"]).rsplit("-", 1)[-1]))
+    return json_response({"cell": cell, "games": games, "limit": CELL_GAMES})
+
+
+def _tournament_files(root: Path) -> dict[str, Path]:
+    """Tournament JSON files (``bots`` and ``table``) in `root` and its subdirectories."""
+    found: dict[str, Path] = {}
+    for path in sorted(root.glob("*.json")) + sorted(root.glob("*/*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and "bots" in data and "table" in data:
+            found[path.relative_to(root).as_posix()] = path
+    return found
+
+
+async def tournaments(request: web.Request) -> web.Response:
+    root = server_of(request).config.tournaments
+    if root is None:
+        return json_response({"tournaments": [], "directory": None})
+
+    def listing() -> list[dict[str, Any]]:
+        items = []
+        for name, path in _tournament_files(Path(root)).items():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            items.append({"name": name, "bots": data["bots"], "games": data.get("games"),
+                          "game": data.get("game", "substitution")})
+        return items
+
+    return json_response({"tournaments": await asyncio.to_thread(listing),
+                          "directory": str(root)})
+
+
+async def _tournament_path(request: web.Request, key: str = "name") -> Path:
+    name = request.query.get(key)
+    if not name:
+        raise ApiError(400, f"missing parameter {key!r}")
+    root = server_of(request).config.tournaments
+    files = await asyncio.to_thread(_tournament_files, Path(root)) if root else {}
+    if name not in files:
+        raise ApiError(404, f"no tournament {name!r}", code="unknown-tournament")
+    return files[name]
+
+
+async def tournament(request: web.Request) -> web.Response:
+    path = await _tournament_path(request)
+    data = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+    data["logs"] = (path.parent / "logs").is_dir()
+    return json_response(data)
+
+
+async def tournament_game(request: web.Request) -> web.Response:
+    path = await _tournament_path(request)
+    game_id = request.query.get("id", "")
+    log = await asyncio.to_thread(tournament_log, path.parent, game_id)
+    if log is None:
+        raise ApiError(404, f"no log of game {game_id!r} in {request.query['name']!r}",
+                       code="unknown-game")
+    return await request.app[REPLAYS].replay(log)
+
+
+_REPLAY = ("the header (game, settings, players, seed, outcome: the result the log "
+           "claims) and frames ({index, player, chance, move, state, render}), error (the "
+           "referee's verdict on a move it rejects), error_turn (that move's number, as the "
+           "frames count)")
+_LIMITS = "a log of more turns, or a replay larger, than the replay limits (code replay-limit)"
+
+ENDPOINTS = (
+    Endpoint("GET", "/api/replay", replay_game, "Replay a stored or live game", "replays",
+             params=(Param("id", "the game id", required=True),),
+             answers={200: _REPLAY + "; a live game has live: true and no seed",
+                      400: _LIMITS, 404: "no such game", 429: "the replay workers are busy"}),
+    Endpoint("POST", "/api/replay", replay_upload, "Replay an uploaded log file", "replays",
+             upload="text/plain",
+             answers={200: _REPLAY, 400: "a log that does not parse (code bad-log); " + _LIMITS,
+                      413: "a log larger than the upload limit (4 MiB)",
+                      429: "the replay workers are busy"}),
+    Endpoint("GET", "/api/log", download_log, "Download a game's log", "replays", params=(
+        Param("id", "a stored game"), Param("t", "a tournament (with g)"),
+        Param("g", "a tournament's game, F-S-I"),
+        Param("format", "jsonl (default) or a format of the game's own (substitution: "
+                        "thesis, the thesis program's text log)")),
+        content="text/plain", answers={200: "the log, as an attachment",
+                                       400: "a format the game does not write",
+                                       404: "no such game, or no log yet"}),
+    Endpoint("GET", "/api/tournaments", tournaments, "Tournament results under --tournaments",
+             "tournaments", answers={200: "tournaments (name, bots, games, game), directory"}),
+    Endpoint("GET", "/api/tournament", tournament, "One tournament's JSON as written",
+             "tournaments", params=(Param("name", "its name in /api/tournaments",
+                                          required=True),),
+             answers={200: "the tournament, plus logs: whether per-game logs exist",
+                      404: "no such tournament"}),
+    Endpoint("GET", "/api/tournament/game", tournament_game, "Replay one tournament game",
+             "tournaments", params=(Param("name", "the tournament", required=True),
+                                    Param("id", "the game, F-S-I", required=True)),
+             answers={200: _REPLAY, 404: "no such tournament or game"}),
+    Endpoint("GET", "/api/tournament/cell", tournament_cell,
+             "The games of one pairing of a tournament, with their results", "tournaments",
+             params=(Param("name", "the tournament", required=True),
+                     Param("cell", "the pairing, FIRST-SECOND (bot indices)", required=True)),
+             answers={200: f"cell, games ([{{id, result, winner, scores, termination, "
+                           f"detail}}], in order, at most {CELL_GAMES}), limit",
+                      400: "a malformed cell", 404: "no such tournament"}),
+)

@@ -1,0 +1,134 @@
+"""The HTTP API's conventions on top of aiohttp: JSON answers, JSON errors, bodies with limits.
+
+Every error is JSON, ``{"code": CODE, "message": TEXT}`` (plus fields an endpoint
+adds), with a stable `code`: handlers raise `ApiError`; aiohttp's own errors (404,
+405, 413) and anything a handler did not expect (500, logged, no traceback sent) are
+turned into the same shape by the `errors` middleware.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+from aiohttp import web
+
+from arena.errors import ArenaError
+
+__all__ = ["ApiError", "compress", "errors", "json_response", "read_body", "read_json"]
+
+log = logging.getLogger("arena.web")
+
+T = TypeVar("T")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+CODES = {
+    400: "bad-request", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
+    408: "timeout", 409: "conflict", 413: "too-large", 415: "unsupported-media-type",
+    429: "too-many-requests", 431: "head-too-large", 500: "internal-error",
+    503: "unavailable",
+}
+"""The default `code` of each error status."""
+
+COMPRESSED = ("application/json", "text/javascript", "text/css", "text/html", "image/svg+xml")
+"""Content types sent gzipped (or deflated) to clients that accept it."""
+
+
+class ApiError(Exception):
+    """An error answer: HTTP `status`, a stable `code`, a `message` naming what was wrong."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None,
+                 headers: dict[str, str] | None = None, **fields: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code or CODES.get(status, "error")
+        self.message = message
+        self.headers = headers or {}
+        self.fields = fields
+
+    def response(self) -> web.Response:
+        return json_response({"code": self.code, "message": self.message, **self.fields},
+                             status=self.status, headers=self.headers)
+
+
+def json_response(data: Any, *, status: int = 200,
+                  headers: dict[str, str] | None = None) -> web.Response:
+    """A JSON answer (UTF-8, never cached: the API's data changes all the time)."""
+    response = web.json_response(
+        data, status=status, headers=headers,
+        dumps=lambda value: json.dumps(value, ensure_ascii=False, default=str))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every error as JSON with a code (module docstring)."""
+    try:
+        return await handler(request)
+    except ApiError as error:
+        return error.response()
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        headers = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None
+        message = error.text if error.text and error.text != f"{error.status}: {error.reason}" \
+            else error.reason
+        if error.status == 404:
+            message = f"no endpoint {request.method} {request.path} (see /api/openapi.json)"
+        elif error.status == 405:
+            message = (f"{request.method} is not allowed on {request.path}; "
+                       f"allowed: {error.headers.get('Allow', '')}")
+        return ApiError(error.status, message, headers=headers).response()
+    except (ArenaError, ValueError) as error:  # bad input the game or registry refused
+        return ApiError(400, str(error)).response()
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        return ApiError(500, "internal server error (the server logged it)").response()
+
+
+@web.middleware
+async def compress(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Gzip JSON, JavaScript, CSS, HTML and SVG for clients that accept it (aiohttp
+    compresses large bodies in a thread). Not for a conditional request of a file,
+    which is mostly answered 304 without a body (aiohttp would add a gzip trailer)."""
+    response = await handler(request)
+    conditional = isinstance(response, web.FileResponse) and (
+        "If-None-Match" in request.headers or "If-Modified-Since" in request.headers)
+    if (response.content_type in COMPRESSED and "Content-Encoding" not in response.headers
+            and request.method != "HEAD" and not conditional
+            and "gzip" in request.headers.get("Accept-Encoding", "").lower()):
+        response.enable_compression(web.ContentCoding.gzip)
+    return response
+
+
+async def read_body(request: web.Request, limit: int) -> bytes:
+    """The request's body, refused with 413 beyond `limit` bytes before it is read
+    (a declared ``Content-Length``) or as soon as it passes the limit (chunked)."""
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, f"the body is {request.content_length} bytes; at most {limit} "
+                            "are accepted here")
+    body = bytearray()
+    async for chunk in request.content.iter_any():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, f"the body is longer than {limit} bytes")
+    return bytes(body)
+
+
+async def read_json(request: web.Request, kind: type[T], limit: int) -> T:
+    """The request's JSON body, decoded and checked as `kind` (a msgspec Struct)."""
+    if request.content_type != "application/json":
+        raise ApiError(415, f"send the body as application/json, not {request.content_type!r}")
+    body = await read_body(request, limit)
+    try:
+        return msgspec.json.decode(body or b"{}", type=kind)
+    except msgspec.ValidationError as error:
+        raise ApiError(400, f"bad request body: {error}") from None
+    except msgspec.DecodeError as error:
+        raise ApiError(400, f"the body is not JSON: {error}") from None
+

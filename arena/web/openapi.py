@@ -1,0 +1,87 @@
+"""The OpenAPI 3.1 document of the HTTP API, written from the endpoint list itself."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from arena.web.routes import Endpoint
+
+__all__ = ["openapi_document"]
+
+ERROR_SCHEMA = {
+    "type": "object", "required": ["code", "message"],
+    "properties": {
+        "code": {"type": "string", "description": "stable: bad-request, not-found, "
+                 "method-not-allowed, too-large, too-many-requests, cross-site, ..."},
+        "message": {"type": "string", "description": "what was wrong, for people"},
+    },
+    "additionalProperties": True,
+}
+
+
+def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
+    declared = {p.name: p for p in endpoint.params}
+    found = []
+    for name in re.findall(r"\{(\w+)\}", endpoint.path):
+        param = declared.get(name)
+        found.append({"name": name, "in": "path", "required": True,
+                      "description": param.doc if param else name,
+                      "schema": {"type": param.type if param else "string"}})
+    for param in endpoint.params:
+        if param.where == "query":
+            found.append({"name": param.name, "in": "query", "required": param.required,
+                          "description": param.doc, "schema": {"type": param.type}})
+    return found
+
+
+def _operation(endpoint: Endpoint) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    for status, text in sorted(endpoint.answers.items()):
+        if status < 400:
+            schema: dict[str, Any] = {"type": "object"} if endpoint.content == \
+                "application/json" else {"type": "string"}
+            responses[str(status)] = {"description": text,
+                                      "content": {endpoint.content: {"schema": schema}}}
+        else:
+            responses[str(status)] = {"description": text, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Error"}}}}
+    for code, text in (("405", "wrong method (with Allow)"),
+                       ("default", "any other error, as an Error object")):
+        responses.setdefault(code, {"description": text, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"}}}})
+    operation: dict[str, Any] = {"operationId": endpoint.operation_id, "summary":
+                                 endpoint.summary, "tags": [endpoint.tag],
+                                 "responses": responses}
+    parameters = _parameters(endpoint)
+    if parameters:
+        operation["parameters"] = parameters
+    if endpoint.body is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": {"$ref": f"#/components/schemas/{endpoint.body.__name__}"}}}}
+    elif endpoint.upload is not None:
+        operation["requestBody"] = {"required": True, "content": {endpoint.upload: {
+            "schema": {"type": "string"}}}}
+    return operation
+
+
+def openapi_document(endpoints: Iterable[Endpoint], *, version: str) -> dict[str, Any]:
+    """The document: every endpoint's path, method, parameters, body and answers."""
+    endpoints = list(endpoints)
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in endpoints:
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint)
+    bodies = sorted({e.body for e in endpoints if e.body is not None}, key=lambda t: t.__name__)
+    _, schemas = msgspec.json.schema_components(bodies, ref_template="#/components/schemas/{name}")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "The arena's HTTP API", "version": version, "description":
+                 "The arena's games, ladder, replays and web interface, on the same port as "
+                 "its WebSocket protocol (docs/server.md, docs/web.md). Errors are JSON "
+                 "objects with a stable code and a message."},
+        "paths": paths,
+        "components": {"schemas": {"Error": ERROR_SCHEMA, **schemas}},
+    }

@@ -1,0 +1,286 @@
+// What every page of the web interface shares: building DOM, the HTTP API, the games'
+// renderers and the context they are given, names and results in words, the screen
+// reader's announcements. No game is named here (docs/web.md).
+
+export const main = document.getElementById("main");
+export const cleanup = [];  // what to undo when the page changes (sockets, timers)
+
+// -- building the page ----------------------------------------------------------------------
+
+function build(el, attrs, children) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class" && !(el instanceof SVGElement)) el.className = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function h(tag, attrs = {}, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+export function svg(tag, attrs = {}, ...children) {
+  return build(document.createElementNS("http://www.w3.org/2000/svg", tag), attrs, children);
+}
+
+export function setPhase(phase) { document.body.dataset.phase = phase; }
+
+// Replace an element's children; null, undefined and false are left out (not "null").
+export function fill(element, ...children) {
+  element.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+export function show(...children) { fill(main, ...children); }
+
+export function errorBox(error) {
+  return h("p", { class: "error", role: "alert" }, String(error.message || error));
+}
+
+// A table that scrolls sideways inside its own box on a narrow screen (the page never does).
+export function scrollBox(...children) {
+  return h("div", { class: "scroll-x" }, children);
+}
+
+export function route() {
+  const raw = location.hash.replace(/^#/, "") || "/";
+  const [path, search] = raw.split("?");
+  return { path, params: new URLSearchParams(search || "") };
+}
+
+export function wsUrl() {
+  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/";
+}
+
+// -- the HTTP API (docs/server.md, /api/openapi.json): GETs read, POSTs change or compute ----
+
+async function answer(response) {
+  const data = await response.json().catch(() => ({ code: "not-json", message: response.statusText }));
+  if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { data, status: response.status });
+  return data;
+}
+
+export async function api(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null) query.set(key, value);
+  }
+  const url = path + (query.toString() ? "?" + query : "");
+  return answer(await fetch(url, { cache: "no-store" }));
+}
+
+// A POST with a JSON body (or a file, sent as it is); the guest cookie goes along.
+export async function post(path, body = {}) {
+  const file = body instanceof Blob;
+  return answer(await fetch(path, { method: "POST", cache: "no-store", credentials: "same-origin",
+    headers: { "Content-Type": file ? "text/plain" : "application/json" }, body: file ? body : JSON.stringify(body) }));
+}
+
+// -- remembered choices (this browser only) -------------------------------------------------
+
+export function recall(key, fallback = null) {
+  try { return JSON.parse(localStorage.getItem(`arena.${key}`)) ?? fallback; } catch { return fallback; }
+}
+
+export function remember(key, value) {
+  try { localStorage.setItem(`arena.${key}`, JSON.stringify(value)); } catch { /* private mode */ }
+}
+
+// -- for people and screen readers ------------------------------------------------------------
+
+// Said by screen readers (an aria-live region), without moving the focus.
+export function announce(text) {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  region.textContent = "";
+  setTimeout(() => { region.textContent = text; }, 30);
+}
+
+export function setTitle(text) {
+  document.title = text ? `${text} · the arena` : "The arena";
+}
+
+// A board is redrawn after every move: the element that had the focus gets it back (found
+// again by its id or data-* attributes), so a keyboard player keeps their place.
+export function keepFocus(container, redraw) {
+  const active = document.activeElement;
+  let selector = null;
+  if (active && active !== document.body && container.contains(active)) {
+    if (active.id) selector = `#${CSS.escape(active.id)}`;
+    else {
+      const data = Object.entries(active.dataset).map(([k, v]) =>
+        `[data-${k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}="${CSS.escape(v)}"]`).join("");
+      if (data) selector = active.tagName.toLowerCase() + data;
+    }
+  }
+  redraw();
+  if (selector) {
+    const again = container.querySelector(selector);
+    if (again && typeof again.focus === "function") again.focus({ preventScroll: true });
+  }
+}
+
+export function formatMs(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600), minutes = Math.floor((total % 3600) / 60), seconds = total % 60;
+  const mm = hours ? String(minutes).padStart(2, "0") : String(minutes);
+  return `${hours ? hours + ":" : ""}${mm}:${String(seconds).padStart(2, "0")}`;
+}
+
+// A player as people read it: "You" for the one looking, "random (house bot)" for a
+// built-in bot, "guest 1a2b" for a guest.
+export function playerName(players, seat, me = null) {
+  if (me !== null && me !== undefined && seat === me) return "You";
+  const name = players && players[seat];
+  if (name === undefined || name === null) return `seat ${seat}`;
+  if (name.startsWith("house:")) return `${name.slice(6)} (house bot)`;
+  if (name.startsWith("guest-")) return `guest ${name.slice(6, 10)}`;
+  return name;
+}
+
+// "player 1 ran out of cards first" becomes "You ran out of cards first".
+export function humanDetail(text, players, me = null) {
+  if (!text) return "";
+  return String(text).replace(/\b[Pp]layer (\d+)\b/g, (_, seat) => playerName(players, Number(seat), me));
+}
+
+const ENDINGS = { resignation: "by resignation", timeout: "on time", disconnect: "(a player left)",
+  illegal_move: "by an illegal move", aborted: "" };
+
+// The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
+// `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
+export function resultText(outcome, players, me = null, meaning) {
+  if (!outcome) return "no result";
+  const { result, winner, termination } = outcome;
+  let scores = outcome.scores && meaning !== null ? [...outcome.scores] : null;
+  if (result === "aborted" || termination === "aborted") return `Aborted: ${outcome.reason || outcome.detail || ""}`;
+  const how = termination && termination !== "normal" ? ` ${ENDINGS[termination] ?? termination}` : "";
+  const mine = me !== null && me !== undefined && players.length === 2;
+  if (scores && scores.length === 2) {
+    const first = mine ? me : (winner ?? 0);
+    scores = `${scores[first]} : ${scores[1 - first]}`;
+  } else if (scores) scores = scores.join(" : ");
+  const tail = scores ? ` ${scores}` : "";
+  if (winner === null || winner === undefined || result === "draw") return `Draw${tail}${how}`;
+  if (mine) return `${winner === me ? "You won" : "You lost"}${tail}${how}`;
+  return `${playerName(players, winner)} won${tail}${how}`;
+}
+
+// What the numbers of a result mean, per seat: "points: You 36, random (house bot) 12".
+export function scoresLine(outcome, players, me, meaning) {
+  if (!outcome || !outcome.scores || meaning === null || meaning === undefined) return null;
+  return `${meaning}: ${outcome.scores.map((s, seat) => `${playerName(players, seat, me)} ${s}`).join(", ")}`;
+}
+
+// -- games and their renderers -----------------------------------------------------------------
+
+let gamesCache = null;
+
+export function setGames(list) { gamesCache = Promise.resolve(list); }
+
+// Every registered game as /api/web/options lists it (title, renderer, lobby data, bots).
+export async function games() {
+  if (!gamesCache) gamesCache = api("/api/web/options").then((o) => o.games).catch((error) => { gamesCache = null; throw error; });
+  return gamesCache;
+}
+
+export async function gameInfo(name) {
+  return (await games()).find((g) => g.name === name) || { name, title: name, renderer: null, lobby: {}, bots: [], log_formats: [] };
+}
+
+function optionLabel(view, move) {
+  const option = view && Array.isArray(view.options) ? view.options.find((o) => o.move === move) : null;
+  return option && option.label ? option.label : move;
+}
+
+// A game without a renderer of its own: its render() as JSON, its legal moves as buttons,
+// and its settings as a JSON text.
+const JSON_RENDERER = {
+  board(view, ctx) {
+    const moves = ctx.legal ? ctx.legal.moves || [] : [];
+    const typed = h("input", { id: "move-text", "aria-label": "your move", placeholder: ctx.game ? ctx.game.move_syntax : "a move", size: 30 });
+    return h("div", { class: "json-board" },
+      ctx.legal ? h("div", { class: "moves" }, h("span", {}, "Your move: "),
+        moves.map((move) => h("button", { class: "move", "data-move": move, onclick: () => ctx.play(move) },
+          optionLabel(view, move))),
+        h("form", { onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) ctx.play(typed.value.trim()); } },
+          typed, h("button", {}, "Play"))) : null,
+      h("pre", { class: "json" }, JSON.stringify(view, null, 1)));
+  },
+  settings(ctx) {
+    const { game } = ctx;
+    const initial = (ctx.saved && ctx.saved.settings) || game.lobby.settings || {};
+    const text = h("textarea", { id: "settings-json", rows: 6, cols: 30, spellcheck: "false" }, JSON.stringify(initial, null, 1));
+    return {
+      element: h("label", {}, "Settings (JSON) ", text),
+      value: () => {
+        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(`settings: ${error.message}`); }
+      },
+    };
+  },
+};
+
+const renderers = new Map();
+
+// The renderer module of game `name` (loaded once; its `css` injected once), or the JSON
+// one for a game without a renderer (or with one that does not load).
+export async function rendererFor(name) {
+  if (!renderers.has(name)) {
+    renderers.set(name, (async () => {
+      const info = await gameInfo(name);
+      if (!info.renderer) return JSON_RENDERER;
+      let module;
+      try { module = await import(info.renderer); } catch (error) {
+        console.error(`the ${name} renderer did not load: ${error}`);
+        return JSON_RENDERER;
+      }
+      if (typeof module.board !== "function") return JSON_RENDERER;
+      if (module.css) document.head.append(h("style", { "data-game": name }, module.css));
+      return { ...JSON_RENDERER, ...module };
+    })().catch((error) => { renderers.delete(name); throw error; }));
+  }
+  return renderers.get(name);
+}
+
+// What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
+export function context(fields) {
+  return { h, svg, api, post, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+    last: null, local: {}, chance: null, saved: null, name: (seat) => playerName(fields.players || [], seat, fields.me ?? null),
+    play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
+}
+
+export function boardOf(renderer, view, ctx) {
+  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "" }, renderer.board(view, ctx));
+}
+
+export function moveText(renderer, move, ctx) {
+  return renderer.describeMove ? renderer.describeMove(move, ctx) : h("code", {}, move);
+}
+
+export function chanceText(renderer, chance, ctx) {
+  if (renderer.describeChance) return renderer.describeChance(chance, ctx);
+  return [`${(ctx.game && ctx.game.chance_name) || "chance"} `, h("code", {}, JSON.stringify(chance))];
+}
+
+// "alpha rolled 3 and 5: turned down 8" as a list of nodes, for logs and move lists.
+export function moveLine(renderer, ctx, seat, move, chance) {
+  const c = { ...ctx, chance: chance ?? null };
+  return [playerName(ctx.players, seat, ctx.me),
+    chance !== null && chance !== undefined ? [" ", chanceText(renderer, chance, c)] : "",
+    ": ", moveText(renderer, move, c)];
+}
+
+export function textOf(nodes) {
+  return h("span", {}, nodes).textContent;
+}
+
+export function finalView(replay) {
+  const frame = replay.frames[replay.frames.length - 1];
+  return frame.render ?? frame.state;
+}

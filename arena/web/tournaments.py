@@ -1,0 +1,232 @@
+"""Tournaments started from the browser: one worker process each, followed by the page.
+
+The one adapter between the web interface and the tournament runner: it uses only
+`arena.tournament.TournamentSpec` and `arena.tournament.run_tournament`. A run never
+touches the event loop: `run_tournament` plays in a process of its own (started from
+the forkserver, under an address-space limit, killed after `WebConfig.tournament_seconds`),
+which writes the usual results directory (``tournament.json``, the logs) under the
+server's ``--tournaments`` directory and sends ``(done, total)`` through a pipe the loop
+watches with ``add_reader``. The page asks `TournamentRuns.get` for the progress and
+then reads the table with the other tournaments.
+
+Limits (`WebConfig`): bots, games in all, runs at once on the server (the others wait
+in a queue of bounded length), one run per client at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import resource
+import secrets
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any, Literal
+
+from arena.tournament import TournamentSpec, run_tournament
+from arena.web.config import WebConfig
+
+__all__ = ["Run", "RunRefused", "TournamentRuns"]
+
+log = logging.getLogger("arena.web")
+
+Status = Literal["queued", "running", "finished", "failed"]
+
+
+class RunRefused(Exception):
+    """A run the limits do not allow: `status` is the HTTP answer's, `code` its code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+@dataclass
+class Run:
+    """One tournament started from the browser, and how far it got."""
+
+    id: str
+    client: str
+    spec: TournamentSpec
+    out: Path
+    name: str
+    """Its name among the tournaments (``web-ID/tournament.json``) once finished."""
+    status: Status = "queued"
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    created: float = field(default_factory=time.monotonic)
+    started: float | None = None
+    finished: float | None = None
+    process: BaseProcess | None = None
+    pipe: Connection | None = None
+    timer: asyncio.TimerHandle | None = None
+
+    def to_json(self, ahead: int) -> dict[str, Any]:
+        eta = None
+        if self.status == "running" and self.started is not None and 0 < self.done < self.total:
+            eta = round((time.monotonic() - self.started) / self.done * (self.total - self.done), 1)
+        return {"id": self.id, "status": self.status, "done": self.done, "total": self.total,
+                "name": self.name if self.status == "finished" else None, "error": self.error,
+                "game": self.spec.game, "bots": list(self.spec.bots), "games": self.spec.games,
+                "ahead": ahead, "eta_seconds": eta}
+
+
+def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
+          pipe: Connection) -> None:
+    """The worker process: run the tournament, telling the server its progress."""
+    if memory_mb > 0:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        run_tournament(TournamentSpec.from_json(spec), out=Path(out), processes=processes,
+                       progress=lambda done, total: pipe.send(("progress", done, total)))
+        pipe.send(("finished",))
+    except BaseException as error:  # noqa: BLE001 - reported to the page, whatever it was
+        pipe.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        pipe.close()
+
+
+class TournamentRuns:
+    """The runs of one server: start, follow, and stop them at shutdown."""
+
+    def __init__(self, config: WebConfig, directory: Path | None) -> None:
+        self.config = config
+        self.directory = directory
+        self.runs: dict[str, Run] = {}
+        self._context = multiprocessing.get_context("forkserver")
+
+    def _active(self) -> list[Run]:
+        return [r for r in self.runs.values() if r.status in ("queued", "running")]
+
+    def start(self, client: str, spec: TournamentSpec) -> Run:
+        """Queue a run for `client` (started at once if a slot is free).
+
+        Raises:
+            RunRefused: no results directory, too many bots or games, the client has a
+                run already, or the queue is full.
+        """
+        config = self.config
+        if self.directory is None:
+            raise RunRefused(409, "no-directory", "this server keeps no tournament results: "
+                                                  "start it with --tournaments DIR")
+        if not 2 <= len(spec.bots) <= config.tournament_bots:
+            raise RunRefused(400, "bad-request", f"a tournament has 2 to {config.tournament_bots} "
+                                                 f"bots, not {len(spec.bots)}")
+        total = len(spec.pairings()) * spec.games
+        if spec.games < 1 or total > config.tournament_games:
+            raise RunRefused(400, "bad-request",
+                             f"{len(spec.pairings())} pairings of {spec.games} games is {total} "
+                             f"games; a tournament from the web plays 1 to "
+                             f"{config.tournament_games} in all")
+        active = self._active()
+        if any(r.client == client for r in active):
+            raise RunRefused(409, "busy", "you have a tournament running already: wait for its "
+                                          "table")
+        if len(active) >= config.tournaments + config.tournament_queue:
+            raise RunRefused(429, "too-many-requests",
+                             f"{len(active)} tournaments are running or waiting; try again later")
+        self._forget_old()
+        run_id = secrets.token_hex(4)
+        out = self.directory / f"web-{run_id}"
+        run = Run(run_id, client, spec, out, f"web-{run_id}/tournament.json", total=total)
+        self.runs[run_id] = run
+        self._next()
+        return run
+
+    def get(self, run_id: str) -> tuple[Run, int] | None:
+        """The run and how many runs wait before it."""
+        run = self.runs.get(run_id)
+        if run is None:
+            return None
+        waiting = [r for r in self._active() if r.status == "queued"]
+        ahead = waiting.index(run) if run in waiting else 0
+        return run, ahead
+
+    def _forget_old(self) -> None:
+        """Keep the last 100 ended runs' progress (their results stay on disk)."""
+        ended = [r for r in self.runs.values() if r.status in ("finished", "failed")]
+        for run in ended[:-100]:
+            del self.runs[run.id]
+
+    def _next(self) -> None:
+        """Start queued runs while a slot is free."""
+        while sum(r.status == "running" for r in self.runs.values()) < self.config.tournaments:
+            run = next((r for r in self.runs.values() if r.status == "queued"), None)
+            if run is None:
+                return
+            self._launch(run)
+
+    def _launch(self, run: Run) -> None:
+        loop = asyncio.get_running_loop()
+        receiver, sender = self._context.Pipe(duplex=False)
+        process = self._context.Process(
+            target=_play, name=f"tournament {run.id}",
+            args=(run.spec.to_json(), str(run.out), self.config.tournament_processes,
+                  self.config.replay_memory_mb, sender))
+        run.status, run.started = "running", time.monotonic()
+        try:
+            process.start()
+        except OSError as error:
+            self._end(run, "failed", f"the worker did not start: {error}")
+            return
+        finally:
+            sender.close()
+        run.process, run.pipe = process, receiver
+        loop.add_reader(receiver.fileno(), self._receive, run)
+        run.timer = loop.call_later(self.config.tournament_seconds, self._overtime, run)
+
+    def _receive(self, run: Run) -> None:
+        pipe = run.pipe
+        assert pipe is not None
+        try:
+            while pipe.poll():
+                message = pipe.recv()
+                if message[0] == "progress":
+                    run.done, run.total = int(message[1]), int(message[2])
+                elif message[0] == "finished":
+                    self._end(run, "finished")
+                    return
+                else:
+                    self._end(run, "failed", str(message[1]))
+                    return
+        except (EOFError, OSError):
+            self._end(run, "failed", "the worker stopped without a result")
+
+    def _overtime(self, run: Run) -> None:
+        self._end(run, "failed", f"it took longer than {self.config.tournament_seconds:g} s, "
+                                 "the limit of a tournament from the web")
+
+    def _end(self, run: Run, status: Status, error: str | None = None) -> None:
+        if run.status in ("finished", "failed"):
+            return
+        run.status, run.error, run.finished = status, error, time.monotonic()
+        if run.timer is not None:
+            run.timer.cancel()
+        if run.pipe is not None:
+            asyncio.get_running_loop().remove_reader(run.pipe.fileno())
+            run.pipe.close()
+            run.pipe = None
+        if run.process is not None:
+            if run.process.is_alive() and status == "failed":
+                run.process.kill()
+            # reaped in a thread: a finishing worker may take a moment to exit
+            asyncio.get_running_loop().run_in_executor(None, run.process.join, 10)
+        if status == "failed":
+            log.info("web tournament %s failed: %s", run.id, error)
+        self._next()
+
+    def close(self) -> None:
+        """Stop every run (at shutdown)."""
+        for run in self.runs.values():
+            if run.status == "queued":  # first, so that no ended run starts them
+                run.status, run.error = "failed", "the server shut down"
+        for run in list(self.runs.values()):
+            if run.status == "running":
+                self._end(run, "failed", "the server shut down")

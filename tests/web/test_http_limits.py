@@ -1,0 +1,325 @@
+"""The HTTP side under attack (issue 11, findings 1, 9, 10, 11; issue 12's acceptance).
+
+Each test replays an attack at small scale against a real server on loopback and
+asserts the defended behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import http.client
+import json
+import random
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from arena.games.substitution import Settings
+from arena.games.substitution.game import SubstitutionGame
+from arena.record import to_jsonl
+from arena.web.config import WebConfig
+from arena.web.endpoints import ENDPOINTS
+from arena.web.endpoints.replays import REPLAYS
+from arena.web.replay import replay_job
+from tests.server import worker_jobs
+from tests.server.conftest import Arena
+from tests.web.test_api import _played, _post, get, post
+
+
+def request(port: int, method: str, path: str, body: bytes | None = None,
+            headers: dict[str, str] | None = None, source: str = "127.0.0.1",
+            ) -> tuple[int, Any, bytes]:
+    """One request from `source` (any 127.x address reaches the server on loopback):
+    status, headers (case-insensitive), body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
+                                            source_address=(source, 0))
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.headers, response.read()
+    finally:
+        connection.close()
+
+
+async def raw_exchange(port: int, data: bytes) -> bytes:
+    """Send raw bytes, read the answer until the server closes the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    await writer.drain()
+    async with asyncio.timeout(30):
+        answer = await reader.read()
+    writer.close()
+    return answer
+
+
+def status_of(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+def json_of(answer: bytes) -> Any:
+    return json.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+
+STATE_CHANGING = [e for e in ENDPOINTS if e.method != "GET"]
+
+
+# -- issue 12: GET changes nothing, foreign pages change nothing ---------------------------------
+
+
+async def test_a_get_on_any_state_changing_endpoint_is_405_and_changes_nothing(
+        arena: Arena) -> None:
+    assert {e.path for e in STATE_CHANGING} >= {"/api/guest", "/api/play", "/api/grammars",
+                                                "/api/replay"}
+    assert arena.server.storage is not None
+    storage = arena.server.storage
+    before = await storage.call(storage.storage.bots)
+    for endpoint in STATE_CHANGING:
+        if endpoint.path == "/api/replay":
+            continue  # GET /api/replay?id= replays a stored game: a read
+        status, error = await get(arena, endpoint.path, name="x", text="S->a")
+        assert status == 405 and error["code"] == "method-not-allowed", endpoint.path
+        assert endpoint.method in error["message"]
+    assert await storage.call(storage.storage.bots) == before  # no guest was made
+    assert await storage.call(storage.storage.grammars) == []  # no grammar was saved
+
+
+async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(origins=("https://friend.example",)))
+    port = arena.server.port
+    foreign = [{"Origin": "http://evil.example"}, {"Origin": "null"},
+               {"Origin": f"http://127.0.0.1:{port + 1}"},
+               {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"}]
+    for endpoint in STATE_CHANGING:
+        for headers in foreign:
+            status, error, _ = await asyncio.to_thread(
+                _post, port, endpoint.path, {"name": "x", "text": "S->a"}, headers=headers)
+            assert status == 403 and error["code"] == "cross-site", (endpoint.path, headers)
+    assert arena.server.storage is not None
+    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []
+    for headers in ({"Origin": f"http://127.0.0.1:{port}"}, {"Sec-Fetch-Site": "same-origin"},
+                    {"Origin": "https://friend.example"}, {}):  # {}: not a browser
+        status, answer, _ = await asyncio.to_thread(_post, port, "/api/guest", headers=headers)
+        assert status == 200, (headers, answer)
+
+
+# -- issue 12: bodies have limits ----------------------------------------------------------------
+
+
+async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena) -> None:
+    port, piece = arena.server.port, b"x" * 65536
+    # the declared length is enough: answered after the head and the first 64 KiB
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                      b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
+    assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
+    assert "4194304" in json_of(answer)["message"]
+    # no length (chunked): refused as soon as the body passes the limit
+    chunks = b"10000\r\n" + piece + b"\r\n"
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                      b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + chunks * (4 * 16 + 1))
+    assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
+    assert arena.server.web is not None
+    assert arena.server.web.app[REPLAYS].pool is None  # no worker ever saw them
+
+
+async def test_json_bodies_have_a_limit_and_a_type(arena: Arena) -> None:
+    status, error = await post(arena, "/api/grammars/check", {"text": "S->a" * 100_000})
+    assert status == 413 and error["code"] == "too-large"
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->a\n" * 4000})
+    assert status == 200 and check["ok"] is False and "16384 characters" in check["message"]
+    status, error = await post(arena, "/api/grammars/check", raw=b'{"text": "S->a"}')
+    assert status == 415 and "application/json" in error["message"]
+    status, error, _ = await asyncio.to_thread(
+        _post, arena.server.port, "/api/grammars/check", None, raw=b"{", headers={
+            "Content-Type": "application/json"})
+    assert status == 400 and "not JSON" in error["message"]
+
+
+# -- finding 1: the replay bomb ------------------------------------------------------------------
+
+
+class _Grow:
+    """Rewrites the first S of its first word every turn: the word grows by 999 each time."""
+
+    def choose_move(self, game: Any, state: Any, rng: random.Random) -> str:
+        return "0 0 0" if state.move_number >= 2 else "-1 0 0"
+
+
+@cache
+def replay_bomb() -> str:
+    """A log of 600 turns with the grammar S -> S x 1000: 1.9 KB gzipped (the attack's
+    upload was 1.7 KB), about 300 MB of frames if replayed without limits."""
+    from arena.games.substitution import Settings
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.grammar import Grammar
+    from arena.match import Match
+
+    game = SubstitutionGame(Settings(Grammar.from_text("S->" + "S" * 1000 + "\n"), 300))
+    match = Match(game, ["a", "b"], seed=1, match_id="bomb")
+    match.run([_Grow(), _Grow()], [random.Random(1), random.Random(2)])
+    log = to_jsonl(match.record())
+    assert len(gzip.compress(log.encode())) < 2500
+    return log
+
+
+async def test_the_replay_bomb_gets_a_clear_error_within_the_limits(arena: Arena) -> None:
+    status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
+    assert status == 400 and error["code"] == "replay-limit", error
+    assert "at most" in error["message"]
+    status, health = await get(arena, "/healthz")
+    assert status == 200 and health["replays_in_flight"] == 0
+
+
+async def test_a_replay_runs_in_a_worker_while_the_server_answers(
+        make_arena: Any, tmp_path: Path) -> None:
+    """A replay works in its worker while the server answers; a second replay beyond the
+    queue is 429. (The job waits for the test to release it, so nothing hangs on time.)"""
+    arena = await make_arena(web=WebConfig(replay_queue=1, replay_seconds=300))
+    arena.server.web.app[REPLAYS].job = worker_jobs.replay_when_released
+    release = tmp_path / "release"
+    first = asyncio.create_task(post(arena, "/api/replay", raw=str(release).encode()))
+    while True:  # the event loop is free: health checks come back while it works
+        status, health = await get(arena, "/healthz")
+        assert status == 200
+        if health["replays_in_flight"] == 1:
+            break
+        assert not first.done(), first.result()
+    status, error, headers = await asyncio.to_thread(
+        _post, arena.server.port, "/api/replay", None, raw=b"{}")
+    assert status == 429 and int(headers["Retry-After"]) >= 1
+    assert error["code"] == "too-many-requests" and "replays are running" in error["message"]
+    assert not first.done()
+    release.touch()
+    status, answer = await first
+    assert status == 200 and answer == {"released": True}
+    status, health = await get(arena, "/healthz")
+    assert health["replays_in_flight"] == 0 and health["status"] == "ok"
+
+
+async def test_a_replay_past_its_time_is_killed_with_a_clear_error(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(replay_seconds=0.5))
+    arena.server.web.app[REPLAYS].job = worker_jobs.replay_forever
+    status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
+    assert status == 400 and error["code"] == "replay-limit", error
+    assert "0.5 s" in error["message"]
+    arena.server.web.app[REPLAYS].job = replay_job  # the worker was replaced: replays go on
+    small = _played(SubstitutionGame(Settings.preset("medium", 3)))
+    status, answer = await post(arena, "/api/replay", raw=to_jsonl(small).encode())
+    assert status == 200 and answer["frames"]
+
+
+async def test_a_log_of_too_many_turns_is_refused_before_its_replay(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(replay_turns=100))
+    status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
+    assert status == 400 and error["code"] == "replay-limit"
+    assert error["message"] == "the log has 600 turns; replays take at most 100"
+
+
+# -- finding 9: the guest quota is per client ----------------------------------------------------
+
+
+async def test_one_client_cannot_use_up_the_guest_quota_of_others(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(guests_per_client_minute=2))
+    port = arena.server.port
+
+    async def guest(source: str) -> tuple[int, dict[str, str], bytes]:
+        return await asyncio.to_thread(request, port, "POST", "/api/guest", b"", {}, source)
+
+    assert [(await guest("127.0.0.1"))[0] for _ in range(2)] == [200, 200]
+    status, headers, body = await guest("127.0.0.1")
+    assert status == 429 and int(headers["Retry-After"]) >= 1
+    assert "from your address" in json.loads(body)["message"]
+    assert (await guest("127.0.0.2"))[0] == 200  # another client still gets its guests
+    assert (await guest("127.0.0.1"))[0] == 429
+
+
+# -- finding 10: the browser's WebSocket ---------------------------------------------------------
+
+
+async def test_a_foreign_page_cannot_open_the_websocket(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(origins=("https://friend.example",)))
+    port = arena.server.port
+    for origin in ("http://evil.example", f"http://localhost:{port}", "null"):
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(arena.url, origin=origin)  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+        assert b"may not open" in refused.value.response.body
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(arena.url, additional_headers=[("Origin", f"http://127.0.0.1:{port}"),
+                                                    ("Origin", "http://evil.example")])
+    assert refused.value.response.status_code == 403
+    for origin in (f"http://127.0.0.1:{port}", "https://friend.example", None):  # None: a bot
+        raw = await arena.raw(origin=origin)
+        assert (await raw.hello(None, role="spectator"))["type"] == "welcome"
+
+
+# -- finding 11: malformed HTTP gets 400, never 500 ----------------------------------------------
+
+
+async def test_malformed_requests_get_400_never_500(arena: Arena,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    port = arena.server.port
+    cases = {
+        b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n": (400, "bad-request-line"),
+        b"GET /\x00 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n":
+            (400, "bad-request-line"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
+         b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+         b"Sec-WebSocket-Version: 13\r\n\r\n"): (400, "bad-header"),
+        b"GET / HTTP/1.1\r\nHost x\r\n\r\n": (400, "bad-header"),
+        b"GET / HTTP/1.1\r\nHost: \x01\r\n\r\n": (400, "bad-header"),
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n": (400, "bad-request-line"),
+        b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n": (431, "head-too-large"),
+        b"GET / HTTP/1.1\r\n" + b"X: a\r\n" * 2000: (431, "head-too-large"),
+    }
+    for data, (status, code) in cases.items():
+        answer = await raw_exchange(port, data)
+        assert status_of(answer) == status and json_of(answer)["code"] == code, (data, answer)
+    # a bad chunked body is aiohttp's to find: 400 too
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\n"
+                                      b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+    assert status_of(answer) == 400
+    # two Upgrade headers that websockets itself sees (a keep-alive request is aiohttp's)
+    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close"
+                                      b"\r\nUpgrade: h2c, websocket\r\n\r\n")
+    assert status_of(answer) == 426  # websockets refuses an upgrade to two protocols
+    assert b"Traceback" not in answer
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    status, health = await get(arena, "/healthz")
+    assert status == 200 and health["status"] == "ok"
+
+
+async def test_a_connection_that_sends_no_head_is_closed(make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(head_timeout=0.2))
+    answer = await raw_exchange(arena.server.port, b"GET / HTTP/1.1\r\nHost:")
+    assert status_of(answer) == 408 and json_of(answer)["code"] == "head-timeout"
+    assert not arena.server._dispatching
+
+
+# -- static files ---------------------------------------------------------------------------------
+
+
+async def test_static_files_are_cached_by_validation_and_gzipped(arena: Arena) -> None:
+    port = arena.server.port
+    status, headers, body = await asyncio.to_thread(
+        request, port, "GET", "/static/app.js", None, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Cache-Control"] == "no-cache" and headers["ETag"]
+    assert b"export" in gzip.decompress(body) or b"function" in gzip.decompress(body)
+    status, _again, body = await asyncio.to_thread(
+        request, port, "GET", "/static/app.js", None, {"If-None-Match": headers["ETag"],
+                                                        "Accept-Encoding": "gzip"})
+    assert status == 304 and body == b""
+    status, headers, body = await asyncio.to_thread(
+        request, port, "GET", "/api/web/options", None, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(body))["games"]
+    status, headers, body = await asyncio.to_thread(request, port, "GET", "/favicon.ico")
+    assert status == 200 and headers["Content-Type"] == "image/svg+xml" and b"<svg" in body
+    status, headers, body = await asyncio.to_thread(request, port, "HEAD", "/static/style.css")
+    assert status == 200 and body == b""
