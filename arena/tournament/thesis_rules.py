@@ -1,9 +1,11 @@
 """The thesis's tables under both bank rules, side by side (`arena experiment thesis
 --rules thesis-program`).
 
-For every table: each bot's win rate and mean score under the strict rules (the
-arena's strategies) and under the thesis program's rule (its strategies as written),
-then both cross tables; figure 9 with the four curves in one plot. The bots of the two
+First the thesis's conclusions, each checked under both rules
+(`arena.tournament.thesis_claims`); then for every table: each bot's win rate and mean
+score under the strict rules (the arena's strategies) and under the thesis program's
+rule (its strategies as written), then both cross tables; figure 9 with the four
+curves in one plot. The bots of the two
 sides are matched by their thesis abbreviation (ПС4 is ``search:depth=4`` on one side,
 ``thesis-search:depth=4`` on the other). `bank_skips` measures the mechanism: how often
 each program strategy ends a turn with an applicable bank group unused, which only its
@@ -88,6 +90,10 @@ def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, 
     names = {"medium": strict.medium, "low": strict.low}
     lines = [(f"## {report.capitalize()} report: `{strict.medium}` (medium chance of S) and "
               f"`{strict.low}` (low chance of S)"), ""]
+    from arena.tournament.thesis_claims import render_claims
+
+    lines += ["### The thesis's conclusions under each rule", ""]
+    lines += render_claims(strict, program) + [""]
     if bots:
         from arena.games.substitution import preset
 

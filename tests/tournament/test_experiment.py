@@ -51,6 +51,10 @@ def test_program_rule_report_sets_both_rules_side_by_side(tmp_path):
     assert "win rate, strict (95% CI) | win rate, program (95% CI)" in text
     assert "The program's rule, its strategies as written" in text
     assert "turns skipping a bank group, `medium`" in text
+    # every conclusion of the thesis, judged under both rules (tests/tournament/test_thesis_claims)
+    assert "### The thesis's conclusions under each rule" in text
+    assert "| strict rules | the program's rule | depends on the rule |" in text
+    assert "Hold only under the program's rule: " in text
     assert (out / "second-figure-9-rules.png").stat().st_size > 1000
     # the strict tables came from the earlier run, not played again
     assert not (out / "strict" / "second" / "table-6.1").exists()
