@@ -11,7 +11,7 @@ rule, and which under neither. The tests are the thresholds written in each clai
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,7 +60,7 @@ def _h2h(tables: ThesisTables, table: str, a: str, b: str) -> tuple[int, int]:
     return first.first_wins + second.second_wins, first.second_wins + second.first_wins
 
 
-def _best(rates: dict[str, BotSummary], among: list[str] | None = None) -> str:
+def _best(rates: dict[str, BotSummary], among: Sequence[str] | None = None) -> str:
     names = among if among is not None else list(rates)
     return max(names, key=lambda name: rates[name].win_rate)
 
@@ -278,7 +278,10 @@ def render_claims(strict: ThesisTables, program: ThesisTables) -> list[str]:
         "| | the thesis says | checked as | strict rules | the program's rule | depends on the rule |",
         "|---|---|---|---|---|---|",
     ]
-    depends, both, neither, unmeasured = [], [], [], []
+    depends: list[int] = []
+    both: list[int] = []
+    neither: list[int] = []
+    unmeasured: list[int] = []
     for number, (claim, s, p) in enumerate(zip(CLAIMS, left, right), 1):
         if s.holds is None or p.holds is None:
             flag = "—"
@@ -299,8 +302,8 @@ def render_claims(strict: ThesisTables, program: ThesisTables) -> list[str]:
     strict_only = [n for n in depends if left[n - 1].holds]
     lines += [
         "",
-        f"Hold under both rules: {listed(both)}. Hold only under the program's rule: "
-        f"{listed(program_only)}. Hold only under the strict rules: {listed(strict_only)}. "
-        f"Hold under neither: {listed(neither)}. Not measured: {listed(unmeasured)}.",
+        (f"Hold under both rules: {listed(both)}. Hold only under the program's rule: "
+         f"{listed(program_only)}. Hold only under the strict rules: {listed(strict_only)}. "
+         f"Hold under neither: {listed(neither)}. Not measured: {listed(unmeasured)}."),
     ]
     return lines
