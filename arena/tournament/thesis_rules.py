@@ -146,6 +146,12 @@ def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, 
             lines.append(f"* {rule}, finishing with {finish}: best Ω = {omegas[best]} "
                          f"(share {shares[best]:.3f})" + _marks(omegas, shares))
     lines.append("")
+    for rule, tables in (("strict rules", strict), ("program's rule", program)):
+        if tables.wall_times:
+            lines.append(f"Wall time of each table under the {rule} (seconds, when it was played): "
+                         + ", ".join(f"{name} {seconds:.0f}"
+                                     for name, seconds in tables.wall_times.items()) + ".")
+    lines.append("")
     return "\n".join(lines)
 
 
