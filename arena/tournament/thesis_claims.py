@@ -53,11 +53,9 @@ def _rates(result: TournamentResult, labels: dict[str, str]) -> dict[str, BotSum
 
 def _h2h(tables: ThesisTables, table: str, a: str, b: str) -> tuple[int, int]:
     """(wins of `a`, wins of `b`) over both seatings; draws left out."""
-    result = tables.results[table]
-    index = {tables.labels.get(bot, bot): i for i, bot in enumerate(result.spec.bots)}
-    i, j = index[a], index[b]
-    first, second = result.cells[(i, j)], result.cells[(j, i)]
-    return first.first_wins + second.second_wins, first.second_wins + second.first_wins
+    from arena.tournament.thesis_rules import head_to_head
+
+    return head_to_head(tables.results[table], tables.labels, a, b)[:2]
 
 
 def _best(rates: dict[str, BotSummary], among: Sequence[str] | None = None) -> str:
