@@ -128,3 +128,28 @@ def test_serve_refuses_an_origin_that_is_not_one() -> None:
     for origin in ("ftp://arena.example.org", "arena.example.org", "https://a.example/page"):
         result = CliRunner().invoke(main, ["serve", "--no-ladder", "--origin", origin])
         assert result.exit_code == 2 and "--origin" in result.output, result.output
+
+
+def test_tournament_and_match_take_the_bank_rule(tmp_path):
+    # The program's strategies under its rule: every move legal, the rule in the spec.
+    table = tmp_path / "t.json"
+    result = run("tournament", "--grammar", "classic", "--moves", "12", "--games", "2",
+                 "--bank-rule", "thesis-program", "--bots", "thesis-random,thesis-short-words",
+                 "--jobs", "1", "--quiet", "--json", str(table))
+    assert result.exit_code == 0, result.output
+    data = json.loads(table.read_text(encoding="utf-8"))
+    assert data["spec"]["settings"]["bank_rule"] == "thesis-program"
+    assert sum(cell["forfeits"] for cell in data["cells"].values()) == 0
+    # The same bots under the strict rules (the default) leave bank groups unused: forfeits.
+    run("tournament", "--grammar", "classic", "--moves", "12", "--games", "2",
+        "--bots", "thesis-random,thesis-short-words", "--jobs", "1", "--quiet", "--json", str(table))
+    strict = json.loads(table.read_text(encoding="utf-8"))
+    assert "bank_rule" not in strict["spec"]["settings"]
+    assert sum(cell["forfeits"] for cell in strict["cells"].values()) > 0
+    report = tmp_path / "m.json"
+    result = run("match", "thesis-search:depth=1", "thesis-random", "--grammar", "classic",
+                 "--moves", "12", "--games", "2", "--bank-rule", "thesis-program", "--jobs", "1",
+                 "--quiet", "--json", str(report))
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text(encoding="utf-8"))["spec"]["settings"]["bank_rule"] == \
+        "thesis-program"
