@@ -95,7 +95,9 @@ def arena_cli_settings(game: str, options: Mapping[str, Any]) -> dict[str, Any] 
     Args:
         game: the game's name (``--game``).
         options: the command's options a game may read (``grammar``: a preset or a
-            grammar file, ``moves``; None where the command has no such option).
+            grammar file, ``moves``, ``bank_rule``; None or absent where the command
+            has no such option) and ``default_moves``, the command's default length
+            (a game of its own length may ignore it).
 
     Returns:
         The settings (checked by the game's `from_settings` afterwards), or ``None``

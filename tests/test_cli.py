@@ -43,6 +43,35 @@ def test_play_rejects_bad_arguments(tmp_path):
     assert result.exit_code == 2 and "line 2" in result.output
 
 
+def test_a_thesis_xml_file_sets_the_moves_and_the_rule(tmp_path):
+    from arena.games.substitution import Settings
+
+    xml = tmp_path / "seven.xml"
+    xml.write_text(Settings.preset("low-s", 7).to_xml(), encoding="utf-8")
+    log = tmp_path / "g.jsonl"
+    assert run("play", "--grammar", str(xml), "--log", str(log)).exit_code == 0
+    header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+    assert header["settings"]["moves"] == 7 and "bank_rule" not in header["settings"]   # strict
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 2 + 14      # 7 turns each
+    run("play", "--grammar", str(xml), "--moves", "3", "--log", str(log))   # --moves wins
+    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["settings"]["moves"] == 3
+
+
+def test_thesis_program_games_validate_only_under_their_rule(tmp_path):
+    log = tmp_path / "p.jsonl"
+    result = run("play", "--grammar", "classic", "--moves", "40", "--bank-rule", "thesis-program",
+                 "--p1", "thesis-short-words", "--p2", "thesis-stupid-short-words", "--seed", "3",
+                 "--log", str(log))
+    assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, ["validate", str(log)]).output == f"{log}: OK\n"
+    text = log.read_text(encoding="utf-8").replace('"bank_rule":"thesis-program"', '"bank_rule":"strict"')
+    assert '"bank_rule":"strict"' in text
+    strict = tmp_path / "s.jsonl"
+    strict.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(strict)])
+    assert result.exit_code == 1 and "bank-group-applicable" in result.output
+
+
 def test_validate_exit_codes(tmp_path):
     good, thesis = tmp_path / "good.jsonl", tmp_path / "good.txt"
     run("play", "--moves", "20", "--seed", "1", "--log", str(good), "--thesis-log", str(thesis))
@@ -99,3 +128,28 @@ def test_serve_refuses_an_origin_that_is_not_one() -> None:
     for origin in ("ftp://arena.example.org", "arena.example.org", "https://a.example/page"):
         result = CliRunner().invoke(main, ["serve", "--no-ladder", "--origin", origin])
         assert result.exit_code == 2 and "--origin" in result.output, result.output
+
+
+def test_tournament_and_match_take_the_bank_rule(tmp_path):
+    # The program's strategies under its rule: every move legal, the rule in the spec.
+    table = tmp_path / "t.json"
+    result = run("tournament", "--grammar", "classic", "--moves", "12", "--games", "2",
+                 "--bank-rule", "thesis-program", "--bots", "thesis-random,thesis-short-words",
+                 "--jobs", "1", "--quiet", "--json", str(table))
+    assert result.exit_code == 0, result.output
+    data = json.loads(table.read_text(encoding="utf-8"))
+    assert data["spec"]["settings"]["bank_rule"] == "thesis-program"
+    assert sum(cell["forfeits"] for cell in data["cells"].values()) == 0
+    # The same bots under the strict rules (the default) leave bank groups unused: forfeits.
+    run("tournament", "--grammar", "classic", "--moves", "12", "--games", "2",
+        "--bots", "thesis-random,thesis-short-words", "--jobs", "1", "--quiet", "--json", str(table))
+    strict = json.loads(table.read_text(encoding="utf-8"))
+    assert "bank_rule" not in strict["spec"]["settings"]
+    assert sum(cell["forfeits"] for cell in strict["cells"].values()) > 0
+    report = tmp_path / "m.json"
+    result = run("match", "thesis-search:depth=1", "thesis-random", "--grammar", "classic",
+                 "--moves", "12", "--games", "2", "--bank-rule", "thesis-program", "--jobs", "1",
+                 "--quiet", "--json", str(report))
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text(encoding="utf-8"))["spec"]["settings"]["bank_rule"] == \
+        "thesis-program"

@@ -37,8 +37,8 @@ from arena.tournament.matchup import MatchResult
               help="With --sprt: stop undecided after this many games.")
 @executor_options
 def match(first: str, second: str, game_name: str, settings_json: str | None,
-          grammar_spec: str, moves: int, seed: int, out: Path | None, json_path: Path | None,
-          games: int, sprt_text: str | None, max_games: int | None, jobs: int,
+          grammar_spec: str, moves: int | None, bank_rule: str | None, seed: int,
+          out: Path | None, json_path: Path | None, games: int, sprt_text: str | None, max_games: int | None, jobs: int,
           cluster: str | None, quiet: bool) -> None:
     """Bot FIRST against bot SECOND: Elo, nElo and LOS from seat-swapped game pairs on
     the same dice, and with --sprt a decision (H0, H1) as early as the data allow.
@@ -51,7 +51,7 @@ def match(first: str, second: str, game_name: str, settings_json: str | None,
     from arena.tournament.stats import SPRT
 
     registry = default_registry()
-    settings = game_settings(registry, game_name, settings_json, grammar_spec, moves)
+    settings = game_settings(registry, game_name, settings_json, grammar_spec, moves, bank_rule)
     bots = []
     for text in (first, second):
         names = bot_names(registry, game_name, text)

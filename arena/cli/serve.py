@@ -27,8 +27,9 @@ from arena.errors import ArenaError, SettingsError
                    "substitution game the medium grammar).")
 @click.option("--grammar", default="medium", show_default=True,
               help="Substitution game: grammar preset or file for the ladder.")
-@click.option("--moves", default=50, show_default=True, type=click.IntRange(1, 100_000),
-              help="Substitution game: turns per player in ladder games.")
+@click.option("--moves", default=None, type=click.IntRange(1, 100_000),
+              help="Substitution game: turns per player in ladder games (default: a thesis "
+                   "XML file's NumberOfMoves, else 50).")
 @click.option("--house", default="", help="Built-in bots playing on the ladder, comma-separated "
                                           "specs (e.g. 'random').")
 @click.option("--house-vs-house", is_flag=True, help="Let house bots also play each other.")
@@ -75,7 +76,7 @@ from arena.errors import ArenaError, SettingsError
               help="Guest accounts (browser players) one client address may create per minute.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
-          grammar: str, moves: int, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
+          grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
@@ -95,7 +96,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         if settings_json is not None:
             settings = json.loads(settings_json)
         else:
-            settings = (registry.cli_settings(game, {"grammar": grammar, "moves": moves})
+            # the substitution game: 50 turns each unless --moves or a thesis XML says
+            settings = (registry.cli_settings(game, {"grammar": grammar, "moves": moves,
+                                                     "default_moves": 50})
                         or _default_settings(registry, game))
         rules = registry.load_game(game, settings)
         if ladder and rules.num_players() != 2:

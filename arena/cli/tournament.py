@@ -24,7 +24,7 @@ F = Callable[..., Any]
 
 
 def game_options(function: F) -> F:
-    """--game, --settings, --grammar, --moves, --seed, --json, --out."""
+    """--game, --settings, --grammar, --moves, --bank-rule, --seed, --json, --out."""
     for option in reversed([
         click.option("--game", "game_name", default="substitution", show_default=True,
                      help="Any game of the registry (sim, heaps, durak, tiles, ...)."),
@@ -34,8 +34,14 @@ def game_options(function: F) -> F:
         click.option("--grammar", "grammar_spec", default="medium", show_default=True,
                      help="A preset (medium, low, trap, classic, low-s, long-chain) or a "
                           "grammar file."),
-        click.option("--moves", default=200, show_default=True, type=click.IntRange(1, 100_000),
-                     help="Turns each player makes."),
+        click.option("--moves", default=None, type=click.IntRange(1, 100_000),
+                     help="Turns each player makes (default: a thesis XML file's "
+                          "NumberOfMoves, else 200)."),
+        click.option("--bank-rule", type=click.Choice(["strict", "thesis-program"]),
+                     default=None,
+                     help="strict: the rules as written (default, unless a thesis XML file "
+                          "says otherwise); thesis-program: the thesis program's referee "
+                          "(docs/substitution.md)."),
         click.option("--seed", default=0, show_default=True, type=int,
                      help="Seeds every game's dice."),
         click.option("--out", type=click.Path(file_okay=False, path_type=Path),
@@ -62,7 +68,8 @@ def executor_options(function: F) -> F:
 
 
 def game_settings(registry: Registry, game_name: str, settings_json: str | None,
-                  grammar_spec: str, moves: int) -> dict[str, Any]:
+                  grammar_spec: str, moves: int | None,
+                  bank_rule: str | None = None) -> dict[str, Any]:
     """The game's settings from the options; a bad value is a usage error now."""
     try:
         if settings_json is not None:
@@ -71,7 +78,9 @@ def game_settings(registry: Registry, game_name: str, settings_json: str | None,
             except json.JSONDecodeError as error:
                 raise click.UsageError(f"--settings is not JSON: {error}") from None
         else:
-            settings = registry.cli_settings(game_name, {"grammar": grammar_spec, "moves": moves})
+            settings = registry.cli_settings(game_name, {
+                "grammar": grammar_spec, "moves": moves, "bank_rule": bank_rule,
+                "default_moves": 200})
         registry.load_game(game_name, settings)
     except ArenaError as error:
         raise click.UsageError(str(error)) from None
@@ -106,7 +115,7 @@ def progress_enabled(quiet: bool) -> bool:
 
 FORMAT_CHOICE = click.Choice(["round-robin", "gauntlet", "swiss"])
 SPEC_OPTIONS = {"game_name": "--game", "settings_json": "--settings", "grammar_spec": "--grammar",
-                "moves": "--moves", "games": "--games", "bot_list": "--bots", "seed": "--seed",
+                "moves": "--moves", "bank_rule": "--bank-rule", "games": "--games", "bot_list": "--bots", "seed": "--seed",
                 "no_self_play": "--no-self-play", "out": "--out", "format_name": "--format",
                 "rounds": "--rounds"}
 """The options that define a tournament (what --resume takes from the directory)."""
@@ -136,8 +145,8 @@ SPEC_OPTIONS = {"game_name": "--game", "settings_json": "--settings", "grammar_s
 @click.option("--token", default=None, help="An operator account's token for --server.")
 @click.pass_context
 def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
-               grammar_spec: str, moves: int, seed: int, out: Path | None,
-               json_path: Path | None, games: int, bot_list: str | None, format_name: str,
+               grammar_spec: str, moves: int | None, bank_rule: str | None, seed: int,
+               out: Path | None, json_path: Path | None, games: int, bot_list: str | None, format_name: str,
                rounds: int, no_self_play: bool, resume_dir: Path | None, jobs: int,
                cluster: str | None, quiet: bool, server_url: str | None,
                token: str | None) -> None:
@@ -169,7 +178,8 @@ def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
         if bot_list is None:
             raise click.UsageError("--bots is required (e.g. --bots random,search:depth=4)")
         registry = default_registry()
-        settings = game_settings(registry, game_name, settings_json, grammar_spec, moves)
+        settings = game_settings(registry, game_name, settings_json, grammar_spec, moves,
+                                 bank_rule)
         names = bot_names(registry, game_name, bot_list, (REMOTE_PREFIX,))
         pairs = None
         if any(name.startswith(REMOTE_PREFIX) for name in names) and format_name == "round-robin":

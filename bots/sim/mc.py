@@ -25,7 +25,7 @@ class MonteCarloBot:
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
         assert isinstance(game, SimGame)
-        geo = geometry(state.vertices)
+        geo = geometry(state.vertices, state.graph)
         me = state.seat_to_move
         start = (state.red, state.green)
         free = [e for e in range(geo.num_edges) if state.free >> e & 1]

@@ -1,4 +1,4 @@
-"""Perfect play from the exact solver (one solver and table per board size)."""
+"""Perfect play from the exact solver (one solver and table per board: size and graph)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ __all__ = ["PerfectBot"]
 
 
 @functools.lru_cache(maxsize=2)
-def _solver(vertices: int) -> SimSolver:
-    return SimSolver(vertices)
+def _solver(vertices: int, graph: int | None) -> SimSolver:
+    return SimSolver(vertices, graph=graph)
 
 
 class PerfectBot:
@@ -31,7 +31,7 @@ class PerfectBot:
 
     def choose_move(self, game: Any, state: SimPosition, rng: random.Random) -> SimMove:
         assert isinstance(game, SimGame)
-        solver = _solver(state.vertices)
+        solver = _solver(state.vertices, state.graph)
         solver.budget = self.budget
         try:
             values = solver.move_values(state)

@@ -14,12 +14,12 @@ __all__ = ["RandomBot", "SafeRandomBot", "free_edges", "safe_edges"]
 def free_edges(position: SimPosition) -> list[int]:
     """Free edge numbers in ascending order (a stable order keeps bots reproducible)."""
     free = position.free
-    return [e for e in range(geometry(position.vertices).num_edges) if free >> e & 1]
+    return [e for e in range(geometry(position.vertices, position.graph).num_edges) if free >> e & 1]
 
 
 def safe_edges(position: SimPosition) -> list[int]:
     """Free edges that do not complete a triangle of the mover's colour."""
-    geo = geometry(position.vertices)
+    geo = geometry(position.vertices, position.graph)
     mine = position.red if position.seat_to_move == 0 else position.green
     return [e for e in free_edges(position) if not geo.closes_triangle(mine, e)]
 

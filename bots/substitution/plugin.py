@@ -36,6 +36,7 @@ def _weighted(name: str, description: str) -> BotFactory:
 @hookimpl
 def arena_bots() -> list[BotFactory]:
     from bots.substitution import deep
+    from bots.substitution.program import bots as program
 
     return [
         BotFactory(
@@ -72,6 +73,7 @@ def arena_bots() -> list[BotFactory]:
             presets={name: {"points": points} for name, points in adaptive.MIXED_PRESETS.items()},
         ),
         *deep.factories(),
+        *program.factories(),
     ]
 
 

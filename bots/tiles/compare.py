@@ -95,13 +95,14 @@ def plot(turns: dict[str, list[int]], optimum: float, path: Path, tiles: int) ->
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=2000, show_default=True)
 @click.option("--tiles", type=click.IntRange(1, MAX_TILES), default=12, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--no-voluntary-skip", is_flag=True)
+@click.option("--voluntary-skip/--no-voluntary-skip", default=False, show_default=True,
+              help="Allow passing when a move exists (the seed's rules do not: the default).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".", show_default=True)
-def compare_tiles(games: int, tiles: int, seed: int, no_voluntary_skip: bool, out_dir: str) -> None:
+def compare_tiles(games: int, tiles: int, seed: int, voluntary_skip: bool, out_dir: str) -> None:
     """Compare the seed's three tile strategies; write a histogram and a summary."""
     from arena.games.tiles.expected import solo_table
 
-    voluntary = not no_voluntary_skip
+    voluntary = voluntary_skip
     turns = run_comparison(games, tiles, seed, voluntary)
     summary = summarise(turns)
     optimum = solo_table(tiles, voluntary).full

@@ -44,6 +44,16 @@ def test_m2_and_m3_of_the_section_4_6_grammar():
     assert m3_dd / m3_aa == pytest.approx(1458)
 
 
+def test_m3_example_ratios():
+    # Section 4.6 says the difference "was 8748 times, after the square root about 93.53":
+    # those are 1/M3(S->AA) and its root; the two productions differ 1458x, 38.2x.
+    metrics = Metrics(Grammar.of(["S->AA|DD", "A->BB", "D->ee", "C->DD", "B->CC"], (1, 2, 3, 2, 1)))
+    m3_aa, m3_dd = metrics.m3.productions[0]
+    assert m3_aa == pytest.approx(1 / 8748) and m3_dd == pytest.approx(1 / 6)
+    assert 1 / m3_aa == pytest.approx(8748) and (1 / m3_aa) ** 0.5 == pytest.approx(93.53, abs=0.005)
+    assert m3_dd / m3_aa == pytest.approx(1458) and (m3_dd / m3_aa) ** 0.5 == pytest.approx(38.18, abs=0.005)
+
+
 def test_m1_counts_nonterminals():
     metrics = Metrics(Grammar.of(["S->A", "A->BB|aA", "B->b", "A->a"], (1, 1, 1, 1)))
     assert metrics.m1.productions == ((1.0,), (2.0, 1.0), (0.0,), (0.0,))

@@ -8,9 +8,14 @@ from arena.games.substitution import GameState, Grammar, Settings, SubstitutionG
 from arena.referee import Referee, Verdict
 
 
-def tiny_game(groups: Sequence[str], weights: Sequence[int] | None = None, moves: int = 5) -> SubstitutionGame:
+def tiny_game(
+    groups: Sequence[str],
+    weights: Sequence[int] | None = None,
+    moves: int = 5,
+    bank_rule: str = "strict",
+) -> SubstitutionGame:
     grammar = Grammar.of(list(groups), tuple(weights) if weights else (1,) * len(groups))
-    return SubstitutionGame(Settings(grammar, moves))
+    return SubstitutionGame(Settings(grammar, moves, bank_rule))
 
 
 def state(

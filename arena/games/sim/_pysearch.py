@@ -7,7 +7,7 @@ about two orders of magnitude slower.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import combinations
 
 __all__ = ["BudgetExceeded", "CountMemoryExceeded", "Searcher"]
@@ -22,18 +22,26 @@ class CountMemoryExceeded(MemoryError):
 
 
 class Searcher:
-    def __init__(self, n: int, symmetry: bool = True, budget: int = -1) -> None:
+    def __init__(self, n: int, symmetry: bool = True, budget: int = -1,
+                 graph: int | None = None, automorphisms: Sequence[Sequence[int]] = ()) -> None:
         if not 3 <= n <= 8:
             raise ValueError(f"Sim is defined here for 3 to 8 vertices, got {n}")
+        if graph is not None and symmetry and not automorphisms:
+            raise ValueError("symmetry on a graph needs its automorphisms (the identity at least)")
         self.n = n
         self.symmetry = symmetry
         self.budget = budget
         self.edges = list(combinations(range(n), 2))
         self.num_edges = len(self.edges)
-        self.full = (1 << self.num_edges) - 1
+        self.full = (1 << self.num_edges) - 1 if graph is None else graph
         self.idx = [[-1] * n for _ in range(n)]
         for e, (i, j) in enumerate(self.edges):
             self.idx[i][j] = self.idx[j][i] = e
+        # a graph other than K_n: each automorphism as an edge permutation
+        self.edge_maps = [
+            [self.idx[p[i]][p[j]] for i, j in self.edges] for p in automorphisms
+        ] if graph is not None and symmetry else []
+        self.n_auts = len(self.edge_maps)
         self.clique = []
         for s in range(1 << n):
             m = 0
@@ -74,9 +82,19 @@ class Searcher:
             d |= self.clique[s]
         return d
 
+    def _relabel(self, mask: int, edge_map: list[int]) -> int:
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= 1 << edge_map[low.bit_length() - 1]
+            mask ^= low
+        return out
+
     def canon(self, mine: int, theirs: int) -> int:
         if not self.symmetry:
             return mine << 32 | theirs
+        if self.edge_maps:
+            return min(self._relabel(mine, m) << 32 | self._relabel(theirs, m) for m in self.edge_maps)
         n = self.n
         nbm, nbt = self._neighbours(mine), self._neighbours(theirs)
         base = [nbm[v].bit_count() * 16 + nbt[v].bit_count() + 1 for v in range(n)]

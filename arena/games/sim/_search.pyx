@@ -9,6 +9,10 @@ permutations) share one table entry: the key is the smallest relabelled pair ove
 the relabellings that respect a vertex invariant (coloured degrees, then the
 degrees of the neighbours), which is exact and cheap.
 
+On a graph other than K_n the free edges are those of the graph (`full` is its edge
+mask) and the symmetries are its automorphisms only: the key is the smallest image of
+the position under them, each applied to a mask by four byte-indexed tables.
+
 The game count (`count`) memoises, per canonical position, a vector of unsigned
 128-bit counts by number of moves left, in C arrays (an open-addressing hash table
 and a flat store, both grown by doubling), so K8's 5.6 million positions fit in
@@ -75,6 +79,9 @@ cdef class Searcher:
     cdef int used[8]
     cdef uint32_t cur_mine, cur_theirs
     cdef uint64_t best
+    # automorphisms of a graph other than K_n: per automorphism, 4 tables of 256 masks
+    cdef uint32_t *aut_tables
+    cdef readonly int n_auts
     # The count table: open addressing (linear probing) from a canonical key to the
     # offset of the position's count vector in `store`. A position with f free edges
     # has f + 1 counts: games of 1..f more moves, then the draws among them.
@@ -91,11 +98,14 @@ cdef class Searcher:
     cdef double next_report
     cdef uint64_t next_clock
 
-    def __init__(self, int n, bint symmetry=True, long long budget=-1):
-        cdef int i, j, e = 0, s
+    def __init__(self, int n, bint symmetry=True, long long budget=-1, graph=None,
+                 automorphisms=()):
+        cdef int i, j, e = 0, s, a, byte, bits, k
         cdef uint32_t m
         if n < 3 or n > 8:
             raise ValueError(f"Sim is defined here for 3 to 8 vertices, got {n}")
+        self.aut_tables = NULL
+        self.n_auts = 0
         self.n = n
         self.symmetry = symmetry
         self.budget = budget
@@ -110,7 +120,24 @@ cdef class Searcher:
                 self.idx[j][i] = e
                 e += 1
         self.num_edges = e
-        self.full = (<uint32_t>1 << e) - 1
+        self.full = (<uint32_t>1 << e) - 1 if graph is None else <uint32_t>graph
+        if graph is not None and symmetry:
+            if not automorphisms:
+                raise ValueError("symmetry on a graph needs its automorphisms (the identity at least)")
+            self.n_auts = len(automorphisms)
+            self.aut_tables = <uint32_t *>malloc(max(self.n_auts, 1) * 4 * 256 * sizeof(uint32_t))
+            if self.aut_tables == NULL:
+                raise MemoryError("no room for the automorphism tables")
+            for a in range(self.n_auts):
+                perm = automorphisms[a]
+                for byte in range(4):
+                    for bits in range(256):
+                        m = 0
+                        for k in range(8):
+                            e = byte * 8 + k
+                            if bits >> k & 1 and e < self.num_edges:
+                                m |= <uint32_t>1 << self.idx[perm[self.ea[e]]][perm[self.eb[e]]]
+                        self.aut_tables[(a * 4 + byte) * 256 + bits] = m
         for s in range(1 << n):
             m = 0
             for i in range(n):
@@ -134,6 +161,7 @@ cdef class Searcher:
 
     def __dealloc__(self):
         self.release_counts()
+        free(self.aut_tables)
 
     # -- tables ---------------------------------------------------------------------
 
@@ -163,6 +191,8 @@ cdef class Searcher:
         cdef uint32_t m
         if not self.symmetry:
             return (<uint64_t>mine << 32) | theirs
+        if self.aut_tables != NULL:
+            return self._canon_automorphisms(mine, theirs)
         for v in range(self.n):
             nbm[v] = 0
             nbt[v] = 0
@@ -205,6 +235,21 @@ cdef class Searcher:
         self.best = <uint64_t>0xFFFFFFFFFFFFFFFF
         self._assign(0)
         return self.best
+
+    cdef uint64_t _canon_automorphisms(self, uint32_t mine, uint32_t theirs) noexcept:
+        """The smallest image of the position under the graph's automorphisms."""
+        cdef uint64_t best = <uint64_t>0xFFFFFFFFFFFFFFFF, key
+        cdef uint32_t *t
+        cdef int a
+        for a in range(self.n_auts):
+            t = self.aut_tables + a * 1024
+            key = (<uint64_t>(t[mine & 255] | t[256 + (mine >> 8 & 255)] | t[512 + (mine >> 16 & 255)]
+                              | t[768 + (mine >> 24)]) << 32) | (
+                t[theirs & 255] | t[256 + (theirs >> 8 & 255)] | t[512 + (theirs >> 16 & 255)]
+                | t[768 + (theirs >> 24)])
+            if key < best:
+                best = key
+        return best
 
     cdef void _assign(self, int p) noexcept:
         cdef int v, e

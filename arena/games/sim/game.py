@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
-from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, geometry
+from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, edge_mask, geometry
 from arena.limits import SettingLimit
 
 __all__ = ["SimGame", "SimMove"]
@@ -35,22 +35,24 @@ class SimMove:
 
 
 class SimGame(Game[SimPosition, SimMove]):
-    """Sim on K_n: colour edges in turn; whoever completes a triangle of their colour loses."""
+    """Sim on a graph (K_n by default): colour edges in turn; whoever completes a
+    triangle of their colour loses."""
 
     type = GameType(
         name="sim",
         title="Sim",
         description=(
-            "Players colour the free edges of the complete graph K_n in turn (red first). "
-            "Whoever completes a triangle of their own colour loses; a full board "
-            "without one is a draw (possible only for n < 6)."
+            "Players colour the free edges of the complete graph K_n (or of any simple "
+            "graph given as an edge list) in turn, red first. Whoever completes a triangle "
+            "of their own colour loses; a full board without one is a draw (impossible on "
+            "K_n for n >= 6)."
         ),
         move_syntax="two vertex numbers 'i j' (0-based, either order), e.g. '0 3'",
         limits=(SettingLimit("vertices", "the vertices of the board", standard=MAX_VERTICES,
                              guest=MAX_VERTICES),),
     )
 
-    def __init__(self, vertices: int = 6) -> None:
+    def __init__(self, vertices: int = 6, edges: Any = None) -> None:
         if isinstance(vertices, bool) or not isinstance(vertices, int):
             raise SettingsError(f"sim: 'vertices' must be an integer, got {vertices!r}")
         if not MIN_VERTICES <= vertices <= MAX_VERTICES:
@@ -58,29 +60,43 @@ class SimGame(Game[SimPosition, SimMove]):
                 f"sim: 'vertices' must be between {MIN_VERTICES} and {MAX_VERTICES}, "
                 f"got {vertices}"
             )
+        try:
+            graph = None if edges is None else edge_mask(vertices, edges)
+        except ValueError as error:
+            raise SettingsError(f"sim: 'edges': {error}") from None
         self.vertices = vertices
-        self.geometry = geometry(vertices)
+        self.graph = graph
+        """The graph's edge mask, ``None`` for the complete graph."""
+        self.geometry = geometry(vertices, graph)
 
     def __repr__(self) -> str:
-        return f"SimGame(vertices={self.vertices})"
+        if self.graph is None:
+            return f"SimGame(vertices={self.vertices})"
+        return f"SimGame(vertices={self.vertices}, edges={self.settings()['edges']})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SimGame) and other.vertices == self.vertices
+        return (isinstance(other, SimGame) and other.vertices == self.vertices
+                and other.graph == self.graph)
 
     def __hash__(self) -> int:
-        return hash(("sim", self.vertices))
+        return hash(("sim", self.vertices, self.graph))
 
     # -- settings -------------------------------------------------------------------
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> SimGame:
-        unknown = set(settings) - {"vertices"}
+        unknown = set(settings) - {"vertices", "edges"}
         if unknown:
-            raise SettingsError(f"sim: unknown settings {sorted(unknown)} (known: vertices)")
-        return cls(settings.get("vertices", 6))
+            raise SettingsError(
+                f"sim: unknown settings {sorted(unknown)} (known: vertices, edges)"
+            )
+        return cls(settings.get("vertices", 6), settings.get("edges"))
 
     def settings(self) -> dict[str, Any]:
-        return {"vertices": self.vertices}
+        if self.graph is None:
+            return {"vertices": self.vertices}
+        return {"vertices": self.vertices,
+                "edges": [list(edge) for edge in self.geometry.graph_edges()]}
 
     def sizes(self) -> dict[str, int]:
         return {"vertices": self.vertices}
@@ -91,7 +107,7 @@ class SimGame(Game[SimPosition, SimMove]):
     # -- flow -----------------------------------------------------------------------
 
     def initial_state(self) -> SimPosition:
-        return SimPosition(self.vertices)
+        return SimPosition(self.vertices, 0, 0, self.graph)
 
     def to_act(self, state: SimPosition) -> int:
         return TERMINAL if state.is_over() else state.seat_to_move
@@ -126,6 +142,8 @@ class SimGame(Game[SimPosition, SimMove]):
         if move.low == move.high:
             return Rejection("same-vertex", f"an edge joins two different vertices, got {move}")
         edge = self.geometry.edge_index[move.low][move.high]
+        if not self.geometry.has_edge(edge):
+            return Rejection("not-an-edge", f"{move.low}-{move.high} is not an edge of the graph")
         bit = 1 << edge
         for seat, mask in enumerate((state.red, state.green)):
             if mask & bit:
@@ -207,8 +225,8 @@ class SimGame(Game[SimPosition, SimMove]):
                 a, b = item
                 if not (isinstance(a, int) and isinstance(b, int)) or a == b or not (
                     0 <= a < self.vertices and 0 <= b < self.vertices
-                ):
-                    raise ValueError(f"{colour} edge {item!r} is not an edge of K{self.vertices}")
+                ) or not self.geometry.has_edge(self.geometry.edge_index[a][b]):
+                    raise ValueError(f"{colour} edge {item!r} is not an edge of the graph")
                 mask |= 1 << self.geometry.edge_index[a][b]
             masks.append(mask)
         red, green = masks
@@ -216,7 +234,7 @@ class SimGame(Game[SimPosition, SimMove]):
             raise ValueError("an edge is both red and green")
         if red.bit_count() - green.bit_count() not in (0, 1):
             raise ValueError("red must have as many edges as green, or one more")
-        return SimPosition(self.vertices, red, green)
+        return SimPosition(self.vertices, red, green, self.graph)
 
     def facts(self, state: SimPosition) -> dict[str, Any]:
         loser = state.loser()
@@ -239,6 +257,7 @@ class SimGame(Game[SimPosition, SimMove]):
         free = [] if over else [self.geometry.edges[e] for e in _bits(state.free)]
         return {
             **self.state_to_json(state),
+            "graph": [list(edge) for edge in self.geometry.graph_edges()],
             "points": points,
             "colours": list(_COLOURS),
             "to_move": None if over else state.seat_to_move,
@@ -250,7 +269,23 @@ class SimGame(Game[SimPosition, SimMove]):
 
     @classmethod
     def web_lobby(cls) -> dict[str, Any]:
-        return {"settings": {"vertices": 6}, "vertices": [MIN_VERTICES, MAX_VERTICES]}
+        return {"settings": {"vertices": 6}, "vertices": [MIN_VERTICES, MAX_VERTICES],
+                "graphs": GRAPHS}
+
+
+GRAPHS: dict[str, dict[str, Any]] = {
+    # Graphs the web lobby offers besides K_n (any edge list may be typed in).
+    "K6 minus an edge": {"vertices": 6, "edges": [
+        [a, b] for a in range(6) for b in range(a + 1, 6) if (a, b) != (0, 1)]},
+    "octahedron K2,2,2": {"vertices": 6, "edges": [
+        [a, b] for a in range(6) for b in range(a + 1, 6) if b - a != 3]},
+    "wheel: hub 0, rim 1-5": {"vertices": 6, "edges": [
+        [0, k] for k in range(1, 6)] + [[k, k % 5 + 1] for k in range(1, 6)]},
+    "K3,3 (no triangle: always a draw)": {"vertices": 6, "edges": [
+        [a, b] for a in range(3) for b in range(3, 6)]},
+    "K7 minus a triangle": {"vertices": 7, "edges": [
+        [a, b] for a in range(7) for b in range(a + 1, 7) if not (a < 3 and b < 3)]},
+}
 
 
 def _bits(mask: int) -> list[int]:

@@ -7,6 +7,10 @@ loses at once); a position where the opponent will be left without a safe edge i
 won without search; moves are tried in order of how few safe edges they cost the
 mover, which is what makes K8 tractable. The hot loop is compiled (`_search.pyx`);
 `_pysearch.py` is the same algorithm in Python, used when the extension is not built.
+
+On a graph other than K_n only the graph's edges are played and the symmetries are
+the graph's automorphisms (at most `MAX_AUTOMORPHISMS` of them; a graph with more is
+solved without symmetry).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games.sim.rules import SimPosition, geometry
+from arena.games.sim.rules import SimPosition, automorphisms, geometry
 
 __all__ = [
     "COUNT_MAX_BYTES",
@@ -41,6 +45,10 @@ except ImportError:  # the extension is not built: same algorithm, slower
 
     compiled = False
 
+MAX_AUTOMORPHISMS = 2048
+"""Beyond this many automorphisms a graph is solved without symmetry (each costs a
+table lookup per position; K_n itself has its own, faster canonical form)."""
+
 COUNT_MAX_BYTES = 8 * 10**9
 """Default memory allowed to the game count's table (K8 needs about 2.4 GB)."""
 
@@ -49,7 +57,7 @@ _RESULT = {1: "first", -1: "second", 0: "draw"}
 
 @dataclass(frozen=True)
 class SimSolution:
-    """The value of Sim on K_n with perfect play, and what it cost to find."""
+    """The value of Sim on K_n (or another graph) with perfect play, and its cost."""
 
     vertices: int
     value: str
@@ -58,10 +66,13 @@ class SimSolution:
     """Distinct positions (up to symmetry) the search evaluated."""
     seconds: float
     symmetry: bool = True
+    edges: tuple[tuple[int, int], ...] | None = None
+    """The graph's edges; ``None`` for K_n."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "vertices": self.vertices,
+            **({} if self.edges is None else {"edges": [list(e) for e in self.edges]}),
             "value": self.value,
             "positions": self.positions,
             "seconds": round(self.seconds, 6),
@@ -100,19 +111,28 @@ class SequenceCount:
 
 
 class SimSolver:
-    """Solves positions of Sim on K_n; the table persists between calls.
+    """Solves positions of Sim on K_n or another graph; the table persists between calls.
 
     Args:
         vertices: n, from 3 to 8.
-        symmetry: share table entries between positions equal up to relabelling.
+        graph: the graph's edge mask (`rules.edge_mask`), ``None`` for K_n.
+        symmetry: share table entries between positions equal up to relabelling (on a
+            graph: up to its automorphisms, if it has at most `MAX_AUTOMORPHISMS`).
         budget: stop a call with `BudgetExceeded` once it has evaluated this many new
             positions (-1: no limit); what it stored stays valid for later calls.
     """
 
-    def __init__(self, vertices: int, *, symmetry: bool = True, budget: int = -1) -> None:
+    def __init__(self, vertices: int, *, graph: int | None = None, symmetry: bool = True,
+                 budget: int = -1) -> None:
         self.vertices = vertices
-        self.geometry = geometry(vertices)
-        self._searcher = Searcher(vertices, symmetry, budget)
+        self.graph = graph
+        self.geometry = geometry(vertices, graph)
+        if graph is None:
+            self._searcher = Searcher(vertices, symmetry, budget)
+        else:
+            found = automorphisms(vertices, graph) if symmetry else ()
+            symmetry = symmetry and len(found) <= MAX_AUTOMORPHISMS
+            self._searcher = Searcher(vertices, symmetry, budget, graph, found if symmetry else ())
         self.symmetry = symmetry
 
     @property
@@ -160,7 +180,9 @@ class SimSolver:
         self._searcher.calls = 0
         value = self._searcher.value(0, 0)
         seconds = time.perf_counter() - start
-        return SimSolution(self.vertices, _RESULT[value], self.positions, seconds, self.symmetry)
+        edges = None if self.graph is None else tuple(self.geometry.graph_edges())
+        return SimSolution(self.vertices, _RESULT[value], self.positions, seconds, self.symmetry,
+                           edges)
 
     def count_sequences(
         self,
@@ -205,6 +227,6 @@ def _perspective(position: SimPosition) -> tuple[int, int]:
     return position.green, position.red
 
 
-def solve(vertices: int, *, symmetry: bool = True) -> SimSolution:
-    """Solve Sim on K_vertices from the empty board."""
-    return SimSolver(vertices, symmetry=symmetry).solve()
+def solve(vertices: int, *, graph: int | None = None, symmetry: bool = True) -> SimSolution:
+    """Solve Sim on K_vertices (or the graph with edge mask `graph`) from the empty board."""
+    return SimSolver(vertices, graph=graph, symmetry=symmetry).solve()

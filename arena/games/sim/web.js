@@ -1,6 +1,7 @@
-// Sim's web renderer (the contract is in docs/web.md): K_n with its vertices on a circle
-// (render() gives the coordinates), the edges in the players' colours, the free edges
-// clickable in play mode (or click two vertices), the losing triangle at the end.
+// Sim's web renderer (the contract is in docs/web.md): the graph (K_n, or the edge list of
+// the settings) with its vertices on a circle (render() gives the coordinates and the
+// edges), the edges in the players' colours, the free edges clickable in play mode (or
+// click two vertices), the losing triangle at the end.
 
 // Colours told apart with red-green colour blindness too (checked with Chromium's
 // deuteranopia emulation), and line styles besides: red solid, green dashed.
@@ -63,28 +64,31 @@ export function board(view, ctx) {
   const losing = new Set();
   if (triangle) for (let i = 0; i < 3; i++) losing.add(edgeKey(triangle[i], triangle[(i + 1) % 3]));
 
+  const complete = [];
+  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) complete.push([a, b]);
+  const graph = view.graph || complete;
+  const isComplete = graph.length === complete.length;
+  const name = isComplete ? `K${n}` : `the graph (${n} vertices, ${graph.length} edges)`;
   const picture = svg("svg", { viewBox: `${-R - 30} ${-R - 30} ${2 * R + 60} ${2 * R + 60}`, role: "img",
-    id: "sim-board", "aria-label": `K${n}: ${owner.size} coloured edges` });
+    id: "sim-board", "aria-label": `${name}: ${owner.size} coloured edges` });
   if (triangle && view.loser !== null && view.loser !== undefined) {
     picture.append(svg("polygon", { class: "triangle", points: triangle.map((v) => at(v).join(",")).join(" "),
       fill: COLOUR[view.colours[view.loser]] }));
   }
   const hits = [];
-  for (let a = 0; a < n; a++) {
-    for (let b = a + 1; b < n; b++) {
-      const key = edgeKey(a, b);
-      const colour = owner.get(key) || "free";
-      const [x1, y1] = at(a), [x2, y2] = at(b);
-      const classes = ["edge", colour];
-      if (losing.has(key)) classes.push("losing");
-      if (ctx.last && edgeKey(...ctx.last.move.trim().split(/\s+/).map(Number)) === key) classes.push("last");
-      if (playable.has(key)) classes.push("playable");
-      if (playable.has(key) && (a === from || b === from)) classes.push("candidate");
-      picture.append(svg("line", { class: classes.join(" "), "data-edge": key, x1, y1, x2, y2 }));
-      if (playable.has(key)) {
-        hits.push(svg("line", { class: "hit", "data-move": key, x1, y1, x2, y2, onclick: () => ctx.play(key) },
-          svg("title", {}, `colour ${a}–${b}`)));
-      }
+  for (const [a, b] of graph) {
+    const key = edgeKey(a, b);
+    const colour = owner.get(key) || "free";
+    const [x1, y1] = at(a), [x2, y2] = at(b);
+    const classes = ["edge", colour];
+    if (losing.has(key)) classes.push("losing");
+    if (ctx.last && edgeKey(...ctx.last.move.trim().split(/\s+/).map(Number)) === key) classes.push("last");
+    if (playable.has(key)) classes.push("playable");
+    if (playable.has(key) && (a === from || b === from)) classes.push("candidate");
+    picture.append(svg("line", { class: classes.join(" "), "data-edge": key, x1, y1, x2, y2 }));
+    if (playable.has(key)) {
+      hits.push(svg("line", { class: "hit", "data-move": key, x1, y1, x2, y2, onclick: () => ctx.play(key) },
+        svg("title", {}, `colour ${a}–${b}`)));
     }
   }
   picture.append(...hits);
@@ -127,21 +131,42 @@ export function board(view, ctx) {
   } else {
     status = "Every edge is coloured without a triangle: a draw";
   }
-  const free = n * (n - 1) / 2 - owner.size;
+  const free = graph.length - owner.size;
   return h("div", { class: "sim" }, picture,
     h("div", {}, h("p", { class: "status turn", id: "status-line" }, status),
-      seats, h("p", { class: "muted" }, `K${n}: ${owner.size} of ${n * (n - 1) / 2} edges coloured, ${free} free.`),
+      seats, h("p", { class: "muted", id: "sim-count" }, `${isComplete ? `K${n}` : `A graph on ${n} vertices`}: ${owner.size} of ${graph.length} edges coloured, ${free} free.`),
       from !== null ? h("p", { id: "sim-picked" }, `Vertex ${from} picked: now click the other end.`) : null));
+}
+
+// "0-1 1-2, 2-0" -> [[0, 1], [1, 2], [2, 0]]; the server names whatever is wrong.
+export function parseEdges(text) {
+  const tokens = text.trim().split(/[\s,;]+/).filter((t) => t);
+  if (!tokens.length) throw new Error("Type the graph's edges, e.g. 0-1 1-2 2-0.");
+  return tokens.map((token) => {
+    const match = /^(\d{1,3})-(\d{1,3})$/.exec(token);
+    if (!match) throw new Error(`${token} is not an edge like 0-1.`);
+    return [Number(match[1]), Number(match[2])];
+  });
 }
 
 export function settings(ctx) {
   const { h, game } = ctx;
   const [low, high] = game.lobby.vertices || [3, 8];
   const initial = ((ctx.saved || {}).settings || {}).vertices || (game.lobby.settings || {}).vertices || 6;
+  const graphs = game.lobby.graphs || {};
   const vertices = h("select", { id: "sim-vertices" }, Array.from({ length: high - low + 1 }, (_, i) => low + i)
-    .map((v) => h("option", { value: v, selected: v === initial }, `${v} vertices (K${v}, ${v * (v - 1) / 2} edges)`)));
+    .map((v) => h("option", { value: v, selected: v === initial }, `${v} vertices`)));
+  const shape = h("select", { id: "sim-graph" },
+    h("option", { value: "" }, "the complete graph K_n"),
+    Object.keys(graphs).map((name) => h("option", { value: name }, name)),
+    h("option", { value: "custom" }, "my edge list:"));
+  const edges = h("input", { id: "sim-edges", type: "text", size: 36, placeholder: "0-1 1-2 2-0 2-3 ..." });
   return {
-    element: h("label", {}, "Board ", vertices),
-    value: () => ({ settings: { vertices: Number(vertices.value) } }),
+    element: h("span", {}, h("label", {}, "Board ", vertices), " ", h("label", {}, "graph ", shape), " ", edges),
+    value: () => {
+      if (shape.value === "") return { settings: { vertices: Number(vertices.value) } };
+      if (shape.value === "custom") return { settings: { vertices: Number(vertices.value), edges: parseEdges(edges.value) } };
+      return { settings: graphs[shape.value] };
+    },
   };
 }

@@ -44,6 +44,8 @@ class GameState:
     def holds(self, player: int, letter: str) -> bool: ...
     def scores(self) -> tuple[int, int]: ...
 
+PROGRAM_EXCEPTION: str
+
 Step: TypeAlias = tuple[int, int, int]
 
 class Turn:
@@ -51,7 +53,8 @@ class Turn:
     base: GameState
     player: int
     roll: int
-    def __init__(self, grammar: CompiledGrammar, base: GameState) -> None: ...
+    program: bool
+    def __init__(self, grammar: CompiledGrammar, base: GameState, program: bool = False) -> None: ...
     @property
     def derivations(self) -> tuple[Derivation, ...]: ...
     @property
@@ -73,7 +76,9 @@ class Replay:
     index: int
     pending_chance: int | None
     track_text: bool
-    def __init__(self, grammar: CompiledGrammar, turn_limit: int, track_text: bool = True) -> None: ...
+    def __init__(
+        self, grammar: CompiledGrammar, turn_limit: int, track_text: bool = True, program: bool = False
+    ) -> None: ...
     def state(self) -> GameState: ...
     def run(self, turns: Sequence[object], dice: object = None, outcomes: object = None) -> int: ...
 
@@ -81,7 +86,14 @@ class Rules:
     grammar: CompiledGrammar
     turn_limit: int
     outcomes: tuple[tuple[int, int], ...]
-    def __init__(self, grammar: CompiledGrammar, turn_limit: int, outcomes: tuple[tuple[int, int], ...]) -> None: ...
+    program: bool
+    def __init__(
+        self,
+        grammar: CompiledGrammar,
+        turn_limit: int,
+        outcomes: tuple[tuple[int, int], ...],
+        program: bool = False,
+    ) -> None: ...
     def to_act(self, state: GameState) -> int: ...
     def chance_outcomes(self, state: object) -> tuple[tuple[int, int], ...]: ...
     def apply_chance(self, state: GameState, outcome: object) -> GameState: ...
@@ -89,7 +101,7 @@ class Rules:
 
 def fast_parse(text: str) -> tuple[Step, ...] | None: ...
 def check_turn(
-    grammar: CompiledGrammar, state: GameState, steps: Sequence[Sequence[int]]
+    grammar: CompiledGrammar, state: GameState, steps: Sequence[Sequence[int]], program: bool = False
 ) -> GameState | Rejection: ...
 def random_turn(
     grammar: CompiledGrammar, state: GameState, random: Callable[[], float]

@@ -9,6 +9,23 @@ any derivation of this player contain A?" is one array lookup.
 States are immutable values. A `Turn` is the working copy of one player's turn: the
 referee replays a proposed move on it step by step, bots and user interfaces ask it
 for the legal next steps. Nothing here does I/O or draws random numbers of its own.
+
+Two bank rules (the `bank_rule` setting, docs/substitution.md): ``strict``, the rules
+as the thesis writes them, and ``thesis-program``, what the thesis program's `Game`
+class (appendix B, `applyMoves`) really accepts. Every check takes a ``program`` flag:
+
+* the end-of-turn bank obligation is not checked: the program's loop over the bank
+  advances its group counter only for groups in the bank, so it only ever reads group
+  0 -- an S group in every grammar it shipped, never banked -- and, were group 0 in
+  the bank, it would index a derivation's counts by a character code and throw
+  (rejected here as ``program-exception``);
+* a step whose word index is out of range (-1, below -1 or past the last derivation)
+  starts a new derivation if the group rewrites S (also from the bank) and otherwise
+  does nothing; a bank group it names still leaves the bank, and a rolled group it
+  names is used up (not banked);
+* an out-of-range group or production index throws in the program (rejected here);
+  the program reads the production before it checks the roll and the bank, and so
+  do the checks here.
 """
 
 cimport cython
@@ -46,6 +63,9 @@ NEW_DERIVATION_FROM_BANK = "new-derivation-from-bank"
 NOT_IN_BANK = "not-in-bank"
 ROLLED_GROUP_UNAPPLIED = "rolled-group-unapplied"
 BANK_GROUP_APPLICABLE = "bank-group-applicable"
+PROGRAM_EXCEPTION = "program-exception"
+
+_NOOP = object()   # undo-log entry of a step that changed no derivation (thesis-program)
 
 
 cdef inline int _letter(str ch):
@@ -386,12 +406,15 @@ cdef class Turn:
     Steps are applied one at a time. `legal_steps()` lists what may come next and
     `can_end()` tells whether the turn may stop here; the referee uses the same checks
     to judge a whole move. `finish()` gives the state after the turn.
+
+    With ``program=True`` the checks are the thesis program's (module docstring).
     """
 
     cdef readonly CompiledGrammar grammar
     cdef readonly GameState base
     cdef readonly int player
     cdef readonly int roll
+    cdef readonly bint program
     cdef list words
     cdef int *totals          # the player's nonterminal totals (own copy or borrowed)
     cdef int *bank_counts     # the bank (own copy or borrowed)
@@ -403,8 +426,9 @@ cdef class Turn:
     cdef bint keep_history    # steps and undo information (not needed to replay logs)
     cdef int n_steps
 
-    def __cinit__(self, CompiledGrammar grammar, GameState base=None, *args):
+    def __cinit__(self, CompiledGrammar grammar, GameState base=None, bint program=False, *args):
         self.grammar = grammar
+        self.program = program
         self.steps = []
         self.undo_log = []
         self.own_bank = NULL
@@ -470,6 +494,8 @@ cdef class Turn:
                 index,
             )
         left = g.left[group]
+        if self.program and (production < 0 or production >= g.alt_count[group]):
+            return self._production_problem(index, word, group, production)
         if index == 0:
             if group != self.roll:
                 return Rejection(
@@ -485,12 +511,9 @@ cdef class Turn:
                 index,
             )
         if production < 0 or production >= g.alt_count[group]:
-            return Rejection(
-                PRODUCTION_OUT_OF_RANGE,
-                f"{_where(index, word, group, production)}: group {group} ({g.group_text[group]}) has no production {production} "
-                f"(it has {g.alt_count[group]})",
-                index,
-            )
+            return self._production_problem(index, word, group, production)
+        if self.program and (word < 0 or word >= len(self.words)):
+            return None   # a new derivation for an S group, else a step that does nothing
         if word == -1:
             if index > 0:
                 return Rejection(
@@ -521,6 +544,15 @@ cdef class Turn:
             )
         return None
 
+    cdef object _production_problem(self, int index, int word, int group, int production):
+        cdef CompiledGrammar g = self.grammar
+        return Rejection(
+            PRODUCTION_OUT_OF_RANGE,
+            f"{_where(index, word, group, production)}: group {group} ({g.group_text[group]}) has no production {production} "
+            f"(it has {g.alt_count[group]})",
+            index,
+        )
+
     cdef object _end_problem(self):
         """``None`` if the turn may end here, else a `Rejection`."""
         cdef CompiledGrammar g = self.grammar
@@ -540,6 +572,17 @@ cdef class Turn:
                     f"the rolled group {self.roll} ({g.group_text[self.roll]}) applies to derivation "
                     f"{self._first_holding(left)} ({_short(self.words[self._first_holding(left)].text)!r}) "
                     "and must be applied",
+                    None,
+                )
+            return None
+        if self.program:
+            if self.bank_counts[0] > 0 and len(self.words) > 0:
+                return Rejection(
+                    PROGRAM_EXCEPTION,
+                    f"the turn ends with group 0 ({g.group_text[0]}) in the bank "
+                    f"({self.bank_counts[0]}) and player {self.player} holding derivations: "
+                    "the thesis program's end-of-turn bank check then indexes a derivation's "
+                    "nonterminal counts by a character code and throws IndexOutOfRangeException",
                     None,
                 )
             return None
@@ -572,16 +615,21 @@ cdef class Turn:
         cdef CompiledGrammar g = self.grammar
         cdef int index = g.alt_start[group] + production
         cdef int k
-        cdef Derivation old
-        if word == -1:
-            self.words.append(_fresh(g, group, production, self.track_text))
-            old = None
+        cdef object old
+        if word < 0 or word >= len(self.words):
+            # -1 (or, under the thesis program's rule, any index out of range)
+            if g.left[group] == S_INDEX:
+                self.words.append(_fresh(g, group, production, self.track_text))
+                old = None
+            else:
+                old = _NOOP
         else:
             old = <Derivation>self.words[word]
-            self.words[word] = _rewrite(old, g, group, production, self.track_text)
+            self.words[word] = _rewrite(<Derivation>old, g, group, production, self.track_text)
             self.totals[g.left[group]] -= 1
-        for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
-            self.totals[g.sparse_letter[k]] += g.sparse_count[k]
+        if old is not _NOOP:
+            for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
+                self.totals[g.sparse_letter[k]] += g.sparse_count[k]
         if self.n_steps > 0:
             self.bank_counts[group] -= 1
         self.n_steps += 1
@@ -613,13 +661,14 @@ cdef class Turn:
         word, group, production = self.steps.pop()
         previous = self.undo_log.pop()
         index = g.alt_start[group] + production
-        if word == -1:
+        if previous is None:
             self.words.pop()
-        else:
+        elif previous is not _NOOP:
             self.words[word] = previous
             self.totals[g.left[group]] += 1
-        for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
-            self.totals[g.sparse_letter[k]] -= g.sparse_count[k]
+        if previous is not _NOOP:
+            for k in range(g.sparse_start[index], g.sparse_start[index] + g.sparse_len[index]):
+                self.totals[g.sparse_letter[k]] -= g.sparse_count[k]
         if self.n_steps > 0:
             self.bank_counts[group] += 1
 
@@ -632,7 +681,12 @@ cdef class Turn:
         return self._end_problem()
 
     def legal_steps(self):
-        """Every step that may come next, as ``(word, group, production)`` tuples."""
+        """Every step that may come next, as ``(word, group, production)`` tuples.
+
+        Under the thesis program's rule also a new derivation (-1) for an S group in the
+        bank; steps with other out-of-range word indexes, which it accepts too, are not
+        listed (they change nothing, or repeat -1).
+        """
         cdef CompiledGrammar g = self.grammar
         cdef int group, left, w, a
         result = []
@@ -649,6 +703,9 @@ cdef class Turn:
             return result
         for group in range(g.n_groups):
             left = g.left[group]
+            if self.program and left == S_INDEX and self.bank_counts[group] > 0:
+                for a in range(g.alt_count[group]):
+                    result.append((-1, group, a))
             if self.bank_counts[group] <= 0 or self.totals[left] <= 0:
                 continue
             for w in range(len(self.words)):
@@ -697,15 +754,18 @@ cdef class Turn:
         return state
 
 
-cdef Turn _owning(CompiledGrammar grammar, GameState state):
-    """`Turn(grammar, state)` without the Python-level constructor call (hot loops)."""
-    cdef Turn turn = Turn.__new__(Turn, grammar)
+cdef Turn _owning(CompiledGrammar grammar, GameState state, bint program=False):
+    """`Turn(grammar, state, program)` without the Python-level constructor call (hot loops)."""
+    cdef Turn turn = Turn.__new__(Turn, grammar, None, program)
     turn._own(state)
     return turn
 
 
 cdef object _empty_move_problem(CompiledGrammar g, GameState state):
-    """Why the empty move is illegal in `state` (the roll applies somewhere), or None."""
+    """Why the empty move is illegal in `state` (the roll applies somewhere), or None.
+
+    The same under both bank rules: the thesis program checks an empty move as written.
+    """
     cdef int roll = state.roll
     cdef int left = g.left[roll]
     cdef int player = state.turn % 2
@@ -723,10 +783,11 @@ cdef GameState _banked(GameState state):
     return after
 
 
-def check_turn(CompiledGrammar grammar, GameState state, steps):
+def check_turn(CompiledGrammar grammar, GameState state, steps, bint program=False):
     """Judge a whole move: the state after it, or the `Rejection` of its first defect.
 
     `state` must hold the roll. `steps` is a sequence of ``(word, group, production)``.
+    ``program=True`` judges by the thesis program's bank rule.
     """
     cdef Turn turn
     cdef int word, group, production
@@ -737,7 +798,7 @@ def check_turn(CompiledGrammar grammar, GameState state, steps):
         return _banked(state)
     if state.roll is None:
         raise ValueError("the dice have not been rolled in this state")
-    turn = _owning(grammar, state)
+    turn = _owning(grammar, state, program)
     for step in steps:
         word, group, production = step
         problem = turn._step_problem(word, group, production)
@@ -814,9 +875,9 @@ def random_turn(CompiledGrammar grammar, GameState state, random):
 # -- replaying recorded games ---------------------------------------------------------
 
 cdef Turn _borrow(CompiledGrammar grammar, list words, int *totals, int *bank, int player, int roll,
-                  bint track_text):
+                  bint track_text, bint program):
     """A turn working directly on a live board (no copies): used to replay logs."""
-    cdef Turn turn = Turn.__new__(Turn, grammar)
+    cdef Turn turn = Turn.__new__(Turn, grammar, None, program)
     turn.track_text = track_text
     turn.keep_history = track_text   # a counts-only replay never undoes: it starts over
     turn.player = player
@@ -921,7 +982,7 @@ cdef class Replay:
 
     With ``track_text=False`` it keeps only the counts of each derivation (no log
     records derivation texts); its `state()` is then a summary, good for who is to act
-    and the scores.
+    and the scores. ``program=True`` judges by the thesis program's bank rule.
     """
 
     cdef CompiledGrammar grammar
@@ -938,7 +999,8 @@ cdef class Replay:
     cdef readonly bint track_text
     cdef list movers          # one borrowing Turn per player, reset every turn
 
-    def __cinit__(self, CompiledGrammar grammar, int turn_limit, bint track_text=True):
+    def __cinit__(self, CompiledGrammar grammar, int turn_limit, bint track_text=True,
+                  bint program=False):
         self.grammar = grammar
         self.track_text = track_text
         self.n_groups = grammar.n_groups
@@ -953,7 +1015,8 @@ cdef class Replay:
         self.index = 0
         self.pending_chance = None
         self.movers = [
-            _borrow(grammar, <list>self.words[p], &self.totals[p][0], self.bank, p, 0, track_text)
+            _borrow(grammar, <list>self.words[p], &self.totals[p][0], self.bank, p, 0, track_text,
+                    program)
             for p in range(2)
         ]
 
@@ -1094,11 +1157,13 @@ cdef class Rules:
     cdef readonly CompiledGrammar grammar
     cdef readonly int turn_limit
     cdef readonly tuple outcomes
+    cdef readonly bint program
 
-    def __cinit__(self, CompiledGrammar grammar, int turn_limit, tuple outcomes):
+    def __cinit__(self, CompiledGrammar grammar, int turn_limit, tuple outcomes, bint program=False):
         self.grammar = grammar
         self.turn_limit = turn_limit
         self.outcomes = outcomes
+        self.program = program
 
     def to_act(self, GameState state):
         """The player to move, -1 while the dice are to be rolled, -2 once the game is over."""
@@ -1127,4 +1192,4 @@ cdef class Rules:
         """The state after `move` (a `MoveString`), or the `Rejection` of its first defect."""
         if state.roll is None or state.turn >= self.turn_limit:
             return Rejection("not-to-move", "nobody is to move in this state")
-        return check_turn(self.grammar, state, move.steps)
+        return check_turn(self.grammar, state, move.steps, self.program)

@@ -11,6 +11,7 @@ import click
 
 from arena.errors import ArenaError
 from arena.games.substitution import PRESETS, Settings, SubstitutionGame, load_grammar
+from arena.games.substitution.settings import load_settings
 from arena.games.substitution.thesis_log import write_thesis_log
 from arena.match import play_match
 from arena.record import to_jsonl
@@ -67,8 +68,11 @@ def convert(spec: str, target: str, moves: int, out: Path | None) -> None:
 @click.option("--grammar", "grammar_spec", default="medium", show_default=True,
               help="A preset (medium, low, trap, classic, low-s, long-chain) or a grammar file "
                    "(text format or the thesis's XML).")
-@click.option("--moves", default=200, show_default=True, type=click.IntRange(1, 100_000),
-              help="Turns each player makes.")
+@click.option("--moves", default=None, type=click.IntRange(1, 100_000),
+              help="Turns each player makes (default: a thesis XML file's NumberOfMoves, else 200).")
+@click.option("--bank-rule", type=click.Choice(["strict", "thesis-program"]), default=None,
+              help="strict: the rules as written (default, unless a thesis XML file says "
+                   "otherwise); thesis-program: the thesis program's referee (docs/substitution.md).")
 @click.option("--p1", default="random", show_default=True, help="Bot spec of player 0 (moves first).")
 @click.option("--p2", default="random", show_default=True, help="Bot spec of player 1.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seeds the dice and the bots.")
@@ -76,11 +80,11 @@ def convert(spec: str, target: str, moves: int, out: Path | None) -> None:
               help="Write the arena's JSON Lines log here.")
 @click.option("--thesis-log", "thesis_log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the thesis program's text log here.")
-def play(grammar_spec: str, moves: int, p1: str, p2: str, seed: int,
+def play(grammar_spec: str, moves: int | None, bank_rule: str | None, p1: str, p2: str, seed: int,
          log_path: Path | None, thesis_log_path: Path | None) -> None:
     """Play one game and print both players' derivations, the scores and the winner."""
     try:
-        game = SubstitutionGame(Settings(load_grammar(grammar_spec), moves))
+        game = SubstitutionGame(load_settings(grammar_spec, moves, bank_rule))
         registry = default_registry()
         bots = [registry.make_bot(game, spec) for spec in (p1, p2)]
     except ArenaError as error:

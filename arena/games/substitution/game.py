@@ -3,7 +3,8 @@
 A state is a `GameState` (both players' derivations, the bank, the turn count and the
 pending roll). Chance is a player: before each turn the referee rolls a group index
 with the grammar's weights and applies it; then the player to act submits a
-`MoveString` for that roll.
+`MoveString` for that roll. The settings' bank rule (``strict`` or ``thesis-program``)
+chooses which checks judge a move (`_core.pyx`).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class SubstitutionGame(Game[GameState, MoveString]):
         description=(
             "Two players rewrite derivations of a context-free grammar: a roll picks a "
             "production group, which must be applied; groups that fit nowhere go to a shared "
-            "bank, and applicable bank groups must be used. 3 points per finished word plus 1 "
-            "per letter."
+            "bank, and applicable bank groups must be used (setting bank_rule: 'strict'; "
+            "'thesis-program' plays by the thesis program's referee, which does not enforce "
+            "that). 3 points per finished word plus 1 per letter."
         ),
         move_syntax=(
             "steps 'word group production' separated by ', ' (0-based; word -1 starts a new "
@@ -85,7 +87,8 @@ class SubstitutionGame(Game[GameState, MoveString]):
         self.compiled = CompiledGrammar(settings.grammar)
         self._turn_limit = 2 * settings.moves
         self._outcomes: tuple[tuple[int, int], ...] = tuple(enumerate(settings.grammar.weights))
-        self.rules = Rules(self.compiled, self._turn_limit, self._outcomes)
+        self.program_rule = settings.program_rule
+        self.rules = Rules(self.compiled, self._turn_limit, self._outcomes, self.program_rule)
         # The per-move methods below are answered by the compiled `Rules`; binding its
         # methods on the instance lets the match loop call them without a Python frame.
         self.to_act = self.rules.to_act  # type: ignore[method-assign]
@@ -119,6 +122,11 @@ class SubstitutionGame(Game[GameState, MoveString]):
         """How many turns each player makes."""
         return self.config.moves
 
+    @property
+    def bank_rule(self) -> str:
+        """``strict`` or ``thesis-program`` (see `Settings`)."""
+        return self.config.bank_rule
+
     # -- flow -------------------------------------------------------------------------
 
     def initial_state(self) -> GameState:
@@ -149,7 +157,7 @@ class SubstitutionGame(Game[GameState, MoveString]):
 
     def turn(self, state: GameState) -> Turn:
         """A `Turn` to build the move of the player to act step by step."""
-        return Turn(self.compiled, state)
+        return Turn(self.compiled, state, self.program_rule)
 
     def legal_moves(self, state: GameState, limit: int = 1000) -> LegalOptions:
         """Whole legal turns, depth first, at most `limit` of them."""
@@ -283,13 +291,13 @@ class SubstitutionGame(Game[GameState, MoveString]):
 
     def replay_prefix(self, turns: Sequence[Any], dice: Any) -> tuple[int, GameState, Any]:
         """Compiled replay of the valid leading turns of a log (see `Game.replay_prefix`)."""
-        replay = Replay(self.compiled, self._turn_limit, False)  # counts only: fastest
+        replay = Replay(self.compiled, self._turn_limit, False, self.program_rule)  # counts only: fastest
         replay.run(turns, dice, self._outcomes)
         if replay.index == len(turns):
             return replay.index, replay.state(), replay.pending_chance
         # A turn the replay could not vouch for: the referee judges it from the exact
         # state before it, derivation texts included.
-        exact = Replay(self.compiled, self._turn_limit, True)
+        exact = Replay(self.compiled, self._turn_limit, True, self.program_rule)
         exact.run(turns[: replay.index], None, self._outcomes)
         return replay.index, exact.state(), replay.pending_chance
 

@@ -44,11 +44,14 @@ CLI_MOVES = 20
 def arena_cli_settings(game: str, options: Mapping[str, Any]) -> dict[str, Any] | None:
     if game != NAME:
         return None
-    from arena.games.substitution.settings import Settings, load_grammar
+    from arena.games.substitution.settings import load_settings
 
-    moves = options.get("moves")
-    return Settings(load_grammar(options.get("grammar") or "medium"),
-                    CLI_MOVES if moves is None else moves).to_json()
+    # moves: --moves, else a thesis XML file's NumberOfMoves, else the command's default
+    default_moves = options.get("default_moves")
+    return load_settings(options.get("grammar") or "medium", options.get("moves"),
+                         options.get("bank_rule"),
+                         default_moves=CLI_MOVES if default_moves is None else default_moves,
+                         ).to_json()
 
 
 @hookimpl

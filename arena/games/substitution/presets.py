@@ -1,7 +1,11 @@
 """Built-in grammars: those of the thesis's text and those built into its program.
 
 The thesis's program ships grammars that differ from the ones its text describes;
-its result tables were made with the program's (`classic`, `low-s`).
+its result tables were made with the program's (`classic`, `low-s`). Source of
+`classic`, `low-s` and `long-chain`: the program's public repository,
+https://github.com/Nasochec/ProductsGame (`ProductionsGameLauncher/MainWindow.xaml.cs`,
+the grammars "classic", "low frequency of S" and "long chain"; weights 1 2 3 4 5 6 5 4
+3 2 1 out of 36, as `RandomSettings` there).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Game settings (the thesis's `GameSettings`) and its XML format.
 
-The XML is what the thesis's program reads, writes and puts at the top of its logs::
+The XML is what the thesis's program reads, writes and puts at the top of its logs
+(``NumberOfMoves`` is the number of turns each player makes)::
 
     <GameSettings NumberOfMoves="200">
       <Productions>
@@ -16,6 +17,16 @@ The XML is what the thesis's program reads, writes and puts at the top of its lo
         </Possibilities>
       </RandomSettings>
     </GameSettings>
+
+The bank rule (`bank_rule`): ``strict`` (the default) enforces the rules as the thesis
+writes them; ``thesis-program`` is what the thesis program's `Game` class accepts (no
+end-of-turn bank obligation, out-of-range word indexes tolerated; see `_core.pyx` and
+docs/substitution.md). JSON settings record it as ``"bank_rule": "thesis-program"``, so
+a log is judged by the rule it was played under; settings without the field are
+``strict`` (the field is left out for ``strict``: every log and message from before
+the setting stays valid and unchanged). In the XML it is an extra ``BankRule``
+attribute, likewise written only for ``thesis-program`` (the program ignores attributes
+it does not know).
 """
 
 from __future__ import annotations
@@ -32,36 +43,56 @@ from arena.errors import GrammarError, SettingsError
 from arena.games.substitution.grammar import Grammar, ProductionGroup
 from arena.games.substitution.presets import PRESETS, preset
 
-__all__ = ["MAX_MOVES", "Settings", "load_grammar"]
+__all__ = ["BANK_RULES", "DEFAULT_MOVES", "MAX_MOVES", "Settings", "load_grammar", "load_settings"]
 
 MAX_MOVES = 100_000
+
+DEFAULT_MOVES = 200
+"""Turns per player when neither the command nor a thesis XML file says (the thesis's 200)."""
+
+BANK_RULES = ("strict", "thesis-program")
+"""The values of `Settings.bank_rule`: the rules as written, and the thesis program's."""
 
 
 @dataclass(frozen=True)
 class Settings:
-    """A grammar with its chance weights, and the number of turns each player makes."""
+    """A grammar with its chance weights, the number of turns each player makes, and
+    the bank rule the referee enforces."""
 
     grammar: Grammar
     moves: int
+    bank_rule: str = "strict"
 
     def __post_init__(self) -> None:
         if not isinstance(self.moves, int) or isinstance(self.moves, bool) or not 1 <= self.moves <= MAX_MOVES:
             raise SettingsError(f"number of moves {self.moves!r} is not an integer from 1 to {MAX_MOVES}")
+        if self.bank_rule not in BANK_RULES:
+            raise SettingsError(
+                f"bank_rule {self.bank_rule!r} is not one of {', '.join(BANK_RULES)}"
+            )
 
     @classmethod
-    def preset(cls, name: str, moves: int = 200) -> Settings:
-        return cls(preset(name), moves)
+    def preset(cls, name: str, moves: int = DEFAULT_MOVES, bank_rule: str = "strict") -> Settings:
+        return cls(preset(name), moves, bank_rule)
+
+    @property
+    def program_rule(self) -> bool:
+        """True under the thesis program's bank rule."""
+        return self.bank_rule == "thesis-program"
 
     # -- JSON (logs, wire) --------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "moves": self.moves,
             "groups": [
                 {"left": g.left, "alternatives": list(g.alternatives)} for g in self.grammar.groups
             ],
             "weights": list(self.grammar.weights),
         }
+        if self.bank_rule != "strict":
+            data["bank_rule"] = self.bank_rule
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Settings:
@@ -83,13 +114,17 @@ class Settings:
         weights = data.get("weights")
         if not isinstance(weights, list):
             raise SettingsError("settings.weights must be a list of positive integers")
-        return cls(Grammar(tuple(groups), tuple(weights)), data.get("moves"))  # type: ignore[arg-type]
+        bank_rule = data.get("bank_rule", "strict")  # logs from before the setting: strict
+        if not isinstance(bank_rule, str):
+            raise SettingsError(f"settings.bank_rule must be one of {', '.join(BANK_RULES)}")
+        return cls(Grammar(tuple(groups), tuple(weights)), data.get("moves"), bank_rule)  # type: ignore[arg-type]
 
     # -- the thesis's XML -------------------------------------------------------------
 
     def to_xml(self) -> str:
         """The XML exactly as the thesis program's `WriteToStream` lays it out."""
-        lines = [f'<GameSettings NumberOfMoves="{self.moves}">', "  <Productions>"]
+        rule = f" BankRule={quoteattr(self.bank_rule)}" if self.program_rule else ""
+        lines = [f'<GameSettings NumberOfMoves="{self.moves}"{rule}>', "  <Productions>"]
         for group in self.grammar.groups:
             lines.append(f"    <Production Left={quoteattr(group.left)}>")
             lines.extend(f"      <Right>{escape(alt)}</Right>" for alt in group.alternatives)
@@ -142,6 +177,9 @@ def _read_game_settings(root: Any) -> Settings:
     moves = _int(root.get("NumberOfMoves"), "NumberOfMoves attribute", line)
     if not 1 <= moves <= MAX_MOVES:
         raise GrammarError(f"NumberOfMoves {moves} is not from 1 to {MAX_MOVES}", line)
+    bank_rule = root.get("BankRule", "strict")
+    if bank_rule not in BANK_RULES:
+        raise GrammarError(f"BankRule {bank_rule!r} is not one of {', '.join(BANK_RULES)}", line)
     groups = []
     for production in _element(root, "Productions"):
         if not isinstance(production.tag, str):
@@ -183,13 +221,34 @@ def _read_game_settings(root: Any) -> Settings:
         raise GrammarError(f"the possibilities sum to {sum(weights)}, not TotalPossibility {total}", rline)
     if not groups:
         raise GrammarError("<Productions> is empty", line)
-    return Settings(Grammar(tuple(groups), tuple(weights)), moves)
+    return Settings(Grammar(tuple(groups), tuple(weights)), moves, bank_rule)
 
 
 def load_grammar(spec: str) -> Grammar:
     """A grammar from a preset name, a text file or a thesis XML settings file."""
+    return _load(spec)[0]
+
+
+def load_settings(spec: str, moves: int | None = None, bank_rule: str | None = None,
+                  default_moves: int = DEFAULT_MOVES) -> Settings:
+    """Settings from a grammar spec (as `load_grammar`) and the command's options.
+
+    The number of moves is `moves` if given, else the thesis XML file's
+    ``NumberOfMoves``, else `default_moves`; the bank rule likewise (`bank_rule`, else
+    the XML's ``BankRule``, else strict).
+    """
+    grammar, from_file = _load(spec)
+    return Settings(
+        grammar,
+        moves if moves is not None else from_file.moves if from_file else default_moves,
+        bank_rule if bank_rule is not None else from_file.bank_rule if from_file else "strict",
+    )
+
+
+def _load(spec: str) -> tuple[Grammar, Settings | None]:
+    """The grammar of `spec`, and the whole settings when it is a thesis XML file."""
     if spec in PRESETS:
-        return preset(spec)
+        return preset(spec), None
     path = Path(spec)
     if not path.is_file():
         raise SettingsError(f"{spec!r} is neither a grammar preset ({', '.join(PRESETS)}) nor a file")
@@ -200,7 +259,8 @@ def load_grammar(spec: str) -> Grammar:
         raise GrammarError(f"{spec}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     try:
         if text.lstrip().startswith("<"):
-            return Settings.from_xml(text.encode("utf-8")).grammar
-        return Grammar.from_text(text)
+            settings = Settings.from_xml(text.encode("utf-8"))
+            return settings.grammar, settings
+        return Grammar.from_text(text), None
     except GrammarError as error:
         raise GrammarError(f"{spec}: {error.reason}", error.line) from None

@@ -16,15 +16,16 @@ __all__ = ["solve_tiles"]
 @click.command("tiles")
 @click.option("--tiles", type=click.IntRange(1, MAX_TILES), default=12, show_default=True)
 @click.option(
-    "--no-voluntary-skip", is_flag=True, help="Passing is allowed only when no move exists."
+    "--voluntary-skip/--no-voluntary-skip", default=False, show_default=True,
+    help="Allow passing when a move exists (the seed's rules do not: the default).",
 )
 @click.option(
     "--race", is_flag=True, help="Solve the two-player race: the first player's winning chance."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (with the whole policy).")
-def solve_tiles(tiles: int, no_voluntary_skip: bool, race: bool, as_json: bool) -> None:
+def solve_tiles(tiles: int, voluntary_skip: bool, race: bool, as_json: bool) -> None:
     """Solve the dice-tile game exactly (solo: fewest expected turns)."""
-    voluntary = not no_voluntary_skip
+    voluntary = voluntary_skip
     started = time.perf_counter()
     if race:
         from arena.games.tiles.race import race_table

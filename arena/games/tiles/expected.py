@@ -51,7 +51,7 @@ class SoloTable:
 
 
 @functools.cache
-def solo_table(tiles: int, voluntary_skip: bool = True) -> SoloTable:
+def solo_table(tiles: int, voluntary_skip: bool = False) -> SoloTable:
     size = 1 << tiles
     expected = [0.0] * size
     boards = sorted(range(1, size), key=lambda b: b.bit_count())

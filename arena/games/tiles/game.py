@@ -29,7 +29,8 @@ _GAME_TYPE = GameType(
     title="Balinese dice tiles",
     description=(
         "Each player has tiles 1..12 face up. Roll two dice x, y, then turn down tiles x "
-        "and y (one tile on a double), or the tile x + y, or do nothing. Solo: all tiles "
+        "and y (one tile on a double), or the tile x + y; pass only when neither is "
+        "possible (setting voluntary_skip: pass at will). Solo: all tiles "
         "down in as few turns as possible; with more players the first to finish wins."
     ),
     move_syntax="'pair', 'sum' or 'pass', or the tiles turned down ('3 5', '8')",
@@ -295,7 +296,7 @@ class TilesGame(Game[TilesState, TilesMove]):
     @classmethod
     def web_lobby(cls) -> dict[str, Any]:
         return {
-            "settings": {"tiles": 12, "players": 2, "voluntary_skip": True},
+            "settings": {"tiles": 12, "players": 2, "voluntary_skip": False},
             "max_tiles": MAX_TILES,
         }
 

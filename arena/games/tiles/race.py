@@ -107,7 +107,7 @@ def _default_threads() -> int:
 
 
 def solve_race(
-    tiles: int, voluntary_skip: bool = True, *, reference: bool = False, threads: int | None = None
+    tiles: int, voluntary_skip: bool = False, *, reference: bool = False, threads: int | None = None
 ) -> RaceTable:
     """Solve the race now (no cache). `reference` uses the numpy version (`_pyrace`);
     the compiled one runs on `threads` threads (default: the CPUs this process may use).
@@ -232,7 +232,7 @@ def _cached_table(tiles: int, voluntary_skip: bool) -> RaceTable:
     return table
 
 
-def race_table(tiles: int, voluntary_skip: bool = True) -> RaceTable:
+def race_table(tiles: int, voluntary_skip: bool = False) -> RaceTable:
     """The race table, from memory, the disk cache (`cache_path`) or solved now (then
     stored). Thread-safe: concurrent callers wait for one solve.
 

@@ -2,8 +2,8 @@
 
 Every player has a row of tiles 1..n (n <= 12), all face up. A turn rolls two dice
 x, y; the player may turn down tiles x and y (both must be up; on a double, the single
-tile x), or the tile x + y (if up), or do nothing. Doing nothing is always allowed
-unless `voluntary_skip` is off, when it is allowed only if no move exists. Solo: turn
+tile x), or the tile x + y (if up), or do nothing. As in the seed, doing nothing is
+allowed only when no move exists; with `voluntary_skip` on it is always allowed. Solo: turn
 all tiles down in as few turns as possible. Two or more players take turns; the first
 to turn all their tiles down wins.
 
@@ -71,7 +71,8 @@ def move_options(board: int, roll: Roll) -> dict[Choice, int]:
 
 @dataclass(frozen=True)
 class TilesSettings:
-    """`tiles` per row, `players` (1 = solo), `voluntary_skip`, and a turn cap.
+    """`tiles` per row, `players` (1 = solo), `voluntary_skip` (off: the seed's rules),
+    and a turn cap.
 
     `max_turns` ends a game that drags on (a player who keeps passing): solo it ends
     unfinished, with two or more players it is a draw.
@@ -79,7 +80,7 @@ class TilesSettings:
 
     tiles: int = 12
     players: int = 1
-    voluntary_skip: bool = True
+    voluntary_skip: bool = False
     max_turns: int = 1000
 
     def __post_init__(self) -> None:

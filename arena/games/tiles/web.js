@@ -107,7 +107,7 @@ export function settings(ctx) {
   const lobby = game.lobby;
   const initial = (ctx.saved || {}).settings || lobby.settings || {};
   const count = h("input", { id: "tiles-count", type: "number", min: 1, max: lobby.max_tiles || 12, value: initial.tiles || 12 });
-  const skip = h("input", { id: "tiles-skip", type: "checkbox", checked: initial.voluntary_skip !== false });
+  const skip = h("input", { id: "tiles-skip", type: "checkbox", checked: initial.voluntary_skip === true });
   return {
     element: h("div", {}, h("label", {}, "Tiles per row ", count),
       h("label", {}, skip, " a player may pass even when a move exists")),

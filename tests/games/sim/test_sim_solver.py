@@ -15,9 +15,10 @@ from arena.games.sim import SimGame, SimPosition, _pysearch, geometry
 from arena.games.sim.solver import BudgetExceeded, CountMemoryExceeded, SimSolver, compiled
 
 
-def brute_value(n: int) -> int:
-    """Negamax through the game API with a memo on the raw position (no symmetry)."""
-    game = SimGame(n)
+def brute_value(n: int | SimGame, start: SimPosition | None = None) -> int:
+    """Negamax through the game API with a memo on the raw position (no symmetry): the
+    value of `start` (the empty board by default) for the player to move."""
+    game = n if isinstance(n, SimGame) else SimGame(n)
 
     @functools.cache
     def value(state: SimPosition) -> int:  # for the player to move
@@ -33,7 +34,7 @@ def brute_value(n: int) -> int:
             best = max(best, -value(child))
         return best
 
-    return value(game.initial_state())
+    return value(game.initial_state() if start is None else start)
 
 
 def brute_sequences(n: int) -> tuple[Counter[int], int]:

@@ -78,13 +78,13 @@ def test_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 
 def test_a_table_is_solved_once_then_loaded(cache: Path) -> None:
-    solved = race.race_table(6)
-    assert race.race_table(6) is solved  # in memory
+    solved = race.race_table(6, True)
+    assert race.race_table(6, True) is solved  # in memory
     path = race.cache_path(6, True)
     assert path.parent == cache and path.exists()
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary file left
     race._cached_table.cache_clear()
-    loaded = race.race_table(6)
+    loaded = race.race_table(6, True)
     assert loaded is not solved
     assert np.array_equal(loaded.wins, solved.wins)
     assert not loaded.wins.flags.writeable  # mapped read-only, shared between processes
@@ -119,18 +119,18 @@ def _damage(path: Path, how: str) -> None:
 def test_a_damaged_cache_file_is_solved_again(
     cache: Path, how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    expected = race.solve_race(5).wins
+    expected = race.solve_race(5, True).wins
     race.race_table(5, False)
-    race.race_table(5)
+    race.race_table(5, True)
     path = race.cache_path(5, True)
     _damage(path, how)
     race._cached_table.cache_clear()
     with caplog.at_level(logging.WARNING, logger="arena.games.tiles.race"):
-        table = race.race_table(5)
+        table = race.race_table(5, True)
     assert np.array_equal(table.wins, expected)
     assert "ignoring the race table cache" in caplog.text
     race._cached_table.cache_clear()
-    assert np.array_equal(race.race_table(5).wins, expected)  # the file was replaced
+    assert np.array_equal(race.race_table(5, True).wins, expected)  # the file was replaced
 
 
 def test_the_file_appears_complete_or_not_at_all(
@@ -150,7 +150,7 @@ def test_the_file_appears_complete_or_not_at_all(
         real_replace(source, target)
 
     monkeypatch.setattr(race.os, "replace", replace)
-    race.race_table(4)
+    race.race_table(4, True)
     assert [target for _, target in renames] == [race.cache_path(4, True)]
 
 
@@ -162,7 +162,7 @@ def test_a_failed_write_leaves_nothing_behind(
 
     monkeypatch.setattr(race.os, "replace", replace)
     with caplog.at_level(logging.WARNING, logger="arena.games.tiles.race"):
-        table = race.race_table(4)
+        table = race.race_table(4, True)
     assert table.first_player == pytest.approx(0.514983, abs=5e-7)
     assert "cannot keep the race table" in caplog.text
     assert list(cache.iterdir()) == []
@@ -177,7 +177,7 @@ def test_temporary_files_of_a_killed_writer_are_removed_by_the_next_write(cache:
     fresh.write_bytes(b"half a table")
     old = time.time() - race.STALE_SECONDS - 60
     os.utime(stale, (old, old))
-    race.race_table(4)
+    race.race_table(4, True)
     assert sorted(p.name for p in cache.iterdir()) == sorted([path.name, fresh.name])
 
 
@@ -189,7 +189,7 @@ def test_an_unusable_cache_directory_only_costs_the_cache(
     monkeypatch.setenv("ARENA_CACHE", str(blocker / "cache"))
     race._cached_table.cache_clear()
     try:
-        assert race.race_table(3).first_player == pytest.approx(0.512761, abs=5e-7)
+        assert race.race_table(3, True).first_player == pytest.approx(0.512761, abs=5e-7)
     finally:
         race._cached_table.cache_clear()
 
@@ -210,4 +210,4 @@ def test_concurrent_processes_share_the_cache(cache: Path) -> None:
     outputs = {worker.communicate(timeout=120)[0].strip() for worker in workers}
     assert all(worker.returncode == 0 for worker in workers)
     assert outputs == {repr(race.solve_race(10).first_player)}
-    assert [p.name for p in cache.iterdir()] == ["tiles-race-10-skip.bin"]
+    assert [p.name for p in cache.iterdir()] == ["tiles-race-10-noskip.bin"]  # the default

@@ -57,11 +57,13 @@ def test_pair_sum_and_double() -> None:
     )
 
 
-def test_pass_is_allowed_unless_voluntary_skip_is_off() -> None:
-    g = game()
+def test_pass_only_when_stuck_unless_voluntary_skip_is_on() -> None:
+    g = game(voluntary_skip=True)
     after = g.check_move(rolled(g, (1, 2)), parse_move("pass"))
     assert not isinstance(after, Rejection) and after.turns == (1,)
-    strict = game(voluntary_skip=False)
+    strict = game()   # the seed's rules are the default, in the web lobby too
+    assert strict.rules.voluntary_skip is False and strict.settings()["voluntary_skip"] is False
+    assert TilesGame.web_lobby()["settings"]["voluntary_skip"] is False
     rejection = strict.check_move(rolled(strict, (1, 2)), parse_move("pass"))
     assert isinstance(rejection, Rejection) and rejection.code == "must-move"
     assert strict.legal_moves(rolled(strict, (1, 2))).moves == ("pair", "sum")
