@@ -107,7 +107,6 @@ def _game_name(server: ArenaServer, name: str) -> str:
 
 async def options(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     saved = await server.storage.call(server.storage.storage.grammars)
     game = _game_name(server, request.query.get("game", "substitution"))
     web_config = server.config.web
@@ -131,7 +130,6 @@ async def options(request: web.Request) -> web.Response:
 
 async def guest(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     quotas = request.app[QUOTAS]
     client = client_key(request.remote)
     for quota, whose in ((quotas.per_client, client), (quotas.total, "*")):
@@ -163,7 +161,6 @@ def guest_token(request: web.Request) -> str | None:
 async def _guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
     server = server_of(request)
-    assert server.storage is not None
     token = guest_token(request)
     account = await server.storage.call(server.storage.storage.authenticate, token) \
         if token else None
@@ -207,7 +204,6 @@ async def check_settings(request: web.Request) -> web.Response:
 
 async def play(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     body = await read_json(request, PlayRequest, server.config.web.max_body)
     player = await _guest_name(request)
     if player is None:
