@@ -289,7 +289,7 @@ class LiveGame:
             self.stop()
 
     def stop(self) -> None:
-        """Stop the clock and the house bot, and wake `run_game` (safe to call twice)."""
+        """Stop the clock and the house bot, and wake the game's task (safe to call twice)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
