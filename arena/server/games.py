@@ -278,7 +278,7 @@ class Games:
         session = self.sessions.get(name)
         return True if session is None else session.send(type, **fields)
 
-    def _send_spectators(self, live: LiveGame, type: str, fields: dict[str, Any]) -> None:
+    def _send_spectators(self, live: LiveGame, type: str, fields: Mapping[str, Any]) -> None:
         if live.spectators:
             message = self._make(type, **fields)
             for session in list(live.spectators):

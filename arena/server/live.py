@@ -1,4 +1,4 @@
-"""A game being played on the server: the match and the clocks, without I/O.
+"""A game being played on the server: the match and the clocks; it sends nothing itself.
 
 Moves are judged the moment they arrive (in the connection's task, or when a house
 bot's worker answers): `LiveGame.submit` asks the referee and returns what to send
@@ -11,7 +11,9 @@ aborts (shutdown) only end the game: ``game_over`` is the server's, once the res
 is stored. The clock is a timer handle on the event loop, moved to the mover's
 deadline at every turn, which forfeits the mover on time; the game's own task only
 waits for the end (`ended`). So a game only ever waits for its own players, a silent
-bot loses on time, and a move costs no task switch.
+bot loses on time, and a move costs no task switch. (The clock timer is the game's
+only tie to the event loop; the house seat's task is the server's, kept here only to
+be cancelled when the game ends.)
 
 House bots think in worker processes (`arena.server.house`) on the same clock; only
 while a worker builds and prepares a house bot is that seat's clock stopped. A game
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +87,7 @@ class Outgoing:
     to: str | None
     """The player's name, or None: every spectator of the game."""
     type: str
-    fields: dict[str, Any]
+    fields: Mapping[str, Any]
     vital: bool = False
     """The game cannot go on without it (a turn's ``your_turn``): if it is too long to
     send (above the frame limit the client was told), the game is aborted."""
