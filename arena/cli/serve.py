@@ -152,7 +152,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                    f"  database:                  {db}")
         if server.recovered:
             click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
-        if server.storage is not None and server.storage.failure is not None:
+        if server.storage.failure is not None:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)
         await server.serve_forever()

@@ -16,12 +16,34 @@ import asyncio
 import contextlib
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.server.config import LadderConfig
+from arena.server.names import HOUSE_PREFIX, is_guest
+from arena.server.session import Session
 
-__all__ = ["Ladder"]
+__all__ = ["Ladder", "ladder_candidates"]
+
+
+def ladder_candidates(config: LadderConfig, sessions: Mapping[str, Session],
+                      bot_games: Mapping[str, set[str]]) -> list[str]:
+    """The players with room for a pairing's two games: connected bots (not guests)
+    that play the ladder's game, and the ladder's house bots (``house:SPEC``) when
+    there is somebody for them to play."""
+    room = config.max_games - 2
+    names = [
+        name for name, session in sessions.items()
+        if session.role == "bot" and not is_guest(name)
+        and (not session.games_played or config.game in session.games_played)
+        and len(bot_games.get(name, ())) <= room
+    ]
+    if names or config.house_vs_house:
+        names += [
+            HOUSE_PREFIX + spec for spec in config.house
+            if len(bot_games.get(HOUSE_PREFIX + spec, ())) <= room
+        ]
+    return names
 
 
 class Ladder:

@@ -1,26 +1,33 @@
-"""A game being played on the server: the match, the clocks and the clock task.
+"""A game being played on the server: the match and the clocks; it sends nothing itself.
 
 Moves are judged the moment they arrive (in the connection's task, or when a house
-bot's worker answers): `LiveGame.submit` asks the referee, answers the mover, tells
-the opponent and the spectators, and sends the next ``your_turn`` at once. Forfeits
-(a lost connection, a resignation) and aborts (shutdown) arrive the same way. The
-clock is a timer handle on the event loop, moved to the mover's deadline at every
-turn, which forfeits the mover on time; the game's own task (`run_game`) only waits
-for the end. So a game only ever waits for its own players, a silent bot loses on
-time, and a move costs no task switch.
+bot's worker answers): `LiveGame.submit` asks the referee and returns what to send
+(`Outgoing` messages: the mover's answer, the opponent's news, the spectators' view,
+the next ``your_turn``) and, when a house seat is to move next, a `HouseTurn`. The
+game never sends anything itself, like the protocol core (`protocol.connection`):
+the server delivers what it returns (`arena.server.games`), and the same values can
+be checked in a test with no server. Forfeits (a lost connection, a resignation) and
+aborts (shutdown) only end the game: ``game_over`` is the server's, once the result
+is stored. The clock is a timer handle on the event loop, moved to the mover's
+deadline at every turn, which forfeits the mover on time; the game's own task only
+waits for the end (`ended`). So a game only ever waits for its own players, a silent
+bot loses on time, and a move costs no task switch. (The clock timer is the game's
+only tie to the event loop; the house seat's task is the server's, kept here only to
+be cancelled when the game ends.)
 
 House bots think in worker processes (`arena.server.house`) on the same clock; only
 while a worker builds and prepares a house bot is that seat's clock stopped. A game
 whose state grows beyond `max_state_bytes` (its msgpack encoding) is aborted with
 that reason, and so is one whose ``your_turn`` could not be sent (a frame above the
-client's limit): the server keeps one state per game and never sends more than it
-announced.
+client's limit, `Outgoing.vital`): the server keeps one state per game and never
+sends more than it announced.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +35,14 @@ from arena.game import TERMINAL, Game, Termination
 from arena.match import Match
 from arena.record import MatchRecord
 from arena.server.config import TimeControl
-from arena.server.house import HouseBotKey, HouseBots, move_seed
+from arena.server.house import HouseBotKey
 from arena.server.limits import clip
-from arena.server.workers import JobFailed
 from protocol import Encoding
 
 if TYPE_CHECKING:
     from arena.server.session import Session
 
-__all__ = ["Clock", "GameHost", "HousePlayer", "LiveGame", "run_game"]
+__all__ = ["Clock", "Effect", "HousePlayer", "HouseTurn", "LiveGame", "Outgoing"]
 
 log = logging.getLogger("arena.server")
 
@@ -65,9 +71,6 @@ MAX_MOVE_QUOTE = 200
 MAX_DETAIL = 1000
 """Characters of any other text (a rejection, an error) quoted in a stored reason."""
 
-_PREPARE_ROUNDS = 4
-"""Times a house move may find its worker unprepared before the bot forfeits."""
-
 
 @dataclass(frozen=True)
 class HousePlayer:
@@ -77,25 +80,29 @@ class HousePlayer:
     key: HouseBotKey
 
 
-class GameHost:
-    """What a `LiveGame` needs from the server (implemented by `ArenaServer`)."""
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A message a game wants sent; the server sends it (`arena.server.games`)."""
 
-    def send_to(self, name: str, type: str, /, **fields: Any) -> bool:
-        """Send a message to the client `name` if it is connected; False if the message
-        was too long to send (above the frame limit the client was told)."""
-        raise NotImplementedError
+    to: str | None
+    """The player's name, or None: every spectator of the game."""
+    type: str
+    fields: Mapping[str, Any]
+    vital: bool = False
+    """The game cannot go on without it (a turn's ``your_turn``): if it is too long to
+    send (above the frame limit the client was told), the game is aborted."""
 
-    def send_spectators(self, live: LiveGame, type: str, /, **fields: Any) -> None:
-        raise NotImplementedError
 
-    def uses(self, name: str, capability: str) -> bool:
-        """Whether the connected client `name` listed `capability` in its hello."""
-        return False
+@dataclass(frozen=True, slots=True)
+class HouseTurn:
+    """A house seat is to move in `turn`: the server has a worker choose its move."""
 
-    def turn_extras(self, live: LiveGame, seat: int) -> dict[str, Any]:
-        """More fields for `seat`'s ``your_turn`` (the legal moves, for clients that
-        asked for them)."""
-        return {}
+    seat: int
+    turn: int
+
+
+Effect = Outgoing | HouseTurn
+"""What `LiveGame.begin` and `LiveGame.submit` ask of the server, in order."""
 
 
 @dataclass
@@ -106,11 +113,12 @@ class LiveGame:
     game: Game[Any, Any]
     match: Match
     control: TimeControl
-    host: GameHost
     ladder: bool = False
     pair: str | None = None
     house: dict[int, HousePlayer] = field(default_factory=dict)
-    house_bots: HouseBots | None = None
+    compact_turns: set[str] = field(default_factory=set)
+    """The players whose client listed ``compact-turns``: the opponent's move rides on
+    their ``your_turn`` (kept current by the server as clients come and go)."""
     max_state_bytes: int = 0
     """Largest state (its msgpack encoding, in bytes) before the game is aborted; 0: any."""
     spectators: set[Session] = field(default_factory=set)
@@ -124,7 +132,8 @@ class LiveGame:
     record: MatchRecord | None = None
     log: str | None = None
     """The stored record as JSON Lines, once the game is over and stored."""
-    _house_task: asyncio.Task[None] | None = None
+    house_task: asyncio.Task[None] | None = None
+    """The house seat's move being chosen in a worker (cancelled when the game ends)."""
     _timer: asyncio.TimerHandle | None = None
     _paused_at: float | None = None
     _json_of: Any = None
@@ -172,7 +181,6 @@ class LiveGame:
         }
         if last_move is not None:
             message["last_move"] = last_move
-        message.update(self.host.turn_extras(self, seat))
         return message
 
     def state_message(self) -> dict[str, Any]:
@@ -182,6 +190,17 @@ class LiveGame:
             "chance": self.match.pending_chance,
             "state": self.state_json(),
         }
+
+    def resume_messages(self, name: str, now: float) -> list[Outgoing]:
+        """Everything a player coming back needs: per seat it holds, its ``game_start``,
+        the state, and its ``your_turn`` if it is to move."""
+        out = []
+        for seat in self.seats_of(name):
+            out.append(Outgoing(name, "game_start", self.start_message(seat)))
+            out.append(Outgoing(name, "game_state", self.state_message()))
+            if self.match.to_act() == seat:
+                out.append(Outgoing(name, "your_turn", self.turn_message(seat, now)))
+        return out
 
     def state_json(self) -> dict[str, Any]:
         """The current state as JSON (made once per state, for every message)."""
@@ -197,18 +216,20 @@ class LiveGame:
 
     # -- flow --------------------------------------------------------------------------
 
-    def begin(self) -> None:
-        """Send ``game_start`` to the players and open the first turn."""
+    def begin(self) -> list[Effect]:
+        """Start the game: ``game_start`` for the players, and the first turn."""
+        out: list[Effect] = []
         if self.started:
-            return
+            return out
         self.started = True
         for seat, name in enumerate(self.players):
             if seat not in self.house:
-                self.host.send_to(name, "game_start", **self.start_message(seat))
+                out.append(Outgoing(name, "game_start", self.start_message(seat)))
         if not self.over and self._state_fits():
-            self._begin_turn()
+            self._begin_turn(out)
+        return out
 
-    def _begin_turn(self, last_move: dict[str, Any] | None = None) -> None:
+    def _begin_turn(self, out: list[Effect], last_move: dict[str, Any] | None = None) -> None:
         """Open the next turn; `last_move` rides on its your_turn (compact-turns)."""
         seat = self.match.to_act()
         if seat == TERMINAL:
@@ -220,11 +241,11 @@ class LiveGame:
         self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
         self._arm_timer()
         if seat in self.house:
-            self._house_task = self._loop.create_task(_house_move(self, seat))
-        elif not self.host.send_to(self.players[seat], "your_turn",
-                                   **self.turn_message(seat, self.turn_started, last_move)):
-            self.abort(f"the state is too large to send to {self.players[seat]} "
-                       "(above the frame limit the server announced)")
+            out.append(HouseTurn(seat, self.turn))
+        else:
+            out.append(Outgoing(self.players[seat], "your_turn",
+                                self.turn_message(seat, self.turn_started, last_move),
+                                vital=True))
 
     def _arm_timer(self) -> None:
         """Have the clock timer fire by the current deadline. One timer per game, not per
@@ -271,13 +292,13 @@ class LiveGame:
             self.stop()
 
     def stop(self) -> None:
-        """Stop the clock and the house bot, and wake `run_game` (safe to call twice)."""
+        """Stop the clock and the house bot, and wake the game's task (safe to call twice)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._house_task is not None:
-            self._house_task.cancel()
-            self._house_task = None
+        if self.house_task is not None:
+            self.house_task.cancel()
+            self.house_task = None
         if not self.ended.done():
             self.ended.set_result(None)
 
@@ -320,24 +341,26 @@ class LiveGame:
             self.match.abort(_cap(detail))
             self._changed()
 
-    def submit(self, mover: int, turn: int, text: str) -> None:
-        """Judge a move from seat `mover` for turn `turn`, and answer everybody.
+    def submit(self, mover: int, turn: int, text: str) -> list[Effect]:
+        """Judge a move from seat `mover` for turn `turn`; return what to tell everybody.
 
-        Never raises: a failure in the rules or the server aborts this game only.
+        Never raises: a failure in the rules or the server aborts this game only (what
+        was decided before the failure is still returned).
         """
+        out: list[Effect] = []
         try:
-            self._submit(mover, turn, text)
+            self._submit(out, mover, turn, text)
         except Exception as error:  # one broken game must not take the others down
             log.exception("game %s failed on a move", self.id)
             self.abort(f"server error: {error!r}")
+        return out
 
-    def _submit(self, mover: int, turn: int, text: str) -> None:
+    def _submit(self, out: list[Effect], mover: int, turn: int, text: str) -> None:
         if self.over:
             return
         self.check_clock()  # a move after the deadline is too late
         if self.over:
             return
-        host = self.host
         match = self.match
         seat = match.to_act()
         # A move for another turn, or out of turn, costs nothing (docs/protocol.md).
@@ -349,9 +372,10 @@ class LiveGame:
         elif mover != seat or not self.started:
             wrong = "not-your-turn", f"seat {seat} is to move in turn {self.turn}"
         if wrong is not None:
-            host.send_to(self.players[mover], "move_rejected", game_id=self.id, turn=turn,
-                         move=text, code=wrong[0], message=wrong[1], step=None,
-                         retries_left=self.retries_left if mover == seat else 0)
+            out.append(Outgoing(self.players[mover], "move_rejected", {
+                "game_id": self.id, "turn": turn, "move": text, "code": wrong[0],
+                "message": wrong[1], "step": None,
+                "retries_left": self.retries_left if mover == seat else 0}))
             return
         name = self.players[seat]
         now = self._loop.time()
@@ -361,10 +385,11 @@ class LiveGame:
         if rejection is not None:
             forfeited = self.retries_left <= 0
             if seat not in self.house:
-                host.send_to(name, "move_rejected", game_id=self.id, turn=turn,
-                             move=text[:MAX_MOVE_QUOTE], code=rejection.code,
-                             message=rejection.message[:MAX_DETAIL], step=rejection.step,
-                             retries_left=-1 if forfeited else self.retries_left - 1)
+                out.append(Outgoing(name, "move_rejected", {
+                    "game_id": self.id, "turn": turn, "move": text[:MAX_MOVE_QUOTE],
+                    "code": rejection.code, "message": rejection.message[:MAX_DETAIL],
+                    "step": rejection.step,
+                    "retries_left": -1 if forfeited else self.retries_left - 1}))
             if forfeited:
                 # the reason is stored: the move (as long as a frame, and the rejection
                 # may quote it again) is quoted cut short, the whole capped (`forfeit`)
@@ -374,82 +399,35 @@ class LiveGame:
             else:
                 self.retries_left -= 1
                 if seat not in self.house:  # the turn again, with the clock now
-                    host.send_to(name, "your_turn", **self.turn_message(seat, self._loop.time()))
+                    out.append(Outgoing(name, "your_turn",
+                                        self.turn_message(seat, self._loop.time())))
             return
         elapsed_ms = (now - self.turn_started) * 1000
         clock = self.clocks[seat]
         clock.charge(elapsed_ms)
         self.turn += 1
         if seat not in self.house:
-            host.send_to(name, "move_accepted", game_id=self.id, turn=turn,
-                         elapsed_ms=int(elapsed_ms), bank_ms=int(clock.bank_ms))
+            out.append(Outgoing(name, "move_accepted", {
+                "game_id": self.id, "turn": turn, "elapsed_ms": int(elapsed_ms),
+                "bank_ms": int(clock.bank_ms)}))
         moved = {"turn": turn, "seat": seat, "move": text, "chance": chance}
         folded = None
         following = match.to_act()
         for other, player in enumerate(self.players):
             if other == seat or other in self.house:
                 continue
-            if other == following and host.uses(player, "compact-turns"):
+            if other == following and player in self.compact_turns:
                 folded = moved  # told in its your_turn, which follows at once
             else:
-                host.send_to(player, "opponent_moved", game_id=self.id, **moved)
+                out.append(Outgoing(player, "opponent_moved", {"game_id": self.id, **moved}))
         if not self._state_fits():
             return
         if self.spectators:
-            host.send_spectators(self, "moved", game_id=self.id, turn=turn, seat=seat, move=text,
-                                 chance=chance, state=self.state_json())
-        self._begin_turn(folded)
-
-
-async def run_game(live: LiveGame) -> None:
-    """Start `live` and wait for its end; the caller stores the result."""
-    live.begin()
-    try:
-        await asyncio.shield(live.ended)
-    finally:
-        live.stop()
+            out.append(Outgoing(None, "moved", {
+                "game_id": self.id, "turn": turn, "seat": seat, "move": text,
+                "chance": chance, "state": self.state_json()}))
+        self._begin_turn(out, folded)
 
 
 def _cap(detail: str) -> str:
     return detail if len(detail) <= MAX_DETAIL else detail[:MAX_DETAIL] + "..."
-
-
-async def _house_move(live: LiveGame, seat: int) -> None:
-    """Have a worker choose the house seat's move on its clock and submit it; where no
-    worker has the bot ready, one prepares it first, the clock stopped meanwhile."""
-    player = live.house[seat]
-    house_bots = live.house_bots
-    assert house_bots is not None, "a game with house players needs the server's workers"
-    turn = live.turn
-    state = live.state_json()
-    seed = move_seed(live.match.seed, live.id, seat, turn)
-    loop = asyncio.get_running_loop()
-    for _ in range(_PREPARE_ROUNDS):
-        worker = house_bots.worker_for(player.key)
-        if worker is None:
-            live.pause_clock()
-            try:
-                worker = await house_bots.prepare(player.key)
-            except JobFailed as failure:
-                live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                             f"house bot {player.spec} failed to prepare: {failure}")
-                return
-            finally:
-                live.resume_clock()
-        try:
-            move = await house_bots.choose(player.key, state, seed, worker=worker,
-                                           timeout=max(0.001, live.deadline - loop.time()))
-        except JobFailed as failure:
-            if failure.kind == "timeout":
-                live.check_clock()  # on time, like anybody (the worker was killed)
-                live.forfeit(seat, Termination.TIMEOUT,
-                             f"{player.spec} overran its time on turn {turn}")
-            else:
-                live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                             f"house bot {player.spec} failed: {failure}")
-            return
-        if move is not None:
-            live.submit(seat, turn, move)
-            return
-    live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                 f"house bot {player.spec} could not be prepared in a worker")

@@ -127,7 +127,7 @@ async def test_connections_per_address_are_limited_and_spectators_count(make_are
     assert "too many connections from 127.0.0.1 (at most 3)" in closed.value.rcvd.reason
     await viewers[0].ws.close()
     async with asyncio.timeout(5):  # a closed one frees its place
-        while arena.server._addresses.count("127.0.0.1") > 2:
+        while arena.server.clients.addresses.count("127.0.0.1") > 2:
             await asyncio.sleep(0.01)
     again = await arena.raw()
     assert (await again.hello(None, role="spectator"))["type"] == "welcome"

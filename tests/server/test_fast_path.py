@@ -70,7 +70,7 @@ async def test_a_failure_on_the_fast_path_drops_that_client_only(arena, monkeypa
         if session.name == "raw":
             raise RuntimeError("a bug")
 
-    monkeypatch.setattr(arena.server, "_act", broken)
+    monkeypatch.setattr(arena.server.clients, "_act", broken)
     await raw.send("ping", id=1)
     with pytest.raises(ConnectionClosed) as closed:
         await raw.recv()

@@ -90,7 +90,6 @@ async def save_grammar(request: web.Request) -> web.Response:
     if not check["ok"]:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
                        reason=check["reason"])
-    assert server.storage is not None
     storage = server.storage.storage
     check_preset_change(request)
     exists = await server.storage.call(storage.preset, GAME, name) is not None
@@ -110,7 +109,6 @@ async def delete_grammar(request: web.Request) -> web.Response:
     body = await read_json(request, GrammarName, server.config.web.max_body)
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
-    assert server.storage is not None
     check_preset_change(request)
     if not await server.storage.call(server.storage.storage.delete_preset, GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")

@@ -30,7 +30,6 @@ def _ladder_game(request: web.Request) -> str | None:
 
 async def games(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     status = request.query.get("status")
     if status is not None and status not in STATUSES:
         raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
@@ -42,7 +41,6 @@ async def games(request: web.Request) -> web.Response:
 
 async def game(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     game_id = request.match_info["id"]
     data = await server.storage.call(server.storage.storage.game, game_id)
     if data is None:
@@ -55,7 +53,6 @@ async def game(request: web.Request) -> web.Response:
 
 async def leaderboard(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     name = _ladder_game(request)
     rows = await server.storage.call(server.storage.storage.leaderboard, name)
     board = [{"rank": rank, **row.to_json()} for rank, row in enumerate(rows, start=1)]
@@ -64,7 +61,6 @@ async def leaderboard(request: web.Request) -> web.Response:
 
 async def rating_history(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     name = _ladder_game(request)
     history = await server.storage.call(server.storage.storage.rating_history, name)
     return json_response({"game": name, "history": history})
@@ -72,7 +68,6 @@ async def rating_history(request: web.Request) -> web.Response:
 
 async def bots(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     accounts = await server.storage.call(server.storage.storage.bots)
     rows = [{"name": a.name, "operator": a.operator, "revoked": a.revoked,
              "connected": a.name in server.sessions,

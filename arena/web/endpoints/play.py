@@ -99,7 +99,6 @@ def _game_name(server: ArenaServer, name: str) -> str:
 
 async def options(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     game = _game_name(server, request.query.get("game", server.config.web.default_game))
     saved = await server.storage.call(server.storage.storage.presets, game)
     web_config = server.config.web
@@ -123,7 +122,6 @@ async def options(request: web.Request) -> web.Response:
 
 async def guest(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     quotas = request.app[QUOTAS]
     client = client_key(request.remote)
     for quota, whose in ((quotas.per_client, client), (quotas.total, "*")):
@@ -155,7 +153,6 @@ def guest_token(request: web.Request) -> str | None:
 async def _guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
     server = server_of(request)
-    assert server.storage is not None
     token = guest_token(request)
     account = await server.storage.call(server.storage.storage.authenticate, token) \
         if token else None
@@ -199,7 +196,6 @@ async def check_settings(request: web.Request) -> web.Response:
 
 async def play(request: web.Request) -> web.Response:
     server = server_of(request)
-    assert server.storage is not None
     body = await read_json(request, PlayRequest, server.config.web.max_body)
     player = await _guest_name(request)
     if player is None:
@@ -243,7 +239,6 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
 async def _web_settings(server: ArenaServer, name: str, body: GameRequest) -> dict[str, Any]:
     """The settings of a request without ``settings``: what the game's plugin makes of
     the request's other fields and the game's saved presets, or else the lobby's."""
-    assert server.storage is not None
     presets = dict(await server.storage.call(server.storage.storage.presets, name))
     fields = {"moves": body.moves, "grammar": body.grammar, "text": body.text}
     settings = server.registry.web_settings(name, fields, presets)

@@ -91,7 +91,6 @@ async def replay_game(request: web.Request) -> web.Response:
     live = server.live.get(game_id)
     if live is not None:  # no seed before the end
         return await replays.replay(to_jsonl(replace(live.match.record(), seed=None)), live=True)
-    assert server.storage is not None
     row = await server.storage.call(server.storage.storage.game, game_id)
     if row is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
@@ -117,7 +116,6 @@ async def _stored_log(request: web.Request) -> tuple[str, str]:
     server = server_of(request)
     game_id = request.query.get("id")
     if game_id:
-        assert server.storage is not None
         row = await server.storage.call(server.storage.storage.game, game_id)
         if row is None:
             raise ApiError(404, f"no game {game_id!r}", code="unknown-game")

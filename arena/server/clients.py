@@ -1,0 +1,461 @@
+"""The server's side of each WebSocket client: its frames, its hello, its messages.
+
+`Clients.handle` is a connection's task: it admits the connection (a budget per
+address), makes its `Session` and reads its frames. A frame is charged to the client's
+message rate, decoded by the session's protocol core and acted on: before the
+handshake in the connection's task (the ``hello`` may wait for the accounts,
+`arena.server.auth`), after it synchronously, in the very callback that read the
+frame (`_on_frame`: no task switch). A ``move`` goes to its `LiveGame` and what the
+game returns is delivered at once (`arena.server.games`); ``legal`` and ``log`` go to
+the aids (`arena.server.aids`); ``request_game`` (operators) starts a game and answers
+with its ``game_over``. A bot that leaves starts its games' grace timers
+(`arena.server.grace`); one whose token is revoked is dropped (`drop`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from arena.errors import ArenaError
+from arena.game import Termination
+from arena.record import MatchRecord
+from arena.registry import Registry
+from arena.server.aids import LegalMoves, Notes, Reply
+from arena.server.auth import Revocations, authenticate
+from arena.server.config import ServerConfig, TimeControl
+from arena.server.connection import ArenaConnection
+from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
+from arena.server.games import Games
+from arena.server.grace import GraceTimers
+from arena.server.limits import AddressCounter, MessageRate
+from arena.server.live import LiveGame
+from arena.server.session import Outbox, Session
+from arena.server.storage import AsyncStorage, StorageFailure
+from protocol import (
+    CAPABILITIES,
+    PROTOCOL_VERSION,
+    AuthenticationError,
+    Encoding,
+    Message,
+    ProtocolCore,
+    ProtocolError,
+    UnexpectedMessage,
+    VersionError,
+)
+
+__all__ = ["CLOSE_UNAUTHORIZED", "Clients"]
+
+log = logging.getLogger("arena.server")
+
+CLOSE_UNAUTHORIZED = 4001
+CLOSE_VERSION = 4002
+CLOSE_HELLO_TIMEOUT = 4003
+CLOSE_REPLACED = 4004
+CLOSE_ERRORS = 4005
+CLOSE_RATE = 4006
+CLOSE_TRY_LATER = 1013
+
+
+class Clients:
+    """See the module docstring.
+
+    Args:
+        config, registry: the server's settings, games and bots.
+        sessions: the connected bots by name (kept here, read by the rest).
+        outbox: flushes the sessions' frames together (`arena.server.session`).
+        storage: the accounts (for the hellos).
+        games: the live games.
+        grace: the disconnected bots' grace timers.
+        revocations: the logged-in sessions' tokens.
+        legal_moves, notes: the aids to bots.
+        stopping: set when the server begins to close.
+    """
+
+    def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
+                 outbox: Outbox, *, storage: AsyncStorage, games: Games, grace: GraceTimers,
+                 revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
+                 stopping: asyncio.Event) -> None:
+        self.config = config
+        self.registry = registry
+        self.sessions = sessions
+        self.storage = storage
+        self.games = games
+        self.grace = grace
+        self.revocations = revocations
+        self.legal_moves = legal_moves
+        self.notes = notes
+        self.addresses = AddressCounter(config.max_connections_per_address)
+        self._outbox = outbox
+        self._stopping = stopping
+
+    # -- connections -------------------------------------------------------------------
+
+    async def handle(self, ws: ServerConnection) -> None:
+        """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
+        leaves to it (fragmented messages, frames queued behind a busy one)."""
+        address = str(ws.remote_address[0]) if ws.remote_address else "?"
+        if not self.addresses.admit(address):
+            await ws.close(CLOSE_TRY_LATER, f"too many connections from {address} (at most "
+                                            f"{self.addresses.limit})")
+            return
+        try:
+            await self._serve_connection(ws)
+        finally:
+            self.addresses.release(address)
+
+    async def _serve_connection(self, ws: ServerConnection) -> None:
+        config = self.config
+        loop = asyncio.get_running_loop()
+        encoding = Encoding.from_subprotocol(ws.subprotocol)
+        core = ProtocolCore("server", encoding, max_frame=config.max_frame,
+                            max_send=config.max_frame)
+        rate = (MessageRate(config.message_rate, config.message_burst, loop.time())
+                if config.message_rate > 0 else None)
+        session = Session(ws, core, max_queue_bytes=config.max_queue_bytes,
+                          validate=config.validate_outgoing, outbox=self._outbox, rate=rate)
+
+        def no_hello() -> None:
+            if not session.role:
+                session.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
+        timer = loop.call_later(config.hello_timeout, no_hello)
+        try:
+            async for frame in ws:
+                session.busy = True  # frames arriving meanwhile queue behind this one
+                try:
+                    if not await self._handle_frame(session, frame):
+                        return
+                finally:
+                    session.busy = False
+                if session.role and isinstance(ws, ArenaConnection) and ws.on_frame is None:
+                    ws.on_frame = functools.partial(self._on_frame, session)
+        except ConnectionClosed:
+            pass
+        finally:
+            timer.cancel()
+            if isinstance(ws, ArenaConnection):
+                ws.on_frame = None
+            self._disconnected(session)
+            await session.finished()
+
+    async def _handle_frame(self, session: Session, frame: bytes | str) -> bool:
+        """Act on one frame in the connection's task; False when the connection must end."""
+        if session.role:  # past the handshake nothing waits: the same code as the fast path
+            self._take_frame(session, frame)
+            return not session.closed
+        if not self._within_rate(session):
+            return False
+        core = session.core
+        core.receive_data(frame)
+        for event in core.events_received():
+            if isinstance(event, ProtocolError):
+                if event.fatal:
+                    session.flush()
+                    await session.drain_and_close(CLOSE_ERRORS, event.code)
+                    return False
+                continue
+            if not await self._handshake(session, event):
+                return False
+        session.flush()  # errors the core queued itself, and the answers
+        return True
+
+    def _on_frame(self, session: Session, frame: bytes | str) -> bool:
+        """The fast path: a frame from a client past its handshake, judged in the very
+        callback that read it (no task switch). False: not handled here (an older
+        frame is still being handled), the connection's task takes it."""
+        if session.busy:
+            return False
+        if not session.closed:
+            self._take_frame(session, frame)
+        return True
+
+    def _within_rate(self, session: Session) -> bool:
+        """Charge a frame to the client's message budget; over it, the client gets a
+        fatal ``rate-limited`` error and the connection closes (4006)."""
+        rate = session.rate
+        if rate is None or rate.take(asyncio.get_running_loop().time()):
+            return True
+        log.warning("closing %r: more than %g messages a second", session, rate.rate)
+        session.send("error", code="rate-limited", fatal=True,
+                     message=f"more than {rate.rate:g} messages a second (bursts of "
+                             f"{rate.burst}) beyond what the server asked for; closing")
+        session.hang_up(CLOSE_RATE, "message rate limit")
+        return False
+
+    def _take_frame(self, session: Session, frame: bytes | str) -> None:
+        """Act on a frame from a client past its handshake. Every message there is
+        handled synchronously, so nothing waits; a bug drops this client only."""
+        if not self._within_rate(session):
+            return
+        outbox = self._outbox
+        core = session.core
+        try:
+            core.receive_data(frame)
+            outbox.holding = True
+            try:
+                for event in core.events_received():
+                    if isinstance(event, ProtocolError):
+                        if event.fatal:
+                            session.flush()
+                            session.close(CLOSE_ERRORS, event.code)
+                            return
+                        continue
+                    self._act(session, event)
+            finally:
+                outbox.holding = False
+            session.flush()  # errors the core queued itself, and the answers
+            outbox.flush()  # what the frame caused for other clients
+        except Exception:  # must not break websockets' reading: drop this client
+            log.exception("handling a frame from %r failed", session)
+            session.close(1011, "internal error")
+
+    def _disconnected(self, session: Session) -> None:
+        self.revocations.discard(session)
+        for game_id in session.spectating:
+            live = self.games.live.get(game_id)
+            if live is not None:
+                live.spectators.discard(session)
+        name = session.name
+        if session.role != "bot" or name is None or self.sessions.get(name) is not session:
+            return
+        del self.sessions[name]
+        self.games.client_changed(name, None)
+        if not self._stopping.is_set():
+            self.grace.start(name)
+
+    def drop(self, session: Session) -> None:
+        """Drop a client whose token no longer holds: its games are forfeited at once
+        and the connection closes with 4001."""
+        name = session.name
+        if session.role == "bot" and name is not None and self.sessions.get(name) is session:
+            for live in self.games.of(name):
+                live.forfeit_player(name, Termination.DISCONNECT, f"{name}'s token was revoked")
+        self._error(session, AuthenticationError("the token was revoked"))
+        session.close(CLOSE_UNAUTHORIZED, "token revoked")
+
+    # -- the handshake -----------------------------------------------------------------
+
+    async def _handshake(self, session: Session, message: Message) -> bool:
+        """A message before the handshake is done; False when the connection must end."""
+        kind = message.type
+        if kind == "ping":
+            session.send("pong", id=message["id"])
+        elif kind == "hello":
+            return await self._hello(session, message)
+        elif kind not in ("pong", "error"):
+            self._error(session, UnexpectedMessage(f"send 'hello' first, not {kind!r}"))
+        return True
+
+    async def _hello(self, session: Session, hello: Message) -> bool:
+        if hello["protocol"] != PROTOCOL_VERSION:
+            self._error(session, VersionError(
+                f"protocol version {hello['protocol']} is not supported; "
+                f"this server speaks version {PROTOCOL_VERSION}"))
+            await session.drain_and_close(CLOSE_VERSION, "unsupported protocol version")
+            return False
+        role = hello["role"]
+        name: str | None = None
+        if role in ("bot", "operator"):
+            try:
+                login = await authenticate(self.storage, hello,
+                                           getattr(session.ws, "cookie_token", None))
+            except StorageFailure as failure:
+                session.send("error", code=STORAGE_UNAVAILABLE, fatal=True,
+                             message=f"cannot check the token now ({failure}); try later")
+                await session.drain_and_close(CLOSE_TRY_LATER, "storage unavailable")
+                return False
+            except AuthenticationError as error:
+                self._error(session, error)
+                await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
+                return False
+            name = login.name
+            self.revocations.add(session, login.token)
+        elif role != "spectator":
+            self._error(session, UnexpectedMessage(
+                f"unknown role {role!r} (roles: bot, spectator, operator)"))
+            return True
+        if self._stopping.is_set():
+            await session.drain_and_close(1001, "server shutting down")
+            return False
+        session.role = role
+        session.name = name
+        if role == "operator":
+            session.rate = None  # trusted: a tournament runner asks for games in bursts
+        session.games_played = frozenset(hello.get("games") or ())
+        session.capabilities = frozenset(hello.get("capabilities") or ())
+        if role == "bot" and name is not None:
+            old = self.sessions.get(name)
+            if old is not None and old is not session:
+                old.close(CLOSE_REPLACED, "replaced by a new connection")
+            self.sessions[name] = session
+            self.grace.cancel(name)
+            self.games.client_changed(name, session)
+        games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
+        ladder = self.config.ladder
+        session.send(
+            "welcome", protocol=PROTOCOL_VERSION,
+            server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
+            role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
+            ladder=None if ladder is None else {"game": ladder.game,
+                                                "settings": dict(ladder.settings)},
+            limits={"max_frame": self.config.max_frame,
+                    "ping_interval": self.config.ping_interval or 0,
+                    "max_legal": self.config.max_legal, **self.config.log_limits.to_json()},
+        )
+        if role == "bot":
+            self._check_games(session)
+        now = asyncio.get_running_loop().time()
+        for game_id in games:  # resume: the full state again
+            live = self.games.live[game_id]
+            self.games.deliver(live, live.resume_messages(name or "", now))
+        return True
+
+    def _check_games(self, session: Session) -> None:
+        """Tell a bot whose hello names games it will never get (unknown ones, or none
+        the ladder plays), instead of leaving it idle in silence."""
+        named = session.games_played
+        unknown = sorted(named - set(self.registry.games))
+        if unknown:
+            session.send("error", code="unknown-game-name", fatal=False, message=(
+                f"hello.games names unknown games {unknown} (games: "
+                f"{', '.join(sorted(self.registry.games))})"))
+        ladder = self.config.ladder
+        if named and ladder is not None and ladder.game not in named:
+            session.send("error", code="no-ladder-game", fatal=False, message=(
+                f"the ladder plays {ladder.game!r} and hello.games lists only "
+                f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
+                "leave 'games' out to play any game)"))
+
+    # -- messages past the handshake ---------------------------------------------------
+
+    def _act(self, session: Session, message: Message) -> None:
+        """Act on one message from a client past its handshake (never waits)."""
+        kind = message.type
+        if kind == "move":
+            self._move(session, message)
+        elif kind == "ping":
+            session.send("pong", id=message["id"])
+        elif kind in ("pong", "error"):
+            return
+        elif kind == "hello":
+            self._error(session, UnexpectedMessage("the handshake is already done"))
+        elif kind == "resign":
+            live = self._own_game(session, message["game_id"])
+            if live is not None:
+                live.forfeit_player(session.name or "", Termination.RESIGNATION,
+                                    f"{session.name} resigned")
+        elif kind == "spectate":
+            live = self.games.live.get(message["game_id"])
+            if live is None:
+                self._game_error(session, message["game_id"], "unknown-game", "no such live game")
+            else:
+                live.spectators.add(session)
+                session.spectating.add(live.id)
+                session.send("game_state", **live.state_message())
+        elif kind == "unspectate":
+            live = self.games.live.get(message["game_id"])
+            if live is not None:
+                live.spectators.discard(session)
+            session.spectating.discard(message["game_id"])
+        elif kind == "request_game":
+            self._request_game(session, message)
+        elif kind in ("legal", "log"):
+            self._aid(session, message)
+
+    def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
+        session.core.send_error(error, game_id=game_id)
+        session.flush()
+
+    def _game_error(self, session: Session, game_id: str, code: str, text: str) -> None:
+        session.send("error", code=code, message=f"{text}: {game_id!r}", fatal=False,
+                     game_id=game_id)
+
+    def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
+        live = self.games.live.get(game_id)
+        if live is None:
+            self._game_error(session, game_id, "unknown-game", "no such live game")
+            return None
+        if session.role != "bot" or session.name not in live.players:
+            self._game_error(session, game_id, "not-your-game", "you do not play in this game")
+            return None
+        return live
+
+    def _aid(self, session: Session, message: Message) -> None:
+        """A ``legal`` request or a ``log`` line (`arena.server.aids`)."""
+        live = self._own_game(session, message["game_id"])
+        if live is None:
+            return
+        seats = live.seats_of(session.name or "")
+        reply: Reply | None
+        if message.type == "legal":
+            reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
+            budgeted = reply[0] == "legal_steps" and (
+                self.legal_moves.answered(live) <= self.config.legal_requests_per_turn)
+        else:
+            to_act = live.match.to_act()
+            kept = len(live.match.notes)
+            reply = self.notes.take(live, to_act if to_act in seats else seats[0],
+                                    message["text"])
+            budgeted = len(live.match.notes) > kept
+        if budgeted and session.rate is not None:
+            # what a turn invites (building the move, a kept debug line) costs no rate
+            # budget: they have limits of their own
+            session.rate.credit()
+        if reply is not None:
+            session.send(reply[0], **reply[1])
+
+    def _move(self, session: Session, message: Message) -> None:
+        live = self._own_game(session, message["game_id"])
+        if live is None:
+            return
+        seats = live.seats_of(session.name or "")
+        to_act = live.match.to_act()
+        seat = to_act if to_act in seats else seats[0]
+        self.games.deliver(live, live.submit(seat, message["turn"], message["move"]))
+
+    def _request_game(self, session: Session, message: Message) -> None:
+        request_id = message["request_id"]
+        if session.role != "operator":
+            self._error(session, UnexpectedMessage("only operators may request games"))
+            return
+        try:
+            control = self.config.time_control
+            if "time_control" in message.body:
+                control = TimeControl.from_json({**control.to_json(), **message["time_control"]})
+            live = self.games.start(message["game"], message["settings"], message["players"],
+                                    seed=message["seed"], time_control=control)
+        except StorageUnavailable as error:
+            session.send("error", code=STORAGE_UNAVAILABLE, message=str(error), fatal=False,
+                         request_id=request_id)
+            return
+        except (ArenaError, ValueError, RuntimeError) as error:
+            session.send("error", code="bad-request", message=str(error), fatal=False,
+                         request_id=request_id)
+            return
+        session.send("game_requested", request_id=request_id, game_id=live.id)
+        assert live.task is not None
+
+        def done(task: asyncio.Task[MatchRecord]) -> None:
+            if task.cancelled():
+                return
+            if task.exception() is not None:  # never started, or the server closed first
+                session.send("error", code=STORAGE_UNAVAILABLE, fatal=False, game_id=live.id,
+                             request_id=request_id,
+                             message=f"game {live.id} could not be stored: {task.exception()}")
+                return
+            record = task.result()
+            assert live.log is not None  # set before the end
+            fields = self.games.game_over_fields(live, record)
+            # the log rides along unless it would make the frame too long: then the
+            # operator reads it from GET /api/games/{id}
+            if len(live.log) * 4 + 4096 <= self.config.max_frame or (
+                    len(live.log.encode()) + 4096 <= self.config.max_frame):
+                fields["log"] = live.log
+            session.send("game_over", **fields)
+
+        live.task.add_done_callback(done)

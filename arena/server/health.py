@@ -1,0 +1,30 @@
+"""The server's health as ``/healthz`` reports it (docs/server.md, "Health")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.server.games import Games
+from arena.server.session import Session
+from protocol import PROTOCOL_VERSION
+
+__all__ = ["health_report"]
+
+
+def health_report(*, closing: bool, failure: str | None, games: Games | None,
+                  sessions: Mapping[str, Session], ladder: bool,
+                  recovered: int) -> dict[str, Any]:
+    """``status`` is ``ok``, ``closing`` or ``unhealthy`` (`failure` says why: the
+    storage fails, or the server has not started); only ``ok`` is healthy."""
+    status = "closing" if closing else "unhealthy" if failure is not None else "ok"
+    return {
+        "status": status,
+        "reason": failure if status == "unhealthy" else None,
+        "protocol": PROTOCOL_VERSION,
+        "games_in_flight": len(games.live) if games is not None else 0,
+        "games_finished": games.finished if games is not None else 0,
+        "connected_bots": sorted(n for n, s in sessions.items() if s.role == "bot"),
+        "ladder": ladder,
+        "recovered_games": recovered,
+    }
