@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.clock import TimeControl
 from arena.exec_bot import ExecBot
 from arena.game import Termination
 from arena.match import play_match
 from arena.record import MatchRecord
 from arena.registry import Registry
-from arena.server.config import TimeControl
 
 __all__ = ["ARENA", "PROGRAM", "CheckReport", "CheckedGame", "check_program", "default_opponent"]
 

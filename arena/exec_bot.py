@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots import BotFactory, BotGaveUp, Param
+from arena.clock import Clock, TimeControl
 from arena.game import Game, Outcome, Rejection, Termination
 from arena.legal import (
     DEFAULT_MAX_LEGAL,
@@ -48,8 +49,6 @@ from arena.legal import (
     steps_answer,
 )
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
-from arena.server.config import TimeControl
-from arena.server.live import Clock
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
 

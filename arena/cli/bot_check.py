@@ -39,8 +39,8 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
     """Play validation games against built-in bots; print every rejection, timeout and
     the program's standard error, then a verdict (exit status 1 on FAIL)."""
     from arena.bot_check import check_program
+    from arena.clock import TimeControl
     from arena.registry import default_registry
-    from arena.server.config import TimeControl
 
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)

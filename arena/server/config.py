@@ -7,47 +7,16 @@ them with the `arena serve` flag that changes each.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bot_logs import LogLimits
+from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.server.workers import WorkerLimits
 from arena.web.config import WebConfig
 
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Per-game time control and forfeit rules.
-
-    A seat has `move_ms` for each move (`first_move_ms` for its first one); time beyond
-    that comes out of its overage bank (`bank_ms`, kept for the whole game). A move
-    that would overdraw the bank forfeits on time. `retries` illegal moves may be
-    corrected per turn (0: the first illegal move forfeits). A bot whose connection
-    stays down longer than `grace_ms` forfeits every game it is playing.
-    """
-
-    move_ms: int = 2000
-    bank_ms: int = 10_000
-    first_move_ms: int = 5000
-    retries: int = 0
-    grace_ms: int = 10_000
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown time control fields {sorted(unknown)} (known: {sorted(known)})")
-        for key, value in data.items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"time control {key!r} must be a non-negative integer")
-        return replace(cls(), **data)
 
 
 @dataclass(frozen=True)
@@ -75,7 +44,7 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     db: str = "arena.sqlite"
-    time_control: TimeControl = TimeControl()
+    time_control: TimeControl = field(default_factory=TimeControl)
     ladder: LadderConfig | None = None
     hello_timeout: float = 10.0
     max_frame: int = 256 * 1024
@@ -134,8 +103,8 @@ class ServerConfig:
     close_timeout: float = 2.0
     """Seconds to wait for a client's closing handshake (at shutdown, for example)."""
     name: str = "arena"
-    web_time_control: TimeControl = TimeControl(
-        move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000)
+    web_time_control: TimeControl = field(default_factory=lambda: TimeControl(
+        move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000))
     """Time control of the games people play in the browser against house bots."""
     guests_per_minute: int = 600
     """Guest accounts ``POST /api/guest`` issues at most per minute in all (one per game

@@ -31,10 +31,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arena.clock import Clock, TimeControl
 from arena.game import TERMINAL, Game, Termination
 from arena.match import Match
 from arena.record import MatchRecord
-from arena.server.config import TimeControl
 from arena.server.house import HouseBotKey
 from arena.server.limits import clip
 from protocol import Encoding
@@ -45,25 +45,6 @@ if TYPE_CHECKING:
 __all__ = ["Clock", "Effect", "HousePlayer", "HouseTurn", "LiveGame", "Outgoing"]
 
 log = logging.getLogger("arena.server")
-
-
-@dataclass
-class Clock:
-    """One seat's clock: the move allowance and the overage bank (milliseconds)."""
-
-    control: TimeControl
-    bank_ms: float = 0.0
-    moves: int = 0
-
-    def __post_init__(self) -> None:
-        self.bank_ms = float(self.control.bank_ms)
-
-    def limit_ms(self) -> int:
-        return self.control.first_move_ms if self.moves == 0 else self.control.move_ms
-
-    def charge(self, elapsed_ms: float) -> None:
-        self.bank_ms = max(0.0, self.bank_ms - max(0.0, elapsed_ms - self.limit_ms()))
-        self.moves += 1
 
 
 MAX_MOVE_QUOTE = 200
