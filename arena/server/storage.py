@@ -272,6 +272,7 @@ class Storage:
                 raise
 
     def close(self) -> None:
+        """Close the database connection (the `Storage` is unusable afterwards)."""
         self.db.close()
 
     def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -335,6 +336,12 @@ class Storage:
         return token
 
     def revoke_bot(self, name: str) -> bool:
+        """Revoke `name`'s token (a running server drops the bot within
+        ``revocation_interval``; `add_bot` may give the account a new token).
+
+        Returns:
+            False if there is no such account or it is revoked already.
+        """
         cursor = self.db.execute(
             "UPDATE bots SET revoked = ?, token_hash = NULL WHERE name = ? AND revoked IS NULL",
             (time.time(), name),
@@ -371,6 +378,7 @@ class Storage:
         return cursor.rowcount
 
     def bots(self) -> list[BotAccount]:
+        """Every account (revoked ones included), by name."""
         rows = self.db.execute(
             "SELECT name, operator, revoked, created FROM bots ORDER BY name"
         ).fetchall()
@@ -379,6 +387,18 @@ class Storage:
     # -- games -----------------------------------------------------------------------
 
     def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None) -> None:
+        """Store a game as running before its first move (its seed kept secret until
+        `finish_game`; a crash leaves it for `recover`).
+
+        Args:
+            record: the game as it starts (id, game, settings, players, seed, commitment).
+            ladder: whether the ladder paired it (rated when it ends).
+            pair: the id shared by a ladder pairing's two games, if any.
+
+        Raises:
+            sqlite3.IntegrityError: a game of that id is stored already.
+            sqlite3.OperationalError: the database cannot be written (`is_storage_failure`).
+        """
         def work(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment, ladder,"
@@ -456,6 +476,7 @@ class Storage:
         return [row[0] for row in rows]
 
     def next_game_number(self) -> int:
+        """One more than the number of games stored (a readable part of new game ids)."""
         row = self.db.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0]) + 1
 
@@ -468,6 +489,20 @@ class Storage:
         limit: int = 50,
         before: float | None = None,
     ) -> list[dict[str, Any]]:
+        """Stored games, newest first, without their logs (``/api/games``).
+
+        Args:
+            bot: only games this account played.
+            game: only games of this game.
+            status: only ``running``, ``finished`` or ``aborted`` games.
+            limit: at most this many.
+            before: only games started before this time (seconds since the epoch), for
+                paging.
+
+        Returns:
+            One dict per game (id, game, players, result, scores, ...); a running game's
+            seed is None.
+        """
         where: list[str] = []
         args: list[Any] = []
         if bot is not None:
@@ -491,6 +526,8 @@ class Storage:
         return [_game_row(row) for row in self.db.execute(sql, args).fetchall()]
 
     def game(self, game_id: str) -> dict[str, Any] | None:
+        """One stored game with its settings and JSON Lines log (``log``; None while it
+        runs); None if there is no such game. A running game's seed is not revealed."""
         row = self.db.execute(
             f"SELECT id, game, players, {_SEED}, ladder, pair, status, result, winner, scores,"
             " termination, reason, turns, started, finished, seed_commitment, settings, log"
@@ -509,6 +546,7 @@ class Storage:
     # -- ratings ---------------------------------------------------------------------
 
     def rating(self, bot: str, game: str) -> RatingRow | None:
+        """`bot`'s rating in `game`; None before its first rated game of it."""
         row = self.db.execute(
             "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
             " WHERE bot = ? AND game = ?",
@@ -517,6 +555,7 @@ class Storage:
         return None if row is None else RatingRow(*row)
 
     def leaderboard(self, game: str | None = None) -> list[RatingRow]:
+        """The ratings (of `game`, or of every game), best conservative rating first."""
         sql = "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
         args: tuple[Any, ...] = ()
         if game is not None:
@@ -630,6 +669,7 @@ class AsyncStorage:
             self.on_change(reason)
 
     async def wait_healthy(self) -> None:
+        """Return once the storage works (at once unless a failure was seen)."""
         await self._healthy.wait()
 
     async def probe(self) -> bool:
