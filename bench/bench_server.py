@@ -18,7 +18,10 @@ runs for `--seconds` plus setup; the default run takes about two minutes.
 `--baseline REV` also runs the server of another revision (a temporary git worktree of
 REV, its extensions built in place) in every round, right after this one, with the same
 clients, and prints the ratio of the two: a change to the server is measured side by
-side with the code before it, on the same machine in the same minutes.
+side with the code before it, on the same machine in the same minutes. The clients are
+this checkout's SDK, which checks every frame: REV must speak the same protocol (a
+revision from before the seed commitment of `game_start`, issue 11, cannot be compared;
+its frames are refused).
 """
 
 from __future__ import annotations
