@@ -328,6 +328,9 @@ def test_the_lobby_checks_remembers_and_plays_again(page: Any, server: dict[str,
     first = page.url
     assert re.search(r"#/play\?id=g[0-9a-f]+$", first)
     page.click("#play-again")  # the same settings, opponent and seat
+    # the page still shows the first game's end until the new game's address is set
+    page.wait_for_url(lambda url: url != first and re.search(r"#/play\?id=g[0-9a-f]+$", url)
+                      is not None)
     assert play_by_hand(page) == 2
     assert page.url != first
     page.goto(server["url"] + "/#/")
