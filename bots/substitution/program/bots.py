@@ -13,6 +13,7 @@ referee rejects, naming the failure (a forfeit). `ProgramBot.failures` counts th
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -54,17 +55,16 @@ class ProgramBot:
         except ProgramError as error:
             # The program would throw in setGameSettings, before any game.
             raise BotSpecError(f"the thesis program's strategy cannot play this grammar: {error}") from None
-        self._words: dict[str, tuple[tuple[int, ...], int]] = {}
+        self._converted = functools.lru_cache(maxsize=50_000)(self._convert)
         self.failures = 0
 
+    def _convert(self, text: str) -> tuple[tuple[int, ...], int]:
+        word = self.settings.convert(text)
+        return tuple(word.counts), word.terminals
+
     def _word(self, text: str) -> Word:
-        found = self._words.get(text)
-        if found is None:
-            word = self.settings.convert(text)
-            if len(self._words) > 50_000:
-                self._words.clear()
-            found = self._words[text] = (tuple(word.counts), word.terminals)
-        return Word(list(found[0]), found[1])
+        counts, terminals = self._converted(text)
+        return Word(list(counts), terminals)
 
     def choose_move(self, game: Any, state: GameState, rng: random.Random) -> MoveString | str:
         player = state.turn % 2

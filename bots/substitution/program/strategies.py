@@ -14,6 +14,7 @@ referee accepted and the strict rules reject.
 
 from __future__ import annotations
 
+import functools
 import random
 
 from bots.substitution.program.simplified import (
@@ -378,17 +379,15 @@ class SearchStrategy(Strategy):
         self.depth = depth
         self.net, self.prods = settings.count_metric()
         self.sums = settings.letter_sums(self.net)
-        self._memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], Found] = {}
-        self._metrics: dict[tuple[int, ...], float] = {}
+        # bounded memos (least recently used entries go first), one per strategy
+        self._metric = functools.lru_cache(maxsize=200_000)(self._metric_of)
+        self._search = functools.lru_cache(maxsize=MEMO_LIMIT)(self._search_from)
 
     def metric(self, counts: list[int]) -> float:
-        key = tuple(counts)
-        value = self._metrics.get(key)
-        if value is None:
-            if len(self._metrics) > 200_000:
-                self._metrics.clear()
-            value = self._metrics[key] = word_metric(counts, self.sums)
-        return value
+        return self._metric(tuple(counts))
+
+    def _metric_of(self, counts: tuple[int, ...]) -> float:
+        return word_metric(counts, self.sums)
 
     def make_move(self, player: int, move_number: int, roll: int, words: list[Word],
                   bank: list[int], rng: random.Random) -> list[Step]:
@@ -405,10 +404,14 @@ class SearchStrategy(Strategy):
 
     def search(self, counts: list[int], bank: list[int], depth: int) -> Found:
         """`searchMove` from a word's counts with `depth` steps left."""
-        key = (tuple(counts), tuple([min(depth, b) for b in bank]), depth)
-        found = self._memo.get(key)
-        if found is not None:
-            return found
+        return self._search(tuple(counts), tuple([min(depth, b) for b in bank]), depth)
+
+    def _search_from(self, counts_key: tuple[int, ...], bank_key: tuple[int, ...],
+                     depth: int) -> Found:
+        """`search` of a memo key: a bank count above `depth` acts as `depth` (at most
+        `depth` groups are applied on the way down), so the key's bank gives the same."""
+        counts = list(counts_key)
+        bank = list(bank_key)
         best: Found | None = None
         if depth > 0:
             settings = self.settings
@@ -434,9 +437,6 @@ class SearchStrategy(Strategy):
                 bank[g] += 1
         if best is None:
             best = (self.metric(counts), 0, ())
-        if len(self._memo) > MEMO_LIMIT:
-            self._memo.clear()
-        self._memo[key] = best
         return best
 
     def _first(self, words: list[Word], metrics: list[float], bank: list[int], roll: int) -> list[Step] | None:
