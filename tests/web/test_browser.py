@@ -1197,3 +1197,22 @@ def test_a_page_of_another_site_changes_nothing_and_cannot_open_the_websocket(
     results = page.evaluate(ATTACK, server["url"])
     assert results["ws"] == "open"
     assert len(_accounts(server)) == len(before) + 1  # so the check above could fail
+
+
+def test_a_page_left_before_its_answer_never_draws_over_the_next(page: Any,
+                                                                  server: dict[str, Any]) -> None:
+    held: list[Any] = []
+    page.route("**/api/replay?*", lambda route: held.append(route))  # answered later
+    page.goto(f"{server['url']}/#/replay?id={server['games'][0]}")
+    page.wait_for_function("document.body.dataset.phase === 'replay-empty'")
+    page.goto(server["url"] + "/#/")  # left while its replay is still on its way
+    wait_phase(page, "lobby")
+    assert len(held) == 1
+    with page.expect_response("**/api/replay?*"):
+        held[0].continue_()
+    page.unroute("**/api/replay?*")
+    # the replay's answer comes, and is dropped: a later answer of the lobby still draws
+    page.click("#tab-recent")
+    page.wait_for_selector("#game-list li")
+    assert page.evaluate("document.body.dataset.phase") == "lobby"
+    assert page.locator("#viewer").count() == 0 and page.locator("h1").inner_text() == "Lobby"

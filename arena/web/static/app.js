@@ -9,8 +9,9 @@
 
 import {
   announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, h,
-  humanDetail, keepFocus, moveLine, playerName, post, recall, remember, rendererFor, resultText,
-  route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, textOf, wsUrl,
+  humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, recall, remember, rendererFor,
+  resultText, route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, startPage, textOf,
+  wsUrl,
 } from "/static/ui.js";
 
 // -- lobby -----------------------------------------------------------------------------------
@@ -664,7 +665,7 @@ async function viewReplay(viewer, data, source) {
     downloads.length ? h("p", { class: "downloads" }, "Download ", downloads) : null);
   listItems();
   go(0);
-  setPhase("replay");
+  if (viewer.isConnected) setPhase("replay");  // not if its page was left meanwhile
   if (data.live) followLive();
 
   // A live game: the replay grows with every move (asked again, one question at a time).
@@ -1041,6 +1042,7 @@ const PAGES = {
 
 async function navigate() {
   for (const undo of cleanup.splice(0)) { try { undo(); } catch { /* already gone */ } }
+  const number = startPage();
   const current = route();
   const page = PAGES[current.path] || lobbyPage;
   setPhase("loading");
@@ -1050,7 +1052,9 @@ async function navigate() {
     link.classList.toggle("active", active);
     if (active) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
   }
-  try { await page(current); } catch (error) { show(errorBox(error)); setPhase("error"); }
+  try { await page(current); } catch (error) {
+    if (isCurrentPage(number)) { show(errorBox(error)); setPhase("error"); }  // a page left is not drawn
+  }
 }
 
 window.addEventListener("hashchange", navigate);

@@ -59,13 +59,31 @@ export function wsUrl() {
 
 // -- the HTTP API (docs/server.md, /api/openapi.json): GETs read, POSTs change or compute ----
 
+// Each navigation starts a new page (`startPage`). An answer that arrives after its page
+// was left is dropped (`StalePage`): a slow page never draws over the one that replaced it.
+let pageNumber = 0;
+
+export class StalePage extends Error {}
+
+export function startPage() { pageNumber += 1; return pageNumber; }
+
+export function isCurrentPage(number) { return number === pageNumber; }
+
+async function forThisPage(request) {
+  const mine = pageNumber;
+  const result = await request;
+  if (mine !== pageNumber) throw new StalePage("the page was left before its answer came");
+  return result;
+}
+
 async function answer(response) {
   const data = await response.json().catch(() => ({ code: "not-json", message: response.statusText }));
   if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { data, status: response.status });
   return data;
 }
 
-export async function api(path, params = {}) {
+// A GET of the JSON API, for any page (shared caches use it).
+async function getJson(path, params = {}) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== null) query.set(key, value);
@@ -74,11 +92,17 @@ export async function api(path, params = {}) {
   return answer(await fetch(url, { cache: "no-store" }));
 }
 
+// A GET of the JSON API for the page being shown (`StalePage` once it is left).
+export async function api(path, params = {}) {
+  return forThisPage(getJson(path, params));
+}
+
 // A POST with a JSON body (or a file, sent as it is); the guest cookie goes along.
 export async function post(path, body = {}) {
   const file = body instanceof Blob;
-  return answer(await fetch(path, { method: "POST", cache: "no-store", credentials: "same-origin",
-    headers: { "Content-Type": file ? "text/plain" : "application/json" }, body: file ? body : JSON.stringify(body) }));
+  return forThisPage(fetch(path, { method: "POST", cache: "no-store", credentials: "same-origin",
+    headers: { "Content-Type": file ? "text/plain" : "application/json" }, body: file ? body : JSON.stringify(body) })
+    .then(answer));
 }
 
 // -- remembered choices (this browser only) -------------------------------------------------
@@ -186,7 +210,7 @@ export function setGames(list) { gamesCache = Promise.resolve(list); }
 
 // Every registered game as /api/web/options lists it (title, renderer, lobby data, bots).
 export async function games() {
-  if (!gamesCache) gamesCache = api("/api/web/options").then((o) => o.games).catch((error) => { gamesCache = null; throw error; });
+  if (!gamesCache) gamesCache = getJson("/api/web/options").then((o) => o.games).catch((error) => { gamesCache = null; throw error; });
   return gamesCache;
 }
 
