@@ -32,6 +32,7 @@ from typing import Any
 
 LOOP = "arena.match,arena.referee"  # one group: match.pxd cimports the referee's types
 PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,protocol.movestring"
+PROGRAM = "bots.substitution.program.simplified,bots.substitution.program.strategies"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,19 @@ def bot(spec: str, games: int) -> Callable[[float], int]:
         return _play(_substitution(), (spec, "random"), max(1, int(games * scale)))
 
     return run
+
+
+def thesis_program(scale: float) -> int:
+    """The thesis program's strategies under its rule, as `arena experiment thesis
+    --rules thesis-program` plays them: search-4 against adaptive-random on `low-s`, the
+    mixed strategy against short words on `classic`."""
+    from arena.games.substitution import Settings, SubstitutionGame, preset
+
+    games = max(1, int(10 * scale))
+    for grammar, specs in (("low-s", ("thesis-search:depth=4", "thesis-adaptive-random:omega=10")),
+                           ("classic", ("thesis-mixed:points=1,1,1,1", "thesis-short-words"))):
+        _play(SubstitutionGame(Settings(preset(grammar), 200, "thesis-program")), specs, games)
+    return 2 * games
 
 
 _OWN_TIME: list[float] = []
@@ -225,6 +239,9 @@ WORKLOADS = [
         "bots.substitution.adaptive",), bot("adaptive-random:omega=10", 20), "games"),
     Workload("deep-search", "deep-search vs random, medium", (
         "bots.substitution.deep",), bot("deep-search", 10), "games"),
+    Workload("thesis-program", "the thesis program's strategies (search-4, adaptive, mixed)", (
+        PROGRAM, "bots.substitution.program.simplified", "bots.substitution.program.strategies",
+        "bots.substitution.program.bots"), thesis_program, "games"),
     Workload("decode-move", "server: decode + validate a move frame (msgpack)", (
         "protocol.schema", "protocol.codec", "protocol.connection"), decode_move, "frames"),
     Workload("decode-your_turn", "client: decode + validate a your_turn frame", (

@@ -476,8 +476,14 @@ def test_the_replay_viewer_reads_an_uploaded_thesis_log(page: Any, server: dict[
 
 
 def test_the_grammar_editor_rejects_a_bad_grammar(page: Any, server: dict[str, Any]) -> None:
-    page.goto(server["url"] + "/#/editor")
+    page.goto(server["url"] + "/#/")
+    wait_phase(page, "lobby")
+    # a page of the substitution game's renderer (its `pages`), linked in the header
+    page.click("nav a:text('Grammar editor')")
     wait_phase(page, "editor")
+    assert page.url.endswith("#/editor")
+    assert page.get_attribute("nav a[href='#/editor']", "aria-current") == "page"
+    assert page.title().startswith("Grammar editor")
     page.fill("#editor-text", "S->AB\nA->a\nB=>b\n")
     page.wait_for_function("document.body.dataset.checked === 'error'")
     status = page.inner_text("#editor-status")

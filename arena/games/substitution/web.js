@@ -245,3 +245,89 @@ export function settings(ctx) {
     value: () => (grammar.value ? { grammar: grammar.value, moves: Number(moves.value) } : { text: text.value, moves: Number(moves.value) }),
   };
 }
+
+// -- the grammar editor (a page of its own: `pages`) -----------------------------------------------
+
+// The text format checked as you type (POST /api/grammars/check, the parser of `arena
+// grammar check`), saved as a preset the lobby offers (POST /api/grammars), replaced only
+// after asking, deleted (POST /api/grammars/delete). ctx.options: /api/web/options of
+// this game (its presets).
+async function editorPage(ctx) {
+  const { h, options } = ctx;
+  const start = h("select", { id: "start-from" }, h("option", { value: "" }, "—"),
+    options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
+  const text = h("textarea", { id: "editor-text", rows: 12, cols: 40, spellcheck: "false", "aria-describedby": "editor-status" });
+  const status = h("div", { id: "editor-status", class: "muted", "aria-live": "polite" }, "Type a grammar: one group per line (A->aA|B), optionally a line 'weights: 1 2 3 …'. The empty word is ε.");
+  const name = h("input", { id: "preset-name", placeholder: "preset name" });
+  const save = h("button", { id: "save", class: "primary", disabled: true }, "Save as a preset");
+  const remove = h("button", { id: "delete", disabled: true }, "Delete this saved preset");
+  const saved = h("div", { id: "save-message", "aria-live": "polite" });
+  let valid = false, seq = 0, timer = null;
+  const savedNames = () => options.presets.filter((p) => !p.builtin).map((p) => p.name);
+  const check = async () => {
+    const mine = ++seq;
+    document.body.dataset.checked = "no";
+    const result = await ctx.post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, line: 0, reason: e.message }));
+    if (mine !== seq) return;
+    valid = result.ok;
+    status.className = valid ? "ok" : "error";
+    const bad = !valid && result.line ? text.value.split("\n")[result.line - 1] : null;
+    status.replaceChildren(h("p", {}, valid ? `OK: ${result.groups.length} production groups, weights ${result.weights.join(" ")}`
+      : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason)),
+    bad !== null && bad !== undefined ? h("pre", { class: "bad-line", id: "bad-line" }, `${result.line} │ ${bad}`) : "",
+    valid && result.warnings.length ? h("ul", { class: "warnings", id: "grammar-warnings" },
+      result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : "");
+    syncButtons();
+    document.body.dataset.checked = valid ? (result.warnings.length ? "warning" : "ok") : "error";
+  };
+  const syncButtons = () => {
+    save.disabled = !valid || !name.value.trim();
+    remove.disabled = !savedNames().includes(name.value.trim());
+  };
+  const schedule = () => { clearTimeout(timer); timer = setTimeout(check, 200); };
+  text.addEventListener("input", schedule);
+  name.addEventListener("input", syncButtons);
+  start.addEventListener("change", () => {
+    const p = options.presets.find((x) => x.name === start.value);
+    if (p) { text.value = p.text; if (!p.builtin) name.value = p.name; schedule(); }
+  });
+  const ask = (question, yes, action) => {
+    saved.className = "";
+    saved.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-label": question },
+      h("p", {}, question), h("button", { id: "confirm-yes", class: "primary", onclick: action }, yes),
+      h("button", { id: "confirm-no", onclick: () => saved.replaceChildren() }, "Cancel")));
+    saved.querySelector("#confirm-no").focus();
+  };
+  const reloadOptions = async () => {
+    Object.assign(options, await ctx.api("/api/web/options", { game: ctx.game.name }));
+    start.replaceChildren(h("option", { value: "" }, "—"),
+      options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
+    syncButtons();
+  };
+  const store = async (overwrite) => {
+    try {
+      const r = await ctx.post("/api/grammars", { name: name.value.trim(), text: text.value, overwrite });
+      saved.className = "ok";
+      saved.replaceChildren(`Saved as “${r.saved}”; it is offered in the lobby.`);
+      await reloadOptions();
+    } catch (error) {
+      if (error.data && error.data.code === "exists") {
+        ask(`A preset “${name.value.trim()}” is saved already. Replace it?`, "Replace it", () => store(true));
+      } else { saved.className = "error"; saved.replaceChildren(error.message); }
+    }
+  };
+  save.addEventListener("click", () => store(false));
+  remove.addEventListener("click", () => ask(`Delete the saved preset “${name.value.trim()}”?`, "Delete it", async () => {
+    try {
+      const r = await ctx.post("/api/grammars/delete", { name: name.value.trim() });
+      saved.className = "ok"; saved.replaceChildren(`Deleted “${r.deleted}”.`);
+      await reloadOptions();
+    } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
+  }));
+  ctx.cleanup(() => clearTimeout(timer));
+  return [h("h1", {}, "Grammar editor"),
+    h("section", { class: "card" }, h("label", {}, "Start from ", start), h("label", { for: "editor-text" }, "Grammar"), text, status,
+      h("div", { class: "actions" }, h("label", {}, "Name ", name), save, remove), saved)];
+}
+
+export const pages = { editor: { title: "Grammar editor", page: editorPage } };

@@ -182,6 +182,15 @@ async def tournament_cell(request: web.Request) -> web.Response:
     return json_response({"cell": cell, "games": games, "limit": CELL_GAMES})
 
 
+FIRST_TOURNAMENT_GAME = "substitution"
+"""The game of a tournament file without a ``game`` key: the runner wrote none before
+it played other games than the first (docs/web.md, "Tournament directories")."""
+
+
+def _tournament_game(data: dict[str, Any]) -> str:
+    return str(data.get("game", FIRST_TOURNAMENT_GAME))
+
+
 def _tournament_files(root: Path) -> dict[str, Path]:
     """Tournament JSON files (``bots`` and ``table``) in `root` and its subdirectories."""
     found: dict[str, Path] = {}
@@ -205,7 +214,7 @@ async def tournaments(request: web.Request) -> web.Response:
         for name, path in _tournament_files(Path(root)).items():
             data = json.loads(path.read_text(encoding="utf-8"))
             items.append({"name": name, "bots": data["bots"], "games": data.get("games"),
-                          "game": data.get("game", "substitution")})
+                          "game": _tournament_game(data)})
         return items
 
     return json_response({"tournaments": await asyncio.to_thread(listing),
@@ -226,6 +235,7 @@ async def _tournament_path(request: web.Request, key: str = "name") -> Path:
 async def tournament(request: web.Request) -> web.Response:
     path = await _tournament_path(request)
     data = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+    data["game"] = _tournament_game(data)
     data["logs"] = (path.parent / "logs").is_dir()
     return json_response(data)
 

@@ -2,13 +2,14 @@
 // The browser is a protocol client like any bot (docs/protocol.md, subprotocol
 // arena.v1.json); the HTTP endpoints it uses are listed in docs/web.md.
 //
-// Apart from the grammar editor (the substitution game's), this file knows no game: every
-// game draws its board through its own renderer, an ES module the game plugin ships
-// (`Game.web_renderer`, served at /static/games/NAME.js). What a renderer exports and
-// what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
+// This file knows no game: every game draws its board through its own renderer, an ES
+// module the game plugin ships (`Game.web_renderer`, served at /static/games/NAME.js),
+// and may add pages of its own (a grammar editor, say). What a renderer
+// exports and what it is given (`ctx`) is described in docs/web.md. Shared helpers are
+// in ui.js.
 
 import {
-  announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, h,
+  announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
   humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, recall, remember, rendererFor,
   resultText, route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, startPage, textOf,
   wsUrl,
@@ -186,7 +187,7 @@ async function playPage({ params }) {
   if (gameId && !known) { await finishedGame(gameId, me.name); return; }
   if (!me.name) { await post("/api/guest"); me = await api("/api/me"); }  // the token comes as an HttpOnly cookie
   if (request) sessionStorage.removeItem("arena.newgame");  // a reload must not start another game
-  const name = known ? known.game : request.game || "substitution";
+  const name = known ? known.game : request.game;
   const info = await gameInfo(name);
   const renderer = await rendererFor(name);
   const log = h("ol", { class: "log", id: "log", reversed: true });
@@ -756,7 +757,7 @@ async function tournamentPage({ params }) {
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
   const parts = [h("h1", {}, `Tournament ${name}`),
-    h("p", { class: "muted" }, `${data.game || "substitution"} · ${data.games} games per seat order`,
+    h("p", { class: "muted" }, `${data.game} · ${data.games} games per seat order`,
       data.seed !== undefined ? ` · seed ${data.seed}` : ""),
     scrollBox(table)];
   if (data.summary) {
@@ -857,85 +858,44 @@ async function ladderPage() {
   setPhase("ladder");
 }
 
-// -- grammar editor ------------------------------------------------------------------------------
+// -- pages the games add ---------------------------------------------------------------------------
 
-async function editorPage() {
-  const options = await api("/api/web/options");
-  const start = h("select", { id: "start-from" }, h("option", { value: "" }, "—"),
-    options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
-  const text = h("textarea", { id: "editor-text", rows: 12, cols: 40, spellcheck: "false", "aria-describedby": "editor-status" });
-  const status = h("div", { id: "editor-status", class: "muted", "aria-live": "polite" }, "Type a grammar: one group per line (A->aA|B), optionally a line 'weights: 1 2 3 …'. The empty word is ε.");
-  const name = h("input", { id: "preset-name", placeholder: "preset name" });
-  const save = h("button", { id: "save", class: "primary", disabled: true }, "Save as a preset");
-  const remove = h("button", { id: "delete", disabled: true }, "Delete this saved preset");
-  const saved = h("div", { id: "save-message", "aria-live": "polite" });
-  let valid = false, seq = 0, timer = null;
-  const savedNames = () => options.presets.filter((p) => !p.builtin).map((p) => p.name);
-  const check = async () => {
-    const mine = ++seq;
-    document.body.dataset.checked = "no";
-    const result = await post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, line: 0, reason: e.message }));
-    if (mine !== seq) return;
-    valid = result.ok;
-    status.className = valid ? "ok" : "error";
-    const bad = !valid && result.line ? text.value.split("\n")[result.line - 1] : null;
-    status.replaceChildren(h("p", {}, valid ? `OK: ${result.groups.length} production groups, weights ${result.weights.join(" ")}`
-      : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason)),
-    bad !== null && bad !== undefined ? h("pre", { class: "bad-line", id: "bad-line" }, `${result.line} │ ${bad}`) : "",
-    valid && result.warnings.length ? h("ul", { class: "warnings", id: "grammar-warnings" },
-      result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : "");
-    syncButtons();
-    document.body.dataset.checked = valid ? (result.warnings.length ? "warning" : "ok") : "error";
+// A renderer's `pages` (docs/web.md): NAME -> {title, page(ctx)}, shown at #/NAME and
+// linked in the header (a game's editor, say). Found once, from
+// every game's renderer; a name the app's own pages use is not taken.
+let gamePages = null;
+
+function pagesOfGames() {
+  if (!gamePages) {
+    gamePages = games().then(async (list) => {
+      const found = new Map();
+      for (const game of list) {
+        const renderer = await rendererFor(game.name);
+        for (const [name, entry] of Object.entries(renderer.pages || {})) {
+          if (!(`/${name}` in PAGES) && !found.has(name) && typeof entry.page === "function") {
+            found.set(name, { game: game.name, title: entry.title || name, page: entry.page });
+          }
+        }
+      }
+      const nav = document.querySelector("nav");
+      for (const [name, entry] of found) nav.append(h("a", { href: `#/${name}` }, entry.title));
+      return found;
+    }).catch((error) => { gamePages = null; throw error; });
+  }
+  return gamePages;
+}
+
+// Shows a game's page: its renderer builds it from `ctx` (options: /api/web/options of
+// that game; cleanup(fn): run when the page changes); the phase is the page's name.
+function gamePage(name, entry) {
+  return async () => {
+    const options = await api("/api/web/options", { game: entry.game });
+    const game = options.games.find((g) => g.name === entry.game);
+    const ctx = context({ game, options, cleanup: (fn) => cleanup.push(fn) });
+    setTitle(entry.title);
+    show(await entry.page(ctx));
+    setPhase(name);
   };
-  const syncButtons = () => {
-    save.disabled = !valid || !name.value.trim();
-    remove.disabled = !savedNames().includes(name.value.trim());
-  };
-  const schedule = () => { clearTimeout(timer); timer = setTimeout(check, 200); };
-  text.addEventListener("input", schedule);
-  name.addEventListener("input", syncButtons);
-  start.addEventListener("change", () => {
-    const p = options.presets.find((x) => x.name === start.value);
-    if (p) { text.value = p.text; if (!p.builtin) name.value = p.name; schedule(); }
-  });
-  const ask = (question, yes, action) => {
-    saved.className = "";
-    saved.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-label": question },
-      h("p", {}, question), h("button", { id: "confirm-yes", class: "primary", onclick: action }, yes),
-      h("button", { id: "confirm-no", onclick: () => saved.replaceChildren() }, "Cancel")));
-    saved.querySelector("#confirm-no").focus();
-  };
-  const reloadOptions = async () => {
-    Object.assign(options, await api("/api/web/options"));
-    start.replaceChildren(h("option", { value: "" }, "—"),
-      options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
-    syncButtons();
-  };
-  const store = async (overwrite) => {
-    try {
-      const r = await post("/api/grammars", { name: name.value.trim(), text: text.value, overwrite });
-      saved.className = "ok";
-      saved.replaceChildren(`Saved as “${r.saved}”; it is offered in the lobby.`);
-      await reloadOptions();
-    } catch (error) {
-      if (error.data && error.data.code === "exists") {
-        ask(`A preset “${name.value.trim()}” is saved already. Replace it?`, "Replace it", () => store(true));
-      } else { saved.className = "error"; saved.replaceChildren(error.message); }
-    }
-  };
-  save.addEventListener("click", () => store(false));
-  remove.addEventListener("click", () => ask(`Delete the saved preset “${name.value.trim()}”?`, "Delete it", async () => {
-    try {
-      const r = await post("/api/grammars/delete", { name: name.value.trim() });
-      saved.className = "ok"; saved.replaceChildren(`Deleted “${r.deleted}”.`);
-      await reloadOptions();
-    } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
-  }));
-  cleanup.push(() => clearTimeout(timer));
-  show(h("h1", {}, "Grammar editor"),
-    h("section", { class: "card" }, h("label", {}, "Start from ", start), h("label", { for: "editor-text" }, "Grammar"), text, status,
-      h("div", { class: "actions" }, h("label", {}, "Name ", name), save, remove), saved));
-  setPhase("editor");
 }
 
 // -- bots: the thesis's main window ---------------------------------------------------------------
@@ -1037,16 +997,21 @@ async function runPage({ params }) {
 const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
-  "/editor": editorPage, "/bots": botsPage, "/run": runPage,
+  "/bots": botsPage, "/run": runPage,
 };
 
 async function navigate() {
   for (const undo of cleanup.splice(0)) { try { undo(); } catch { /* already gone */ } }
   const number = startPage();
   const current = route();
-  const page = PAGES[current.path] || lobbyPage;
   setPhase("loading");
   setTitle("");
+  // the games' pages are linked before the active link is marked; if they cannot be
+  // found now (the server is away), the lobby's own request says why
+  const extra = await pagesOfGames().catch(() => new Map());
+  if (!isCurrentPage(number)) return;
+  const entry = extra.get(current.path.slice(1));
+  const page = PAGES[current.path] || (entry ? gamePage(current.path.slice(1), entry) : lobbyPage);
   for (const link of document.querySelectorAll("nav a")) {
     const active = link.getAttribute("href").split("?")[0] === "#" + current.path;
     link.classList.toggle("active", active);
