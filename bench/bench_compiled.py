@@ -240,8 +240,8 @@ WORKLOADS = [
     Workload("deep-search", "deep-search vs random, medium", (
         "bots.substitution.deep",), bot("deep-search", 10), "games"),
     Workload("thesis-program", "the thesis program's strategies (search-4, adaptive, mixed)", (
-        PROGRAM, "bots.substitution.program.simplified", "bots.substitution.program.strategies",
-        "bots.substitution.program.bots"), thesis_program, "games"),
+        PROGRAM, "bots.substitution.program.simplified", "bots.substitution.program.strategies"),
+        thesis_program, "games"),
     Workload("decode-move", "server: decode + validate a move frame (msgpack)", (
         "protocol.schema", "protocol.codec", "protocol.connection"), decode_move, "frames"),
     Workload("decode-your_turn", "client: decode + validate a your_turn frame", (
