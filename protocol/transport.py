@@ -15,6 +15,14 @@ complete data frame to a synchronous callback instead, in the very callback that
 it. Anything else takes the usual way, in order: fragmented messages, text that is not
 UTF-8 (websockets closes with 1007), and frames arriving while older ones still wait in
 the queue.
+
+Such a connection also reads those frames itself (`FastFrames.data_received`): while
+websockets' parser waits at a frame boundary with nothing buffered, the complete,
+unfragmented data frames at the head of the received bytes are cut out there (a header
+of 2 to 14 bytes, the payload unmasked by websockets' own C `apply_mask`), about a
+quarter of what websockets' generator-based parser costs; from the first byte that is
+anything else (a control frame, a fragment, a frame above the size limit, a bad header,
+a frame not yet complete) websockets reads the rest, as before.
 """
 
 from __future__ import annotations
@@ -24,8 +32,9 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.connection import Connection
-from websockets.frames import Frame, Opcode
+from websockets.frames import Frame, Opcode, apply_mask
 from websockets.protocol import Event, Side, State
+from websockets.streams import StreamReader
 
 __all__ = ["FastClientConnection", "FastFrames", "FrameCallback", "can_write_now",
            "frame_for_callback", "write_now"]
@@ -49,6 +58,19 @@ def frame_for_callback(connection: Connection, event: Event) -> bytes | str | No
     return None
 
 
+_AT_EOF = StreamReader.at_eof.__code__
+"""What websockets' parser waits in between frames (`FastFrames.data_received`)."""
+
+
+def _between_frames(parser: Any) -> bool:
+    """Whether websockets' parser (a generator: the handshake's, then the frames')
+    waits for the first byte of a frame, not inside one."""
+    waiting = parser
+    while (inner := getattr(waiting, "gi_yieldfrom", None)) is not None:
+        waiting = inner
+    return waiting is not parser and getattr(waiting, "gi_code", None) is _AT_EOF
+
+
 class FastFrames(Connection):
     """Mixed into a websockets connection class: its complete data frames may go to
     `on_frame` directly (see the module docstring)."""
@@ -62,6 +84,69 @@ class FastFrames(Connection):
             if data is not None and handler(data):
                 return
         super().process_event(event)
+
+    def data_received(self, data: bytes) -> None:
+        """Read the complete data frames at the head of `data` here; websockets reads
+        the rest (see the module docstring)."""
+        if self.on_frame is None:
+            super().data_received(data)
+            return
+        protocol = self.protocol
+        if (protocol.state is not State.OPEN or protocol.extensions or protocol.reader.buffer
+                or protocol.current_size is not None or not _between_frames(protocol.parser)):
+            super().data_received(data)  # not at a frame boundary, or closing
+            return
+        masked = 0x80 if protocol.side is Side.SERVER else 0
+        limit = protocol.max_message_size
+        if protocol.max_fragment_size is not None:
+            limit = (protocol.max_fragment_size if limit is None
+                     else min(limit, protocol.max_fragment_size))
+        size = len(data)
+        start = 0
+        while size - start >= 2:
+            head1, head2 = data[start], data[start + 1]
+            # complete (FIN), no reserved bit, text or binary; masked as the side expects
+            if (head1 != 0x81 and head1 != 0x82) or head2 & 0x80 != masked:
+                break
+            length = head2 & 0x7F
+            at = start + 2
+            if length == 126:
+                length = int.from_bytes(data[at:at + 2], "big")
+                at += 2
+            elif length == 127:
+                length = int.from_bytes(data[at:at + 8], "big")
+                at += 8
+            if limit is not None and length > limit:
+                break  # websockets closes with 1009
+            end = at + (4 if masked else 0) + length
+            if end > size:
+                break  # not all here yet: websockets waits for the rest
+            payload = (apply_mask(data[at + 4:end], data[at:at + 4]) if masked
+                       else data[at:end])
+            start = end
+            self._fast_frame(head1 == 0x81, payload)
+            if self.on_frame is None or protocol.state is not State.OPEN:
+                break  # the callback closed the connection or left the fast path
+        if start < size:
+            super().data_received(data[start:] if start else data)
+
+    def _fast_frame(self, text: bool, payload: bytes) -> None:
+        """A complete data frame read by `data_received`: to `on_frame` as
+        `process_event` would give it, else to websockets' queue (in order)."""
+        handler = self.on_frame
+        if handler is not None and not len(self.recv_messages.frames):
+            if not text:
+                if handler(payload):
+                    return
+            else:
+                try:
+                    decoded = payload.decode()
+                except UnicodeDecodeError:
+                    pass  # websockets closes with 1007 when the queue reaches it
+                else:
+                    if handler(decoded):
+                        return
+        super().process_event(Frame(Opcode.TEXT if text else Opcode.BINARY, payload))
 
 
 class FastClientConnection(FastFrames, ClientConnection):
