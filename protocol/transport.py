@@ -33,9 +33,14 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.connection import Connection
-from websockets.frames import Frame, Opcode, apply_mask
+from websockets.frames import Frame, Opcode
 from websockets.protocol import Event, Side, State
 from websockets.streams import StreamReader
+
+try:  # what websockets masks with: its C version when built
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - a websockets built without its C speedups
+    from websockets.utils import apply_mask
 
 __all__ = ["FastClientConnection", "FastFrames", "FrameCallback", "can_write_now",
            "frame_for_callback", "write_now"]
