@@ -34,7 +34,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.connection import Connection
 from websockets.frames import Frame, Opcode
-from websockets.protocol import Event, Side, State
+from websockets.protocol import Event, Protocol, Side, State
 from websockets.streams import StreamReader
 
 try:  # what websockets masks with: its C version when built
@@ -65,16 +65,20 @@ def frame_for_callback(connection: Connection, event: Event) -> bytes | str | No
 
 
 _AT_EOF = StreamReader.at_eof.__code__
-"""What websockets' parser waits in between frames (`FastFrames.data_received`)."""
+_PARSE = Protocol.parse.__code__
+"""Where websockets' parser waits in between frames: its frame loop (`Protocol.parse`)
+in `StreamReader.at_eof` (`FastFrames.data_received`)."""
 
 
 def _between_frames(parser: Any) -> bool:
     """Whether websockets' parser (a generator: the handshake's, then the frames')
-    waits for the first byte of a frame, not inside one."""
-    waiting = parser
+    waits in its frame loop for the first byte of a frame, not inside one (nor in
+    `discard`, after a close)."""
+    outer, waiting = None, parser
     while (inner := getattr(waiting, "gi_yieldfrom", None)) is not None:
-        waiting = inner
-    return waiting is not parser and getattr(waiting, "gi_code", None) is _AT_EOF
+        outer, waiting = waiting, inner
+    return (getattr(waiting, "gi_code", None) is _AT_EOF
+            and getattr(outer, "gi_code", None) is _PARSE)
 
 
 class FastFrames(Connection):
@@ -197,6 +201,10 @@ class _MaskingKeys:
     as websockets does. (Two threads may rarely get the same key: still unpredictable.)"""
 
     def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the keys drawn so far (a forked child draws its own)."""
         self._pool = b""
         self._at = 0
 
@@ -209,6 +217,7 @@ class _MaskingKeys:
 
 
 _masking_keys = _MaskingKeys()
+os.register_at_fork(after_in_child=_masking_keys.forget)
 
 
 def write_now(ws: Connection, frames: Sequence[bytes | str]) -> None:
