@@ -222,17 +222,19 @@ def median(values: list[float]) -> float:
 
 
 def build_extensions(path: Path) -> None:
-    """The compiled extensions of the checkout `path`: this checkout's own when their
-    sources are the same (nothing stale can run), else built with Cython."""
-    sources = sorted(p.relative_to(path) for pattern in ("*.pyx", "*.pxd")
-                     for p in path.rglob(pattern))
-    mine = sorted(p.relative_to(ROOT) for pattern in ("*.pyx", "*.pxd")
-                  for p in ROOT.rglob(pattern) if ".venv" not in p.parts)
-    if sources == mine and all((path / s).read_bytes() == (ROOT / s).read_bytes()
-                               for s in sources):
+    """The compiled extensions of the checkout `path`: this checkout's own when every
+    source they were built from (`arena/_extensions.json`, the manifest `arena.compiled`
+    checks before loading one) and `setup.py` are the same there, else built with
+    Cython. Either way the manifest comes along, so nothing stale can run."""
+    manifest = ROOT / "arena" / "_extensions.json"
+    sources = [name for extension in json.loads(manifest.read_text()).values()
+               for name in extension["sources"]] + ["setup.py"]
+    if all((path / name).is_file() and (path / name).read_bytes() == (ROOT / name).read_bytes()
+           for name in sources):
         for built in ROOT.rglob("*.so"):
             if ".venv" not in built.parts and "build" not in built.relative_to(ROOT).parts:
                 shutil.copy2(built, path / built.relative_to(ROOT))
+        shutil.copy2(manifest, path / "arena" / "_extensions.json")
         return
     subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=path,
                    check=True, stdout=subprocess.DEVNULL)  # needs Cython

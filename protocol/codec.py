@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import msgspec
 
 from protocol.errors import OversizeFrame, UndecodableFrame
 from protocol.schema import PROTOCOL_VERSION
@@ -30,6 +31,11 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_msgpack_encode = msgspec.msgpack.Encoder().encode
+"""msgpack frames are written by msgspec: the same bytes as ``msgpack.packb(data,
+use_bin_type=True)`` (the smallest form of every integer, float64, str8 for text, bin
+for bytes; tested in ``tests/protocol/test_codec.py``), about five times faster on a
+``your_turn``. msgpack reads them (its errors are the ones `_msgpack_reason` words)."""
 _json_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _json_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 
@@ -53,8 +59,7 @@ class Encoding(enum.Enum):
 
     def encode(self, data: dict[str, Any]) -> bytes | str:
         if self is Encoding.MSGPACK:
-            packed: bytes = msgpack.packb(data, use_bin_type=True)
-            return packed
+            return _msgpack_encode(data)
         return _json_encode(data)
 
     def decode(self, frame: bytes | str, *, max_size: int = DEFAULT_MAX_FRAME) -> Any:
