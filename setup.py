@@ -52,7 +52,6 @@ PYTHON_MODULES = [
     "bots.substitution.search",  # search-4 1.88x
     "bots.substitution.deep",  # deep-search 1.14x
     "bots.substitution.program.strategies",  # the thesis program's strategies 2.3x
-    "bots.substitution.program.simplified",  # their words and metrics 1.10x
 ]
 """Plain modules compiled, because a benchmark shows that it pays (at least 10%)."""
 

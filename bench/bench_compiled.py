@@ -32,7 +32,6 @@ from typing import Any
 
 LOOP = "arena.match,arena.referee"  # one group: match.pxd cimports the referee's types
 PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,protocol.movestring"
-PROGRAM = "bots.substitution.program.simplified,bots.substitution.program.strategies"
 
 
 @dataclass(frozen=True)
@@ -240,7 +239,7 @@ WORKLOADS = [
     Workload("deep-search", "deep-search vs random, medium", (
         "bots.substitution.deep",), bot("deep-search", 10), "games"),
     Workload("thesis-program", "the thesis program's strategies (search-4, adaptive, mixed)", (
-        PROGRAM, "bots.substitution.program.simplified", "bots.substitution.program.strategies"),
+        "bots.substitution.program.strategies", "bots.substitution.program.simplified"),
         thesis_program, "games"),
     Workload("decode-move", "server: decode + validate a move frame (msgpack)", (
         "protocol.schema", "protocol.codec", "protocol.connection"), decode_move, "frames"),

@@ -154,10 +154,11 @@ BOTH = pytest.mark.parametrize("page", ["desktop", "phone"], indirect=True)
 """Run a test at both viewports (a laptop's and a phone's)."""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def visitor(server: dict[str, Any]) -> dict[str, str]:
-    """One visitor's guest cookie for every test's browser (as one person would come back
-    with it): the server makes 5 guests a minute per address, not one per test."""
+    """A visitor's guest cookie for one test's browser (the test server makes up to 1000
+    guests a minute per address): each test plays as its own guest, so a game a failed
+    test left running never counts against the next test's live games."""
     request = urllib.request.Request(server["url"] + "/api/guest", data=b"{}", method="POST",
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=10) as answer:
