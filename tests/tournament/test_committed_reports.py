@@ -59,15 +59,18 @@ def test_thesis_md_shows_the_committed_strict_tables(tmp_path, report, appendix,
 
 @pytest.mark.parametrize("report", ["primary", "second"])
 def test_thesis_program_md_shows_the_committed_tables_and_verdicts(tmp_path, report):
+    """Both rules at the thesis's sizes: 500 games per cell in tables 6.1-6.3, 100 in
+    A.1-A.2, 250 per seat and point in figure 9."""
     runs = DATA / "program-rule"
     omegas = parse_omegas("1-20,25-60/5")
-    _, strict = tables(tmp_path, report, "strict", 100, 20, 50, omegas,
+    _, strict = tables(tmp_path, report, "strict", 500, 100, 250, omegas,
                        (runs / "strict" / report, DATA / report))
-    _, program = tables(tmp_path, report, "thesis-program", 100, 20, 50, omegas,
+    _, program = tables(tmp_path, report, "thesis-program", 500, 100, 250, omegas,
                         (runs / "thesis-program" / report,))
     document = (DOCS / "thesis-program.md").read_text(encoding="utf-8")
     claims = render_claims(strict, program)
     assert [line for line in claims if line not in document] == []
+    assert "100 games per cell under the strict rules, 100 under the program's" in document
     for rule, found in (("strict", strict), ("program", program)):
         for finish, shares in found.sweep.items():
             row = f"| {rule}, {finish} | " + " | ".join(f"{v:.3f}" for v in shares) + " |"
