@@ -134,29 +134,12 @@ class FastFrames(Connection):
             payload = (apply_mask(data[at + 4:end], data[at:at + 4]) if masked
                        else data[at:end])
             start = end
-            self._fast_frame(head1 == 0x81, payload)
+            # to on_frame as any frame goes (`process_event`), else to websockets' queue
+            self.process_event(Frame(Opcode.TEXT if head1 == 0x81 else Opcode.BINARY, payload))
             if self.on_frame is None or protocol.state is not State.OPEN:
                 break  # the callback closed the connection or left the fast path
         if start < size:
             super().data_received(data[start:] if start else data)
-
-    def _fast_frame(self, text: bool, payload: bytes) -> None:
-        """A complete data frame read by `data_received`: to `on_frame` as
-        `process_event` would give it, else to websockets' queue (in order)."""
-        handler = self.on_frame
-        if handler is not None and not len(self.recv_messages.frames):
-            if not text:
-                if handler(payload):
-                    return
-            else:
-                try:
-                    decoded = payload.decode()
-                except UnicodeDecodeError:
-                    pass  # websockets closes with 1007 when the queue reaches it
-                else:
-                    if handler(decoded):
-                        return
-        super().process_event(Frame(Opcode.TEXT if text else Opcode.BINARY, payload))
 
 
 class FastClientConnection(FastFrames, ClientConnection):

@@ -4,9 +4,8 @@
 //
 // This file knows no game: every game draws its board through its own renderer, an ES
 // module the game plugin ships (`Game.web_renderer`, served at /static/games/NAME.js),
-// and may add pages of its own (a grammar editor, say). What a renderer
-// exports and what it is given (`ctx`) is described in docs/web.md. Shared helpers are
-// in ui.js.
+// and may add pages of its own (a grammar editor, say). What a renderer exports and
+// what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
   announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
@@ -861,8 +860,8 @@ async function ladderPage() {
 // -- pages the games add ---------------------------------------------------------------------------
 
 // A renderer's `pages` (docs/web.md): NAME -> {title, page(ctx)}, shown at #/NAME and
-// linked in the header (a game's editor, say). Found once, from
-// every game's renderer; a name the app's own pages use is not taken.
+// linked in the header (a game's editor, say). Found once, from every game's renderer;
+// a name the app's own pages use is not taken.
 let gamePages = null;
 
 function pagesOfGames() {
