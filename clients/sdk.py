@@ -610,11 +610,13 @@ class ArenaClient:
         except Exception:
             log.exception("the bot failed on %s turn %d", turn.game_id, turn.turn)
             return
-        if inspect.isawaitable(move):
+        if not isinstance(move, (str, tuple)) and inspect.isawaitable(move):
             self._spawn(self._finish_move(turn, move))
         elif self._core is not None:
-            self._core.send(Message.make("move", game_id=turn.game_id, turn=turn.turn,
-                                         move=str(move)))
+            # valid by construction (the turn's own game id and number, a string), so
+            # not checked again: this runs for every move the bot makes
+            self._core.send(Message.unchecked("move", game_id=turn.game_id, turn=turn.turn,
+                                              move=str(move)))
 
     async def _finish_move(self, turn: Turn, pending: Awaitable[str]) -> None:
         try:

@@ -101,3 +101,71 @@ def test_deep_nesting_is_refused_not_crashing():
     assert isinstance(feed("server", Encoding.JSON, deep), ProtocolError)
     packed = b"\x91" * 100_000 + b"\xc0"
     assert isinstance(feed("server", Encoding.MSGPACK, packed), ProtocolError)
+
+
+def reference_and_quick(side, frame):
+    """What `receive_data` (msgspec first) and `read_data` (msgpack alone) make of `frame`:
+    the events and the frames queued for the peer."""
+    results = []
+    for read in (ProtocolCore.receive_data, ProtocolCore.read_data):
+        core = ProtocolCore(side, Encoding.MSGPACK)
+        read(core, frame)
+        events = [(type(e).__name__, str(e)) if isinstance(e, ProtocolError) else e
+                  for e in core.events_received()]
+        results.append((events, core.data_to_send()))
+    return results
+
+
+extension_values = st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=8)) \
+    | st.builds(lambda s: msgpack.Timestamp(s, 0), st.integers(0, 2**32 - 1))
+odd_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats() | st.text(max_size=8)
+    | st.binary(max_size=8) | extension_values,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=6) | st.integers(-9, 9) | st.binary(max_size=3), inner,
+                      max_size=4),
+    max_leaves=20,
+)
+odd_messages = st.builds(
+    lambda kind, fields: {"type": kind, **fields},
+    st.sampled_from(sorted(SCHEMA)),
+    st.dictionaries(field_names | st.text(max_size=4), odd_values, max_size=10),
+)
+
+
+def packed(data, tail=b""):
+    try:
+        return msgpack.packb(data, use_bin_type=True) + tail
+    except OverflowError:  # the test's own packing of an integer beyond 64 bits
+        return None
+
+
+@FUZZ
+@given(st.one_of(
+    st.binary(max_size=200),
+    messages.map(packed),
+    odd_messages.map(packed),
+    odd_messages.map(lambda data: packed(data, b"\xc0")),
+).filter(lambda frame: frame is not None), st.sampled_from(["server", "client"]))
+def test_msgspec_reads_what_msgpack_reads(frame, side):
+    """The quick path (msgspec) takes exactly the messages msgpack's path takes, and any
+    other frame gets msgpack's path's error, word for word."""
+    quick, reference = reference_and_quick(side, frame)
+    assert quick == reference
+
+
+def test_msgspec_reads_the_frames_the_server_and_the_sdk_exchange():
+    turn = {"type": "your_turn", "game_id": "g1", "turn": 4, "move_number": 2, "seat": 0,
+            "chance": 3, "state": {"bank": [1, 0, 2], "derivations": [["aB"], []], "x": 0.5},
+            "clock": {"limit_ms": 10, "bank_ms": 0, "left_ms": 9}, "clocks": [0, 0],
+            "retries_left": 0, "future_field": {"ignored": True}}
+    quick, reference = reference_and_quick("client", msgpack.packb(turn))
+    assert quick == reference and quick[0][0].body["state"]["x"] == 0.5
+    move = msgpack.packb({"type": "move", "game_id": "g1", "turn": 4, "move": "-1 0 1"})
+    quick, reference = reference_and_quick("server", move)
+    assert quick == reference and quick[0] == [Message.make("move", game_id="g1", turn=4,
+                                                            move="-1 0 1")]
+    assert ProtocolCore("server", Encoding.MSGPACK)._quick_read(move) is not None  # msgspec's
+    for bad in (move + b"\xc0", move[:-1], move.replace(b"-1 0 1", b"-1 0\xff")):
+        quick, reference = reference_and_quick("server", bad)
+        assert quick == reference and quick[1]  # refused, with an error for the client

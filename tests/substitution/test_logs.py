@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +13,7 @@ from arena.errors import LogFormatError
 from arena.games.substitution import Settings, SubstitutionGame
 from arena.games.substitution.thesis_log import read_thesis_log, write_thesis_log
 from arena.match import play_match
-from arena.record import read_jsonl, to_jsonl
+from arena.record import Note, jsonl_lines, read_jsonl, to_jsonl
 from arena.registry import default_registry
 from arena.validate import parse_log, validate_record
 from tests.substitution.strategies import games
@@ -33,6 +34,25 @@ MEDIUM = SubstitutionGame(Settings.preset("medium", moves=40))
 def test_jsonl_round_trip(game, seed):
     record = random_record(game, seed)
     assert read_jsonl(to_jsonl(record).splitlines()) == record
+
+
+JSON_MODULE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@SETTINGS
+@given(games(), st.integers(0, 2**32), st.text(), st.integers(0, 2**128 - 1))
+def test_jsonl_is_written_as_the_json_module_writes_it(game, seed, note, dice_seed):
+    """msgspec writes the log (arena.record): byte for byte the json module's text, a
+    bot's note of any text (a lone surrogate too) and a 128-bit seed included."""
+    record = replace(random_record(game, seed), notes=(Note(1, 0, note),), seed=dice_seed)
+    assert to_jsonl(record) == "".join(JSON_MODULE(line) + "\n" for line in jsonl_lines(record))
+
+
+def test_a_log_msgspec_cannot_write_is_written_by_the_json_module():
+    record = replace(random_record(MEDIUM, 1), notes=(Note(0, 1, "half a pair: \ud800"),))
+    text = to_jsonl(record)
+    assert text == "".join(JSON_MODULE(line) + "\n" for line in jsonl_lines(record))
+    assert read_jsonl(text.splitlines()).notes[0].text == "half a pair: \ud800"
 
 
 @SETTINGS
@@ -308,3 +328,36 @@ def test_log_from_a_referee_without_the_end_of_turn_bank_check_is_invalid():
     edited = dataclasses.replace(record, turns=tuple(turns))
     defect = validate_record(parse_log(write_thesis_log(edited)))
     assert (defect.turn, defect.player, defect.code) == (long_turn.turn, long_turn.player, "bank-group-applicable")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="0123456789- ,\t\n\u2003x", max_size=40) | st.text(max_size=20)
+       | st.lists(st.tuples(st.integers(-1, 9), st.integers(0, 99), st.integers(0, 9)),
+                  max_size=5000).map(lambda steps: ", ".join(f"{w} {g} {p}" for w, g, p in steps)))
+def test_the_game_reads_a_move_as_the_move_string_parser_does(text):
+    """`parse_move` (the core's parser first, on every move the server receives) gives
+    the move string parser's steps, or its very error."""
+    from arena.errors import MalformedMove
+    from protocol.movestring import MoveString
+
+    try:
+        expected = MoveString.parse(text)
+    except MalformedMove as error:
+        with pytest.raises(MalformedMove) as raised:
+            MEDIUM.parse_move(text)
+        assert str(raised.value) == str(error)
+    else:
+        move = MEDIUM.parse_move(text)
+        assert type(move) is MoveString and move == expected
+        assert MEDIUM.format_move(move) == str(expected)  # the core writes it back
+
+
+@given(st.lists(st.tuples(st.integers(), st.integers(), st.integers() | st.booleans()),
+                max_size=5))
+def test_the_game_writes_any_move_as_the_move_string_does(steps):
+    """`format_move` (the core's writer first) writes what `str(MoveString)` writes, for
+    steps beyond C's integers too."""
+    from protocol.movestring import MoveString
+
+    move = MoveString(tuple(steps))
+    assert MEDIUM.format_move(move) == str(move)

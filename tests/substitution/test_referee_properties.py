@@ -45,6 +45,23 @@ def positions(game: SubstitutionGame, seed: int):
         state = verdict.state
 
 
+@SETTINGS
+@given(games(), st.integers(0, 2**32))
+def test_the_state_sent_is_every_word_the_bank_and_the_scores(game: SubstitutionGame,
+                                                             seed: int) -> None:
+    """`GameState.json_parts` (the core builds what `state_to_json` sends) says what the
+    state's own parts say, and a player scores 3 + length for each finished word."""
+    for state, _ in positions(game, seed):
+        sent = game.state_to_json(state)
+        assert sent["derivations"] == [[word.text for word in words]
+                                       for words in state.derivations]
+        assert sent["bank"] == list(state.bank)
+        assert sent["scores"] == list(state.scores()) == [
+            sum(3 + len(word.text) for word in words if word.finished)
+            for words in state.derivations]
+        assert game.state_from_json(sent) == state
+
+
 def replay_prefix(game: SubstitutionGame, state: GameState, steps) -> tuple[list[str], list[int]]:
     """Derivation texts and bank after applying `steps` (all legal) in a turn."""
     turn = game.turn(state)

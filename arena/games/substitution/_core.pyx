@@ -349,7 +349,19 @@ cdef class GameState:
 
     def scores(self):
         """Each player's score: 3 + length of every finished word."""
-        return tuple(sum(word.score for word in words) for words in self.derivations)
+        return (_score(self.derivations[0]), _score(self.derivations[1]))
+
+    def json_parts(self):
+        """The derivations' texts (a list per player), the bank and the scores, as lists:
+        what `SubstitutionGame.state_to_json` sends, built here because it runs for
+        every state the server sends."""
+        cdef tuple words
+        cdef Derivation word
+        texts = []
+        for words in self.derivations:
+            texts.append([word.text for word in words])
+        return (texts, [self.bank_counts[g] for g in range(self.n_groups)],
+                [_score(self.derivations[0]), _score(self.derivations[1])])
 
     def _key(self):
         return (
@@ -376,6 +388,16 @@ cdef class GameState:
             GameState.create,
             (self.n_groups, self.turn, self.derivations, self.bank, self.roll),
         )
+
+
+cdef int _score(tuple words):
+    """A player's score: 3 + length of every finished word."""
+    cdef Derivation word
+    cdef int total = 0
+    for word in words:
+        if word.nonterminals == 0:
+            total += 3 + word.terminals
+    return total
 
 
 cdef GameState _new_state(int n_groups):
@@ -953,18 +975,43 @@ cdef enum:
 
 
 def fast_parse(str text):
-    """The steps the fast parser reads, or ``None`` where the real parser must decide."""
-    cdef long *buffer = <long *>malloc(3 * PARSE_CAPACITY * sizeof(long))
-    cdef Py_ssize_t count, i
-    if not buffer:
-        raise MemoryError()
+    """The steps the fast parser reads, or ``None`` where the real parser must decide.
+
+    (`SubstitutionGame.parse_move` reads every move the server receives with it: a
+    move of up to 64 steps is read into the stack, a longer one into the heap.)"""
+    cdef long small[3 * 64]
+    cdef long *buffer = small
+    # a step takes at least five characters ("0 0 0"): no move has more steps than this
+    cdef Py_ssize_t capacity = PyUnicode_GET_LENGTH(text) // 5 + 1, count, i
+    if capacity > PARSE_CAPACITY:
+        capacity = PARSE_CAPACITY
+    if capacity > 64:
+        buffer = <long *>malloc(3 * capacity * sizeof(long))
+        if not buffer:
+            raise MemoryError()
     try:
-        count = _parse_into(text, buffer, PARSE_CAPACITY)
+        count = _parse_into(text, buffer, capacity)
         if count < 0:
             return None
         return tuple([(buffer[3 * i], buffer[3 * i + 1], buffer[3 * i + 2]) for i in range(count)])
     finally:
-        free(buffer)
+        if buffer != small:
+            free(buffer)
+
+
+def format_steps(tuple steps):
+    """``str(MoveString(steps))``, the canonical move string, built here: the server
+    writes it for every move it records. Steps must be triples of C longs (else
+    OverflowError or TypeError: `SubstitutionGame.format_move` then asks `MoveString`)."""
+    cdef long word, group, production
+    parts = []
+    for step in steps:
+        w, g, p = step
+        if type(w) is not int or type(g) is not int or type(p) is not int:
+            raise TypeError("a step is three integers")  # a bool would print as a word
+        word, group, production = w, g, p
+        parts.append(f"{word} {group} {production}")
+    return ", ".join(parts)
 
 
 cdef inline bint _is_int(object value, long expected):

@@ -22,13 +22,24 @@ from arena.game import (
     StepOptions,
     winner_by_score,
 )
-from arena.games.substitution._core import CompiledGrammar, GameState, Replay, Rules, Turn
+from arena.games.substitution._core import (
+    CompiledGrammar,
+    GameState,
+    Replay,
+    Rules,
+    Turn,
+    fast_parse,
+    format_steps,
+)
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
 from protocol.movestring import MoveString
 
 if TYPE_CHECKING:
     from arena.record import MatchRecord
+
+_new_move = tuple.__new__
+"""`MoveString` from its steps without an interpreted frame (what its ``_make`` does)."""
 
 __all__ = ["SubstitutionGame"]
 
@@ -146,10 +157,16 @@ class SubstitutionGame(Game[GameState, MoveString]):
     # -- moves --------------------------------------------------------------------------
 
     def parse_move(self, text: str) -> MoveString:
-        return MoveString.parse(text)
+        # the core's parser reads plain moves (every move the server receives is parsed);
+        # it leaves anything else, malformed moves included, to `MoveString.parse`
+        steps = fast_parse(text) if type(text) is str else None
+        return MoveString.parse(text) if steps is None else _new_move(MoveString, (steps,))
 
     def format_move(self, move: MoveString) -> str:
-        return str(move)
+        try:  # the core writes it (every move the server records is written)
+            return format_steps(move.steps)
+        except (OverflowError, TypeError, ValueError):  # steps the core cannot hold
+            return str(move)
 
     def check_move(self, state: GameState, move: MoveString) -> GameState | Rejection:
         result: GameState | Rejection = self.rules.check_move(state, move)
@@ -260,15 +277,16 @@ class SubstitutionGame(Game[GameState, MoveString]):
     # -- serialization ------------------------------------------------------------------
 
     def state_to_json(self, state: GameState) -> dict[str, Any]:
+        derivations, bank, scores = state.json_parts()
         return {
             "turn": state.turn,
             "move_number": state.turn // 2,
             "moves_left": max(0, self.config.moves - state.turn // 2),
             "player": state.turn % 2,
             "roll": state.roll,
-            "derivations": [[word.text for word in words] for words in state.derivations],
-            "bank": list(state.bank),
-            "scores": list(state.scores()),
+            "derivations": derivations,
+            "bank": bank,
+            "scores": scores,
         }
 
     def state_from_json(self, data: Mapping[str, Any]) -> GameState:
