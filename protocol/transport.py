@@ -52,13 +52,22 @@ FrameCallback = Callable[[bytes | str], bool]
 def frame_for_callback(connection: Connection, event: Event) -> bytes | str | None:
     """The payload of `event` if a callback may take it now: a complete text (valid
     UTF-8) or binary frame, with no older frame waiting in the connection's queue."""
-    if not isinstance(event, Frame) or not event.fin or len(connection.recv_messages.frames):
+    if not isinstance(event, Frame):
         return None
-    if event.opcode is Opcode.BINARY:
-        return bytes(event.data)
-    if event.opcode is Opcode.TEXT:
+    return _for_callback(connection, event.opcode, event.fin, event.data)
+
+
+def _for_callback(connection: Connection, opcode: Opcode, fin: bool,
+                  data: bytes | bytearray | memoryview) -> bytes | str | None:
+    """`frame_for_callback` for a frame given by its parts (`FastFrames` reads frames
+    without making a `Frame` of those it hands to the callback)."""
+    if not fin or len(connection.recv_messages.frames):
+        return None
+    if opcode is Opcode.BINARY:
+        return bytes(data)
+    if opcode is Opcode.TEXT:
         try:
-            return bytes(event.data).decode()
+            return bytes(data).decode()
         except UnicodeDecodeError:
             return None
     return None
@@ -88,12 +97,17 @@ class FastFrames(Connection):
     on_frame: FrameCallback | None = None
 
     def process_event(self, event: Event) -> None:
+        if not (isinstance(event, Frame) and self._offer(event.opcode, event.fin, event.data)):
+            super().process_event(event)
+
+    def _offer(self, opcode: Opcode, fin: bool, data: bytes | bytearray | memoryview) -> bool:
+        """Hand a frame to `on_frame` if it may take it now (`frame_for_callback`); True
+        if it took it. Every frame goes through here first: websockets' and ours."""
         handler = self.on_frame
-        if handler is not None:
-            data = frame_for_callback(self, event)
-            if data is not None and handler(data):
-                return
-        super().process_event(event)
+        if handler is None:
+            return False
+        payload = _for_callback(self, opcode, fin, data)
+        return payload is not None and handler(payload)
 
     def data_received(self, data: bytes) -> None:
         """Read the complete data frames at the head of `data` here; websockets reads
@@ -134,8 +148,10 @@ class FastFrames(Connection):
             payload = (apply_mask(data[at + 4:end], data[at:at + 4]) if masked
                        else data[at:end])
             start = end
-            # to on_frame as any frame goes (`process_event`), else to websockets' queue
-            self.process_event(Frame(Opcode.TEXT if head1 == 0x81 else Opcode.BINARY, payload))
+            # to on_frame as any frame goes (`_offer`), else to websockets' queue
+            opcode = Opcode.TEXT if head1 == 0x81 else Opcode.BINARY
+            if not self._offer(opcode, True, payload):
+                super().process_event(Frame(opcode, payload))
             if self.on_frame is None or protocol.state is not State.OPEN:
                 break  # the callback closed the connection or left the fast path
         if start < size:

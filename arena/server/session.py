@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
@@ -86,7 +87,7 @@ class Session:
         self._queued_bytes = 0
         self._writing = False
         self._max_queue_bytes = max_queue_bytes
-        self._make = Message.make if validate else Message.unchecked
+        self._validate = validate
         self._writer = self._loop.create_task(self._write())
 
     def __repr__(self) -> str:
@@ -95,19 +96,24 @@ class Session:
     def send(self, type: str, /, **fields: Any) -> bool:
         """Queue a message (checked against the schema if the server validates its own
         messages; receivers always do); False if it was too long (`send_message`)."""
-        return self.send_message(self._make(type, **fields))
+        if self._validate:
+            Message.make(type, **fields)  # raises a SchemaError if it breaks the schema
+        return self._send(type, fields)
 
     def send_message(self, message: Message) -> bool:
         """Queue a message; False if its frame would be longer than the client accepts
         (the client gets an ``oversize`` error instead). A closed session drops it."""
+        return self._send(message.type, message.body)
+
+    def _send(self, type: str, fields: Mapping[str, Any]) -> bool:
         if self.closed:
             return True
         core = self.core
         try:
-            core.send(message)
+            core.send_fields(type, fields)
         except OversizeFrame as error:
             log.warning("not sent to %r: %s", self, error.message)
-            game_id = message.get("game_id")
+            game_id = fields.get("game_id")
             core.send_error(error, game_id=game_id if isinstance(game_id, str) else None)
             sent = False
         else:
