@@ -89,7 +89,7 @@ class ProtocolCore:
         from there; anything else, whatever msgspec made of it, is read again by
         msgpack and validated again (`read_data`), whose verdict and words are the
         protocol's. The accepted messages are the same either way
-        (`tests/protocol/test_connection.py` compares them on arbitrary frames)."""
+        (`tests/protocol/test_fuzz.py` compares the two on arbitrary frames)."""
         message = self._quick_read(frame) if self.encoding is Encoding.MSGPACK else None
         if message is not None:
             self._events.append(message)
