@@ -270,7 +270,7 @@ class Games:
                 session.rate.credit()  # a turn asks for a move: that message is budgeted
             if "legal-moves" in session.capabilities:
                 fields = {**fields, **self.legal_moves.turn_fields(live)}
-        return session.send_fields(out.type, fields)
+        return session.send(out.type, **fields)
 
     def send_to(self, name: str, type: str, /, **fields: Any) -> bool:
         """Send a message to the client `name` if it is connected; False if it was too

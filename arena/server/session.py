@@ -96,10 +96,6 @@ class Session:
     def send(self, type: str, /, **fields: Any) -> bool:
         """Queue a message (checked against the schema if the server validates its own
         messages; receivers always do); False if it was too long (`send_message`)."""
-        return self.send_fields(type, fields)
-
-    def send_fields(self, type: str, fields: Mapping[str, Any]) -> bool:
-        """`send` for fields already in a mapping (not copied: a game's messages)."""
         if self._validate:
             Message.make(type, **fields)  # raises a SchemaError if it breaks the schema
         return self._send(type, fields)
