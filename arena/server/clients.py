@@ -32,7 +32,7 @@ from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
 from arena.server.games import Games
 from arena.server.grace import GraceTimers
-from arena.server.limits import AddressCounter, MessageRate
+from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.storage import AsyncStorage, StorageFailure
@@ -114,7 +114,7 @@ class Clients:
         encoding = Encoding.from_subprotocol(ws.subprotocol)
         core = ProtocolCore("server", encoding, max_frame=config.max_frame,
                             max_send=config.max_frame)
-        rate = (MessageRate(config.message_rate, config.message_burst, loop.time())
+        rate = (TokenBucket(config.message_rate, config.message_burst, loop.time())
                 if config.message_rate > 0 else None)
         session = Session(ws, core, max_queue_bytes=config.max_queue_bytes,
                           validate=config.validate_outgoing, outbox=self._outbox, rate=rate)

@@ -3,7 +3,7 @@
 Sans-I/O values the server consults; none of them reads a clock of its own (the
 caller passes the time), so they are tested without waiting.
 
-* `MessageRate`: a token bucket per connection. Each message costs a token; tokens
+* `TokenBucket`: a token bucket, one per connection. Each message costs a token; tokens
   come back at `rate` a second up to `burst`, and every message of the server that
   asks for an answer (a ``your_turn``) gives one back at once, so an honest bot that
   answers every turn is never limited, however fast its games go, while a flood is.
@@ -13,13 +13,16 @@ caller passes the time), so they are tested without waiting.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
-__all__ = ["AddressCounter", "MessageRate", "clip"]
+__all__ = ["AddressCounter", "TokenBucket", "clip"]
 
 
-class MessageRate:
-    """A token bucket: `take` answers whether one more message is within the budget."""
+class TokenBucket:
+    """A token bucket: tokens come back at `rate` a second up to `burst`; each event
+    takes one. The server's budget per connection (`take`, `credit`) and the web's
+    quotas per client (`arena.web.quota.RateLimit`, `wait`) are both one."""
 
     __slots__ = ("_stamp", "_tokens", "burst", "rate")
 
@@ -30,7 +33,7 @@ class MessageRate:
         self._stamp = now
 
     def take(self, now: float) -> bool:
-        """Spend a token for a message received at `now`; False if none is left."""
+        """Spend a token for an event at `now`; False if none is left."""
         tokens = self._tokens
         if tokens < self.burst:
             tokens = min(float(self.burst), tokens + (now - self._stamp) * self.rate)
@@ -40,6 +43,13 @@ class MessageRate:
             return False
         self._tokens = tokens - 1.0
         return True
+
+    def wait(self, now: float) -> float:
+        """`take`, answered in seconds: 0.0 if a token was spent for an event at `now`,
+        else how long until one is back (infinite if none ever comes back)."""
+        if self.take(now):
+            return 0.0
+        return (1.0 - self._tokens) / self.rate if self.rate > 0 else math.inf
 
     def credit(self) -> None:
         """Give one token back: the server asked for an answer (may exceed `burst`)."""

@@ -27,7 +27,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from arena.server.limits import MessageRate
+from arena.server.limits import TokenBucket
 from protocol import Message, OversizeFrame, ProtocolCore
 from protocol.transport import can_write_now, write_now
 
@@ -65,7 +65,7 @@ class Session:
 
     def __init__(self, ws: Any, core: ProtocolCore, *, max_queue_bytes: int,
                  validate: bool = False, outbox: Outbox | None = None,
-                 rate: MessageRate | None = None) -> None:
+                 rate: TokenBucket | None = None) -> None:
         self.ws = ws
         self.core = core
         self.role = ""
@@ -79,7 +79,7 @@ class Session:
         self.busy = False
         """True while the connection's task handles a frame; later frames wait for it."""
         self.rate = rate
-        """The client's message budget (`arena.server.limits.MessageRate`), if limited."""
+        """The client's message budget (`arena.server.limits.TokenBucket`), if limited."""
         self._loop = asyncio.get_running_loop()
         self._outbox = outbox or Outbox()
         self._in_outbox = False

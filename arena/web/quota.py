@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 from cachetools import TTLCache
 
+from arena.server.limits import TokenBucket
+
 __all__ = ["RateLimit", "client_key"]
 
 
@@ -25,20 +27,20 @@ class RateLimit:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.per_minute = per_minute
         self._clock = clock
-        self._buckets: TTLCache[str, tuple[float, float]] = TTLCache(keys, 60.0, timer=clock)
+        self._buckets: TTLCache[str, TokenBucket] = TTLCache(keys, 60.0, timer=clock)
 
     def wait(self, key: str) -> float:
         """Seconds until `key` may act again; 0.0 means it may now (and the event counts)."""
         if self.per_minute <= 0:
             return math.inf
         now = self._clock()
-        rate = self.per_minute / 60.0
-        tokens, then = self._buckets.get(key, (float(self.per_minute), now))
-        tokens = min(float(self.per_minute), tokens + (now - then) * rate)
-        if tokens < 1.0:
-            return (1.0 - tokens) / rate
-        self._buckets[key] = (tokens - 1.0, now)
-        return 0.0
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = TokenBucket(self.per_minute / 60.0, self.per_minute, now)
+        wait = bucket.wait(now)
+        if wait == 0.0:
+            self._buckets[key] = bucket  # kept a minute after its last event, then full
+        return wait
 
 
 def client_key(remote: str | None) -> str:

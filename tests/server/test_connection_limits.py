@@ -5,20 +5,21 @@ close) that never limits an honest bot, and bad input quoted short in what is st
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from arena.game import Termination
-from arena.server.limits import AddressCounter, MessageRate, clip
+from arena.server.limits import AddressCounter, TokenBucket, clip
 from clients.operator import Operator
 
 from .conftest import SUBST
 
 
 def test_the_message_budget_refills_and_answers_to_turns_are_free():
-    rate = MessageRate(rate=10, burst=3, now=0.0)
+    rate = TokenBucket(rate=10, burst=3, now=0.0)
     assert [rate.take(0.0) for _ in range(4)] == [True, True, True, False]
     assert rate.take(0.1)  # a tenth of a second: one token back
     assert not rate.take(0.1)
@@ -26,6 +27,17 @@ def test_the_message_budget_refills_and_answers_to_turns_are_free():
         rate.credit()
     assert all(rate.take(0.1) for _ in range(5)) and not rate.take(0.1)
     assert [rate.take(100.0) for _ in range(4)] == [True, True, True, False]  # capped
+
+
+def test_the_bucket_says_how_long_until_a_token_is_back():
+    """`wait` (the web's quotas) is `take` answered in seconds."""
+    bucket = TokenBucket(rate=2, burst=2, now=0.0)
+    assert bucket.wait(0.0) == 0.0 and bucket.wait(0.0) == 0.0
+    assert bucket.wait(0.0) == 0.5  # empty: a token is back in half a second
+    assert bucket.wait(0.25) == 0.25  # asking again spends nothing and waits the rest
+    assert bucket.wait(0.5) == 0.0 and bucket.wait(0.5) == 0.5
+    assert TokenBucket(rate=0, burst=1, now=0.0).wait(0.0) == 0.0
+    assert TokenBucket(rate=0, burst=0, now=0.0).wait(5.0) == math.inf
 
 
 def test_connections_are_counted_per_address():
@@ -164,3 +176,20 @@ async def test_operators_are_trusted_with_bursts(make_arena):
                                                                                  "house:random"])
                                       for _ in range(10)))
     assert len(logs) == 10
+
+
+def test_a_client_quota_is_a_bucket_per_key_forgotten_a_minute_after_its_last_use():
+    """`arena.web.quota.RateLimit`: the web's quotas per client are token buckets too."""
+    from arena.web.quota import RateLimit
+
+    now = [0.0]
+    quota = RateLimit(2, keys=2, clock=lambda: now[0])  # 2 a minute: one back every 30 s
+    assert quota.wait("a") == 0.0 and quota.wait("a") == 0.0
+    assert quota.wait("a") == 30.0 and quota.wait("b") == 0.0  # each key its own
+    now[0] = 20.0
+    assert quota.wait("a") == pytest.approx(10.0)
+    now[0] = 30.0
+    assert quota.wait("a") == 0.0 and quota.wait("a") == pytest.approx(30.0)
+    now[0] = 91.0  # a minute after its last event: forgotten, so full again
+    assert quota.wait("a") == 0.0 and quota.wait("a") == 0.0 and quota.wait("a") > 0
+    assert RateLimit(0).wait("a") == math.inf
