@@ -103,7 +103,7 @@ def test_deep_nesting_is_refused_not_crashing():
     assert isinstance(feed("server", Encoding.MSGPACK, packed), ProtocolError)
 
 
-def reference_and_quick(side, frame):
+def quick_and_reference(side, frame):
     """What `receive_data` (msgspec first) and `read_data` (msgpack alone) make of `frame`:
     the events and the frames queued for the peer."""
     results = []
@@ -150,7 +150,7 @@ def packed(data, tail=b""):
 def test_msgspec_reads_what_msgpack_reads(frame, side):
     """The quick path (msgspec) takes exactly the messages msgpack's path takes, and any
     other frame gets msgpack's path's error, word for word."""
-    quick, reference = reference_and_quick(side, frame)
+    quick, reference = quick_and_reference(side, frame)
     assert quick == reference
 
 
@@ -159,13 +159,13 @@ def test_msgspec_reads_the_frames_the_server_and_the_sdk_exchange():
             "chance": 3, "state": {"bank": [1, 0, 2], "derivations": [["aB"], []], "x": 0.5},
             "clock": {"limit_ms": 10, "bank_ms": 0, "left_ms": 9}, "clocks": [0, 0],
             "retries_left": 0, "future_field": {"ignored": True}}
-    quick, reference = reference_and_quick("client", msgpack.packb(turn))
+    quick, reference = quick_and_reference("client", msgpack.packb(turn))
     assert quick == reference and quick[0][0].body["state"]["x"] == 0.5
     move = msgpack.packb({"type": "move", "game_id": "g1", "turn": 4, "move": "-1 0 1"})
-    quick, reference = reference_and_quick("server", move)
+    quick, reference = quick_and_reference("server", move)
     assert quick == reference and quick[0] == [Message.make("move", game_id="g1", turn=4,
                                                             move="-1 0 1")]
     assert ProtocolCore("server", Encoding.MSGPACK)._quick_read(move) is not None  # msgspec's
     for bad in (move + b"\xc0", move[:-1], move.replace(b"-1 0 1", b"-1 0\xff")):
-        quick, reference = reference_and_quick("server", bad)
+        quick, reference = quick_and_reference("server", bad)
         assert quick == reference and quick[1]  # refused, with an error for the client
