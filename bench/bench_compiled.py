@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 LOOP = "arena.match,arena.referee"  # one group: match.pxd cimports the referee's types
-PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,protocol.movestring"
+PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,arena.games.substitution.movestring"
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ def msgspec_your_turn(scale: float) -> int:
 WORKLOADS = [
     Workload("play-substitution", "random vs random, medium, 400 moves", (
         LOOP, "arena.games.substitution.game", "bots.substitution.random_bot",
-        "protocol.movestring"), play_substitution, "games"),
+        "arena.games.substitution.movestring"), play_substitution, "games"),
     Workload("play-sim", "sim-random vs sim-random on K6", (LOOP,), play_sim, "games"),
     Workload("validate", "referee turn by turn over recorded games", (
         LOOP, "arena.games.substitution.game"), validate, "games"),

@@ -22,7 +22,7 @@ from bots.substitution.metrics import DEFAULT_TOLERANCE
 from bots.substitution.search import SearchBot
 from bots.substitution.shortwords import ShortWordsBot
 from bots.substitution.weighted import WeightedRandomBot
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 __all__ = ["MIXED_PRESETS", "AdaptiveRandomBot", "MixedBot"]
 

@@ -40,7 +40,7 @@ from bots.substitution.common import Counts, TurnDraft
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from bots.substitution.search import SearchBot
 from bots.substitution.weighted import WeightedRandomBot
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 __all__ = ["DeepSearchBot", "factories"]
 

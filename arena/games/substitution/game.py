@@ -33,7 +33,7 @@ from arena.games.substitution._core import (
 )
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 if TYPE_CHECKING:
     from arena.record import MatchRecord

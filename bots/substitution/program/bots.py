@@ -36,7 +36,7 @@ from bots.substitution.program.strategies import (
     Strategy,
     StupidShortWordsStrategy,
 )
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 __all__ = ["ProgramBot", "factories"]
 
