@@ -48,6 +48,7 @@ from arena.legal import (
     not_step_built,
     steps_answer,
 )
+from arena import lines
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
@@ -106,13 +107,16 @@ class ExecBot:
     """
 
     def __init__(self, command: str, *, time_control: TimeControl | None = None,
-                 max_legal: int = DEFAULT_MAX_LEGAL) -> None:
+                 max_legal: int = DEFAULT_MAX_LEGAL, legal_first: int | None = None) -> None:
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError("exec: the command is empty")
         self.time_control = time_control or TimeControl()
         self.max_legal = max_legal
+        self.legal_first = lines.legal_first(legal_first)
+        """For programs of before 2026-11-23: ``legal`` holds the first this many moves
+        (`arena.lines.legal_first`; ``$ARENA_LEGAL_FIRST``)."""
         self._lines = LineProtocol()
         self._process: subprocess.Popen[bytes] | None = None
         self._selector: selectors.BaseSelector | None = None
@@ -130,11 +134,11 @@ class ExecBot:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"command": self.command, "time_control": self.time_control,
-                "max_legal": self.max_legal}
+                "max_legal": self.max_legal, "legal_first": self.legal_first or 0}
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         self.__init__(state["command"], time_control=state["time_control"],  # type: ignore[misc]
-                      max_legal=state["max_legal"])
+                      max_legal=state["max_legal"], legal_first=state.get("legal_first", 0))
 
     # -- the process ------------------------------------------------------------------
 
@@ -165,7 +169,8 @@ class ExecBot:
         self._selector = selector
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
-        limits = self._lines.limits(max_legal=self.max_legal, max_log_bytes=MAX_NOTE_BYTES,
+        limits = self._lines.limits(max_legal=self.legal_first or self.max_legal,
+                                    max_log_bytes=MAX_NOTE_BYTES,
                                     max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES)
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
@@ -309,6 +314,9 @@ class ExecBot:
             "retries_left": 0,
             **legal_fields(game, state, self.max_legal),
         }
+        if self.legal_first:
+            fields = lines.first_legal(
+                fields, lambda count: game.legal_moves(state, count).moves, self.legal_first)
         self._write(self._lines.turn(fields))
         while True:
             line = self._read_line(deadline, seat)

@@ -36,6 +36,7 @@ from typing import Any
 
 from arena.bot_logs import LogLimits
 from arena.legal import DEFAULT_MAX_LEGAL
+from arena import lines
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
 
@@ -59,13 +60,19 @@ class ExecBot(ArenaBot):
         legal_limit: at most this many legal moves in a ``turn`` line; a longer list
             is sent as ``"legal": null`` with its ``legal_count`` (None: as the server
             sends it, up to its ``limits.max_legal``).
+        legal_first: the turn lines of before 2026-11-23, for programs written then:
+            ``legal`` holds the first this many legal moves, never null (None: from
+            ``$ARENA_LEGAL_FIRST``, else today's lines).
         move_timeout: seconds to wait for a move line.
     """
 
     def __init__(self, command: str | Sequence[str], *, legal_limit: int | None = None,
-                 move_timeout: float = 60.0) -> None:
+                 move_timeout: float = 60.0, legal_first: int | None = None) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.legal_limit = legal_limit
+        self.legal_first = lines.legal_first(legal_first)
+        """For programs of before 2026-11-23: ``legal`` holds the first this many moves
+        (`arena.lines.legal_first`; ``$ARENA_LEGAL_FIRST``)."""
         self.move_timeout = move_timeout
         self.processes_started = 0
         self._lines = LineProtocol()
@@ -112,6 +119,8 @@ class ExecBot(ArenaBot):
         max_legal = server.get("max_legal", DEFAULT_MAX_LEGAL)
         if self.legal_limit is not None:
             max_legal = min(max_legal, self.legal_limit)
+        if self.legal_first:
+            max_legal = self.legal_first
         return self._lines.limits(
             max_legal=max_legal,
             max_log_bytes=server.get("max_log_bytes", logs.max_log_bytes),
@@ -210,6 +219,9 @@ class ExecBot(ArenaBot):
         legal = fields.get("legal")
         if legal is not None and self.legal_limit is not None and len(legal) > self.legal_limit:
             fields["legal"] = None  # said, never cut silently: the count stays
+        if self.legal_first:
+            return lines.first_legal(fields, lambda count: turn.legal_moves(count),
+                                     self.legal_first)
         return fields
 
     async def _answer(self, turn: Turn, steps: str) -> str:

@@ -68,10 +68,15 @@ def forfeited(results: Sequence[GameResult]) -> list[GameResult]:
 @click.option("--legal-limit", default=None, type=click.IntRange(0),
               help="--exec: longest 'legal' list in a turn line; a longer one is sent as null "
                    "with its 'legal_count' (default: the server's limits.max_legal).")
+@click.option("--legal-first", default=None, type=click.IntRange(0), metavar="N",
+              help="--exec, for programs written before 2026-11-23: each turn line's "
+                   "'legal' holds the first N legal moves, never null, as it did then (the "
+                   "old default was 50; default: $ARENA_LEGAL_FIRST, else every move or null).")
 @click.option("--verbose", "-v", is_flag=True)
 def connect(url: str, token: str, spec: str | None, command: str | None, name: str | None,
             games: str, use_json: bool, stop_after: int | None, connect_retries: int | None,
-            connect_timeout: float | None, legal_limit: int | None, verbose: bool) -> None:
+            connect_timeout: float | None, legal_limit: int | None, legal_first: int | None,
+            verbose: bool) -> None:
     """Connect a built-in bot (--bot) or any program (--exec) to a server and play.
 
     The server's complaints that do not end the session (a rejected move and why, a
@@ -85,7 +90,8 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(name)s: %(message)s")
     bot: ArenaBot = (BuiltinBot(spec, threaded=True) if spec is not None
-                     else ExecBot(command or "", legal_limit=legal_limit))
+                     else ExecBot(command or "", legal_limit=legal_limit,
+                                  legal_first=legal_first))
     client = ArenaClient(url, token, bot, name=name,
                          games=[g.strip() for g in games.split(",") if g.strip()],
                          encoding=Encoding.JSON if use_json else Encoding.MSGPACK,

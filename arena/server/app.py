@@ -262,7 +262,11 @@ class ArenaServer:
         return self._games.of(name) if self._games is not None else []
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
+        """A WebSocket handshake (plain HTTP never gets here): the subprotocol, then
+        the browser checks."""
+        refusal = subprotocol_refusal(request)
+        if refusal is not None:
+            return connection.respond(400, refusal)
         assert self.web is not None
         return await self.web.websocket_request(connection, request)
 
@@ -354,3 +358,18 @@ def _started(part: T | None) -> T:
     if part is None:
         raise RuntimeError("start() the server first")
     return part
+
+
+
+def subprotocol_refusal(request: Any) -> str | None:
+    """Why a WebSocket handshake offers none of the server's subprotocols (None: it
+    offers one), in words naming the ones it accepts: it is refused (400) with them."""
+    offered = [name.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
+               for name in value.split(",") if name.strip()]
+    if any(name in SUBPROTOCOLS for name in offered):
+        return None
+    said = (f"the subprotocols offered ({', '.join(offered)}) are unknown" if offered
+            else "no subprotocol was offered")
+    return (f"Failed to open a WebSocket connection: {said}; offer "
+            f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
+            "(docs/protocol.md).\n")

@@ -130,9 +130,21 @@ async def test_unsupported_version(arena):
 
 
 async def test_missing_subprotocol_is_rejected_in_the_handshake(arena):
+    """The 400 names both subprotocols the server accepts, whether none was offered or
+    only unknown ones."""
     with pytest.raises(InvalidStatus) as refused:
         await connect(arena.url)
     assert refused.value.response.status_code == 400
+    text = refused.value.response.body.decode()
+    assert "no subprotocol was offered" in text
+    assert "arena.v1.msgpack or arena.v1.json" in text
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(arena.url, subprotocols=["arena.v2.json"])  # type: ignore[list-item]
+    text = refused.value.response.body.decode()
+    assert "(arena.v2.json) are unknown" in text and "arena.v1.msgpack or arena.v1.json" in text
+    async with connect(arena.url, subprotocols=["x", "arena.v1.json", "arena.v1.msgpack"]
+                       ) as ws:  # type: ignore[list-item]
+        assert ws.subprotocol == "arena.v1.msgpack"  # the server's preference
 
 
 async def test_silent_connection_is_closed_after_the_hello_timeout(make_arena):

@@ -202,7 +202,7 @@ class SubstitutionGame(Game[GameState, MoveString]):
         try:
             steps = MoveString.parse(prefix).steps
         except MalformedMove as error:
-            return Rejection("malformed", str(error))
+            return Rejection("malformed", str(error), error.step)
         turn = self.turn(state)
         for step in steps:
             rejection = turn.check(*step)
