@@ -213,8 +213,16 @@ class ExecBot:
                         raise BotGaveUp(f"{self.argv[0]} stopped reading its input",
                                         Termination.TIMEOUT) from None
         except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
-            raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
-                            Termination.DISCONNECT) from None
+            try:
+                status: int | None = process.wait(1)
+            except subprocess.TimeoutExpired:
+                status = None
+            if status is None:
+                raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
+                                Termination.DISCONNECT) from None
+            self.drain_stderr()
+            raise BotGaveUp(f"{self.argv[0]} does not read its input any more: it "
+                            f"{exit_text(status, self._stderr_tail)}", _ended(status)) from None
 
     def _read_line(self, deadline: float, seat: _Seat) -> str | None:
         """The next line on the program's output before `deadline` (None: too late);
@@ -255,7 +263,7 @@ class ExecBot:
                     self.drain_stderr(seat)
                     raise BotGaveUp(f"{self.argv[0]} closed its output: it "
                                     f"{exit_text(status, self._stderr_tail)}",
-                                    Termination.DISCONNECT)
+                                    _ended(status))
 
     def _stderr_lines(self, seat: _Seat | None, flush: bool = False) -> None:
         process = self._process
@@ -388,6 +396,12 @@ class ExecBot:
                        "are kept per game)")
             notes.append((seat.turn, dropped))
         return notes
+
+
+def _ended(status: int | None) -> Termination:
+    """How a game ends whose program is gone: a crash if a signal killed it or it exited
+    with a non-zero status, else a disconnect (it closed its output, or exited 0)."""
+    return Termination.CRASH if status else Termination.DISCONNECT
 
 
 def _make(game: Game[Any, Any], params: Mapping[str, Any]) -> ExecBot:
