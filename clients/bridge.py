@@ -46,6 +46,8 @@ log = logging.getLogger("arena.bridge")
 
 STDERR_TAIL = 10
 """Lines of the child's standard error quoted when it dies."""
+LAST_SENT_SHOWN = 300
+"""Characters of the last line sent to a child that died, quoted with its end."""
 
 
 class BridgeError(BotFailure):
@@ -86,6 +88,8 @@ class ExecBot(ArenaBot):
         self._pending: list[str] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_task: asyncio.Task[None] | None = None
+        self._last_sent = ""
+        """The last line written to the program (quoted if it dies)."""
 
     # -- the process ----------------------------------------------------------------------
 
@@ -152,10 +156,16 @@ class ExecBot(ArenaBot):
         except TimeoutError:
             status = self._process.returncode
         ended = exit_text(status, self._stderr_tail)
-        return f"the bot's program ({shlex.join(self.command)}) {ended}"
+        sent = self._last_sent
+        if len(sent) > LAST_SENT_SHOWN:
+            sent = sent[:LAST_SENT_SHOWN] + f"... ({len(sent)} characters)"
+        last = f"\nthe last line it was sent: {sent}" if sent else ""
+        return f"the bot's program ({shlex.join(self.command)}) {ended}{last}"
 
     async def _write(self, *lines: str) -> None:
         assert self._process is not None and self._process.stdin is not None
+        if lines:
+            self._last_sent = lines[-1]
         try:
             self._process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
             async with asyncio.timeout(self.move_timeout):
@@ -174,7 +184,7 @@ class ExecBot(ArenaBot):
             raise BridgeError(f"{self.command[0]} wrote a line longer than {MAX_LINE} bytes"
                               ) from None
         if not raw:
-            raise BridgeError(f"closed its output: {await self._died()}")
+            raise BridgeError(await self._died())
         return raw.decode("utf-8", "replace").rstrip("\r\n")
 
     async def _flush(self) -> None:

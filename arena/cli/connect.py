@@ -4,7 +4,10 @@ Exit status: 0 when the session ended as asked (``--stop-after`` games played) w
 no game forfeited by the bot; 3 when the bot forfeited a game (an illegal move, a
 timeout, a disconnect); 1 when the session failed (the server refused the token, no
 connection could be made, the bot's program died); 130 after Ctrl-C. The summary
-(games played, won, lost, forfeited) is printed on standard output in every case but 1.
+(games played, won, lost, forfeited) is printed on standard output when games were
+played or asked for: in every case but a refused or impossible connection. A program
+that died is said once, on standard error: how it ended (its exit status or signal),
+its last lines on standard error and the last line it was sent.
 """
 
 from __future__ import annotations
@@ -119,7 +122,9 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     except CannotConnect as error:
         raise click.ClickException(f"{error} (is 'arena serve' running there?)") from None
     except BotFailure as error:
-        raise click.ClickException(f"the bot stopped: {error}") from None
+        click.echo(f"Error: the bot stopped: {error}", err=True)
+        click.echo(summary(client.results))
+        raise SystemExit(1) from None
     except KeyboardInterrupt:
         interrupted = True
     click.echo(summary(client.results))

@@ -84,7 +84,7 @@ async def test_a_longer_list_than_the_limit_is_null_with_its_count(tmp_path):
 
 async def test_a_child_that_dies_is_a_bridge_error(tmp_path):
     bot = ExecBot([sys.executable, "-c", "import sys; sys.stdin.readline()"])
-    with pytest.raises(BridgeError, match="closed its output: .* exited with status 0"):
+    with pytest.raises(BridgeError, match="the bot's program .* exited with status 0"):
         await bot.move(sim_turn())
     with pytest.raises(BridgeError, match="exited with status 0"):
         await bot.move(sim_turn())
@@ -107,7 +107,8 @@ async def test_a_crash_is_told_with_its_exit_status_and_last_stderr_lines(capfd)
     await bot.close()
     message = str(raised.value)
     assert "exited with status 7" in message
-    assert message.endswith("its last lines on standard error:\n  | loading tables\n"
+    assert message.split("\nthe last line it was sent: turn {")[0].endswith(
+        "its last lines on standard error:\n  | loading tables\n"
                             "  | Traceback: KeyError 'state'")
     # and its standard error reached the author as it came
     assert "loading tables\nTraceback: KeyError 'state'\n" in capfd.readouterr().err
