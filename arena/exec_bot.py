@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.bot_logs import LogLimits
 from arena.bots import BotFactory, BotGaveUp, Param
 from arena.clock import Clock, TimeControl
 from arena.game import Game, Outcome, Rejection, Termination
@@ -53,9 +54,13 @@ from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
 
-MAX_NOTES = 200
-"""Debug lines (``#`` and standard error) kept per game and seat; later ones are counted."""
-MAX_NOTE_BYTES = 1024
+LIMITS = LogLimits()
+"""The server's bounds on debug lines (``welcome.limits``), kept locally too: at most
+`LogLimits.max_logs_per_turn` ``#`` lines a turn, `LogLimits.max_logs_per_game` a game,
+each cut at `LogLimits.max_log_bytes` bytes (the server refuses a longer one)."""
+MAX_NOTES = LIMITS.max_logs_per_game
+"""Debug lines (``#``) kept per game and seat; so many lines of standard error too."""
+MAX_NOTE_BYTES = LIMITS.max_log_bytes
 """Longest debug line kept (longer ones are cut)."""
 STDERR_TAIL = 5
 """Lines of the program's standard error quoted when it dies (all are in the notes)."""
@@ -73,11 +78,31 @@ class _Seat:
     turn: int = 0
     notes: list[tuple[int | None, str]] = field(default_factory=list)
     dropped: int = 0
+    comments: int = 0
+    stderr: int = 0
+    in_turn: tuple[int, int] = (-1, 0)
+    """The turn and the ``#`` lines kept in it."""
 
     def note(self, text: str) -> None:
-        if len(self.notes) >= MAX_NOTES:
+        """Keep a ``#`` line, within the server's limits (per turn and per game)."""
+        turn, count = self.in_turn
+        count = count + 1 if turn == self.turn else 1
+        self.in_turn = (self.turn, count)
+        if count > LIMITS.max_logs_per_turn or self.comments >= LIMITS.max_logs_per_game:
             self.dropped += 1
             return
+        self.comments += 1
+        self._keep(text)
+
+    def note_stderr(self, text: str) -> None:
+        """Keep a line of standard error (at most `MAX_NOTES` a game)."""
+        if self.stderr >= MAX_NOTES:
+            self.dropped += 1
+            return
+        self.stderr += 1
+        self._keep("stderr: " + text)
+
+    def _keep(self, text: str) -> None:
         data = text.encode("utf-8", "replace")
         if len(data) > MAX_NOTE_BYTES:
             text = data[:MAX_NOTE_BYTES].decode("utf-8", "ignore") + "..."
@@ -170,8 +195,7 @@ class ExecBot:
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
         limits = self._lines.limits(max_legal=self.legal_first or self.max_legal,
-                                    max_log_bytes=MAX_NOTE_BYTES,
-                                    max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES)
+                                    **LIMITS.to_json())
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 
@@ -278,7 +302,7 @@ class ExecBot:
             del buffer[:cut + 1]
             self._stderr_tail.append(text)
             if seat is not None:
-                seat.note("stderr: " + text)
+                seat.note_stderr(text)
 
     def drain_stderr(self, seat: _Seat | None = None) -> None:
         """Take what the program wrote on standard error so far (without waiting)."""
@@ -288,10 +312,14 @@ class ExecBot:
         fd = process.stderr.fileno()
         if fd not in self._buffers:
             return
+        self._read_available(fd)
+        self._stderr_lines(seat or next(iter(self._seats.values()), None), flush=True)
+
+    def _read_available(self, fd: int) -> None:
+        """Add what the program wrote on `fd` so far to its buffer (without waiting)."""
         with contextlib.suppress(OSError, ValueError):  # BlockingIOError: nothing more now
             while chunk := os.read(fd, 65536):
                 self._buffers[fd] += chunk
-        self._stderr_lines(seat or next(iter(self._seats.values()), None), flush=True)
 
     # -- the Bot protocol -------------------------------------------------------------------
 
@@ -355,6 +383,29 @@ class ExecBot:
         answer["error"] = {"code": code, "message": message}
         return self._lines.legal(answer)
 
+    def _take_late_lines(self, seat: _Seat) -> None:
+        """The ``#`` lines and standard error the program wrote after its last move of
+        the game, as far as they have come: this game's notes, not the next one's. A
+        line that is no ``#`` line (a move nobody asked for) is noted and dropped, never
+        read as the next turn's move."""
+        process = self._process
+        if process is None or process.stdout is None or self._selector is None:
+            return
+        out = process.stdout.fileno()
+        buffer = self._buffers.get(out)
+        if buffer is None:
+            return
+        self._read_available(out)
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[:end]).rstrip(b"\r").decode("utf-8", "replace")
+            del buffer[:end + 1]
+            item = self._lines.read(line)
+            if isinstance(item, Comment):
+                seat.note(item.text)
+            else:
+                seat.note(f"(a line after the game's last move, ignored: {line[:200]!r})")
+        self.drain_stderr(seat)
+
     def game_over(self, game: Game[Any, Any], seat: int, outcome: Outcome
                   ) -> list[tuple[int | None, str]]:
         """Send ``over`` and hand back the game's debug lines (`arena.bots.finish_bot`)."""
@@ -380,6 +431,7 @@ class ExecBot:
         self._starts.pop(seat_index, None)
         if seat is None:
             return []
+        self._take_late_lines(seat)
         if self._process is not None and self._process.poll() is None:
             result: dict[str, Any] = outcome.to_json() if outcome is not None else {
                 "result": "aborted", "winner": None, "scores": None,
@@ -392,8 +444,10 @@ class ExecBot:
         self.drain_stderr(seat)
         notes = list(seat.notes)
         if seat.dropped:
-            dropped = (f"({seat.dropped} more debug lines were dropped; at most {MAX_NOTES} "
-                       "are kept per game)")
+            dropped = (f"({seat.dropped} more debug lines were dropped; at most "
+                       f"{LIMITS.max_logs_per_turn} '#' lines are kept a turn and "
+                       f"{MAX_NOTES} a game, as on a server, and {MAX_NOTES} lines of "
+                       "standard error)")
             notes.append((seat.turn, dropped))
         return notes
 

@@ -54,6 +54,10 @@ for line in sys.stdin:
         if turn["legal_steps"]["steps"]:
             answer = json.loads(sys.stdin.readline()[6:])
             assert "legal_steps" in answer, answer
+    if mode == "late":  # the move and a debug line after it, in one write
+        sys.stdout.write(turn["legal"][0] + "\n# after my move in turn " + str(turn["turn"]) + "\n")
+        sys.stdout.flush()
+        continue
     print(turn["legal"][0] if turn["legal"] else "", flush=True)
 '''
 
@@ -95,7 +99,7 @@ def test_a_program_plays_and_its_debug_lines_stay_with_the_log(program, tmp_path
     assert lines[1] == "arena 1" and lines[3].startswith("start ")
     assert json.loads(lines[2].removeprefix("limits ")) == {  # what the runner keeps
         "max_line": 256 * 1024, "max_legal": 1000, "max_log_bytes": 1024,
-        "max_logs_per_turn": 200, "max_logs_per_game": 200}
+        "max_logs_per_turn": 10, "max_logs_per_game": 200}
     start = json.loads(lines[3][6:])
     assert start["game"] == "sim" and start["seat"] == 0 and start["settings"] == {"vertices": 6}
     turn = json.loads(lines[4][5:])
@@ -313,3 +317,38 @@ def test_bot_check_blames_the_program_or_the_arena(program, monkeypatch):
                                       "--game", "sim", "--games", "1"])
     assert shown.exit_code == 1
     assert "FAIL sim seat 0 vs sim-random: not finished" in shown.output
+
+
+def test_debug_lines_after_the_last_move_stay_with_their_game(program):
+    """A '#' line written after the game's last move was shown under the next game."""
+    bot = ExecBot(f"{PY} {program} late")
+    random = default_registry().make_bot(sim(), "sim-random")
+    games = [play_match(sim(), [bot, random], seed=seed) for seed in (1, 2)]
+    bot.close()
+    for match in games:
+        texts = [note.text for note in match.record().notes if note.player == 0]
+        after = [text for text in texts if text.startswith("after my move in turn ")]
+        moves = sum(turn.player == 0 for turn in match.record().turns)
+        assert len(after) == moves == len(set(after)), texts  # each move's, in its game
+
+
+def test_the_local_runner_keeps_the_servers_debug_line_limits(tmp_path):
+    """10 '#' lines a turn, as a server keeps (it was 200 locally)."""
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('turn '):\n"
+        "        turn = json.loads(line[5:])\n"
+        "        print('\\n'.join(f'# line {i}' for i in range(12)), flush=True)\n"
+        "        print(turn['legal'][0], flush=True)\n")
+    bot = ExecBot(f"{PY} {chatty}")
+    match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
+    bot.close()
+    notes = [note for note in match.record().notes if note.player == 0]
+    by_turn: dict[int | None, int] = {}
+    for note in notes:
+        by_turn[note.turn] = by_turn.get(note.turn, 0) + 1
+    moves = sum(turn.player == 0 for turn in match.record().turns)
+    assert sum(n for n in by_turn.values()) == 10 * moves + 1, by_turn
+    assert "'#' lines are kept a turn" in notes[-1].text
