@@ -1,7 +1,7 @@
 """The starter kits in examples/: each is built as its README says and plays real games
 on a real server, using the legal-move support, with no rejection and no timeout.
 
-The Makefile installs Node, gcc and Go from Debian's packages when missing (`make kits`,
+The Makefile installs Node, gcc, Go and a JDK from Debian's packages when missing (`make kits`,
 run by `make test`); without them these tests are skipped, except in CI where a missing
 tool is a failure.
 """
@@ -71,6 +71,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[str]
             build(["go", "build", "-o", str(out / "gobot"), "bot.go"], EXAMPLES / "go",
                   GOPATH=GOPATH, GO111MODULE="off", GOCACHE=str(out / "gocache"))
             commands[kit] = [str(out / "gobot")]
+        elif kit == "java":
+            need("javac", "java")
+            build(["javac", "-Xlint:all", "-Werror", "-d", str(out / "java"),
+                   str(EXAMPLES / "java" / "Bot.java")], out)
+            commands[kit] = ["java", "-cp", str(out / "java"), "Bot"]
         elif kit == "javascript":
             need("node", "npm")
             copy = out / "javascript"
@@ -119,7 +124,7 @@ def check(records: list[Any], name: str, *, notes: bool = True) -> None:
                    for record in records)
 
 
-@pytest.mark.parametrize("kit", ["python", "javascript", "go"])
+@pytest.mark.parametrize("kit", ["python", "javascript", "go", "java"])
 async def test_websocket_kits_play_every_game(arena, built, kit):
     start = built(kit)
     token = await arena.add_bot(f"kit-{kit}")
