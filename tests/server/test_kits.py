@@ -186,3 +186,34 @@ async def test_the_bridge_answers_legal_queries_when_moves_are_too_many(make_are
     check(list(records), "kit-steps")
     notes = [note.text for record in records for note in record.notes]
     assert any("building one step by step" in text for text in notes)
+
+
+async def test_bot_check_ws_plays_a_websocket_bot_on_a_throwaway_server(built):
+    """arena bot check --ws: no server, account or house bot to set up; it prints the
+    URL and a token, and the kit that connects with them plays the validation games."""
+    check = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena", "bot", "check", "--ws", "--game", "sim",
+        "--settings", '{"vertices": 6}', "--games", "2", "--wait", "120",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    assert check.stdout is not None
+    try:
+        async with asyncio.timeout(60):
+            url_line = (await check.stdout.readline()).decode()
+            token_line = (await check.stdout.readline()).decode()
+        assert url_line.startswith("server: ws://127.0.0.1:"), url_line
+        url, token = url_line.split()[1], token_line.split()[1]
+        kit = await asyncio.create_subprocess_exec(
+            *built("python"), url, "--games", "2",
+            env={**os.environ, "ARENA_TOKEN": token},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        output, errors = await asyncio.wait_for(check.communicate(), 120)
+        kit_output, _ = await asyncio.wait_for(kit.communicate(), 30)
+    finally:
+        if check.returncode is None:
+            check.kill()
+            await check.wait()
+    text = output.decode()
+    assert check.returncode == 0, text + errors.decode() + kit_output.decode()
+    assert text.count("ok   sim seat") == 2 and "PASS: 2 games" in text, text
+    assert "| turn " in text  # the kit's log lines, shown with their games
