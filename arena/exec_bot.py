@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena import lines
 from arena.bot_logs import LogLimits
 from arena.bots import BotFactory, BotGaveUp, Param
 from arena.clock import Clock, TimeControl
@@ -49,7 +50,6 @@ from arena.legal import (
     not_step_built,
     steps_answer,
 )
-from arena import lines
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]

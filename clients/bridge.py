@@ -34,9 +34,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from arena import lines
 from arena.bot_logs import LogLimits
 from arena.legal import DEFAULT_MAX_LEGAL
-from arena import lines
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 from clients.sdk import ArenaBot, BotFailure, GameInfo, GameResult, Rejected, Turn
 

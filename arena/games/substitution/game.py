@@ -31,9 +31,9 @@ from arena.games.substitution._core import (
     fast_parse,
     format_steps,
 )
+from arena.games.substitution.movestring import MoveString
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
-from arena.games.substitution.movestring import MoveString
 
 if TYPE_CHECKING:
     from arena.record import MatchRecord
