@@ -59,7 +59,7 @@ def _struct(spec: MessageSpec, *, strict: bool) -> type[msgspec.Struct]:
     for field in sorted(spec.fields, key=lambda f: not f.required):
         kind = _TYPES[field.kind]
         if field.nullable:
-            kind = Optional[kind]  # noqa: UP007
+            kind = Optional[kind]  # noqa: UP045 - kind may be typing.Any
         fields.append((field.name, kind) if field.required else
                       (field.name, kind, msgspec.UNSET))
     return msgspec.defstruct(spec.type, fields, tag_field="type", tag=spec.type,
@@ -126,10 +126,11 @@ def _decoder(sender: Sender, encoding: Encoding) -> tuple[Callable[[Any], Any], 
     """The decoder of what `sender` sends in `encoding` (made once per process), and per
     struct: its message type, its fields and the checks left to do after decoding."""
     structs = message_structs(sender, strict=sender == "client")
-    union = Union[tuple(structs)]  # noqa: UP007
-    decode = (msgspec.msgpack.Decoder(union).decode if encoding is Encoding.MSGPACK
-              else msgspec.json.Decoder(union).decode)
-    layout = {struct: (spec.type, struct.__struct_fields__,
+    union: Any = Union[tuple(structs)]  # noqa: UP007
+    decode: Callable[[Any], Any] = (
+        msgspec.msgpack.Decoder(union).decode if encoding is Encoding.MSGPACK
+        else msgspec.json.Decoder(union).decode)
+    layout: _Layout = {struct: (spec.type, struct.__struct_fields__,
                        tuple((f.name, _CHECKS[f.kind], f.nullable) for f in spec.fields
                              if f.kind in _WALKED[encoding]))
               for struct, spec in structs.items()}
