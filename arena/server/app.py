@@ -137,6 +137,7 @@ class ArenaServer:
             config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
+            process_response=subprotocol_response,
             create_connection=dispatching(  # type: ignore[arg-type]
                 ArenaConnection, self.web.protocol, max_head=web.max_head,
                 head_timeout=web.head_timeout, pending=self._dispatching),
@@ -262,11 +263,7 @@ class ArenaServer:
         return self._games.of(name) if self._games is not None else []
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        """A WebSocket handshake (plain HTTP never gets here): the subprotocol, then
-        the browser checks."""
-        refusal = subprotocol_refusal(request)
-        if refusal is not None:
-            return connection.respond(400, refusal)
+        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
         assert self.web is not None
         return await self.web.websocket_request(connection, request)
 
@@ -361,15 +358,22 @@ def _started(part: T | None) -> T:
 
 
 
-def subprotocol_refusal(request: Any) -> str | None:
-    """Why a WebSocket handshake offers none of the server's subprotocols (None: it
-    offers one), in words naming the ones it accepts: it is refused (400) with them."""
+
+def subprotocol_response(connection: ServerConnection, request: Any, response: Any) -> Any:
+    """websockets' refusal of a handshake that offers none of the server's subprotocols
+    (400), worded to name both of them and where they go; any other response as it is."""
+    body = bytes(response.body or b"")
+    if response.status_code != 400 or b"subprotocol" not in body:
+        return None
     offered = [name.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
                for name in value.split(",") if name.strip()]
-    if any(name in SUBPROTOCOLS for name in offered):
-        return None
     said = (f"the subprotocols offered ({', '.join(offered)}) are unknown" if offered
             else "no subprotocol was offered")
-    return (f"Failed to open a WebSocket connection: {said}; offer "
-            f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
-            "(docs/protocol.md).\n")
+    worded = connection.respond(400, (
+        f"Failed to open a WebSocket connection: {said}; offer "
+        f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
+        "(docs/protocol.md).\n"))
+    for name in ("Server",):
+        if name in response.headers:
+            worded.headers[name] = response.headers[name]
+    return worded
