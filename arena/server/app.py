@@ -373,7 +373,6 @@ def subprotocol_response(connection: ServerConnection, request: Any, response: A
         f"Failed to open a WebSocket connection: {said}; offer "
         f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
         "(docs/protocol.md).\n"))
-    for name in ("Server",):
-        if name in response.headers:
-            worded.headers[name] = response.headers[name]
+    if "Server" in response.headers:
+        worded.headers["Server"] = response.headers["Server"]
     return worded
