@@ -278,7 +278,9 @@ class ArenaServer:
         Every game's settings are checked against its limits (`arena.limits`; a game
         with a guest among its players against the guests' limits). Unless `seed` is
         given (tournaments, operators' requests), the dice get a fresh 128-bit secret
-        seed, committed to in ``game_start`` and revealed in ``game_over``.
+        seed, committed to in ``game_start`` and revealed in ``game_over``. The game is
+        played in a task of its own (``games.task_of(live)``, right after this call),
+        which returns its record once stored (`LiveGame.record` is set then too).
 
         Raises:
             PlayerUnavailable: a named bot is not connected.

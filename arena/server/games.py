@@ -294,7 +294,9 @@ class Games:
 
     def submit(self, live: LiveGame, seat: int, turn: int, text: str) -> None:
         """A move from seat `seat` for `turn` has come: judge it, tell everybody."""
-        self._apply(self._runs[live.id], live.submit(seat, turn, text, self._loop.time()))
+        run = self._runs[live.id]  # (`_apply`, inlined: every move comes this way)
+        self._deliver(run, live.submit(seat, turn, text, self._loop.time()))
+        self._settle_run(run)
 
     def resume(self, live: LiveGame, name: str) -> None:
         """The player `name` is back: send it its games' state and turn again."""
@@ -359,12 +361,16 @@ class Games:
             self.grace.cancel(name)
         elif games and not self._stopping.is_set():
             self.grace.start(name, {live.control.grace_ms for live in games}, self._loop.time())
-            at = self.grace.wake_at
-            timer = self._grace_timer
-            if at is not None and (timer is None or timer.when() > at):
-                if timer is not None:
-                    timer.cancel()
-                self._grace_timer = self._loop.call_at(at, self._grace_expired)
+            self._arm_grace()
+
+    def _arm_grace(self) -> None:
+        """Have the grace timer fire by the next period's end (like a game's timer)."""
+        at = self.grace.wake_at
+        timer = self._grace_timer
+        if at is not None and (timer is None or timer.when() > at):
+            if timer is not None:
+                timer.cancel()
+            self._grace_timer = self._loop.call_at(at, self._grace_expired)
 
     def _grace_expired(self) -> None:
         """A grace period ran out: its bot, still away, forfeits the games with it."""
@@ -376,9 +382,7 @@ class Games:
                 if live.control.grace_ms == grace_ms:
                     self.forfeit_player(live, name, Termination.DISCONNECT,
                                         f"{name} stayed disconnected longer than {grace_ms} ms")
-        at = self.grace.wake_at
-        if at is not None:
-            self._grace_timer = self._loop.call_at(at, self._grace_expired)
+        self._arm_grace()
 
     # -- delivery ----------------------------------------------------------------------
 
