@@ -381,6 +381,17 @@ def test_a_game_rebuilt_at_any_turn_is_the_game_that_was_there() -> None:
     assert [c.bank_ms for c in rebuilt.clocks] == [c.bank_ms for c in original.clocks]
 
 
+def test_a_game_stored_with_its_last_move_but_not_its_result_is_rebuilt_over() -> None:
+    game = substitution()
+    original = fresh(game)
+    play(original, script_for(game), T0, original.begin(T0))
+    rebuilt = LiveGame.restore(stored(original.match.record()), game, RESTORE_CLOCK,
+                               original.clock_state())
+    assert rebuilt.over and rebuilt.match.outcome == original.match.outcome
+    assert types(rebuilt.begin(T0 + 60)) == [("alice", "game_start"), ("bob", "game_start")]
+    assert rebuilt.wake_at is None  # the driver stores the result at once
+
+
 def test_a_rebuilt_game_whose_time_runs_out_loses_on_time_like_the_original() -> None:
     game = substitution()
     live = fresh(game)
