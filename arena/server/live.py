@@ -162,14 +162,14 @@ class LiveGame:
             ValueError: `clocks` do not fit the game (a bank per seat, no more retries
                 than the time control allows).
         """
-        match = Match.resume(game, record)
         banks = clocks.banks_ms
-        if len(banks) != len(match.players) or any(bank < 0 for bank in banks):
+        if len(banks) != len(record.players) or any(bank < 0 for bank in banks):
             raise ValueError(f"game {record.id}: the stored clocks have banks {list(banks)} "
-                             f"where its {len(match.players)} seats need one each, none negative")
+                             f"where its {len(record.players)} seats need one each, none negative")
         if not 0 <= clocks.retries_left <= control.retries:
             raise ValueError(f"game {record.id}: the stored clocks have {clocks.retries_left} "
                              f"retries left, its time control {control.retries}")
+        match = Match.resume(game, record)
         live = cls(record.id, game, match, control, ladder=ladder, pair=pair,
                    house=house or {}, compact_turns=compact_turns or set(),
                    max_state_bytes=max_state_bytes)
