@@ -44,6 +44,9 @@ from arena.errors import ArenaError, SettingsError
               help="Ladder games in flight per bot.")
 @click.option("--interval", default=0.5, show_default=True, type=float,
               help="Seconds between ladder pairing rounds.")
+@click.option("--pairings-per-hour", default=10, show_default=True, type=click.IntRange(0),
+              help="Times the same two bot accounts may be paired on the ladder in an hour "
+                   "(a pairing is two games; house bots are not limited; 0: no limit).")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
@@ -78,6 +81,7 @@ from arena.errors import ArenaError, SettingsError
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
+          pairings_per_hour: int,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
@@ -124,8 +128,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     config = ServerConfig(
         host=host, port=port, db=db,
         time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
-        ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games)
-        if ladder else None,
+        ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
+                            pairings_per_hour=pairings_per_hour) if ladder else None,
         tournaments=tournaments,
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,

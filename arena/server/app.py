@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -45,10 +46,10 @@ from arena.server.games import Games, PlayerUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.health import health_report
 from arena.server.house import HouseBots
-from arena.server.ladder import Ladder, ladder_candidates
+from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage
+from arena.server.storage import AsyncStorage, Storage, StorageFailure
 from arena.server.workers import WorkerPool
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -148,7 +149,8 @@ class ArenaServer:
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
         if config.ladder is not None:
-            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair)
+            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
+                                 await self._recent_pairings())
             self.ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
@@ -325,6 +327,17 @@ class ArenaServer:
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
+
+    async def _recent_pairings(self) -> list[tuple[float, str, str]]:
+        """The ladder's pairings of the last hour, from the database (the pair limit
+        survives a restart); none if the database cannot be read now."""
+        storage = self.storage
+        try:
+            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+        except StorageFailure:
+            log.warning("the ladder's recent pairings cannot be read: its pair limit "
+                        "starts from none")
+            return []
 
     def _start_pair(self, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret

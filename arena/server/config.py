@@ -27,7 +27,8 @@ class LadderConfig:
     every `interval` seconds; each pairing plays two games with the seats swapped, each
     with its own secret dice seed. `house` lists built-in bot specs that the server
     plays (in its worker processes); they are only paired with external bots unless
-    `house_vs_house` is set. `seed` seeds the pairing order, not the dice.
+    `house_vs_house` is set. `seed` seeds the pairing order, not the dice. The same two
+    accounts meet at most `pairings_per_hour` times an hour.
     """
 
     game: str = "substitution"
@@ -37,6 +38,11 @@ class LadderConfig:
     interval: float = 0.5
     max_games: int = 2
     seed: int | None = None
+    pairings_per_hour: int = 10
+    """Times the same two accounts may be paired in any 60 minutes (a pairing is two
+    games; 0: no limit), so that a bot that resigns every game feeds a partner at most
+    that many wins an hour. Pairings with a house bot are not counted: a house bot plays
+    every game and belongs to nobody (`arena.server.ladder`)."""
 
 
 @dataclass(frozen=True)

@@ -475,6 +475,19 @@ class Storage:
             self.finish_game(record)
         return [row[0] for row in rows]
 
+    def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        """The ladder's pairings started at `since` or later (seconds since the epoch), as
+        ``(started, a, b)``: each pair of games once, when its first game started."""
+        rows = self.db.execute(
+            "SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
+            " AND pair IS NOT NULL GROUP BY pair", (since,)).fetchall()
+        pairings = []
+        for started, players in rows:
+            names = json.loads(players)
+            if len(names) == 2:
+                pairings.append((float(started), str(names[0]), str(names[1])))
+        return pairings
+
     def next_game_number(self) -> int:
         """One more than the number of games stored (a readable part of new game ids)."""
         row = self.db.execute("SELECT COUNT(*) FROM games").fetchone()
