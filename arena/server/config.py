@@ -93,7 +93,14 @@ class ServerConfig:
     max_legal: int = DEFAULT_MAX_LEGAL
     """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
     log_limits: LogLimits = field(default_factory=LogLimits)
-    """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
+    """Bounds on the bots' ``log`` messages (size, per turn, per game, bytes per bot and
+    UTC day), announced in ``welcome.limits``."""
+    debug_retention_days: float = 14.0
+    """Days a game's debug lines are kept after it ends; then they are dropped from its
+    stored log, the moves and the result staying (0: kept for ever)."""
+    debug_disk_reserve_mb: int = 256
+    """MiB of free space on the database's file system below which no debug line is
+    kept (the games go on); 0: no reserve."""
     legal_requests_per_turn: int = 100
     """``legal`` requests a bot may have answered in a turn of its own at no cost to its
     message budget (`message_rate`); more count against it."""

@@ -61,13 +61,14 @@ def test_house_bots_meet_each_other_only_when_asked_and_then_without_a_limit() -
     assert [never_paired.tick(T0 + second) for second in range(3)] == [0, 0, 0]
     asked, started = ladder(houses, pairings_per_hour=1, house_vs_house=True)
     assert [asked.tick(T0 + second) for second in range(3)] == [1, 1, 1]
+    assert started == [frozenset(houses)] * 3
 
 
 def test_the_pairings_of_the_last_hour_count_after_a_restart() -> None:
     before = [(T0 - 1000, "alice", "bob"), (T0 - 10, "bob", "alice")]
     cap, started = ladder(["alice", "bob"], recent=before, pairings_per_hour=2)
     assert cap.tick(T0) == 0
-    assert cap.tick(T0 - 1000 + PAIR_WINDOW) == 1
+    assert cap.tick(T0 - 1000 + PAIR_WINDOW) == 1 and started == [{"alice", "bob"}]
 
 
 class Resigner(ArenaBot):
