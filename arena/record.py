@@ -13,6 +13,7 @@ A log is one JSON object per line:
   "termination": "normal", ...}``, with the bots' debug lines, if any, under ``notes``:
   ``[{"turn": 3, "player": 0, "text": "..."}]`` (``turn``: the turn being played when the
   line came; a bot's ``log`` messages, or a program's ``#`` lines and standard error).
+  A server drops them after a while (`without_notes`): a log without ``notes`` is whole.
 
 Unknown keys are kept in `extra` and ignored, so later versions can add fields.
 """
