@@ -98,7 +98,7 @@ class DebugLineUpkeep:
         storage = self.storage
         before = now - self.retention_days * DAY_SECONDS
         looked = 0
-        batch = 100
+        batch = 25  # a short database call each: finished games are stored in between
         while True:
             done = await storage.call(storage.storage.drop_old_notes, before, batch)
             looked += done

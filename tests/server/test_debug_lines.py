@@ -9,6 +9,7 @@ on."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import replace
 
@@ -136,3 +137,45 @@ async def test_old_debug_lines_are_dropped_and_the_game_still_validates_and_repl
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 0, result.output
     assert await server.upkeep.drop_expired(time.time() + 15 * DAY_SECONDS) == 0  # done once
+
+
+PROGRAM = r"""
+import json, sys
+seen = open(sys.argv[1], "w")
+for line in sys.stdin:
+    keyword, _, payload = line.rstrip("\n").partition(" ")
+    if keyword == "limits":
+        seen.write(payload + "\n")
+        seen.flush()
+    elif keyword == "turn":
+        turn = json.loads(payload)
+        for index in range(3):
+            print("# " + f"turn {turn['turn']} line {index} ".ljust(100, "x"), flush=True)
+        print(turn["legal"][0], flush=True)
+    elif keyword == "quit":
+        break
+"""
+
+
+async def test_an_exec_programs_comment_lines_have_the_same_budget(make_arena, tmp_path) -> None:
+    """The line protocol's ``#`` lines reach the server as ``log`` messages through the
+    stdio bridge: the program is told the daily budget and held to it."""
+    import sys
+
+    from clients.bridge import ExecBot
+
+    arena = await make_arena(log_limits=SMALL)
+    seen = tmp_path / "limits.json"
+    program = ExecBot([sys.executable, "-c", PROGRAM, str(seen)])
+    token = await arena.add_bot("chatty")
+    client = ArenaClient(arena.url, token, program, legal_moves=True, reconnect_delay=0.05)
+    arena.clients.append((client, asyncio.create_task(client.run())))
+    await wait_for(client.connected.is_set)
+    await arena.client("other", "sim-random")
+    try:
+        first, second = await play(arena, 1), await play(arena, 2)
+    finally:
+        await program.close()
+    assert json.loads(seen.read_text())["max_log_bytes_per_day"] == 1000
+    assert kept_bytes(first) == 1000 and kept_bytes(second) == 0
+    assert codes(client).count("log-budget") == 2
