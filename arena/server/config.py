@@ -41,7 +41,7 @@ class LadderConfig:
     pairings_per_hour: int = 10
     """Times the same two accounts may be paired in any 60 minutes (a pairing is two
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
-    that many wins an hour. Pairings with a house bot are not counted: a house bot plays
+    twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
 
 

@@ -438,9 +438,9 @@ class Storage:
 
         `log` is the record as JSON Lines, if the caller has it already. The bytes of
         each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
-        (`log_bytes`). The ratings
-        before the game are read inside the transaction, so games that end at the same
-        time are rated one after the other. Returns the new ratings.
+        (`log_bytes`). The ratings before the game are read inside the transaction, so
+        games that end at the same time are rated one after the other. Returns the new
+        ratings.
         """
         from arena.server.ratings import initial_rating, rate
 
