@@ -418,6 +418,7 @@ async def debug_line_flood(ctx: Context) -> str:
     spent: set[str] = set()
     """The bots told their day's budget is spent."""
     stored: collections.Counter[str] = collections.Counter()
+    sent: collections.Counter[str] = collections.Counter()
     budget = 0
     games = 0
     deadline = time.perf_counter() + ctx.seconds
@@ -438,6 +439,7 @@ async def debug_line_flood(ctx: Context) -> str:
                     frame = json.dumps({"type": "log", "game_id": data["game_id"], "text": text})
                     for _ in range(limits["max_logs_per_turn"]):
                         await ws.send(frame)
+                    sent[name] += limits["max_logs_per_turn"] * len(text)
                     await ws.send(json.dumps({"type": "move", "game_id": data["game_id"],
                                               "turn": data["turn"], "move": data["legal"][0]}))
                 elif data["type"] == "error":
@@ -468,7 +470,8 @@ async def debug_line_flood(ctx: Context) -> str:
     for bot in bots:
         bot.cancel()
     await asyncio.gather(*bots, return_exceptions=True)
-    kib = ", ".join(f"{stored[name] / 1024:.0f} KiB" for name in names)
+    kib = ", ".join(f"{stored[name] / 1024:.0f} KiB of {sent[name] / 1024:.0f} KiB sent"
+                    for name in names)
     seconds = time.perf_counter() - deadline + ctx.seconds
     return (f"{games} games in {seconds:.0f} s; debug lines stored: {kib} (budget "
             f"{budget // 1024} KiB a bot a day); {refused['log-budget']} log-budget notices")
