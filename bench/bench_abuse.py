@@ -413,7 +413,6 @@ async def debug_line_flood(ctx: Context) -> str:
     minute more). What the database stores of them is bounded by the daily budget per
     bot (`welcome.limits`)."""
     names = ("attacker2", "attacker3")
-    texts = "x" * 1024
     refused: collections.Counter[str] = collections.Counter()
     spent: set[str] = set()
     """The bots told their day's budget is spent."""
@@ -430,7 +429,7 @@ async def debug_line_flood(ctx: Context) -> str:
                                   "token": ctx.tokens[name], "capabilities": ["legal-moves"]}))
         limits = json.loads(await ws.recv())["limits"]
         budget = limits["max_log_bytes_per_day"]
-        text = texts[:limits["max_log_bytes"]]
+        text = "x" * limits["max_log_bytes"]  # the longest line kept
         ready.set()
         try:
             while True:
