@@ -5,7 +5,8 @@ the `Referee` about every move and records the game. It does no I/O and keeps no
 clock: the in-process runner (`play_match`) and the server drive it (logs are
 replayed by `arena.replay`, on the same referee and dice). It keeps one state, the
 current one: each accepted move's log record (the move string and the game's facts) is
-made when the move is played.
+made when the move is played. A game stored as it was played is taken up again where it
+stopped by `Match.resume`, through that same replay.
 """
 
 from __future__ import annotations
