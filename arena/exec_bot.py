@@ -195,7 +195,7 @@ class ExecBot:
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
         limits = self._lines.limits(max_legal=self.legal_first or self.max_legal,
-                                    **LIMITS.to_json())
+                                    **{**LIMITS.to_json(), "max_log_bytes_per_day": None})
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 

@@ -255,6 +255,8 @@ _LIMITS = _object({
     "max_log_bytes": {**_MS, "description": "longest 'log' text, in UTF-8 bytes"},
     "max_logs_per_turn": {**_MS, "description": "'log' messages kept per bot per turn"},
     "max_logs_per_game": {**_MS, "description": "'log' messages kept per bot per game"},
+    "max_log_bytes_per_day": {**_MS, "description": "UTF-8 bytes of 'log' texts stored per "
+                                                   "bot per UTC day, in all its games"},
     "legal_requests_per_turn": {**_MS, "description": "'legal' requests answered in a turn "
                                 "of your own at no cost to the message budget; more count "
                                 "against message_rate and message_burst"},
@@ -324,7 +326,8 @@ SCHEMA: dict[str, MessageSpec] = {
                "ladder", optional=True, null=True, shape=_LADDER),
             _f("limits", "object", "max_frame (bytes), ping_interval (s), max_legal (moves), "
                "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game, "
-               "legal_requests_per_turn, message_rate (/s), message_burst", shape=_LIMITS),
+               "max_log_bytes_per_day (bytes), legal_requests_per_turn, message_rate (/s), "
+               "message_burst", shape=_LIMITS),
         ), "Answer to a good hello."),
         # -- games -------------------------------------------------------------------
         MessageSpec("game_start", "server", (
@@ -410,7 +413,8 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("log", "client", (
             _GAME,
             _f("text", "str", "a debug line, stored with the game and shown in its replay "
-               "(limits.max_log_bytes, max_logs_per_turn, max_logs_per_game)"),
+               "(limits.max_log_bytes, max_logs_per_turn, max_logs_per_game, "
+               "max_log_bytes_per_day)"),
         ), "A bot's debug line about one of its games."),
         MessageSpec("resign", "client", (_GAME,), "Give up a game."),
         MessageSpec("game_over", "server", (

@@ -3,14 +3,15 @@
 `ArenaServer` starts and stops the pieces, each with one job: the database
 (`AsyncStorage` in a worker thread, with `Durability`'s promise that no result is
 announced unless stored), house bots in worker processes (`arena.server.house`), the
-live games (`arena.server.games`, each a sans-I/O `LiveGame`), the clients' sessions
-and messages (`arena.server.clients`, with `arena.server.auth` and
-`arena.server.grace`), the `Ladder`, the health report (`arena.server.health`) and the
-HTTP side (`arena.web.app`, aiohttp), served on the same port
-(`arena.server.dispatch`). What a stranger can make it do is budgeted
+live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
+grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
+messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
+report (`arena.server.health`) and the HTTP side (`arena.web.app`, aiohttp), served on
+the same port (`arena.server.dispatch`). What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
-game (`arena.limits`), its state's size, what waits for a client that does not read;
-and a storage failure stops new games instead of announcing results it did not store.
+game (`arena.limits`), its state's size, what waits for a client that does not read,
+the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
+games instead of announcing results it did not store.
 Embedding it::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -42,13 +44,13 @@ from arena.server.connection import ArenaConnection
 from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
-from arena.server.grace import GraceTimers
 from arena.server.health import health_report
 from arena.server.house import HouseBots
-from arena.server.ladder import Ladder, ladder_candidates
+from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage
+from arena.server.storage import AsyncStorage, Storage, StorageFailure
+from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -81,10 +83,10 @@ class ArenaServer:
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
+        self._upkeep: DebugLineUpkeep | None = None
         self._clients: Clients | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
-        self._grace = GraceTimers(self._games_of, self.sessions)
         self._tasks: list[asyncio.Task[None]] = []
         """The watches of the storage and of revoked tokens."""
         self._ws: Server | None = None
@@ -114,20 +116,25 @@ class ArenaServer:
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(storage.watch(config.storage_probe_interval),
                                             name="storage watch"))
+        upkeep = self._upkeep = DebugLineUpkeep(
+            storage, self.notes, db=config.db, reserve_mb=config.debug_disk_reserve_mb,
+            retention_days=config.debug_retention_days)
+        await upkeep.check_disk()
+        self._tasks.append(loop.create_task(upkeep.watch(), name="debug line upkeep"))
         self._pool = WorkerPool(config.workers)
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping, idle=self._grace.cancel)
+            stopping=self._stopping)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
-            grace=self._grace, revocations=revocations, legal_moves=self.legal_moves,
-            notes=self.notes, stopping=self._stopping)
+            revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
+            stopping=self._stopping)
         self.web = WebFront(self)
         await self.web.start()
         web = config.web
@@ -149,7 +156,8 @@ class ArenaServer:
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
         if config.ladder is not None:
-            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair)
+            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
+                                 await self._recent_pairings())
             self.ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
@@ -177,7 +185,6 @@ class ArenaServer:
                 self._games.abort_all("the server shut down")
                 if self._games.tasks:
                     await asyncio.wait(self._games.tasks, timeout=10)
-            self._grace.cancel_all()
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
                                    for session in list(self.sessions.values())))
@@ -220,6 +227,11 @@ class ArenaServer:
         return _started(self._house_bots)
 
     @property
+    def upkeep(self) -> DebugLineUpkeep:
+        """The disk reserve and the retention period of the bots' debug lines."""
+        return _started(self._upkeep)
+
+    @property
     def games(self) -> Games:
         return _started(self._games)
 
@@ -259,9 +271,6 @@ class ArenaServer:
         for session in list(self.sessions.values()):
             session.send(type, **fields)
 
-    def _games_of(self, name: str) -> list[LiveGame]:
-        return self._games.of(name) if self._games is not None else []
-
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
         """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
         assert self.web is not None
@@ -285,7 +294,9 @@ class ArenaServer:
         Every game's settings are checked against its limits (`arena.limits`; a game
         with a guest among its players against the guests' limits). Unless `seed` is
         given (tournaments, operators' requests), the dice get a fresh 128-bit secret
-        seed, committed to in ``game_start`` and revealed in ``game_over``.
+        seed, committed to in ``game_start`` and revealed in ``game_over``. The game is
+        played in a task of its own (``games.task_of(live)``, right after this call),
+        which returns its record once stored (`LiveGame.record` is set then too).
 
         Raises:
             PlayerUnavailable: a named bot is not connected.
@@ -310,8 +321,7 @@ class ArenaServer:
     ) -> MatchRecord:
         """Play one game and return its record once it is stored (for tournament runners)."""
         live = self.start_game(game_name, settings, players, seed=seed, time_control=time_control)
-        assert live.task is not None
-        return await asyncio.shield(live.task)
+        return await asyncio.shield(self.games.task_of(live))
 
     async def check_revocations(self) -> None:
         """Drop the clients whose token was revoked, replaced or expired since they
@@ -326,6 +336,17 @@ class ArenaServer:
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
+
+    async def _recent_pairings(self) -> list[tuple[float, str, str]]:
+        """The ladder's pairings of the last hour, from the database (the pair limit
+        survives a restart); none if the database cannot be read now."""
+        storage = self.storage
+        try:
+            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+        except StorageFailure:
+            log.warning("the ladder's recent pairings cannot be read: its pair limit "
+                        "starts from none")
+            return []
 
     def _start_pair(self, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret

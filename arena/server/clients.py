@@ -5,10 +5,10 @@ address), makes its `Session` and reads its frames. A frame is charged to the cl
 message rate, decoded by the session's protocol core and acted on: before the
 handshake in the connection's task (the ``hello`` may wait for the accounts,
 `arena.server.auth`), after it synchronously, in the very callback that read the
-frame (`_on_frame`: no task switch). A ``move`` goes to its `LiveGame` and what the
-game returns is delivered at once (`arena.server.games`); ``legal`` and ``log`` go to
-the aids (`arena.server.aids`); ``request_game`` (operators) starts a game and answers
-with its ``game_over``. A bot that leaves starts its games' grace timers
+frame (`_on_frame`: no task switch). A ``move`` goes to its game, and what the game
+returns is delivered at once (`arena.server.games`); ``legal`` and ``log`` go to the
+aids (`arena.server.aids`); ``request_game`` (operators) starts a game and answers with
+its ``game_over``. A bot that leaves starts its games' grace periods
 (`arena.server.grace`); one whose token is revoked is dropped (`drop`).
 """
 
@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from arena.bot_logs import utc_day
 from arena.errors import ArenaError
 from arena.game import Termination
 from arena.record import MatchRecord
@@ -33,7 +35,6 @@ from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
 from arena.server.games import Games
-from arena.server.grace import GraceTimers
 from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
@@ -71,15 +72,14 @@ class Clients:
         sessions: the connected bots by name (kept here, read by the rest).
         outbox: flushes the sessions' frames together (`arena.server.session`).
         storage: the accounts (for the hellos).
-        games: the live games.
-        grace: the disconnected bots' grace timers.
+        games: the live games (and the grace periods of bots away from them).
         revocations: the logged-in sessions' tokens.
         legal_moves, notes: the aids to bots.
         stopping: set when the server begins to close.
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: AsyncStorage, games: Games, grace: GraceTimers,
+                 outbox: Outbox, *, storage: AsyncStorage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  stopping: asyncio.Event) -> None:
         self.config = config
@@ -87,7 +87,6 @@ class Clients:
         self.sessions = sessions
         self.storage = storage
         self.games = games
-        self.grace = grace
         self.revocations = revocations
         self.legal_moves = legal_moves
         self.notes = notes
@@ -226,9 +225,7 @@ class Clients:
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
-        self.games.client_changed(name, None)
-        if not self._stopping.is_set():
-            self.grace.start(name)
+        self.games.client_changed(name, None)  # its grace periods start
 
     def drop(self, session: Session) -> None:
         """Drop a client whose token no longer holds: its games are forfeited at once
@@ -236,7 +233,8 @@ class Clients:
         name = session.name
         if session.role == "bot" and name is not None and self.sessions.get(name) is session:
             for live in self.games.of(name):
-                live.forfeit_player(name, Termination.DISCONNECT, f"{name}'s token was revoked")
+                self.games.forfeit_player(live, name, Termination.DISCONNECT,
+                                          f"{name}'s token was revoked")
         self._error(session, AuthenticationError("the token was revoked"))
         session.close(CLOSE_UNAUTHORIZED, "token revoked")
 
@@ -266,6 +264,8 @@ class Clients:
             try:
                 login = await authenticate(self.storage, hello,
                                            getattr(session.ws, "cookie_token", None))
+                if role == "bot":
+                    await self._load_log_bytes(login.name)
             except StorageFailure as failure:
                 session.send("error", code=STORAGE_UNAVAILABLE, fatal=True,
                              message=f"cannot check the token now ({failure}); try later")
@@ -295,7 +295,6 @@ class Clients:
             if old is not None and old is not session:
                 old.close(CLOSE_REPLACED, "replaced by a new connection")
             self.sessions[name] = session
-            self.grace.cancel(name)
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
         ladder = self.config.ladder
@@ -310,10 +309,8 @@ class Clients:
         self._check_capabilities(session, hello.get("capabilities") or ())
         if role == "bot":
             self._check_games(session)
-        now = asyncio.get_running_loop().time()
         for game_id in games:  # resume: the full state again
-            live = self.games.live[game_id]
-            self.games.deliver(live, live.resume_messages(name or "", now))
+            self.games.resume(self.games.live[game_id], name or "")
         return True
 
     def _limits(self) -> dict[str, Any]:
@@ -334,6 +331,13 @@ class Clients:
             session.send("error", code="unknown-capability", fatal=False, message=(
                 f"hello.capabilities names unknown capabilities {unknown}; ignored (known: "
                 f"{', '.join(CAPABILITIES)})"))
+
+    async def _load_log_bytes(self, name: str) -> None:
+        """Start `name`'s count of debug-line bytes for today from what the database
+        holds (a restart forgets the counts; the stored games do not)."""
+        day = utc_day(time.time())
+        stored = await self.storage.call(self.storage.storage.log_bytes, name, day)
+        self.notes.load(name, day, stored)
 
     def _check_games(self, session: Session) -> None:
         """Tell a bot whose hello names games it will never get (unknown ones, or none
@@ -367,8 +371,8 @@ class Clients:
         elif kind == "resign":
             live = self._own_game(session, message["game_id"])
             if live is not None:
-                live.forfeit_player(session.name or "", Termination.RESIGNATION,
-                                    f"{session.name} resigned")
+                self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
+                                          f"{session.name} resigned")
         elif kind == "spectate":
             live = self.games.live.get(message["game_id"])
             if live is None:
@@ -419,19 +423,18 @@ class Clients:
             return
         seats = live.seats_of(session.name or "")
         reply: Reply | None
+        budgeted: bool
         if message.type == "legal":
             reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
             budgeted = reply[0] == "legal_steps" and (
                 self.legal_moves.answered(live) <= self.config.legal_requests_per_turn)
         else:
             to_act = live.match.to_act()
-            kept = len(live.match.notes)
-            reply = self.notes.take(live, to_act if to_act in seats else seats[0],
-                                    message["text"])
-            budgeted = len(live.match.notes) > kept
+            budgeted, reply = self.notes.take(live, to_act if to_act in seats else seats[0],
+                                              message["text"], time.time())
         if budgeted and session.rate is not None:
-            # what a turn invites (building the move, a kept debug line) costs no rate
-            # budget: they have limits of their own
+            # what a turn invites (building the move, debug lines within their counts)
+            # costs no rate budget: they have limits of their own
             session.rate.credit()
         if reply is not None:
             session.send(reply[0], **(reply[1] if reply[0] != "error" else {**reply[1], **echo}))
@@ -443,7 +446,7 @@ class Clients:
         seats = live.seats_of(session.name or "")
         to_act = live.match.to_act()
         seat = to_act if to_act in seats else seats[0]
-        self.games.deliver(live, live.submit(seat, message["turn"], message["move"]))
+        self.games.submit(live, seat, message["turn"], message["move"])
 
     def _request_game(self, session: Session, message: Message) -> None:
         request_id = message["request_id"]
@@ -465,7 +468,6 @@ class Clients:
                          request_id=request_id)
             return
         session.send("game_requested", request_id=request_id, game_id=live.id)
-        assert live.task is not None
 
         def done(task: asyncio.Task[MatchRecord]) -> None:
             if task.cancelled():
@@ -485,7 +487,7 @@ class Clients:
                 fields["log"] = live.log
             session.send("game_over", **fields)
 
-        live.task.add_done_callback(done)
+        self.games.task_of(live).add_done_callback(done)
 
 
 def _whole(value: float) -> float | int:
