@@ -194,8 +194,11 @@ class ExecBot:
         self._selector = selector
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
-        limits = self._lines.limits(max_legal=self.legal_first or self.max_legal,
-                                    **{**LIMITS.to_json(), "max_log_bytes_per_day": None})
+        limits = self._lines.limits(
+            max_legal=self.legal_first or self.max_legal, max_log_bytes=LIMITS.max_log_bytes,
+            max_logs_per_turn=LIMITS.max_logs_per_turn,
+            max_logs_per_game=LIMITS.max_logs_per_game,
+            max_log_bytes_per_day=None)  # no server, no daily budget
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 

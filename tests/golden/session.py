@@ -23,9 +23,8 @@ QUIET = 0.5
 class Replay:
     """One transcript's run: the server, the connection, the names bound so far."""
 
-    def __init__(self, arena: Arena, record: bool) -> None:
+    def __init__(self, arena: Arena) -> None:
         self.arena = arena
-        self.record = record
         self.ws: ClientConnection | None = None
         self.encoding = Encoding.JSON
         self.names: dict[str, str] = {}
@@ -116,7 +115,7 @@ async def run(path: Path, db: Path, *, record: bool = False) -> Replay:
     server = ArenaServer(config)
     await server.start()
     arena = Arena(server)
-    replay = Replay(arena, record)
+    replay = Replay(arena)
     try:
         for step in parse(path):
             if record:
