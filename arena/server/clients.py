@@ -35,7 +35,7 @@ from arena.server.grace import GraceTimers
 from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, StorageFailure
+from arena.storage import Storage, StorageFailure
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -77,7 +77,7 @@ class Clients:
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: AsyncStorage, games: Games, grace: GraceTimers,
+                 outbox: Outbox, *, storage: Storage, games: Games, grace: GraceTimers,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  stopping: asyncio.Event) -> None:
         self.config = config

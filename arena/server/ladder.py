@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from arena.names import HOUSE_PREFIX, is_guest
 from arena.server.config import LadderConfig
-from arena.server.names import HOUSE_PREFIX, is_guest
 from arena.server.session import Session
 
 __all__ = ["Ladder", "ladder_candidates"]

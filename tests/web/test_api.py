@@ -305,9 +305,9 @@ async def test_rating_history(arena: Arena) -> None:
 
 def test_rating_history_and_saved_grammars_in_storage(tmp_path: Path) -> None:
     from arena.games.substitution.game import SubstitutionGame
-    from arena.server.storage import Storage
+    from arena.storage.sqlite import SQLiteDatabase
 
-    storage = Storage(tmp_path / "db.sqlite")
+    storage = SQLiteDatabase(tmp_path / "db.sqlite")
     record = _played(SubstitutionGame(Settings.preset("medium", 3)))
     storage.start_game(record, ladder=True, pair=None)
     rows = storage.finish_game(record, rated=True)

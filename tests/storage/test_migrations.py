@@ -1,5 +1,6 @@
-"""The database's schema is versioned (``PRAGMA user_version``): an older database is
-brought up to date, step by step, when the server opens it; a newer one is refused."""
+"""Both backends' schemas are versioned (SQLite's ``PRAGMA user_version``, PostgreSQL's
+``schema_version`` table): an older database is brought up to date, step by step, when
+it is opened; a newer one is refused."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.storage import MIGRATIONS, SCHEMA_VERSION, Storage, StorageVersionError
+from arena.storage import StorageVersionError
+from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
+from arena.storage.sqlite import SQLiteDatabase as Storage
 
 
 def _tables(path: Path) -> set[str]:
@@ -24,7 +27,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 3
+    assert storage.version == SCHEMA_VERSION == 4
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -55,7 +58,7 @@ def test_a_failed_step_leaves_the_database_at_the_version_before(tmp_path: Path,
     with sqlite3.connect(path) as db:
         db.executescript(MIGRATIONS[0])
         db.execute("PRAGMA user_version = 1")
-    import arena.server.storage as storage_module
+    import arena.storage.sqlite as storage_module
 
     monkeypatch.setattr(storage_module, "MIGRATIONS", (MIGRATIONS[0], MIGRATIONS[1] + "\nNOT SQL;"))
     with pytest.raises(sqlite3.OperationalError):

@@ -1,0 +1,67 @@
+"""The rows both backends read, made into the interface's values (`arena.storage.interface`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from arena.clock import TimeControl
+from arena.seeds import parse_seed
+from arena.storage.interface import GameRow, RunningGame, SeatClock, StoredGame, StoredTurn
+
+__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_from_json", "clocks_to_json", "game_row",
+           "running_game", "stored_game"]
+
+GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
+                "winner, scores, termination, reason, turns, started, finished")
+"""The columns `game_row` reads, in order (``{seed}``: the backend's seed expression)."""
+
+RUNNING_COLUMNS = ("id, game, settings, players, {seed}, seed_commitment, time_control, "
+                   "ladder, pair, started")
+"""The columns `running_game` reads, in order."""
+
+
+def game_row(values: Sequence[Any]) -> GameRow:
+    """A `GameRow` from the columns of `GAME_COLUMNS`. The seed is dropped while the
+    game runs."""
+    return GameRow(**_game_fields(values))
+
+
+def stored_game(values: Sequence[Any]) -> StoredGame:
+    """A `StoredGame` from the columns of `GAME_COLUMNS`, then settings and log."""
+    return StoredGame(**_game_fields(values), settings=json.loads(values[16]), log=values[17])
+
+
+def _game_fields(values: Sequence[Any]) -> dict[str, Any]:
+    (game_id, game, players, seed, commitment, ladder, pair, status, result, winner, scores,
+     termination, reason, turns, started, finished) = values[:16]
+    return {
+        "id": game_id, "game": game, "players": tuple(json.loads(players)),
+        "seed": None if seed is None or status == "running" else str(seed),
+        "seed_commitment": commitment, "ladder": bool(ladder), "pair": pair, "status": status,
+        "result": result, "winner": winner, "scores": tuple(json.loads(scores)) if scores else None,
+        "termination": termination, "reason": reason, "turns": turns, "started": started,
+        "finished": finished}
+
+
+def clocks_to_json(clocks: Iterable[SeatClock]) -> str:
+    return json.dumps([[clock.bank_ms, clock.retries_left] for clock in clocks])
+
+
+def clocks_from_json(text: str) -> tuple[SeatClock, ...]:
+    return tuple(SeatClock(float(bank), int(retries)) for bank, retries in json.loads(text))
+
+
+def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningGame:
+    """A `RunningGame` from the columns id, game, settings, players, seed,
+    seed_commitment, time_control, ladder, pair, started."""
+    (game_id, game, settings, players, seed, commitment, control, ladder, pair,
+     started) = values
+    return RunningGame(
+        id=game_id, game=game, settings=json.loads(settings), players=tuple(json.loads(players)),
+        seed=parse_seed(seed), seed_commitment=commitment,
+        time_control=None if control is None else TimeControl.from_json(json.loads(control)),
+        ladder=bool(ladder), pair=pair, started=started, turns=tuple(turns))
+
+
