@@ -264,8 +264,9 @@ class Storage(ABC):
     def _failed(self, error: BaseException) -> StorageFailure:
         """`error` is a failure of the database itself: mark the storage unhealthy and
         return the `StorageFailure` to raise."""
-        self.fail(f"{type(error).__name__}: {error}")
-        return StorageFailure(f"the database cannot be used ({self.failure})")
+        reason = f"{type(error).__name__}: {error}"
+        self.fail(reason)
+        return StorageFailure(f"the database cannot be used ({reason})")
 
     def fail(self, reason: str) -> None:
         """Mark the storage unhealthy (a no-op if it already is)."""

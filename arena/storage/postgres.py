@@ -97,8 +97,8 @@ def is_storage_failure(error: BaseException, connection: Connection | None = Non
     """Whether `error` says the database itself fails, not the request (a constraint):
     a failing network or server, or a refused write; with the `connection` the error
     came on, also asyncpg's word that the connection is closed."""
-    if isinstance(error, OSError | TimeoutError):
-        return True
+    if isinstance(error, OSError | TimeoutError | asyncpg.InternalClientError):
+        return True  # (asyncpg's own state lost on a connection the server just closed)
     if isinstance(error, asyncpg.PostgresError):
         state = str(error.sqlstate or "")
         return state[:2] in _FAILING_CLASSES or state in _FAILING_STATES
@@ -156,13 +156,17 @@ class PostgresStorage(Storage):
 
     async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """``work(connection)`` on a connection of the pool (in a transaction if it
-        opens one); a failure of the database raises `StorageFailure`."""
+        opens one); a failure of the database raises `StorageFailure`. (A connection
+        the server closed while idle is mostly replaced by the pool unnoticed: that is
+        no failure, the database answers.)"""
         connection: Connection | None = None
         try:
             async with self._pool.acquire() as connection:
                 return await work(connection)
         except Exception as error:
-            if not is_storage_failure(error, connection):
+            connecting = connection is None and isinstance(
+                error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
+            if not (connecting or is_storage_failure(error, connection)):
                 raise
             await self._pool.expire_connections()  # the next ones are fresh
             raise self._failed(error) from error

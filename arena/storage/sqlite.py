@@ -431,15 +431,6 @@ class SQLiteDatabase:
 
     # -- copying ---------------------------------------------------------------------
 
-    def count(self, table: str) -> int:
-        return int(self.db.execute(f"SELECT COUNT(*) FROM {_table(table)}").fetchone()[0])
-
-    def select_all(self, table: str) -> sqlite3.Cursor:
-        """Every row of `table` with the columns of `COPIED_TABLES`, in the order stored."""
-        columns = ", ".join(_SEED if column == "seed_text" else column
-                            for column in _COLUMNS[_table(table)])
-        return self.db.execute(f"SELECT {columns} FROM {table} ORDER BY rowid")
-
     def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         columns = _COLUMNS[_table(table)]
         sql = (f"INSERT INTO {table}({', '.join(columns)}) "
@@ -593,12 +584,13 @@ class SQLiteStorage(Storage):
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Snapshot]:
-        # one read transaction (WAL: a consistent view while a server writes)
-        await self.run(self.database.db.execute, "BEGIN")
+        # a read transaction on a connection of its own (WAL: a consistent view while
+        # this storage, or a server, writes)
+        reader = await self.run(_reader, self.database.path)
         try:
-            yield _SQLiteSnapshot(self)
+            yield _SQLiteSnapshot(self, reader)
         finally:
-            await self.run(self.database.db.execute, "COMMIT")
+            await self.run(reader.close)
 
     async def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         await self.run(self.database.insert_rows, table, list(rows))
@@ -607,16 +599,29 @@ class SQLiteStorage(Storage):
         await self.run(self.database.clear)
 
 
+def _reader(path: str) -> sqlite3.Connection:
+    """A read-only connection to `path` in a transaction."""
+    reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    reader.execute("PRAGMA query_only=1")
+    reader.execute("BEGIN")
+    return reader
+
+
 class _SQLiteSnapshot(Snapshot):
-    def __init__(self, storage: SQLiteStorage) -> None:
+    def __init__(self, storage: SQLiteStorage, reader: sqlite3.Connection) -> None:
         self._storage = storage
+        self._reader = reader
 
     async def count(self, table: str) -> int:
-        return await self._storage.run(self._storage.database.count, table)
+        cursor = await self._storage.run(
+            self._reader.execute, f"SELECT COUNT(*) FROM {_table(table)}")
+        return int((await self._storage.run(cursor.fetchone))[0])
 
     async def rows(self, table: str, batch: int) -> AsyncIterator[list[tuple[Any, ...]]]:
         run = self._storage.run
-        cursor = await run(self._storage.database.select_all, table)
+        columns = ", ".join(_SEED if column == "seed_text" else column
+                            for column in _COLUMNS[_table(table)])
+        cursor = await run(self._reader.execute, f"SELECT {columns} FROM {table} ORDER BY rowid")
         booleans = [i for i, column in enumerate(COPIED_TABLES[table])
                     if (table, column) in BOOLEAN_COLUMNS]
         while rows := await run(cursor.fetchmany, batch):
