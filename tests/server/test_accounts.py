@@ -1,45 +1,26 @@
 """Accounts (issue 11, findings 6, 9 and 12): reserved names and the character set,
-guest accounts that expire, and no valid token ever reported revoked."""
+guest accounts that expire, and no valid token ever reported revoked (the storage's own
+part of each: tests/storage/test_storage.py)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.names import InvalidName, check_account_name
+from arena.names import check_account_name
 from arena.storage.sqlite import SQLiteDatabase
 from clients.sdk import ArenaClient, BuiltinBot
 
 from .conftest import SUBST
 
 
-@pytest.mark.parametrize("name", ["house:random", "HOUSE:random", "guest-1234", "Guest-x",
-                                  "", "-dash", "with space", "émile", "x" * 41, "a/b", "a:b"])
-def test_reserved_and_malformed_names_are_refused(tmp_path, name: str) -> None:
-    storage = SQLiteDatabase(tmp_path / "arena.sqlite")
-    try:
-        with pytest.raises(InvalidName):
-            storage.add_bot(name)
-        assert storage.bots() == []
-    finally:
-        storage.close()
-
-
-def test_account_names_of_the_documented_set_are_accepted(tmp_path) -> None:
+def test_account_names_of_the_documented_set_are_accepted() -> None:
+    # (names refused and accepted by the storage, and guests' expiry: tests/storage)
     for name in ("alice", "Bot_2", "r2.d2", "a" * 40, "7-of-9"):
         check_account_name(name)
-    storage = SQLiteDatabase(tmp_path / "arena.sqlite")
-    try:
-        storage.add_bot("alice")
-        guest, _ = storage.add_guest(60)  # the server's own guests are issued
-        assert guest.startswith("guest-")
-        assert [b.name for b in storage.bots()] == ["alice", guest]
-    finally:
-        storage.close()
 
 
 def test_the_cli_refuses_a_house_name(tmp_path) -> None:
@@ -47,19 +28,6 @@ def test_the_cli_refuses_a_house_name(tmp_path) -> None:
     result = CliRunner().invoke(main, ["bots", "add", "house:random", "--db", db])
     assert result.exit_code == 2 and "reserved" in result.output
     assert SQLiteDatabase(db).bots() == []
-
-
-def test_guest_accounts_expire_and_are_purged(tmp_path) -> None:
-    storage = SQLiteDatabase(tmp_path / "arena.sqlite")
-    try:
-        name, token = storage.add_guest(3600)
-        assert storage.authenticate(token) is not None and storage.purge_expired() == 0
-        storage.db.execute("UPDATE bots SET expires = 1 WHERE name = ?", (name,))  # time passed
-        assert storage.authenticate(token) is None
-        assert storage.token_hashes([name]) == {}
-        assert storage.purge_expired() == 1 and storage.bots() == []
-    finally:
-        storage.close()
 
 
 async def test_a_connected_guest_whose_account_expired_is_dropped(arena) -> None:

@@ -24,6 +24,7 @@ from .games import BIG_SEED, ended, played, started
 
 
 async def test_an_account_logs_in_with_its_token_only(storage: Storage) -> None:
+    await storage.add_bot("r2.d2")  # names of the documented set are taken
     token = await storage.add_bot("alice")
     runner = await storage.add_bot("runner", operator=True)
     alice = await storage.authenticate(token)
@@ -32,7 +33,7 @@ async def test_an_account_logs_in_with_its_token_only(storage: Storage) -> None:
     assert operator is not None and operator.operator
     assert await storage.authenticate("wrong") is None
     assert [(b.name, b.operator, b.revoked) for b in await storage.bots()] == [
-        ("alice", False, False), ("runner", True, False)]
+        ("alice", False, False), ("r2.d2", False, False), ("runner", True, False)]
 
 
 async def test_an_existing_account_gets_a_new_token_only_when_replaced(storage: Storage) -> None:
@@ -64,7 +65,8 @@ async def test_token_hashes_answers_for_many_names(storage: Storage) -> None:
     assert sorted(await storage.token_hashes(names)) == ["bot0", "bot1", "bot2"]
 
 
-@pytest.mark.parametrize("name", ["house:random", "Guest-x", "", "with space", "x" * 41])
+@pytest.mark.parametrize("name", ["house:random", "HOUSE:random", "guest-1234", "Guest-x",
+                                  "", "-dash", "with space", "émile", "x" * 41, "a/b", "a:b"])
 async def test_reserved_and_malformed_names_are_refused(storage: Storage, name: str) -> None:
     with pytest.raises(InvalidName):
         await storage.add_bot(name)
