@@ -19,6 +19,7 @@ The tables live in the connection's current schema: ``postgresql://host/db`` use
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import secrets
@@ -90,6 +91,8 @@ POOL_SIZE = 8
 CONNECT_TIMEOUT = 10.0
 """Seconds to open a connection before the database counts as failing."""
 COMMAND_TIMEOUT = 60.0
+CLOSE_TIMEOUT = 10.0
+"""Seconds `PostgresStorage.close` waits for the connections in use."""
 """Seconds one statement may take before the database counts as failing."""
 
 
@@ -181,7 +184,10 @@ class PostgresStorage(Storage):
         return await self._run(transaction)
 
     async def close(self) -> None:
-        await self._pool.close()
+        try:  # connections in use are waited for, a while
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            self._pool.terminate()  # a connection that never came back (a stuck server)
 
     async def schema_version(self) -> int:
         return await self._run(_version)
