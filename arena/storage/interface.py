@@ -206,12 +206,13 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires"),
     "games": ("id", "game", "settings", "players", "seed", "seed_commitment", "time_control",
               "ladder", "pair", "status", "result", "winner", "scores", "termination",
-              "reason", "turns", "started", "finished", "log"),
+              "reason", "turns", "started", "finished", "log", "notes_bytes"),
     "game_players": ("game_id", "seat", "bot"),
     "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated"),
     "rating_updates": ("game_id", "bot", "mu_before", "sigma_before", "mu_after",
                        "sigma_after"),
     "presets": ("game", "name", "text", "created"),
+    "log_bytes": ("bot", "day", "bytes"),
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
 }
 """Every table `arena db copy` copies, with its columns, as both backends read and write
@@ -399,11 +400,17 @@ class Storage(ABC):
         """Store the result, the log and (if `rated`) the rating changes in one
         transaction, and drop the game's write-ahead turns in it.
 
-        `log` is the record as JSON Lines, if the caller has it already. The ratings
-        before the game are read inside the transaction, so games of one bot that end
-        at the same time are rated one after the other, each from the other's result.
-        Returns the new ratings.
+        `log` is the record as JSON Lines, if the caller has it already. The bytes of
+        each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
+        (`log_bytes`). The ratings before the game are read inside the transaction, so
+        games of one bot that end at the same time are rated one after the other, each
+        from the other's result. Returns the new ratings.
         """
+
+    @abstractmethod
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        """The ladder's pairings started at `since` or later (seconds since the epoch), as
+        ``(started, a, b)``: each pair of games once, when its first game started."""
 
     @abstractmethod
     async def recover(self, detail: str = RECOVERED) -> list[str]:
@@ -427,6 +434,21 @@ class Storage(ABC):
     @abstractmethod
     async def game(self, game_id: str) -> StoredGame | None:
         """One stored game with its settings and log; None if there is no such game."""
+
+    # -- the bots' debug lines ---------------------------------------------------------
+
+    @abstractmethod
+    async def log_bytes(self, bot: str, day: int) -> int:
+        """The bytes of `bot`'s debug lines stored on `day` (UTC days since the epoch:
+        `arena.bot_logs.utc_day`), in the games that ended that day."""
+
+    @abstractmethod
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        """Drop the debug lines from the logs of up to `limit` games that ended before
+        `before` (seconds since the epoch), oldest first, in one transaction; return how
+        many logs were looked at (fewer than `limit`: none is left). Moves, result and
+        the rest of each log stay as they were (`arena.record.without_notes`). Also
+        forgets the daily debug-line totals of the days before `before`'s."""
 
     # -- ratings ---------------------------------------------------------------------
 

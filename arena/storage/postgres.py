@@ -30,10 +30,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
 from arena.names import GUEST_PREFIX, check_account_name
-from arena.record import MatchRecord, to_jsonl
+from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import seed_to_text
 from arena.storage.interface import (
     COPIED_TABLES,
@@ -59,6 +60,8 @@ from arena.storage.rows import (
     clocks_from_json,
     clocks_to_json,
     game_row,
+    notes_bytes,
+    pairings,
     running_game,
     stored_game,
 )
@@ -316,16 +319,23 @@ class PostgresStorage(Storage):
         outcome = record.outcome
         assert outcome is not None
         text = to_jsonl(record) if log is None else log
+        log_bytes = notes_bytes(record)
 
         async def work(db: Connection) -> list[RatingRow]:
+            now = time.time()
             await db.execute(
                 "UPDATE games SET status = $1, result = $2, winner = $3, scores = $4,"
-                " termination = $5, reason = $6, turns = $7, finished = $8, log = $9"
-                " WHERE id = $10",
+                " termination = $5, reason = $6, turns = $7, finished = $8, log = $9,"
+                " notes_bytes = $10 WHERE id = $11",
                 "aborted" if outcome.result == "aborted" else "finished", outcome.result,
                 outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
-                outcome.termination.value, outcome.detail, len(record.turns), time.time(),
-                text, record.id)
+                outcome.termination.value, outcome.detail, len(record.turns), now,
+                text, sum(log_bytes.values()), record.id)
+            if log_bytes:  # in the order of the names, like the ratings' locks
+                await db.executemany(
+                    "INSERT INTO log_bytes(bot, day, bytes) VALUES ($1, $2, $3) ON CONFLICT"
+                    " (bot, day) DO UPDATE SET bytes = log_bytes.bytes + excluded.bytes",
+                    [(bot, utc_day(now), size) for bot, size in sorted(log_bytes.items())])
             await db.execute("DELETE FROM game_turns WHERE game_id = $1", record.id)
             if not rated or outcome.result == "aborted":
                 return []
@@ -367,6 +377,31 @@ class PostgresStorage(Storage):
                 seed=None if seed is None else int(seed), id=game_id,
                 seed_commitment=commitment))
         return [row[0] for row in running]
+
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1 AND ladder"
+            " AND pair IS NOT NULL GROUP BY pair", since))
+        return pairings(tuple(row) for row in rows)
+
+    async def log_bytes(self, bot: str, day: int) -> int:
+        size = await self._run(lambda db: db.fetchval(
+            "SELECT bytes FROM log_bytes WHERE bot = $1 AND day = $2", bot, day))
+        return int(size or 0)
+
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        async def work(db: Connection) -> int:
+            rows = await db.fetch(
+                "SELECT id, log FROM games WHERE notes_bytes IS DISTINCT FROM 0"
+                " AND finished < $1 ORDER BY finished LIMIT $2 FOR UPDATE", before, limit)
+            for game_id, log in rows:
+                kept = without_notes(log) if log else log
+                await db.execute("UPDATE games SET log = $1, notes_bytes = 0 WHERE id = $2",
+                                 kept, game_id)
+            await db.execute("DELETE FROM log_bytes WHERE day < $1", utc_day(before))
+            return len(rows)
+
+        return await self._tx(work)
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,

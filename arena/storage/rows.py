@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arena.bot_logs import note_size
 from arena.clock import TimeControl
+from arena.record import MatchRecord
 from arena.seeds import parse_seed
 from arena.storage.interface import GameRow, RunningGame, SeatClock, StoredGame, StoredTurn
 
 __all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_from_json", "clocks_to_json", "game_row",
-           "running_game", "stored_game"]
+           "notes_bytes", "pairings", "running_game", "stored_game"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
                 "winner, scores, termination, reason, turns, started, finished")
@@ -65,3 +68,22 @@ def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningG
         ladder=bool(ladder), pair=pair, started=started, turns=tuple(turns))
 
 
+
+
+def notes_bytes(record: MatchRecord) -> Counter[str]:
+    """The bytes of each player's debug lines in `record` (as the budget counts them)."""
+    sizes: Counter[str] = Counter()
+    for note in record.notes:
+        if 0 <= note.player < len(record.players):
+            sizes[record.players[note.player]] += note_size(note.text)
+    return sizes
+
+
+def pairings(rows: Iterable[Sequence[Any]]) -> list[tuple[float, str, str]]:
+    """``(started, a, b)`` of the rows ``(first started, players)`` of ladder pairs."""
+    found = []
+    for started, players in rows:
+        names = json.loads(players)
+        if len(names) == 2:
+            found.append((float(started), str(names[0]), str(names[1])))
+    return found

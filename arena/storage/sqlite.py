@@ -26,10 +26,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
 from arena.names import GUEST_PREFIX, check_account_name
-from arena.record import MatchRecord, to_jsonl
+from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import parse_seed, seed_to_text
 from arena.storage.interface import (
     BOOLEAN_COLUMNS,
@@ -56,6 +57,8 @@ from arena.storage.rows import (
     clocks_from_json,
     clocks_to_json,
     game_row,
+    notes_bytes,
+    pairings,
     running_game,
     stored_game,
 )
@@ -300,16 +303,22 @@ class SQLiteDatabase:
         assert outcome is not None
         if log is None:
             log = to_jsonl(record)
+        log_bytes = notes_bytes(record)
 
         def work(db: sqlite3.Connection) -> list[RatingRow]:
+            now = time.time()
             db.execute(
                 "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
-                " reason = ?, turns = ?, finished = ?, log = ? WHERE id = ?",
+                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?",
                 ("aborted" if outcome.result == "aborted" else "finished", outcome.result,
                  outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
-                 outcome.termination.value, outcome.detail, len(record.turns), time.time(),
-                 log, record.id),
+                 outcome.termination.value, outcome.detail, len(record.turns), now,
+                 log, sum(log_bytes.values()), record.id),
             )
+            db.executemany(
+                "INSERT INTO log_bytes(bot, day, bytes) VALUES (?, ?, ?) ON CONFLICT(bot, day)"
+                " DO UPDATE SET bytes = bytes + excluded.bytes",
+                [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
             if not rated or outcome.result == "aborted":
                 return []
@@ -342,6 +351,33 @@ class SQLiteDatabase:
                 turns=(), outcome=Outcome(None, None, Termination.ABORTED, detail=detail),
                 seed=parse_seed(seed), id=game_id, seed_commitment=commitment))
         return [row[0] for row in rows]
+
+    def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        return pairings(self.db.execute(
+            "SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
+            " AND pair IS NOT NULL GROUP BY pair", (since,)).fetchall())
+
+    def log_bytes(self, bot: str, day: int) -> int:
+        row = self.db.execute("SELECT bytes FROM log_bytes WHERE bot = ? AND day = ?",
+                              (bot, day)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            rows = db.execute(
+                "SELECT id, log FROM games WHERE notes_bytes IS NOT 0 AND finished < ?"
+                " ORDER BY finished LIMIT ?", (before, limit)).fetchall()
+            for game_id, log in rows:
+                kept = without_notes(log) if log else log
+                if kept != log:
+                    db.execute("UPDATE games SET log = ?, notes_bytes = 0 WHERE id = ?",
+                               (kept, game_id))
+                else:
+                    db.execute("UPDATE games SET notes_bytes = 0 WHERE id = ?", (game_id,))
+            db.execute("DELETE FROM log_bytes WHERE day < ?", (utc_day(before),))
+            return len(rows)
+
+        return self._tx(work)
 
     def games(self, *, bot: str | None = None, game: str | None = None,
               status: str | None = None, limit: int = 50,
@@ -548,6 +584,15 @@ class SQLiteStorage(Storage):
 
     async def recover(self, detail: str = RECOVERED) -> list[str]:
         return await self.run(self.database.recover, detail)
+
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        return await self.run(self.database.ladder_pairings, since)
+
+    async def log_bytes(self, bot: str, day: int) -> int:
+        return await self.run(self.database.log_bytes, bot, day)
+
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        return await self.run(self.database.drop_old_notes, before, limit)
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,

@@ -4,6 +4,7 @@ SQLite -> PostgreSQL -> SQLite gives back the same rows."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.record import Note
 from arena.storage import Storage, open_storage
 from arena.storage.copy import TargetNotEmpty, copy_database, row_counts
 from arena.storage.interface import COPIED_TABLES
@@ -21,14 +23,16 @@ from .games import ended, played, started, turns_of
 
 async def fill(storage: Storage) -> None:
     """Some of everything: accounts (an operator, a revoked one, a guest), finished,
-    rated, aborted and running games with their turns, ratings, presets."""
+    rated, aborted and running games with their turns, ratings, presets, debug-line
+    bytes."""
     await storage.add_bot("alice")
     await storage.add_bot("runner", operator=True)
     await storage.add_bot("gone")
     await storage.revoke_bot("gone")
     await storage.add_guest(3600)
     for number in range(5):
-        record = played(f"g{number}", ("alice", "bob") if number % 2 else ("bob", "alice"))
+        record = replace(played(f"g{number}", ("alice", "bob") if number % 2 else ("bob", "alice")),
+                         notes=(Note(0, 0, "thinking"),))  # a debug line: the day's bytes
         await storage.start_game(started(record), ladder=number < 3, pair="p" if number < 2 else None)
         await storage.finish_game(record, rated=number < 3)
     await storage.start_game(ended("aborted", ("alice", "carol"), None), ladder=False, pair=None)
@@ -123,7 +127,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     source, target = str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")
     assert runner.invoke(main, ["bots", "add", "alice", "--db", source]).exit_code == 0
     info = runner.invoke(main, ["db", "info", "--db", source])
-    assert info.exit_code == 0 and "sqlite, schema version 4" in info.output
+    assert info.exit_code == 0 and "sqlite, schema version 5" in info.output
     assert "bots            1" in info.output
     copied = runner.invoke(main, ["db", "copy", "--from", source, "--to", target])
     assert copied.exit_code == 0 and "bots: 1/1 rows" in copied.output
@@ -137,7 +141,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["db", "copy", "--from", source, "--to", "mysql://x/y"])
     assert bad.exit_code == 2 and "postgresql://USER@HOST/DATABASE" in bad.output
     migrated = runner.invoke(main, ["db", "migrate", "--db", target])
-    assert migrated.output == f"{target}: schema version 4\n"
+    assert migrated.output == f"{target}: schema version 5\n"
     accounts = runner.invoke(main, ["bots", "accounts", "--db", target])
     assert accounts.output == "alice\n"
     unreachable = runner.invoke(main, ["bots", "accounts", "--db",

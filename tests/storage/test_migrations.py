@@ -34,7 +34,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 4
+    assert storage.version == SCHEMA_VERSION == 5
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -43,6 +43,8 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
         assert {"seed_text", "seed_commitment"} <= columns
         assert db.execute("SELECT expires FROM bots WHERE name = 'alice'").fetchone() == (None,)
+        assert "notes_bytes" in columns and "log_bytes" in _tables(path)  # step 4
+        assert "time_control" in columns and "game_turns" in _tables(path)  # step 5
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -83,19 +85,46 @@ def test_a_database_of_a_newer_arena_is_refused_by_name(tmp_path: Path) -> None:
         Storage(path)
 
 
-def test_version_4_adds_the_write_ahead_turns_to_a_database_of_version_3(tmp_path: Path) -> None:
+def test_the_debug_lines_of_games_stored_before_step_4_expire_too(tmp_path: Path) -> None:
+    """A game stored before debug lines had a retention period has no ``notes_bytes``
+    yet: the first pass looks at its log once and drops its lines like anybody's."""
+    from arena.game import Outcome, Termination
+    from arena.record import MatchRecord, Note, read_jsonl, to_jsonl
+
     path = tmp_path / "v3.sqlite"
     with sqlite3.connect(path) as db:
         for step in MIGRATIONS[:3]:
             db.executescript(step)
         db.execute("PRAGMA user_version = 3")
+        for game_id, notes in (("old", (Note(0, 0, "thinking"),)), ("quiet", ())):
+            record = MatchRecord("sim", {}, ("a", "b"), (), Outcome(
+                None, None, Termination.ABORTED, detail="x"), id=game_id, notes=notes)
+            db.execute("INSERT INTO games(id, game, settings, players, status, started, finished,"
+                       " log) VALUES (?, 'sim', '{}', '[\"a\", \"b\"]', 'aborted', 1.0, 2.0, ?)",
+                       (game_id, to_jsonl(record)))
+    storage = Storage(path)
+    try:
+        assert storage.drop_old_notes(before=3.0) == 2
+        log = storage.game("old").log
+        assert read_jsonl(log.splitlines()).notes == () and "thinking" not in log
+        assert storage.drop_old_notes(before=3.0) == 0  # each looked at once
+    finally:
+        storage.close()
+
+
+def test_version_5_adds_the_write_ahead_turns_to_a_database_of_version_4(tmp_path: Path) -> None:
+    path = tmp_path / "v4.sqlite"
+    with sqlite3.connect(path) as db:
+        for step in MIGRATIONS[:4]:
+            db.executescript(step)
+        db.execute("PRAGMA user_version = 4")
         db.execute("INSERT INTO games(id, game, settings, players, status, started, seed_text)"
                    " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'running', 1.0, '7')")
     storage = Storage(path)
     try:
         [running] = storage.running_games()
         assert running.id == "g1" and running.seed == 7 and running.turns == ()
-        assert running.time_control is None  # not stored before version 4
+        assert running.time_control is None  # not stored before version 5
     finally:
         storage.close()
     assert "game_turns" in _tables(path)
@@ -112,8 +141,9 @@ CREATE TABLE games (seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, id TEXT PRIM
     seed_commitment TEXT, ladder BOOLEAN NOT NULL DEFAULT FALSE, pair TEXT,
     status TEXT NOT NULL, result TEXT, winner INTEGER, scores TEXT, termination TEXT,
     reason TEXT, turns INTEGER, started DOUBLE PRECISION NOT NULL,
-    finished DOUBLE PRECISION, log TEXT);
+    finished DOUBLE PRECISION, log TEXT, notes_bytes INTEGER);
 CREATE INDEX games_started ON games(started);
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS DISTINCT FROM 0;
 CREATE INDEX games_running ON games(status) WHERE status = 'running';
 CREATE TABLE game_players (game_id TEXT NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
     PRIMARY KEY (game_id, seat));
@@ -129,6 +159,8 @@ CREATE TABLE rating_updates (game_id TEXT NOT NULL, bot TEXT NOT NULL,
     PRIMARY KEY (game_id, bot));
 CREATE TABLE presets (game TEXT NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL,
     created DOUBLE PRECISION NOT NULL, PRIMARY KEY (game, name));
+CREATE TABLE log_bytes (bot TEXT NOT NULL, day INTEGER NOT NULL, bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day));
 CREATE TABLE probe (data BYTEA);
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 INSERT INTO schema_version VALUES (1);

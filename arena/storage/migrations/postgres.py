@@ -9,7 +9,7 @@ its ``search_path``), so one database may hold several arenas, one schema each.
 
 A change to the schema is a new step at the end, never an edit of an old one, and the
 same change is a new step of the SQLite schema (`arena.storage.migrations.sqlite`); the
-numbering of the two is their own (PostgreSQL's version 1 is SQLite's version 3).
+numbering of the two is their own (PostgreSQL's version 1 is SQLite's version 4).
 """
 
 from __future__ import annotations
@@ -45,9 +45,11 @@ CREATE TABLE games (
     turns INTEGER,
     started DOUBLE PRECISION NOT NULL,
     finished DOUBLE PRECISION,
-    log TEXT
+    log TEXT,
+    notes_bytes INTEGER
 );
 CREATE INDEX games_started ON games(started);
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS DISTINCT FROM 0;
 CREATE INDEX games_running ON games(status) WHERE status = 'running';
 CREATE TABLE game_players (
     game_id TEXT NOT NULL,
@@ -84,13 +86,20 @@ CREATE TABLE presets (
     created DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (game, name)
 );
+CREATE TABLE log_bytes (
+    bot TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day)
+);
 CREATE TABLE probe (
     data BYTEA
 );
 """
-"""Version 1: the tables of SQLite's version 3 (accounts with guest expiry, games with
+"""Version 1: the tables of SQLite's version 4 (accounts with guest expiry, games with
 128-bit seeds as decimal text and their commitments, ratings and their history,
-presets per game, the ``probe`` of `Storage.check_writable`). ``games.seq`` keeps the
+presets per game, the bots' debug-line bytes per game and per day, the ``probe`` of
+`Storage.check_writable`). ``games.seq`` keeps the
 order games were stored in (SQLite's ``rowid``), which breaks ties in listings."""
 
 _WRITE_AHEAD = """
@@ -104,7 +113,7 @@ CREATE TABLE game_turns (
     PRIMARY KEY (game_id, idx)
 );
 """
-"""Version 2 (SQLite's 4): the write-ahead turns of running games and each game's time
+"""Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)

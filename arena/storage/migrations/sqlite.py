@@ -105,6 +105,22 @@ CREATE TABLE probe (
 decimal text, with the commitment published before its first move (`arena.seeds`);
 ``probe`` is where `Storage.check_writable` tries a write."""
 
+_DEBUG_LINES = """
+ALTER TABLE games ADD COLUMN notes_bytes INTEGER;
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS NOT 0;
+CREATE TABLE log_bytes (
+    bot TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day)
+);
+"""
+"""Version 4: the bots' debug lines have a budget and a retention period. A finished
+game's ``notes_bytes`` is the bytes of debug lines its log holds (NULL: a game stored
+before, not looked at yet; `drop_old_notes` finds the logs that hold any by the
+partial index); ``log_bytes`` is each bot's bytes of debug lines stored per UTC day
+(`arena.bot_logs.utc_day`), which `LogLimits.max_log_bytes_per_day` bounds."""
+
 _WRITE_AHEAD = """
 ALTER TABLE games ADD COLUMN time_control TEXT;
 CREATE TABLE game_turns (
@@ -116,12 +132,13 @@ CREATE TABLE game_turns (
     PRIMARY KEY (game_id, idx)
 );
 """
-"""Version 4: every accepted move of a running game is stored before anybody is told
+"""Version 5: every accepted move of a running game is stored before anybody is told
 of it (``game_turns``: its log line, the seats' clocks after it, when it ended), with
 the game's time control, so that a restarted server resumes the game; a finished
 game's turns are dropped when its log is stored."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _WRITE_AHEAD)
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
+                               _WRITE_AHEAD)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
