@@ -26,7 +26,7 @@ import asyncpg
 
 from arena.game import Outcome, Termination
 from arena.record import MatchRecord, to_jsonl
-from arena.storage import SeatClock, Storage, StoredTurn, open_storage
+from arena.storage import Storage, StoredTurn, open_storage
 
 PLAYERS = 50
 """Bots on the bench's ladder (their ratings make the leaderboard read)."""
@@ -48,8 +48,7 @@ def record(game_id: str, players: tuple[str, str], turns: int = 0) -> MatchRecor
 def turn(game_id: str, index: int) -> StoredTurn:
     line = json.dumps({"turn": index, "player": index % 2, "roll": 6, "move": "-1 6 0",
                        "bank": [0] * 11})
-    return StoredTurn(game_id, index, line, (SeatClock(9500.0, 0), SeatClock(10000.0, 0)),
-                      time.time())
+    return StoredTurn(game_id, index, line, (9500.0, 10000.0), 0, time.time())
 
 
 async def timed(repeat: int, call: Callable[[int], Awaitable[object]]) -> list[float]:

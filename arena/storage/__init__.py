@@ -12,7 +12,6 @@ from arena.storage.interface import (
     GameRow,
     RatingRow,
     RunningGame,
-    SeatClock,
     Storage,
     StorageFailure,
     StorageVersionError,
@@ -23,7 +22,7 @@ from arena.storage.interface import (
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "SeatClock", "Storage",
+    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
     "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
     "open_storage", "parse_url",
 ]

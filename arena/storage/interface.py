@@ -34,7 +34,7 @@ from arena.record import MatchRecord, read_jsonl
 
 __all__ = [
     "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "RatingRow", "RunningGame",
-    "SeatClock", "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
+    "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
 ]
 
@@ -144,14 +144,6 @@ class StoredGame(GameRow):
 
 
 @dataclass(frozen=True)
-class SeatClock:
-    """One seat's clock after a turn: what is left of its bank, and of its retries."""
-
-    bank_ms: float
-    retries_left: int
-
-
-@dataclass(frozen=True)
 class StoredTurn:
     """One accepted move of a running game, stored before anybody is told of it
     (write-ahead): enough, with its `RunningGame`, to resume the game after a crash."""
@@ -161,8 +153,11 @@ class StoredTurn:
     """0 for the game's first accepted move, then 1, 2, ... (the log's ``turn``)."""
     line: str
     """The turn's log line, JSON, as `arena.record` writes it (`MatchRecord.turn_json`)."""
-    clocks: tuple[SeatClock, ...]
-    """Every seat's clock once the turn ended, in seat order."""
+    banks_ms: tuple[float, ...]
+    """Every seat's overage bank once the turn ended, in seat order (the rest of the
+    clocks follows from the moves)."""
+    retries_left: int
+    """The illegal moves the seat to move next may still correct in its turn."""
     ended: float
     """When the turn ended (seconds since the epoch)."""
 

@@ -57,13 +57,13 @@ from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
     RUNNING_COLUMNS,
-    clocks_from_json,
-    clocks_to_json,
+    clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
     stored_game,
+    stored_turn,
 )
 
 __all__ = ["PostgresStorage", "is_storage_failure", "redact"]
@@ -290,7 +290,7 @@ class PostgresStorage(Storage):
                 await db.executemany(
                     "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
                     " VALUES ($1, $2, $3, $4, $5)",
-                    [(turn.game_id, turn.index, turn.line, clocks_to_json(turn.clocks),
+                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
                       turn.ended) for turn in turns])
             except asyncpg.UniqueViolationError as error:
                 raise ValueError(f"a turn is stored already ({error.detail})") from None
@@ -309,7 +309,7 @@ class PostgresStorage(Storage):
                         " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
                         " ORDER BY t.game_id, t.idx"):
                     turns[game_id].append(
-                        StoredTurn(game_id, index, line, clocks_from_json(clocks), ended))
+                        stored_turn(game_id, index, line, clocks, ended))
             return [running_game(tuple(row), turns[row[0]]) for row in games]
 
         return await self._run(work)

@@ -11,10 +11,10 @@ from arena.bot_logs import note_size
 from arena.clock import TimeControl
 from arena.record import MatchRecord
 from arena.seeds import parse_seed
-from arena.storage.interface import GameRow, RunningGame, SeatClock, StoredGame, StoredTurn
+from arena.storage.interface import GameRow, RunningGame, StoredGame, StoredTurn
 
-__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_from_json", "clocks_to_json", "game_row",
-           "notes_bytes", "pairings", "running_game", "stored_game"]
+__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_json", "game_row",
+           "notes_bytes", "pairings", "running_game", "stored_game", "stored_turn"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
                 "winner, scores, termination, reason, turns, started, finished")
@@ -48,12 +48,16 @@ def _game_fields(values: Sequence[Any]) -> dict[str, Any]:
         "finished": finished}
 
 
-def clocks_to_json(clocks: Iterable[SeatClock]) -> str:
-    return json.dumps([[clock.bank_ms, clock.retries_left] for clock in clocks])
+def clocks_json(turn: StoredTurn) -> str:
+    """The clocks of `turn` as the ``clocks`` column holds them."""
+    return json.dumps({"banks_ms": list(turn.banks_ms), "retries_left": turn.retries_left})
 
 
-def clocks_from_json(text: str) -> tuple[SeatClock, ...]:
-    return tuple(SeatClock(float(bank), int(retries)) for bank, retries in json.loads(text))
+def stored_turn(game_id: str, index: int, line: str, clocks: str, ended: float) -> StoredTurn:
+    """A `StoredTurn` from the columns game_id, idx, line, clocks, ended."""
+    values = json.loads(clocks)
+    return StoredTurn(game_id, index, line, tuple(float(bank) for bank in values["banks_ms"]),
+                      int(values["retries_left"]), ended)
 
 
 def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningGame:

@@ -54,13 +54,13 @@ from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
     RUNNING_COLUMNS,
-    clocks_from_json,
-    clocks_to_json,
+    clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
     stored_game,
+    stored_turn,
 )
 
 __all__ = ["SQLiteDatabase", "SQLiteStorage", "is_storage_failure"]
@@ -271,7 +271,7 @@ class SQLiteDatabase:
                 db.executemany(
                     "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    [(turn.game_id, turn.index, turn.line, clocks_to_json(turn.clocks),
+                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
                       turn.ended) for turn in turns])
             except sqlite3.IntegrityError as error:
                 raise ValueError(f"a turn is stored already ({error})") from None
@@ -292,7 +292,7 @@ class SQLiteDatabase:
                     " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
                     " ORDER BY t.game_id, t.idx"):
                 turns[game_id].append(
-                    StoredTurn(game_id, index, line, clocks_from_json(clocks), ended))
+                    stored_turn(game_id, index, line, clocks, ended))
         finally:
             self.db.execute("COMMIT")
         return [running_game(row, turns[row[0]]) for row in games]

@@ -13,7 +13,7 @@ from arena.match import Match
 from arena.record import MatchRecord
 from arena.registry import default_registry
 from arena.seeds import seed_commitment
-from arena.storage import SeatClock, StoredTurn
+from arena.storage import StoredTurn
 
 BIG_SEED = 2**127 + 12345
 """A 128-bit seed: no SQL integer holds it."""
@@ -51,7 +51,7 @@ def turns_of(record: MatchRecord, *, start: float = 1000.0) -> list[StoredTurn]:
         banks[turn.player] -= 10 * index
         stored.append(StoredTurn(
             record.id, index, json.dumps(record.turn_json(turn)),
-            tuple(SeatClock(bank, 0) for bank in banks), start + index))
+            tuple(banks), 0, start + index))
     return stored
 
 

@@ -191,7 +191,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
             assert running.id == "g1" and running.seed == 2**100 and running.time_control is None
-            await storage.append_turns([StoredTurn("g1", 0, line(0), (), 4.0)])
+            await storage.append_turns([StoredTurn("g1", 0, line(0), (0.0, 0.0), 0, 4.0)])
             assert [t.line for t in (await storage.running_games())[0].turns] == [line(0)]
         finally:
             await storage.close()

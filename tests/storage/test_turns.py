@@ -12,7 +12,7 @@ from arena.clock import TimeControl
 from arena.record import read_jsonl
 from arena.registry import default_registry
 from arena.replay import Replay
-from arena.storage import SeatClock, Storage, StoredTurn
+from arena.storage import Storage, StoredTurn
 
 from .games import BIG_SEED, line, played, started, turns_of
 
@@ -31,7 +31,7 @@ async def test_a_running_game_comes_back_with_its_turns_and_replays(storage: Sto
     assert running.players == ("alice", "bob") and running.ladder and running.pair == "p1"
     assert running.time_control == CONTROL and running.seed_commitment == record.seed_commitment
     assert running.turns == tuple(turns)
-    assert running.turns[-1].clocks == turns[-1].clocks and running.turns[-1].ended == 1000 + 11
+    assert running.turns[-1].banks_ms == turns[-1].banks_ms and running.turns[-1].ended == 1000 + 11
 
     # the stored turns are the game so far: the one replay path takes them as they are
     game = default_registry().load_game(running.game, running.settings)
@@ -51,23 +51,23 @@ async def test_a_running_game_comes_back_with_its_turns_and_replays(storage: Sto
 
 
 async def test_a_game_of_1000_turns_and_a_batch_of_200_games(storage: Storage) -> None:
-    clocks = (SeatClock(2500.5, 1), SeatClock(3000.0, 2))
+    banks, retries = (2500.5, 3000.0), 1
     long = replace(played("long"), turns=())
     await storage.start_game(long, ladder=False, pair=None, time_control=CONTROL)
     for start in range(0, 1000, 100):
-        await storage.append_turns([StoredTurn("long", i, line(i), clocks, 5.0 + i)
+        await storage.append_turns([StoredTurn("long", i, line(i), banks, retries, 5.0 + i)
                                     for i in range(start, start + 100)])
     batch = [replace(long, id=f"g{n:03d}", seed_commitment=None) for n in range(200)]
     for game in batch:
         await storage.start_game(game, ladder=True, pair=None)
     for index in range(3):  # three loop iterations' moves: 200 games' turns in each commit
-        await storage.append_turns([StoredTurn(game.id, index, line(index), clocks, 9.0)
+        await storage.append_turns([StoredTurn(game.id, index, line(index), banks, retries, 9.0)
                                     for game in batch])
 
     running = {game.id: game for game in await storage.running_games()}
     assert len(running) == 201
     assert [turn.index for turn in running["long"].turns] == list(range(1000))
-    assert running["long"].turns[999] == StoredTurn("long", 999, line(999), clocks, 1004.0)
+    assert running["long"].turns[999] == StoredTurn("long", 999, line(999), banks, retries, 1004.0)
     assert len(running["long"].record().turns) == 1000
     assert all(len(running[game.id].turns) == 3 for game in batch)
     assert running["g007"].time_control is None and running["g007"].seed_commitment is None
@@ -84,10 +84,10 @@ async def test_a_turn_stored_twice_is_refused_and_its_batch_with_it(storage: Sto
     other = played("g2")
     for game in (record, other):
         await storage.start_game(started(game), ladder=False, pair=None)
-    await storage.append_turns([StoredTurn("g1", 0, line(0), (), 1.0)])
+    await storage.append_turns([StoredTurn("g1", 0, line(0), (), 0, 1.0)])
     with pytest.raises(ValueError, match="stored already"):
-        await storage.append_turns([StoredTurn("g2", 0, line(0), (), 1.0),
-                                    StoredTurn("g1", 0, line(0), (), 2.0)])
+        await storage.append_turns([StoredTurn("g2", 0, line(0), (), 0, 1.0),
+                                    StoredTurn("g1", 0, line(0), (), 0, 2.0)])
     running = {game.id: game for game in await storage.running_games()}
     assert [t.ended for t in running["g1"].turns] == [1.0] and running["g2"].turns == ()
     await storage.append_turns([])  # nothing to store: no transaction at all
