@@ -4,8 +4,8 @@
 transaction, so calls run concurrently, and what must hold together is one transaction
 (`finish_game`: result, log, ratings, the write-ahead turns dropped). Two games of one
 bot that end at once are both rated, one from the other's result: `finish_game` locks
-the players' rating rows (``SELECT ... FOR UPDATE``, made first if missing) one by one
-in the order of their names, so two such transactions wait for each other instead of
+the players' rating rows (an upsert that makes a missing row and locks it either way)
+one by one in the order of their names, so two such transactions wait for each other instead of
 deadlocking or reading the same "before".
 
 A failure of the database itself (a lost or refused connection, a full disk, a
@@ -341,27 +341,26 @@ class PostgresStorage(Storage):
                 return []
             current: dict[str, RatingRow] = {}
             for bot in sorted(set(record.players)):  # one order for every transaction
+                # the row, made if missing, locked until the commit (a game of this bot
+                # ending meanwhile waits here and then reads this one's result)
                 fresh = initial_rating(bot, record.game)
-                await db.execute(
-                    "INSERT INTO ratings(bot, game, mu, sigma, updated) VALUES ($1, $2, $3, $4, $5)"
-                    " ON CONFLICT (bot, game) DO NOTHING",
-                    bot, record.game, fresh.mu, fresh.sigma, time.time())
                 row = await db.fetchrow(
-                    f"SELECT {_RATING} FROM ratings WHERE bot = $1 AND game = $2 FOR UPDATE",
-                    bot, record.game)
-                assert row is not None  # made above if it was missing
+                    "INSERT INTO ratings(bot, game, mu, sigma, updated) VALUES ($1, $2, $3, $4, $5)"
+                    " ON CONFLICT (bot, game) DO UPDATE SET bot = excluded.bot"
+                    f" RETURNING {_RATING}", bot, record.game, fresh.mu, fresh.sigma, now)
+                assert row is not None
                 current[bot] = RatingRow(*row)
             before = [current[bot] for bot in record.players]
             after = rate(before, outcome)
-            for old, new in zip(before, after, strict=True):
-                await db.execute(
-                    "UPDATE ratings SET mu = $3, sigma = $4, games = $5, wins = $6, losses = $7,"
-                    " draws = $8, updated = $9 WHERE bot = $1 AND game = $2",
-                    new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
-                    new.draws, time.time())
-                await db.execute(
-                    "INSERT INTO rating_updates VALUES ($1, $2, $3, $4, $5, $6)",
-                    record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma)
+            await db.executemany(
+                "UPDATE ratings SET mu = $3, sigma = $4, games = $5, wins = $6, losses = $7,"
+                " draws = $8, updated = $9 WHERE bot = $1 AND game = $2",
+                [(new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                  new.draws, now) for new in after])
+            await db.executemany(
+                "INSERT INTO rating_updates VALUES ($1, $2, $3, $4, $5, $6)",
+                [(record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma)
+                 for old, new in zip(before, after, strict=True)])
             return after
 
         return await self._tx(work)
