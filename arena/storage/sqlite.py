@@ -93,7 +93,8 @@ class SQLiteDatabase:
         path: the database file (made if missing), or ``:memory:``.
 
     Raises:
-        StorageVersionError: the file was written by a newer arena (`SCHEMA_VERSION`).
+        StorageVersionError: the file was written by a newer arena (one of more
+            `MIGRATIONS`).
         sqlite3.Error: the file cannot be opened or brought up to date (the database
             is then left at the last version it reached).
 
@@ -102,7 +103,7 @@ class SQLiteDatabase:
         >>> token = database.add_bot("alice")
         >>> database.authenticate(token).name, database.authenticate("wrong")
         ('alice', None)
-        >>> database.version == SCHEMA_VERSION
+        >>> database.version == len(MIGRATIONS)
         True
     """
 
@@ -124,7 +125,7 @@ class SQLiteDatabase:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
     def migrate(self) -> None:
-        """Bring the database up to `SCHEMA_VERSION`, one step of `MIGRATIONS` at a time,
+        """Bring the database up to date, one step of `MIGRATIONS` at a time,
         each in its own transaction (with its new version number: a crash leaves the
         database at the step before or after, never between).
 
