@@ -84,7 +84,7 @@ async def test_a_silent_bot_loses_on_time(arena):
     assert record.outcome.detail == "silent used 200 ms and its 100 ms bank on turn 1"
     over = await silent.expect("game_over")
     assert over["termination"] == "timeout" and over["reason"] == record.outcome.detail
-    assert (await stored(arena, record.id))["termination"] == "timeout"
+    assert (await stored(arena, record.id)).termination == "timeout"
 
 
 async def test_a_silent_bot_stalls_no_other_game(arena):

@@ -12,6 +12,7 @@ from arena.clock import TimeControl
 from arena.record import read_jsonl
 from arena.registry import default_registry
 from arena.replay import Replay
+from arena.server.live import ClockState, LiveGame
 from arena.storage import Storage, StoredTurn
 
 from .games import BIG_SEED, line, played, started, turns_of
@@ -40,6 +41,11 @@ async def test_a_running_game_comes_back_with_its_turns_and_replays(storage: Sto
     assert so_far.seed == BIG_SEED and so_far.seed_commitment == record.seed_commitment
     replay = Replay(so_far, game)
     assert len(list(replay)) == len(record.turns) and replay.defect is None
+    # and what a restarted server rebuilds its live game from (arena.server.live)
+    last = running.turns[-1]
+    live = LiveGame.restore(so_far, game, CONTROL, ClockState(last.banks_ms, last.retries_left))
+    assert live.turn == len(record.turns) and live.match.state == replay.state
+    assert [clock.bank_ms for clock in live.clocks] == list(last.banks_ms)
 
     await storage.finish_game(record, rated=True)
     assert await storage.running_games() == []
