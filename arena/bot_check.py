@@ -177,7 +177,7 @@ async def check_websocket_bot(
         try:
             storage = server.storage
             assert storage is not None
-            token = await storage.call(storage.storage.add_bot, name)
+            token = await storage.add_bot(name)
             if announce is not None:
                 announce(server.url, token)
             async with asyncio.timeout(connect_timeout):
