@@ -44,7 +44,7 @@ browsers:
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; }
 
 # The starter kits (examples/, docs/bots.md) are built and played by the tests: Node and
-# npm, gcc, and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
+# npm, gcc, a JDK (javac 17), and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
 # installed here when missing (as root, as in CI); each kit's own steps are in its README.
 # Ruby runs the acceptance bot written from the docs alone (tests/acceptance/ruby).
 GOPATH_DEBIAN = /usr/share/gocode
@@ -55,6 +55,7 @@ kits:
 	@command -v go >/dev/null && test -d $(GOPATH_DEBIAN)/src/github.com/gorilla/websocket || \
 		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }
 	@command -v ruby >/dev/null || { apt-get update && apt-get install -y ruby; }
+	@command -v javac >/dev/null || { apt-get update && apt-get install -y default-jdk-headless; }
 
 # The services the tests talk to: PostgreSQL (the storage tests, tests/storage: trust
 # authentication on 127.0.0.1, the role root, the databases test and root), and Redis and

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -20,8 +21,19 @@ def bot() -> None:
 
 
 @bot.command()
-@click.option("--exec", "command", required=True,
+@click.option("--exec", "command", default=None,
               help="The program, as for 'arena connect --exec' (e.g. './mybot').")
+@click.option("--ws", "websocket", is_flag=True,
+              help="Check a bot that speaks the WebSocket protocol itself: start a throwaway "
+                   "server on 127.0.0.1, print its URL and a token, and play the games "
+                   "against the bot that connects with them.")
+@click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535),
+              help="--ws: the throwaway server's port (0: any free port).")
+@click.option("--name", default="mybot", show_default=True,
+              help="--ws: the account the bot logs in as.")
+@click.option("--wait", "connect_timeout", default=300.0, show_default=True,
+              type=click.FloatRange(0), metavar="SECONDS",
+              help="--ws: how long to wait for the bot to connect.")
 @click.option("--game", "game_names", multiple=True,
               help="A game to check (repeatable; default: every game).")
 @click.option("--settings", "settings_json", default=None,
@@ -33,14 +45,23 @@ def bot() -> None:
 @click.option("--bank-ms", default=10_000, show_default=True, type=click.IntRange(0))
 @click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=1, show_default=True, type=int)
-def check(command: str, game_names: tuple[str, ...], settings_json: str | None, games: int,
-          against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
+def check(command: str | None, websocket: bool, port: int, name: str,
+          connect_timeout: float, game_names: tuple[str, ...], settings_json: str | None,
+          games: int, against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
           seed: int) -> None:
     """Play validation games against built-in bots; print every rejection, timeout and
-    the program's standard error, then a verdict (exit status 1 on FAIL)."""
-    from arena.bot_check import check_program
+    the program's standard error, then a verdict (exit status 1 on FAIL).
+
+    With --ws, the bot is one that connects over WebSocket: a throwaway server starts,
+    its URL and the bot's token are printed, and the games are played once the bot has
+    connected (start it with them: ARENA_TOKEN=TOKEN ./mybot URL).
+    """
+    from arena.bot_check import check_program, check_websocket_bot
     from arena.clock import TimeControl
     from arena.registry import default_registry
+
+    if (command is None) == (not websocket):
+        raise click.UsageError("give exactly one of --exec and --ws")
 
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)
@@ -70,10 +91,26 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
         for line in shown:
             click.echo(f"     | {line}")
 
+    def announce(url: str, token: str) -> None:
+        click.echo(f"server: {url}")
+        click.echo(f"token:  {token}")
+        click.echo(f"start your bot with them, e.g. ARENA_TOKEN={token} ./mybot {url} "
+                   f"(waiting {connect_timeout:g} s for {name!r} to connect)", nl=True)
+        sys.stdout.flush()
+
+    control = TimeControl(move_ms, bank_ms, first_move_ms)
     try:
-        report = check_program(registry, command, settings, games=games, opponent=against,
-                               time_control=TimeControl(move_ms, bank_ms, first_move_ms),
-                               seed=seed, progress=show)
+        if command is not None:
+            report = check_program(registry, command, settings, games=games, opponent=against,
+                                   time_control=control, seed=seed, progress=show)
+        else:
+            report = asyncio.run(check_websocket_bot(
+                registry, settings, games=games, opponent=against, time_control=control,
+                seed=seed, name=name, port=port, connect_timeout=connect_timeout,
+                announce=announce, progress=show))
+    except TimeoutError:
+        click.echo(f"FAIL: no bot connected as {name!r} within {connect_timeout:g} s")
+        sys.exit(1)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     click.echo(report.verdict())

@@ -144,6 +144,7 @@ class ArenaServer:
             config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
+            process_response=subprotocol_response,
             create_connection=dispatching(  # type: ignore[arg-type]
                 ArenaConnection, self.web.protocol, max_head=web.max_head,
                 head_timeout=web.head_timeout, pending=self._dispatching),
@@ -375,3 +376,24 @@ def _started(part: T | None) -> T:
     if part is None:
         raise RuntimeError("start() the server first")
     return part
+
+
+
+
+def subprotocol_response(connection: ServerConnection, request: Any, response: Any) -> Any:
+    """websockets' refusal of a handshake that offers none of the server's subprotocols
+    (400), worded to name both of them and where they go; any other response as it is."""
+    body = bytes(response.body or b"")
+    if response.status_code != 400 or b"subprotocol" not in body:
+        return None
+    offered = [name.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
+               for name in value.split(",") if name.strip()]
+    said = (f"the subprotocols offered ({', '.join(offered)}) are unknown" if offered
+            else "no subprotocol was offered")
+    worded = connection.respond(400, (
+        f"Failed to open a WebSocket connection: {said}; offer "
+        f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
+        "(docs/protocol.md).\n"))
+    if "Server" in response.headers:
+        worded.headers["Server"] = response.headers["Server"]
+    return worded

@@ -260,4 +260,40 @@ async def test_connect_exec_stops_when_the_program_dies(arena):
     await wait_connected(arena, "dies")
     arena.server.start_game("substitution", SUBST, ["dies", "other"], seed=1)
     code, output = await task
-    assert code == 1 and "the bot stopped" in output and "closed its output" in output
+    assert code == 1 and "the bot stopped" in output and "exited with status 0" in output
+
+
+SEGV = """
+import json, os, signal, sys
+turns = 0
+for line in sys.stdin:
+    if line.startswith("turn "):
+        turns += 1
+        if turns == 2:
+            print("about to fail", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        turn = json.loads(line[5:])
+        print(turn["legal"][0] if turn["legal"] else turn["legal_steps"]["steps"][0],
+              flush=True)
+"""
+
+
+async def test_connect_exec_says_a_crash_once_with_the_last_line_sent(arena, tmp_path):
+    """A program killed by a signal was said three times; now once, on standard error,
+    with the last line it was sent, and the games played are summed up."""
+    program = tmp_path / "segv.py"
+    program.write_text(SEGV)
+    token = await arena.add_bot("segv")
+    await arena.client("other", "random")
+    task = asyncio.create_task(run_connect(
+        "--url", arena.url, "--token", token, "--exec", f"{sys.executable} {program}"))
+    await wait_connected(arena, "segv")
+    settings = {**SUBST, "moves": 4}
+    arena.server.start_game("substitution", settings, ["segv", "other"], seed=1)
+    code, output = await task
+    assert code == 1, output
+    assert output.count("SIGSEGV") == 1, output
+    assert "the bot stopped: the bot's program" in output
+    assert "was killed by signal SIGSEGV (11); its last lines on standard error:\n  | " \
+        "about to fail\nthe last line it was sent: turn {" in output
+    assert "0 game(s) played" in output.splitlines()[-1]
