@@ -359,7 +359,7 @@ async def oversize_bodies(ctx: Context) -> str:
             with contextlib.suppress(OSError):
                 reader, writer = await asyncio.open_connection(
                     host, int(port), local_addr=(ctx.attacker_address, 0))
-                writer.write(b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                writer.write(b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                              b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
                 head = await reader.readline()
                 statuses[int(head.split()[1]) if head else 0] += 1

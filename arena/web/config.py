@@ -21,6 +21,10 @@ class WebConfig:
     origins: tuple[str, ...] = ()
     """Browser origins allowed besides the server's own (``https://arena.example.org``):
     their pages may open the WebSocket and send state-changing requests."""
+    server_names: tuple[str, ...] = ()
+    """Host names the server answers to (``arena.example.org``) besides the address it
+    is bound to, ``localhost`` and any IP address; a request to another name gets 421
+    (a browser's WebSocket handshake too), so a rebound DNS name reaches nothing."""
     max_head: int = 8192
     """Bytes of a request's line and headers."""
     head_timeout: float = 10.0

@@ -11,6 +11,7 @@ import gzip
 import http.client
 import json
 import random
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from arena.web.config import WebConfig
 from arena.web.endpoints import endpoints
 from arena.web.endpoints.replays import REPLAYS
 from arena.web.replay import replay_job
+from protocol import Encoding
 from tests.server import worker_jobs
 from tests.server.conftest import Arena
 from tests.web.test_api import _played, _post, get, new_guest, post
@@ -114,13 +116,13 @@ async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> 
 async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena) -> None:
     port, piece = arena.server.port, b"x" * 65536
     # the declared length is enough: answered after the head and the first 64 KiB
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                                       b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert "4194304" in json_of(answer)["message"]
     # no length (chunked): refused as soon as the body passes the limit
     chunks = b"10000\r\n" + piece + b"\r\n"
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                                       b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 + chunks * (4 * 16 + 1))
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
@@ -266,10 +268,10 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
                                                     caplog: pytest.LogCaptureFixture) -> None:
     port = arena.server.port
     cases = {
-        b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n": (400, "bad-request-line"),
-        b"GET /\x00 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n":
+        b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\n\r\n": (400, "bad-request-line"),
+        b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n":
             (400, "bad-request-line"),
-        (b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
+        (b"GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
          b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
          b"Sec-WebSocket-Version: 13\r\n\r\n"): (400, "bad-header"),
         b"GET / HTTP/1.1\r\nHost x\r\n\r\n": (400, "bad-header"),
@@ -282,11 +284,11 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
         answer = await raw_exchange(port, data)
         assert status_of(answer) == status and json_of(answer)["code"] == code, (data, answer)
     # a bad chunked body is aiohttp's to find: 400 too
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\n"
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
                                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
     assert status_of(answer) == 400
     # two Upgrade headers that websockets itself sees (a keep-alive request is aiohttp's)
-    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close"
+    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close"
                                       b"\r\nUpgrade: h2c, websocket\r\n\r\n")
     assert status_of(answer) == 426  # websockets refuses an upgrade to two protocols
     assert b"Traceback" not in answer
@@ -394,3 +396,109 @@ async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any
     status, options = await get(arena, "/api/web/options")
     assert sorted(p["name"] for p in options["presets"] if not p["builtin"]) == \
         ["p0", "p1", "p2"]
+
+
+# -- issue 22, finding 1: compressed request bodies ---------------------------------------------
+
+
+def gzip_bomb(mib: int) -> bytes:
+    """`mib` MiB of newlines, gzipped: about 1 KB per MiB (the attack's: 256 MiB in 260 KB)."""
+    return gzip.compress(b"\n" * (mib << 20), compresslevel=9)
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, Any]:
+    """One HTTP answer with a Content-Length: its status and JSON body."""
+    async with asyncio.timeout(30):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        return status_of(head), json.loads(await reader.readexactly(length))
+
+
+async def test_a_compressed_body_is_refused_before_any_of_it_is_read_or_inflated(
+        arena: Arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gzip bomb, at 64 MiB: 415 while half of it is still unsent, to an endpoint that
+    reads bodies and to one that never does; the server answers meanwhile, never inflates a
+    byte, and the connection serves its next request once the rest has come."""
+    from aiohttp import compression_utils
+
+    inflated: list[int] = []
+    original = compression_utils.ZLibDecompressor.decompress_sync
+
+    def spy(self: Any, data: bytes, *args: Any, **kwargs: Any) -> bytes:
+        inflated.append(len(data))
+        return original(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(compression_utils.ZLibDecompressor, "decompress_sync", spy)
+    bomb = gzip_bomb(64)
+    assert len(bomb) < 100_000
+    half = len(bomb) // 2
+    for path, kind in (("/api/replay", "text/plain"), ("/api/guest", "application/json")):
+        reader, writer = await asyncio.open_connection("127.0.0.1", arena.server.port)
+        writer.write(f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: {kind}\r\n"
+                     f"Content-Encoding: gzip\r\nContent-Length: {len(bomb)}\r\n\r\n".encode()
+                     + bomb[:half])
+        status, error = await read_answer(reader)
+        assert status == 415 and error["code"] == "compressed-body", error
+        assert "Content-Encoding: gzip" in error["message"]
+        assert "send the body as it is" in error["message"]
+        status, health = await get(arena, "/healthz")  # the loop is free while it comes
+        assert status == 200 and health["status"] == "ok"
+        writer.write(bomb[half:] + b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        status, health = await read_answer(reader)
+        assert status == 200 and health["status"] == "ok"
+        writer.close()
+    assert inflated == []
+    assert arena.server.storage is not None
+    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []  # no guest
+    # any coding but identity; identity is no coding at all
+    for coding in ("deflate", "br", "x-gzip, identity", "GZIP"):
+        status, error, _ = await asyncio.to_thread(
+            _post, arena.server.port, "/api/grammars/check", {"text": "S->a"},
+            headers={"Content-Encoding": coding})
+        assert status == 415 and error["code"] == "compressed-body", coding
+    status, answer, _ = await asyncio.to_thread(
+        _post, arena.server.port, "/api/grammars/check", {"text": "S->a"},
+        headers={"Content-Encoding": "identity"})
+    assert status == 200 and answer["ok"] is True
+
+
+# -- issue 22, finding 6: DNS rebinding ------------------------------------------------------------
+
+
+async def test_a_rebound_name_reaches_nothing(make_arena: Any) -> None:
+    """A page of evil.example whose name resolves to the server: Host and Origin agree,
+    so the origin check alone let it in. Every request to a name that is not the server's
+    is 421, a browser's WebSocket handshake too; bots (no Origin) come by any name."""
+    arena = await make_arena(web=WebConfig(server_names=("arena.example.org",),
+                                           guests_per_client_minute=20))
+    port = arena.server.port
+    rebound = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+    for endpoint in STATE_CHANGING:
+        status, error, _ = await asyncio.to_thread(
+            _post, port, endpoint.path, {"name": "x", "text": "S->a"}, headers=rebound)
+        assert status == 421 and error["code"] == "misdirected-request", endpoint.path
+        assert "'evil.example'" in error["message"] and "--server-name" in error["message"]
+    status, _headers, body = await asyncio.to_thread(request, port, "GET", "/api/me", None,
+                                                     {"Host": "evil.example"})
+    assert status == 421 and json.loads(body)["code"] == "misdirected-request"
+    assert arena.server.storage is not None
+    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(f"ws://evil.example:{port}/", host="127.0.0.1",
+                      origin=f"http://evil.example:{port}")  # type: ignore[arg-type]
+    assert refused.value.response.status_code == 421
+    assert b"evil.example" in refused.value.response.body
+    bot = await connect(f"ws://evil.example:{port}/", host="127.0.0.1",  # a bot: no Origin
+                        subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await bot.close()
+    # the server's own names: the configured one, localhost, any IP address
+    for host in ("arena.example.org", f"ARENA.example.org.:{port}", f"localhost:{port}",
+                 f"127.0.0.1:{port}", "[::1]", "192.0.2.7:80"):
+        origin = f"http://{host}" if ":" in host and not host.startswith("[") else None
+        headers = {"Host": host, **({"Origin": origin} if origin else {})}
+        status, answer, _ = await asyncio.to_thread(_post, port, "/api/guest", headers=headers)
+        assert status == 200, (host, answer)
+    ws = await connect(f"ws://arena.example.org:{port}/", host="127.0.0.1",
+                       origin=f"http://arena.example.org:{port}",  # type: ignore[arg-type]
+                       subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await ws.close()
