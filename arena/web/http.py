@@ -8,10 +8,13 @@ turned into the same shape by the `errors` middleware.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
+import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
@@ -21,7 +24,7 @@ from arena.errors import ArenaError
 from arena.web.quota import RateLimit, client_key
 
 __all__ = ["PRESET_CHANGES", "ApiError", "check_preset_change", "compress", "errors",
-           "json_response", "read_body", "read_json", "refuse_encoded_bodies"]
+           "json_response", "read_body", "read_json", "refuse_encoded_bodies", "send_file"]
 
 log = logging.getLogger("arena.web")
 
@@ -129,10 +132,49 @@ async def compress(request: web.Request, handler: Handler) -> web.StreamResponse
     conditional = isinstance(response, web.FileResponse) and (
         "If-None-Match" in request.headers or "If-Modified-Since" in request.headers)
     if (response.content_type in COMPRESSED and "Content-Encoding" not in response.headers
-            and request.method != "HEAD" and not conditional
-            and "gzip" in request.headers.get("Accept-Encoding", "").lower()):
+            and not response.prepared and not conditional and _gzip_accepted(request)):
         response.enable_compression(web.ContentCoding.gzip)
     return response
+
+
+def _gzip_accepted(request: web.Request) -> bool:
+    return request.method != "HEAD" and "gzip" in request.headers.get("Accept-Encoding",
+                                                                     "").lower()
+
+
+ANSWER_CHUNK = 256 * 1024
+"""Bytes of a file answer read (and sent) at a time (`send_file`)."""
+
+
+async def send_file(request: web.Request, path: Path, *, seconds: float,
+                    content_type: str = "application/json") -> web.StreamResponse:
+    """Answer with the file at `path`, a chunk at a time: read in a thread, gzipped (for
+    clients that accept it) in aiohttp's executor, each chunk sent before the next is
+    read, so the server holds a chunk of it, whatever its size. A client that has not
+    read the answer within `seconds` is cut off: its answer ends incomplete, never
+    truncated into a whole-looking one."""
+    stream = await asyncio.to_thread(path.open, "rb")
+    try:
+        response = web.StreamResponse(headers={"Cache-Control": "no-store"})
+        response.content_type = content_type
+        response.charset = "utf-8"
+        if _gzip_accepted(request):
+            response.enable_compression(web.ContentCoding.gzip)
+        else:
+            response.content_length = os.fstat(stream.fileno()).st_size
+        await response.prepare(request)
+        try:
+            async with asyncio.timeout(seconds):
+                while chunk := await asyncio.to_thread(stream.read, ANSWER_CHUNK):
+                    await response.write(chunk)
+        except (TimeoutError, ConnectionError):
+            if request.transport is not None:  # the client left, or is too slow
+                request.transport.abort()
+            return response
+        await response.write_eof()
+        return response
+    finally:
+        stream.close()
 
 
 @web.middleware

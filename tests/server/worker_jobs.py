@@ -36,7 +36,8 @@ def niceness() -> int:
     import os
 
     return os.nice(0)
-def replay_when_released(log: str, *rest: object) -> object:
+def replay_when_released(log: str, plugins: object, limits: object, extra: object,
+                         out: str) -> object:
     """A replay job that waits until the file named by the "log" exists (the test
     releases it), then answers a tiny replay."""
     from pathlib import Path
@@ -45,7 +46,7 @@ def replay_when_released(log: str, *rest: object) -> object:
     from tests.waiting import wait_for_sync
 
     wait_for_sync(Path(log).exists, 120, f"{log} exists")
-    return ReplayAnswer(b'{"released": true}')
+    return ReplayAnswer(Path(out).write_bytes(b'{"released": true}'))
 
 
 def replay_forever(log: str, *rest: object) -> object:

@@ -7,11 +7,16 @@ asserts the defended behaviour.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
+import hashlib
 import http.client
 import json
 import random
 import re
+import socket
+import tracemalloc
+import zlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ from arena.web.replay import replay_job
 from protocol import Encoding
 from tests.server import worker_jobs
 from tests.server.conftest import Arena
+from tests.waiting import wait_for
 from tests.web.test_api import _played, _post, get, new_guest, post
 
 
@@ -502,3 +508,92 @@ async def test_a_rebound_name_reaches_nothing(make_arena: Any) -> None:
                        origin=f"http://arena.example.org:{port}",  # type: ignore[arg-type]
                        subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
     await ws.close()
+
+
+# -- issue 22, finding 7: replay answers are streamed ---------------------------------------------
+
+
+@cache
+def amplifying_log() -> str:
+    """500 turns of the grammar S -> S x 100: a 30 KB log whose replay is about 12 MB of
+    JSON, within every replay limit (the attack's: 55 KB to 32 MB)."""
+    from arena.games.substitution.grammar import Grammar
+    from arena.match import Match
+
+    game = SubstitutionGame(Settings(Grammar.from_text("S->" + "S" * 100 + "\n"), 250))
+    match = Match(game, ["a", "b"], seed=1, match_id="amplifier")
+    match.run([_Grow(), _Grow()], [random.Random(1), random.Random(2)])
+    return to_jsonl(match.record())
+
+
+def _streamed_post(port: int, path: str, body: bytes, gzipped: bool) -> tuple[int, int, str]:
+    """POST `body`, reading the answer a chunk at a time (inflating it if gzipped):
+    status, bytes of the answer, its SHA-256. Nothing holds the whole answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", path, body=body, headers={
+            "Content-Type": "text/plain", "Accept-Encoding": "gzip" if gzipped else "identity"})
+        response = connection.getresponse()
+        assert (response.getheader("Content-Encoding") == "gzip") == gzipped
+        inflate = zlib.decompressobj(wbits=31) if gzipped else None
+        digest, size = hashlib.sha256(), 0
+        while chunk := response.read(65536):
+            while chunk:  # inflated 64 KiB at a time (the answer compresses 400 to 1)
+                data, chunk = ((inflate.decompress(chunk, 65536), inflate.unconsumed_tail)
+                               if inflate else (chunk, b""))
+                digest.update(data)
+                size += len(data)
+        return response.status, size, digest.hexdigest()
+    finally:
+        connection.close()
+
+
+async def test_a_replay_answer_is_streamed_and_never_held_whole(
+        arena: Arena, tmp_path: Path) -> None:
+    """The server's Python memory while it sends a 12 MB replay answer, gzipped or not,
+    peaks at a small part of it: the worker writes it to a file and the server sends it
+    from there a chunk at a time (tracemalloc counts the test's client too)."""
+    log = amplifying_log().encode()
+    expected = tmp_path / "expected.json"
+    assert replay_job(log.decode(), out=str(expected)).size == expected.stat().st_size
+    assert expected.stat().st_size > 10 << 20 and len(log) < 40_000
+    digest = hashlib.sha256(expected.read_bytes()).hexdigest()
+    for gzipped in (False, True):
+        tracemalloc.start()
+        try:
+            status, size, got = await asyncio.to_thread(
+                _streamed_post, arena.server.port, "/api/replay", log, gzipped)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert status == 200 and (size, got) == (expected.stat().st_size, digest)
+        assert peak < 3 << 20, f"{peak} bytes at the peak for a {size}-byte answer"
+    assert arena.server.web is not None
+    replays = arena.server.web.app[REPLAYS]
+    assert replays.in_flight == 0
+    assert replays.directory is not None and list(replays.directory.iterdir()) == []
+
+
+async def test_a_client_that_does_not_read_its_replay_is_cut_off_and_frees_its_place(
+        make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(replay_send_seconds=1))
+    replays = arena.server.web.app[REPLAYS]
+    log = amplifying_log().encode()
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)  # buffers hold < the answer
+    client.connect(("127.0.0.1", arena.server.port))
+    reader, writer = await asyncio.open_connection(sock=client)
+    writer.write(b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(log) + log)
+    await wait_for(lambda: replays.in_flight == 1)
+    await wait_for(lambda: replays.in_flight == 0)  # it never read: cut off, place freed
+    async with asyncio.timeout(30):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        body = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := await reader.read(65536):  # until the server ends the connection
+                body += chunk
+    assert status_of(head) == 200 and len(body) < length
+    writer.close()
+    assert list(replays.directory.iterdir()) == []
