@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
+from arena import json_bounds
 from arena.errors import ArenaError
 from arena.web.quota import RateLimit, client_key
 
@@ -211,14 +212,22 @@ async def read_body(request: web.Request, limit: int) -> bytes:
 
 
 async def read_json(request: web.Request, kind: type[T], limit: int) -> T:
-    """The request's JSON body, decoded and checked as `kind` (a msgspec Struct)."""
+    """The request's JSON body, decoded, held to the bounds of a stranger's JSON
+    (`arena.json_bounds`: nesting, numbers) and checked as `kind` (a msgspec Struct)."""
     if request.content_type != "application/json":
         raise ApiError(415, f"send the body as application/json, not {request.content_type!r}")
     body = await read_body(request, limit)
     try:
-        return msgspec.json.decode(body or b"{}", type=kind)
+        value = msgspec.json.decode(body or b"{}")
+        json_bounds.check(value, "the body")
+        return msgspec.convert(value, type=kind)
     except msgspec.ValidationError as error:
         raise ApiError(400, f"bad request body: {error}") from None
     except msgspec.DecodeError as error:
         raise ApiError(400, f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise ApiError(400, f"the body nests deeper than {json_bounds.MAX_DEPTH} levels") \
+            from None
+    except json_bounds.JsonBoundsError as error:
+        raise ApiError(400, str(error)) from None
 

@@ -53,3 +53,8 @@ def replay_forever(log: str, *rest: object) -> object:
     """A replay job that never ends (its worker is killed at the time limit)."""
     while True:
         pass
+
+
+def replay_that_fails(*args: object) -> object:
+    """A replay job with a bug of its own (what a plugin's rules might raise)."""
+    raise RuntimeError("internal detail")

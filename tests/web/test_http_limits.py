@@ -597,3 +597,52 @@ async def test_a_client_that_does_not_read_its_replay_is_cut_off_and_frees_its_p
     assert status_of(head) == 200 and len(body) < length
     writer.close()
     assert list(replays.directory.iterdir()) == []
+
+
+# -- issue 22, finding 4: deep and huge JSON ------------------------------------------------------
+
+
+def _with_weights(weights: list[int]) -> str:
+    """A small substitution game's log whose header claims these chance weights."""
+    lines = to_jsonl(_played(SubstitutionGame(Settings.preset("medium", 3)))).splitlines()
+    header = json.loads(lines[0])
+    header["settings"]["weights"] = weights * len(header["settings"]["weights"])
+    return "\n".join([json.dumps(header), *lines[1:]])
+
+
+async def test_deep_or_huge_json_gets_a_400_naming_it_never_a_500(
+        arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
+    """The three inputs that still got a 500: settings nested 10,000 deep, a log header
+    nested 50,000 deep (a RecursionError, quoted), replay weights of 10**300 (an
+    OverflowError in the dice); and weights just small enough for JSON whose sum the
+    dice cannot draw from."""
+    deep = "[" * 10_000 + "]" * 10_000
+    status, error = await post(arena, "/api/settings/check",
+                               raw=f'{{"game": "sim", "settings": {{"x": {deep}}}}}'.encode(),
+                               headers={"Content-Type": "application/json"})
+    assert status == 400 and error["message"] == "the body nests deeper than 32 levels", error
+    header = '{"format": "arena-log", "version": 1, "x": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    status, error = await post(arena, "/api/replay", raw=header.encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert error["message"].endswith("line 1: the JSON nests deeper than 32 levels")
+    status, error = await post(arena, "/api/replay", raw=_with_weights([10**300]).encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert "the number 10000000000000...000 (301 digits) at $.settings.weights[0] is beyond " \
+           "+-2**53" in error["message"]
+    status, error = await post(arena, "/api/replay", raw=_with_weights([2**40]).encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert "the weights sum to" in error["message"] and "at most 2147483647" in error["message"]
+    status, error = await post(arena, "/api/settings/check", {"game": "durak", "settings": {
+        "cards": "0101", "weights": [10**300, 1, 1, 1]}})
+    assert status == 400 and "(301 digits)" in error["message"], error
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+async def test_a_replay_that_fails_is_a_500_that_quotes_no_python(
+        arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
+    assert arena.server.web is not None
+    arena.server.web.app[REPLAYS].job = worker_jobs.replay_that_fails
+    status, error = await post(arena, "/api/replay", raw=b"anything")
+    assert status == 500 and error == {"code": "internal-error",
+                                       "message": "the replay failed (the server logged it)"}
+    assert "RuntimeError: internal detail" in caplog.text  # for the server's administrator
