@@ -36,8 +36,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CODES = {
     400: "bad-request", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
     408: "timeout", 409: "conflict", 413: "too-large", 415: "unsupported-media-type",
-    421: "misdirected-request", 429: "too-many-requests", 431: "head-too-large", 500: "internal-error",
-    503: "unavailable",
+    421: "misdirected-request", 429: "too-many-requests", 431: "head-too-large",
+    500: "internal-error", 503: "unavailable",
 }
 """The default `code` of each error status."""
 

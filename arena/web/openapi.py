@@ -23,6 +23,11 @@ ERROR_SCHEMA = {
 }
 
 
+BODY_REFUSED = ("a body of another content type, or compressed (code compressed-body: no "
+                "body is taken with a Content-Encoding)")
+MISDIRECTED = "a Host that is not one of the server's names (code misdirected-request)"
+
+
 def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
     declared = {p.name: p for p in endpoint.params}
     found = []
@@ -51,11 +56,9 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
                 "schema": {"$ref": "#/components/schemas/Error"}}}}
     refusals = [("405", "wrong method (with Allow)")]
     if endpoint.body is not None or endpoint.upload is not None:
-        refusals.append(("415", "a body of another content type, or compressed (code "
-                                "compressed-body: no body is taken with a Content-Encoding)"))
-    for code, text in (*refusals, ("421", "a Host that is not one of the server's names "
-                                          "(code misdirected-request)"),
-                       ("default", "any other error, as an Error object")):
+        refusals.append(("415", BODY_REFUSED))
+    refusals += [("421", MISDIRECTED), ("default", "any other error, as an Error object")]
+    for code, text in refusals:
         responses.setdefault(code, {"description": text, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Error"}}}})
     operation: dict[str, Any] = {"operationId": endpoint.operation_id, "summary":

@@ -13,13 +13,7 @@ minute; hypothesis's database is off (no state between runs: each run draws anew
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,9 +23,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.generation.modes import GenerationMode
 
-from tests.waiting import wait_for_sync
+from tests.web.live import arena_serve
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = 12
 """Generated inputs per operation (and per generation mode: valid, invalid)."""
 
@@ -40,42 +33,13 @@ EXAMPLES = 12
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     base = tmp_path_factory.mktemp("properties")
     (base / "tournaments").mkdir()
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db",
-         str(base / "arena.sqlite"), "--no-ladder", "--tournaments", str(base / "tournaments"),
-         "--guests-per-client", "1000"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2):
-                return True
-        except OSError:
-            if process.poll() is None:
-                return False
-            output = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(f"the server did not start: {output}")
-
-    try:
-        wait_for_sync(healthy, 60, "the server answers /healthz")
+    with arena_serve("--db", str(base / "arena.sqlite"), "--no-ladder", "--tournaments",
+                     str(base / "tournaments"), "--guests-per-client", "1000") as (url, process):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        output = process.stdout.read().decode() if process.stdout else ""
-        if process.stdout:
-            process.stdout.close()
-        # a handler that failed logs its traceback: none did
-        assert "Traceback" not in output, output
+    output = process.stdout.read().decode() if process.stdout else ""
+    if process.stdout:
+        process.stdout.close()
+    assert "Traceback" not in output, output  # a handler that failed logs its traceback
 
 
 def _operations(url: str) -> list[Any]:

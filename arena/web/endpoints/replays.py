@@ -63,8 +63,8 @@ class Replays:
         """The replay of `log_text` as the HTTP answer to `request` (frames, streamed, or
         an error naming the limit)."""
         if self.in_flight >= self.config.replay_queue:
-            raise ApiError(429, f"{self.in_flight} replays are running or waiting; try again "
-                                "in a moment", headers={"Retry-After": "2"})
+            raise ApiError(429, f"{self.in_flight} replays are running, waiting or being "
+                                "sent; try again in a moment", headers={"Retry-After": "2"})
         if self.pool is None:
             self.pool = WorkerPool(WorkerLimits(self.config.replay_workers,
                                                 self.config.replay_memory_mb))
