@@ -24,8 +24,19 @@ from arena import json_bounds
 from arena.errors import ArenaError
 from arena.web.quota import RateLimit, client_key
 
-__all__ = ["PRESET_CHANGES", "ApiError", "check_preset_change", "compress", "errors",
-           "json_response", "read_body", "read_json", "refuse_encoded_bodies", "send_file"]
+__all__ = [
+    "PRESET_CHANGES",
+    "ApiError",
+    "accepts_gzip",
+    "check_preset_change",
+    "compress",
+    "errors",
+    "json_response",
+    "read_body",
+    "read_json",
+    "refuse_encoded_bodies",
+    "send_file",
+]
 
 log = logging.getLogger("arena.web")
 
@@ -133,12 +144,13 @@ async def compress(request: web.Request, handler: Handler) -> web.StreamResponse
     conditional = isinstance(response, web.FileResponse) and (
         "If-None-Match" in request.headers or "If-Modified-Since" in request.headers)
     if (response.content_type in COMPRESSED and "Content-Encoding" not in response.headers
-            and not response.prepared and not conditional and _gzip_accepted(request)):
+            and not response.prepared and not conditional and accepts_gzip(request)):
         response.enable_compression(web.ContentCoding.gzip)
     return response
 
 
-def _gzip_accepted(request: web.Request) -> bool:
+def accepts_gzip(request: web.Request) -> bool:
+    """Whether the answer to `request` may be gzipped (it takes gzip; not a HEAD)."""
     return request.method != "HEAD" and "gzip" in request.headers.get("Accept-Encoding",
                                                                      "").lower()
 
@@ -147,22 +159,22 @@ ANSWER_CHUNK = 256 * 1024
 """Bytes of a file answer read (and sent) at a time (`send_file`)."""
 
 
-async def send_file(request: web.Request, path: Path, *, seconds: float,
+async def send_file(request: web.Request, path: Path, *, seconds: float, gzipped: bool = False,
                     content_type: str = "application/json") -> web.StreamResponse:
-    """Answer with the file at `path`, a chunk at a time: read in a thread, gzipped (for
-    clients that accept it) in aiohttp's executor, each chunk sent before the next is
-    read, so the server holds a chunk of it, whatever its size. A client that has not
-    read the answer within `seconds` is cut off: its answer ends incomplete, never
-    truncated into a whole-looking one."""
+    """Answer with the file at `path` (already gzipped if `gzipped`: the server
+    compresses nothing), a chunk at a time, each read in a thread and sent before the
+    next is read, so the server holds a chunk of it, whatever its size. A client that
+    has not read the answer within `seconds` is cut off: its answer ends short of its
+    ``Content-Length``, never in a whole-looking one."""
     stream = await asyncio.to_thread(path.open, "rb")
     try:
-        response = web.StreamResponse(headers={"Cache-Control": "no-store"})
+        response = web.StreamResponse(headers={"Cache-Control": "no-store",
+                                               "Vary": "Accept-Encoding"})
         response.content_type = content_type
         response.charset = "utf-8"
-        if _gzip_accepted(request):
-            response.enable_compression(web.ContentCoding.gzip)
-        else:
-            response.content_length = os.fstat(stream.fileno()).st_size
+        if gzipped:
+            response.headers["Content-Encoding"] = "gzip"
+        response.content_length = os.fstat(stream.fileno()).st_size
         await response.prepare(request)
         try:
             async with asyncio.timeout(seconds):

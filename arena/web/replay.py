@@ -7,20 +7,21 @@ a log of more turns is refused before it is replayed, and the replay stops as so
 one frame or the whole answer grows past its limit. A game whose state grows with every
 turn costs the square of its turns in frames (issue 11, finding 1: a 1.7 KB log asked
 for gigabytes), so the answer's size, not the log's, is what is bounded. The answer goes
-to a file, frame by frame, and the server streams it from there: neither process ever
-holds the whole answer (issue 22, finding 7: a 55 KB log made a 32 MB answer, and the
+to a file, frame by frame (gzipped there, in the worker, for a client that takes it so),
+and the server streams it from there: neither process ever holds the whole answer (issue 22, finding 7: a 55 KB log made a 32 MB answer, and the
 server grew by 127 MiB while it sent it).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.game import Game
@@ -134,8 +135,14 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
             "error_turn": stop.get("error_turn")}
 
 
+class Writable(Protocol):
+    """Where `write_frames` writes: a binary file, plain or gzipped."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
 def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
-                 out: IO[bytes], extra: dict[str, Any] | None = None) -> int:
+                 out: Writable, extra: dict[str, Any] | None = None) -> int:
     """Write `frames` as JSON (UTF-8) to `out`, frame by frame, so that the limits stop
     the work as soon as it passes them and no more than a frame is held at once; the
     bytes written.
@@ -177,16 +184,22 @@ def _registry(plugins: tuple[str, ...]) -> Registry:
 
 def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
                limits: ReplayLimits = ReplayLimits(),
-               extra: dict[str, Any] | None = None, out: str = "") -> ReplayAnswer:
+               extra: dict[str, Any] | None = None, out: str = "",
+               gzipped: bool = False) -> ReplayAnswer:
     """Parse a log (JSON Lines or the thesis's text), replay it within `limits` and
-    write the answer to the file `out` (created; removed again if there is no answer);
-    run in a worker process. `plugins`: the registry's plugin modules (cached); `extra`:
-    fields added to the answer."""
+    write the answer to the file `out` (created; removed again if there is no answer),
+    gzipped if `gzipped` (for a client that takes it so: the worker compresses, not the
+    server); run in a worker process. `plugins`: the registry's plugin modules
+    (cached); `extra`: fields added to the answer. The answer's `size` is the JSON's,
+    before gzip."""
     try:
         registry = _registry(plugins)
         record = parse_log(log, registry)
         with open(out, "xb") as stream:
-            return ReplayAnswer(write_frames(record, registry, limits, stream, extra))
+            if not gzipped:
+                return ReplayAnswer(write_frames(record, registry, limits, stream, extra))
+            with gzip.GzipFile(fileobj=stream, mode="wb", compresslevel=6, mtime=0) as packed:
+                return ReplayAnswer(write_frames(record, registry, limits, packed, extra))
     except ReplayLimitError as error:
         answer = ReplayAnswer(None, "replay-limit", str(error))
     except (ArenaError, ValueError, KeyError, TypeError) as error:

@@ -37,16 +37,19 @@ def niceness() -> int:
 
     return os.nice(0)
 def replay_when_released(log: str, plugins: object, limits: object, extra: object,
-                         out: str) -> object:
+                         out: str, gzipped: bool) -> object:
     """A replay job that waits until the file named by the "log" exists (the test
     releases it), then answers a tiny replay."""
+    import gzip
     from pathlib import Path
 
     from arena.web.replay import ReplayAnswer
     from tests.waiting import wait_for_sync
 
     wait_for_sync(Path(log).exists, 120, f"{log} exists")
-    return ReplayAnswer(Path(out).write_bytes(b'{"released": true}'))
+    answer = b'{"released": true}'
+    Path(out).write_bytes(gzip.compress(answer) if gzipped else answer)
+    return ReplayAnswer(len(answer))
 
 
 def replay_forever(log: str, *rest: object) -> object:

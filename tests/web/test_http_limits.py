@@ -535,6 +535,7 @@ def _streamed_post(port: int, path: str, body: bytes, gzipped: bool) -> tuple[in
             "Content-Type": "text/plain", "Accept-Encoding": "gzip" if gzipped else "identity"})
         response = connection.getresponse()
         assert (response.getheader("Content-Encoding") == "gzip") == gzipped
+        assert int(response.getheader("Content-Length", "0")) > 0  # a whole file, not chunks
         inflate = zlib.decompressobj(wbits=31) if gzipped else None
         digest, size = hashlib.sha256(), 0
         while chunk := response.read(65536):
@@ -551,8 +552,9 @@ def _streamed_post(port: int, path: str, body: bytes, gzipped: bool) -> tuple[in
 async def test_a_replay_answer_is_streamed_and_never_held_whole(
         arena: Arena, tmp_path: Path) -> None:
     """The server's Python memory while it sends a 12 MB replay answer, gzipped or not,
-    peaks at a small part of it: the worker writes it to a file and the server sends it
-    from there a chunk at a time (tracemalloc counts the test's client too)."""
+    peaks at a small part of it: the worker writes it to a file (gzipped there for a
+    client that takes gzip) and the server sends it from there a chunk at a time
+    (tracemalloc counts the test's client too)."""
     log = amplifying_log().encode()
     expected = tmp_path / "expected.json"
     assert replay_job(log.decode(), out=str(expected)).size == expected.stat().st_size

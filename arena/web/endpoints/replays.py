@@ -2,7 +2,8 @@
 
 Every replay runs `arena.web.replay.replay_job` in the replay workers (`Replays`), a
 pool of its own, so a flood of replays never delays a house bot's move. The worker
-writes the answer to a file in a temporary directory of the server's, which the server
+writes the answer to a file in a temporary directory of the server's (gzipped, for a
+client that takes it so: the niced worker compresses, not the server), which the server
 streams to the client (`arena.web.http.send_file`) and removes: however large the
 answer, the server holds a chunk of it at a time. At most `WebConfig.replay_queue`
 replays run, wait or are being sent at once, more get 429.
@@ -30,7 +31,7 @@ from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
 from arena.tournament.store import iter_game_logs
 from arena.validate import parse_log
 from arena.web.config import WebConfig
-from arena.web.http import ApiError, json_response, read_body, send_file
+from arena.web.http import ApiError, accepts_gzip, json_response, read_body, send_file
 from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
 from arena.web.routes import Endpoint, Param, server_of
 
@@ -43,9 +44,9 @@ class Replays:
     """The replay workers and their queue."""
 
     job: Callable[..., ReplayAnswer] = staticmethod(replay_job)
-    """What a worker runs: ``job(log, plugins, limits, extra, out)``, writing the answer
-    to the file `out` (a module-level function, so that workers import it by name; tests
-    put a slow one here)."""
+    """What a worker runs: ``job(log, plugins, limits, extra, out, gzipped)``, writing the
+    answer to the file `out`, gzipped or not (a module-level function, so that workers
+    import it by name; tests put a slow one here)."""
 
     def __init__(self, config: WebConfig, registry: Registry) -> None:
         self.config = config
@@ -72,21 +73,24 @@ class Replays:
             self.directory = Path(await asyncio.to_thread(tempfile.mkdtemp,
                                                           prefix="arena-replays-"))
         out = self.directory / f"{secrets.token_hex(8)}.json"
+        gzipped = accepts_gzip(request)
         self.in_flight += 1
         try:
-            answer = await self._run(log_text, extra, out)
+            answer = await self._run(log_text, extra, out, gzipped)
             if answer.size is None:
                 raise ApiError(400, answer.message, code=answer.code)
-            return await send_file(request, out, seconds=self.config.replay_send_seconds)
+            return await send_file(request, out, seconds=self.config.replay_send_seconds,
+                                   gzipped=gzipped)
         finally:
             self.in_flight -= 1
             out.unlink(missing_ok=True)
 
-    async def _run(self, log_text: str, extra: dict[str, Any], out: Path) -> ReplayAnswer:
+    async def _run(self, log_text: str, extra: dict[str, Any], out: Path,
+                   gzipped: bool) -> ReplayAnswer:
         assert self.pool is not None
         try:
             return await self.pool.run(self.job, log_text, self.plugins, self.limits, extra,
-                                       str(out), timeout=self.config.replay_seconds)
+                                       str(out), gzipped, timeout=self.config.replay_seconds)
         except JobFailed as error:
             if error.kind in ("timeout", "memory"):
                 raise ApiError(400, f"the replay {error}; replays are limited to "
