@@ -8,8 +8,9 @@ one frame or the whole answer grows past its limit. A game whose state grows wit
 turn costs the square of its turns in frames (issue 11, finding 1: a 1.7 KB log asked
 for gigabytes), so the answer's size, not the log's, is what is bounded. The answer goes
 to a file, frame by frame (gzipped there, in the worker, for a client that takes it so),
-and the server streams it from there: neither process ever holds the whole answer (issue 22, finding 7: a 55 KB log made a 32 MB answer, and the
-server grew by 127 MiB while it sent it).
+and the server streams it from there: neither process ever holds the whole answer
+(issue 22, finding 7: a 55 KB log made a 32 MB answer, and the server grew by 127 MiB
+while it sent it).
 """
 
 from __future__ import annotations

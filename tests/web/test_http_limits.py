@@ -122,14 +122,16 @@ async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> 
 async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena) -> None:
     port, piece = arena.server.port, b"x" * 65536
     # the declared length is enough: answered after the head and the first 64 KiB
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
-                                      b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Content-Type: text/plain\r\n"
+                                      b"Content-Length: 10485760\r\n\r\n" + piece)
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert "4194304" in json_of(answer)["message"]
     # no length (chunked): refused as soon as the body passes the limit
     chunks = b"10000\r\n" + piece + b"\r\n"
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
-                                      b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Content-Type: text/plain\r\n"
+                                      b"Transfer-Encoding: chunked\r\n\r\n"
                                 + chunks * (4 * 16 + 1))
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert arena.server.web is not None
@@ -275,7 +277,8 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
     port = arena.server.port
     cases = {
         b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\n\r\n": (400, "bad-request-line"),
-        b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n":
+        (b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+         b"Connection: Upgrade\r\n\r\n"):
             (400, "bad-request-line"),
         (b"GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
          b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
@@ -294,8 +297,9 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
                                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
     assert status_of(answer) == 400
     # two Upgrade headers that websockets itself sees (a keep-alive request is aiohttp's)
-    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close"
-                                      b"\r\nUpgrade: h2c, websocket\r\n\r\n")
+    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Connection: close\r\n"
+                                      b"Upgrade: h2c, websocket\r\n\r\n")
     assert status_of(answer) == 426  # websockets refuses an upgrade to two protocols
     assert b"Traceback" not in answer
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
