@@ -1,7 +1,7 @@
 """The arena server: its lifecycle, and the parts it wires together.
 
 `ArenaServer` starts and stops the pieces, each with one job: the database
-(`AsyncStorage` in a worker thread, with `Durability`'s promise that no result is
+(`arena.storage`: SQLite or PostgreSQL, with `Durability`'s promise that no result is
 announced unless stored), house bots in worker processes (`arena.server.house`), the
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
@@ -49,9 +49,9 @@ from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage, StorageFailure
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
+from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
@@ -79,7 +79,7 @@ class ArenaServer:
         """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
-        self._storage: AsyncStorage | None = None
+        self._storage: Storage | None = None
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
@@ -110,7 +110,7 @@ class ArenaServer:
                     f"the ladder pairs two bots, but {config.ladder.game} with these settings "
                     f"is a {rules.num_players()}-player game: give settings for two players")
             check_settings(rules, "standard", config.settings_limits)
-        storage = self._storage = AsyncStorage(Storage(config.db))
+        storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
         await durability.recover()
         loop = asyncio.get_running_loop()
@@ -195,7 +195,7 @@ class ArenaServer:
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
             if self._storage is not None:
-                self._storage.close()
+                await self._storage.close()
         finally:
             self._closed.set()
 
@@ -212,8 +212,8 @@ class ArenaServer:
     # -- the parts (from `start` on) ---------------------------------------------------
 
     @property
-    def storage(self) -> AsyncStorage:
-        """The database, in its worker thread."""
+    def storage(self) -> Storage:
+        """The database (`arena.storage`)."""
         return _started(self._storage)
 
     @property
@@ -341,7 +341,7 @@ class ArenaServer:
         survives a restart); none if the database cannot be read now."""
         storage = self.storage
         try:
-            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+            return await storage.ladder_pairings(time.time() - PAIR_WINDOW)
         except StorageFailure:
             log.warning("the ladder's recent pairings cannot be read: its pair limit "
                         "starts from none")

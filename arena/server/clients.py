@@ -36,7 +36,7 @@ from arena.server.games import Games
 from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, StorageFailure
+from arena.storage import Storage, StorageFailure
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -77,7 +77,7 @@ class Clients:
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: AsyncStorage, games: Games,
+                 outbox: Outbox, *, storage: Storage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  stopping: asyncio.Event) -> None:
         self.config = config
@@ -316,7 +316,7 @@ class Clients:
         """Start `name`'s count of debug-line bytes for today from what the database
         holds (a restart forgets the counts; the stored games do not)."""
         day = utc_day(time.time())
-        stored = await self.storage.call(self.storage.storage.log_bytes, name, day)
+        stored = await self.storage.log_bytes(name, day)
         self.notes.load(name, day, stored)
 
     def _check_games(self, session: Session) -> None:

@@ -86,15 +86,15 @@ async def test_a_get_on_any_state_changing_endpoint_is_405_and_changes_nothing(
                                                 "/api/replay"}
     assert arena.server.storage is not None
     storage = arena.server.storage
-    before = await storage.call(storage.storage.bots)
+    before = await storage.bots()
     for endpoint in STATE_CHANGING:
         if endpoint.path == "/api/replay":
             continue  # GET /api/replay?id= replays a stored game: a read
         status, error = await get(arena, endpoint.path, name="x", text="S->a")
         assert status == 405 and error["code"] == "method-not-allowed", endpoint.path
         assert endpoint.method in error["message"]
-    assert await storage.call(storage.storage.bots) == before  # no guest was made
-    assert await storage.call(storage.storage.presets, "substitution") == []  # no grammar saved
+    assert await storage.bots() == before  # no guest was made
+    assert await storage.presets("substitution") == []  # no grammar saved
 
 
 async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> None:
@@ -109,7 +109,7 @@ async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> 
                 _post, port, endpoint.path, {"name": "x", "text": "S->a"}, headers=headers)
             assert status == 403 and error["code"] == "cross-site", (endpoint.path, headers)
     assert arena.server.storage is not None
-    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []
+    assert await arena.server.storage.bots() == []
     for headers in ({"Origin": f"http://127.0.0.1:{port}"}, {"Sec-Fetch-Site": "same-origin"},
                     {"Origin": "https://friend.example"}, {}):  # {}: not a browser
         status, answer, _ = await asyncio.to_thread(_post, port, "/api/guest", headers=headers)
@@ -459,7 +459,7 @@ async def test_a_compressed_body_is_refused_before_any_of_it_is_read_or_inflated
         writer.close()
     assert inflated == []
     assert arena.server.storage is not None
-    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []  # no guest
+    assert await arena.server.storage.bots() == []  # no guest
     # any coding but identity; identity is no coding at all
     for coding in ("deflate", "br", "x-gzip, identity", "GZIP"):
         status, error, _ = await asyncio.to_thread(
@@ -492,7 +492,7 @@ async def test_a_rebound_name_reaches_nothing(make_arena: Any) -> None:
                                                      {"Host": "evil.example"})
     assert status == 421 and json.loads(body)["code"] == "misdirected-request"
     assert arena.server.storage is not None
-    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []
+    assert await arena.server.storage.bots() == []
     with pytest.raises(InvalidStatus) as refused:
         await connect(f"ws://evil.example:{port}/", host="127.0.0.1",
                       origin=f"http://evil.example:{port}")  # type: ignore[arg-type]
