@@ -10,9 +10,6 @@ import os
 import random
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +22,8 @@ from arena.games.substitution.game import SubstitutionGame
 from arena.match import Match
 from arena.registry import default_registry
 from arena.storage.sqlite import SQLiteDatabase
-from tests.waiting import wait_for_sync
 
+from .live import arena_serve
 from .test_api import GAMES, write_tournament
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
@@ -53,12 +50,6 @@ if not Path(CHROMIUM).exists():
         raise RuntimeError(f"no Chromium at {CHROMIUM}, and ARENA_REQUIRE_BROWSER is set")
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (ARENA_CHROMIUM); `make test` "
                 "installs Debian's chromium", allow_module_level=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _seed_database(path: Path) -> list[str]:
@@ -105,37 +96,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     ids = _seed_database(base / "arena.sqlite")
     others = _seed_other_games(base / "arena.sqlite")
     write_tournament(base / "tournaments" / "round-robin")
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db",
-         str(base / "arena.sqlite"), "--no-ladder", "--tournaments", str(base / "tournaments"),
-         "--guests-per-client", "1000"],  # every test's page makes a guest
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2):
-                return True
-        except OSError:
-            if process.poll() is None:
-                return False
-            output = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(f"the server did not start: {output}")
-
-    try:
-        wait_for_sync(healthy, 60, "the server answers /healthz")
-    except AssertionError:
-        process.kill()
-        raise
-    yield {"url": url, "games": ids, "others": others, "tournaments": base / "tournaments"}
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    with arena_serve("--db", str(base / "arena.sqlite"), "--no-ladder", "--tournaments",
+                     str(base / "tournaments"),
+                     "--guests-per-client", "1000") as (url, process):  # a guest a page
+        yield {"url": url, "games": ids, "others": others, "tournaments": base / "tournaments"}
     if process.stdout:
         process.stdout.close()
 

@@ -253,7 +253,8 @@ def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
         # a plugin's from_settings that trips over input of an unexpected shape
-        raise SettingsError(f"{name}: bad settings {settings!r}: {error!r}") from None
+        shown = repr(settings) if len(repr(settings)) <= 80 else repr(settings)[:80] + "..."
+        raise SettingsError(f"{name}: bad settings {shown}: {error}") from None
 
 
 # -- a live game's position -------------------------------------------------------------------
