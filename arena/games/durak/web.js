@@ -29,6 +29,14 @@ export const css = `
 
 export const scoreMeaning = "payoff (the cards left in the loser's hand, by their weights)";
 
+// Why a result reads as it does: running out together scores 0, and only D-Durak calls it a draw.
+export function explainResult(outcome, view, ctx) {
+  if (!view || !view.together) return null;
+  return view.draw_rule ? "Both ran out of cards in the same move: under the D-Durak rule that is a draw, 0 : 0."
+    : `Both ran out of cards in the same move, which scores 0; without the D-Durak rule the attacker, who laid `
+      + `its last card first (${ctx.name(view.out)}), still wins: 0 : 0.`;
+}
+
 export function prompt(view) {
   return view.table === null || view.table === undefined
     ? "You attack: click a card of yours to lay it."

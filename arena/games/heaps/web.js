@@ -22,7 +22,7 @@ export const css = `
 export const scoreMeaning = null;  // 1 : 0, nothing to read
 
 export function prompt(view) {
-  return view.heaps.length > 1 ? "Pick an operation on one of the heaps above." : "Pick an operation on the heap above.";
+  return view.heaps.length > 1 ? "Pick an operation on one of the heaps below." : "Pick an operation on the heap below.";
 }
 
 function stones(svg, count) {

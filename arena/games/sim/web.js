@@ -125,9 +125,9 @@ export function board(view, ctx) {
   let status;
   if (view.to_move !== null && view.to_move !== undefined) {
     const mover = view.to_move;
-    status = mover === ctx.me ? `Your move (${view.colours[mover]})` : `${players[mover]} (${view.colours[mover]}) to move`;
+    status = mover === ctx.me ? `Your move (${view.colours[mover]})` : `${ctx.name(mover)} (${view.colours[mover]}) to move`;
   } else if (view.loser !== null && view.loser !== undefined) {
-    status = `${view.loser === ctx.me ? "You" : players[view.loser]} (${view.colours[view.loser]}) completed the triangle ${triangle.join("–")}`;
+    status = `${ctx.name(view.loser)} (${view.colours[view.loser]}) completed the triangle ${triangle.join("–")}`;
   } else {
     status = "Every edge is coloured without a triangle: a draw";
   }

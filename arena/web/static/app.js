@@ -9,7 +9,7 @@
 
 import {
   announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
-  humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, recall, remember, rendererFor,
+  humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, protocolNote, recall, remember, rendererFor,
   resultText, route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, startPage, textOf,
   wsUrl,
 } from "/static/ui.js";
@@ -192,13 +192,17 @@ async function playPage({ params }) {
   const log = h("ol", { class: "log", id: "log", reversed: true });
   const events = h("ul", { class: "events muted", id: "events" });
   const area = h("div", { id: "play-area" }, h("p", {}, "Connecting…"));
-  const builder = h("div", { id: "builder", role: "region", "aria-label": "your turn" });
+  // a turn built in steps (the renderer's `controls`) has its box beside the board (below it
+  // on a phone, kept on the screen); otherwise a line above the board says whose turn it is
+  const stepped = Boolean(renderer.controls);
+  const builder = h("div", { id: "builder", class: stepped ? "steps" : "turn-line", role: "region", "aria-label": "your turn" });
   const result = h("div", { id: "result-box" });
   const clocks = h("div", { class: "clocks", id: "clocks" });
   const resign = h("button", { id: "resign", disabled: true, onclick: () => {
     if (game.id && !game.over) send({ type: "resign", game_id: game.id });
   } }, "Resign");
-  show(h("h1", {}, `Play ${info.title}`), clocks, h("div", { class: "play" }, area, builder), result,
+  show(h("h1", {}, `Play ${info.title}`), clocks,
+    stepped ? h("div", { class: "play stepped" }, area, builder) : h("div", { class: "play" }, builder, area), result,
     h("h2", { class: "h3" }, "Moves"), log, events, h("p", {}, resign));
   const note = (...text) => events.prepend(h("li", {}, ...text));
 
@@ -229,8 +233,8 @@ async function playPage({ params }) {
         builder.replaceChildren(h("p", {}, "…"));
       } else {
         builder.replaceChildren(renderer.controls ? renderer.controls(ctx())
-          : h("div", {}, h("h2", { class: "h3" }, "Your turn"), h("p", { class: "muted", id: "prompt" },
-            renderer.prompt ? renderer.prompt(game.view, ctx()) : "Choose your move above.")));
+          : h("p", {}, h("strong", {}, "Your turn: "), h("span", { id: "prompt" },
+            renderer.prompt ? renderer.prompt(game.view, ctx()) : "choose your move below.")));
       }
     });
     if (game.myTurn && game.legal && !game.over) setPhase("choose");
@@ -254,7 +258,7 @@ async function playPage({ params }) {
       game.local = {};
       try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
     }
-    if (mine !== asked || !game.myTurn) return;
+    if (mine !== asked || !game.myTurn || answer.render === null) return;  // over: game_over follows
     game.legal = answer;
     showPosition(answer);
   }
@@ -263,7 +267,7 @@ async function playPage({ params }) {
     const mine = ++asked;
     try {
       const answer = await api("/api/legal", { game_id: game.id });
-      if (mine !== asked || game.myTurn || game.over) return;
+      if (mine !== asked || game.myTurn || game.over || answer.render === null) return;
       showPosition(answer);
     } catch { /* the game is over: game_over brings the final position */ }
   }
@@ -341,7 +345,7 @@ async function playPage({ params }) {
       }
       return;
     }
-    if (m.type === "error" && !m.game_id) { note(`error: ${m.message}`); return; }
+    if (m.type === "error" && !m.game_id) { const text = protocolNote(m); if (text) note(text); return; }
     if (!game.id) { pending.push(m); return; }
     if (m.game_id !== game.id) return;  // another game of this guest (another tab)
     if (m.type === "game_start") {
@@ -365,7 +369,7 @@ async function playPage({ params }) {
       const line = logMove(m.seat, m.move, m.chance);
       announce(textOf(line));
     } else if (m.type === "move_rejected") {
-      note(`the server rejected the move (${m.code}): ${m.message}`);
+      note(`the referee refused the move: ${humanDetail(m.message, game.players, game.seat)}`);
       if (m.retries_left >= 0 && game.lastTurn && !game.over) {  // try again
         log.firstChild?.remove(); game.moves -= 1;
         game.myTurn = game.lastTurn;
@@ -386,7 +390,8 @@ async function playPage({ params }) {
       setPhase("over");
       ws.close();
     } else if (m.type === "error") {
-      note(`error: ${m.message}`);
+      const text = protocolNote(m);
+      if (text) note(text);
     }
   }
 }
@@ -403,9 +408,16 @@ function resultCard(renderer, outcome, game, ctx, headline, ...actions) {
     h("h2", {}, headline),
     meaning ? h("p", { id: "result-scores" }, meaning) : null,
     h("p", { class: "muted" }, humanDetail(outcome.reason || outcome.detail, game.players, game.seat)),
+    explained(renderer, outcome, game.view, ctx),
     renderer.summary && game.view ? renderer.summary(game.view, ctx) : null,
     h("p", { class: "actions" }, actions, h("a", { href: `#/replay?id=${outcome.game_id}` }, "Replay this game"), " · ",
       h("a", { href: "#/" }, "Back to the lobby")));
+}
+
+// Why a result reads as it does, where the game's renderer says (a 0 : 0 that is no draw).
+function explained(renderer, outcome, view, ctx) {
+  const text = renderer.explainResult && view ? renderer.explainResult(outcome, view, ctx) : null;
+  return text ? h("p", { id: "result-explained" }, text) : null;
 }
 
 // A game this browser played that is over (a reload after the end): its result and board.
@@ -427,8 +439,8 @@ async function finishedGame(id, guest) {
   setPhase("over");
 }
 
-// Both players' clocks: the mover's time left this move (its allowance and bank) ticks
-// down between the server's answers; the other shows its bank.
+// Both players' clocks: the mover's time for this move ticks down between the server's
+// answers, first its allowance ("move 9:58"), then its bank; the other shows its bank.
 function clockView(element, players, me) {
   let state = null, since = 0, timer = null;
   const render = () => {
@@ -436,11 +448,13 @@ function clockView(element, players, me) {
     const elapsed = performance.now() - since;
     element.replaceChildren(...state.clocks.seats.map((c, seat) => {
       const moving = seat === state.toAct && state.clocks.left_ms !== null;
+      const left = moving ? Math.max(0, state.clocks.left_ms - elapsed) : null;  // allowance + bank
       return h("div", { class: "clock" + (moving ? " running" : ""), "data-seat": seat, id: `clock-${seat}` },
         h("span", { class: "who" }, playerName(players(), seat, me())),
-        moving ? h("span", { class: "time", "aria-label": "time left for this move" }, formatMs(state.clocks.left_ms - elapsed))
-          : h("span", { class: "time muted", "aria-label": "time bank" }, `bank ${formatMs(c.bank_ms)}`),
-        moving ? h("span", { class: "muted" }, " to move") : null);
+        moving ? h("span", { class: "time move-time", title: "time left for this move, before the bank is used" },
+          `move ${formatMs(Math.max(0, left - c.bank_ms))}`) : null,
+        h("span", { class: "time bank-time" + (moving ? "" : " muted"), title: "the bank: time for any move beyond its own" },
+          `bank ${formatMs(moving ? Math.min(c.bank_ms, left) : c.bank_ms)}`));
     }));
   };
   return {
@@ -480,7 +494,7 @@ async function watchPage({ params }) {
     const mine = ++asked;
     try {
       const answer = await api("/api/legal", { game_id: id });
-      if (mine !== asked || over) return;
+      if (mine !== asked || over || answer.render === null) return;  // over: game_over follows
       draw(answer.render);
       clock.update(answer.clocks, answer.to_act);
       status.replaceChildren(answer.to_act >= 0 ? `${playerName(info.players, answer.to_act)} to move · turn ${answer.turn + 1}` : "");
@@ -515,13 +529,15 @@ async function watchPage({ params }) {
       area.append(h("section", { class: "card result", id: "result" }, h("h2", {}, headline),
         h("p", {}, scoresLine(m, who, null, renderer ? renderer.scoreMeaning : undefined)),
         h("p", { class: "muted" }, humanDetail(m.reason, who)),
+        renderer ? explained(renderer, m, view, ctx()) : null,
         view && renderer.summary ? renderer.summary(view, ctx()) : null,
         h("a", { href: `#/replay?id=${id}` }, "Replay this game")));
       setPhase("over");
     } else if (m.type === "error" && m.code === "unknown-game") {
       location.replace(`#/replay?id=${encodeURIComponent(id)}`);  // it just ended: its replay
     } else if (m.type === "error") {
-      area.replaceChildren(errorBox(m));
+      const text = protocolNote(m);
+      if (text) area.replaceChildren(errorBox(text));
     }
   });
 }
@@ -592,10 +608,10 @@ async function viewReplay(viewer, data, source) {
     const last = index ? { player: frame.player, move: frame.move, chance: frame.chance ?? null } : null;
     const ctx = context({ game: info, settings: data.settings, players: data.players, chance: frame.chance ?? null,
       frame: { ...frame, total: frames.length - 1 }, last });
-    label.replaceChildren(...[index === 0 ? "Start of the game" : [
-      `Turn ${index} of ${frames.length - 1}: `, moveLine(renderer, ctx, frame.player, frame.move, frame.chance)]].flat(3));
+    fill(label, index === 0 ? "Start of the game"
+      : [`Turn ${index} of ${frames.length - 1}: `, moveLine(renderer, ctx, frame.player, frame.move, frame.chance)]);
     label.dataset.index = index;
-    notes.replaceChildren(...(frame.notes || []).map((n) => h("li", {}, `${data.players[n.player]}: ${n.text}`)));
+    notes.replaceChildren(...(frame.notes || []).map((n) => h("li", {}, `${playerName(data.players, n.player)}: ${n.text}`)));
     area.replaceChildren(boardOf(renderer, view, ctx));
     if (index === frames.length - 1 && data.outcome && renderer.summary) area.append(renderer.summary(view, ctx));
     for (const item of list.querySelectorAll("button[aria-current]")) item.removeAttribute("aria-current");
@@ -640,7 +656,7 @@ async function viewReplay(viewer, data, source) {
   const claimed = data.live ? "live game, still being played" : resultText(data.outcome, data.players, null, renderer.scoreMeaning);
   const header = h("p", { id: "replay-result" }, claimed,
     data.outcome && data.outcome.detail ? h("span", { class: "muted" }, ` · ${humanDetail(data.outcome.detail, data.players)}`) : "",
-    data.seed !== null && data.seed !== undefined ? h("span", { class: "muted" }, ` · seed ${data.seed}`) : "");
+    data.seed !== null && data.seed !== undefined ? h("span", { class: "muted seed" }, ` · seed ${data.seed}`) : "");
   // a log the referee stops on: what it claims beside what the referee found
   const verdict = data.error ? h("div", { class: "verdict", id: "verdict" },
     h("section", { class: "card" }, h("h3", {}, "The log claims"), h("p", { id: "claimed" }, claimed)),

@@ -42,6 +42,24 @@ export function errorBox(error) {
   return h("p", { class: "error", role: "alert" }, String(error.message || error));
 }
 
+// What a protocol `error` means for the person at the page, in their words (the
+// protocol's own text is for bot authors, docs/protocol.md), or null when it is none of
+// their business: what the ladder plays (a guest never plays on the ladder).
+const PROTOCOL_NOTES = {
+  "unknown-game": "this game is not being played any more",
+  "not-your-game": "this game is not yours to play",
+  "storage-unavailable": "the server cannot store games just now: try again in a minute",
+  "rate-limited": "the page sent too much too fast; it reconnects",
+  "too-many-errors": "the connection was closed after too many errors; it reconnects",
+  unauthorized: "the server did not recognise this browser: reload the page",
+};
+const NOT_FOR_PLAYERS = new Set(["no-ladder-game", "unknown-game-name", "log-too-long", "log-limit"]);
+
+export function protocolNote(message) {
+  if (NOT_FOR_PLAYERS.has(message.code)) return null;
+  return PROTOCOL_NOTES[message.code] || "the server did not understand this page: reload it";
+}
+
 // A table that scrolls sideways inside its own box on a narrow screen (the page never does).
 export function scrollBox(...children) {
   return h("div", { class: "scroll-x" }, children);
@@ -76,8 +94,15 @@ async function forThisPage(request) {
   return result;
 }
 
+// JSON as the server wrote it: an integer too big for a JavaScript number (a game's seed)
+// keeps its exact decimal text instead of becoming 1.86e+38.
+export function parseJson(text) {
+  return JSON.parse(text, (key, value, context) => (typeof value === "number" && !Number.isSafeInteger(value)
+    && context && /^-?\d+$/.test(context.source) ? context.source : value));
+}
+
 async function answer(response) {
-  const data = await response.json().catch(() => ({ code: "not-json", message: response.statusText }));
+  const data = await response.text().then(parseJson).catch(() => ({ code: "not-json", message: response.statusText }));
   if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { data, status: response.status });
   return data;
 }
@@ -157,21 +182,42 @@ export function formatMs(ms) {
   return `${hours ? hours + ":" : ""}${mm}:${String(seconds).padStart(2, "0")}`;
 }
 
-// A player as people read it: "You" for the one looking, "random (house bot)" for a
-// built-in bot, "guest 1a2b" for a guest.
-export function playerName(players, seat, me = null) {
-  if (me !== null && me !== undefined && seat === me) return "You";
-  const name = players && players[seat];
-  if (name === undefined || name === null) return `seat ${seat}`;
+// An account as people read it: "random (house bot)" for a built-in bot, "guest 1a2b"
+// for a guest.
+function accountName(name) {
   if (name.startsWith("house:")) return `${name.slice(6)} (house bot)`;
   if (name.startsWith("guest-")) return `guest ${name.slice(6, 10)}`;
   return name;
 }
 
-// "player 1 ran out of cards first" becomes "You ran out of cards first".
+const ORDINALS = ["first", "second", "third", "fourth"];
+
+// A player as people read it: "You" for the one looking, else the account's name; two
+// seats that would read the same (the same bot twice) are told apart by their seat:
+// "random (house bot, first)".
+export function playerName(players, seat, me = null) {
+  if (me !== null && me !== undefined && seat === me) return "You";
+  const name = players && players[seat];
+  if (name === undefined || name === null) return `seat ${seat + 1}`;
+  const shown = accountName(name);
+  const twin = players.some((other, s) => s !== seat && s !== me && other !== null && other !== undefined && accountName(other) === shown);
+  if (!twin) return shown;
+  const where = ORDINALS[seat] || `seat ${seat + 1}`;
+  return shown.endsWith(")") ? `${shown.slice(0, -1)}, ${where})` : `${shown} (${where})`;
+}
+
+// A result's detail in people's words: "player 1 ran out of cards first" becomes "You ran
+// out of cards first", and an account's name ("house:random", "guest-1a2b3c4d") the name
+// people read.
 export function humanDetail(text, players, me = null) {
   if (!text) return "";
-  return String(text).replace(/\b[Pp]layer (\d+)\b/g, (_, seat) => playerName(players, Number(seat), me));
+  const seats = players || [];
+  return String(text)
+    .replace(/\b(house:[\w.:=,-]+|guest-[0-9a-f]{8})\b/g, (account) => {
+      const seat = seats.indexOf(account);
+      return seat >= 0 ? playerName(seats, seat, me) : accountName(account);
+    })
+    .replace(/\b[Pp]layer (\d+)\b/g, (_, seat) => playerName(seats, Number(seat), me));
 }
 
 const ENDINGS = { resignation: "by resignation", timeout: "on time", disconnect: "(a player left)",
@@ -300,8 +346,11 @@ export function moveLine(renderer, ctx, seat, move, chance) {
     ": ", moveText(renderer, move, c)];
 }
 
+// The text of what `h` takes as children (nodes, strings, nested lists), for the screen
+// reader's announcement: the nodes stay where they are (a log line keeps its roll).
 export function textOf(nodes) {
-  return h("span", {}, nodes).textContent;
+  return [nodes].flat(Infinity).map((n) => (n instanceof Node ? n.textContent
+    : n === null || n === undefined || n === false ? "" : String(n))).join("");
 }
 
 export function finalView(replay) {
