@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import axe_playwright_python
 import pytest
 
 from arena.games.substitution import Settings
@@ -257,6 +258,28 @@ def no_overflow(page: Any) -> None:
     for check in (OVERFLOW, READING):
         problems = page.evaluate(check)
         assert problems == [], (page.url, problems)
+
+
+AXE = Path(axe_playwright_python.__file__).with_name("axe.min.js")
+IMPACTS = ("minor", "moderate", "serious", "critical")
+"""axe-core, as the PyPI package axe-playwright-python ships it (a test dependency)."""
+
+
+def axe_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })"
+                          ".then((r) => r.violations)")
+    return [f"{v['id']} ({v['impact']}): {v['help']}: "
+            + "; ".join(str(n["target"]) for n in v["nodes"][:4])
+            for v in found if v["impact"] in IMPACTS]
+
+
+def accessible(page: Any) -> None:
+    """No serious or critical violation by axe-core."""
+    problems = axe_violations(page)
+    assert problems == [], (page.url, problems)
 
 
 def wait_phase(page: Any, *phases: str) -> str:

@@ -7,8 +7,12 @@ export const css = `
 .durak .deck { display: flex; flex-wrap: wrap; gap: 3px; margin: .3em 0 .2em; }
 .durak .legend { font-size: .8em; margin: 0 0 .8em; }
 .durak .deck span { min-width: 1.9em; text-align: center; padding: .1em .2em; border-radius: 4px; font-size: .85em; border: 1px solid var(--line); background: #fff; }
-.durak .deck .seat-0 { background: #dbe7ff; } .durak .deck .seat-1 { background: #ffe3d6; }
-.durak .deck .on-table { background: #fff3bf; border-color: #e0a800; } .durak .deck .played { color: #545b69; text-decoration: line-through; background: #eceef2; }
+/* told apart by more than colour: a solid bar under the first player's cards, a dotted one
+   under the second's, a double frame round the card on the table, a line through those out */
+.durak .deck .seat-0 { background: #dbe7ff; border-bottom: 3px solid #2457c5; }
+.durak .deck .seat-1 { background: #ffe3d6; border-bottom: 3px dotted #b8401a; }
+.durak .deck .on-table { background: #fff3bf; border: 3px double #8c5a00; font-weight: 700; }
+.durak .deck .played { color: #545b69; text-decoration: line-through; background: #eceef2; }
 .durak .last-move-note { background: #fff3bf; color: #1d2330; border-radius: 4px; padding: .1em .4em; }
 .durak .hands { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .durak .player.to-move { border-color: var(--accent); }
@@ -76,8 +80,15 @@ export function board(view, ctx) {
   view.hands.forEach((hand, seat) => hand.forEach((c) => where.set(c, `seat-${seat}`)));
   if (view.table !== null && view.table !== undefined) where.set(view.table, "on-table");
   for (const c of view.played) where.set(c, "played");
-  const deck = h("div", { class: "deck", id: "deck", title: "every card and where it is" },
-    Array.from({ length: view.cards }, (_, i) => i + 1).map((c) => h("span", { class: where.get(c) || "", "data-card": c }, c)));
+  const whose = (c) => {  // where a card is, in words (a screen reader's, and a tooltip)
+    const place = where.get(c);
+    if (place === "on-table") return `card ${c}: on the table`;
+    if (place === "played") return `card ${c}: out of the game`;
+    return place ? `card ${c}: ${ctx.name(Number(place.slice(5)))}` : `card ${c}`;
+  };
+  const deck = h("div", { class: "deck", id: "deck", role: "list", "aria-label": "every card and where it is" },
+    Array.from({ length: view.cards }, (_, i) => i + 1).map((c) => h("span", { class: where.get(c) || "", "data-card": c,
+      role: "listitem", title: whose(c), "aria-label": whose(c) }, c)));
   const hands = view.hands.map((hand, seat) => {
     const role = over ? "" : seat === view.attacker ? "attacks" : "defends";
     const cards = hand.map((card) => {
@@ -107,7 +118,8 @@ export function board(view, ctx) {
   return h("div", { class: "durak" },
     h("p", { class: "status turn", id: "status-line" }, status),
     h("p", { class: "muted" }, rules), deck,
-    h("p", { class: "muted legend" }, `Blue: ${ctx.name(0)} · orange: ${ctx.name(1)} · yellow: on the table · struck out: out of the game.`),
+    h("p", { class: "muted legend" }, `Blue, underlined: ${ctx.name(0)} · orange, dotted underline: ${ctx.name(1)} · `
+      + "yellow, framed: on the table · struck out: out of the game."),
     h("div", { class: "hands" }, hands[0], hands[1]), table);
 }
 

@@ -69,7 +69,8 @@ export function board(view, ctx) {
   const graph = view.graph || complete;
   const isComplete = graph.length === complete.length;
   const name = isComplete ? `K${n}` : `the graph (${n} vertices, ${graph.length} edges)`;
-  const picture = svg("svg", { viewBox: `${-R - 30} ${-R - 30} ${2 * R + 60} ${2 * R + 60}`, role: "img",
+  // a group, not an image: its vertices are buttons (an image has no controls in it)
+  const picture = svg("svg", { viewBox: `${-R - 30} ${-R - 30} ${2 * R + 60} ${2 * R + 60}`, role: "group",
     id: "sim-board", "aria-label": `${name}: ${owner.size} coloured edges` });
   if (triangle && view.loser !== null && view.loser !== undefined) {
     picture.append(svg("polygon", { class: "triangle", points: triangle.map((v) => at(v).join(",")).join(" "),

@@ -121,7 +121,7 @@ export function summary(state, ctx) {
   return h("div", { class: "breakdown", id: "breakdown" }, ctx.players.map((name, seat) => {
     const words = state.derivations[seat];
     const finished = words.filter(isFinished);
-    return h("section", {}, h("h4", {}, `${ctx.name(seat)}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
+    return h("section", {}, h("h3", {}, `${ctx.name(seat)}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
       h("ul", {}, words.map((word) => h("li", { class: isFinished(word) ? "finished" : "discarded" },
         h("code", {}, word === "" ? "ε" : word),
         isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : " unfinished: discarded"))));

@@ -189,8 +189,8 @@ async function playPage({ params }) {
   const name = known ? known.game : request.game;
   const info = await gameInfo(name);
   const renderer = await rendererFor(name);
-  const log = h("ol", { class: "log", id: "log", reversed: true });
-  const events = h("ul", { class: "events muted", id: "events" });
+  const log = h("ol", { class: "log", id: "log", reversed: true, tabindex: 0, "aria-label": "the moves, the last first" });
+  const events = h("ul", { class: "events muted", id: "events", tabindex: 0, "aria-label": "what happened to the connection" });
   const area = h("div", { id: "play-area" }, h("p", {}, "Connecting…"));
   // a turn built in steps (the renderer's `controls`) has its box beside the board (below it
   // on a phone, kept on the screen); otherwise a line above the board says whose turn it is
@@ -473,7 +473,7 @@ async function watchPage({ params }) {
   const area = h("div", { id: "watch-area" }, h("p", {}, "Connecting…"));
   const status = h("p", { class: "status", id: "watch-status", "aria-live": "polite" });
   const clocks = h("div", { class: "clocks", id: "clocks" });
-  const log = h("ol", { class: "log", id: "log", reversed: true });
+  const log = h("ol", { class: "log", id: "log", reversed: true, tabindex: 0, "aria-label": "the moves, the last first" });
   show(h("h1", {}, "Watching"), status, clocks, area, h("h2", { class: "h3" }, "Moves"), log);
   const ws = new WebSocket(wsUrl(), "arena.v1.json");
   cleanup.push(() => ws.close());
@@ -774,12 +774,12 @@ async function tournamentPage({ params }) {
   const parts = [h("h1", {}, `Tournament ${name}`),
     h("p", { class: "muted" }, `${data.game} · ${data.games} games per seat order`,
       data.seed !== undefined ? ` · seed ${data.seed}` : ""),
-    scrollBox(table)];
+    scrollBox("the table, scrolled sideways", table)];
   if (data.summary) {
     const columns = summaryColumns(data);
     parts.push(h("h2", {}, "Summary"), h("p", { class: "muted" }, "Each bot against the others (self-play left out); 95% confidence intervals. "
         + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority."),
-      scrollBox(h("table", { class: "summary", id: "summary" },
+      scrollBox("the summary, scrolled sideways", h("table", { class: "summary", id: "summary" },
         h("tr", {}, h("th", { scope: "col" }, "bot"), columns.map(([c]) => h("th", { scope: "col" }, c))),
         Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, bot),
           columns.map(([, cell]) => h("td", {}, cell(s) ?? "")))))));
@@ -788,7 +788,7 @@ async function tournamentPage({ params }) {
     parts.push(h("h2", {}, "Pairings"),
       h("p", { class: "muted" }, "From the first bot's side. A pair is two games on the same dice with seats "
         + "swapped, scored 0, ½, 1, 1½ or 2; intervals from the pair variance."),
-      scrollBox(h("table", { class: "summary", id: "tournament-pairings" },
+      scrollBox("the pairings, scrolled sideways", h("table", { class: "summary", id: "tournament-pairings" },
         h("tr", {}, ["pairing", "pairs", "pentanomial (0 … 2)", "score", "Elo (95% CI)", "nElo", "LOS"]
           .map((c) => h("th", { scope: "col" }, c))),
         data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]} vs ${p.bots[1]}`),
@@ -862,7 +862,7 @@ async function ladderPage() {
   const history = await api("/api/ratings/history", { game: board.game || undefined });
   const chartBox = h("div", { class: "chart-box" });
   show(h("h1", {}, "Ladder"), h("p", { class: "muted" }, board.game ? `game: ${board.game}` : "no ladder game configured; all games"),
-    board.leaderboard.length ? scrollBox(h("table", { class: "leaderboard", id: "leaderboard" },
+    board.leaderboard.length ? scrollBox("the leaderboard, scrolled sideways", h("table", { class: "leaderboard", id: "leaderboard" },
       h("tr", {}, ["#", "bot", "rating (μ − 3σ)", "μ", "σ", "games", "wins", "losses", "draws"].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
       board.leaderboard.map((r) => h("tr", {}, [r.rank, r.bot, r.rating, r.mu, r.sigma, r.games, r.wins, r.losses, r.draws]

@@ -61,8 +61,9 @@ export function protocolNote(message) {
 }
 
 // A table that scrolls sideways inside its own box on a narrow screen (the page never does).
-export function scrollBox(...children) {
-  return h("div", { class: "scroll-x" }, children);
+// It can be focused, so that a keyboard scrolls it too.
+export function scrollBox(label, ...children) {
+  return h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": label }, children);
 }
 
 export function route() {
@@ -155,11 +156,14 @@ export function setTitle(text) {
 }
 
 // A board is redrawn after every move: the element that had the focus gets it back (found
-// again by its id or data-* attributes), so a keyboard player keeps their place.
+// again by its id or data-* attributes), so a keyboard player keeps their place; when it
+// is gone (the move just played), the board itself has the focus, and the next Tab
+// reaches the board's first move.
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   let selector = null;
-  if (active && active !== document.body && container.contains(active)) {
+  const inside = Boolean(active && active !== document.body && container.contains(active));
+  if (inside) {
     if (active.id) selector = `#${CSS.escape(active.id)}`;
     else {
       const data = Object.entries(active.dataset).map(([k, v]) =>
@@ -168,9 +172,11 @@ export function keepFocus(container, redraw) {
     }
   }
   redraw();
-  if (selector) {
-    const again = container.querySelector(selector);
-    if (again && typeof again.focus === "function") again.focus({ preventScroll: true });
+  const again = selector ? container.querySelector(selector) : null;
+  if (again && typeof again.focus === "function") again.focus({ preventScroll: true });  // not if disabled now
+  if (inside && !container.contains(document.activeElement)) {
+    const board = container.querySelector(".board");
+    if (board) board.focus({ preventScroll: true });
   }
 }
 
@@ -325,8 +331,11 @@ export function context(fields) {
     play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
 }
 
+// The board under a heading of its own (a screen reader's outline: the page's title, the
+// board, the players' sections in it).
 export function boardOf(renderer, view, ctx) {
-  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "" }, renderer.board(view, ctx));
+  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "", tabindex: -1 },
+    h("h2", { class: "visually-hidden" }, "The board"), renderer.board(view, ctx));
 }
 
 export function moveText(renderer, move, ctx) {
