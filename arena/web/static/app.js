@@ -565,21 +565,24 @@ async function replayPage({ params }) {
   setPhase("replay-empty");
   try {
     const id = params.get("id");
-    if (id) await viewReplay(viewer, await api("/api/replay", { id }), { title: id, id });
+    const move = params.has("move") ? Number(params.get("move")) : null;  // a shared link's position
+    if (id) await viewReplay(viewer, await api("/api/replay", { id }), { title: id, id, move });
     else if (params.get("t")) {
       const [t, g] = [params.get("t"), params.get("g")];
       await viewReplay(viewer, await api("/api/tournament/game", { name: t, id: g }),
-        { title: `${t} game ${g}`, tournament: t, tgame: g });
+        { title: `${t} game ${g}`, tournament: t, tgame: g, move });
     }
   } catch (error) { viewer.replaceChildren(errorBox(error)); }
 }
 
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×", 100]];
 
-// The viewer: start / back / play-pause / forward / end, the speed, a slider and the
-// arrow keys, a numbered move list, the board with the last move marked; a live game's
-// replay grows as it is played. `source`: {title, id} (a stored or live game),
-// {tournament, tgame} or {title} (an upload).
+// The viewer: start / back / play-pause / forward / end, the speed, a slider and the keys
+// (arrows: a move; Home, End; Space: play or pause), a numbered move list that follows the
+// move shown, the board with the last move marked; a live game's replay grows as it is
+// played. The address names the move shown (`&move=N`), so a link opens that position.
+// `source`: {title, id} (a stored or live game), {tournament, tgame} or {title} (an
+// upload); `move`: the position to open.
 async function viewReplay(viewer, data, source) {
   const info = await gameInfo(data.game);
   const renderer = await rendererFor(data.game);
@@ -618,10 +621,17 @@ async function viewReplay(viewer, data, source) {
     const current = list.querySelector(`button[data-frame="${index}"]`);
     if (current) {
       current.setAttribute("aria-current", "step");
-      const top = current.offsetTop - list.offsetTop;  // scroll the list, not the page
-      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 30) list.scrollTop = top - list.clientHeight / 2;
+      const box = current.getBoundingClientRect(), shown = list.getBoundingClientRect();  // the list scrolls, not the page
+      if (box.top < shown.top) list.scrollTop += box.top - shown.top;
+      else if (box.bottom > shown.bottom) list.scrollTop += Math.min(box.bottom - shown.bottom, box.top - shown.top);
     }
     if (index >= frames.length - 1 && playing && !data.live) pause();
+    if ((source.id || source.tournament) && viewer.isConnected) {  // the position, in the address
+      const [path, query] = location.hash.split("?");
+      const search = new URLSearchParams(query || "");
+      search.set("move", index);
+      history.replaceState(null, "", `${path}?${search}`);
+    }
   };
   const pause = () => {
     clearInterval(playing); playing = null;
@@ -635,11 +645,16 @@ async function viewReplay(viewer, data, source) {
   };
   speed.addEventListener("change", () => { remember("replay.speed", Number(speed.value)); if (playing) resume(); });
   slider.addEventListener("input", () => { pause(); go(Number(slider.value)); });
-  // the arrow keys step once: a focused slider or field moves by itself, so it is left alone
+  // the keys step once: a focused slider or field moves by itself, so it is left alone, and
+  // Space on a focused button or link is that button's
   const keys = (e) => {
-    if (e.target.closest && e.target.closest("input, select, textarea")) return;
-    if (e.key === "ArrowLeft") { pause(); go(index - 1); }
-    if (e.key === "ArrowRight") { pause(); go(index + 1); }
+    if (e.altKey || e.ctrlKey || e.metaKey || (e.target.closest && e.target.closest("input, select, textarea"))) return;
+    const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: frames.length - 1 }[e.key];
+    if (to !== undefined) { e.preventDefault(); pause(); go(to); }
+    else if (e.key === " " && !(e.target.closest && e.target.closest("button, a"))) {
+      e.preventDefault();
+      if (playing) pause(); else resume();
+    }
   };
   document.addEventListener("keydown", keys);
   cleanup.push(() => { document.removeEventListener("keydown", keys); pause(); });
@@ -680,7 +695,7 @@ async function viewReplay(viewer, data, source) {
     h("div", { class: "replay" }, area, h("nav", { class: "moves-box", "aria-label": "moves" }, h("h3", {}, "Moves"), list)),
     downloads.length ? h("p", { class: "downloads" }, "Download ", downloads) : null);
   listItems();
-  go(0);
+  go(Number.isInteger(source.move) ? source.move : 0);
   if (viewer.isConnected) setPhase("replay");  // not if its page was left meanwhile
   if (data.live) followLive();
 
