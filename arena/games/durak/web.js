@@ -165,3 +165,28 @@ export function settings(ctx) {
     },
   };
 }
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "The cards 1..n are dealt between two players; every card is seen by both. The attacker lays one of its cards on the table.",
+    "The defender either takes it (the card joins the defender's hand and the attacker lays again) or beats it with any higher card of its own: both cards leave the game and the defender becomes the attacker.",
+    "Whoever first has no cards wins and scores the cards the other still holds (or their weights). If both run out in the same move the score is 0: the attacker wins, or in D-Durak it is a draw.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"durak","id":"example-durak","players":["Anna","Boris"],"seed":1,"chance_name":"chance","settings":{"cards":"0110","draw_rule":false,"first":0}}
+{"turn":0,"player":0,"move":"lay 4","hands":[[1],[2,3]]}
+{"turn":1,"player":1,"move":"take","hands":[[1],[2,3,4]]}
+{"turn":2,"player":0,"move":"lay 1","hands":[[],[2,3,4]]}
+{"turn":3,"player":1,"move":"beat 2","hands":[[],[3,4]]}
+{"result":"first","winner":0,"scores":[2,-2],"termination":"normal","loser":null,"detail":"player 0 ran out of cards first"}
+`,
+    notes: {
+    1: "Anna holds 1 and 4, Boris 2 and 3. Anna attacks with 4.",
+    2: "Boris has no card higher than 4: he takes it, and Anna lays again.",
+    3: "Anna lays her last card, 1.",
+    4: "Boris beats 1 with 2 and both cards leave the game. Anna has no cards left: she ran out first and wins 2, the two cards Boris still holds.",
+    },
+  },
+};

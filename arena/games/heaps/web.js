@@ -139,3 +139,26 @@ export function settings(ctx) {
     },
   };
 }
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "One or two heaps of stones; the players take turns, and a move changes one heap as the rules allow (for example: add 5 to the larger heap, double the smaller one).",
+    "The game ends as soon as the heaps reach the target (here: the product of the two heaps reaches 384); whoever made that move wins.",
+    "The buttons under each heap are its legal moves, each with the size it leaves.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"heaps","id":"example-heaps","players":["Anna","Boris"],"seed":1,"chance_name":"chance","settings":{"example":"49932","target":384,"rules":{"heaps":2,"end":{"measure":"product","at_least":384},"moves":{"larger":["+5"],"smaller":["*2"],"equal":["+3"]},"min_heap":1},"start":[7,10],"max_moves":1000}}
+{"turn":0,"player":0,"move":"2 +5","heaps":[7,15]}
+{"turn":1,"player":1,"move":"1 *2","heaps":[14,15]}
+{"turn":2,"player":0,"move":"1 *2","heaps":[28,15]}
+{"result":"first","winner":0,"scores":[1,0],"termination":"normal","loser":null,"detail":"product of [28, 15] reached 384"}
+`,
+    notes: {
+    1: "Anna adds 5 to heap 2, the larger one: 7 × 15 = 105.",
+    2: "Boris doubles heap 1, the smaller one: 14 × 15 = 210.",
+    3: "Anna doubles heap 1 again: 28 × 15 = 420, at least 384: she reached the target and wins.",
+    },
+  },
+};

@@ -171,3 +171,35 @@ export function settings(ctx) {
     },
   };
 }
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "Two players take turns colouring one free edge of the graph each, red first (a solid line), then green (a dashed line). An edge once coloured stays so, and nobody may pass.",
+    "Whoever completes a triangle of their own colour (three vertices joined by three edges of one colour) loses. Only triangles of the graph's vertices count, not crossings inside the circle.",
+    "On the complete graph of six or more vertices a draw is impossible (Ramsey's theorem); on five, or on a graph given as an edge list, every edge may be coloured without a triangle: a draw.",
+    "To play, click a free (grey) edge, or click its two vertices one after the other.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"sim","id":"example-sim","players":["Anna","Boris"],"seed":3,"chance_name":"chance","settings":{"vertices":5}}
+{"turn":0,"player":0,"move":"0 4"}
+{"turn":1,"player":1,"move":"1 2"}
+{"turn":2,"player":0,"move":"0 3"}
+{"turn":3,"player":1,"move":"1 3"}
+{"turn":4,"player":0,"move":"1 4"}
+{"turn":5,"player":1,"move":"0 1"}
+{"turn":6,"player":0,"move":"2 4"}
+{"turn":7,"player":1,"move":"3 4"}
+{"turn":8,"player":0,"move":"2 3"}
+{"turn":9,"player":1,"move":"0 2","triangle":[0,1,2]}
+{"result":"first","winner":0,"scores":[1,0],"termination":"normal","loser":null,"detail":"green completed the triangle 0-1-2"}
+`,
+    notes: {
+    1: "Anna (red) colours the edge 0–4: one free edge a move.",
+    6: "Boris (green) has coloured 1–2 and now 0–1: should he ever colour 0–2, the green triangle 0–1–2 is complete.",
+    9: "Anna colours 2–3. One edge is still free: 0–2.",
+    10: "Boris must colour the last free edge, 0–2, and so completes the triangle 0–1–2 in his own colour: he loses, Anna wins.",
+    },
+  },
+};

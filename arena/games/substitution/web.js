@@ -331,3 +331,29 @@ async function editorPage(ctx) {
 }
 
 export const pages = { editor: { title: "Grammar editor", page: editorPage } };
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "A context-free grammar's productions are split into groups (a line like S->aS|Sb is one group with two alternatives). Each turn a roll picks a group, and its player must apply one of its alternatives to one of their derivations, or start a new derivation from S with it.",
+    "A rolled group that fits none of your derivations goes to the bank, shared by both players; a bank group that fits one of your derivations must be used in your turn, after the rolled one.",
+    "After the agreed number of moves, every finished word (no capital letters left) scores 3 plus its length; unfinished derivations score nothing.",
+    "To play, build your turn step by step in the box beside the board: a group, one of its alternatives, a derivation; then Finish turn.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"substitution","id":"example-substitution","players":["Anna","Boris"],"seed":5,"chance_name":"roll","settings":{"moves":2,"groups":[{"left":"S","alternatives":["aS","Sb"]},{"left":"S","alternatives":["c"]},{"left":"A","alternatives":["a"]}],"weights":[1,1,1]}}
+{"turn":0,"player":0,"roll":1,"move":"-1 1 0","bank":[0,0,0]}
+{"turn":1,"player":1,"roll":2,"move":"","bank":[0,0,1]}
+{"turn":2,"player":0,"roll":2,"move":"","bank":[0,0,2]}
+{"turn":3,"player":1,"roll":2,"move":"","bank":[0,0,3]}
+{"result":"first","winner":0,"scores":[4,0],"termination":"normal","loser":null,"detail":""}
+`,
+    notes: {
+    1: "Anna rolls group 1, S->c, and starts a new derivation with it: S becomes c, a finished word worth 3 + 1 = 4 points.",
+    2: "Boris rolls group 2, A->a. He has no derivation with an A, so the group goes to the bank.",
+    3: "Anna rolls group 2 too: it fits none of her words either, and joins the bank.",
+    4: "Boris's last roll goes to the bank as well. Two moves each are played: Anna wins 4 : 0.",
+    },
+  },
+};

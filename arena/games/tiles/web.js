@@ -114,3 +114,32 @@ export function settings(ctx) {
     value: () => ({ settings: { tiles: Number(count.value), players: 2, voluntary_skip: skip.checked } }),
   };
 }
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "Each player has a row of tiles 1..n face up. On your turn two dice are rolled, x and y.",
+    "Turn down tiles x and y (one tile on a double), or the tile x + y. If neither is possible you pass; you may pass at will only when the game is set so.",
+    "The first player to turn all their tiles down wins.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"tiles","id":"example-tiles","players":["Anna","Boris"],"seed":2,"chance_name":"dice","settings":{"tiles":4,"players":2,"voluntary_skip":false,"max_turns":1000}}
+{"turn":0,"player":0,"dice":[5,6],"move":"pass","boards":[[1,2,3,4],[1,2,3,4]]}
+{"turn":1,"player":1,"dice":[5,6],"move":"pass","boards":[[1,2,3,4],[1,2,3,4]]}
+{"turn":2,"player":0,"dice":[1,2],"move":"pair","boards":[[3,4],[1,2,3,4]]}
+{"turn":3,"player":1,"dice":[1,3],"move":"pair","boards":[[3,4],[2,4]]}
+{"turn":4,"player":0,"dice":[4,6],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":5,"player":1,"dice":[3,6],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":6,"player":0,"dice":[3,5],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":7,"player":1,"dice":[2,2],"move":"pair","boards":[[3,4],[4]]}
+{"turn":8,"player":0,"dice":[3,4],"move":"pair","boards":[[],[4]]}
+{"result":"first","winner":0,"scores":[0,1],"termination":"normal","loser":null,"detail":"player 0 turned all tiles down"}
+`,
+    notes: {
+    1: "Anna rolls 5 and 6: there is no tile 5, 6 or 11 in a row of four, so she must pass.",
+    3: "Anna rolls 1 and 2: she turns down the pair, tiles 1 and 2 (tile 3, their sum, was the other choice).",
+    9: "Anna rolls 3 and 4 and turns both down: all her tiles are down, and she wins.",
+    },
+  },
+};

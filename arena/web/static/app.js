@@ -28,6 +28,7 @@ async function lobbyPage() {
   const gameSelect = h("select", { id: "game" }, options.games.map((g) =>
     h("option", { value: g.name, selected: g.name === lastGame }, g.title)));
   const about = h("p", { class: "muted", id: "game-about" });
+  const howto = h("a", { id: "howto-link" });
   const settingsBox = h("div", { id: "settings" });
   const bot = h("select", { id: "bot" });
   const params = h("div", { id: "params" });
@@ -58,6 +59,8 @@ async function lobbyPage() {
     const { info, renderer } = current();
     const last = saved();
     about.replaceChildren(info.description);
+    howto.href = `#/howto?game=${encodeURIComponent(info.name)}`;
+    howto.textContent = `How to play ${info.title}, with an example`;
     form = renderer.settings(context({ game: info, options, saved: last, cleanup: (undo) => cleanup.push(undo) }));
     settingsBox.replaceChildren(form.element);
     const bots = info.bots.map((b) => b.name);
@@ -101,7 +104,7 @@ async function lobbyPage() {
   show(h("h1", {}, "Lobby"),
     h("div", { class: "columns" },
       h("section", { class: "card", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, "Play against a bot"),
-        h("label", {}, "Game ", gameSelect), about, settingsBox,
+        h("label", {}, "Game ", gameSelect), about, h("p", {}, howto), settingsBox,
         h("label", {}, "Opponent ", bot), params,
         h("label", {}, "Your seat ", seat), start, message,
         h("p", { class: "muted" }, "Or ", h("a", { href: "#/bots" }, "let two bots play, or run a tournament"), ".")),
@@ -203,7 +206,8 @@ async function playPage({ params }) {
   } }, "Resign");
   show(h("h1", {}, `Play ${info.title}`), clocks,
     stepped ? h("div", { class: "play stepped" }, area, builder) : h("div", { class: "play" }, builder, area), result,
-    h("h2", { class: "h3" }, "Moves"), log, events, h("p", {}, resign));
+    h("h2", { class: "h3" }, "Moves"), log, events,
+    h("p", { class: "actions" }, resign, h("a", { href: `#/howto?game=${encodeURIComponent(name)}` }, `How to play ${info.title}`)));
   const note = (...text) => events.prepend(h("li", {}, ...text));
 
   let ws = null, leaving = false, retryDelay = 500;
@@ -834,6 +838,39 @@ async function tournamentPage({ params }) {
   setPhase("tournament");
 }
 
+// -- how to play ------------------------------------------------------------------------------------
+
+// A game's rules in words and a worked example (the renderer's `howto`): its log replayed by
+// the referee (POST /api/replay), the position after each move that has a note, drawn by
+// the game's renderer.
+async function howtoPage({ params }) {
+  const name = params.get("game") || "";
+  const info = (await games()).find((g) => g.name === name);
+  if (!info) throw new Error(`no game ${name}`);
+  const renderer = await rendererFor(name);
+  const guide = renderer.howto || {};
+  setTitle(`How to play ${info.title}`);
+  const parts = [h("h1", {}, `How to play ${info.title}`), h("p", {}, info.description),
+    guide.rules ? [h("h2", {}, "The rules"), h("ul", { id: "howto-rules" }, guide.rules.map((rule) => h("li", {}, rule)))] : null,
+    h("p", {}, h("a", { id: "howto-play", href: "#/", onclick: () => remember("lobby.game", name) }, `Play ${info.title}`))];
+  if (guide.example) {
+    const data = await post("/api/replay", new Blob([guide.example.log], { type: "text/plain" }));
+    parts.push(h("h2", {}, "A worked example"), h("p", {}, `${data.players.join(" and ")} play; ${resultText(data.outcome, data.players, null, renderer.scoreMeaning)}.`),
+      Object.entries(guide.example.notes).map(([at, note]) => {
+        const frame = data.frames[Number(at)];
+        if (!frame) return null;
+        const ctx = context({ game: info, settings: data.settings, players: data.players, chance: frame.chance ?? null,
+          frame: { ...frame, total: data.frames.length - 1 }, last: { player: frame.player, move: frame.move, chance: frame.chance ?? null } });
+        return h("section", { class: "card howto-step", "data-frame": frame.index },
+          h("h3", {}, `Move ${frame.index}: `, moveLine(renderer, ctx, frame.player, frame.move, frame.chance)),
+          h("p", {}, note), boardOf(renderer, frame.render ?? frame.state, ctx, false));
+      }),
+      h("p", {}, h("a", { href: "#/replay" }, "Replay any game"), " move by move."));
+  }
+  show(parts);
+  setPhase("howto");
+}
+
 // -- ladder --------------------------------------------------------------------------------------
 
 // Colour and dash per series, so that lines differ without colour vision too.
@@ -1027,7 +1064,7 @@ async function runPage({ params }) {
 const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
-  "/bots": botsPage, "/run": runPage,
+  "/bots": botsPage, "/run": runPage, "/howto": howtoPage,
 };
 
 async function navigate() {

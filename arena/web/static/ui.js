@@ -333,9 +333,9 @@ export function context(fields) {
 
 // The board under a heading of its own (a screen reader's outline: the page's title, the
 // board, the players' sections in it).
-export function boardOf(renderer, view, ctx) {
+export function boardOf(renderer, view, ctx, heading = true) {
   return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "", tabindex: -1 },
-    h("h2", { class: "visually-hidden" }, "The board"), renderer.board(view, ctx));
+    heading ? h("h2", { class: "visually-hidden" }, "The board") : null, renderer.board(view, ctx));
 }
 
 export function moveText(renderer, move, ctx) {
