@@ -269,7 +269,8 @@ def axe_violations(page: Any) -> list[str]:
     """axe-core's serious and critical violations on the page as it is now."""
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    found = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })"
+    found = page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))"  # settled
+                          ".then(() => axe.run(document, { resultTypes: ['violations'] }))"
                           ".then((r) => r.violations)")
     return [f"{v['id']} ({v['impact']}): {v['help']}: "
             + "; ".join(str(n["target"]) for n in v["nodes"][:4])

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from .a11y_states import LOBBY, PAGES
 from .browser import (
     BOTH,
     axe_violations,
@@ -23,18 +24,6 @@ from .browser import (
 from .test_api import GAMES
 
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
-
-PAGES = ("/", "/bots", "/replay", "/tournaments", "/tournament?name=round-robin/tournament.json&cell=0-1",
-         "/ladder", "/editor")
-
-LOBBY = {  # what the lobby needs to start each game against a house bot
-    "substitution": {"#grammar": "medium", "#bot": "random"},
-    "sim": {"#sim-vertices": "5", "#bot": "sim-random"},
-    "heaps": {"#bot": "heaps-random"},
-    "durak": {"#durak-deal": "given", "#bot": "durak-greedy"},
-    "tiles": {"#bot": "tiles-random"},
-}
-
 
 def settle(page: Any) -> str:
     page.wait_for_function("!['loading', 'connecting', 'busy'].includes(document.body.dataset.phase)")

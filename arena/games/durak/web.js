@@ -6,28 +6,28 @@
 export const css = `
 .durak .deck { display: flex; flex-wrap: wrap; gap: 3px; margin: .3em 0 .2em; }
 .durak .legend { font-size: .8em; margin: 0 0 .8em; }
-.durak .deck span { min-width: 1.9em; text-align: center; padding: .1em .2em; border-radius: 4px; font-size: .85em; border: 1px solid var(--line); background: #fff; }
+.durak .deck span { min-width: 1.9em; text-align: center; padding: .1em .2em; border-radius: 4px; font-size: .85em; border: 1px solid var(--line); background: var(--surface); }
 /* told apart by more than colour: a solid bar under the first player's cards, a dotted one
    under the second's, a double frame round the card on the table, a line through those out */
-.durak .deck .seat-0 { background: #dbe7ff; border-bottom: 3px solid #2457c5; }
-.durak .deck .seat-1 { background: #ffe3d6; border-bottom: 3px dotted #b8401a; }
-.durak .deck .on-table { background: #fff3bf; border: 3px double #8c5a00; font-weight: 700; }
-.durak .deck .played { color: #545b69; text-decoration: line-through; background: #eceef2; }
+.durak .deck .seat-0 { background: #dbe7ff; color: #1d2330; border-bottom: 3px solid #2457c5; }
+.durak .deck .seat-1 { background: #ffe3d6; color: #1d2330; border-bottom: 3px dotted #b8401a; }
+.durak .deck .on-table { background: #fff3bf; color: #1d2330; border: 3px double #8c5a00; font-weight: 700; }
+.durak .deck .played { color: var(--muted); text-decoration: line-through; background: var(--soft); }
 .durak .last-move-note { background: #fff3bf; color: #1d2330; border-radius: 4px; padding: .1em .4em; }
 .durak .hands { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .durak .player.to-move { border-color: var(--accent); }
 .durak .cards { display: flex; flex-wrap: wrap; gap: .4em; min-height: 5.2em; align-items: flex-start; }
-.durak .playing-card { width: 3.4em; height: 4.8em; border: 1px solid #9aa3b2; border-radius: 6px; background: #fff; display: flex;
+.durak .playing-card { width: 3.4em; height: 4.8em; border: 1px solid #9aa3b2; border-radius: 6px; background: #fff; color: #1d2330; display: flex;
   flex-direction: column; align-items: center; justify-content: center; box-shadow: 0 1px 2px rgba(0,0,0,.12); user-select: none; }
 .durak .playing-card .num { font-size: 1.45em; font-weight: 700; }
-.durak .playing-card .weight { font-size: .75em; color: var(--muted); }
+.durak .playing-card .weight { font-size: .75em; color: #545b69; }
 .durak .playing-card.playable { border: 2px solid var(--accent); cursor: pointer; transform: translateY(-3px); }
 .durak .playing-card.playable:hover { background: #eef2fb; }
 .durak .playing-card.dim { opacity: .45; }
 .durak .table { background: #2f6b45; color: #fff; border-radius: 8px; padding: .7em 1em; margin: 1em 0; display: flex; gap: 1.2em; align-items: center; min-height: 6.6em; }
 .durak .table .playing-card { color: var(--fg); }
-.durak .table button.move { background: #fff; }
-.durak .seat-tag { font-size: .8em; padding: .05em .45em; border-radius: 9px; margin-left: .4em; background: #eef2fb; color: var(--accent); }
+.durak .table button.move { background: #fff; color: #2457c5; }
+.durak .seat-tag { font-size: .8em; padding: .05em .45em; border-radius: 9px; margin-left: .4em; background: var(--soft); color: var(--accent); }
 @media (max-width: 760px) { .durak .hands { grid-template-columns: 1fr; } }
 `;
 

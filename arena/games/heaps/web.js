@@ -6,11 +6,11 @@ const STONES_SHOWN = 80;
 
 export const css = `
 .heaps-game .goal { margin: .4em 0; }
-.heaps-game .progress { height: .5em; background: #e5e8ee; border-radius: 4px; overflow: hidden; max-width: 36em; }
+.heaps-game .progress { height: .5em; background: var(--track); border-radius: 4px; overflow: hidden; max-width: 36em; }
 .heaps-game .progress > div { height: 100%; background: var(--accent); }
-.heaps-game .rules { margin: .4em 0 .8em; color: #374151; }
+.heaps-game .rules { margin: .4em 0 .8em; }
 .heaps-game .heaps { display: flex; flex-wrap: wrap; gap: 1em; }
-.heaps-game .heap { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; min-width: 15em; }
+.heaps-game .heap { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; min-width: 15em; }
 .heaps-game .size { font-size: 2.4em; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
 .heaps-game .stones { display: block; margin: .3em 0; }
 .heaps-game .more { color: var(--muted); font-size: .85em; }

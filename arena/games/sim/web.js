@@ -5,7 +5,7 @@
 
 // Colours told apart with red-green colour blindness too (checked with Chromium's
 // deuteranopia emulation), and line styles besides: red solid, green dashed.
-const COLOUR = { red: "#cc3311", green: "#0b7a55" };
+const COLOUR = { red: "var(--sim-red, #cc3311)", green: "var(--sim-green, #0b7a55)" };  // darker or lighter per scheme
 const DASH = { red: "none", green: "14 7" };
 
 export const scoreMeaning = null;  // 1 : 0, nothing to read
@@ -13,10 +13,14 @@ const R = 150;  // the circle's radius in SVG units
 
 export const css = `
 .sim { display: grid; grid-template-columns: minmax(280px, 420px) 1fr; gap: 1.2em; align-items: start; }
-.sim svg { width: 100%; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
+.sim svg { width: 100%; background: var(--surface); border: 1px solid var(--line); border-radius: 8px; }
 .sim .edge { stroke-linecap: round; }
-.sim .edge.free { stroke: #c9ced8; stroke-width: 1.5; stroke-dasharray: 2 5; }
+.sim .edge.free { stroke: var(--line); stroke-width: 1.5; stroke-dasharray: 2 5; }
 .sim .edge.free.playable { stroke: #8a94a6; stroke-dasharray: 2 5; }
+@media (prefers-reduced-motion: no-preference) {
+  .sim .edge.last { animation: drawn .6s ease-out; }
+  @keyframes drawn { from { stroke-opacity: .1; } to { stroke-opacity: 1; } }
+}
 .sim .edge.free.candidate { stroke: #f59e0b; stroke-width: 3; stroke-dasharray: none; }
 .sim .edge.red { stroke: ${COLOUR.red}; stroke-width: 6; stroke-dasharray: ${DASH.red}; stroke-linecap: round; }
 .sim .edge.green { stroke: ${COLOUR.green}; stroke-width: 6; stroke-dasharray: ${DASH.green}; stroke-linecap: butt; }
@@ -74,7 +78,7 @@ export function board(view, ctx) {
     id: "sim-board", "aria-label": `${name}: ${owner.size} coloured edges` });
   if (triangle && view.loser !== null && view.loser !== undefined) {
     picture.append(svg("polygon", { class: "triangle", points: triangle.map((v) => at(v).join(",")).join(" "),
-      fill: COLOUR[view.colours[view.loser]] }));
+      style: `fill: ${COLOUR[view.colours[view.loser]]}` }));
   }
   const hits = [];
   for (const [a, b] of graph) {
@@ -119,7 +123,7 @@ export function board(view, ctx) {
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (view.to_move === seat ? " to-move" : ""),
       id: `player-${seat}` },
     h("h3", {}, svg("svg", { class: "swatch", viewBox: "0 0 40 10", "aria-hidden": "true" },
-      svg("line", { x1: 0, y1: 5, x2: 40, y2: 5, stroke: COLOUR[colour], "stroke-width": 6, "stroke-dasharray": DASH[colour] })),
+      svg("line", { x1: 0, y1: 5, x2: 40, y2: 5, style: `stroke: ${COLOUR[colour]}`, "stroke-width": 6, "stroke-dasharray": DASH[colour] })),
       ctx.name(seat), h("span", { class: "muted" }, ` — ${colour}${DASH[colour] === "none" ? ", solid" : ", dashed"}`)),
     h("p", {}, h("span", { class: "count", "data-colour": colour }, count(colour)), ` ${colour} edge${count(colour) === 1 ? "" : "s"}`));
   });

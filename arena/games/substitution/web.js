@@ -6,12 +6,12 @@ export const css = `
 ol.words { margin: .3em 0; padding-left: 2.2em; }
 ol.words li.finished code { color: var(--ok); }
 ol.words li.open code { color: var(--fg); }
-ol.words li.pending { background: #fff3bf; border-radius: 4px; }
+ol.words li.pending { background: var(--mark); border-radius: 4px; }
 ol.words li.pending .was { color: var(--muted); text-decoration: line-through; margin-left: .5em; font-size: .85em; }
-ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: #7a4b00; margin-left: .4em; }
-.bank .changed { background: #fff3bf; font-weight: 700; }
+ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: var(--mark-fg); margin-left: .4em; }
+.bank .changed { background: var(--mark); font-weight: 700; }
 .points { color: var(--ok); font-size: .9em; }
-.bank-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
+.bank-box { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
 .breakdown { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .breakdown li.discarded { color: var(--muted); text-decoration: line-through; }
 @media (max-width: 760px) { .breakdown { grid-template-columns: 1fr; } }

@@ -13,7 +13,7 @@ export const css = `
 .tiles-game .row { display: flex; flex-wrap: wrap; gap: 5px; margin: .3em 0; }
 .tiles-game .tile { width: 2.4em; height: 3.3em; border-radius: 5px; display: flex; align-items: center; justify-content: center;
   font-weight: 700; font-size: 1.1em; font-variant-numeric: tabular-nums; }
-.tiles-game .tile.up { background: #fffdf5; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
+.tiles-game .tile.up { background: #fffdf5; color: #1d2330; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
 .tiles-game .tile.down { background: #5b4a2e; border: 1px solid #3f3420; color: #e8dcc0; transform: translateY(2px); }
 .tiles-game .tile.just { outline: 3px solid #f59e0b; }
 .tiles-game .tile.hint { outline: 3px dashed var(--accent); }

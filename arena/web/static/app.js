@@ -8,7 +8,7 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
+  announce, api, beep, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
   humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, protocolNote, recall, remember, rendererFor,
   resultText, route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, startPage, textOf,
   wsUrl,
@@ -368,6 +368,7 @@ async function playPage({ params }) {
       game.local = {};
       setTitle(`Your turn · ${info.title}`);
       announce("Your turn");
+      beep();
       await refreshLegal();
     } else if (m.type === "opponent_moved") {
       const line = logMove(m.seat, m.move, m.chance);
@@ -1059,6 +1060,29 @@ async function runPage({ params }) {
   }
 }
 
+// -- preferences: the colour scheme, the sound of your turn (this browser only) -----------------
+
+function applyTheme(theme) {
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;  // the system's (prefers-color-scheme)
+}
+
+function preferences() {
+  const chosen = recall("theme", "auto");
+  const theme = h("select", { id: "theme", "aria-label": "colour scheme" },
+    [["auto", "as the system"], ["light", "light"], ["dark", "dark"]].map(([value, text]) =>
+      h("option", { value, selected: value === chosen }, text)));
+  theme.addEventListener("change", () => { remember("theme", theme.value); applyTheme(theme.value); });
+  const sound = h("button", { id: "sound", "aria-pressed": String(recall("sound", false)), onclick: () => {
+    const on = !recall("sound", false);
+    remember("sound", on);
+    sound.setAttribute("aria-pressed", String(on));
+    beep();  // this click lets the page make sounds later
+  } }, "Sound on your turn");
+  document.querySelector("header").append(h("div", { class: "prefs" }, h("label", {}, "Colours ", theme), sound));
+  applyTheme(chosen);
+}
+
 // -- router --------------------------------------------------------------------------------------
 
 const PAGES = {
@@ -1089,5 +1113,6 @@ async function navigate() {
   }
 }
 
+preferences();
 window.addEventListener("hashchange", navigate);
 navigate();

@@ -151,6 +151,24 @@ export function announce(text) {
   setTimeout(() => { region.textContent = text; }, 30);
 }
 
+// A short tone when it is your turn, if this browser asked for it (the header's switch).
+let audio = null;
+
+export function beep() {
+  if (!recall("sound", false)) return;
+  try {
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    const tone = audio.createOscillator(), gain = audio.createGain(), now = audio.currentTime;
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.08, now);
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(now);
+    tone.stop(now + 0.25);
+  } catch { /* no sound here */ }
+}
+
 export function setTitle(text) {
   document.title = text ? `${text} · the arena` : "The arena";
 }
