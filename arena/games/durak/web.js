@@ -36,45 +36,48 @@ export const scoreMeaning = "payoff (the cards left in the loser's hand, by thei
 // Why a result reads as it does: running out together scores 0, and only D-Durak calls it a draw.
 export function explainResult(outcome, view, ctx) {
   if (!view || !view.together) return null;
-  return view.draw_rule ? "Both ran out of cards in the same move: under the D-Durak rule that is a draw, 0 : 0."
-    : `Both ran out of cards in the same move, which scores 0; without the D-Durak rule the attacker, who laid `
-      + `its last card first (${ctx.name(view.out)}), still wins: 0 : 0.`;
+  return view.draw_rule ? ctx.t("Both ran out of cards in the same move: under the D-Durak rule that is a draw, 0 : 0.")
+    : ctx.t("Both ran out of cards in the same move, which scores 0; without the D-Durak rule the attacker, who laid "
+      + "its last card first ({name}), still wins: 0 : 0.", { name: ctx.name(view.out) });
 }
 
-export function prompt(view) {
+export function prompt(view, ctx) {
   return view.table === null || view.table === undefined
-    ? "You attack: click a card of yours to lay it."
-    : `Card ${view.table} is on the table: click a higher card to beat it, or take it.`;
+    ? ctx.t("You attack: click a card of yours to lay it.")
+    : ctx.t("Card {card} is on the table: click a higher card to beat it, or take it.", { card: view.table });
 }
 
-export function describeMove(move) {
+export function describeMove(move, ctx) {
   const [kind, card] = move.trim().split(/\s+/);
-  if (kind === "take") return "took the card on the table";
-  if (kind === "beat") return `beat it with ${card}`;
-  return `laid ${card}`;
+  if (kind === "take") return ctx.t("took the card on the table");
+  if (kind === "beat") return ctx.t("beat it with {card}", { card });
+  return ctx.t("laid {card}", { card });
 }
 
-function cardEl(h, view, card, extra = {}) {
+function cardEl(h, view, card, extra = {}, ctx) {
   const weight = view.weights ? view.weights[card - 1] : null;
   return h("div", { class: "playing-card", "data-card": card, ...extra },
-    h("span", { class: "num" }, card), weight !== null ? h("span", { class: "weight" }, `w ${weight}`) : null);
+    h("span", { class: "num" }, card), weight !== null ? h("span", { class: "weight" }, `${ctx.t("w")} ${weight}`) : null);
 }
 
 export function board(view, ctx) {
-  const { h, players } = ctx;
+  const { h, players, t } = ctx;
   const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
   const options = new Map(view.options.filter((o) => legal.has(o.move)).map((o) => [o.card === null ? "take" : o.card, o]));
   const over = view.out !== null && view.out !== undefined;
-  const turn = (seat) => (seat === ctx.me ? "Your turn:" : `${ctx.name(seat)} to`);
+  const mine = (seat) => seat === ctx.me;
   const lastCard = ctx.last ? Number((ctx.last.move.trim().split(/\s+/)[1])) : null;
   let status;
   if (over) {
-    status = view.together ? "Both ran out of cards in the same move"
-      : `${ctx.name(view.out)} ran out of cards first; ${ctx.name(1 - view.out)} ${ctx.me === 1 - view.out ? "are" : "is"} left with ${view.hands[1 - view.out].length} card(s)`;
+    const left = view.hands[1 - view.out].length;
+    status = view.together ? t("Both ran out of cards in the same move")
+      : t(ctx.me === 1 - view.out ? "{out} ran out of cards first; you are left with {left} cards" : "{out} ran out of cards first; {other} is left with {left} cards",
+        { out: ctx.name(view.out), other: ctx.name(1 - view.out), left, count: left });
   } else if (view.table === null || view.table === undefined) {
-    status = `${turn(view.attacker)} lay a card`;
+    status = mine(view.attacker) ? t("Your turn: lay a card") : t("{name} to lay a card", { name: ctx.name(view.attacker) });
   } else {
-    status = `${turn(view.defender)} take card ${view.table} or beat it with a higher card`;
+    status = mine(view.defender) ? t("Your turn: take card {card} or beat it with a higher card", { card: view.table })
+      : t("{name} to take card {card} or beat it with a higher card", { name: ctx.name(view.defender), card: view.table });
   }
   const where = new Map();
   view.hands.forEach((hand, seat) => hand.forEach((c) => where.set(c, `seat-${seat}`)));
@@ -82,44 +85,45 @@ export function board(view, ctx) {
   for (const c of view.played) where.set(c, "played");
   const whose = (c) => {  // where a card is, in words (a screen reader's, and a tooltip)
     const place = where.get(c);
-    if (place === "on-table") return `card ${c}: on the table`;
-    if (place === "played") return `card ${c}: out of the game`;
-    return place ? `card ${c}: ${ctx.name(Number(place.slice(5)))}` : `card ${c}`;
+    if (place === "on-table") return t("card {c}: on the table", { c });
+    if (place === "played") return t("card {c}: out of the game", { c });
+    return place ? t("card {c}: {name}", { c, name: ctx.name(Number(place.slice(5))) }) : t("card {c}", { c });
   };
-  const deck = h("div", { class: "deck", id: "deck", role: "list", "aria-label": "every card and where it is" },
+  const deck = h("div", { class: "deck", id: "deck", role: "list", "aria-label": t("every card and where it is") },
     Array.from({ length: view.cards }, (_, i) => i + 1).map((c) => h("span", { class: where.get(c) || "", "data-card": c,
       role: "listitem", title: whose(c), "aria-label": whose(c) }, c)));
   const hands = view.hands.map((hand, seat) => {
-    const role = over ? "" : seat === view.attacker ? "attacks" : "defends";
+    const role = over ? "" : t(seat === view.attacker ? "attacks" : "defends");
     const cards = hand.map((card) => {
       const option = options.get(card);
       const defending = !over && view.table !== null && view.table !== undefined && seat === view.defender;
-      const attrs = option ? { class: "playing-card playable", "data-move": option.move, title: option.label,
-        role: "button", tabindex: 0, "aria-label": option.label, onclick: () => ctx.play(option.move),
+      const label = describeMove(option ? option.move : "", ctx);
+      const attrs = option ? { class: "playing-card playable", "data-move": option.move, title: label,
+        role: "button", tabindex: 0, "aria-label": label, onclick: () => ctx.play(option.move),
         onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.play(option.move); } } }
         : defending && card < view.table ? { class: "playing-card dim" } : {};
-      return cardEl(h, view, card, attrs);
+      return cardEl(h, view, card, attrs, ctx);
     });
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (seat === view.to_move ? " to-move" : ""), id: `hand-${seat}` },
       h("h3", {}, ctx.name(seat), role ? h("span", { class: "seat-tag" }, role) : null,
-        h("span", { class: "score" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"}${view.weights ? `, worth ${view.worth[seat]}` : ""}`)),
-      h("div", { class: "cards" }, cards.length ? cards : h("span", { class: "muted" }, "no cards")));
+        h("span", { class: "score" }, ` ${t("{n} cards", { n: hand.length, count: hand.length })}${view.weights ? `, ${t("worth {w}", { w: view.worth[seat] })}` : ""}`)),
+      h("div", { class: "cards" }, cards.length ? cards : h("span", { class: "muted" }, t("no cards"))));
   });
   const take = options.get("take");
-  const table = h("section", { class: "table", id: "table" }, h("strong", {}, "Table"),
+  const table = h("section", { class: "table", id: "table" }, h("strong", {}, t("Table")),
     view.table !== null && view.table !== undefined
-      ? cardEl(h, view, view.table, lastCard === view.table ? { class: "playing-card last-move", title: "just laid" } : {}) : h("span", {}, "empty"),
-    ctx.last && /^take/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, `${ctx.name(ctx.last.player)} took the card`) : null,
-    ctx.last && /^beat/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, `${ctx.name(ctx.last.player)} beat it with ${lastCard}`) : null,
-    take ? h("button", { class: "move", "data-move": take.move, onclick: () => ctx.play(take.move) }, `Take ${view.table}`) : null,
-    view.played.length ? h("span", {}, `out of the game: ${view.played.join(", ")}`) : null);
-  const rules = [`cards 1..${view.cards}`, view.weights ? "weighted" : "each card counts 1",
-    view.draw_rule ? "D-Durak: running out together is a draw" : null].filter(Boolean).join(" · ");
+      ? cardEl(h, view, view.table, lastCard === view.table ? { class: "playing-card last-move", title: t("just laid") } : {}, ctx) : h("span", {}, t("empty")),
+    ctx.last && /^take/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, t("{name} took the card", { name: ctx.name(ctx.last.player) })) : null,
+    ctx.last && /^beat/.test(ctx.last.move) ? h("span", { class: "last-move-note" }, t("{name} beat it with {card}", { name: ctx.name(ctx.last.player), card: lastCard })) : null,
+    take ? h("button", { class: "move", "data-move": take.move, onclick: () => ctx.play(take.move) }, t("Take {card}", { card: view.table })) : null,
+    view.played.length ? h("span", {}, t("out of the game: {cards}", { cards: view.played.join(", ") })) : null);
+  const rules = [t("cards 1..{n}", { n: view.cards }), t(view.weights ? "weighted" : "each card counts 1"),
+    view.draw_rule ? t("D-Durak: running out together is a draw") : null].filter(Boolean).join(" · ");
   return h("div", { class: "durak" },
     h("p", { class: "status turn", id: "status-line" }, status),
     h("p", { class: "muted" }, rules), deck,
-    h("p", { class: "muted legend" }, `Blue, underlined: ${ctx.name(0)} · orange, dotted underline: ${ctx.name(1)} · `
-      + "yellow, framed: on the table · struck out: out of the game."),
+    h("p", { class: "muted legend" }, t("Blue, underlined: {first} · orange, dotted underline: {second} · yellow, framed: on the table · struck out: out of the game.",
+      { first: ctx.name(0), second: ctx.name(1) })),
     h("div", { class: "hands" }, hands[0], hands[1]), table);
 }
 
@@ -136,27 +140,27 @@ function randomDeal(count) {
 }
 
 export function settings(ctx) {
-  const { h, game } = ctx;
+  const { h, game, t } = ctx;
   const lobby = game.lobby;
   const initial = (ctx.saved || {}).settings || lobby.settings || {};
-  const mode = h("select", { id: "durak-deal" }, h("option", { value: "random" }, "random, half the cards each"),
-    h("option", { value: "given" }, "as given below"));
+  const mode = h("select", { id: "durak-deal" }, h("option", { value: "random" }, t("random, half the cards each")),
+    h("option", { value: "given" }, t("as given below")));
   const size = h("input", { id: "durak-size", type: "number", min: 2, max: lobby.max_cards || 62, value: 8 });
   const cards = h("input", { id: "durak-cards", value: initial.cards || "01101001", size: 30, pattern: "[01]+" });
-  const weights = h("input", { id: "durak-weights", placeholder: "e.g. 1,1,2,3 (one per card; empty: all 1)", size: 30 });
+  const weights = h("input", { id: "durak-weights", placeholder: t("e.g. 1,1,2,3 (one per card; empty: all 1)"), size: 30 });
   const draw = h("input", { id: "durak-draw", type: "checkbox", checked: Boolean(initial.draw_rule) });
   const sync = () => { size.disabled = mode.value !== "random"; cards.disabled = mode.value === "random"; };
   mode.addEventListener("change", sync);
   sync();
   return {
-    element: h("div", {}, h("label", {}, "Deal ", mode), h("label", {}, "Cards in a random deal ", size),
-      h("label", {}, "Given deal ", cards, h("small", { class: "muted" }, " character i: who holds card i (0 first, 1 second)")),
-      h("label", {}, "Weights ", weights), h("label", {}, draw, " D-Durak: running out together is a draw")),
+    element: h("div", {}, h("label", {}, t("Deal"), " ", mode), h("label", {}, t("Cards in a random deal"), " ", size),
+      h("label", {}, t("Given deal"), " ", cards, h("small", { class: "muted" }, " ", t("character i: who holds card i (0 first, 1 second)"))),
+      h("label", {}, t("Weights"), " ", weights), h("label", {}, draw, " ", t("D-Durak: running out together is a draw"))),
     value: () => {
       let deal = cards.value.trim();
       if (mode.value === "random") {
         const count = Number(size.value);
-        if (!Number.isInteger(count) || count < 2) throw new Error("a random deal needs at least 2 cards");
+        if (!Number.isInteger(count) || count < 2) throw new Error(t("a random deal needs at least 2 cards"));
         deal = randomDeal(count);
       }
       const settings = { cards: deal, draw_rule: draw.checked, first: 0 };
