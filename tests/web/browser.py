@@ -172,9 +172,16 @@ def visitor(server: dict[str, Any]) -> dict[str, str]:
 @pytest.fixture
 def page(request: pytest.FixtureRequest, browser: Any, server: dict[str, Any],
          visitor: dict[str, str]) -> Iterator[Any]:
-    viewport = getattr(request, "param", "desktop")
+    yield from open_page(browser, visitor, getattr(request, "param", "desktop"))
+
+
+def open_page(browser: Any, visitor: dict[str, str], viewport: str,
+              locale: str | None = None) -> Iterator[Any]:
+    """A page of a fresh browser context with the visitor's cookie (and a language:
+    `locale` sets Accept-Language); after the test, no page error and no console error
+    the test did not expect (`page.expected_console`: patterns)."""
     context = browser.new_context(viewport=VIEWPORTS[viewport], is_mobile=viewport == "phone",
-                                  has_touch=viewport == "phone")
+                                  has_touch=viewport == "phone", locale=locale)
     context.add_cookies([{**visitor, "httpOnly": True, "sameSite": "Strict"}])
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()

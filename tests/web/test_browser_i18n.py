@@ -13,11 +13,10 @@ import pytest
 
 from .a11y_states import LOBBY, PAGES
 from .browser import (
-    TIMEOUT_MS,
-    VIEWPORTS,
     browser,
     my_turn,
     no_overflow,
+    open_page,
     server,
     shot,
     start_from_lobby,
@@ -51,18 +50,7 @@ LATIN = """names => {
 @pytest.fixture(params=["desktop", "phone"])
 def russian(request: pytest.FixtureRequest, browser: Any, visitor: dict[str, str]) -> Iterator[Any]:
     """A page of a browser that asks for Russian (Accept-Language: ru-RU)."""
-    viewport = request.param
-    context = browser.new_context(viewport=VIEWPORTS[viewport], locale="ru-RU",
-                                  is_mobile=viewport == "phone", has_touch=viewport == "phone")
-    context.add_cookies([{**visitor, "httpOnly": True, "sameSite": "Strict"}])
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    page.viewport_name = viewport
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], errors
+    yield from open_page(browser, visitor, request.param, locale="ru-RU")
 
 
 def names_of(page: Any) -> list[str]:

@@ -71,6 +71,7 @@ export function localise(game) {
       params: bot.params.map((param) => ({ ...param, doc: gt(param.doc) })) };
   }) };
 }
+
 export const cleanup = [];  // what to undo when the page changes (sockets, timers)
 
 // -- building the page ----------------------------------------------------------------------
@@ -186,7 +187,8 @@ async function forThisPage(request) {
 
 // JSON as the server wrote it: an integer too big for a JavaScript number (a game's seed)
 // keeps its exact decimal text instead of becoming 1.86e+38.
-export function parseJson(text) {
+function parseJson(text) {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);  // no such number: the quick path
   return JSON.parse(text, (key, value, context) => (typeof value === "number" && !Number.isSafeInteger(value)
     && context && /^-?\d+$/.test(context.source) ? context.source : value));
 }
