@@ -58,8 +58,11 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _merged(folder: Path, lang: str) -> dict[str, Any]:
-    """English, with `lang`'s translations over it (a missing text stays English)."""
-    return {**_read(folder / f"{DEFAULT}.json"), **_read(folder / f"{lang}.json")}
+    """`lang`'s translations, English's plural forms under them; a text that reads as
+    its key is left out (the page shows a key it is not sent as written), so English
+    costs a page only its plural forms."""
+    merged = {**_read(folder / f"{DEFAULT}.json"), **_read(folder / f"{lang}.json")}
+    return {text: said for text, said in merged.items() if said != text}
 
 
 def catalogue(registry: Registry, lang: str) -> dict[str, Any]:
