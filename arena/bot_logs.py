@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LogLimits"]
+__all__ = ["LogLimits", "note_size", "utc_day"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,22 @@ class LogLimits:
     """Lines kept per bot per turn; more are dropped (``log-limit``, said once a turn)."""
     max_logs_per_game: int = 200
     """Lines kept per bot per game."""
+    max_log_bytes_per_day: int = 4 * 1024 * 1024
+    """UTF-8 bytes of lines kept per bot per UTC day, in all its games (what the server
+    stores for it); more are dropped (``log-budget``, said once a game), its games go on."""
 
     def to_json(self) -> dict[str, int]:
         return {"max_log_bytes": self.max_log_bytes, "max_logs_per_turn": self.max_logs_per_turn,
-                "max_logs_per_game": self.max_logs_per_game}
+                "max_logs_per_game": self.max_logs_per_game,
+                "max_log_bytes_per_day": self.max_log_bytes_per_day}
+
+
+def note_size(text: str) -> int:
+    """A debug line's size as the limits count it: its UTF-8 bytes."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def utc_day(now: float) -> int:
+    """The UTC day of `now` (seconds since the epoch), as days since the epoch: the day
+    `LogLimits.max_log_bytes_per_day` counts in."""
+    return int(now // 86400)

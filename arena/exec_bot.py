@@ -166,7 +166,8 @@ class ExecBot:
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
         limits = self._lines.limits(max_legal=self.max_legal, max_log_bytes=MAX_NOTE_BYTES,
-                                    max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES)
+                                    max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES,
+                                    max_log_bytes_per_day=None)
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 

@@ -83,12 +83,13 @@ class LineProtocol:
         return f"arena {LINE_PROTOCOL_VERSION}"
 
     def limits(self, *, max_legal: int | None, max_log_bytes: int, max_logs_per_turn: int,
-               max_logs_per_game: int) -> str:
+               max_logs_per_game: int, max_log_bytes_per_day: int | None) -> str:
         """``limits``: what the program may send and will get (`LIMIT_FIELDS`); the time
         it may take is each game's (``start.time_control``, ``turn.clock``)."""
         return "limits " + _dumps({
             "max_line": MAX_LINE, "max_legal": max_legal, "max_log_bytes": max_log_bytes,
             "max_logs_per_turn": max_logs_per_turn, "max_logs_per_game": max_logs_per_game,
+            "max_log_bytes_per_day": max_log_bytes_per_day,
         })
 
     def start(self, *, game_id: str, game: str, settings: Mapping[str, Any], seat: int,
@@ -132,10 +133,11 @@ class LineProtocol:
 
 
 LIMIT_FIELDS = ("max_line", "max_legal", "max_log_bytes", "max_logs_per_turn",
-                "max_logs_per_game")
+                "max_logs_per_game", "max_log_bytes_per_day")
 """The fields of the ``limits`` line: the longest line the program may write (bytes),
 the longest ``legal`` list it gets (moves; null: no limit), the longest ``#`` line kept
-(bytes) and how many are kept per turn and per game."""
+(bytes), how many are kept per turn and per game, and the bytes of them a server
+stores per bot and UTC day (null: no such budget, as when a program plays locally)."""
 
 
 def exit_text(status: int | None, stderr_tail: Iterable[str] = ()) -> str:

@@ -13,6 +13,7 @@ A log is one JSON object per line:
   "termination": "normal", ...}``, with the bots' debug lines, if any, under ``notes``:
   ``[{"turn": 3, "player": 0, "text": "..."}]`` (``turn``: the turn being played when the
   line came; a bot's ``log`` messages, or a program's ``#`` lines and standard error).
+  A server drops them after a while (`without_notes`): a log without ``notes`` is whole.
 
 Unknown keys are kept in `extra` and ignored, so later versions can add fields.
 """
@@ -32,7 +33,7 @@ from arena.game import Outcome
 from arena.seeds import parse_seed, seed_to_json
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LogFormat", "MatchRecord", "Note", "TurnRecord",
-           "read_jsonl", "write_jsonl"]
+           "read_jsonl", "without_notes", "write_jsonl"]
 
 FORMAT_NAME = "arena-log"
 FORMAT_VERSION = 1
@@ -159,6 +160,26 @@ def to_jsonl(record: MatchRecord) -> str:
         # what msgspec does not write (a string with a lone surrogate, a value that is
         # not JSON) is written as the json module does, or refused as it refuses it
         return "".join(_dumps(line) + "\n" for line in lines)
+
+
+def without_notes(log: str) -> str:
+    """A JSON Lines log without its bots' debug lines (the result line's ``notes``), for
+    a server that keeps them only so long; every other line is left as it was, so the
+    game still reads, validates and replays the same. A log with no notes (or no
+    result line) is returned as it is."""
+    body, newline, last = log.rstrip("\n").rpartition("\n")
+    try:
+        result = json.loads(last)
+    except json.JSONDecodeError:
+        return log
+    if not isinstance(result, dict) or "result" not in result or "notes" not in result:
+        return log
+    del result["notes"]
+    try:
+        line = _encode_lines([result]).decode()
+    except (TypeError, ValueError):  # a lone surrogate: escaped, so the text is storable
+        line = json.dumps(result, separators=(",", ":")) + "\n"
+    return body + newline + line
 
 
 def write_jsonl(record: MatchRecord, stream: IO[str]) -> None:

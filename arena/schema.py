@@ -130,6 +130,10 @@ def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "max_log_bytes": {**count, "description": "longest '#' line kept, in UTF-8 bytes"},
             "max_logs_per_turn": {**count, "description": "'#' lines kept per game per turn"},
             "max_logs_per_game": {**count, "description": "'#' lines kept per game"},
+            "max_log_bytes_per_day": {"anyOf": [count, {"type": "null"}], "description":
+                                      "UTF-8 bytes of '#' lines the server stores per bot "
+                                      "per UTC day, in all its games (null: no such budget, "
+                                      "as when the program plays locally)"},
         }, "required": list(LIMIT_FIELDS), "additionalProperties": False}
     payloads = {
         "limits": limits,
@@ -162,7 +166,7 @@ def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "comment": {"when": "after a turn line, any number", "pattern": "^#.*$",
                         "description": "a debug line, kept with the game's log "
                                        "(limits.max_log_bytes, max_logs_per_turn, "
-                                       "max_logs_per_game)"},
+                                       "max_logs_per_game, max_log_bytes_per_day)"},
             "legal-query": {"when": "after a turn line, any number", "pattern": "^\\?legal.*$",
                             "description": "'?legal STEPS': the legal next steps after a "
                                            "partial move; answered by a legal line"},

@@ -406,6 +406,76 @@ async def cross_site_posts(ctx: Context) -> str:
     return f"cross-site POSTs: {_counts(statuses)}"
 
 
+async def debug_line_flood(ctx: Context) -> str:
+    """Issue 22, finding 2: two bots that write the most debug lines every turn (each of
+    the longest size) of fast games, game after game, several at once, for the attack's
+    seconds and on until both have been told their day's budget is spent (at most a
+    minute more). What the database stores of them is bounded by the daily budget per
+    bot (`welcome.limits`)."""
+    names = ("attacker2", "attacker3")
+    refused: collections.Counter[str] = collections.Counter()
+    spent: set[str] = set()
+    """The bots told their day's budget is spent."""
+    stored: collections.Counter[str] = collections.Counter()
+    sent: collections.Counter[str] = collections.Counter()
+    budget = 0
+    games = 0
+    deadline = time.perf_counter() + ctx.seconds
+
+    async def chatty(name: str, ready: asyncio.Event) -> None:
+        nonlocal budget
+        ws = await ctx.connect()
+        await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "role": "bot",
+                                  "token": ctx.tokens[name], "capabilities": ["legal-moves"]}))
+        limits = json.loads(await ws.recv())["limits"]
+        budget = limits["max_log_bytes_per_day"]
+        text = "x" * limits["max_log_bytes"]  # the longest line kept
+        ready.set()
+        try:
+            while True:
+                data = json.loads(await ws.recv())
+                if data["type"] == "your_turn":
+                    frame = json.dumps({"type": "log", "game_id": data["game_id"], "text": text})
+                    for _ in range(limits["max_logs_per_turn"]):
+                        await ws.send(frame)
+                    sent[name] += limits["max_logs_per_turn"] * len(text)
+                    await ws.send(json.dumps({"type": "move", "game_id": data["game_id"],
+                                              "turn": data["turn"], "move": data["legal"][0]}))
+                elif data["type"] == "error":
+                    refused[data["code"]] += 1
+                    if data["code"] == "log-budget":
+                        spent.add(name)
+        finally:
+            ws.transport.abort()
+
+    def attacking() -> bool:
+        now = time.perf_counter()
+        return now < deadline or (len(spent) < len(names) and now < deadline + 60)
+
+    async def games_between(first: str, second: str) -> None:
+        nonlocal games
+        while attacking():
+            log = await ctx.operator.play_log("sim", {"vertices": 6}, [first, second])
+            record = read_jsonl(log.splitlines())
+            for note in record.notes:
+                stored[record.players[note.player]] += len(note.text.encode())
+            games += 1
+            first, second = second, first
+
+    ready = [asyncio.Event() for _ in names]
+    bots = [asyncio.create_task(chatty(name, event)) for name, event in zip(names, ready)]
+    await asyncio.gather(*(event.wait() for event in ready))
+    await asyncio.gather(*(games_between(*names) for _ in range(6)))
+    for bot in bots:
+        bot.cancel()
+    await asyncio.gather(*bots, return_exceptions=True)
+    kib = ", ".join(f"{stored[name] / 1024:.0f} KiB of {sent[name] / 1024:.0f} KiB sent"
+                    for name in names)
+    seconds = time.perf_counter() - deadline + ctx.seconds
+    return (f"{games} games in {seconds:.0f} s; debug lines stored: {kib} (budget "
+            f"{budget // 1024} KiB a bot a day); {refused['log-budget']} log-budget notices")
+
+
 ATTACKS: dict[str, Attack] = {
     "none": no_attack,
     "heavy-house-bots": heavy_house_bots,
@@ -419,6 +489,7 @@ ATTACKS: dict[str, Attack] = {
     "oversize-bodies": oversize_bodies,
     "guest-flood": guest_flood,
     "cross-site-posts": cross_site_posts,
+    "debug-line-flood": debug_line_flood,
 }
 """Every attack the bench runs, by name (see the module docstring to add one)."""
 
@@ -431,7 +502,9 @@ class Honest:
 
     def __init__(self, url: str, tokens: dict[str, str], operator_token: str) -> None:
         self.url = url
-        self.names = sorted(name for name in tokens if name.startswith("honest"))
+        # the bots' accounts: honest00, honest01... (honest-operator only requests games)
+        self.names = sorted(name for name in tokens if name.startswith("honest")
+                            and name != "honest-operator")
         self.clients = [ArenaClient(url, tokens[name], BuiltinBot("random"), reconnect=True,
                                     reconnect_delay=0.05) for name in self.names]
         self.operator = Operator(url, operator_token)

@@ -116,7 +116,10 @@ class ExecBot(ArenaBot):
             max_legal=max_legal,
             max_log_bytes=server.get("max_log_bytes", logs.max_log_bytes),
             max_logs_per_turn=server.get("max_logs_per_turn", logs.max_logs_per_turn),
-            max_logs_per_game=server.get("max_logs_per_game", logs.max_logs_per_game))
+            max_logs_per_game=server.get("max_logs_per_game", logs.max_logs_per_game),
+            # a server that announces no daily budget has none
+            max_log_bytes_per_day=logs.max_log_bytes_per_day if welcome is None
+            else server.get("max_log_bytes_per_day"))
 
     async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
         """Copy the child's standard error to ours as it comes, keeping its last lines."""

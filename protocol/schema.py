@@ -255,6 +255,8 @@ _LIMITS = _object({
     "max_log_bytes": {**_MS, "description": "longest 'log' text, in UTF-8 bytes"},
     "max_logs_per_turn": {**_MS, "description": "'log' messages kept per bot per turn"},
     "max_logs_per_game": {**_MS, "description": "'log' messages kept per bot per game"},
+    "max_log_bytes_per_day": {**_MS, "description": "UTF-8 bytes of 'log' texts stored per "
+                                                   "bot per UTC day, in all its games"},
 }, ("max_frame", "ping_interval"), closed=False)
 _TIME_CONTROL = _object({
     "move_ms": {**_MS, "description": "time for each move (ms)"},
@@ -315,7 +317,8 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("ladder", "object", "the game the ladder plays and its settings; null: no "
                "ladder", optional=True, null=True, shape=_LADDER),
             _f("limits", "object", "max_frame (bytes), ping_interval (s), max_legal (moves), "
-               "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game", shape=_LIMITS),
+               "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game, "
+               "max_log_bytes_per_day (bytes)", shape=_LIMITS),
         ), "Answer to a good hello."),
         # -- games -------------------------------------------------------------------
         MessageSpec("game_start", "server", (
@@ -401,7 +404,8 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("log", "client", (
             _GAME,
             _f("text", "str", "a debug line, stored with the game and shown in its replay "
-               "(limits.max_log_bytes, max_logs_per_turn, max_logs_per_game)"),
+               "(limits.max_log_bytes, max_logs_per_turn, max_logs_per_game, "
+               "max_log_bytes_per_day)"),
         ), "A bot's debug line about one of its games."),
         MessageSpec("resign", "client", (_GAME,), "Give up a game."),
         MessageSpec("game_over", "server", (

@@ -90,7 +90,8 @@ def test_a_program_plays_and_its_debug_lines_stay_with_the_log(program, tmp_path
     assert lines[1] == "arena 1" and lines[3].startswith("start ")
     assert json.loads(lines[2].removeprefix("limits ")) == {  # what the runner keeps
         "max_line": 256 * 1024, "max_legal": 1000, "max_log_bytes": 1024,
-        "max_logs_per_turn": 200, "max_logs_per_game": 200}
+        "max_logs_per_turn": 200, "max_logs_per_game": 200,
+        "max_log_bytes_per_day": None}  # no server, no daily budget
     start = json.loads(lines[3][6:])
     assert start["game"] == "sim" and start["seat"] == 0 and start["settings"] == {"vertices": 6}
     turn = json.loads(lines[4][5:])

@@ -23,7 +23,8 @@ BUDGETS = {
     "settings_limits": "--limit", "guest_settings_limits": "--guest-limit",
     "guest_lifetime": "--guest-lifetime", "house_prepare_timeout": None,
     "storage_probe_interval": None, "legal_requests_per_turn": None, "max_legal": None,
-    "log_limits": None,
+    "log_limits": None, "debug_retention_days": "--debug-retention-days",
+    "debug_disk_reserve_mb": "--debug-disk-reserve-mb",
 }
 
 
@@ -47,6 +48,17 @@ def test_every_budget_is_documented_with_its_flag() -> None:
     assert f"| {defaults.max_state_bytes // 1024} KiB |" in DOC
     assert f"| {defaults.max_queue_bytes // 2**20} MiB |" in DOC
     assert f"| {defaults.max_frame // 1024} KiB |" in DOC
+    assert f"| {defaults.log_limits.max_log_bytes_per_day // 2**20} MiB |" in DOC
+    assert "`--max-log-bytes-per-day`" in DOC
+    assert f"| {defaults.debug_retention_days:g} |" in DOC
+    assert f"| {defaults.debug_disk_reserve_mb} MiB |" in DOC
+
+
+def test_the_ladders_pair_limit_is_documented_with_its_flag() -> None:
+    from arena.server import LadderConfig
+
+    row = f"| {LadderConfig().pairings_per_hour} in any hour (house bots not counted) |"
+    assert row in DOC and "`LadderConfig.pairings_per_hour` | `--pairings-per-hour` |" in DOC
 
 
 def test_every_http_budget_is_documented() -> None:

@@ -44,6 +44,9 @@ from arena.errors import ArenaError, SettingsError
               help="Ladder games in flight per bot.")
 @click.option("--interval", default=0.5, show_default=True, type=float,
               help="Seconds between ladder pairing rounds.")
+@click.option("--pairings-per-hour", default=10, show_default=True, type=click.IntRange(0),
+              help="Times the same two bot accounts may be paired on the ladder in an hour "
+                   "(a pairing is two games; house bots are not limited; 0: no limit).")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
@@ -65,6 +68,15 @@ from arena.errors import ArenaError, SettingsError
               help="Change a game's settings limit for guests (repeatable).")
 @click.option("--guest-lifetime", default=24 * 3600.0, show_default=True,
               type=click.FloatRange(1), help="Seconds a guest account lives.")
+@click.option("--max-log-bytes-per-day", default=4 * 1024 * 1024, show_default=True,
+              type=click.IntRange(0), help="Bytes of debug lines stored per bot per UTC day; "
+                                           "more are dropped (the games go on).")
+@click.option("--debug-retention-days", default=14.0, show_default=True,
+              type=click.FloatRange(0), help="Days a game's debug lines are kept after it "
+                                             "ends (0: for ever).")
+@click.option("--debug-disk-reserve-mb", default=256, show_default=True,
+              type=click.IntRange(0), help="MiB of free disk for the database below which no "
+                                           "debug line is kept (0: no reserve).")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1),
               help="Worker processes the house bots think in.")
 @click.option("--worker-memory-mb", default=1024, show_default=True, type=click.IntRange(0),
@@ -78,12 +90,15 @@ from arena.errors import ArenaError, SettingsError
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
+          pairings_per_hour: int,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
+          max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           guests_per_client: int, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
+    from arena.bot_logs import LogLimits
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
     from arena.server.workers import WorkerLimits
@@ -124,13 +139,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     config = ServerConfig(
         host=host, port=port, db=db,
         time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
-        ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games)
-        if ladder else None,
+        ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
+                            pairings_per_hour=pairings_per_hour) if ladder else None,
         tournaments=tournaments,
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
         guest_settings_limits=guest_settings_limits, guest_lifetime=guest_lifetime,
+        log_limits=LogLimits(max_log_bytes_per_day=max_log_bytes_per_day),
+        debug_retention_days=debug_retention_days, debug_disk_reserve_mb=debug_disk_reserve_mb,
         workers=WorkerLimits(processes=workers, memory_mb=worker_memory_mb),
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       guests_per_client_minute=guests_per_client),

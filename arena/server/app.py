@@ -9,8 +9,9 @@ and messages (`arena.server.clients`, with `arena.server.auth` and
 HTTP side (`arena.web.app`, aiohttp), served on the same port
 (`arena.server.dispatch`). What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
-game (`arena.limits`), its state's size, what waits for a client that does not read;
-and a storage failure stops new games instead of announcing results it did not store.
+game (`arena.limits`), its state's size, what waits for a client that does not read,
+the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
+games instead of announcing results it did not store.
 Embedding it::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -45,10 +47,11 @@ from arena.server.games import Games, PlayerUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.health import health_report
 from arena.server.house import HouseBots
-from arena.server.ladder import Ladder, ladder_candidates
+from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage
+from arena.server.storage import AsyncStorage, Storage, StorageFailure
+from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -81,6 +84,7 @@ class ArenaServer:
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
+        self._upkeep: DebugLineUpkeep | None = None
         self._clients: Clients | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
@@ -114,6 +118,11 @@ class ArenaServer:
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(storage.watch(config.storage_probe_interval),
                                             name="storage watch"))
+        upkeep = self._upkeep = DebugLineUpkeep(
+            storage, self.notes, db=config.db, reserve_mb=config.debug_disk_reserve_mb,
+            retention_days=config.debug_retention_days)
+        await upkeep.check_disk()
+        self._tasks.append(loop.create_task(upkeep.watch(), name="debug line upkeep"))
         self._pool = WorkerPool(config.workers)
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
@@ -148,7 +157,8 @@ class ArenaServer:
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
         if config.ladder is not None:
-            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair)
+            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
+                                 await self._recent_pairings())
             self.ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
@@ -217,6 +227,11 @@ class ArenaServer:
     def house_bots(self) -> HouseBots:
         """The worker processes that play ``house:SPEC`` seats."""
         return _started(self._house_bots)
+
+    @property
+    def upkeep(self) -> DebugLineUpkeep:
+        """The disk reserve and the retention period of the bots' debug lines."""
+        return _started(self._upkeep)
 
     @property
     def games(self) -> Games:
@@ -325,6 +340,17 @@ class ArenaServer:
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
+
+    async def _recent_pairings(self) -> list[tuple[float, str, str]]:
+        """The ladder's pairings of the last hour, from the database (the pair limit
+        survives a restart); none if the database cannot be read now."""
+        storage = self.storage
+        try:
+            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+        except StorageFailure:
+            log.warning("the ladder's recent pairings cannot be read: its pair limit "
+                        "starts from none")
+            return []
 
     def _start_pair(self, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret

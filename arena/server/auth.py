@@ -41,7 +41,8 @@ async def authenticate(storage: AsyncStorage, hello: Message, cookie: str | None
 
     Raises:
         AuthenticationError: no token, an unknown or revoked one, one of another bot,
-            or (for an operator) one of an account that is not an operator.
+            for an operator one of an account that is not an operator, or for a bot
+            an operator's (operators request games; they do not play on the ladder).
         StorageFailure: the accounts cannot be read now.
     """
     role = hello["role"]
@@ -58,6 +59,11 @@ async def authenticate(storage: AsyncStorage, hello: Message, cookie: str | None
             f"a {role} needs a 'token' in its hello (from 'arena bots add NAME')"
             if not token else "unknown or revoked token" if account is None
             else f"{account.name} is not an operator account")
+    if role == "bot" and account.operator:
+        raise AuthenticationError(
+            f"{account.name} is an operator account: operators request games and do not "
+            "play; connect the bot with a bot account's token ('arena bots add NAME', "
+            "without --operator)")
     if hello.get("bot") not in (None, account.name):
         raise AuthenticationError(
             f"the token belongs to {account.name!r}, not {hello.get('bot')!r}")

@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from arena.bot_logs import utc_day
 from arena.errors import ArenaError
 from arena.game import Termination
 from arena.record import MatchRecord
@@ -264,6 +266,8 @@ class Clients:
             try:
                 login = await authenticate(self.storage, hello,
                                            getattr(session.ws, "cookie_token", None))
+                if role == "bot":
+                    await self._load_log_bytes(login.name)
             except StorageFailure as failure:
                 session.send("error", code=STORAGE_UNAVAILABLE, fatal=True,
                              message=f"cannot check the token now ({failure}); try later")
@@ -314,6 +318,13 @@ class Clients:
             live = self.games.live[game_id]
             self.games.deliver(live, live.resume_messages(name or "", now))
         return True
+
+    async def _load_log_bytes(self, name: str) -> None:
+        """Start `name`'s count of debug-line bytes for today from what the database
+        holds (a restart forgets the counts; the stored games do not)."""
+        day = utc_day(time.time())
+        stored = await self.storage.call(self.storage.storage.log_bytes, name, day)
+        self.notes.load(name, day, stored)
 
     def _check_games(self, session: Session) -> None:
         """Tell a bot whose hello names games it will never get (unknown ones, or none
@@ -392,19 +403,18 @@ class Clients:
             return
         seats = live.seats_of(session.name or "")
         reply: Reply | None
+        budgeted: bool
         if message.type == "legal":
             reply = self.legal_moves.answer(live, seats, message["turn"], message["steps"])
             budgeted = reply[0] == "legal_steps" and (
                 self.legal_moves.answered(live) <= self.config.legal_requests_per_turn)
         else:
             to_act = live.match.to_act()
-            kept = len(live.match.notes)
-            reply = self.notes.take(live, to_act if to_act in seats else seats[0],
-                                    message["text"])
-            budgeted = len(live.match.notes) > kept
+            budgeted, reply = self.notes.take(live, to_act if to_act in seats else seats[0],
+                                              message["text"], time.time())
         if budgeted and session.rate is not None:
-            # what a turn invites (building the move, a kept debug line) costs no rate
-            # budget: they have limits of their own
+            # what a turn invites (building the move, debug lines within their counts)
+            # costs no rate budget: they have limits of their own
             session.rate.credit()
         if reply is not None:
             session.send(reply[0], **reply[1])

@@ -27,7 +27,8 @@ class LadderConfig:
     every `interval` seconds; each pairing plays two games with the seats swapped, each
     with its own secret dice seed. `house` lists built-in bot specs that the server
     plays (in its worker processes); they are only paired with external bots unless
-    `house_vs_house` is set. `seed` seeds the pairing order, not the dice.
+    `house_vs_house` is set. `seed` seeds the pairing order, not the dice. The same two
+    accounts meet at most `pairings_per_hour` times an hour.
     """
 
     game: str = "substitution"
@@ -37,6 +38,11 @@ class LadderConfig:
     interval: float = 0.5
     max_games: int = 2
     seed: int | None = None
+    pairings_per_hour: int = 10
+    """Times the same two accounts may be paired in any 60 minutes (a pairing is two
+    games; 0: no limit), so that a bot that resigns every game feeds a partner at most
+    twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
+    every game and belongs to nobody (`arena.server.ladder`)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,14 @@ class ServerConfig:
     max_legal: int = DEFAULT_MAX_LEGAL
     """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
     log_limits: LogLimits = field(default_factory=LogLimits)
-    """Bounds on the bots' ``log`` messages (size, per turn, per game)."""
+    """Bounds on the bots' ``log`` messages (size, per turn, per game, bytes per bot and
+    UTC day), announced in ``welcome.limits``."""
+    debug_retention_days: float = 14.0
+    """Days a game's debug lines are kept after it ends; then they are dropped from its
+    stored log, the moves and the result staying (0: kept for ever)."""
+    debug_disk_reserve_mb: int = 256
+    """MiB of free space on the database's file system below which no debug line is
+    kept (the games go on); 0: no reserve."""
     legal_requests_per_turn: int = 100
     """``legal`` requests a bot may have answered in a turn of its own at no cost to its
     message budget (`message_rate`); more count against it."""

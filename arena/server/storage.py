@@ -26,15 +26,17 @@ import logging
 import secrets
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.bot_logs import note_size, utc_day
 from arena.errors import ArenaError
 from arena.game import Outcome
-from arena.record import MatchRecord, to_jsonl
+from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import parse_seed, seed_to_text
 from arena.server.names import GUEST_PREFIX, check_account_name
 
@@ -139,7 +141,23 @@ CREATE TABLE probe (
 decimal text, with the commitment published before its first move (`arena.seeds`);
 ``probe`` is where `Storage.check_writable` tries a write."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY)
+_DEBUG_LINES = """
+ALTER TABLE games ADD COLUMN notes_bytes INTEGER;
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS NOT 0;
+CREATE TABLE log_bytes (
+    bot TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day)
+);
+"""
+"""Version 4: the bots' debug lines have a budget and a retention period. A finished
+game's ``notes_bytes`` is the bytes of debug lines its log holds (NULL: a game stored
+before, not looked at yet; `drop_old_notes` finds the logs that hold any by the
+partial index); ``log_bytes`` is each bot's bytes of debug lines stored per UTC day
+(`arena.bot_logs.utc_day`), which `LogLimits.max_log_bytes_per_day` bounds."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
@@ -418,9 +436,11 @@ class Storage:
                     log: str | None = None) -> list[RatingRow]:
         """Store the result, the log and (if `rated`) the rating changes in one transaction.
 
-        `log` is the record as JSON Lines, if the caller has it already. The ratings
-        before the game are read inside the transaction, so games that end at the same
-        time are rated one after the other. Returns the new ratings.
+        `log` is the record as JSON Lines, if the caller has it already. The bytes of
+        each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
+        (`log_bytes`). The ratings before the game are read inside the transaction, so
+        games that end at the same time are rated one after the other. Returns the new
+        ratings.
         """
         from arena.server.ratings import initial_rating, rate
 
@@ -428,16 +448,25 @@ class Storage:
         assert outcome is not None
         if log is None:
             log = to_jsonl(record)
+        log_bytes: Counter[str] = Counter()
+        for note in record.notes:
+            if 0 <= note.player < len(record.players):
+                log_bytes[record.players[note.player]] += note_size(note.text)
 
         def work(db: sqlite3.Connection) -> list[RatingRow]:
+            now = time.time()
             db.execute(
                 "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
-                " reason = ?, turns = ?, finished = ?, log = ? WHERE id = ?",
+                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?",
                 ("aborted" if outcome.result == "aborted" else "finished", outcome.result,
                  outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
-                 outcome.termination.value, outcome.detail, len(record.turns), time.time(),
-                 log, record.id),
+                 outcome.termination.value, outcome.detail, len(record.turns), now,
+                 log, sum(log_bytes.values()), record.id),
             )
+            db.executemany(
+                "INSERT INTO log_bytes(bot, day, bytes) VALUES (?, ?, ?) ON CONFLICT(bot, day)"
+                " DO UPDATE SET bytes = bytes + excluded.bytes",
+                [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
             if not rated or outcome.result == "aborted":
                 return []
             before = [self.rating(bot, record.game) or initial_rating(bot, record.game)
@@ -474,6 +503,49 @@ class Storage:
             )
             self.finish_game(record)
         return [row[0] for row in rows]
+
+    def log_bytes(self, bot: str, day: int) -> int:
+        """The bytes of `bot`'s debug lines stored on `day` (UTC days since the epoch:
+        `arena.bot_logs.utc_day`), in the games that ended that day."""
+        row = self.db.execute("SELECT bytes FROM log_bytes WHERE bot = ? AND day = ?",
+                              (bot, day)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        """Drop the debug lines from the logs of up to `limit` games that ended before
+        `before` (seconds since the epoch), oldest first, in one transaction; return how
+        many logs were looked at (fewer than `limit`: none is left). Moves, result and
+        the rest of each log stay as they were (`arena.record.without_notes`). Also
+        forgets the daily debug-line totals of the days before `before`'s."""
+
+        def work(db: sqlite3.Connection) -> int:
+            rows = db.execute(
+                "SELECT id, log FROM games WHERE notes_bytes IS NOT 0 AND finished < ?"
+                " ORDER BY finished LIMIT ?", (before, limit)).fetchall()
+            for game_id, log in rows:
+                kept = without_notes(log) if log else log
+                if kept != log:
+                    db.execute("UPDATE games SET log = ?, notes_bytes = 0 WHERE id = ?",
+                               (kept, game_id))
+                else:
+                    db.execute("UPDATE games SET notes_bytes = 0 WHERE id = ?", (game_id,))
+            db.execute("DELETE FROM log_bytes WHERE day < ?", (utc_day(before),))
+            return len(rows)
+
+        return self._tx(work)
+
+    def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        """The ladder's pairings started at `since` or later (seconds since the epoch), as
+        ``(started, a, b)``: each pair of games once, when its first game started."""
+        rows = self.db.execute(
+            "SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
+            " AND pair IS NOT NULL GROUP BY pair", (since,)).fetchall()
+        pairings = []
+        for started, players in rows:
+            names = json.loads(players)
+            if len(names) == 2:
+                pairings.append((float(started), str(names[0]), str(names[1])))
+        return pairings
 
     def next_game_number(self) -> int:
         """One more than the number of games stored (a readable part of new game ids)."""

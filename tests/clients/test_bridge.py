@@ -59,7 +59,8 @@ async def test_lines_in_and_one_move_out(tmp_path):
     # its limits, before anything else (no server here: the defaults a server announces)
     assert json.loads(lines[1].split(" ", 1)[1]) == {
         "max_line": MAX_LINE, "max_legal": 1000, "max_log_bytes": 1024,
-        "max_logs_per_turn": 10, "max_logs_per_game": 200}
+        "max_logs_per_turn": 10, "max_logs_per_game": 200,
+        "max_log_bytes_per_day": 4 * 1024 * 1024}
     start = json.loads(lines[2].split(" ", 1)[1])
     assert start["game"] == "sim" and start["seat"] == 0 and start["settings"] == {"vertices": 4}
     sent = json.loads(lines[3].split(" ", 1)[1])

@@ -1,5 +1,6 @@
 """Accounts (issue 11, findings 6, 9 and 12): reserved names and the character set,
-guest accounts that expire, and no valid token ever reported revoked."""
+guest accounts that expire, and no valid token ever reported revoked; operators do not
+play (issue 22, finding 3)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from websockets.exceptions import ConnectionClosed
 
 from arena.cli import main
 from arena.server.names import InvalidName, check_account_name
 from arena.server.storage import Storage
+from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
 
 from .conftest import SUBST
@@ -122,3 +125,25 @@ async def test_no_valid_token_is_reported_revoked_while_the_check_is_in_flight(
         for client in clients:
             await client.stop()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_an_operator_token_cannot_log_in_as_a_bot(arena) -> None:
+    """Issue 22, finding 3: an operator's token in a bot's hello logged in as a bot and
+    was paired on the ladder and rated. It is refused, saying what to use instead; the
+    same token still works as an operator."""
+    token = await arena.add_bot("runner", operator=True)
+    raw = await arena.raw()
+    error = await raw.hello(token)
+    assert error["type"] == "error" and error["code"] == "unauthorized" and error["fatal"]
+    assert error["message"].startswith("runner is an operator account: operators request "
+                                       "games and do not play")
+    assert "a bot account's token ('arena bots add NAME', without --operator)" in error["message"]
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+    assert "runner" not in arena.server.sessions
+    await arena.client("alice")
+    await arena.client("bob")
+    async with Operator(arena.url, token) as operator:
+        record = await operator.play("substitution", SUBST, ["alice", "bob"], seed=1)
+    assert record.outcome is not None and record.outcome.termination.value == "normal"

@@ -148,7 +148,8 @@ const PROTOCOL_NOTES = {
   "too-many-errors": N_("the connection was closed after too many errors; it reconnects"),
   unauthorized: N_("the server did not recognise this browser: reload the page"),
 };
-const NOT_FOR_PLAYERS = new Set(["no-ladder-game", "unknown-game-name", "log-too-long", "log-limit"]);
+const NOT_FOR_PLAYERS = new Set(["no-ladder-game", "unknown-game-name", "log-too-long", "log-limit", "log-budget",
+  "log-disk-low"]);
 
 export function protocolNote(message) {
   if (NOT_FOR_PLAYERS.has(message.code)) return null;
