@@ -155,6 +155,17 @@ export function controls(ctx) {
   const parts = [h("h3", {}, t("Your turn"))];
   parts.push(h("p", {}, t("This turn so far: "),
     steps.length ? h("code", { id: "partial" }, moveInWords(s, steps.join(", "), t)) : h("span", { class: "muted" }, t("no steps yet"))));
+  // the turn's actions before its choices: in sight however many choices follow
+  parts.push(h("div", { class: "actions" },
+    h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
+      onclick: () => {
+        local.auto = false;
+        if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
+        steps.pop(); refresh();
+      } }, t("Undo step")),
+    h("button", { id: "clear", disabled: !steps.length, onclick: () => { local.auto = false; steps.length = 0; refresh(); } }, t("Clear")),
+    h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
+      t("Finish turn"))));
   const options = legal.steps;
   // A stage with one choice is taken at once (not the group, while the turn may also end
   // here; nothing after an undo, so that undoing is possible).
@@ -206,16 +217,6 @@ export function controls(ctx) {
     parts.push(choices);
   }
   if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));  // the referee's words
-  parts.push(h("div", { class: "actions" },
-    h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
-      onclick: () => {
-        local.auto = false;
-        if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
-        steps.pop(); refresh();
-      } }, t("Undo step")),
-    h("button", { id: "clear", disabled: !steps.length, onclick: () => { local.auto = false; steps.length = 0; refresh(); } }, t("Clear")),
-    h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
-      t("Finish turn"))));
   return h("div", {}, parts);
 }
 
