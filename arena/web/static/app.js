@@ -213,10 +213,13 @@ async function playPage({ params }) {
   const resign = h("button", { id: "resign", disabled: true, onclick: () => {
     if (game.id && !game.over) send({ type: "resign", game_id: game.id });
   } }, t("Resign"));
+  const below = [result, h("h2", { class: "h3" }, t("Moves")), log, events,
+    h("p", { class: "actions" }, resign, h("a", { href: `#/howto?game=${encodeURIComponent(name)}` }, t("How to play {game}", { game: info.title })))];
+  // a stepped turn's box is the second column of everything below the title, so that it
+  // keeps to the top of the screen down to the page's end
   show(h("h1", {}, t("Play {game}", { game: info.title })), clocks,
-    stepped ? h("div", { class: "play stepped" }, area, builder) : h("div", { class: "play" }, builder, area), result,
-    h("h2", { class: "h3" }, t("Moves")), log, events,
-    h("p", { class: "actions" }, resign, h("a", { href: `#/howto?game=${encodeURIComponent(name)}` }, t("How to play {game}", { game: info.title }))));
+    stepped ? h("div", { class: "play stepped" }, h("div", { class: "column" }, area, below), builder)
+      : [h("div", { class: "play" }, builder, area), below]);
   const note = (...text) => events.prepend(h("li", {}, ...text));
 
   let ws = null, leaving = false, retryDelay = 500;
