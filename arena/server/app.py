@@ -1,13 +1,13 @@
 """The arena server: its lifecycle, and the parts it wires together.
 
 `ArenaServer` starts and stops the pieces, each with one job: the database
-(`AsyncStorage` in a worker thread, with `Durability`'s promise that no result is
+(`arena.storage`: SQLite or PostgreSQL, with `Durability`'s promise that no result is
 announced unless stored), house bots in worker processes (`arena.server.house`), the
-live games (`arena.server.games`, each a sans-I/O `LiveGame`), the clients' sessions
-and messages (`arena.server.clients`, with `arena.server.auth` and
-`arena.server.grace`), the `Ladder`, the health report (`arena.server.health`) and the
-HTTP side (`arena.web.app`, aiohttp), served on the same port
-(`arena.server.dispatch`). What a stranger can make it do is budgeted
+live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
+grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
+messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
+report (`arena.server.health`) and the HTTP side (`arena.web.app`, aiohttp), served on
+the same port (`arena.server.dispatch`). What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
 game (`arena.limits`), its state's size, what waits for a client that does not read,
 the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
@@ -44,15 +44,14 @@ from arena.server.connection import ArenaConnection
 from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
-from arena.server.grace import GraceTimers
 from arena.server.health import health_report
 from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage, StorageFailure
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
+from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
@@ -80,7 +79,7 @@ class ArenaServer:
         """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
-        self._storage: AsyncStorage | None = None
+        self._storage: Storage | None = None
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
@@ -88,7 +87,6 @@ class ArenaServer:
         self._clients: Clients | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
-        self._grace = GraceTimers(self._games_of, self.sessions)
         self._tasks: list[asyncio.Task[None]] = []
         """The watches of the storage and of revoked tokens."""
         self._ws: Server | None = None
@@ -112,7 +110,7 @@ class ArenaServer:
                     f"the ladder pairs two bots, but {config.ladder.game} with these settings "
                     f"is a {rules.num_players()}-player game: give settings for two players")
             check_settings(rules, "standard", config.settings_limits)
-        storage = self._storage = AsyncStorage(Storage(config.db))
+        storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
         await durability.recover()
         loop = asyncio.get_running_loop()
@@ -129,14 +127,14 @@ class ArenaServer:
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping, idle=self._grace.cancel)
+            stopping=self._stopping)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
-            grace=self._grace, revocations=revocations, legal_moves=self.legal_moves,
-            notes=self.notes, stopping=self._stopping)
+            revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
+            stopping=self._stopping)
         self.web = WebFront(self)
         await self.web.start()
         web = config.web
@@ -186,7 +184,6 @@ class ArenaServer:
                 self._games.abort_all("the server shut down")
                 if self._games.tasks:
                     await asyncio.wait(self._games.tasks, timeout=10)
-            self._grace.cancel_all()
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
                                    for session in list(self.sessions.values())))
@@ -198,7 +195,7 @@ class ArenaServer:
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
             if self._storage is not None:
-                self._storage.close()
+                await self._storage.close()
         finally:
             self._closed.set()
 
@@ -215,8 +212,8 @@ class ArenaServer:
     # -- the parts (from `start` on) ---------------------------------------------------
 
     @property
-    def storage(self) -> AsyncStorage:
-        """The database, in its worker thread."""
+    def storage(self) -> Storage:
+        """The database (`arena.storage`)."""
         return _started(self._storage)
 
     @property
@@ -273,9 +270,6 @@ class ArenaServer:
         for session in list(self.sessions.values()):
             session.send(type, **fields)
 
-    def _games_of(self, name: str) -> list[LiveGame]:
-        return self._games.of(name) if self._games is not None else []
-
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
         """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
         assert self.web is not None
@@ -299,7 +293,9 @@ class ArenaServer:
         Every game's settings are checked against its limits (`arena.limits`; a game
         with a guest among its players against the guests' limits). Unless `seed` is
         given (tournaments, operators' requests), the dice get a fresh 128-bit secret
-        seed, committed to in ``game_start`` and revealed in ``game_over``.
+        seed, committed to in ``game_start`` and revealed in ``game_over``. The game is
+        played in a task of its own (``games.task_of(live)``, right after this call),
+        which returns its record once stored (`LiveGame.record` is set then too).
 
         Raises:
             PlayerUnavailable: a named bot is not connected.
@@ -324,8 +320,7 @@ class ArenaServer:
     ) -> MatchRecord:
         """Play one game and return its record once it is stored (for tournament runners)."""
         live = self.start_game(game_name, settings, players, seed=seed, time_control=time_control)
-        assert live.task is not None
-        return await asyncio.shield(live.task)
+        return await asyncio.shield(self.games.task_of(live))
 
     async def check_revocations(self) -> None:
         """Drop the clients whose token was revoked, replaced or expired since they
@@ -346,7 +341,7 @@ class ArenaServer:
         survives a restart); none if the database cannot be read now."""
         storage = self.storage
         try:
-            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+            return await storage.ladder_pairings(time.time() - PAIR_WINDOW)
         except StorageFailure:
             log.warning("the ladder's recent pairings cannot be read: its pair limit "
                         "starts from none")

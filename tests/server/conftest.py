@@ -12,13 +12,22 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena.games.substitution import Settings
+from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server import ArenaServer, ServerConfig, TimeControl
+from arena.server.live import LiveGame
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding, Message
+from tests.waiting import wait_for
 
 FAST = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=1000, retries=0, grace_ms=1000)
 SUBST = Settings.preset("medium", 12).to_json()
+
+
+async def stored_record(live: LiveGame, timeout: float = 20) -> MatchRecord:
+    """The record of the game `live` once the server has stored it."""
+    record: MatchRecord = await wait_for(lambda: live.record, timeout, f"game {live.id} stored")
+    return record
 
 
 class Arena:
@@ -36,7 +45,7 @@ class Arena:
     async def add_bot(self, name: str, *, operator: bool = False) -> str:
         assert self.server.storage is not None
         storage = self.server.storage
-        return await storage.call(storage.storage.add_bot, name, operator=operator)
+        return await storage.add_bot(name, operator=operator)
 
     async def client(self, name: str, bot: ArenaBot | Callable[[Turn], Any] | str = "random",
                      *, wait: bool = True, **options: Any) -> ArenaClient:
@@ -56,7 +65,7 @@ class Arena:
         """A guest account (as the web interface issues them) with a connected client."""
         storage = self.server.storage
         assert storage is not None
-        name, token = await storage.call(storage.storage.add_guest, 3600.0)
+        name, token = await storage.add_guest(3600.0)
         client = ArenaClient(self.url, token, BuiltinBot(bot) if isinstance(bot, str) else bot,
                              reconnect_delay=0.05)
         self.clients.append((client, asyncio.create_task(client.run())))

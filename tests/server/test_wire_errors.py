@@ -13,7 +13,7 @@ from clients.sdk import ArenaClient, BuiltinBot
 from protocol import AuthenticationError, Encoding, VersionError
 from tests.waiting import wait_for
 
-from .conftest import SUBST
+from .conftest import SUBST, stored_record
 
 
 async def ready_bot(arena, encoding=Encoding.JSON):
@@ -114,7 +114,7 @@ async def test_revoked_token_and_name_mismatch(arena):
     raw = await arena.raw()
     assert (await raw.hello(token, bot="mallory"))["code"] == "unauthorized"
     storage = arena.server.storage
-    assert await storage.call(storage.storage.revoke_bot, "carol")
+    assert await storage.revoke_bot("carol")
     raw = await arena.raw()
     assert (await raw.hello(token))["code"] == "unauthorized"
 
@@ -167,13 +167,13 @@ async def test_revoking_a_connected_bot_drops_it_and_forfeits_its_games(make_are
     live = arena.server.start_game("substitution", SUBST, ["carol", "opponent"], seed=3)
     await raw.expect("your_turn")
     storage = arena.server.storage
-    assert await storage.call(storage.storage.revoke_bot, "carol")
+    assert await storage.revoke_bot("carol")
     error = await raw.expect("error", timeout=5)
     assert error["code"] == "unauthorized" and "revoked" in error["message"]
     with pytest.raises(ConnectionClosed) as closed:
         await raw.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
-    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    record = await stored_record(live, 5)
     assert record.outcome.termination.value == "disconnect" and record.outcome.winner == 1
     assert "revoked" in record.outcome.detail
 
@@ -184,20 +184,20 @@ async def test_a_new_token_for_a_connected_bot_drops_the_old_connection(make_are
     old = await arena.raw()
     assert (await old.hello(token))["type"] == "welcome"
     storage = arena.server.storage
-    await storage.call(storage.storage.revoke_bot, "dave")
+    await storage.revoke_bot("dave")
     new_token = await arena.add_bot("dave")  # a new token while the old session is still open
     assert (await old.expect("error"))["code"] == "unauthorized"
     fresh = await arena.raw()
     assert (await fresh.hello(new_token))["type"] == "welcome"
     checks = 0
-    token_hashes = storage.storage.token_hashes
+    token_hashes = storage.database.token_hashes
 
     def counted_check(names):
         nonlocal checks
         checks += 1
         return token_hashes(names)
 
-    storage.storage.token_hashes = counted_check
+    storage.database.token_hashes = counted_check
     await wait_for(lambda: checks >= 3)  # a few checks later the new session is still welcome
     await fresh.send("ping", id=5)
     assert await fresh.recv() == {"type": "pong", "id": 5}

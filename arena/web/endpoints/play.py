@@ -21,8 +21,8 @@ from aiohttp import web
 from arena import limits
 from arena.errors import ArenaError, SettingsError
 from arena.game import Game, Rejection
+from arena.names import is_guest
 from arena.record import TurnRecord, read_jsonl
-from arena.server.names import is_guest
 from arena.web import GUEST_COOKIE
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
@@ -102,7 +102,7 @@ def _game_name(server: ArenaServer, name: str) -> str:
 async def options(request: web.Request) -> web.Response:
     server = server_of(request)
     game = _game_name(server, request.query.get("game", server.config.web.default_game))
-    saved = await server.storage.call(server.storage.storage.presets, game)
+    saved = await server.storage.presets(game)
     web_config = server.config.web
     games = [_game_json(server, name) for name in sorted(server.registry.games)]
     return json_response({
@@ -133,8 +133,7 @@ async def guest(request: web.Request) -> web.Response:
             raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
                                 f"try again in {math.ceil(wait)} s",
                            headers={"Retry-After": str(max(1, math.ceil(wait)))})
-    name, token = await server.storage.call(server.storage.storage.add_guest,
-                                            server.config.guest_lifetime)
+    name, token = await server.storage.add_guest(server.config.guest_lifetime)
     response = json_response({"name": name})
     response.set_cookie(GUEST_COOKIE, token, httponly=True, samesite="Strict", path="/",
                         secure=request.secure)
@@ -156,8 +155,7 @@ async def _guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
     server = server_of(request)
     token = guest_token(request)
-    account = await server.storage.call(server.storage.storage.authenticate, token) \
-        if token else None
+    account = await server.storage.authenticate(token) if token else None
     return account.name if account is not None and is_guest(account.name) else None
 
 
@@ -241,7 +239,7 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
 async def _web_settings(server: ArenaServer, name: str, body: GameRequest) -> dict[str, Any]:
     """The settings of a request without ``settings``: what the game's plugin makes of
     the request's other fields and the game's saved presets, or else the lobby's."""
-    presets = dict(await server.storage.call(server.storage.storage.presets, name))
+    presets = dict(await server.storage.presets(name))
     fields = {"moves": body.moves, "grammar": body.grammar, "text": body.text}
     settings = server.registry.web_settings(name, fields, presets)
     if settings is None:
@@ -283,10 +281,10 @@ async def moves(request: web.Request) -> web.Response:
         return json_response({"game_id": live.id, "turn": live.turn,
                               "moves": _moves(live.match.turns)})
     # a page that asks just after the end (a spectator who came as it ended): its stored log
-    stored = await server.storage.call(server.storage.storage.game, game_id)
-    if stored is None or not stored["log"]:
+    stored = await server.storage.game(game_id)
+    if stored is None or not stored.log:
         raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
-    record = await asyncio.to_thread(read_jsonl, stored["log"].splitlines())
+    record = await asyncio.to_thread(read_jsonl, stored.log.splitlines())
     return json_response({"game_id": game_id, "turn": len(record.turns), "over": True,
                           "moves": _moves(record.turns)})
 
@@ -298,11 +296,11 @@ def _moves(turns: Iterable[TurnRecord]) -> list[dict[str, Any]]:
 async def _ended(server: ArenaServer, game_id: str) -> web.Response:
     """/api/legal of a game that is no longer live: a stored game has ended (a page that
     asks just after the last move is told so, not sent a 404); 404 for any other id."""
-    stored = await server.storage.call(server.storage.storage.game, game_id)
-    if stored is None or stored["status"] == "running":
+    stored = await server.storage.game(game_id)
+    if stored is None or stored.status == "running":
         raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
-    return json_response({"game_id": game_id, "game": stored["game"], "players": stored["players"],
-                          "turn": stored["turns"], "to_act": -2, "over": True, "render": None,
+    return json_response({"game_id": game_id, "game": stored.game, "players": list(stored.players),
+                          "turn": stored.turns, "to_act": -2, "over": True, "render": None,
                           "clocks": None, "moves": [], "complete": True, "steps": [],
                           "can_end": False})
 
