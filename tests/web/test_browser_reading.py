@@ -58,7 +58,11 @@ def test_the_turn_line_hides_none_of_the_boards_moves(page: Any, server: dict[st
 
 def test_the_steps_of_a_turn_stay_on_the_screen_as_the_bank_grows(page: Any,
                                                                   server: dict[str, Any]) -> None:
-    start_game(page, server, moves=40)  # the medium grammar: rolls that fit nowhere are banked
+    # A grammar whose derivations only ever hold S: every roll but S's (group 5, the most
+    # likely sum) fits nowhere and is banked, so the bank grows to ten groups within a few
+    # turns whatever the dice, while the S rolls still give the turn steps to choose.
+    banked = [f"{letter}->{letter.lower()}" for letter in "CDEFGHIJKL"]
+    start_game(page, server, moves=40, text="\n".join([*banked[:5], "S->aS|bS|a", *banked[5:]]))
     grown = 0  # turns with a bank of six groups or more, on a page longer than the screen
     while grown < 2:
         assert wait_phase(page, "choose", "over") == "choose", page.inner_text("main")[:600]
