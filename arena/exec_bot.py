@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots import BotFactory, BotGaveUp, Param
-from arena.clock import Clock, TimeControl
+from arena.clock import Clock, MoveTimer, TimeControl, WallTimer
 from arena.game import Game, Outcome, Rejection, Termination
 from arena.legal import (
     DEFAULT_MAX_LEGAL,
@@ -144,16 +144,9 @@ class ExecBot:
             return process
         if process is not None:
             self._drop_process()
-        try:
-            process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as error:
-            raise BotGaveUp(f"cannot start {self.command!r}: {error.strerror or error}",
-                            Termination.DISCONNECT) from None
+        process = self._start()
         self.processes_started += 1
         self._process = process
-        multiprocessing.util.Finalize(self, _kill, args=(process,), exitpriority=10)
         assert process.stdout is not None and process.stderr is not None
         selector = selectors.DefaultSelector()
         assert process.stdin is not None
@@ -171,10 +164,36 @@ class ExecBot:
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 
+    def _start(self) -> subprocess.Popen[bytes]:
+        """Start the program with pipes for its standard streams, in its own process
+        group, killed at the latest when this process exits (`arena.sandbox.hosted`
+        starts it in the sandbox instead)."""
+        try:
+            process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as error:
+            raise BotGaveUp(f"cannot start {self.command!r}: {error.strerror or error}",
+                            Termination.DISCONNECT) from None
+        multiprocessing.util.Finalize(self, _kill, args=(process,), exitpriority=10)
+        return process
+
+    def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        """Kill the program and everything it started."""
+        _kill(process)
+
+    def _exit_text(self, status: int | None) -> str:
+        """How the program ended (`arena.lines.exit_text`), from its process's status."""
+        return exit_text(status, self._stderr_tail)
+
+    def _timer(self, allowance_ms: float) -> MoveTimer:
+        """The timer of a move with `allowance_ms` (its limit and the bank)."""
+        return WallTimer(allowance_ms)
+
     def _drop_process(self) -> None:
         if self._process is not None:
             self.drain_stderr()
-            _kill(self._process)
+            self._stop(self._process)
         if self._selector is not None:
             self._selector.close()
         self._process, self._selector = None, None
@@ -212,9 +231,9 @@ class ExecBot:
             raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
                             Termination.DISCONNECT) from None
 
-    def _read_line(self, deadline: float, seat: _Seat) -> str | None:
-        """The next line on the program's output before `deadline` (None: too late);
-        its standard error meanwhile goes to `seat`'s notes."""
+    def _read_line(self, timer: MoveTimer, seat: _Seat) -> str | None:
+        """The next line on the program's output within `timer`'s time (None: too
+        late); its standard error meanwhile goes to `seat`'s notes."""
         process = self._process
         assert process is not None and process.stdout is not None and self._selector
         out = process.stdout.fileno()
@@ -228,7 +247,7 @@ class ExecBot:
             if len(buffer) > MAX_LINE:
                 raise BotGaveUp(f"{self.argv[0]} wrote a line longer than {MAX_LINE} bytes",
                                 Termination.ILLEGAL_MOVE)
-            left = deadline - time.monotonic()
+            left = timer.wait_seconds()
             if left <= 0:
                 return None
             for key, _ in self._selector.select(left):
@@ -250,8 +269,7 @@ class ExecBot:
                         status = None
                     self.drain_stderr(seat)
                     raise BotGaveUp(f"{self.argv[0]} closed its output: it "
-                                    f"{exit_text(status, self._stderr_tail)}",
-                                    Termination.DISCONNECT)
+                                    f"{self._exit_text(status)}", Termination.DISCONNECT)
 
     def _stderr_lines(self, seat: _Seat | None, flush: bool = False) -> None:
         process = self._process
@@ -299,8 +317,7 @@ class ExecBot:
         del process
         clock = seat.clock
         limit = clock.limit_ms()
-        started = time.monotonic()
-        deadline = started + (limit + clock.bank_ms) / 1000
+        timer = self._timer(limit + clock.bank_ms)
         fields: dict[str, Any] = {
             "game_id": seat.game_id, "game": game.type.name, "turn": seat.turn,
             "move_number": seat.turn, "seat": seat_index, "chance": None,
@@ -312,18 +329,18 @@ class ExecBot:
         }
         self._write(self._lines.turn(fields))
         while True:
-            line = self._read_line(deadline, seat)
-            if line is None:
+            line = self._read_line(timer, seat)
+            if line is None or timer.overdrawn():
                 self._drop_process()  # its late answer must not be read as the next move
                 raise BotGaveUp(f"no move within {limit} ms and the {int(clock.bank_ms)} ms "
-                                f"bank on turn {seat.turn}", Termination.TIMEOUT)
+                                f"bank{timer.late()} on turn {seat.turn}", Termination.TIMEOUT)
             item = self._lines.read(line)
             if isinstance(item, Comment):
                 seat.note(item.text)
             elif isinstance(item, LegalQuery):
                 self._write(self._answer(game, state, seat, item.steps))
             else:
-                clock.charge((time.monotonic() - started) * 1000)
+                clock.charge(timer.used_ms())
                 return item.text
 
     def _answer(self, game: Game[Any, Any], state: Any, seat: _Seat, steps: str) -> str:
