@@ -20,8 +20,15 @@ def bot() -> None:
 
 
 @bot.command()
-@click.option("--exec", "command", required=True,
+@click.option("--exec", "command", default=None,
               help="The program, as for 'arena connect --exec' (e.g. './mybot').")
+@click.option("--hosted", "hosted", default=None, metavar="DIR",
+              help="Instead: a built bot, played from its sandbox (arena bots build ... "
+                   "--out DIR).")
+@click.option("--clock", "time_kind", type=click.Choice(["wall", "cpu"]), default="wall",
+              show_default=True,
+              help="What a move's time is: wall time, or (--hosted) the CPU time of the "
+                   "bot's processes.")
 @click.option("--game", "game_names", multiple=True,
               help="A game to check (repeatable; default: every game).")
 @click.option("--settings", "settings_json", default=None,
@@ -33,7 +40,8 @@ def bot() -> None:
 @click.option("--bank-ms", default=10_000, show_default=True, type=click.IntRange(0))
 @click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=1, show_default=True, type=int)
-def check(command: str, game_names: tuple[str, ...], settings_json: str | None, games: int,
+def check(command: str | None, hosted: str | None, time_kind: str,
+          game_names: tuple[str, ...], settings_json: str | None, games: int,
           against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
           seed: int) -> None:
     """Play validation games against built-in bots; print every rejection, timeout and
@@ -42,6 +50,14 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
     from arena.clock import TimeControl
     from arena.registry import default_registry
 
+    from arena.bots import HOSTED_PREFIX
+
+    if (command is None) == (hosted is None):
+        raise click.UsageError("give the program (--exec COMMAND) or a built bot "
+                               "(--hosted DIR)")
+    if time_kind == "cpu" and hosted is None:
+        raise click.UsageError("--clock cpu times a hosted bot (--hosted DIR)")
+    command = command if hosted is None else HOSTED_PREFIX + hosted
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)
     if settings_json is not None and len(names) != 1:
@@ -72,7 +88,8 @@ def check(command: str, game_names: tuple[str, ...], settings_json: str | None, 
 
     try:
         report = check_program(registry, command, settings, games=games, opponent=against,
-                               time_control=TimeControl(move_ms, bank_ms, first_move_ms),
+                               time_control=TimeControl(move_ms, bank_ms, first_move_ms,
+                                                        kind=time_kind),
                                seed=seed, progress=show)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None

@@ -19,13 +19,17 @@ from typing import Any
 
 from arena.errors import ArenaError
 
-__all__ = ["FILES", "LOG", "MANIFEST", "MANIFEST_FORMAT", "BuiltBot", "NotABuild",
+__all__ = ["FILES", "HEAP", "LOG", "MANIFEST", "MANIFEST_FORMAT", "BuiltBot", "NotABuild",
            "load_build"]
 
 MANIFEST = "manifest.json"
 LOG = "build.log"
 FILES = "bot"
 MANIFEST_FORMAT = 1
+HEAP = "{heap_mib}"
+"""In a run command or its environment: replaced, when the bot starts, by the heap its
+runtime may use (MiB: three quarters of its sandbox's memory), for runtimes that do not
+see the sandbox's limit (the JVM, V8, Go)."""
 MAX_MANIFEST_BYTES = 64 * 1024
 
 
