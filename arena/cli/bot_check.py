@@ -47,17 +47,16 @@ def check(command: str | None, hosted: str | None, time_kind: str,
     """Play validation games against built-in bots; print every rejection, timeout and
     the program's standard error, then a verdict (exit status 1 on FAIL)."""
     from arena.bot_check import check_program
+    from arena.bots import HOSTED_PREFIX
     from arena.clock import TimeControl
     from arena.registry import default_registry
-
-    from arena.bots import HOSTED_PREFIX
 
     if (command is None) == (hosted is None):
         raise click.UsageError("give the program (--exec COMMAND) or a built bot "
                                "(--hosted DIR)")
     if time_kind == "cpu" and hosted is None:
         raise click.UsageError("--clock cpu times a hosted bot (--hosted DIR)")
-    command = command if hosted is None else HOSTED_PREFIX + hosted
+    program = HOSTED_PREFIX + hosted if hosted is not None else command or ""
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)
     if settings_json is not None and len(names) != 1:
@@ -87,7 +86,7 @@ def check(command: str | None, hosted: str | None, time_kind: str,
             click.echo(f"     | {line}")
 
     try:
-        report = check_program(registry, command, settings, games=games, opponent=against,
+        report = check_program(registry, program, settings, games=games, opponent=against,
                                time_control=TimeControl(move_ms, bank_ms, first_move_ms,
                                                         kind=time_kind),
                                seed=seed, progress=show)

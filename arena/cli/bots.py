@@ -1,6 +1,9 @@
-"""`arena bots`: list the built-in bots; `arena bots add/revoke` manage server accounts."""
+"""`arena bots`: list the built-in bots; `arena bots add/revoke` manage server accounts;
+`arena bots build` builds a bot in the sandbox (`arena.sandbox.build`)."""
 
 from __future__ import annotations
+
+import sys
 
 import click
 
@@ -74,3 +77,32 @@ def revoke(name: str, db: str) -> None:
     finally:
         storage.close()
     click.echo(f"revoked {name}")
+
+
+@bots.command("build")
+@click.argument("path", type=click.Path(exists=True, path_type=str))
+@click.option("--lang", required=True,
+              type=click.Choice(["python", "c", "cpp", "js", "go", "java", "binary"]),
+              help="The language of the sources (docs/bots.md, 'Hosted bots').")
+@click.option("--out", "out", required=True, type=click.Path(path_type=str),
+              help="The build's directory (a new one, or an earlier build, replaced).")
+def build(path: str, lang: str, out: str) -> None:
+    """Build a bot from PATH (a file, a directory or an archive) in the sandbox, as a
+    server would, and print the build log; play it with hosted:DIR (exit status 1 if
+    the build failed)."""
+    from arena.sandbox.build import BuildError, build_bot
+    from arena.sandbox.host import SandboxUnavailable
+
+    try:
+        result = build_bot(path, lang, out)
+    except BuildError as error:
+        if error.log:
+            click.echo(error.log.rstrip("\n"))
+        click.echo(f"build failed: {error}", err=True)
+        sys.exit(1)
+    except SandboxUnavailable as error:
+        raise click.UsageError(str(error)) from None
+    if result.log.strip():
+        click.echo(result.log.rstrip("\n"))
+    click.echo(f"built {lang} bot in {result.bot.directory}: play it as "
+               f"hosted:{result.bot.directory}", err=True)

@@ -47,7 +47,7 @@ from arena.errors import ArenaError
 from arena.sandbox.command import Bind
 from arena.sandbox.manifest import FILES, HEAP, LOG, MANIFEST, BuiltBot, NotABuild, load_build
 from arena.sandbox.process import SandboxedProcess
-from arena.sandbox.spec import MiB, BuildLimits, SandboxSpec, UploadLimits
+from arena.sandbox.spec import BuildLimits, MiB, SandboxSpec, UploadLimits
 from arena.sandbox.unpack import SourceTree, UnpackError, unpack_sources
 
 __all__ = ["LANGS", "RECIPES", "BuildError", "BuildResult", "Recipe", "build_bot", "find_entry"]
@@ -163,7 +163,7 @@ cd /tmp/bot
 mkdir -p .arena
 set -x
 {script}
-set +x
+{ set +x; } 2>/dev/null
 tar --create --file=- --numeric-owner --owner=0 --group=0 --exclude=./.cache . >&3
 """
 """The script the sandbox runs: the log is standard error (and output); the result, a
@@ -262,9 +262,9 @@ def _run(sources: Path, recipe: Recipe, entry: str, limits: BuildLimits,
                     failure = f"the build took more than {limits.wall_seconds} s"
             if status and not failure:
                 hit = sandbox.limits_hit()
-                status = sandbox.exit_status(status)
-                failure = (f"the build failed (killed by signal {-status})" if status < 0
-                           else f"the build failed (exit status {status})")
+                code = sandbox.exit_status(status) or 0
+                failure = (f"the build failed (killed by signal {-code})" if code < 0
+                           else f"the build failed (exit status {code})")
                 if "memory" in hit:
                     failure += f": it reached its memory limit ({limits.memory_bytes // MiB} MiB)"
                 elif "processes" in hit:

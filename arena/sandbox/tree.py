@@ -14,8 +14,18 @@ import signal
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["TICK_NS", "children", "is_zombie", "kill_if_uid", "kill_uid", "tree_cpu_ns",
-           "tree_pids", "uid_pids", "uid_pids_of"]
+__all__ = [
+    "TICK_NS",
+    "children",
+    "is_zombie",
+    "kill_if_uid",
+    "kill_uid",
+    "process_uids",
+    "tree_cpu_ns",
+    "tree_pids",
+    "uid_pids",
+    "uid_pids_of",
+]
 
 TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 """Nanoseconds per clock tick, the unit of ``/proc/PID/stat``'s times."""
@@ -24,8 +34,8 @@ TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 def children(pid: int) -> list[int]:
     """`pid`'s child processes."""
     found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.scandir(f"/proc/{pid}/task"):
+    with contextlib.suppress(OSError), os.scandir(f"/proc/{pid}/task") as tasks:
+        for task in tasks:
             with contextlib.suppress(OSError, ValueError):
                 found.extend(int(child) for child in
                              Path(task.path, "children").read_text().split())
@@ -57,21 +67,26 @@ def tree_cpu_ns(root: int) -> int:
 
 def uid_pids(uid: int) -> set[int]:
     """Every process whose real or effective uid is `uid` (zombies included)."""
-    return uid_pids_of((int(entry.name) for entry in os.scandir("/proc")
-                        if entry.name.isdigit()), uid)
+    with os.scandir("/proc") as entries:
+        pids = [int(entry.name) for entry in entries if entry.name.isdigit()]
+    return uid_pids_of(pids, uid)
 
 
 def uid_pids_of(pids: Iterable[int], uid: int) -> set[int]:
     """Those of `pids` whose real or effective uid is `uid`."""
-    found: set[int] = set()
+    return {pid for pid, uids in process_uids(pids).items() if uid in uids}
+
+
+def process_uids(pids: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """The real and effective uid of each of `pids` that is still there."""
+    found: dict[int, tuple[int, int]] = {}
     for pid in pids:
         with contextlib.suppress(OSError, ValueError), \
                 open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
                 if line.startswith(b"Uid:"):
                     real, effective = line.split()[1:3]
-                    if int(real) == uid or int(effective) == uid:
-                        found.add(pid)
+                    found[pid] = (int(real), int(effective))
                     break
     return found
 

@@ -29,7 +29,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Protocol
 
 from arena.errors import ArenaError
 from arena.sandbox.spec import UploadLimits
@@ -39,6 +39,10 @@ __all__ = ["SourceTree", "UnpackError", "unpack_sources"]
 CHUNK = 65536
 MAX_LINK = 1024
 """Longest symbolic link target accepted (bytes)."""
+
+
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class UnpackError(ArenaError, ValueError):
@@ -125,7 +129,7 @@ class _Tree:
         (self.root / name).mkdir(mode=0o755)
         self.kinds[name] = "dir"
 
-    def add_file(self, raw: str, size: int, data: BinaryIO, executable: bool) -> None:
+    def add_file(self, raw: str, size: int, data: _Readable, executable: bool) -> None:
         name = self._check(raw, "file", size)
         if name is None:
             return
@@ -176,7 +180,7 @@ class _Bounded(io.RawIOBase):
     """A stream that fails (`UnpackError`) rather than give more than `limit` bytes, or
     before a single read asks for more than that."""
 
-    def __init__(self, stream: BinaryIO, limit: int) -> None:
+    def __init__(self, stream: _Readable, limit: int) -> None:
         self._stream = stream
         self._left = limit
 
@@ -194,7 +198,7 @@ class _Bounded(io.RawIOBase):
         return len(data)
 
 
-def _decompressed(raw: BinaryIO) -> BinaryIO:
+def _decompressed(raw: io.BufferedReader) -> _Readable:
     magic = raw.read(6)
     raw.seek(0)
     if magic.startswith(b"\x1f\x8b"):
@@ -259,7 +263,7 @@ def _unpack_zip(path: Path, tree: _Tree) -> None:
                                       "not taken")
                 else:
                     with archive.open(entry) as data:
-                        tree.add_file(entry.filename, entry.file_size, data,  # type: ignore[arg-type]
+                        tree.add_file(entry.filename, entry.file_size, data,
                                       bool(mode & 0o111))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
             RuntimeError, OSError) as error:
