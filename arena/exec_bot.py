@@ -58,6 +58,8 @@ MAX_NOTE_BYTES = 1024
 """Longest debug line kept (longer ones are cut)."""
 STDERR_TAIL = 5
 """Lines of the program's standard error quoted when it dies (all are in the notes)."""
+QUIT_SECONDS = 1.0
+"""How long a program told ``quit`` has to end before it is killed."""
 WRITE_SECONDS = 10.0
 """How long a program may leave its input unread while a line waits to be written."""
 
@@ -182,6 +184,11 @@ class ExecBot:
         """Kill the program and everything it started."""
         _kill(process)
 
+    def _game_ended(self) -> None:
+        """After a game's ``over`` line, before its last standard error is taken (a
+        program that plays one game at a time is told ``quit`` here by
+        `arena.sandbox.hosted`)."""
+
     def _exit_text(self, status: int | None) -> str:
         """How the program ended (`arena.lines.exit_text`), from its process's status."""
         return exit_text(status, self._stderr_tail)
@@ -201,6 +208,11 @@ class ExecBot:
 
     def close(self) -> None:
         """Say ``quit``, give the program a moment, then kill its process group."""
+        self._quit()
+        self._drop_process()
+
+    def _quit(self) -> None:
+        """Say ``quit``, close the program's input and give it a moment to end."""
         process = self._process
         if process is not None and process.poll() is None:
             with contextlib.suppress(OSError, BotGaveUp):
@@ -208,8 +220,7 @@ class ExecBot:
                 assert process.stdin is not None
                 process.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(1)
-        self._drop_process()
+                process.wait(QUIT_SECONDS)
 
     def _write(self, *lines: str) -> None:
         """Write lines to the program, waiting at most `WRITE_SECONDS` for it to read."""
@@ -391,6 +402,7 @@ class ExecBot:
                     game_id=seat.game_id, result=result["result"], winner=result["winner"],
                     scores=result["scores"], termination=result["termination"],
                     reason=result.get("detail") or "the game ended", seat=seat_index))
+            self._game_ended()
         self.drain_stderr(seat)
         notes = list(seat.notes)
         if seat.dropped:

@@ -207,7 +207,7 @@ class BuildResult:
 def _build_spec(limits: BuildLimits) -> SandboxSpec:
     return SandboxSpec(memory_bytes=limits.memory_bytes, processes=limits.processes,
                        cpus=limits.cpus, cpu_seconds=limits.wall_seconds,
-                       file_size_bytes=limits.output_bytes, open_files=1024,
+                       file_size_bytes=limits.tmp_bytes, open_files=1024,
                        tmp_bytes=limits.tmp_bytes)
 
 

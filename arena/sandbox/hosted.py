@@ -118,6 +118,12 @@ class HostedBot(ExecBot):
 
     # -- one sandbox per game -------------------------------------------------------------
 
+    def _game_ended(self) -> None:
+        """With no game of its left, the program is told ``quit`` (its last words on
+        standard error go with the game)."""
+        if not self._seats:
+            self._quit()
+
     def game_over(self, game: Game[Any, Any], seat: int, outcome: Outcome
                   ) -> list[tuple[int | None, str]]:
         """The game's debug lines; then, with no game of its left, the sandbox is killed."""

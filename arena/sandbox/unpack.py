@@ -258,7 +258,7 @@ def _unpack_zip(path: Path, tree: _Tree) -> None:
                     with archive.open(entry) as data:
                         target = data.read(MAX_LINK + 1).decode("utf-8", "surrogateescape")
                     tree.add_link(entry.filename, target)
-                elif mode and not stat.S_ISREG(mode):
+                elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: no type given
                     raise UnpackError(f"{entry.filename!r}: devices, pipes and sockets are "
                                       "not taken")
                 else:
