@@ -22,6 +22,7 @@ from arena.sandbox import tree
 from arena.sandbox.cgroups import SandboxCgroup
 from arena.sandbox.command import Bind, sandbox_command
 from arena.sandbox.host import Host, probe_host
+from arena.sandbox.seccomp import seccomp_filter
 from arena.sandbox.spec import SandboxSpec
 from arena.sandbox.uids import UidLease, lease_uid
 
@@ -146,22 +147,39 @@ class SandboxedProcess:
 def _popen(host: Host, spec: SandboxSpec, program: Sequence[str], lease: UidLease,
            cgroup: SandboxCgroup, binds: Sequence[Bind], cwd: str,
            env: Mapping[str, str] | None, stdin: int | None) -> subprocess.Popen[bytes]:
-    """Start the chain, bubblewrap's options written first on a pipe it reads."""
-    read, write = os.pipe()
+    """Start the chain; bubblewrap's options and the seccomp filter are written first, each
+    on a pipe it reads (both fit in a pipe's buffer, so nothing waits)."""
+    pipes: list[int] = []
     try:
-        command = sandbox_command(host, spec, program, uid=lease.uid, args_fd=read,
-                                  binds=binds, cwd=cwd, env=env, cgroup_dirs=cgroup.dirs)
+        args_read = _pipe_with(b"", pipes)  # written below, once the numbers are known
+        filter_data = seccomp_filter()
+        seccomp_read = _pipe_with(filter_data, pipes) if filter_data is not None else None
+        command = sandbox_command(host, spec, program, uid=lease.uid, args_fd=args_read[0],
+                                  binds=binds, cwd=cwd, env=env, cgroup_dirs=cgroup.dirs,
+                                  seccomp_fd=None if seccomp_read is None else seccomp_read[0])
         data = command.args_data()
-        if len(data) > 65536:  # a pipe's buffer: written before anybody reads
+        if len(data) > 65536:
             raise ValueError("the sandbox's options are too long")
-        os.write(write, data)
-        os.close(write)
-        write = -1
+        os.write(args_read[1], data)
+        os.close(args_read[1])
+        pipes.remove(args_read[1])
+        passed = (args_read[0],) if seccomp_read is None else (args_read[0], seccomp_read[0])
         return subprocess.Popen(
             list(command.argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=dict(OUTER_ENV), cwd="/", close_fds=True, start_new_session=True,
-            pass_fds=(read,))
+            pass_fds=passed)
     finally:
-        os.close(read)
-        if write >= 0:
-            os.close(write)
+        for fd in pipes:
+            os.close(fd)
+
+
+def _pipe_with(data: bytes, opened: list[int]) -> tuple[int, int]:
+    """A pipe (read end, write end) holding `data`; its write end is closed unless
+    `data` is empty (to be written later). Both ends are noted in `opened`."""
+    read, write = os.pipe()
+    opened += [read, write]
+    if data:
+        os.write(write, data)
+        os.close(write)
+        opened.remove(write)
+    return read, write
