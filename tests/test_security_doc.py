@@ -97,8 +97,8 @@ def test_every_sandbox_limit_is_documented_with_its_default() -> None:
         f"| {build.processes} | `BuildLimits.processes` |",
         f"| {build.cpus} | `BuildLimits.cpus` |",
         f"| {build.tmp_bytes // mib} MiB | `BuildLimits.tmp_bytes` |",
-        f"| {build.log_bytes // 1024} KiB: the first and last {build.log_bytes // 2048} KiB "
-        "| `BuildLimits.log_bytes` |",
+        (f"| {build.log_bytes // 1024} KiB: the first and last {build.log_bytes // 2048} KiB "
+        "| `BuildLimits.log_bytes` |"),
         f"| {build.output_bytes // mib} MiB | `BuildLimits.output_bytes` |",
         f"| {build.output_files} | `BuildLimits.output_files` |",
         f"| {upload.archive_bytes // mib} MiB | `UploadLimits.archive_bytes` |",

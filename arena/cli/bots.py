@@ -106,3 +106,19 @@ def build(path: str, lang: str, out: str) -> None:
         click.echo(result.log.rstrip("\n"))
     click.echo(f"built {lang} bot in {result.bot.directory}: play it as "
                f"hosted:{result.bot.directory}", err=True)
+
+
+@bots.command("run")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=str))
+def run(directory: str) -> None:
+    """Run the built bot in DIRECTORY on this command's standard input and output, in
+    its sandbox, until it ends: a line program, for 'arena connect --exec "arena bots run
+    DIR"' (the whole sandbox is killed when it ends or this command is stopped)."""
+    from arena.sandbox.host import SandboxUnavailable
+    from arena.sandbox.manifest import NotABuild
+    from arena.sandbox.run import run_build
+
+    try:
+        sys.exit(run_build(directory))
+    except (NotABuild, SandboxUnavailable) as error:
+        raise click.UsageError(str(error)) from None

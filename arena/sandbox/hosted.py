@@ -28,9 +28,9 @@ from arena.exec_bot import ExecBot
 from arena.game import Game, Outcome, Termination
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.lines import exit_text
-from arena.sandbox.command import Bind
 from arena.sandbox.host import probe_host
-from arena.sandbox.manifest import HEAP, load_build
+from arena.sandbox.launch import start_build
+from arena.sandbox.manifest import load_build
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import MiB, SandboxSpec
 
@@ -77,12 +77,8 @@ class HostedBot(ExecBot):
     # -- the process: in the sandbox --------------------------------------------------
 
     def _start(self) -> subprocess.Popen[bytes]:
-        heap = str(self.spec.memory_bytes * 3 // 4 // MiB)
         try:
-            sandbox = SandboxedProcess.start(
-                [part.replace(HEAP, heap) for part in self.build.command], spec=self.spec,
-                env={key: value.replace(HEAP, heap) for key, value in self.build.env.items()},
-                cwd="/bot", binds=(Bind(str(self.build.files), "/bot"),))
+            sandbox = start_build(self.build, self.spec)
         except OSError as error:
             raise BotGaveUp(f"cannot start {self.argv[0]}: {error.strerror or error}",
                             Termination.DISCONNECT) from None

@@ -55,8 +55,10 @@ class SandboxedProcess:
     def start(cls, program: Sequence[str], *, spec: SandboxSpec | None = None,
               binds: Sequence[Bind] = (), cwd: str = "/tmp",
               env: Mapping[str, str] | None = None, host: Host | None = None,
-              stdin: int | None = subprocess.PIPE) -> SandboxedProcess:
-        """Start `program` (its argv inside the sandbox).
+              stdin: int | None = subprocess.PIPE, stdout: int | None = subprocess.PIPE,
+              stderr: int | None = subprocess.PIPE) -> SandboxedProcess:
+        """Start `program` (its argv inside the sandbox), its standard streams pipes to
+        this process unless said otherwise (None: this process's own).
 
         Raises:
             SandboxUnavailable: the machine cannot run sandboxes.
@@ -76,7 +78,8 @@ class SandboxedProcess:
             lease.release()
             raise
         try:
-            popen = _popen(host, spec, program, lease, cgroup, binds, cwd, env, stdin)
+            popen = _popen(host, spec, program, lease, cgroup, binds, cwd, env,
+                           (stdin, stdout, stderr))
         except BaseException:
             cgroup.remove()
             lease.release()
@@ -146,7 +149,8 @@ class SandboxedProcess:
 
 def _popen(host: Host, spec: SandboxSpec, program: Sequence[str], lease: UidLease,
            cgroup: SandboxCgroup, binds: Sequence[Bind], cwd: str,
-           env: Mapping[str, str] | None, stdin: int | None) -> subprocess.Popen[bytes]:
+           env: Mapping[str, str] | None, stdio: tuple[int | None, int | None, int | None],
+           ) -> subprocess.Popen[bytes]:
     """Start the chain; bubblewrap's options and the seccomp filter are written first, each
     on a pipe it reads (both fit in a pipe's buffer, so nothing waits)."""
     pipes: list[int] = []
@@ -165,7 +169,7 @@ def _popen(host: Host, spec: SandboxSpec, program: Sequence[str], lease: UidLeas
         pipes.remove(args_read[1])
         passed = (args_read[0],) if seccomp_read is None else (args_read[0], seccomp_read[0])
         return subprocess.Popen(
-            list(command.argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            list(command.argv), stdin=stdio[0], stdout=stdio[1], stderr=stdio[2],
             env=dict(OUTER_ENV), cwd="/", close_fds=True, start_new_session=True,
             pass_fds=passed)
     finally:

@@ -5,6 +5,7 @@ a kill that leaves nothing."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from arena.sandbox.cgroups import SandboxCgroup, _mounts, _own_cgroups, _under, 
 from arena.sandbox.command import Bind
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import SandboxSpec
+from tests.waiting import wait_for_sync
 
 from .conftest import require_sandbox
 
@@ -131,3 +133,26 @@ def test_the_kill_takes_every_process_even_those_in_a_session_of_their_own() -> 
         assert sandbox.kill()
     assert sandbox.left() == set()
     assert sandbox.kill()  # again: nothing to do
+
+
+def test_a_keeper_killed_outright_takes_its_sandbox_with_it() -> None:
+    """The process that started a sandbox dies without a chance to kill it (SIGKILL):
+    bubblewrap dies with its parent, the pid namespace with bubblewrap, and the uid is
+    free again -- the next lease of it kills anything left."""
+    require_sandbox()
+    with subprocess.Popen(
+            [sys.executable, "-c",
+             ("import subprocess, sys\n"
+             "from arena.sandbox.process import SandboxedProcess\n"
+             "box = SandboxedProcess.start(['/bin/sh', '-c', '(setsid sleep 1000 &); "
+             "sleep 1000'], stdin=subprocess.DEVNULL)\n"
+             "print(box.uid, flush=True)\n"
+             "sys.stdin.read()\n")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).parents[2],
+    ) as keeper:
+        assert keeper.stdout is not None
+        uid = int(keeper.stdout.readline())
+        wait_for_sync(lambda: len(tree.uid_pids(uid)) >= 4, what="the sandbox runs")
+        keeper.kill()
+    wait_for_sync(lambda: not {pid for pid in tree.uid_pids(uid) if not tree.is_zombie(pid)},
+                  what="nothing of the sandbox is left")
