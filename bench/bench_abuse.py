@@ -32,6 +32,7 @@ import json
 import multiprocessing
 import os
 import random
+import sys
 import tempfile
 import time
 import urllib.request
@@ -492,6 +493,79 @@ ATTACKS: dict[str, Attack] = {
     "debug-line-flood": debug_line_flood,
 }
 """Every attack the bench runs, by name (see the module docstring to add one)."""
+
+
+HOSTILE = ROOT / "tests" / "sandbox" / "hostile"
+HOSTILE_CONTROL = {"move_ms": 1000, "bank_ms": 1000, "first_move_ms": 2000}
+"""The hostile hosted bots' games: short, since each of them ends on time or worse."""
+
+
+def hosted(program: str, *args: str) -> Attack:
+    """Issue 26: a hostile program (tests/sandbox/hostile/PROGRAM.py), built as a bot and
+    hosted on this machine as a server hosts one today (the bridge running ``arena bots
+    run DIR``), plays game after game against a house bot for the attack's seconds.
+    Needs root and bubblewrap (`make sandbox`)."""
+
+    async def attack(ctx: Context) -> str:
+        from arena.sandbox.build import build_bot
+        from arena.sandbox.host import SandboxUnavailable, probe_host
+        from clients.bridge import ExecBot
+
+        try:
+            probe_host()
+        except SandboxUnavailable as error:
+            return f"not run: {error}"
+        port = ctx.http.rsplit(":", 1)[1]
+        with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
+            Path(tmp).chmod(0o755)
+            source = Path(tmp) / "source"
+            source.mkdir()
+            (source / "bot.py").write_text((HOSTILE / f"{program}.py").read_text())
+            built = await asyncio.to_thread(build_bot, source, "python", Path(tmp) / "build")
+            manifest = built.bot.directory / "manifest.json"
+            data = json.loads(manifest.read_text())
+            data["command"] += [arg.replace("PORT", port) for arg in args]
+            manifest.write_text(json.dumps(data))
+            bridge = ExecBot([sys.executable, "-m", "arena", "bots", "run",
+                              str(built.bot.directory)], move_timeout=3)
+            client = ArenaClient(ctx.url, ctx.tokens["attacker0"], bridge, reconnect=True,
+                                 reconnect_delay=0.05)
+            task = asyncio.create_task(client.run())
+            lost = games = 0
+            try:
+                await asyncio.wait_for(client.connected.wait(), 30)
+                deadline = time.perf_counter() + ctx.seconds
+                while time.perf_counter() < deadline:
+                    log = await ctx.operator.play_log(
+                        "substitution", HONEST_SETTINGS, ["attacker0", "house:random"],
+                        time_control=HOSTILE_CONTROL)
+                    outcome = read_jsonl(log.splitlines()).outcome
+                    games += 1
+                    lost += outcome is not None and outcome.winner == 1
+            finally:
+                await client.stop()
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                await bridge.close()
+        return f"hosted, it lost {lost} of {games} games; its sandbox killed after"
+
+    attack.__doc__ = f"Issue 26: the hostile hosted program {program}."
+    return attack
+
+
+HOSTED_ATTACKS = {
+    "hosted-fork-bomb": hosted("fork_bomb"),
+    "hosted-memory-bomb": hosted("memory_bomb"),
+    "hosted-disk-filler": hosted("disk_filler"),
+    "hosted-connect": hosted("connect", "PORT"),
+    "hosted-reads-secrets": hosted("reads_secrets"),
+    "hosted-setuid": hosted("setuid", "/bot/bot.py"),
+    "hosted-infinite-loop": hosted("infinite_loop"),
+    "hosted-daemon": hosted("daemon"),
+    "hosted-huge-output": hosted("huge_output", "both"),
+    "hosted-closed-stdout": hosted("closed_stdout"),
+}
+ATTACKS.update(HOSTED_ATTACKS)
 
 
 # -- the honest players ---------------------------------------------------------------------

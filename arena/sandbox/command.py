@@ -5,7 +5,7 @@ The chain, each step exec'ing the next (nothing stays behind but bubblewrap):
 
 1. ``sh`` (only with cgroups) puts itself -- so everything it starts -- into the
    sandbox's cgroups before anything of the program runs;
-2. ``prlimit`` sets the rlimits (`SandboxSpec`);
+2. ``prlimit`` sets the rlimits (`SandboxSpec`), ``nice`` lowers its priority;
 3. ``setpriv`` becomes the sandbox's own unprivileged host uid, without groups,
    capabilities or the means to gain any (``no_new_privs``: a setuid file gives nothing);
 4. ``bwrap`` makes new user, pid, network, ipc, uts and cgroup namespaces, mounts the
@@ -100,7 +100,7 @@ def sandbox_command(host: Host, spec: SandboxSpec, program: Sequence[str], *, ui
     argv: list[str] = []
     if cgroup_dirs:
         argv += [host.shell, "-c", JOIN_CGROUPS, "sh", *cgroup_dirs, "--"]
-    argv += [host.prlimit, *_rlimits(spec), "--"]
+    argv += [host.prlimit, *_rlimits(spec), "--", host.nice, "-n", str(spec.nice)]
     argv += [host.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
              "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
     argv += [host.bwrap, "--args", str(args_fd)]

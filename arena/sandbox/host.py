@@ -72,6 +72,7 @@ class Host:
     bwrap: str
     setpriv: str
     prlimit: str
+    nice: str
     shell: str
     system: tuple[SystemDir, ...]
     etc: tuple[str, ...]
@@ -149,5 +150,6 @@ def probe_host() -> Host:
             "hosted bots run in a sandbox that needs root (a uid of its own for each bot, "
             "cgroups): run as root, or try your program unsandboxed with exec:COMMAND")
     return Host(bwrap=_tool("bwrap", "bubblewrap"), setpriv=_tool("setpriv", "util-linux"),
-                prlimit=_tool("prlimit", "util-linux"), shell=_tool("sh", "dash"),
+                prlimit=_tool("prlimit", "util-linux"), nice=_tool("nice", "coreutils"),
+                shell=_tool("sh", "dash"),
                 system=_system_dirs(), etc=_etc_entries(), runtime=_runtime_dir())

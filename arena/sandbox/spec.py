@@ -34,6 +34,10 @@ class SandboxSpec:
     sandbox's own uid)."""
     cpus: float = 1.0
     """Processors the tree may keep busy at once (cgroup ``cpu`` quota); 0: no quota."""
+    nice: int = 10
+    """Scheduling priority of the tree's processes (``nice``), below the server's, as the
+    house bots' workers; the sandboxes' cgroups weigh together as one such process
+    (`arena.sandbox.cgroups`)."""
     cpu_seconds: int = 600
     """CPU time of each process (``RLIMIT_CPU``): a backstop for a game's clock."""
     file_size_bytes: int = 16 * MiB
@@ -57,6 +61,8 @@ class SandboxSpec:
                 raise ValueError(f"sandbox limit {name} must be positive")
         if self.cpus < 0:
             raise ValueError("sandbox limit cpus must be 0 (no quota) or more")
+        if not 0 <= self.nice <= 19:
+            raise ValueError("sandbox nice must be 0 to 19")
         if not 0 < self.uid_base < 2**32 - 1 - self.uids:
             raise ValueError("sandbox uid_base must leave room for its uids below 2**32 - 1")
 

@@ -12,10 +12,10 @@ from arena.sandbox.host import Host, SystemDir
 from arena.sandbox.spec import SandboxSpec
 
 HOST = Host(bwrap="/usr/bin/bwrap", setpriv="/usr/bin/setpriv", prlimit="/usr/bin/prlimit",
-            shell="/bin/sh", system=(SystemDir("/usr"), SystemDir("/bin", "usr/bin"),
+            nice="/usr/bin/nice", shell="/bin/sh", system=(SystemDir("/usr"), SystemDir("/bin", "usr/bin"),
                                      SystemDir("/lib64")),
             etc=("/etc/alternatives", "/etc/ld.so.cache"), runtime=Path("/run/arena-sandbox"))
-SPEC = SandboxSpec(memory_bytes=100, address_space_bytes=200, processes=7, cpus=0.5,
+SPEC = SandboxSpec(memory_bytes=100, address_space_bytes=200, processes=7, cpus=0.5, nice=13,
                    cpu_seconds=30, file_size_bytes=300, open_files=40, tmp_bytes=500,
                    shm_bytes=600)
 
@@ -39,6 +39,8 @@ def test_the_chain_joins_the_cgroups_then_sets_rlimits_then_drops_to_its_uid() -
     assert argv[prlimit + 1:argv.index("--", prlimit)] == (
         "--as=200", "--nproc=7", "--cpu=30:35", "--fsize=300", "--nofile=40", "--core=0",
         "--memlock=0", "--msgqueue=0")
+    assert argv[argv.index("--", prlimit) + 1:argv.index("/usr/bin/setpriv")] == (
+        "/usr/bin/nice", "-n", "13")
     setpriv = argv.index("/usr/bin/setpriv")
     assert argv[setpriv + 1:argv.index("--", setpriv)] == (
         "--reuid=1500000042", "--regid=1500000042", "--clear-groups", "--no-new-privs",
