@@ -152,3 +152,17 @@ def test_the_c_kit_builds_and_passes_its_validation_games_hosted(builds: Path) -
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().splitlines()[-1].startswith("PASS: 10 games")
     shutil.rmtree(out)
+
+
+def test_a_hosted_bot_plays_in_arena_play_and_in_a_tournament_s_workers(honest: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--p1", f"hosted:{honest}", "--moves", "5"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["tournament", "--game", "sim", "--bots",
+                                  f"hosted:{honest},sim-random", "--games", "2", "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"hosted:{honest} vs sim-random | 2 |" in result.output
