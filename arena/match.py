@@ -5,7 +5,8 @@ the `Referee` about every move and records the game. It does no I/O and keeps no
 clock: the in-process runner (`play_match`) and the server drive it (logs are
 replayed by `arena.replay`, on the same referee and dice). It keeps one state, the
 current one: each accepted move's log record (the move string and the game's facts) is
-made when the move is played.
+made when the move is played. A game stored as it was played is taken up again where it
+stopped by `Match.resume`, through that same replay.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from arena.errors import MalformedMove
 from arena.game import CHANCE, TERMINAL, Game, Outcome, Rejection, Termination
 from arena.record import MatchRecord, Note, TurnRecord
 from arena.referee import Referee, Verdict, too_long
+from arena.replay import Defect, DefectiveRecord, Replay
 
 __all__ = ["Match", "play_match"]
 
@@ -75,6 +77,45 @@ class Match:
         self._seat = TERMINAL
         self.notes: list[Note] = []
         """The bots' debug lines (`note`), stored with the record."""
+        self._roll()
+
+    @classmethod
+    def resume(cls, game: Game[Any, Any], record: MatchRecord) -> Match:
+        """The match `record` stopped at, to play on: a game stored as it was played,
+        taken up again (a server that restarts).
+
+        Its turns are replayed through `arena.replay.Replay`, the one replay path (each
+        move judged by the referee, each roll checked against the seed, each recorded
+        fact compared); then the dice go on from where the replay left them, so the
+        game goes on exactly as it would have. Its debug lines are kept.
+
+        Raises:
+            DefectiveRecord: a turn is not what the referee and the dice say, the
+                record has a result, or a game of chance has no seed.
+        """
+        if record.outcome is not None:
+            raise DefectiveRecord(Defect("game-over", "the record has a result: the game is over"))
+        if game.type.chance and record.seed is None:
+            raise DefectiveRecord(Defect("no-seed", "the record of a game of chance has no seed"))
+        replay = Replay(record, game)
+        for _ in replay:
+            pass
+        if replay.defect is not None:
+            raise DefectiveRecord(replay.defect)
+        match = cls(game, record.players, seed=record.seed, match_id=record.id,
+                    seed_commitment=record.seed_commitment)
+        match._take_up(replay.state, record.turns, replay.dice, record.notes)
+        return match
+
+    def _take_up(self, state: Any, turns: Sequence[TurnRecord], dice: ChanceSource | None,
+                 notes: Sequence[Note]) -> None:
+        """Continue from a replayed `state` after `turns`, drawing on from `dice`."""
+        self.state = state
+        self._turns = list(turns)
+        if dice is not None:
+            self._chance = dice
+        self._pending_chance = None
+        self.notes = list(notes)
         self._roll()
 
     # -- flow -------------------------------------------------------------------------

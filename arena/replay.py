@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.chance import ChanceSource
+from arena.errors import ArenaError
 from arena.game import CHANCE, TERMINAL, Game, Termination
 from arena.record import MatchRecord, TurnRecord
 from arena.referee import Referee
 
-__all__ = ["Defect", "Replay", "Step"]
+__all__ = ["Defect", "DefectiveRecord", "Replay", "Step"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,15 @@ class Defect:
         prefix = f"{', '.join(where)}: " if where else ""
         move = f"move {self.move!r}: " if self.move is not None else ""
         return f"{prefix}{self.code}: {move}{self.message}"
+
+
+class DefectiveRecord(ArenaError, ValueError):
+    """A record that cannot be taken up where it stopped (`arena.match.Match.resume`):
+    `defect` says what is wrong with it."""
+
+    def __init__(self, defect: Defect) -> None:
+        super().__init__(str(defect))
+        self.defect = defect
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,13 @@ class Replay:
     def turns_replayed(self) -> int:
         """How many of the log's turns are replayed and accepted so far."""
         return self._next
+
+    @property
+    def dice(self) -> ChanceSource | None:
+        """The dice, in step with the turns replayed so far (without `accelerate`): a
+        match taken up after them draws on from here. None when the game has no
+        chance or the log no seed."""
+        return self._dice
 
     def __iter__(self) -> Iterator[Step]:
         turns = self.record.turns

@@ -17,11 +17,11 @@ import random
 import statistics
 import time
 
+from arena.experiments.thesis import THESIS_BOTS
 from arena.games.substitution import Settings, SubstitutionGame
 from arena.match import Match, play_match
 from arena.registry import default_registry
 from arena.tournament import TournamentSpec, run_tournament
-from bots.substitution.experiments import THESIS_BOTS
 
 BOTS = [spec for spec, _ in THESIS_BOTS] + [
     "inversed-smart-random", "improved-random", "mixed:equal", "deep-search",

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,18 +32,26 @@ def _lint_imports() -> subprocess.CompletedProcess[str]:
 def test_the_layers_contract_holds() -> None:
     """The import-linter contracts in pyproject.toml: games never import bots, the match
     loop or the server; generic layers never name a game; the core and the protocol never
-    import what is built on them."""
+    import what is built on them; bots never import the tournaments, and nothing imports
+    the experiments."""
     result = _lint_imports()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
 
-def test_the_layers_contract_catches_a_game_that_imports_a_bot() -> None:
-    planted = ROOT / "arena" / "games" / "_planted_layer_violation.py"
-    planted.write_text("import bots.sim.plugin\n", encoding="utf-8")
+@pytest.mark.parametrize("where, module, imported", [
+    ("arena/games", "arena.games", "bots.sim.plugin"),  # a game that imports a bot
+    ("bots", "bots", "arena.tournament.report"),  # a bot that imports the tournaments
+    ("arena/tournament", "arena.tournament", "arena.experiments.thesis"),  # an import circle
+])
+def test_the_layers_contract_catches_an_import_across_the_layers(
+    where: str, module: str, imported: str
+) -> None:
+    planted = ROOT / where / "_planted_layer_violation.py"
+    planted.write_text(f"import {imported}\n", encoding="utf-8")
     try:
         result = _lint_imports()
     finally:
         planted.unlink()
     assert result.returncode != 0
-    assert "arena.games._planted_layer_violation -> bots.sim.plugin" in result.stdout
+    assert f"{module}._planted_layer_violation -> {imported}" in result.stdout

@@ -1,6 +1,7 @@
-"""The `arena` command line: one entry point, one module per subcommand; the plugins add
-their own (`arena.hookspecs.arena_cli_commands`: ``arena play`` and ``arena grammar`` of the
-substitution game, ``arena experiment`` of its bots, ``arena compare-tiles`` of the tile
+"""The `arena` command line: one entry point, one module per subcommand (``arena
+experiment``'s is in a layer of its own, `arena.experiments.cli`, named here only by its
+path); the plugins add their own (`arena.hookspecs.arena_cli_commands`: ``arena play``
+and ``arena grammar`` of the substitution game, ``arena compare-tiles`` of the tile
 bots)."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ SUBCOMMANDS = {
     "bot": "arena.cli.bot_check:bot",
     "tournament": "arena.cli.tournament:tournament",
     "match": "arena.cli.match:match",
+    "experiment": "arena.experiments.cli:experiment",
 }
 
 

@@ -3,11 +3,11 @@
 `ArenaServer` starts and stops the pieces, each with one job: the database
 (`AsyncStorage` in a worker thread, with `Durability`'s promise that no result is
 announced unless stored), house bots in worker processes (`arena.server.house`), the
-live games (`arena.server.games`, each a sans-I/O `LiveGame`), the clients' sessions
-and messages (`arena.server.clients`, with `arena.server.auth` and
-`arena.server.grace`), the `Ladder`, the health report (`arena.server.health`) and the
-HTTP side (`arena.web.app`, aiohttp), served on the same port
-(`arena.server.dispatch`). What a stranger can make it do is budgeted
+live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
+grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
+messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
+report (`arena.server.health`) and the HTTP side (`arena.web.app`, aiohttp), served on
+the same port (`arena.server.dispatch`). What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
 game (`arena.limits`), its state's size, what waits for a client that does not read,
 the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
@@ -44,7 +44,6 @@ from arena.server.connection import ArenaConnection
 from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
-from arena.server.grace import GraceTimers
 from arena.server.health import health_report
 from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
@@ -88,7 +87,6 @@ class ArenaServer:
         self._clients: Clients | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
-        self._grace = GraceTimers(self._games_of, self.sessions)
         self._tasks: list[asyncio.Task[None]] = []
         """The watches of the storage and of revoked tokens."""
         self._ws: Server | None = None
@@ -129,14 +127,14 @@ class ArenaServer:
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping, idle=self._grace.cancel)
+            stopping=self._stopping)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
-            grace=self._grace, revocations=revocations, legal_moves=self.legal_moves,
-            notes=self.notes, stopping=self._stopping)
+            revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
+            stopping=self._stopping)
         self.web = WebFront(self)
         await self.web.start()
         web = config.web
@@ -186,7 +184,6 @@ class ArenaServer:
                 self._games.abort_all("the server shut down")
                 if self._games.tasks:
                     await asyncio.wait(self._games.tasks, timeout=10)
-            self._grace.cancel_all()
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
                                    for session in list(self.sessions.values())))
@@ -273,9 +270,6 @@ class ArenaServer:
         for session in list(self.sessions.values()):
             session.send(type, **fields)
 
-    def _games_of(self, name: str) -> list[LiveGame]:
-        return self._games.of(name) if self._games is not None else []
-
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
         """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
         assert self.web is not None
@@ -299,7 +293,9 @@ class ArenaServer:
         Every game's settings are checked against its limits (`arena.limits`; a game
         with a guest among its players against the guests' limits). Unless `seed` is
         given (tournaments, operators' requests), the dice get a fresh 128-bit secret
-        seed, committed to in ``game_start`` and revealed in ``game_over``.
+        seed, committed to in ``game_start`` and revealed in ``game_over``. The game is
+        played in a task of its own (``games.task_of(live)``, right after this call),
+        which returns its record once stored (`LiveGame.record` is set then too).
 
         Raises:
             PlayerUnavailable: a named bot is not connected.
@@ -324,8 +320,7 @@ class ArenaServer:
     ) -> MatchRecord:
         """Play one game and return its record once it is stored (for tournament runners)."""
         live = self.start_game(game_name, settings, players, seed=seed, time_control=time_control)
-        assert live.task is not None
-        return await asyncio.shield(live.task)
+        return await asyncio.shield(self.games.task_of(live))
 
     async def check_revocations(self) -> None:
         """Drop the clients whose token was revoked, replaced or expired since they

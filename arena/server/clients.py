@@ -5,10 +5,10 @@ address), makes its `Session` and reads its frames. A frame is charged to the cl
 message rate, decoded by the session's protocol core and acted on: before the
 handshake in the connection's task (the ``hello`` may wait for the accounts,
 `arena.server.auth`), after it synchronously, in the very callback that read the
-frame (`_on_frame`: no task switch). A ``move`` goes to its `LiveGame` and what the
-game returns is delivered at once (`arena.server.games`); ``legal`` and ``log`` go to
-the aids (`arena.server.aids`); ``request_game`` (operators) starts a game and answers
-with its ``game_over``. A bot that leaves starts its games' grace timers
+frame (`_on_frame`: no task switch). A ``move`` goes to its game, and what the game
+returns is delivered at once (`arena.server.games`); ``legal`` and ``log`` go to the
+aids (`arena.server.aids`); ``request_game`` (operators) starts a game and answers with
+its ``game_over``. A bot that leaves starts its games' grace periods
 (`arena.server.grace`); one whose token is revoked is dropped (`drop`).
 """
 
@@ -33,7 +33,6 @@ from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
 from arena.server.games import Games
-from arena.server.grace import GraceTimers
 from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
@@ -71,15 +70,14 @@ class Clients:
         sessions: the connected bots by name (kept here, read by the rest).
         outbox: flushes the sessions' frames together (`arena.server.session`).
         storage: the accounts (for the hellos).
-        games: the live games.
-        grace: the disconnected bots' grace timers.
+        games: the live games (and the grace periods of bots away from them).
         revocations: the logged-in sessions' tokens.
         legal_moves, notes: the aids to bots.
         stopping: set when the server begins to close.
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: AsyncStorage, games: Games, grace: GraceTimers,
+                 outbox: Outbox, *, storage: AsyncStorage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  stopping: asyncio.Event) -> None:
         self.config = config
@@ -87,7 +85,6 @@ class Clients:
         self.sessions = sessions
         self.storage = storage
         self.games = games
-        self.grace = grace
         self.revocations = revocations
         self.legal_moves = legal_moves
         self.notes = notes
@@ -226,9 +223,7 @@ class Clients:
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
-        self.games.client_changed(name, None)
-        if not self._stopping.is_set():
-            self.grace.start(name)
+        self.games.client_changed(name, None)  # its grace periods start
 
     def drop(self, session: Session) -> None:
         """Drop a client whose token no longer holds: its games are forfeited at once
@@ -236,7 +231,8 @@ class Clients:
         name = session.name
         if session.role == "bot" and name is not None and self.sessions.get(name) is session:
             for live in self.games.of(name):
-                live.forfeit_player(name, Termination.DISCONNECT, f"{name}'s token was revoked")
+                self.games.forfeit_player(live, name, Termination.DISCONNECT,
+                                          f"{name}'s token was revoked")
         self._error(session, AuthenticationError("the token was revoked"))
         session.close(CLOSE_UNAUTHORIZED, "token revoked")
 
@@ -297,7 +293,6 @@ class Clients:
             if old is not None and old is not session:
                 old.close(CLOSE_REPLACED, "replaced by a new connection")
             self.sessions[name] = session
-            self.grace.cancel(name)
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
         ladder = self.config.ladder
@@ -313,10 +308,8 @@ class Clients:
         )
         if role == "bot":
             self._check_games(session)
-        now = asyncio.get_running_loop().time()
         for game_id in games:  # resume: the full state again
-            live = self.games.live[game_id]
-            self.games.deliver(live, live.resume_messages(name or "", now))
+            self.games.resume(self.games.live[game_id], name or "")
         return True
 
     async def _load_log_bytes(self, name: str) -> None:
@@ -358,8 +351,8 @@ class Clients:
         elif kind == "resign":
             live = self._own_game(session, message["game_id"])
             if live is not None:
-                live.forfeit_player(session.name or "", Termination.RESIGNATION,
-                                    f"{session.name} resigned")
+                self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
+                                          f"{session.name} resigned")
         elif kind == "spectate":
             live = self.games.live.get(message["game_id"])
             if live is None:
@@ -426,7 +419,7 @@ class Clients:
         seats = live.seats_of(session.name or "")
         to_act = live.match.to_act()
         seat = to_act if to_act in seats else seats[0]
-        self.games.deliver(live, live.submit(seat, message["turn"], message["move"]))
+        self.games.submit(live, seat, message["turn"], message["move"])
 
     def _request_game(self, session: Session, message: Message) -> None:
         request_id = message["request_id"]
@@ -448,7 +441,6 @@ class Clients:
                          request_id=request_id)
             return
         session.send("game_requested", request_id=request_id, game_id=live.id)
-        assert live.task is not None
 
         def done(task: asyncio.Task[MatchRecord]) -> None:
             if task.cancelled():
@@ -468,4 +460,4 @@ class Clients:
                 fields["log"] = live.log
             session.send("game_over", **fields)
 
-        live.task.add_done_callback(done)
+        self.games.task_of(live).add_done_callback(done)

@@ -1,12 +1,16 @@
 """The live games of a server: started, played, delivered, stored, announced, forgotten.
 
-`Games` owns the table of live games (`live`, and `bot_games` per player). It starts a
-game after checking its players and settings, runs it to its end in a task of its
-own, stores the result (`Durability`: nothing is announced unless it is stored) and
-only then sends ``game_over``. In between, each `LiveGame` decides and `Games`
-delivers: what `LiveGame.begin` and `LiveGame.submit` return (`Outgoing` messages, a
-`HouseTurn`) is sent to the players' sessions and the spectators here, and a house
-seat's move is chosen in a worker (`arena.server.house`) and fed back the same way.
+`Games` owns the table of live games (`live`, and `bot_games` per player) and is the
+driver of each `LiveGame`, which does no I/O: `Games` gives it every input with the
+event loop's time, delivers what it returns (`Outgoing` messages to the players'
+sessions and the spectators; a `HouseTurn`: a worker chooses the house seat's move,
+`arena.server.house`, fed back the same way), then reads what the game asks of it:
+its end (`LiveGame.over`) or the time to wake it (`LiveGame.wake_at`), one timer per
+game moved only when the deadline comes sooner. It starts a game after checking its
+players and settings, runs it to its end in a task of its own, stores the result
+(`Durability`: nothing is announced unless it is stored) and only then sends
+``game_over``. A bot that disconnects has each game's grace period to come back
+(`arena.server.grace`, given the time too; one timer here) before it forfeits.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import functools
 import logging
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.bots import EXEC_PREFIX, HOSTED_PREFIX
@@ -30,6 +35,7 @@ from arena.seeds import new_seed, seed_commitment, seed_to_text
 from arena.server.aids import LegalMoves, Notes
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.durability import Durability, StorageUnavailable
+from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
 from arena.server.names import HOUSE_PREFIX, is_guest, is_house
@@ -50,8 +56,24 @@ class PlayerUnavailable(ArenaError):
     """A game was requested for a bot that is not connected (or plays another game)."""
 
 
+@dataclass(eq=False, slots=True)
+class _Run:
+    """The driver's side of one live game: its task, its timer, its house seat's move."""
+
+    live: LiveGame
+    ended: asyncio.Future[None]
+    """Done when the game is over (its task then stores the result)."""
+    task: asyncio.Task[MatchRecord] | None = None
+    timer: asyncio.TimerHandle | None = None
+    """Wakes the game by its `LiveGame.wake_at`: one per game, not one per move (a timer
+    due before the deadline stays, and is moved on when it fires early)."""
+    house_task: asyncio.Task[None] | None = None
+    """The house seat's move being chosen in a worker (cancelled when the game ends)."""
+
+
 class Games:
-    """See the module docstring.
+    """See the module docstring. Made in the server's event loop, whose clock it gives
+    the games.
 
     Args:
         config: the server's settings (limits, time control, frame size).
@@ -61,13 +83,11 @@ class Games:
         house_bots: the workers that play ``house:SPEC`` seats.
         legal_moves, notes: the aids to bots (`arena.server.aids`).
         stopping: set when the server begins to close (no game starts then).
-        idle: called with a player's name when its last live game ends.
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: AsyncStorage, durability: Durability, house_bots: HouseBots,
-                 legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 idle: Callable[[str], None]) -> None:
+                 legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event) -> None:
         self.config = config
         self.registry = registry
         self.sessions = sessions
@@ -81,8 +101,13 @@ class Games:
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
         self.tasks: set[asyncio.Task[Any]] = set()
         self.finished = 0
+        self.grace = GraceTimers()
+        """The grace periods of the bots away from their games."""
+        self._runs: dict[str, _Run] = {}
+        """The driver's side of each game, from `start` until its task is done."""
+        self._grace_timer: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
         self._stopping = stopping
-        self._idle = idle
         self._make = Message.make if config.validate_outgoing else Message.unchecked
 
     # -- starting and ending -----------------------------------------------------------
@@ -98,7 +123,7 @@ class Games:
         ladder: bool = False,
         pair: str | None = None,
     ) -> LiveGame:
-        """`ArenaServer.start_game` (which documents it)."""
+        """`ArenaServer.start_game` (which documents it); `task_of` the game is its task."""
         if self._stopping.is_set():
             raise RuntimeError("the server is not running")
         self.durability.check()
@@ -137,13 +162,26 @@ class Games:
         self.live[game_id] = live
         for name in set(players):
             self.bot_games[name].add(game_id)
-        task = asyncio.get_running_loop().create_task(self._play(live), name=f"game {game_id}")
-        live.task = task
+        run = self._runs[game_id] = _Run(live, self._loop.create_future())
+        task = run.task = self._loop.create_task(self._play(run), name=f"game {game_id}")
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(functools.partial(self._done, run))
         return live
 
-    async def _play(self, live: LiveGame) -> MatchRecord:
+    def task_of(self, live: LiveGame) -> asyncio.Task[MatchRecord]:
+        """The task that plays `live` to its end and returns its stored record (it
+        raises if the game could not be stored). Known from `start` until it is done."""
+        task = self._runs[live.id].task
+        assert task is not None
+        return task
+
+    def _done(self, run: _Run, task: asyncio.Task[MatchRecord]) -> None:
+        self.tasks.discard(task)
+        self._end(run)
+        del self._runs[run.live.id]
+
+    async def _play(self, run: _Run) -> MatchRecord:
+        live = run.live
         storage = self.storage.storage
         match = live.match
         try:
@@ -154,9 +192,9 @@ class Games:
             self._forget(live)
             raise StorageUnavailable(str(failure)) from None
         try:
-            if live.house:
-                await self._prepare_house(live)
-            await self._run(live)
+            if live.house and not live.over:
+                await self._prepare_house(run)
+            await self._run(run)
         except Exception as error:  # never lose a game to a bug: record it as aborted
             log.exception("game %s failed", live.id)
             if match.outcome is None:
@@ -185,13 +223,25 @@ class Games:
         self._announce_end(live, record)
         return record
 
-    async def _run(self, live: LiveGame) -> None:
-        """Start `live` and wait for its end; the caller stores the result."""
-        self.deliver(live, live.begin())
+    async def _run(self, run: _Run) -> None:
+        """Begin the game and wait for its end; the caller stores the result."""
+        self._apply(run, run.live.begin(self._loop.time()))
         try:
-            await asyncio.shield(live.ended)
+            await asyncio.shield(run.ended)
         finally:
-            live.stop()
+            self._end(run)
+
+    def _end(self, run: _Run) -> None:
+        """The game is over (or its task done): stop its timer and its house seat's move,
+        and let its task store the result (safe to call twice)."""
+        if run.timer is not None:
+            run.timer.cancel()
+            run.timer = None
+        house, run.house_task = run.house_task, None
+        if house is not None and house is not asyncio.current_task():
+            house.cancel()
+        if not run.ended.done():
+            run.ended.set_result(None)
 
     def game_over_fields(self, live: LiveGame, record: MatchRecord) -> dict[str, Any]:
         """The ``game_over`` message of a stored game."""
@@ -224,36 +274,125 @@ class Games:
                 games.discard(live.id)
                 if not games:
                     del self.bot_games[name]
-                    self._idle(name)
+                    self.grace.cancel(name)  # no game left to forfeit
 
     def abort_all(self, detail: str) -> None:
+        """Abort every live game (the server is closing); no grace period runs on."""
         for live in list(self.live.values()):
-            live.abort(detail)
+            self.abort(live, detail)
+        self.grace.cancel_all()
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
 
     def of(self, name: str) -> list[LiveGame]:
         """The live games `name` plays in."""
         return [live for game_id in list(self.bot_games.get(name, ()))
                 if (live := self.live.get(game_id)) is not None]
 
+    # -- what happens to a game: given to it with the time, then settled ---------------
+
+    def submit(self, live: LiveGame, seat: int, turn: int, text: str) -> None:
+        """A move from seat `seat` for `turn` has come: judge it, tell everybody."""
+        run = self._runs[live.id]  # (`_apply`, inlined: every move comes this way)
+        self._deliver(run, live.submit(seat, turn, text, self._loop.time()))
+        self._settle_run(run)
+
+    def resume(self, live: LiveGame, name: str) -> None:
+        """The player `name` is back: send it its games' state and turn again."""
+        self._apply(self._runs[live.id], live.resume_messages(name, self._loop.time()))
+
+    def forfeit_player(self, live: LiveGame, name: str, termination: Termination,
+                       detail: str) -> None:
+        """End `live` against the player `name` (it resigned, or its token was revoked)."""
+        live.forfeit_player(name, termination, detail)
+        self._settle(live)
+
+    def abort(self, live: LiveGame, detail: str) -> None:
+        """End `live` with no result, for the reason `detail`."""
+        live.abort(detail)
+        self._settle(live)
+
+    def _forfeit(self, run: _Run, seat: int, termination: Termination, detail: str) -> None:
+        run.live.forfeit(seat, termination, detail)
+        self._settle_run(run)
+
+    def _apply(self, run: _Run, effects: Iterable[Effect]) -> None:
+        """Deliver what a game returned, then settle it."""
+        self._deliver(run, effects)
+        self._settle_run(run)
+
+    def _settle(self, live: LiveGame) -> None:
+        run = self._runs.get(live.id)
+        if run is not None:
+            self._settle_run(run)
+
+    def _settle_run(self, run: _Run) -> None:
+        """After anything that happened to a game: end it if it is over, or have its
+        timer wake it by its deadline."""
+        live = run.live
+        if live.over:
+            self._end(run)
+            return
+        at = live.wake_at
+        timer = run.timer
+        if at is not None and (timer is None or timer.when() > at):
+            if timer is not None:
+                timer.cancel()
+            run.timer = self._loop.call_at(at, self._wake, run)
+
+    def _wake(self, run: _Run) -> None:
+        run.timer = None
+        run.live.wake(self._loop.time())
+        self._settle_run(run)
+
     def client_changed(self, name: str, session: Session | None) -> None:
-        """The bot `name` connected with `session` (or left: None): its games learn
-        whether its client takes compact turns."""
+        """The bot `name` connected with `session` (or left: None). Its games learn
+        whether its client takes compact turns; leaving starts its games' grace
+        periods (unless the server is closing), coming back ends them."""
         compact = session is not None and "compact-turns" in session.capabilities
-        for live in self.of(name):
+        games = self.of(name)
+        for live in games:
             if compact:
                 live.compact_turns.add(name)
             else:
                 live.compact_turns.discard(name)
+        if session is not None:
+            self.grace.cancel(name)
+        elif games and not self._stopping.is_set():
+            self.grace.start(name, {live.control.grace_ms for live in games}, self._loop.time())
+            self._arm_grace()
+
+    def _arm_grace(self) -> None:
+        """Have the grace timer fire by the next period's end (like a game's timer)."""
+        at = self.grace.wake_at
+        timer = self._grace_timer
+        if at is not None and (timer is None or timer.when() > at):
+            if timer is not None:
+                timer.cancel()
+            self._grace_timer = self._loop.call_at(at, self._grace_expired)
+
+    def _grace_expired(self) -> None:
+        """A grace period ran out: its bot, still away, forfeits the games with it."""
+        self._grace_timer = None
+        for name, grace_ms in self.grace.expired(self._loop.time()):
+            if name in self.sessions:
+                continue
+            for live in self.of(name):
+                if live.control.grace_ms == grace_ms:
+                    self.forfeit_player(live, name, Termination.DISCONNECT,
+                                        f"{name} stayed disconnected longer than {grace_ms} ms")
+        self._arm_grace()
 
     # -- delivery ----------------------------------------------------------------------
 
-    def deliver(self, live: LiveGame, effects: Iterable[Effect]) -> None:
+    def _deliver(self, run: _Run, effects: Iterable[Effect]) -> None:
         """Do what a game asked for: send its messages, start its house seat's move."""
+        live = run.live
         for effect in effects:
             if isinstance(effect, HouseTurn):
                 if not live.over:
-                    live.house_task = asyncio.get_running_loop().create_task(
-                        self._house_move(live, effect))
+                    run.house_task = self._loop.create_task(self._house_move(run, effect))
             elif effect.to is None:
                 self._send_spectators(live, effect.type, effect.fields)
             elif not self._send(live, effect) and effect.vital:
@@ -286,29 +425,30 @@ class Games:
 
     # -- house seats -------------------------------------------------------------------
 
-    async def _prepare_house(self, live: LiveGame) -> None:
+    async def _prepare_house(self, run: _Run) -> None:
         """Build and prepare the house bots in a worker before the game's clock starts;
         a house bot that cannot prepare forfeits."""
-        for seat, player in live.house.items():
+        for seat, player in run.live.house.items():
             try:
                 await self.house_bots.prepare(player.key)
             except JobFailed as failure:
-                live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                             f"house bot {player.spec} failed to prepare: {failure}")
+                self._forfeit(run, seat, Termination.ILLEGAL_MOVE,
+                              f"house bot {player.spec} failed to prepare: {failure}")
 
-    async def _house_move(self, live: LiveGame, house_turn: HouseTurn) -> None:
+    async def _house_move(self, run: _Run, house_turn: HouseTurn) -> None:
         """Have a worker choose the house seat's move on its clock and submit it; where
         no worker has the bot ready, one prepares it first, the clock stopped meanwhile."""
+        live = run.live
         seat, turn = house_turn.seat, house_turn.turn
         player = live.house[seat]
         house_bots = self.house_bots
         state = live.state_json()
         seed = move_seed(live.match.seed, live.id, seat, turn)
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         for _ in range(PREPARE_ROUNDS):
             worker = house_bots.worker_for(player.key)
             if worker is None:
-                live.pause_clock()
+                live.pause_clock(loop.time())
                 try:
                     worker = await house_bots.prepare(player.key)
                 except JobFailed as failure:
@@ -316,21 +456,22 @@ class Games:
                                  f"house bot {player.spec} failed to prepare: {failure}")
                     return
                 finally:
-                    live.resume_clock()
+                    live.resume_clock(loop.time())
+                    self._settle_run(run)
             try:
                 move = await house_bots.choose(player.key, state, seed, worker=worker,
                                                timeout=max(0.001, live.deadline - loop.time()))
             except JobFailed as failure:
                 if failure.kind == "timeout":
-                    live.check_clock()  # on time, like anybody (the worker was killed)
-                    live.forfeit(seat, Termination.TIMEOUT,
-                                 f"{player.spec} overran its time on turn {turn}")
+                    live.wake(loop.time())  # on time, like anybody (the worker was killed)
+                    self._forfeit(run, seat, Termination.TIMEOUT,
+                                  f"{player.spec} overran its time on turn {turn}")
                 else:
-                    live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                                 f"house bot {player.spec} failed: {failure}")
+                    self._forfeit(run, seat, Termination.ILLEGAL_MOVE,
+                                  f"house bot {player.spec} failed: {failure}")
                 return
             if move is not None:
-                self.deliver(live, live.submit(seat, turn, move))
+                self._apply(run, live.submit(seat, turn, move, loop.time()))
                 return
-        live.forfeit(seat, Termination.ILLEGAL_MOVE,
-                     f"house bot {player.spec} could not be prepared in a worker")
+        self._forfeit(run, seat, Termination.ILLEGAL_MOVE,
+                      f"house bot {player.spec} could not be prepared in a worker")

@@ -1,31 +1,35 @@
-"""A game being played on the server: the match and the clocks; it sends nothing itself.
+"""A game being played on the server: the match and the clocks, without I/O.
 
-Moves are judged the moment they arrive (in the connection's task, or when a house
-bot's worker answers): `LiveGame.submit` asks the referee and returns what to send
-(`Outgoing` messages: the mover's answer, the opponent's news, the spectators' view,
-the next ``your_turn``) and, when a house seat is to move next, a `HouseTurn`. The
-game never sends anything itself, like the protocol core (`protocol.connection`):
-the server delivers what it returns (`arena.server.games`), and the same values can
-be checked in a test with no server. Forfeits (a lost connection, a resignation) and
-aborts (shutdown) only end the game: ``game_over`` is the server's, once the result
-is stored. The clock is a timer handle on the event loop, moved to the mover's
-deadline at every turn, which forfeits the mover on time; the game's own task only
-waits for the end (`ended`). So a game only ever waits for its own players, a silent
-bot loses on time, and a move costs no task switch. (The clock timer is the game's
-only tie to the event loop; the house seat's task is the server's, kept here only to
-be cancelled when the game ends.)
+`LiveGame` is a state machine over what happens to a game (it begins, a move comes, a
+player forfeits, a house seat's clock stops and starts, the mover's deadline passes)
+and the time it happens at: every input that involves the clock is given ``now`` (the
+server passes its event loop's ``loop.time()``, a test any number it likes). It
+answers with what to send: `Outgoing` messages (the mover's answer, the opponent's
+news, the spectators' view, the next ``your_turn``) and, when a house seat is to move,
+a `HouseTurn`. Like websockets' sans-I/O protocols and the protocol core
+(`protocol.connection`), it reads no clock, owns no timer or task and sends nothing:
+after each input its driver (`arena.server.games`) delivers what it returned and reads
+`over` (the game ended: store it, then announce it; ``game_over`` is the server's, once
+the result is stored) and `wake_at`, the time at which it must call `wake` to forfeit
+the mover on time (or None: nothing to wake for). So a game only waits for its own
+players, a silent bot loses on time, a move costs no task switch, and every clock rule
+is tested with given times, without waiting (`tests/server/test_live.py`).
 
 House bots think in worker processes (`arena.server.house`) on the same clock; only
-while a worker builds and prepares a house bot is that seat's clock stopped. A game
-whose state grows beyond `max_state_bytes` (its msgpack encoding) is aborted with
-that reason, and so is one whose ``your_turn`` could not be sent (a frame above the
-client's limit, `Outgoing.vital`): the server keeps one state per game and never
-sends more than it announced.
+while a worker builds and prepares a house bot is that seat's clock stopped
+(`pause_clock`, `resume_clock`). A game whose state grows beyond `max_state_bytes` (its
+msgpack encoding) is aborted with that reason, and so is one whose ``your_turn`` could
+not be sent (a frame above the client's limit, `Outgoing.vital`): the server keeps one
+state per game and never sends more than it announced.
+
+A game is rebuilt from its stored start and the moves played so far by `restore`,
+replayed through `arena.replay` (the one replay path), with each seat's clock as
+stored (`ClockState`, what `clock_state` gives between two moves): what a server needs
+to resume its running games after a restart.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,7 +46,7 @@ from protocol import Encoding
 if TYPE_CHECKING:
     from arena.server.session import Session
 
-__all__ = ["Clock", "Effect", "HousePlayer", "HouseTurn", "LiveGame", "Outgoing"]
+__all__ = ["Clock", "ClockState", "Effect", "HousePlayer", "HouseTurn", "LiveGame", "Outgoing"]
 
 log = logging.getLogger("arena.server")
 
@@ -86,6 +90,21 @@ Effect = Outgoing | HouseTurn
 """What `LiveGame.begin` and `LiveGame.submit` ask of the server, in order."""
 
 
+@dataclass(frozen=True)
+class ClockState:
+    """A game's clocks between two moves, as a server stores them to resume the game.
+
+    The rest of the clocks follows from the moves (a seat's first move has its own
+    allowance); the time spent on the turn in progress is not kept: a resumed turn
+    starts again with the mover's full allowance.
+    """
+
+    banks_ms: tuple[float, ...]
+    """Each seat's overage bank."""
+    retries_left: int
+    """The illegal moves the seat to move may still correct in this turn."""
+
+
 @dataclass
 class LiveGame:
     """A game in progress (see the module docstring)."""
@@ -107,23 +126,63 @@ class LiveGame:
     clocks: list[Clock] = field(default_factory=list)
     retries_left: int = 0
     turn_started: float = 0.0
+    """When the turn in progress began, on the driver's clock (its paused time left out)."""
     deadline: float = 0.0
+    """When the mover's allowance and bank run out, on the driver's clock."""
     started: bool = False
-    task: asyncio.Task[MatchRecord] | None = None
     record: MatchRecord | None = None
+    """The stored record, once the game is over and stored (set by the server)."""
     log: str | None = None
     """The stored record as JSON Lines, once the game is over and stored."""
-    house_task: asyncio.Task[None] | None = None
-    """The house seat's move being chosen in a worker (cancelled when the game ends)."""
-    _timer: asyncio.TimerHandle | None = None
     _paused_at: float | None = None
     _json_of: Any = None
     _json: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.clocks = [Clock(self.control) for _ in self.match.players]
-        self._loop = asyncio.get_running_loop()
-        self.ended: asyncio.Future[None] = self._loop.create_future()
+        self.retries_left = self.control.retries
+
+    @classmethod
+    def restore(cls, record: MatchRecord, game: Game[Any, Any], control: TimeControl,
+                clocks: ClockState, *, ladder: bool = False, pair: str | None = None,
+                house: dict[int, HousePlayer] | None = None,
+                compact_turns: set[str] | None = None, max_state_bytes: int = 0) -> LiveGame:
+        """A game rebuilt from its stored start and moves, not yet begun.
+
+        `record` is the game as stored (its id, players, seed and commitment, and the
+        turns played; no result), replayed through `arena.replay.Replay` by
+        `Match.resume`; `clocks` are the clocks as stored after its last turn.
+        `begin` then opens the turn to play, at the time it is given, with a fresh
+        ``your_turn`` (`ClockState` says why the mover's allowance starts again); the
+        other arguments are `LiveGame`'s own.
+
+        Raises:
+            arena.replay.DefectiveRecord: a turn of `record` is not what the referee
+                and the dice say, or the game has a result.
+            ValueError: `clocks` do not fit the game (a bank per seat, no more retries
+                than the time control allows).
+        """
+        banks = clocks.banks_ms
+        if len(banks) != len(record.players) or any(bank < 0 for bank in banks):
+            raise ValueError(f"game {record.id}: the stored clocks have banks {list(banks)} "
+                             f"where its {len(record.players)} seats need one each, none negative")
+        if not 0 <= clocks.retries_left <= control.retries:
+            raise ValueError(f"game {record.id}: the stored clocks have {clocks.retries_left} "
+                             f"retries left, its time control {control.retries}")
+        match = Match.resume(game, record)
+        live = cls(record.id, game, match, control, ladder=ladder, pair=pair,
+                   house=house or {}, compact_turns=compact_turns or set(),
+                   max_state_bytes=max_state_bytes)
+        for seat, clock in enumerate(live.clocks):
+            clock.bank_ms = float(banks[seat])
+            clock.moves = sum(1 for turn in record.turns if turn.player == seat)
+        live.turn = len(record.turns)
+        live.retries_left = clocks.retries_left
+        return live
+
+    def clock_state(self) -> ClockState:
+        """The clocks as a server stores them with each move (see `restore`)."""
+        return ClockState(tuple(clock.bank_ms for clock in self.clocks), self.retries_left)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -132,6 +191,15 @@ class LiveGame:
     @property
     def over(self) -> bool:
         return self.match.outcome is not None
+
+    @property
+    def wake_at(self) -> float | None:
+        """When the driver must `wake` the game (the mover's deadline), on the clock it
+        gives the game; None while there is nothing to wake for: the game is over, has
+        not begun, or its mover's clock is stopped."""
+        if self.match.outcome is not None or not self.started or self._paused_at is not None:
+            return None
+        return self.deadline
 
     def seats_of(self, name: str) -> list[int]:
         return [seat for seat, player in enumerate(self.players) if player == name]
@@ -195,10 +263,11 @@ class LiveGame:
         number = getattr(self.game, "move_number", None)
         return int(number(self.match.state)) if callable(number) else self.turn
 
-    # -- flow --------------------------------------------------------------------------
+    # -- the clock ---------------------------------------------------------------------
 
-    def begin(self) -> list[Effect]:
-        """Start the game: ``game_start`` for the players, and the first turn."""
+    def begin(self, now: float) -> list[Effect]:
+        """Start the game at `now`: ``game_start`` for the players, and the first turn
+        (for a `restore`d game, the turn it stopped at)."""
         out: list[Effect] = []
         if self.started:
             return out
@@ -207,53 +276,81 @@ class LiveGame:
             if seat not in self.house:
                 out.append(Outgoing(name, "game_start", self.start_message(seat)))
         if not self.over and self._state_fits():
-            self._begin_turn(out)
+            self._begin_turn(out, now)
         return out
 
-    def _begin_turn(self, out: list[Effect], last_move: dict[str, Any] | None = None) -> None:
-        """Open the next turn; `last_move` rides on its your_turn (compact-turns)."""
+    def _begin_turn(self, out: list[Effect], now: float,
+                    last_move: dict[str, Any] | None = None) -> None:
+        """Open the next turn at `now`; `last_move` rides on its your_turn (compact-turns)."""
         seat = self.match.to_act()
         if seat == TERMINAL:
-            self._changed()
             return
         clock = self.clocks[seat]
-        self.retries_left = self.control.retries
-        self.turn_started = self._loop.time()
-        self.deadline = self.turn_started + (clock.limit_ms() + clock.bank_ms) / 1000
-        self._arm_timer()
+        self.turn_started = now
+        self.deadline = now + (clock.limit_ms() + clock.bank_ms) / 1000
         if seat in self.house:
             out.append(HouseTurn(seat, self.turn))
         else:
             out.append(Outgoing(self.players[seat], "your_turn",
-                                self.turn_message(seat, self.turn_started, last_move),
-                                vital=True))
+                                self.turn_message(seat, now, last_move), vital=True))
 
-    def _arm_timer(self) -> None:
-        """Have the clock timer fire by the current deadline. One timer per game, not per
-        move: a timer due before the deadline stays (it re-arms itself when it fires
-        early); only a later one is replaced."""
-        timer = self._timer
-        if timer is None or timer.when() > self.deadline:
-            if timer is not None:
-                timer.cancel()
-            self._timer = self._loop.call_at(self.deadline, self._on_deadline)
+    def wake(self, now: float) -> None:
+        """The driver's timer (`wake_at`): forfeit the mover if its time is up at `now`;
+        a timer that fires early (the deadline moved on) does nothing."""
+        if self.match.outcome is not None or not self.started or self._paused_at is not None:
+            return
+        if now >= self.deadline:
+            seat = self.match.to_act()
+            clock = self.clocks[seat]
+            self.match.forfeit(
+                seat, Termination.TIMEOUT,
+                f"{self.players[seat]} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms "
+                f"bank on turn {self.turn}")
 
-    def pause_clock(self) -> None:
-        """Stop the mover's clock (while a worker prepares a house bot)."""
+    def pause_clock(self, now: float) -> None:
+        """Stop the mover's clock at `now` (while a worker prepares a house bot)."""
         if self._paused_at is None:
-            self._paused_at = self._loop.time()
+            self._paused_at = now
 
-    def resume_clock(self) -> None:
-        """Restart the mover's clock: the paused time is not charged."""
+    def resume_clock(self, now: float) -> None:
+        """Restart the mover's clock at `now`: the paused time is not charged."""
         if self._paused_at is None:
             return
-        paused = self._loop.time() - self._paused_at
+        paused = now - self._paused_at
         self._paused_at = None
         self.turn_started += paused
         self.deadline += paused
+        self.wake(now)
+
+    # -- input -------------------------------------------------------------------------
+
+    def forfeit(self, seat: int, termination: Termination, detail: str) -> None:
         if not self.over:
-            self._arm_timer()
-            self.check_clock()
+            self.match.forfeit(seat, termination, _cap(detail))
+
+    def forfeit_player(self, name: str, termination: Termination, detail: str) -> None:
+        """Forfeit the game against the player `name` (every seat it holds)."""
+        for seat in self.seats_of(name):
+            self.forfeit(seat, termination, detail)
+
+    def abort(self, detail: str) -> None:
+        if not self.over:
+            self.match.abort(_cap(detail))
+
+    def submit(self, mover: int, turn: int, text: str, now: float) -> list[Effect]:
+        """Judge a move from seat `mover` for turn `turn`, come at `now`; return what to
+        tell everybody.
+
+        Never raises: a failure in the rules or the server aborts this game only (what
+        was decided before the failure is still returned).
+        """
+        out: list[Effect] = []
+        try:
+            self._submit(out, mover, turn, text, now)
+        except Exception as error:  # one broken game must not take the others down
+            log.exception("game %s failed on a move", self.id)
+            self.abort(f"server error: {error!r}")
+        return out
 
     def _state_fits(self) -> bool:
         """Whether the state is within `max_state_bytes`; if not, abort the game."""
@@ -267,79 +364,10 @@ class LiveGame:
                    f"turns, above the server's limit of {limit} bytes")
         return False
 
-    def _changed(self) -> None:
-        """After anything that may have ended the game: if it did, settle its end."""
-        if self.over:
-            self.stop()
-
-    def stop(self) -> None:
-        """Stop the clock and the house bot, and wake the game's task (safe to call twice)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self.house_task is not None:
-            self.house_task.cancel()
-            self.house_task = None
-        if not self.ended.done():
-            self.ended.set_result(None)
-
-    def _on_deadline(self) -> None:
-        if self.over:
-            self._timer = None
-        elif self._loop.time() < self.deadline:  # a later turn moved the deadline on
-            self._timer = self._loop.call_at(self.deadline, self._on_deadline)
-        else:
-            self._timer = None
-            self.check_clock()
-
-    def check_clock(self) -> None:
-        """Forfeit the mover if its time is up."""
-        if self.over or not self.started or self._paused_at is not None:
-            return
-        if self._loop.time() >= self.deadline:
-            seat = self.match.to_act()
-            clock = self.clocks[seat]
-            self.match.forfeit(
-                seat, Termination.TIMEOUT,
-                f"{self.players[seat]} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms "
-                f"bank on turn {self.turn}")
-            self._changed()
-
-    # -- input -------------------------------------------------------------------------
-
-    def forfeit(self, seat: int, termination: Termination, detail: str) -> None:
-        if not self.over:
-            self.match.forfeit(seat, termination, _cap(detail))
-            self._changed()
-
-    def forfeit_player(self, name: str, termination: Termination, detail: str) -> None:
-        """Forfeit the game against the player `name` (every seat it holds)."""
-        for seat in self.seats_of(name):
-            self.forfeit(seat, termination, detail)
-
-    def abort(self, detail: str) -> None:
-        if not self.over:
-            self.match.abort(_cap(detail))
-            self._changed()
-
-    def submit(self, mover: int, turn: int, text: str) -> list[Effect]:
-        """Judge a move from seat `mover` for turn `turn`; return what to tell everybody.
-
-        Never raises: a failure in the rules or the server aborts this game only (what
-        was decided before the failure is still returned).
-        """
-        out: list[Effect] = []
-        try:
-            self._submit(out, mover, turn, text)
-        except Exception as error:  # one broken game must not take the others down
-            log.exception("game %s failed on a move", self.id)
-            self.abort(f"server error: {error!r}")
-        return out
-
-    def _submit(self, out: list[Effect], mover: int, turn: int, text: str) -> None:
+    def _submit(self, out: list[Effect], mover: int, turn: int, text: str, now: float) -> None:
         if self.over:
             return
-        self.check_clock()  # a move after the deadline is too late
+        self.wake(now)  # a move after the deadline is too late
         if self.over:
             return
         match = self.match
@@ -359,7 +387,6 @@ class LiveGame:
                 "retries_left": self.retries_left if mover == seat else 0}))
             return
         name = self.players[seat]
-        now = self._loop.time()
         chance = match.pending_chance
         verdict = match.submit(seat, text)
         rejection = verdict.rejection
@@ -380,13 +407,13 @@ class LiveGame:
             else:
                 self.retries_left -= 1
                 if seat not in self.house:  # the turn again, with the clock now
-                    out.append(Outgoing(name, "your_turn",
-                                        self.turn_message(seat, self._loop.time())))
+                    out.append(Outgoing(name, "your_turn", self.turn_message(seat, now)))
             return
         elapsed_ms = (now - self.turn_started) * 1000
         clock = self.clocks[seat]
         clock.charge(elapsed_ms)
         self.turn += 1
+        self.retries_left = self.control.retries
         if seat not in self.house:
             out.append(Outgoing(name, "move_accepted", {
                 "game_id": self.id, "turn": turn, "elapsed_ms": int(elapsed_ms),
@@ -407,7 +434,7 @@ class LiveGame:
             out.append(Outgoing(None, "moved", {
                 "game_id": self.id, "turn": turn, "seat": seat, "move": text,
                 "chance": chance, "state": self.state_json()}))
-        self._begin_turn(out, folded)
+        self._begin_turn(out, now, folded)
 
 
 def _cap(detail: str) -> str:

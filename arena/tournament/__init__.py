@@ -4,7 +4,8 @@ The modules, by job: `spec` (what a tournament is, how games are named), `format
 (Swiss pairing), `batch` (the unit of work a worker plays), `executors` and `cluster`
 (where batches run), `store` (results database and logs, resume), `runner` (plays a
 tournament), `matchup` (two bots until the SPRT decides), `stats` (Elo, LOS, GSPRT),
-`report` (tables), `remote` (on an arena server), `experiments` (the thesis's).
+`report` (tables), `remote` (on an arena server). The thesis's experiments are a layer
+above (`arena.experiments`), which nothing here imports.
 """
 
 from arena.tournament.batch import CHUNK, Batch, BatchResult, BotMaker, play_batch, registry_bot

@@ -75,8 +75,3 @@ def arena_bots() -> list[BotFactory]:
         *deep.factories(),
         *program.factories(),
     ]
-
-
-@hookimpl
-def arena_cli_commands() -> dict[str, str]:
-    return {"experiment": "bots.substitution.cli:experiment"}

@@ -12,13 +12,22 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena.games.substitution import Settings
+from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server import ArenaServer, ServerConfig, TimeControl
+from arena.server.live import LiveGame
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding, Message
+from tests.waiting import wait_for
 
 FAST = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=1000, retries=0, grace_ms=1000)
 SUBST = Settings.preset("medium", 12).to_json()
+
+
+async def stored_record(live: LiveGame, timeout: float = 20) -> MatchRecord:
+    """The record of the game `live` once the server has stored it."""
+    record: MatchRecord = await wait_for(lambda: live.record, timeout, f"game {live.id} stored")
+    return record
 
 
 class Arena:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from clients.sdk import Turn
 
-from .conftest import SUBST
+from .conftest import SUBST, stored_record
 
 
 async def play_raw(arena, capabilities):
@@ -26,7 +24,7 @@ async def play_raw(arena, capabilities):
             await raw.send("move", game_id=live.id, turn=message["turn"], move=legal[0])
         if message["type"] == "game_over":
             break
-    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    record = await stored_record(live, 5)
     return received, record
 
 

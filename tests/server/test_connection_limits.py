@@ -15,7 +15,7 @@ from arena.game import Termination
 from arena.server.limits import AddressCounter, TokenBucket, clip
 from clients.operator import Operator
 
-from .conftest import SUBST
+from .conftest import SUBST, stored_record
 
 
 def test_the_message_budget_refills_and_answers_to_turns_are_free():
@@ -107,7 +107,7 @@ async def test_a_bot_that_builds_its_moves_and_logs_them_is_never_rate_limited(m
         moves += 1
     assert message["termination"] == "normal", message["reason"]
     assert moves == 12
-    record = await asyncio.wait_for(asyncio.shield(live.task), 10)
+    record = await stored_record(live, 10)
     assert len(record.notes) == 12
 
 
@@ -156,7 +156,7 @@ async def test_a_huge_illegal_move_is_quoted_short_in_what_is_stored(arena):
     await raw.send("move", game_id=live.id, turn=turn["turn"], move=bomb)
     rejected = await raw.expect("move_rejected")
     assert rejected["retries_left"] == -1 and len(rejected["move"]) <= 200
-    record = await asyncio.wait_for(asyncio.shield(live.task), 10)
+    record = await stored_record(live, 10)
     assert record.outcome.termination is Termination.ILLEGAL_MOVE
     row = await arena.server.storage.call(arena.server.storage.storage.game, live.id)
     assert len(row["reason"]) < 1500 and "(200000 characters)" in row["reason"]

@@ -14,7 +14,7 @@ from arena.server.live import Clock
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, GameResult, Rejected, Turn
 from tests.waiting import never, wait_for
 
-from .conftest import FAST, SUBST
+from .conftest import FAST, SUBST, stored_record
 
 
 def first_legal(turn: Turn) -> str:
@@ -70,46 +70,57 @@ async def test_retries_let_a_bot_correct_its_move(arena):
     assert [r.retries_left for r in bot.rejections[:2]] == [1, 0]
 
 
-async def test_silent_bot_loses_on_time_and_stalls_no_other_game(arena):
+async def test_a_silent_bot_loses_on_time(arena):
+    """The server's timer wakes the game at the deadline (the clock's rules are
+    `tests/server/test_live.py`'s, with given times)."""
     token = await arena.add_bot("silent")
     silent = await arena.raw()
     assert (await silent.hello(token))["type"] == "welcome"
     await arena.client("a", "random")
-    await arena.client("b", "random")
-    await arena.client("c", "random")
-    control = TimeControl(move_ms=200, bank_ms=300, first_move_ms=1200)
-    slow = asyncio.create_task(arena.server.play_game(
-        "substitution", SUBST, ["a", "silent"], seed=3, time_control=control))
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    other = await arena.server.play_game("substitution", SUBST, ["b", "c"], seed=4)
-    assert other.outcome.termination.value == "normal"
-    assert not slow.done()  # finished while the silent bot sat
-    record = await slow
-    assert loop.time() - started >= 1.45
+    control = TimeControl(move_ms=100, bank_ms=100, first_move_ms=200)
+    record = await arena.server.play_game("substitution", SUBST, ["a", "silent"], seed=3,
+                                          time_control=control)
     assert record.outcome.termination.value == "timeout" and record.outcome.loser == 1
-    assert record.outcome.detail == "silent used 1200 ms and its 300 ms bank on turn 1"
+    assert record.outcome.detail == "silent used 200 ms and its 100 ms bank on turn 1"
     over = await silent.expect("game_over")
     assert over["termination"] == "timeout" and over["reason"] == record.outcome.detail
+    assert (await stored(arena, record.id))["termination"] == "timeout"
 
 
-async def test_overage_comes_out_of_the_bank(arena):
+async def test_a_silent_bot_stalls_no_other_game(arena):
+    await arena.client("silent", never)
+    await arena.client("a", "random")
+    await arena.client("b", "random")
+    await arena.client("c", "random")
+    slow = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000)
+    waiting = arena.server.start_game("substitution", SUBST, ["a", "silent"], seed=3,
+                                      time_control=slow)
+    await wait_for(lambda: waiting.turn == 1)  # the silent bot is to move
+    other = await arena.server.play_game("substitution", SUBST, ["b", "c"], seed=4)
+    assert other.outcome.termination.value == "normal"
+    assert not waiting.over and waiting.turn == 1  # and still is
+
+
+async def test_the_time_a_bot_takes_comes_out_of_its_bank(arena):
     async def slowpoke(turn: Turn) -> str:
-        await asyncio.sleep(0.12)
+        await asyncio.sleep(0.1)  # the bot thinks: the server measures at least this
         return first_legal(turn)
 
     seen = []
     client = await arena.client("slowpoke", slowpoke)
     client.on_message = lambda m: seen.append(m) if m.type == "move_accepted" else None
     await arena.client("quick", "random")
-    control = TimeControl(move_ms=50, bank_ms=2000, first_move_ms=500)
-    settings = {**SUBST, "moves": 4}
+    control = TimeControl(move_ms=50, bank_ms=5000, first_move_ms=50)
+    settings = {**SUBST, "moves": 3}
     record = await arena.server.play_game("substitution", settings, ["slowpoke", "quick"],
                                           time_control=control)
     assert record.outcome.termination.value == "normal"
-    banks = [m["bank_ms"] for m in seen]
-    assert banks[0] == 2000  # the first move has 500 ms
-    assert 0 < banks[-1] <= 2000 - 3 * 65 and banks == sorted(banks, reverse=True)
+    await wait_for(lambda: len(seen) == 3)
+    bank = 5000
+    for accepted in seen:
+        assert accepted["elapsed_ms"] >= 100
+        assert abs(accepted["bank_ms"] - (bank - (accepted["elapsed_ms"] - 50))) <= 1
+        bank = accepted["bank_ms"]
 
 
 def test_clock_arithmetic():
@@ -161,7 +172,7 @@ async def test_disconnect_past_the_grace_period_forfeits(make_arena):
     await wait_for(lambda: live.started)
     await gone.drop()
     # The moves may take 5 s: a disconnect forfeit, not a timeout, ends the game.
-    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    record = await stored_record(live, 5)
     assert record.outcome.termination.value == "disconnect" and record.outcome.loser == 1
     assert "gone stayed disconnected longer than 300 ms" == record.outcome.detail
     await wait_for(lambda: steady.results)
@@ -248,7 +259,7 @@ async def test_a_client_that_stops_reading_stalls_nobody(make_arena):
     live = arena.server.start_game("substitution", settings, ["x", "y"], seed=10)
     await viewer.send("spectate", game_id=live.id)
     viewer.ws.transport.pause_reading()  # never reads again
-    record = await asyncio.wait_for(asyncio.shield(live.task), 20)
+    record = await stored_record(live, 20)
     assert record.outcome.termination.value == "normal" and len(record.turns) == 600
 
 
@@ -298,7 +309,7 @@ async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
             raise RuntimeError("boom")
 
     monkeypatch.setattr(broken, "match", ExplodingMatch(broken.match))
-    record = await asyncio.wait_for(asyncio.shield(broken.task), 5)
+    record = await stored_record(broken, 5)
     assert record.outcome.result == "aborted" and "boom" in record.outcome.detail
     other = await arena.server.play_game("substitution", SUBST, ["c", "d"], seed=2)
     assert other.outcome.termination.value == "normal"
@@ -306,10 +317,10 @@ async def test_a_failure_in_the_rules_aborts_only_that_game(arena, monkeypatch):
 
 
 async def test_a_disconnected_bot_forfeits_after_each_games_own_grace(make_arena):
-    """Finding 7: the server's default grace is 1 s; a game's own time control says
-    otherwise and wins, both ways."""
-    arena = await make_arena()  # FAST: grace_ms 1000
-    assert arena.server.config.time_control.grace_ms == 1000
+    """Finding 7: the server's default grace is 100 ms here; a game's own time control
+    says otherwise and wins, both ways (`tests/server/test_grace.py` has the periods'
+    rules with given times)."""
+    arena = await make_arena(time_control=replace(FAST, grace_ms=100))
     await arena.client("stay", "random")
     token = await arena.add_bot("away")
     never = asyncio.Event()
@@ -325,23 +336,21 @@ async def test_a_disconnected_bot_forfeits_after_each_games_own_grace(make_arena
     slow = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, retries=0)
     games = {grace: arena.server.start_game("substitution", SUBST, ["away", "stay"],
                                             time_control=replace(slow, grace_ms=grace))
-             for grace in (200, 1500, 60_000)}
+             for grace in (50, 300, 60_000)}
     async with asyncio.timeout(5):
         while not all(live.started for live in games.values()):
             await asyncio.sleep(0.01)
     await first.drop()
     await running
-    async with asyncio.timeout(10):  # 1.5 s, well past the server's default of 1 s
-        while not games[1500].over:
-            await asyncio.sleep(0.01)
-    for grace in (200, 1500):
+    await wait_for(lambda: games[300].over)  # past the server's default of 100 ms
+    for grace in (50, 300):
         outcome = games[grace].match.outcome
         assert outcome.termination.value == "disconnect" and outcome.loser == 0
         assert f"longer than {grace} ms" in outcome.detail
     assert not games[60_000].over  # its own grace has not run out
     again = ArenaClient(arena.url, token, BuiltinBot("random"), reconnect=False)
     resumed = asyncio.create_task(again.run())
-    record = await asyncio.wait_for(asyncio.shield(games[60_000].task), 30)
+    record = await stored_record(games[60_000], 30)
     assert record.outcome.termination.value == "normal"
     await again.stop()
     await resumed

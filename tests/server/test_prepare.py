@@ -21,6 +21,7 @@ from arena.server.workers import WorkerLimits
 from bots.tiles.bots import RandomBot
 from clients.sdk import BuiltinBot
 from tests.server import house_bots, worker_jobs
+from tests.server.conftest import stored_record
 
 TILES = {"tiles": 3, "players": 2}
 # No overage bank: a move over the limit loses on time.
@@ -111,7 +112,7 @@ async def test_a_worker_that_lost_the_bot_prepares_it_again_off_the_clock(
     for worker in range(server.house_bots.pool.size):  # every worker forgets its bots
         await server.house_bots.pool.run(worker_jobs.forget_house_bots, timeout=30,
                                          worker=worker)
-    record = await asyncio.wait_for(asyncio.shield(live.task), 60)
+    record = await stored_record(live, 60)
     assert record.outcome.termination is Termination.NORMAL, record.outcome.detail
     kinds = [e["event"] for e in house_bots.read_log(log)]
     assert kinds.count("prepare") == 2, kinds  # prepared again, its 1.5 s not charged

@@ -22,6 +22,7 @@ from arena.registry import default_registry
 from arena.validate import validate_record
 from clients.operator import Operator
 from protocol import PROTOCOL_VERSION, Encoding, RemoteError
+from tests.server.conftest import stored_record
 
 GROWING = {"moves": 400, "groups": [{"left": "S", "alternatives": ["S" * 40]}], "weights": [1]}
 """Every turn makes a derivation 39 symbols longer: the state grows about 40 bytes a turn
@@ -95,7 +96,7 @@ async def test_no_frame_above_the_advertised_max_frame(make_arena):
             await asyncio.sleep(0.01)
     await arena.client("bob", "random")
     live = arena.server.start_game("substitution", GROWING, ["alice", "bob"], seed=2)
-    record = await asyncio.wait_for(asyncio.shield(live.task), 60)
+    record = await stored_record(live, 60)
     await asyncio.wait_for(alice, 10)
     assert record.outcome.termination is Termination.ABORTED
     assert "too large to send to alice" in record.outcome.detail
@@ -117,7 +118,7 @@ async def test_a_spectator_that_does_not_read_is_dropped_at_its_byte_budget(make
         while live.spectators:
             await asyncio.sleep(0.01)
     assert not live.over  # dropped while the game went on
-    record = await asyncio.wait_for(asyncio.shield(live.task), 60)
+    record = await stored_record(live, 60)
     assert record.outcome.termination is Termination.NORMAL
     viewer.ws.transport.resume_reading()
     with pytest.raises(ConnectionClosed) as closed:
@@ -148,8 +149,8 @@ async def test_the_operators_changed_limits_apply(make_arena):
     guest, _ = await arena.guest()
     live = arena.server.start_game("substitution", {**GROWING, "moves": 1000},
                                    [guest, "house:random"])
-    live.abort("enough")
-    await asyncio.wait_for(asyncio.shield(live.task), 10)
+    arena.server.games.abort(live, "enough")
+    await stored_record(live, 10)
 
 
 async def test_an_operator_gets_a_log_too_long_for_a_frame_from_the_http_api(make_arena):

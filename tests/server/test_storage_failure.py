@@ -22,7 +22,7 @@ from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import RemoteError
 
-from .conftest import FAST, SUBST
+from .conftest import FAST, SUBST, stored_record
 
 
 def healthz(port: int) -> tuple[int, dict[str, Any]]:
@@ -74,12 +74,12 @@ async def test_a_full_disk_stops_games_and_announces_no_result_until_stored(make
                       for c in (alice, bob)):
             await asyncio.sleep(0.01)
     assert not alice.results and not bob.results  # nothing announced: nothing stored
-    assert not live.task.done()
+    assert live.record is None  # not stored
     with pytest.raises(StorageUnavailable, match="full"):
         server.start_game("substitution", SUBST, ["alice", "bob"], seed=4)
 
     await storage.call(free_the_disk, storage.storage.db)
-    record = await asyncio.wait_for(asyncio.shield(live.task), 30)
+    record = await stored_record(live, 30)
     assert record.outcome.termination is Termination.NORMAL
     async with asyncio.timeout(10):
         while not (alice.results and bob.results):

@@ -13,7 +13,7 @@ from clients.sdk import ArenaClient, BuiltinBot
 from protocol import AuthenticationError, Encoding, VersionError
 from tests.waiting import wait_for
 
-from .conftest import SUBST
+from .conftest import SUBST, stored_record
 
 
 async def ready_bot(arena, encoding=Encoding.JSON):
@@ -173,7 +173,7 @@ async def test_revoking_a_connected_bot_drops_it_and_forfeits_its_games(make_are
     with pytest.raises(ConnectionClosed) as closed:
         await raw.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
-    record = await asyncio.wait_for(asyncio.shield(live.task), 5)
+    record = await stored_record(live, 5)
     assert record.outcome.termination.value == "disconnect" and record.outcome.winner == 1
     assert "revoked" in record.outcome.detail
 

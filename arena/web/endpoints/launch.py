@@ -94,8 +94,7 @@ async def start_match(request: web.Request) -> web.Response:
         server.registry.make_bot(game, spec, allow_exec=False)
     live = server.start_game(name, game.settings(), ["house:" + s for s in specs])
     matches.add(client, live.id)
-    assert live.task is not None
-    live.task.add_done_callback(lambda _: matches.done(client, live.id))
+    server.games.task_of(live).add_done_callback(lambda _: matches.done(client, live.id))
     return json_response({"game_id": live.id, "game": name, "players": list(live.players)})
 
 

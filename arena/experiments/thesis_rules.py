@@ -2,7 +2,7 @@
 --rules thesis-program`).
 
 First the thesis's conclusions, each checked under both rules
-(`bots.substitution.thesis_claims`); then for every table: each bot's win rate and mean
+(`arena.experiments.thesis_claims`); then for every table: each bot's win rate and mean
 score under the strict rules (the arena's strategies) and under the thesis program's
 rule (its strategies as written), then both cross tables; figure 9 with the four
 curves in one plot. The bots of the two
@@ -27,7 +27,7 @@ from arena.tournament.results import TournamentResult
 from arena.tournament.spec import game_seed
 
 if TYPE_CHECKING:
-    from bots.substitution.experiments import ThesisTables
+    from arena.experiments.thesis import ThesisTables
 
 __all__ = ["BankSkips", "bank_skips", "head_to_head", "render_bank_skips", "render_side_by_side"]
 
@@ -90,7 +90,7 @@ def render_side_by_side(strict: ThesisTables, program: ThesisTables, out: Path, 
     names = {"medium": strict.medium, "low": strict.low}
     lines = [(f"## {report.capitalize()} report: `{strict.medium}` (medium chance of S) and "
               f"`{strict.low}` (low chance of S)"), ""]
-    from bots.substitution.thesis_claims import render_claims
+    from arena.experiments.thesis_claims import render_claims
 
     lines += ["### The thesis's conclusions under each rule", ""]
     lines += render_claims(strict, program) + [""]
@@ -243,5 +243,5 @@ def render_bank_skips(table: dict[str, dict[str, BankSkips]], labels: dict[str, 
         lines.append(f"| {labels.get(spec, spec)} | " + " | ".join(cells) + " |")
     lines += ["", (f"Self-play, {games} games per strategy and grammar, {moves} turns per player, "
                    "under the program's rule; each turn judged again by the strict rule "
-                   "(`bots.substitution.thesis_rules.bank_skips`).")]
+                   "(`arena.experiments.thesis_rules.bank_skips`).")]
     return lines

@@ -8,7 +8,7 @@ report's medium grammar with a useless ``T`` added to both S groups.
 ``rules="thesis-program"`` re-runs every table with the thesis program's strategies as
 written (the ``thesis-*`` bots) under the program's bank rule, and the same tables with
 the arena's strategies under the strict rules (reused when already computed, here or in
-`strict_from`), and reports them side by side (`bots.substitution.thesis_rules`).
+`strict_from`), and reports them side by side (`arena.experiments.thesis_rules`).
 Figure 9's Ω values are an option; they are run in blocks of 20, each cached apart.
 """
 
@@ -228,7 +228,7 @@ def run_thesis(out: Path, *, games: int = 500, seed: int = 0, moves: int = 200,
                 sections.append(_report(runner, report, medium_name, low_name, omega_games,
                                         appendix_games, omegas)[0])
                 continue
-            from bots.substitution.thesis_rules import render_side_by_side
+            from arena.experiments.thesis_rules import render_side_by_side
 
             sources = (strict_from / report,) if strict_from is not None else ()
             both = [

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.experiments.thesis import run_thesis, trap_of
 from arena.games.substitution import preset
-from bots.substitution.experiments import run_thesis, trap_of
 
 
 def test_trap_grammar_adds_a_useless_t_to_the_s_groups():
@@ -33,7 +33,7 @@ def test_thesis_experiment_writes_every_table_and_the_figure(tmp_path):
 
 
 def test_omegas_option_reads_ranges_and_lists():
-    from bots.substitution.experiments import parse_omegas
+    from arena.experiments.thesis import parse_omegas
 
     assert parse_omegas("1-60") == tuple(range(1, 61))
     assert parse_omegas("1,5,10-12,5") == (1, 5, 10, 11, 12)
@@ -45,7 +45,7 @@ def test_omegas_option_reads_ranges_and_lists():
 
 @given(st.sets(st.integers(1, 80), min_size=1))
 def test_the_quoted_omegas_option_reads_back_as_the_same_values(values):
-    from bots.substitution.experiments import _omega_option, parse_omegas
+    from arena.experiments.thesis import _omega_option, parse_omegas
 
     omegas = tuple(sorted(values))
     assert parse_omegas(_omega_option(omegas)) == omegas
@@ -55,7 +55,7 @@ def test_the_quoted_command_runs_the_same_experiment():
     from click.testing import CliRunner
 
     from arena.cli import main
-    from bots.substitution.experiments import parse_omegas, thesis_command
+    from arena.experiments.thesis import parse_omegas, thesis_command
 
     omegas = parse_omegas("1-20,25-60/5")
     command = thesis_command(500, 100, 250, 200, 0, ("primary", "second"), "thesis-program", omegas)
@@ -101,8 +101,8 @@ def test_program_rule_report_sets_both_rules_side_by_side(tmp_path):
 
 
 def test_bank_skips_counts_the_turns_the_strict_rule_would_refuse():
+    from arena.experiments.thesis_rules import bank_skips
     from arena.games.substitution import Grammar
-    from bots.substitution.thesis_rules import bank_skips
 
     grammar = Grammar.of(["S->A", "A->BB|aA", "B->b", "A->a"], (1, 1, 1, 1))
     found = bank_skips(grammar, 20, ["stupid-short-words", "search:depth=4"], 5)

@@ -1,5 +1,4 @@
-"""`arena experiment`: re-run the thesis's experiments (section 6, appendix A), a command of
-the substitution bots' plugin (`arena.hookspecs.arena_cli_commands`)."""
+"""`arena experiment`: re-run the thesis's experiments (section 6, appendix A)."""
 
 from __future__ import annotations
 
@@ -51,8 +50,8 @@ def thesis(out: Path, games: int, omega_games: int | None, appendix_games: int |
     Finished tables are reused when the directory already holds them with the same
     settings, so an interrupted run continues where it stopped.
     """
+    from arena.experiments.thesis import parse_omegas, run_thesis
     from arena.tournament.progress import progress_bar
-    from bots.substitution.experiments import parse_omegas, run_thesis
 
     try:
         omega_values = parse_omegas(omegas)

@@ -1,11 +1,11 @@
-"""The thesis's conclusions checked on tables built by hand (bots.substitution.thesis_claims)."""
+"""The thesis's conclusions checked on tables built by hand (arena.experiments.thesis_claims)."""
 
 from __future__ import annotations
 
+from arena.experiments.thesis import ThesisTables
+from arena.experiments.thesis_claims import CLAIMS, judge, render_claims
 from arena.tournament.results import CellResult, TournamentResult
 from arena.tournament.spec import TournamentSpec
-from bots.substitution.experiments import ThesisTables
-from bots.substitution.thesis_claims import CLAIMS, judge, render_claims
 
 PURE = ("СС", "УСС", "УУСС", "ГСКС", "СКС", "ПС1", "ПС4", "ААС10")
 MIXED = ("ПП1", "ПП2", "СмС 1 1 1 1", "СмС 2 1 3 4", "СмС 1 0 2 3", "СмС 2 1 4 3", "СмС 1 0 3 2",

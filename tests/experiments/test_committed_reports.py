@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bots.substitution.experiments import REPORTS, Runner, ThesisTables, _report, parse_omegas
-from bots.substitution.thesis_claims import render_claims
+from arena.experiments.thesis import REPORTS, Runner, ThesisTables, _report, parse_omegas
+from arena.experiments.thesis_claims import render_claims
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "experiments"
 DATA = DOCS / "data"

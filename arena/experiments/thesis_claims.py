@@ -19,7 +19,7 @@ from arena.tournament.report import BotSummary, summarise
 from arena.tournament.results import TournamentResult
 
 if TYPE_CHECKING:
-    from bots.substitution.experiments import ThesisTables
+    from arena.experiments.thesis import ThesisTables
 
 __all__ = ["CLAIMS", "Claim", "Verdict", "judge", "render_claims"]
 
@@ -53,7 +53,7 @@ def _rates(result: TournamentResult, labels: dict[str, str]) -> dict[str, BotSum
 
 def _h2h(tables: ThesisTables, table: str, a: str, b: str) -> tuple[int, int]:
     """(wins of `a`, wins of `b`) over both seatings; draws left out."""
-    from bots.substitution.thesis_rules import head_to_head
+    from arena.experiments.thesis_rules import head_to_head
 
     return head_to_head(tables.results[table], tables.labels, a, b)[:2]
 
