@@ -86,8 +86,8 @@ def test_every_sandbox_limit_is_documented_with_its_default() -> None:
         f"| {spec.address_space_bytes // mib} MiB | `SandboxSpec.address_space_bytes` |",
         f"| {spec.processes} | `SandboxSpec.processes` |",
         f"| {spec.cpus} | `SandboxSpec.cpus` |",
-        (f"| nice {spec.nice} (all sandboxes together weigh as one such process against the "
-        "server's) | `SandboxSpec.nice` |"),
+        (f"| nice {spec.nice} (with a cpu cgroup, all sandboxes together weigh as one "
+         "ordinary process against the server's) | `SandboxSpec.nice` |"),
         f"| {spec.cpu_seconds} s | `SandboxSpec.cpu_seconds` |",
         f"| {spec.file_size_bytes // mib} MiB | `SandboxSpec.file_size_bytes` |",
         f"| {spec.open_files} | `SandboxSpec.open_files` |",

@@ -11,7 +11,8 @@ used. Features are:
 ``memory``   the tree's memory (its tmpfs pages included); v2 kills the whole group on OOM
 ``pids``     processes and threads
 ``cpu``      a CPU quota (``cpus`` processors at most); all sandboxes together weigh
-             as one process of nice 10 against the server's (`PARENT_CPU_WEIGHT`)
+             as one ordinary process against the server's (the default weight of
+             their parent group)
 ``cpuacct``  the CPU time used (v1 ``cpuacct.usage``; v2 ``cpu.stat``, always present)
 ``kill``     killing every process at once (v2 ``cgroup.kill``; v1 ``freezer``: freeze,
              kill, thaw)
@@ -90,20 +91,12 @@ def _write(path: Path, text: str) -> bool:
     return True
 
 
-PARENT_CPU_WEIGHT = {1: ("cpu.shares", "110"), 2: ("cpu.weight", "10")}
-"""The weight of all sandboxes together against the server's processes: one process of
-nice 10 (the house bots' workers' priority). Only under contention does it matter."""
-
-
-def _prepare(parent: Path, version: int) -> bool:
+def _prepare(parent: Path) -> bool:
     """Make `parent` (and remove what dead processes left in it); False if not allowed."""
     try:
         parent.mkdir(exist_ok=True)
     except OSError:
         return False
-    name, weight = PARENT_CPU_WEIGHT[version]
-    if (parent / name).exists():
-        _write(parent / name, weight)
     with contextlib.suppress(OSError):
         for child in parent.iterdir():
             owner = child.name.split("-", 1)[0]
@@ -158,7 +151,7 @@ def cgroup_layout() -> tuple[Hierarchy, ...]:
             if own_v2 is None:
                 continue
             parent = _under(point, root, own_v2)
-            if _prepare(parent, 2):
+            if _prepare(parent):
                 found.append(Hierarchy(2, parent, _v2_features(parent)))
         else:
             features = frozenset(_V1_FEATURES[name] for name in options if name in _V1_FEATURES)
@@ -166,7 +159,7 @@ def cgroup_layout() -> tuple[Hierarchy, ...]:
             if not features or controller is None:
                 continue
             parent = _under(point, root, own_v1[controller])
-            if _prepare(parent, 1):
+            if _prepare(parent):
                 found.append(Hierarchy(1, parent, features))
     found.sort(key=lambda hierarchy: -hierarchy.version)
     return tuple(found)

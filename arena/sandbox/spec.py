@@ -36,8 +36,8 @@ class SandboxSpec:
     """Processors the tree may keep busy at once (cgroup ``cpu`` quota); 0: no quota."""
     nice: int = 10
     """Scheduling priority of the tree's processes (``nice``), below the server's, as the
-    house bots' workers; the sandboxes' cgroups weigh together as one such process
-    (`arena.sandbox.cgroups`)."""
+    house bots' workers (where there is a cpu cgroup, all sandboxes together weigh as one
+    ordinary process against the server's: `arena.sandbox.cgroups`)."""
     cpu_seconds: int = 600
     """CPU time of each process (``RLIMIT_CPU``): a backstop for a game's clock."""
     file_size_bytes: int = 16 * MiB

@@ -33,6 +33,9 @@ HOSTILE = HERE / "hostile"
 BOTS = HERE / "bots"
 FAST = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=3000)
 """A time control short enough for hostile bots that never move."""
+GENEROUS = TimeControl(move_ms=10_000, bank_ms=10_000, first_move_ms=60_000)
+"""A time control no honest bot runs out of, however loaded the machine (and hostile
+programs that report what they found, then end their game themselves)."""
 
 _REQUIRED = os.environ.get("ARENA_REQUIRE_SANDBOX", "") not in ("", "0")
 
@@ -93,7 +96,7 @@ def play(bots: Sequence[Any], *, game: str = "sim", seed: int = 1) -> MatchRecor
                 close()
 
 
-def hosted(directory: Path, time_control: TimeControl = FAST,
+def hosted(directory: Path, time_control: TimeControl = GENEROUS,
            spec: SandboxSpec | None = None) -> HostedBot:
     return HostedBot(directory, time_control=time_control, spec=spec)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena.server import LadderConfig
+from arena.server import LadderConfig, TimeControl
 from clients.bridge import ExecBot
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
 from tests.waiting import wait_for, wait_for_sync
@@ -44,31 +44,39 @@ def hosted_bridge(directory: Path, move_timeout: float = 60.0) -> ExecBot:
                    move_timeout=move_timeout)
 
 
+LADDER_CLOCK = TimeControl(move_ms=5000, bank_ms=5000, first_move_ms=10_000, grace_ms=1000)
+"""Time enough for honest hosted bots on a loaded machine; a hostile one that stalls
+loses within 15 s."""
+
+
 @pytest.mark.parametrize("name", ["fork_bomb", "memory_bomb", "infinite_loop", "daemon"])
 async def test_a_hostile_hosted_bot_loses_only_its_own_ladder_games(
         make_arena: Any, builds: Path, honest: Path, name: str) -> None:  # noqa: F811
     hostile = build_hostile(builds, name)
     arena = await make_arena(ladder=LadderConfig(game="sim", settings={"vertices": 6},
-                                                 interval=0.05, seed=3))
+                                                 interval=0.05, seed=3),
+                             time_control=LADDER_CLOCK)
     port = arena.server.port
-    bridges = [hosted_bridge(honest), hosted_bridge(honest), hosted_bridge(hostile, 5)]
-    for account, bridge in zip(("honest-a", "honest-b", "hostile"), bridges, strict=True):
-        await arena.client(account, bridge, games=["sim"])
+    bridges = [hosted_bridge(honest), hosted_bridge(honest), hosted_bridge(hostile, 20)]
+    try:
+        for account, bridge in zip(("honest-a", "honest-b", "hostile"), bridges, strict=True):
+            await arena.client(account, bridge, games=["sim"])
 
-    def played() -> bool:
-        theirs = games(port, "hostile")
-        between = [g for g in games(port, "honest-a") if "hostile" not in g["players"]]
-        return len(theirs) >= 2 and len(between) >= 2
+        def played() -> bool:
+            theirs = games(port, "hostile")
+            between = [g for g in games(port, "honest-a") if "hostile" not in g["players"]]
+            return len(theirs) >= 2 and len(between) >= 2
 
-    await wait_for(lambda: asyncio.to_thread(played), 90, f"{name}: games on the ladder")
-    for game in await asyncio.to_thread(games, port, "hostile"):
-        loser = 1 - game["winner"] if game["winner"] is not None else None
-        assert loser is not None and game["players"][loser] == "hostile", game
-    for game in await asyncio.to_thread(games, port, "honest-a"):
-        if "hostile" not in game["players"]:
-            assert game["termination"] == "normal", game
-    assert await asyncio.to_thread(healthy, port)
-    await arena.close()
-    for bridge in bridges:  # as `arena connect` ends: quit, then the child is killed
-        await bridge.close()
+        await wait_for(lambda: asyncio.to_thread(played), 120, f"{name}: games on the ladder")
+        for game in await asyncio.to_thread(games, port, "hostile"):
+            loser = 1 - game["winner"] if game["winner"] is not None else None
+            assert loser is not None and game["players"][loser] == "hostile", game
+        for game in await asyncio.to_thread(games, port, "honest-a"):
+            if "hostile" not in game["players"]:
+                assert game["termination"] == "normal", game
+        assert await asyncio.to_thread(healthy, port)
+    finally:
+        await arena.close()
+        for bridge in bridges:  # as `arena connect` ends: quit, then the child is killed
+            await bridge.close()
     wait_for_sync(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")

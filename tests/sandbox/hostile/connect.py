@@ -1,9 +1,8 @@
 """Hostile: tries to reach the server's port, PostgreSQL on 127.0.0.1:5432 and outside
-addresses (TCP and UDP, names and numbers), reports each result, then never moves.
+addresses (TCP and UDP, names and numbers), reports each result, then plays an illegal move.
 argv[1]: the server's port."""
 import socket
 import sys
-import time
 
 PORT = int(sys.argv[1])
 TARGETS = [("127.0.0.1", PORT), ("127.0.0.1", 5432), ("::1", 5432), ("1.1.1.1", 443),
@@ -37,4 +36,4 @@ for line in sys.stdin:
         interfaces = [name for _, name in socket.if_nameindex()]
         report(f"interfaces {','.join(interfaces)}")
         report("done")
-        time.sleep(3600)
+        print("no move", flush=True)  # and loses at once

@@ -1,8 +1,7 @@
 """Hostile: writes as much as it can wherever it can (its /tmp, /dev/shm and every other
-directory it finds), reports where writing worked and how much, then never moves."""
+directory it finds), reports where writing worked and how much, then plays an illegal move."""
 import os
 import sys
-import time
 
 CANDIDATES = ["/tmp", "/dev/shm", "/", "/bot", "/etc", "/usr", "/usr/local", "/var",
               "/var/tmp", "/home", "/root", "/run", "/dev", "/proc", "/sys", "/work", "/mnt",
@@ -47,4 +46,4 @@ for line in sys.stdin:
             if written:
                 print(f"REPORT writable {directory} {written} {why}", file=sys.stderr, flush=True)
         print("REPORT done", file=sys.stderr, flush=True)
-        time.sleep(3600)
+        print("no move", flush=True)  # and loses at once

@@ -1,15 +1,22 @@
-"""Hostile: a fork bomb on its first turn (every process forks for ever)."""
+"""Hostile: a fork bomb on its first turn: every child forks for ever; the bot itself,
+once a fork is refused, reports how many it made and plays an illegal move."""
 import os
 import sys
 
 for line in sys.stdin:
     if line.startswith("turn "):
-        forks = failures = 0
+        forks = 0
         while True:
             try:
-                os.fork()
-                forks += 1
+                child = os.fork()
             except OSError:
-                failures += 1
-                if failures % 1000 == 1:
-                    print(f"REPORT fork refused after {forks} forks", file=sys.stderr, flush=True)
+                break
+            if child == 0:
+                while True:
+                    try:
+                        os.fork()
+                    except OSError:
+                        pass
+            forks += 1
+        print(f"REPORT fork refused after {forks} forks", file=sys.stderr, flush=True)
+        print("no move", flush=True)

@@ -1,10 +1,9 @@
 """Hostile: tries to read /etc/shadow, the database, the server's files and environment
-and other bots' files; reports what it could read (and prints any of it), then never
-moves. argv[1:]: host paths it was told of."""
+and other bots' files; reports what it could read (and prints any of it), then plays an
+illegal move. argv[1:]: host paths it was told of."""
 import glob
 import os
 import sys
-import time
 
 PATHS = ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root/.bash_history",
          "/proc/1/environ", "/proc/1/cmdline", "/proc/self/environ", "/run/arena-sandbox",
@@ -31,4 +30,4 @@ for line in sys.stdin:
                 report(f"denied {path}: {error.strerror}")
         report(f"environ {dict(os.environ)!r}")
         report("done")
-        time.sleep(3600)
+        print("no move", flush=True)  # and loses at once
