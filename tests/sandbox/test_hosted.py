@@ -89,16 +89,17 @@ def test_a_hosted_bot_pickles_as_its_directory_and_limits(honest: Path) -> None:
 
 
 def test_cpu_time_is_charged_for_cpu_and_not_for_sleep(builds: Path) -> None:
-    control = TimeControl(move_ms=150, bank_ms=0, first_move_ms=150)
+    # the first move has time for the program to start; the later ones have 150 ms
+    control = TimeControl(move_ms=150, bank_ms=0, first_move_ms=5000)
     sleeper = timing_bot(builds, "sleep", 400)
     burner = timing_bot(builds, "burn", 400)
-    cpu = TimeControl(move_ms=150, bank_ms=0, first_move_ms=150, kind="cpu")
+    cpu = TimeControl(move_ms=150, bank_ms=0, first_move_ms=5000, kind="cpu")
     # a sleeper uses little CPU: in time by CPU, too slow by the wall clock
     record = play([hosted(sleeper, cpu), hosted(sleeper, cpu)])
     assert record.outcome is not None and record.outcome.termination is Termination.NORMAL
     record = play([hosted(sleeper, control), hosted(sleeper, cpu)])
     assert record.outcome is not None and record.outcome.termination is Termination.TIMEOUT
-    assert record.outcome.loser == 0
+    assert record.outcome.loser == 0 and "on turn 2" in (record.outcome.detail or "")
     # a burner uses its CPU time: too slow by CPU
     record = play([hosted(sleeper, cpu), hosted(burner, cpu)])
     assert record.outcome is not None and record.outcome.termination is Termination.TIMEOUT
