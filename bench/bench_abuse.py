@@ -502,14 +502,14 @@ HOSTILE_CONTROL = {"move_ms": 1000, "bank_ms": 1000, "first_move_ms": 2000}
 
 def hosted(program: str, *args: str) -> Attack:
     """Issue 26: a hostile program (tests/sandbox/hostile/PROGRAM.py), built as a bot and
-    hosted on this machine as a server hosts one today (the bridge running ``arena bots
-    run DIR``), plays game after game against a house bot for the attack's seconds.
-    Needs root and bubblewrap (`make sandbox`)."""
+    hosted on this machine as a server's machine can host one today (``arena connect
+    --exec "arena bots run DIR"``, a process of its own), plays game after game against
+    a house bot for the attack's seconds, or until its program is gone for good. Needs
+    root and bubblewrap (`make sandbox`)."""
 
     async def attack(ctx: Context) -> str:
         from arena.sandbox.build import build_bot
         from arena.sandbox.host import SandboxUnavailable, probe_host
-        from clients.bridge import ExecBot
 
         try:
             probe_host()
@@ -526,28 +526,39 @@ def hosted(program: str, *args: str) -> Attack:
             data = json.loads(manifest.read_text())
             data["command"] += [arg.replace("PORT", port) for arg in args]
             manifest.write_text(json.dumps(data))
-            bridge = ExecBot([sys.executable, "-m", "arena", "bots", "run",
-                              str(built.bot.directory)], move_timeout=3)
-            client = ArenaClient(ctx.url, ctx.tokens["attacker0"], bridge, reconnect=True,
-                                 reconnect_delay=0.05)
-            task = asyncio.create_task(client.run())
+            runner = f"{sys.executable} -m arena bots run {built.bot.directory}"
+            bridge = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "arena", "connect", "--url", ctx.url, "--token",
+                ctx.tokens["attacker0"], "--exec", runner, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             lost = games = 0
+            gone = ""
             try:
-                await asyncio.wait_for(client.connected.wait(), 30)
                 deadline = time.perf_counter() + ctx.seconds
+                connect_by = time.perf_counter() + 30
                 while time.perf_counter() < deadline:
-                    log = await ctx.operator.play_log(
-                        "substitution", HONEST_SETTINGS, ["attacker0", "house:random"],
-                        time_control=HOSTILE_CONTROL)
+                    try:
+                        log = await ctx.operator.play_log(
+                            "substitution", HONEST_SETTINGS, ["attacker0", "house:random"],
+                            time_control=HOSTILE_CONTROL)
+                    except RemoteError:  # not connected (yet, or any more)
+                        if games or time.perf_counter() > connect_by:
+                            gone = "; then its program was gone, and the bot with it"
+                            break
+                        await asyncio.sleep(0.1)
+                        continue
                     outcome = read_jsonl(log.splitlines()).outcome
                     games += 1
                     lost += outcome is not None and outcome.winner == 1
             finally:
-                await client.stop()
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-                await bridge.close()
-        return f"hosted, it lost {lost} of {games} games; its sandbox killed after"
+                if bridge.returncode is None:
+                    bridge.terminate()  # the bridge tells the program quit, then kills it
+                    try:
+                        await asyncio.wait_for(bridge.wait(), 15)
+                    except TimeoutError:
+                        bridge.kill()
+                        await bridge.wait()
+        return f"hosted, it lost {lost} of {games} games{gone}; nothing of it left"
 
     attack.__doc__ = f"Issue 26: the hostile hosted program {program}."
     return attack

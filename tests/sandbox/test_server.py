@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -17,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from arena.sandbox import tree
+from arena.sandbox.build import build_bot
 from arena.server import LadderConfig, TimeControl
 from clients.bridge import ExecBot
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
@@ -80,3 +83,27 @@ async def test_a_hostile_hosted_bot_loses_only_its_own_ladder_games(
         for bridge in bridges:  # as `arena connect` ends: quit, then the child is killed
             await bridge.close()
     wait_for_sync(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+def test_arena_bots_run_takes_its_sandbox_along_when_its_parent_dies(builds: Path) -> None:
+    """The bridge that started ``arena bots run`` is killed outright: the keeper is told
+    (a parent-death signal) and kills the sandbox, whose program ignores the end of its
+    input."""
+    source = builds / "sleeper-source"
+    source.mkdir()
+    (source / "bot").write_text("#!/bin/sh\nexec sleep 1000\n")
+    built = build_bot(source / "bot", "binary", builds / "sleeper").bot.directory
+    starter = ("import subprocess, sys\n"
+               f"keeper = subprocess.Popen([sys.executable, '-m', 'arena', 'bots', 'run', "
+               f"{str(built)!r}], stdin=subprocess.PIPE)\n"
+               "print(keeper.pid, flush=True)\n"
+               "sys.stdin.read()\n")
+    with subprocess.Popen([sys.executable, "-c", starter], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, cwd=Path(__file__).parents[2]) as parent:
+        assert parent.stdout is not None
+        keeper = int(parent.stdout.readline())
+        wait_for_sync(lambda: leftovers()["processes"], what="the sandbox runs")
+        parent.kill()
+    wait_for_sync(lambda: leftovers()["processes"] == [], 30, "no process of the sandbox")
+    wait_for_sync(lambda: not Path(f"/proc/{keeper}").exists() or tree.is_zombie(keeper),
+                  what="the keeper is gone")
