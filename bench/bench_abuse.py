@@ -558,10 +558,30 @@ def hosted(program: str, *args: str) -> Attack:
                     except TimeoutError:
                         bridge.kill()
                         await bridge.wait()
-        return f"hosted, it lost {lost} of {games} games{gone}; nothing of it left"
+        left = await _sandbox_leftovers()
+        after = "nothing of it left" if not left else f"{len(left)} of its processes LEFT"
+        return f"hosted, it lost {lost} of {games} games{gone}; {after}"
 
     attack.__doc__ = f"Issue 26: the hostile hosted program {program}."
     return attack
+
+
+async def _sandbox_leftovers(seconds: float = 15.0) -> set[int]:
+    """The processes of any sandbox uid still alive after `seconds` (none, we hope)."""
+    from arena.sandbox import tree
+    from arena.sandbox.spec import SandboxSpec
+
+    spec = SandboxSpec()
+    deadline = time.perf_counter() + seconds
+    while True:
+        with os.scandir("/proc") as entries:
+            pids = [int(entry.name) for entry in entries if entry.name.isdigit()]
+        left = {pid for pid, uids in tree.process_uids(pids).items()
+                if any(spec.uid_base <= uid < spec.uid_base + spec.uids for uid in uids)
+                and not tree.is_zombie(pid)}
+        if not left or time.perf_counter() > deadline:
+            return left
+        await asyncio.sleep(0.1)
 
 
 HOSTED_ATTACKS = {
