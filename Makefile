@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed
 PURE    = build/pure
 COVER   = build/coverage
 
-.PHONY: setup build run test test-pure test-floors bench clean browsers kits sandbox
+.PHONY: setup build run test test-pure test-floors bench clean browsers kits services sandbox
 
 # The environment and the dependencies, again whenever pyproject.toml changes. The
 # build tools (pyproject's build-system requirements) go in first, so that pip and
@@ -44,7 +44,7 @@ browsers:
 	@test -x $(CHROMIUM) || { apt-get update && apt-get install -y chromium; }
 
 # The starter kits (examples/, docs/bots.md) are built and played by the tests: Node and
-# npm, gcc, and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
+# npm, gcc, a JDK (javac 17), and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
 # installed here when missing (as root, as in CI); each kit's own steps are in its README.
 # Ruby runs the acceptance bot written from the docs alone (tests/acceptance/ruby).
 GOPATH_DEBIAN = /usr/share/gocode
@@ -55,22 +55,53 @@ kits:
 	@command -v go >/dev/null && test -d $(GOPATH_DEBIAN)/src/github.com/gorilla/websocket || \
 		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }
 	@command -v ruby >/dev/null || { apt-get update && apt-get install -y ruby; }
+	@command -v javac >/dev/null || { apt-get update && apt-get install -y default-jdk-headless; }
+
+# The services the tests talk to: PostgreSQL (the storage tests, tests/storage: trust
+# authentication on 127.0.0.1, the role root, the databases test and root), and Redis and
+# NATS with JetStream (the cluster's). The project's machines run them before each session
+# and CI; where one does not answer on its port it is installed from Debian's packages
+# (as root, as in CI) and started here. `make run` needs none of them (SQLite).
+answers = $(PYTHON) -c "import socket; socket.create_connection(('127.0.0.1', $(1)), 2)" 2>/dev/null
+wait_for_port = for i in $$(seq 100); do $(call answers,$(1)) && break; sleep 0.1; done
+
+services:
+	@$(call answers,5432) || { \
+	    command -v pg_ctlcluster >/dev/null || { apt-get update && apt-get install -y postgresql; }; \
+	    version=$$(pg_lsclusters --no-header | awk 'NR == 1 {print $$1}'); \
+	    if [ -z "$$version" ]; then \
+	        version=$$(ls /usr/lib/postgresql | sort -n | tail -1); pg_createcluster $$version main; fi; \
+	    hba=/etc/postgresql/$$version/main/pg_hba.conf; \
+	    grep -q '^host all all 127.0.0.1/32 trust' $$hba || sed -i '1i host all all 127.0.0.1/32 trust' $$hba; \
+	    pg_ctlcluster --skip-systemctl-redirect $$version main start \
+	        || pg_ctlcluster --skip-systemctl-redirect $$version main reload; \
+	    $(call wait_for_port,5432); \
+	    su postgres -c "psql -qc 'CREATE ROLE root SUPERUSER LOGIN'" 2>/dev/null; \
+	    for db in test root; do su postgres -c "createdb -O root $$db" 2>/dev/null; done; \
+	    $(call answers,5432); }
+	@$(call answers,6379) || { \
+	    command -v redis-server >/dev/null || { apt-get update && apt-get install -y redis-server; }; \
+	    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no; \
+	    $(call wait_for_port,6379); $(call answers,6379); }
+	@$(call answers,4222) || { \
+	    command -v nats-server >/dev/null || { apt-get update && apt-get install -y nats-server; }; \
+	    nohup nats-server -js -a 127.0.0.1 -p 4222 -sd /var/lib/nats-jetstream >/dev/null 2>&1 & \
+	    $(call wait_for_port,4222); $(call answers,4222); }
 
 # Hosted bots run under Debian's bubblewrap (arena/sandbox, docs/security.md "Hosted
 # bots"); their tests build a bot in every language the sandbox builds, with the
-# system's toolchains: Python 3, gcc and g++, Node (kits), Go (kits) and a JDK. Installed
+# system's toolchains: Python 3, gcc and g++, and the kits' Node, Go and JDK. Installed
 # here when missing (as root, as in CI); `make test` sets ARENA_REQUIRE_SANDBOX, so a
 # machine without them fails the sandbox tests instead of skipping them.
 sandbox: kits
 	@command -v bwrap >/dev/null || { apt-get update && apt-get install -y bubblewrap; }
 	@test -x /usr/bin/python3 || { apt-get update && apt-get install -y python3; }
 	@command -v c++ >/dev/null || { apt-get update && apt-get install -y g++; }
-	@command -v javac >/dev/null || { apt-get update && apt-get install -y default-jdk-headless; }
 
 # The whole suite on the compiled build (with the browser tests: a missing browser is
 # an error here, not a skip), then the core tests on the ARENA_PURE=1 build; the line
 # coverage of both runs together is printed at the end.
-test: setup browsers kits sandbox
+test: setup browsers kits services sandbox
 	rm -rf $(COVER) && mkdir -p $(COVER)
 	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 ARENA_REQUIRE_SANDBOX=1 \
 	    COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
@@ -106,11 +137,12 @@ test-pure: build
 # floors pyproject.toml declares (tests/floors.py reads them) over the environment, and
 # the tests that use them: the floors stay true (docs/development.md).
 FLOORS = build/floors
-FLOOR_PACKAGES = websockets aiohttp msgspec cachetools
+FLOOR_PACKAGES = websockets aiohttp msgspec cachetools asyncpg
 FLOOR_TESTS = tests/test_floors.py tests/protocol/test_transport.py tests/web/test_api.py \
               tests/web/test_http_limits.py tests/web/test_openapi.py tests/server/test_dispatch.py \
               tests/server/test_fast_path.py tests/server/test_sdk_fast_path.py \
-              tests/server/test_ladder_and_http.py tests/server/test_wire_errors.py
+              tests/server/test_ladder_and_http.py tests/server/test_wire_errors.py \
+              tests/storage
 
 test-floors: setup
 	rm -rf $(FLOORS)

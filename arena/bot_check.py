@@ -4,12 +4,20 @@ built bot in its sandbox, ``hosted:DIR``, `arena.sandbox.hosted`) against
 built-in bots in both seats, under the time control, and reports every rejection,
 timeout and crash with the program's debug lines and standard error, each blamed on
 the program or on the arena (the runner or the built-in opponent failing).
+
+`check_websocket_bot` does the same for a bot that speaks the WebSocket protocol
+itself: it starts a throwaway server on loopback (a temporary database, one account),
+says the URL and the token, waits for the bot to connect and plays the games there
+against house bots.
 """
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.bots import HOSTED_PREFIX
@@ -20,8 +28,8 @@ from arena.match import play_match
 from arena.record import MatchRecord
 from arena.registry import Registry
 
-__all__ = ["ARENA", "PROGRAM", "CheckReport", "CheckedGame", "check_program", "default_opponent",
-           "program_bot"]
+__all__ = ["ARENA", "PROGRAM", "CheckReport", "CheckedGame", "check_program",
+           "check_websocket_bot", "default_opponent", "program_bot"]
 
 
 PROGRAM = "program"
@@ -155,4 +163,58 @@ def check_program(registry: Registry, command: str, settings: Mapping[str, Mappi
                     progress(checked)
     finally:
         bot.close()
+    return report
+
+
+async def check_websocket_bot(
+        registry: Registry, settings: Mapping[str, Mapping[str, Any]], *, games: int = 2,
+        opponent: str | None = None, time_control: TimeControl | None = None, seed: int = 1,
+        name: str = "mybot", port: int = 0, connect_timeout: float = 300.0,
+        announce: Callable[[str, str], None] | None = None,
+        progress: Callable[[CheckedGame], None] | None = None) -> CheckReport:
+    """`check_program` for a WebSocket bot: a throwaway server on 127.0.0.1:`port` (0:
+    any free port) with one account, `name`; `announce(url, token)` says where to
+    connect; once the bot is connected (within `connect_timeout` seconds, else
+    `TimeoutError`), the games are played there against house bots.
+    """
+    from arena.server import ArenaServer, ServerConfig
+
+    report = CheckReport()
+    control = time_control or TimeControl()
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as directory:
+        config = ServerConfig(host="127.0.0.1", port=port,
+                              db=str(Path(directory) / "check.sqlite"))
+        server = ArenaServer(config, registry=registry)
+        await server.start()
+        try:
+            storage = server.storage
+            assert storage is not None
+            token = await storage.add_bot(name)
+            if announce is not None:
+                announce(server.url, token)
+            async with asyncio.timeout(connect_timeout):
+                while name not in server.sessions:
+                    await asyncio.sleep(0.05)
+            for game_name, game_settings in settings.items():
+                game = registry.load_game(game_name, game_settings)
+                against = opponent or default_opponent(registry, game_name)
+                for index in range(games):
+                    seat = index % 2
+                    players = [name, f"house:{against}"]
+                    if seat:
+                        players.reverse()
+                    try:
+                        record = await server.play_game(
+                            game_name, game.settings(), players, seed=seed + index,
+                            time_control=control)
+                    except Exception as error:  # noqa: BLE001 - the bot's failures forfeit; this is ours
+                        checked = CheckedGame(game_name, seat, against, None,
+                                              f"{type(error).__name__}: {error}")
+                    else:
+                        checked = CheckedGame(game_name, seat, against, record)
+                    report.games.append(checked)
+                    if progress is not None:
+                        progress(checked)
+        finally:
+            await server.close()
     return report

@@ -42,7 +42,12 @@ class GrammarError(SettingsError):
 
 
 class MalformedMove(ArenaError, ValueError):
-    """A move string that does not follow the move syntax."""
+    """A move string that does not follow the move syntax; `step` is the 0-based index
+    of the offending step where the move is built in steps (None: the whole move)."""
+
+    def __init__(self, message: str, step: int | None = None) -> None:
+        self.step = step
+        super().__init__(message)
 
 
 class LogFormatError(ArenaError, ValueError):

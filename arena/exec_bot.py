@@ -38,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena import lines
+from arena.bot_logs import LogLimits
 from arena.bots import BotFactory, BotGaveUp, Param
 from arena.clock import Clock, MoveTimer, TimeControl, WallTimer
 from arena.game import Game, Outcome, Rejection, Termination
@@ -52,9 +54,13 @@ from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_BYTES", "ExecBot", "exec_factory"]
 
-MAX_NOTES = 200
-"""Debug lines (``#`` and standard error) kept per game and seat; later ones are counted."""
-MAX_NOTE_BYTES = 1024
+LIMITS = LogLimits()
+"""The server's bounds on debug lines (``welcome.limits``), kept locally too: at most
+`LogLimits.max_logs_per_turn` ``#`` lines a turn, `LogLimits.max_logs_per_game` a game,
+each cut at `LogLimits.max_log_bytes` bytes (the server refuses a longer one)."""
+MAX_NOTES = LIMITS.max_logs_per_game
+"""Debug lines (``#``) kept per game and seat; so many lines of standard error too."""
+MAX_NOTE_BYTES = LIMITS.max_log_bytes
 """Longest debug line kept (longer ones are cut)."""
 STDERR_TAIL = 5
 """Lines of the program's standard error quoted when it dies (all are in the notes)."""
@@ -74,11 +80,31 @@ class _Seat:
     turn: int = 0
     notes: list[tuple[int | None, str]] = field(default_factory=list)
     dropped: int = 0
+    comments: int = 0
+    stderr: int = 0
+    in_turn: tuple[int, int] = (-1, 0)
+    """The turn and the ``#`` lines kept in it."""
 
     def note(self, text: str) -> None:
-        if len(self.notes) >= MAX_NOTES:
+        """Keep a ``#`` line, within the server's limits (per turn and per game)."""
+        turn, count = self.in_turn
+        count = count + 1 if turn == self.turn else 1
+        self.in_turn = (self.turn, count)
+        if count > LIMITS.max_logs_per_turn or self.comments >= LIMITS.max_logs_per_game:
             self.dropped += 1
             return
+        self.comments += 1
+        self._keep(text)
+
+    def note_stderr(self, text: str) -> None:
+        """Keep a line of standard error (at most `MAX_NOTES` a game)."""
+        if self.stderr >= MAX_NOTES:
+            self.dropped += 1
+            return
+        self.stderr += 1
+        self._keep("stderr: " + text)
+
+    def _keep(self, text: str) -> None:
         data = text.encode("utf-8", "replace")
         if len(data) > MAX_NOTE_BYTES:
             text = data[:MAX_NOTE_BYTES].decode("utf-8", "ignore") + "..."
@@ -108,13 +134,16 @@ class ExecBot:
     """
 
     def __init__(self, command: str, *, time_control: TimeControl | None = None,
-                 max_legal: int = DEFAULT_MAX_LEGAL) -> None:
+                 max_legal: int = DEFAULT_MAX_LEGAL, legal_first: int | None = None) -> None:
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError("exec: the command is empty")
         self.time_control = time_control or TimeControl()
         self.max_legal = max_legal
+        self.legal_first = lines.legal_first(legal_first)
+        """For programs of before 2026-11-23: ``legal`` holds the first this many moves
+        (`arena.lines.legal_first`; ``$ARENA_LEGAL_FIRST``)."""
         self._lines = LineProtocol()
         self._process: subprocess.Popen[bytes] | None = None
         self._selector: selectors.BaseSelector | None = None
@@ -132,11 +161,11 @@ class ExecBot:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"command": self.command, "time_control": self.time_control,
-                "max_legal": self.max_legal}
+                "max_legal": self.max_legal, "legal_first": self.legal_first or 0}
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         self.__init__(state["command"], time_control=state["time_control"],  # type: ignore[misc]
-                      max_legal=state["max_legal"])
+                      max_legal=state["max_legal"], legal_first=state.get("legal_first", 0))
 
     # -- the process ------------------------------------------------------------------
 
@@ -160,9 +189,11 @@ class ExecBot:
         self._selector = selector
         self._stderr_tail.clear()
         # a new program learns its limits and every game in progress
-        limits = self._lines.limits(max_legal=self.max_legal, max_log_bytes=MAX_NOTE_BYTES,
-                                    max_logs_per_turn=MAX_NOTES, max_logs_per_game=MAX_NOTES,
-                                    max_log_bytes_per_day=None)
+        limits = self._lines.limits(
+            max_legal=self.legal_first or self.max_legal, max_log_bytes=LIMITS.max_log_bytes,
+            max_logs_per_turn=LIMITS.max_logs_per_turn,
+            max_logs_per_game=LIMITS.max_logs_per_game,
+            max_log_bytes_per_day=None)  # no server, no daily budget
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 
@@ -239,8 +270,16 @@ class ExecBot:
                         raise BotGaveUp(f"{self.argv[0]} stopped reading its input",
                                         Termination.TIMEOUT) from None
         except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
-            raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
-                            Termination.DISCONNECT) from None
+            try:
+                status: int | None = process.wait(1)
+            except subprocess.TimeoutExpired:
+                status = None
+            if status is None:
+                raise BotGaveUp(f"{self.argv[0]} does not read its input any more",
+                                Termination.DISCONNECT) from None
+            self.drain_stderr()
+            raise BotGaveUp(f"{self.argv[0]} does not read its input any more: it "
+                            f"{self._exit_text(status)}", _ended(status)) from None
 
     def _read_line(self, timer: MoveTimer, seat: _Seat) -> str | None:
         """The next line on the program's output within `timer`'s time (None: too
@@ -280,7 +319,7 @@ class ExecBot:
                         status = None
                     self.drain_stderr(seat)
                     raise BotGaveUp(f"{self.argv[0]} closed its output: it "
-                                    f"{self._exit_text(status)}", Termination.DISCONNECT)
+                                    f"{self._exit_text(status)}", _ended(status))
 
     def _stderr_lines(self, seat: _Seat | None, flush: bool = False) -> None:
         process = self._process
@@ -295,7 +334,7 @@ class ExecBot:
             del buffer[:cut + 1]
             self._stderr_tail.append(text)
             if seat is not None:
-                seat.note("stderr: " + text)
+                seat.note_stderr(text)
 
     def drain_stderr(self, seat: _Seat | None = None) -> None:
         """Take what the program wrote on standard error so far (without waiting)."""
@@ -305,10 +344,14 @@ class ExecBot:
         fd = process.stderr.fileno()
         if fd not in self._buffers:
             return
+        self._read_available(fd)
+        self._stderr_lines(seat or next(iter(self._seats.values()), None), flush=True)
+
+    def _read_available(self, fd: int) -> None:
+        """Add what the program wrote on `fd` so far to its buffer (without waiting)."""
         with contextlib.suppress(OSError, ValueError):  # BlockingIOError: nothing more now
             while chunk := os.read(fd, 65536):
                 self._buffers[fd] += chunk
-        self._stderr_lines(seat or next(iter(self._seats.values()), None), flush=True)
 
     # -- the Bot protocol -------------------------------------------------------------------
 
@@ -338,6 +381,9 @@ class ExecBot:
             "retries_left": 0,
             **legal_fields(game, state, self.max_legal),
         }
+        if self.legal_first:
+            fields = lines.first_legal(
+                fields, lambda count: game.legal_moves(state, count).moves, self.legal_first)
         self._write(self._lines.turn(fields))
         while True:
             line = self._read_line(timer, seat)
@@ -368,6 +414,29 @@ class ExecBot:
         answer["error"] = {"code": code, "message": message}
         return self._lines.legal(answer)
 
+    def _take_late_lines(self, seat: _Seat) -> None:
+        """The ``#`` lines and standard error the program wrote after its last move of
+        the game, as far as they have come: this game's notes, not the next one's. A
+        line that is no ``#`` line (a move nobody asked for) is noted and dropped, never
+        read as the next turn's move."""
+        process = self._process
+        if process is None or process.stdout is None or self._selector is None:
+            return
+        out = process.stdout.fileno()
+        buffer = self._buffers.get(out)
+        if buffer is None:
+            return
+        self._read_available(out)
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[:end]).rstrip(b"\r").decode("utf-8", "replace")
+            del buffer[:end + 1]
+            item = self._lines.read(line)
+            if isinstance(item, Comment):
+                seat.note(item.text)
+            else:
+                seat.note(f"(a line after the game's last move, ignored: {line[:200]!r})")
+        self.drain_stderr(seat)
+
     def game_over(self, game: Game[Any, Any], seat: int, outcome: Outcome
                   ) -> list[tuple[int | None, str]]:
         """Send ``over`` and hand back the game's debug lines (`arena.bots.finish_bot`)."""
@@ -393,6 +462,7 @@ class ExecBot:
         self._starts.pop(seat_index, None)
         if seat is None:
             return []
+        self._take_late_lines(seat)
         if self._process is not None and self._process.poll() is None:
             result: dict[str, Any] = outcome.to_json() if outcome is not None else {
                 "result": "aborted", "winner": None, "scores": None,
@@ -406,10 +476,18 @@ class ExecBot:
         self.drain_stderr(seat)
         notes = list(seat.notes)
         if seat.dropped:
-            dropped = (f"({seat.dropped} more debug lines were dropped; at most {MAX_NOTES} "
-                       "are kept per game)")
+            dropped = (f"({seat.dropped} more debug lines were dropped; at most "
+                       f"{LIMITS.max_logs_per_turn} '#' lines are kept a turn and "
+                       f"{MAX_NOTES} a game, as on a server, and {MAX_NOTES} lines of "
+                       "standard error)")
             notes.append((seat.turn, dropped))
         return notes
+
+
+def _ended(status: int | None) -> Termination:
+    """How a game ends whose program is gone: a crash if a signal killed it or it exited
+    with a non-zero status, else a disconnect (it closed its output, or exited 0)."""
+    return Termination.CRASH if status else Termination.DISCONNECT
 
 
 def _make(game: Game[Any, Any], params: Mapping[str, Any]) -> ExecBot:

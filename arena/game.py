@@ -99,6 +99,9 @@ class Termination(enum.Enum):
     ILLEGAL_MOVE = "illegal-move"
     TIMEOUT = "timeout"
     DISCONNECT = "disconnect"
+    CRASH = "crash"
+    """A program bot (``exec:``) died during the game: killed by a signal, or exited
+    with a non-zero status (the detail says which, with its last standard error)."""
     RESIGNATION = "resignation"
     ABORTED = "aborted"
 

@@ -28,12 +28,14 @@ from the program
 from __future__ import annotations
 
 import json
+import os
 import signal
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "LEGAL_FIRST_ENV",
     "LIMIT_FIELDS",
     "LINE_PROTOCOL_VERSION",
     "MAX_LINE",
@@ -43,9 +45,14 @@ __all__ = [
     "MoveLine",
     "ProgramLine",
     "exit_text",
+    "first_legal",
+    "legal_first",
 ]
 
 LINE_PROTOCOL_VERSION = 1
+LEGAL_FIRST_ENV = "ARENA_LEGAL_FIRST"
+"""The environment variable that gives every program started by this process (``exec:``
+bots, ``arena connect --exec``) the turn lines of before 2026-11-23 (`legal_first`)."""
 MAX_LINE = 256 * 1024
 """Longest line read from a program (bytes), as long as the largest WebSocket message."""
 
@@ -170,3 +177,41 @@ TURN_FIELDS = ("game_id", "game", "turn", "move_number", "seat", "chance", "stat
                "retries_left", "legal", "legal_count", "legal_steps")
 """The fields of a ``turn`` line, in order: the your_turn fields, the game's name (so a
 program needs no memory of ``start``) and, where asked for, the legal moves."""
+
+
+def legal_first(value: int | None = None, environ: Mapping[str, str] | None = None) -> int | None:
+    """How many moves an old program's ``turn.legal`` holds: `value` if given, else
+    ``$ARENA_LEGAL_FIRST``; None (or 0): today's ``legal``, every move or null.
+
+    Before 2026-11-23 the ``legal`` of a ``turn`` line held the first moves (at most 50),
+    never null where the game lists its moves; a program written then may not read a
+    null. `first_legal` gives it that list again (`docs/bots.md`, CHANGELOG.md).
+
+    >>> legal_first(None, {"ARENA_LEGAL_FIRST": "50"})
+    50
+    >>> legal_first(None, {}) is None
+    True
+    """
+    if value is None:
+        text = (os.environ if environ is None else environ).get(LEGAL_FIRST_ENV, "").strip()
+        if not text:
+            return None
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"${LEGAL_FIRST_ENV} must be a number of moves, not {text!r}"
+                             ) from None
+    if value < 0:
+        raise ValueError(f"legal-first must be 0 or more moves, not {value}")
+    return value or None
+
+
+def first_legal(fields: dict[str, Any], moves: Callable[[int], Sequence[str]], count: int
+                ) -> dict[str, Any]:
+    """`fields` (a turn's) with ``legal`` as an old program knew it: the first `count`
+    moves (`moves(count)`), or no ``legal`` at all where the game cannot list them."""
+    try:
+        listed = list(moves(count))
+    except (NotImplementedError, KeyError):
+        return {key: value for key, value in fields.items() if key != "legal"}
+    return {**fields, "legal": listed[:count]}

@@ -164,7 +164,7 @@ class Match:
             try:
                 move = self.game.parse_move(move)
             except MalformedMove as error:
-                return Verdict(None, Rejection("malformed", str(error)))
+                return Verdict(None, Rejection("malformed", str(error), error.step))
         verdict = self.referee.judge(self.state, move, seat)
         state = verdict.state
         if state is not None:

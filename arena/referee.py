@@ -143,7 +143,7 @@ class Referee:
             try:
                 move = game.parse_move(move)
             except MalformedMove as error:
-                return Verdict(None, Rejection("malformed", str(error)))
+                return Verdict(None, Rejection("malformed", str(error), error.step))
         result = self._check_move(state, move)
         if isinstance(result, Rejection):
             return Verdict(None, result)

@@ -115,6 +115,11 @@ def line_schemas(defs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     legal["oneOf"] = [{"required": ["legal_steps"]}, {"required": ["error"]}]
     over = _fields(defs["game_over"],
                    ("game_id", "result", "winner", "scores", "termination", "reason"))
+    termination = dict(over["properties"]["termination"])
+    termination["enum"] = [*termination["enum"], "crash"]  # a program that died (exec:)
+    termination["description"] = termination.get("description", "") + \
+        "; locally also crash: a program bot died (killed by a signal, non-zero exit)"
+    over["properties"]["termination"] = termination
     over["properties"]["seat"] = {"anyOf": [{"type": "integer", "minimum": 0},
                                             {"type": "null"}],
                                   "description": "the program's seat in the game"}

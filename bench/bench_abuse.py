@@ -49,7 +49,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from arena.games.substitution import Settings
 from arena.record import read_jsonl, to_jsonl
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import PROTOCOL_VERSION, Encoding, RemoteError
@@ -666,7 +666,7 @@ async def run(args: argparse.Namespace) -> list[Row]:
     url, http = f"ws://127.0.0.1:{port}/", f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "abuse.sqlite")
-        storage = Storage(db)
+        storage = SQLiteDatabase(db)
         tokens = {f"honest{i:02d}": storage.add_bot(f"honest{i:02d}") for i in range(args.honest)}
         tokens.update({f"attacker{i}": storage.add_bot(f"attacker{i}") for i in range(4)})
         tokens["honest-operator"] = storage.add_bot("honest-operator", operator=True)

@@ -7,8 +7,8 @@ from its source (``ARENA_PURE=<names>``, see `arena.compiled`); or every plain m
 from source (``ARENA_PURE=1``). Rounds interleave the configurations so that all see
 the same machine; times are CPU seconds of the child (the workloads use one core), and
 the table shows medians and the speed-up compiling gives (pure time / compiled time).
-For the protocol it also times msgspec decoding the same frames into typed structs
-built from the schema, the alternative to compiling the decoder.
+For the protocol it also times msgspec decoding the same frames into the typed structs
+alone (`protocol.typed` without the checks after it), the floor of the typed reading.
 
     python bench/bench_compiled.py [--rounds 5] [--scale 1.0] [--only NAME]
 
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 LOOP = "arena.match,arena.referee"  # one group: match.pxd cimports the referee's types
-PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,protocol.movestring"
+PROTOCOL = "protocol.schema,protocol.connection,protocol.codec,arena.games.substitution.movestring"
 
 
 @dataclass(frozen=True)
@@ -172,30 +172,16 @@ def encode_your_turn(scale: float) -> int:
 
 
 def _msgspec_decoder(sender: str) -> Any:
-    """A msgspec decoder of every message `sender` may send, built from the schema."""
+    """msgspec's decoder of every message `sender` may send (`protocol.typed`'s structs),
+    alone: no check of a game's parts after it, no `Message` made."""
     from typing import Union
 
     import msgspec
 
-    from protocol.schema import SCHEMA
+    from protocol.typed import message_structs
 
-    # msgpack integers are 64-bit (signed or unsigned) already: the schema's bounds.
-    kinds: dict[str, Any] = {
-        "str": str, "int": int, "number": int | float, "bool": bool, "strs": list[str],
-        "object": dict[str, Any], "list": list[Any], "json": Any,
-    }
-    types = []
-    for spec in SCHEMA.values():
-        if spec.sender not in (sender, "both"):
-            continue
-        fields = []
-        for f in spec.fields:
-            kind = kinds[f.kind] | None if f.nullable else kinds[f.kind]
-            fields.append((f.name, kind) if f.required else (f.name, kind, msgspec.UNSET))
-        fields.sort(key=len)  # required fields first
-        types.append(msgspec.defstruct(spec.type, fields, tag_field="type", tag=spec.type,
-                                       forbid_unknown_fields=True))
-    return msgspec.msgpack.Decoder(Union[tuple(types)])  # noqa: UP007
+    structs = tuple(message_structs(sender, strict=sender == "client"))  # type: ignore[arg-type]
+    return msgspec.msgpack.Decoder(Union[structs])  # noqa: UP007
 
 
 def _msgspec_decode(sender: str, message: str, count: int) -> int:
@@ -221,7 +207,7 @@ def msgspec_your_turn(scale: float) -> int:
 WORKLOADS = [
     Workload("play-substitution", "random vs random, medium, 400 moves", (
         LOOP, "arena.games.substitution.game", "bots.substitution.random_bot",
-        "protocol.movestring"), play_substitution, "games"),
+        "arena.games.substitution.movestring"), play_substitution, "games"),
     Workload("play-sim", "sim-random vs sim-random on K6", (LOOP,), play_sim, "games"),
     Workload("validate", "referee turn by turn over recorded games", (
         LOOP, "arena.games.substitution.game"), validate, "games"),
@@ -383,7 +369,7 @@ def main() -> None:
             name, pure, implementation = key
             if name != workload.name or (pure is None and implementation == "arena"):
                 continue
-            label = ("msgspec typed decode (for comparison)" if implementation == "msgspec"
+            label = ("msgspec's typed decode alone (the floor)" if implementation == "msgspec"
                      else "every plain module pure" if pure == "1" else f"pure: {pure}")
             median = statistics.median(values)
             print(f"{'':18s} {label[:46]:46s} {show(median):>11s} {median / base:9.2f}")

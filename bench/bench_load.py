@@ -36,7 +36,7 @@ from typing import Any
 from harness import TimedClient, arena_server, cpu_seconds, http_get, memory_kib, percentile
 
 from arena.games.substitution import Settings
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from clients.operator import Operator
 from clients.sdk import BuiltinBot
 from protocol import PROTOCOL_VERSION, Encoding
@@ -129,7 +129,7 @@ def client_process(url: str, idle: list[str], playing: list[str], pipe: Connecti
 
 
 def create_accounts(db: str, names: list[str], operator: str) -> dict[str, str]:
-    storage = Storage(db)
+    storage = SQLiteDatabase(db)
     storage.db.execute("PRAGMA synchronous=OFF")  # the bench's own setup, not the server's
     tokens = {name: storage.add_bot(name) for name in names}
     tokens[operator] = storage.add_bot(operator, operator=True)

@@ -52,7 +52,7 @@ from harness import (
 )
 
 from arena.games.substitution import Settings
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from clients.operator import Operator
 from clients.sdk import BuiltinBot
 from protocol import Message
@@ -89,7 +89,7 @@ async def arena_phase(args: argparse.Namespace, db: str, port: int,
     flags = await asyncio.to_thread(serve_flags, root, args.bots)
     async with arena_server(port, db, "--no-ladder", "--move-ms", "10000", "--first-move-ms",
                             "10000", *flags, root=root) as server:
-        storage = Storage(db)
+        storage = SQLiteDatabase(db)
         tokens = {f"bot{i:03d}": storage.add_bot(f"bot{i:03d}") for i in range(args.bots)}
         operator_token = storage.add_bot("bench-operator", operator=True)
         storage.close()

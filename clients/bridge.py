@@ -34,6 +34,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from arena import lines
 from arena.bot_logs import LogLimits
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.lines import MAX_LINE, Comment, LegalQuery, LineProtocol, exit_text
@@ -45,6 +46,8 @@ log = logging.getLogger("arena.bridge")
 
 STDERR_TAIL = 10
 """Lines of the child's standard error quoted when it dies."""
+LAST_SENT_SHOWN = 300
+"""Characters of the last line sent to a child that died, quoted with its end."""
 
 
 class BridgeError(BotFailure):
@@ -59,13 +62,19 @@ class ExecBot(ArenaBot):
         legal_limit: at most this many legal moves in a ``turn`` line; a longer list
             is sent as ``"legal": null`` with its ``legal_count`` (None: as the server
             sends it, up to its ``limits.max_legal``).
+        legal_first: the turn lines of before 2026-11-23, for programs written then:
+            ``legal`` holds the first this many legal moves, never null (None: from
+            ``$ARENA_LEGAL_FIRST``, else today's lines).
         move_timeout: seconds to wait for a move line.
     """
 
     def __init__(self, command: str | Sequence[str], *, legal_limit: int | None = None,
-                 move_timeout: float = 60.0) -> None:
+                 move_timeout: float = 60.0, legal_first: int | None = None) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.legal_limit = legal_limit
+        self.legal_first = lines.legal_first(legal_first)
+        """For programs of before 2026-11-23: ``legal`` holds the first this many moves
+        (`arena.lines.legal_first`; ``$ARENA_LEGAL_FIRST``)."""
         self.move_timeout = move_timeout
         self.processes_started = 0
         self._lines = LineProtocol()
@@ -79,6 +88,8 @@ class ExecBot(ArenaBot):
         self._pending: list[str] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_task: asyncio.Task[None] | None = None
+        self._last_sent = ""
+        """The last line written to the program (quoted if it dies)."""
 
     # -- the process ----------------------------------------------------------------------
 
@@ -112,6 +123,8 @@ class ExecBot(ArenaBot):
         max_legal = server.get("max_legal", DEFAULT_MAX_LEGAL)
         if self.legal_limit is not None:
             max_legal = min(max_legal, self.legal_limit)
+        if self.legal_first:
+            max_legal = self.legal_first
         return self._lines.limits(
             max_legal=max_legal,
             max_log_bytes=server.get("max_log_bytes", logs.max_log_bytes),
@@ -146,10 +159,16 @@ class ExecBot(ArenaBot):
         except TimeoutError:
             status = self._process.returncode
         ended = exit_text(status, self._stderr_tail)
-        return f"the bot's program ({shlex.join(self.command)}) {ended}"
+        sent = self._last_sent
+        if len(sent) > LAST_SENT_SHOWN:
+            sent = sent[:LAST_SENT_SHOWN] + f"... ({len(sent)} characters)"
+        last = f"\nthe last line it was sent: {sent}" if sent else ""
+        return f"the bot's program ({shlex.join(self.command)}) {ended}{last}"
 
     async def _write(self, *lines: str) -> None:
         assert self._process is not None and self._process.stdin is not None
+        if lines:
+            self._last_sent = lines[-1]
         try:
             self._process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
             async with asyncio.timeout(self.move_timeout):
@@ -168,7 +187,7 @@ class ExecBot(ArenaBot):
             raise BridgeError(f"{self.command[0]} wrote a line longer than {MAX_LINE} bytes"
                               ) from None
         if not raw:
-            raise BridgeError(f"closed its output: {await self._died()}")
+            raise BridgeError(await self._died())
         return raw.decode("utf-8", "replace").rstrip("\r\n")
 
     async def _flush(self) -> None:
@@ -213,6 +232,9 @@ class ExecBot(ArenaBot):
         legal = fields.get("legal")
         if legal is not None and self.legal_limit is not None and len(legal) > self.legal_limit:
             fields["legal"] = None  # said, never cut silently: the count stays
+        if self.legal_first:
+            return lines.first_legal(fields, lambda count: turn.legal_moves(count),
+                                     self.legal_first)
         return fields
 
     async def _answer(self, turn: Turn, steps: str) -> str:

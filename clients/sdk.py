@@ -603,7 +603,7 @@ class ArenaClient:
         try:
             move = self._bot.move(turn)
         except BotFailure as failure:
-            log.error("the bot failed for good: %s", failure)
+            log.debug("the bot failed for good: %s", failure)  # run() raises it
             self._failure = failure
             self._stopping = True
             return
@@ -622,7 +622,7 @@ class ArenaClient:
         try:
             move = await pending
         except BotFailure as failure:
-            log.error("the bot failed for good: %s", failure)
+            log.debug("the bot failed for good: %s", failure)  # run() raises it
             self._failure = failure
             await self.stop()
             return

@@ -20,8 +20,6 @@ the others are answered with an ``error`` message and the connection is kept.
 
 from __future__ import annotations
 
-from arena.errors import ArenaError
-
 __all__ = [
     "AuthenticationError",
     "FrameError",
@@ -40,8 +38,11 @@ __all__ = [
 ]
 
 
-class ProtocolError(ArenaError):
-    """Root of the wire errors; `code` is the machine code sent in ``error`` messages."""
+class ProtocolError(Exception):
+    """Root of the wire errors; `code` is the machine code sent in ``error`` messages.
+
+    Its own root, not the arena's: the protocol package imports nothing from the arena,
+    so a client depends on it alone."""
 
     code = "protocol-error"
     fatal = False

@@ -257,6 +257,14 @@ _LIMITS = _object({
     "max_logs_per_game": {**_MS, "description": "'log' messages kept per bot per game"},
     "max_log_bytes_per_day": {**_MS, "description": "UTF-8 bytes of 'log' texts stored per "
                                                    "bot per UTC day, in all its games"},
+    "legal_requests_per_turn": {**_MS, "description": "'legal' requests answered in a turn "
+                                "of your own at no cost to the message budget; more count "
+                                "against message_rate and message_burst"},
+    "message_rate": {"type": "number", "minimum": 0,
+                     "description": "messages a second a connection may send beyond those "
+                                    "the server asked for (0: no limit)"},
+    "message_burst": {**_MS, "description": "messages a connection may send at once before "
+                      "message_rate applies; beyond both: a fatal 'rate-limited' error"},
 }, ("max_frame", "ping_interval"), closed=False)
 _TIME_CONTROL = _object({
     "move_ms": {**_MS, "description": "time for each move (ms)"},
@@ -322,7 +330,8 @@ SCHEMA: dict[str, MessageSpec] = {
                "ladder", optional=True, null=True, shape=_LADDER),
             _f("limits", "object", "max_frame (bytes), ping_interval (s), max_legal (moves), "
                "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game, "
-               "max_log_bytes_per_day (bytes)", shape=_LIMITS),
+               "max_log_bytes_per_day (bytes), legal_requests_per_turn, message_rate (/s), "
+               "message_burst", shape=_LIMITS),
         ), "Answer to a good hello."),
         # -- games -------------------------------------------------------------------
         MessageSpec("game_start", "server", (
@@ -461,6 +470,8 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("message", "str"), _f("fatal", "bool"),
             _f("game_id", "str", optional=True, null=True),
             _f("request_id", "str", "the request_game this answers", optional=True),
+            _f("turn", "int", "the turn of the legal request this answers", optional=True),
+            _f("prefix", "str", "the steps of the legal request this answers", optional=True),
         ), "Something was wrong; fatal errors close the connection."),
     )
 }

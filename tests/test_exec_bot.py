@@ -44,11 +44,20 @@ for line in sys.stdin:
         time.sleep(3600)  # never answers: the referee must not wait for it
     if mode == "die" and turn["turn"] >= 2:
         sys.exit(3)
+    if mode == "segv" and turn["turn"] >= 2:
+        import signal
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "quit" and turn["turn"] >= 2:
+        sys.exit(0)
     if mode == "steps":
         print("?legal " + turn["legal_steps"]["steps"][0], flush=True) if turn["legal_steps"]["steps"] else None
         if turn["legal_steps"]["steps"]:
             answer = json.loads(sys.stdin.readline()[6:])
             assert "legal_steps" in answer, answer
+    if mode == "late":  # the move and a debug line after it, in one write
+        sys.stdout.write(turn["legal"][0] + "\n# after my move in turn " + str(turn["turn"]) + "\n")
+        sys.stdout.flush()
+        continue
     print(turn["legal"][0] if turn["legal"] else "", flush=True)
 '''
 
@@ -90,7 +99,7 @@ def test_a_program_plays_and_its_debug_lines_stay_with_the_log(program, tmp_path
     assert lines[1] == "arena 1" and lines[3].startswith("start ")
     assert json.loads(lines[2].removeprefix("limits ")) == {  # what the runner keeps
         "max_line": 256 * 1024, "max_legal": 1000, "max_log_bytes": 1024,
-        "max_logs_per_turn": 200, "max_logs_per_game": 200,
+        "max_logs_per_turn": 10, "max_logs_per_game": 200,
         "max_log_bytes_per_day": None}  # no server, no daily budget
     start = json.loads(lines[3][6:])
     assert start["game"] == "sim" and start["seat"] == 0 and start["settings"] == {"vertices": 6}
@@ -118,13 +127,53 @@ def test_a_slow_program_loses_on_time_and_the_next_game_restarts_it(program, tmp
     bot.close()
 
 
-def test_a_program_that_dies_forfeits(program):
+def test_a_program_that_dies_forfeits_by_a_crash(program):
     bot = ExecBot(f"{PY} {program} die")
     match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
-    assert match.outcome.termination.value == "disconnect"
+    assert match.outcome.termination.value == "crash"
     assert "closed its output: it exited with status 3; its last lines on standard " \
         "error:\n  | stderr line" in match.outcome.detail
     bot.close()
+
+
+def test_a_program_killed_by_a_signal_is_recorded_as_a_crash_with_the_signal(program):
+    bot = ExecBot(f"{PY} {program} segv")
+    match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
+    assert match.outcome.termination.value == "crash" and match.outcome.loser == 0
+    assert "it was killed by signal SIGSEGV (11)" in match.outcome.detail
+    record = read_jsonl(to_jsonl(match.record()).splitlines())
+    assert record.outcome.termination.value == "crash"  # kept in the log
+    bot.close()
+
+
+def test_a_program_that_exits_cleanly_mid_game_disconnects(program):
+    bot = ExecBot(f"{PY} {program} quit")
+    match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
+    assert match.outcome.termination.value == "disconnect"
+    assert "it exited with status 0" in match.outcome.detail
+    bot.close()
+
+
+def test_a_tournament_shows_each_crash_and_exits_non_zero(program):
+    """5 of 12 games lost to a SIGSEGV once went by unseen: no forfeit on the console,
+    exit status 0. Now each forfeit is said with its cause, and the status is 4."""
+    result = CliRunner().invoke(main, [
+        "tournament", "--game", "sim", "--settings", '{"vertices": 6}', "--games", "2",
+        "--jobs", "1", "--quiet", "--no-self-play",
+        "--bots", f"exec:{PY} {program} segv,sim-random"])
+    assert result.exit_code == 4, result.output
+    assert "games lost because a program crashed" not in result.stdout
+    lines = result.stderr.splitlines()
+    assert lines[0] == "4 game(s) forfeited:", result.stderr
+    crashes = [line for line in lines if "lost by crash:" in line]
+    assert len(crashes) == 4 and all(
+        line.endswith("closed its output: it was killed by signal SIGSEGV (11); its last "
+                      "lines on standard error:") for line in crashes), result.stderr
+    assert lines[-1] == "4 game(s) lost because a program crashed (exit status 4)"
+    calm = CliRunner().invoke(main, [
+        "tournament", "--game", "sim", "--settings", '{"vertices": 6}', "--games", "2",
+        "--jobs", "1", "--quiet", "--bots", f"exec:{PY} {program} fine,sim-random"])
+    assert calm.exit_code == 0 and "forfeited" not in calm.stderr, calm.output
 
 
 def test_a_missing_program_forfeits_with_a_clear_reason():
@@ -250,10 +299,10 @@ def test_bot_check_blames_the_program_or_the_arena(program, monkeypatch):
     died = bot_check.check_program(registry, f"{PY} {program} die", settings, games=1)
     [game] = died.failures
     assert game.blame == bot_check.PROGRAM
-    assert game.failure.startswith("disconnect (your program): ")
+    assert game.failure.startswith("crash (your program): ")
     assert "exited with status 3; its last lines on standard error:\n  | stderr line" \
         in game.failure
-    assert died.verdict() == "FAIL: 1 of 1 games: 1 lost by your program's disconnect"
+    assert died.verdict() == "FAIL: 1 of 1 games: 1 lost by your program's crash"
 
     def broken(*args, **kwargs):
         raise RuntimeError("legal moves are broken")
@@ -269,3 +318,38 @@ def test_bot_check_blames_the_program_or_the_arena(program, monkeypatch):
                                       "--game", "sim", "--games", "1"])
     assert shown.exit_code == 1
     assert "FAIL sim seat 0 vs sim-random: not finished" in shown.output
+
+
+def test_debug_lines_after_the_last_move_stay_with_their_game(program):
+    """A '#' line written after the game's last move was shown under the next game."""
+    bot = ExecBot(f"{PY} {program} late")
+    random = default_registry().make_bot(sim(), "sim-random")
+    games = [play_match(sim(), [bot, random], seed=seed) for seed in (1, 2)]
+    bot.close()
+    for match in games:
+        texts = [note.text for note in match.record().notes if note.player == 0]
+        after = [text for text in texts if text.startswith("after my move in turn ")]
+        moves = sum(turn.player == 0 for turn in match.record().turns)
+        assert len(after) == moves == len(set(after)), texts  # each move's, in its game
+
+
+def test_the_local_runner_keeps_the_servers_debug_line_limits(tmp_path):
+    """10 '#' lines a turn, as a server keeps (it was 200 locally)."""
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('turn '):\n"
+        "        turn = json.loads(line[5:])\n"
+        "        print('\\n'.join(f'# line {i}' for i in range(12)), flush=True)\n"
+        "        print(turn['legal'][0], flush=True)\n")
+    bot = ExecBot(f"{PY} {chatty}")
+    match = play_match(sim(), [bot, default_registry().make_bot(sim(), "sim-random")], seed=1)
+    bot.close()
+    notes = [note for note in match.record().notes if note.player == 0]
+    by_turn: dict[int | None, int] = {}
+    for note in notes:
+        by_turn[note.turn] = by_turn.get(note.turn, 0) + 1
+    moves = sum(turn.player == 0 for turn in match.record().turns)
+    assert sum(n for n in by_turn.values()) == 10 * moves + 1, by_turn
+    assert "'#' lines are kept a turn" in notes[-1].text

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.errors import MalformedMove
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 steps = st.lists(st.tuples(st.integers(-1, 10**6), st.integers(0, 10**6), st.integers(0, 10**6)), max_size=20)
 

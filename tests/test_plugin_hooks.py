@@ -92,7 +92,7 @@ async def test_the_web_serves_its_endpoints_settings_presets_and_steps(
                                  {"game": "third-sim", "moves": 6})
     assert status == 200 and checked["settings"] == {"vertices": 6}, checked
     assert server.storage is not None
-    await server.storage.call(server.storage.storage.save_preset, "third-sim", "big", "7")
+    await server.storage.save_preset("third-sim", "big", "7")
     status, checked = await post(arena, "/api/settings/check",
                                  {"game": "third-sim", "grammar": "big"})
     assert status == 200 and checked["settings"] == {"vertices": 7}, checked

@@ -57,7 +57,7 @@ class LenientMoveString:
 
     @staticmethod
     def parse(text):
-        from protocol.movestring import MoveString
+        from arena.games.substitution.movestring import MoveString
         return MoveString.parse("")
 
 

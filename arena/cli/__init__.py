@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "bot": "arena.cli.bot_check:bot",
     "tournament": "arena.cli.tournament:tournament",
     "match": "arena.cli.match:match",
+    "db": "arena.cli.db:db",
     "experiment": "arena.experiments.cli:experiment",
 }
 

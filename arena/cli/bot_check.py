@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -29,6 +30,17 @@ def bot() -> None:
               show_default=True,
               help="What a move's time is: wall time, or (--hosted) the CPU time of the "
                    "bot's processes.")
+@click.option("--ws", "websocket", is_flag=True,
+              help="Check a bot that speaks the WebSocket protocol itself: start a throwaway "
+                   "server on 127.0.0.1, print its URL and a token, and play the games "
+                   "against the bot that connects with them.")
+@click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535),
+              help="--ws: the throwaway server's port (0: any free port).")
+@click.option("--name", default="mybot", show_default=True,
+              help="--ws: the account the bot logs in as.")
+@click.option("--wait", "connect_timeout", default=300.0, show_default=True,
+              type=click.FloatRange(0), metavar="SECONDS",
+              help="--ws: how long to wait for the bot to connect.")
 @click.option("--game", "game_names", multiple=True,
               help="A game to check (repeatable; default: every game).")
 @click.option("--settings", "settings_json", default=None,
@@ -40,23 +52,30 @@ def bot() -> None:
 @click.option("--bank-ms", default=10_000, show_default=True, type=click.IntRange(0))
 @click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=1, show_default=True, type=int)
-def check(command: str | None, hosted: str | None, time_kind: str,
-          game_names: tuple[str, ...], settings_json: str | None, games: int,
-          against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
+def check(command: str | None, hosted: str | None, time_kind: str, websocket: bool,
+          port: int, name: str, connect_timeout: float, game_names: tuple[str, ...],
+          settings_json: str | None,
+          games: int, against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
           seed: int) -> None:
     """Play validation games against built-in bots; print every rejection, timeout and
-    the program's standard error, then a verdict (exit status 1 on FAIL)."""
-    from arena.bot_check import check_program
+    the program's standard error, then a verdict (exit status 1 on FAIL).
+
+    With --ws, the bot is one that connects over WebSocket: a throwaway server starts,
+    its URL and the bot's token are printed, and the games are played once the bot has
+    connected (start it with them: ARENA_TOKEN=TOKEN ./mybot URL). With --hosted, the bot
+    is a build (arena bots build), played from its sandbox.
+    """
+    from arena.bot_check import check_program, check_websocket_bot
     from arena.bots import HOSTED_PREFIX
     from arena.clock import TimeControl
     from arena.registry import default_registry
 
-    if (command is None) == (hosted is None):
-        raise click.UsageError("give the program (--exec COMMAND) or a built bot "
-                               "(--hosted DIR)")
+    if [command is not None, hosted is not None, websocket].count(True) != 1:
+        raise click.UsageError("give exactly one of --exec, --hosted and --ws")
     if time_kind == "cpu" and hosted is None:
         raise click.UsageError("--clock cpu times a hosted bot (--hosted DIR)")
-    program = HOSTED_PREFIX + hosted if hosted is not None else command or ""
+    program = HOSTED_PREFIX + hosted if hosted is not None else command
+
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)
     if settings_json is not None and len(names) != 1:
@@ -85,11 +104,26 @@ def check(command: str | None, hosted: str | None, time_kind: str,
         for line in shown:
             click.echo(f"     | {line}")
 
+    def announce(url: str, token: str) -> None:
+        click.echo(f"server: {url}")
+        click.echo(f"token:  {token}")
+        click.echo(f"start your bot with them, e.g. ARENA_TOKEN={token} ./mybot {url} "
+                   f"(waiting {connect_timeout:g} s for {name!r} to connect)", nl=True)
+        sys.stdout.flush()
+
+    control = TimeControl(move_ms, bank_ms, first_move_ms, kind=time_kind)
     try:
-        report = check_program(registry, program, settings, games=games, opponent=against,
-                               time_control=TimeControl(move_ms, bank_ms, first_move_ms,
-                                                        kind=time_kind),
-                               seed=seed, progress=show)
+        if program is not None:
+            report = check_program(registry, program, settings, games=games, opponent=against,
+                                   time_control=control, seed=seed, progress=show)
+        else:
+            report = asyncio.run(check_websocket_bot(
+                registry, settings, games=games, opponent=against, time_control=control,
+                seed=seed, name=name, port=port, connect_timeout=connect_timeout,
+                announce=announce, progress=show))
+    except TimeoutError:
+        click.echo(f"FAIL: no bot connected as {name!r} within {connect_timeout:g} s")
+        sys.exit(1)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     click.echo(report.verdict())

@@ -1,13 +1,19 @@
-"""`arena bots`: list the built-in bots; `arena bots add/revoke` manage server accounts;
-`arena bots build` builds a bot in the sandbox (`arena.sandbox.build`)."""
+"""`arena bots`: list the built-in bots; `arena bots add/revoke/accounts` manage the
+server's accounts (in the database ``--db`` names); `arena bots build/run` build a bot and
+run it in the sandbox (`arena.sandbox`)."""
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
+from arena.cli.db import DB_OPTION, check_url, with_storage
 from arena.registry import default_registry
+
+if TYPE_CHECKING:
+    from arena.storage import Storage
 
 
 @click.group(invoke_without_command=True)
@@ -40,7 +46,7 @@ def bots(ctx: click.Context, game: str | None) -> None:
 
 @bots.command("add")
 @click.argument("name")
-@click.option("--db", default="arena.sqlite", show_default=True, help="The server's database.")
+@DB_OPTION
 @click.option("--operator", is_flag=True, help="May request games (tournament runners).")
 def add(name: str, db: str, operator: bool) -> None:
     """Create a bot account and print its token (shown once, stored hashed).
@@ -48,16 +54,16 @@ def add(name: str, db: str, operator: bool) -> None:
     For an existing account: a new token, which replaces the old one (a running server
     drops a client still using the old token within seconds).
     """
-    from arena.server.storage import Storage
+    check_url(db)
 
-    storage = Storage(db)
+    async def work(storage: Storage) -> tuple[bool, str]:
+        existed = bool(await storage.token_hashes([name]))
+        return existed, await storage.add_bot(name, operator=operator, replace=True)
+
     try:
-        existed = storage.token_hashes([name])
-        token = storage.add_bot(name, operator=operator, replace=True)
+        existed, token = with_storage(db, work)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    finally:
-        storage.close()
     if existed:
         click.echo(f"{name} existed: this new token replaces its old one", err=True)
     click.echo(token)
@@ -65,18 +71,24 @@ def add(name: str, db: str, operator: bool) -> None:
 
 @bots.command("revoke")
 @click.argument("name")
-@click.option("--db", default="arena.sqlite", show_default=True, help="The server's database.")
+@DB_OPTION
 def revoke(name: str, db: str) -> None:
     """Revoke a bot's token; it can no longer connect (add it again for a new token)."""
-    from arena.server.storage import Storage
-
-    storage = Storage(db)
-    try:
-        if not storage.revoke_bot(name):
-            raise click.UsageError(f"no active bot named {name!r}")
-    finally:
-        storage.close()
+    check_url(db)
+    if not with_storage(db, lambda storage: storage.revoke_bot(name)):
+        raise click.UsageError(f"no active bot named {name!r}")
     click.echo(f"revoked {name}")
+
+
+@bots.command("accounts")
+@DB_OPTION
+def accounts(db: str) -> None:
+    """List the accounts of the server's database (never their tokens)."""
+    check_url(db)
+    for account in with_storage(db, lambda storage: storage.bots()):
+        marks = [word for word, on in (("operator", account.operator),
+                                       ("revoked", account.revoked)) if on]
+        click.echo(f"{account.name}{'  (' + ', '.join(marks) + ')' if marks else ''}")
 
 
 @bots.command("build")

@@ -4,7 +4,10 @@ Exit status: 0 when the session ended as asked (``--stop-after`` games played) w
 no game forfeited by the bot; 3 when the bot forfeited a game (an illegal move, a
 timeout, a disconnect); 1 when the session failed (the server refused the token, no
 connection could be made, the bot's program died); 130 after Ctrl-C. The summary
-(games played, won, lost, forfeited) is printed on standard output in every case but 1.
+(games played, won, lost, forfeited) is printed on standard output when games were
+played or asked for: in every case but a refused or impossible connection. A program
+that died is said once, on standard error: how it ended (its exit status or signal),
+its last lines on standard error and the last line it was sent.
 """
 
 from __future__ import annotations
@@ -68,10 +71,15 @@ def forfeited(results: Sequence[GameResult]) -> list[GameResult]:
 @click.option("--legal-limit", default=None, type=click.IntRange(0),
               help="--exec: longest 'legal' list in a turn line; a longer one is sent as null "
                    "with its 'legal_count' (default: the server's limits.max_legal).")
+@click.option("--legal-first", default=None, type=click.IntRange(0), metavar="N",
+              help="--exec, for programs written before 2026-11-23: each turn line's "
+                   "'legal' holds the first N legal moves, never null, as it did then (the "
+                   "old default was 50; default: $ARENA_LEGAL_FIRST, else every move or null).")
 @click.option("--verbose", "-v", is_flag=True)
 def connect(url: str, token: str, spec: str | None, command: str | None, name: str | None,
             games: str, use_json: bool, stop_after: int | None, connect_retries: int | None,
-            connect_timeout: float | None, legal_limit: int | None, verbose: bool) -> None:
+            connect_timeout: float | None, legal_limit: int | None, legal_first: int | None,
+            verbose: bool) -> None:
     """Connect a built-in bot (--bot) or any program (--exec) to a server and play.
 
     The server's complaints that do not end the session (a rejected move and why, a
@@ -85,7 +93,8 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(name)s: %(message)s")
     bot: ArenaBot = (BuiltinBot(spec, threaded=True) if spec is not None
-                     else ExecBot(command or "", legal_limit=legal_limit))
+                     else ExecBot(command or "", legal_limit=legal_limit,
+                                  legal_first=legal_first))
     client = ArenaClient(url, token, bot, name=name,
                          games=[g.strip() for g in games.split(",") if g.strip()],
                          encoding=Encoding.JSON if use_json else Encoding.MSGPACK,
@@ -113,7 +122,9 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
     except CannotConnect as error:
         raise click.ClickException(f"{error} (is 'arena serve' running there?)") from None
     except BotFailure as error:
-        raise click.ClickException(f"the bot stopped: {error}") from None
+        click.echo(f"Error: the bot stopped: {error}", err=True)
+        click.echo(summary(client.results))
+        raise SystemExit(1) from None
     except KeyboardInterrupt:
         interrupted = True
     click.echo(summary(client.results))

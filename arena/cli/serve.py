@@ -12,13 +12,14 @@ from urllib.parse import urlsplit
 
 import click
 
+from arena.cli.db import DB_OPTION, check_url
 from arena.errors import ArenaError, SettingsError
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=int, help="0 picks a free port.")
-@click.option("--db", default="arena.sqlite", show_default=True, help="SQLite database file.")
+@DB_OPTION
 @click.option("--ladder/--no-ladder", default=True, show_default=True,
               help="Pair connected bots continuously.")
 @click.option("--game", default="substitution", show_default=True, help="The ladder's game.")
@@ -106,6 +107,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    check_url(db)
     try:
         registry = default_registry()
         if settings_json is not None:
@@ -166,7 +168,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         click.echo(f"arena server listening\n"
                    f"  bots (WebSocket):          {server.url}\n"
                    f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
-                   f"  database:                  {db}")
+                   f"  database:                  {server.storage.description}")
         if server.recovered:
             click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
         if server.storage.failure is not None:
@@ -174,7 +176,12 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                        "no game starts until it can (/healthz answers 503)", err=True)
         await server.serve_forever()
 
-    asyncio.run(main())
+    from arena.storage import StorageFailure, StorageVersionError
+
+    try:
+        asyncio.run(main())
+    except (StorageFailure, StorageVersionError) as error:  # the database cannot be opened
+        raise click.ClickException(str(error)) from None
 
 
 def _default_settings(registry: Any, game: str) -> dict[str, Any]:

@@ -220,6 +220,41 @@ def tournament(ctx: click.Context, game_name: str, settings_json: str | None,
         json_path.write_text(json.dumps(to_json(result), indent=1) + "\n", encoding="utf-8")
     if out is not None:
         click.echo(f"reports and logs in {out}/ (game ids: first-second-pair)")
+    crashed = report_forfeits(result)
+    if crashed:
+        click.echo(f"{crashed} game(s) lost because a program crashed (exit status "
+                   f"{EXIT_CRASHED})", err=True)
+        sys.exit(EXIT_CRASHED)
+
+
+EXIT_CRASHED = 4
+"""`arena tournament`'s exit status when a program bot crashed in at least one game
+(killed by a signal, or exited with a non-zero status): the tables are printed, but a
+bot did not play as itself (docs/tournaments.md)."""
+
+
+def report_forfeits(result: Any) -> int:
+    """Say every forfeited game and its cause on standard error; the number of those
+    lost to a crash."""
+    from arena.game import Termination
+
+    forfeited = result.forfeited
+    if not forfeited:
+        return 0
+    bots = result.spec.bots
+    click.echo(f"{len(forfeited)} game(s) forfeited:", err=True)
+    for game in forfeited:
+        players = (bots[game.first], bots[game.second])
+        cause = game.detail or "(its cause is in the game's log)"
+        lost = ""
+        if game.winner is not None:
+            loser = players[1 - game.winner]
+            lost = f"{loser} lost by "
+            cause = cause.removeprefix(f"{loser}: ")
+        click.echo(f"  game {game.first}-{game.second}-{game.index} ({players[0]} vs "
+                   f"{players[1]}): {lost}{game.termination.value}: "
+                   + cause.replace("\n", "\n    "), err=True)
+    return sum(game.termination is Termination.CRASH for game in forfeited)
 
 
 @tournament.command()

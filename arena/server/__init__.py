@@ -5,6 +5,5 @@ See `docs/server.md`. `ArenaServer` is the entry point; `arena serve` runs it.
 
 from arena.server.app import ArenaServer, PlayerUnavailable
 from arena.server.config import LadderConfig, ServerConfig, TimeControl
-from arena.server.storage import Storage
 
-__all__ = ["ArenaServer", "LadderConfig", "PlayerUnavailable", "ServerConfig", "Storage", "TimeControl"]
+__all__ = ["ArenaServer", "LadderConfig", "PlayerUnavailable", "ServerConfig", "TimeControl"]

@@ -1,7 +1,7 @@
 """The arena server: its lifecycle, and the parts it wires together.
 
 `ArenaServer` starts and stops the pieces, each with one job: the database
-(`AsyncStorage` in a worker thread, with `Durability`'s promise that no result is
+(`arena.storage`: SQLite or PostgreSQL, with `Durability`'s promise that no result is
 announced unless stored), house bots in worker processes (`arena.server.house`), the
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
@@ -49,9 +49,9 @@ from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, Storage, StorageFailure
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
+from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
@@ -79,7 +79,7 @@ class ArenaServer:
         """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
-        self._storage: AsyncStorage | None = None
+        self._storage: Storage | None = None
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
@@ -110,7 +110,7 @@ class ArenaServer:
                     f"the ladder pairs two bots, but {config.ladder.game} with these settings "
                     f"is a {rules.num_players()}-player game: give settings for two players")
             check_settings(rules, "standard", config.settings_limits)
-        storage = self._storage = AsyncStorage(Storage(config.db))
+        storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
         await durability.recover()
         loop = asyncio.get_running_loop()
@@ -144,6 +144,7 @@ class ArenaServer:
             config.port,
             subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
             process_request=self._process_request,
+            process_response=subprotocol_response,
             create_connection=dispatching(  # type: ignore[arg-type]
                 ArenaConnection, self.web.protocol, max_head=web.max_head,
                 head_timeout=web.head_timeout, pending=self._dispatching),
@@ -195,7 +196,7 @@ class ArenaServer:
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
             if self._storage is not None:
-                self._storage.close()
+                await self._storage.close()
         finally:
             self._closed.set()
 
@@ -212,8 +213,8 @@ class ArenaServer:
     # -- the parts (from `start` on) ---------------------------------------------------
 
     @property
-    def storage(self) -> AsyncStorage:
-        """The database, in its worker thread."""
+    def storage(self) -> Storage:
+        """The database (`arena.storage`)."""
         return _started(self._storage)
 
     @property
@@ -341,7 +342,7 @@ class ArenaServer:
         survives a restart); none if the database cannot be read now."""
         storage = self.storage
         try:
-            return await storage.call(storage.storage.ladder_pairings, time.time() - PAIR_WINDOW)
+            return await storage.ladder_pairings(time.time() - PAIR_WINDOW)
         except StorageFailure:
             log.warning("the ladder's recent pairings cannot be read: its pair limit "
                         "starts from none")
@@ -375,3 +376,24 @@ def _started(part: T | None) -> T:
     if part is None:
         raise RuntimeError("start() the server first")
     return part
+
+
+
+
+def subprotocol_response(connection: ServerConnection, request: Any, response: Any) -> Any:
+    """websockets' refusal of a handshake that offers none of the server's subprotocols
+    (400), worded to name both of them and where they go; any other response as it is."""
+    body = bytes(response.body or b"")
+    if response.status_code != 400 or b"subprotocol" not in body:
+        return None
+    offered = [name.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
+               for name in value.split(",") if name.strip()]
+    said = (f"the subprotocols offered ({', '.join(offered)}) are unknown" if offered
+            else "no subprotocol was offered")
+    worded = connection.respond(400, (
+        f"Failed to open a WebSocket connection: {said}; offer "
+        f"{' or '.join(SUBPROTOCOLS)} in the Sec-WebSocket-Protocol header "
+        "(docs/protocol.md).\n"))
+    if "Server" in response.headers:
+        worded.headers["Server"] = response.headers["Server"]
+    return worded

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arena.server.names import is_guest
+from arena.names import is_guest
 from arena.server.session import Session
-from arena.server.storage import AsyncStorage, StorageFailure, hash_token
+from arena.storage import Storage, StorageFailure, hash_token
 from protocol import AuthenticationError, Message
 
 __all__ = ["Login", "Revocations", "authenticate"]
@@ -35,7 +35,7 @@ class Login:
     token: str
 
 
-async def authenticate(storage: AsyncStorage, hello: Message, cookie: str | None) -> Login:
+async def authenticate(storage: Storage, hello: Message, cookie: str | None) -> Login:
     """The account a bot's or an operator's ``hello`` logs in as; `cookie` is the guest
     token of a browser's handshake (a bot's hello may then come without a token).
 
@@ -49,11 +49,12 @@ async def authenticate(storage: AsyncStorage, hello: Message, cookie: str | None
     token: str | None = hello.get("token")
     cookie = cookie if role == "bot" else None
     account = None
-    if token or cookie:  # a browser's guest sends its token in a cookie
-        account = await storage.call(storage.storage.authenticate, token or cookie)
+    secret = token or cookie  # a browser's guest sends its token in a cookie
+    if secret:
+        account = await storage.authenticate(secret)
         if not token and account is not None and not is_guest(account.name):
             account = None  # a cookie only ever carries a guest's token
-        token = token or cookie
+        token = secret
     if account is None or (role == "operator" and not account.operator):
         raise AuthenticationError(
             f"a {role} needs a 'token' in its hello (from 'arena bots add NAME')"
@@ -81,7 +82,7 @@ class Revocations:
         drop: called with each session whose token no longer holds.
     """
 
-    def __init__(self, storage: AsyncStorage, *, interval: float, purge_interval: float,
+    def __init__(self, storage: Storage, *, interval: float, purge_interval: float,
                  drop: Callable[[Session], Any]) -> None:
         self.storage = storage
         self.interval = interval
@@ -109,7 +110,7 @@ class Revocations:
             if loop.time() >= next_purge:
                 next_purge = loop.time() + self.purge_interval
                 with contextlib.suppress(StorageFailure):
-                    await self.storage.call(self.storage.storage.purge_expired)
+                    await self.storage.purge_expired()
             await self.check()
 
     async def check(self) -> None:
@@ -119,8 +120,7 @@ class Revocations:
             return
         logged_in = dict(self._tokens)
         try:
-            current = await self.storage.call(
-                self.storage.storage.token_hashes, {s.name for s in logged_in if s.name})
+            current = await self.storage.token_hashes({s.name for s in logged_in if s.name})
         except Exception:  # a busy database: try again next time
             log.warning("checking for revoked tokens failed", exc_info=True)
             return

@@ -18,6 +18,8 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -36,7 +38,7 @@ from arena.server.games import Games
 from arena.server.limits import AddressCounter, TokenBucket
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
-from arena.server.storage import AsyncStorage, StorageFailure
+from arena.storage import Storage, StorageFailure
 from protocol import (
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -77,7 +79,7 @@ class Clients:
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: AsyncStorage, games: Games,
+                 outbox: Outbox, *, storage: Storage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  stopping: asyncio.Event) -> None:
         self.config = config
@@ -302,21 +304,39 @@ class Clients:
             role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
             ladder=None if ladder is None else {"game": ladder.game,
                                                 "settings": dict(ladder.settings)},
-            limits={"max_frame": self.config.max_frame,
-                    "ping_interval": self.config.ping_interval or 0,
-                    "max_legal": self.config.max_legal, **self.config.log_limits.to_json()},
+            limits=self._limits(),
         )
+        self._check_capabilities(session, hello.get("capabilities") or ())
         if role == "bot":
             self._check_games(session)
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
         return True
 
+    def _limits(self) -> dict[str, Any]:
+        """``welcome.limits``: every bound a client can run into, announced."""
+        config = self.config
+        return {"max_frame": config.max_frame,
+                "ping_interval": _whole(config.ping_interval or 0),
+                "max_legal": config.max_legal, **config.log_limits.to_json(),
+                "legal_requests_per_turn": config.legal_requests_per_turn,
+                "message_rate": _whole(config.message_rate),
+                "message_burst": config.message_burst}
+
+    def _check_capabilities(self, session: Session, listed: Sequence[str]) -> None:
+        """Tell a client that lists a capability the server does not know (a misspelling
+        would otherwise be ignored in silence)."""
+        unknown = sorted(set(listed) - set(CAPABILITIES))
+        if unknown:
+            session.send("error", code="unknown-capability", fatal=False, message=(
+                f"hello.capabilities names unknown capabilities {unknown}; ignored (known: "
+                f"{', '.join(CAPABILITIES)})"))
+
     async def _load_log_bytes(self, name: str) -> None:
         """Start `name`'s count of debug-line bytes for today from what the database
         holds (a restart forgets the counts; the stored games do not)."""
         day = utc_day(time.time())
-        stored = await self.storage.call(self.storage.storage.log_bytes, name, day)
+        stored = await self.storage.log_bytes(name, day)
         self.notes.load(name, day, stored)
 
     def _check_games(self, session: Session) -> None:
@@ -375,23 +395,30 @@ class Clients:
         session.core.send_error(error, game_id=game_id)
         session.flush()
 
-    def _game_error(self, session: Session, game_id: str, code: str, text: str) -> None:
+    def _game_error(self, session: Session, game_id: str, code: str, text: str,
+                    **echo: Any) -> None:
         session.send("error", code=code, message=f"{text}: {game_id!r}", fatal=False,
-                     game_id=game_id)
+                     game_id=game_id, **echo)
 
-    def _own_game(self, session: Session, game_id: str) -> LiveGame | None:
+    def _own_game(self, session: Session, game_id: str, **echo: Any) -> LiveGame | None:
+        """The live game `game_id` if the session's bot plays in it; else an error
+        (with `echo`'s fields) and None."""
         live = self.games.live.get(game_id)
         if live is None:
-            self._game_error(session, game_id, "unknown-game", "no such live game")
+            self._game_error(session, game_id, "unknown-game", "no such live game", **echo)
             return None
         if session.role != "bot" or session.name not in live.players:
-            self._game_error(session, game_id, "not-your-game", "you do not play in this game")
+            self._game_error(session, game_id, "not-your-game", "you do not play in this game",
+                             **echo)
             return None
         return live
 
     def _aid(self, session: Session, message: Message) -> None:
-        """A ``legal`` request or a ``log`` line (`arena.server.aids`)."""
-        live = self._own_game(session, message["game_id"])
+        """A ``legal`` request or a ``log`` line (`arena.server.aids`); an error answering
+        a ``legal`` request echoes its ``turn`` and ``prefix``, as ``legal_steps`` does."""
+        echo = ({"turn": message["turn"], "prefix": message["steps"]}
+                if message.type == "legal" else {})
+        live = self._own_game(session, message["game_id"], **echo)
         if live is None:
             return
         seats = live.seats_of(session.name or "")
@@ -410,7 +437,7 @@ class Clients:
             # costs no rate budget: they have limits of their own
             session.rate.credit()
         if reply is not None:
-            session.send(reply[0], **reply[1])
+            session.send(reply[0], **(reply[1] if reply[0] != "error" else {**reply[1], **echo}))
 
     def _move(self, session: Session, message: Message) -> None:
         live = self._own_game(session, message["game_id"])
@@ -461,3 +488,9 @@ class Clients:
             session.send("game_over", **fields)
 
         self.games.task_of(live).add_done_callback(done)
+
+
+def _whole(value: float) -> float | int:
+    """A number of seconds as an integer when it is whole (``20``, not ``20.0``): a
+    client in a typed language may decode the field as an integer."""
+    return int(value) if float(value).is_integer() else value

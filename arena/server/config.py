@@ -50,6 +50,8 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     db: str = "arena.sqlite"
+    """The database: a SQLite file path (or ``sqlite:///PATH``) or a PostgreSQL URL
+    (``postgresql://USER@HOST/DATABASE``); `arena.storage.open_storage`."""
     time_control: TimeControl = field(default_factory=TimeControl)
     ladder: LadderConfig | None = None
     hello_timeout: float = 10.0

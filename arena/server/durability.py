@@ -1,6 +1,6 @@
 """The server's promise about results: none is announced unless it is stored.
 
-`Durability` stands between the server and its `AsyncStorage`. At start it records the
+`Durability` stands between the server and its `Storage`. At start it records the
 games a crash left running as aborted and checks that the database takes writes
 (`recover`). While the storage fails (a full or read-only disk), or until that recovery
 has happened, `unhealthy` says why: the server starts no game and `/healthz` answers
@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.record import MatchRecord
-from arena.server.storage import AsyncStorage, StorageFailure
+from arena.storage import Storage, StorageFailure
 
 __all__ = ["STORAGE_UNAVAILABLE", "Durability", "StorageUnavailable"]
 
@@ -42,7 +42,7 @@ class Durability:
         tell_everybody: sends a message to every connected client.
     """
 
-    def __init__(self, storage: AsyncStorage, stopping: asyncio.Event,
+    def __init__(self, storage: Storage, stopping: asyncio.Event,
                  tell_everybody: Tell) -> None:
         self.storage = storage
         self.recovered: list[str] = []
@@ -72,8 +72,8 @@ class Durability:
         takes writes; if it does not, both happen again when the storage works again."""
         storage = self.storage
         try:
-            self.recovered = await storage.call(storage.storage.recover)
-            await storage.call(storage.storage.check_writable)
+            self.recovered = await storage.recover()
+            await storage.check_writable()
             self._recover_pending = False
         except StorageFailure:
             self._recover_pending = True
@@ -100,7 +100,7 @@ class Durability:
         told = False
         while True:
             try:
-                await storage.call(storage.storage.finish_game, record, rated=rated, log=log)
+                await storage.finish_game(record, rated=rated, log=log)
                 return
             except StorageFailure as failure:
                 if not told:

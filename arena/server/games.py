@@ -29,6 +29,7 @@ from arena.errors import ArenaError, BotSpecError
 from arena.game import Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
+from arena.names import HOUSE_PREFIX, is_guest, is_house
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry
 from arena.seeds import new_seed, seed_commitment, seed_to_text
@@ -38,10 +39,9 @@ from arena.server.durability import Durability, StorageUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
-from arena.server.names import HOUSE_PREFIX, is_guest, is_house
 from arena.server.session import Session
-from arena.server.storage import AsyncStorage, StorageFailure
 from arena.server.workers import JobFailed
+from arena.storage import Storage, StorageFailure
 from protocol import Message
 
 __all__ = ["Games", "PlayerUnavailable"]
@@ -86,7 +86,7 @@ class Games:
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 *, storage: AsyncStorage, durability: Durability, house_bots: HouseBots,
+                 *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event) -> None:
         self.config = config
         self.registry = registry
@@ -182,11 +182,10 @@ class Games:
 
     async def _play(self, run: _Run) -> MatchRecord:
         live = run.live
-        storage = self.storage.storage
         match = live.match
         try:
-            await self.storage.call(storage.start_game, match.record(), ladder=live.ladder,
-                                    pair=live.pair)
+            await self.storage.start_game(match.record(), ladder=live.ladder, pair=live.pair,
+                                          time_control=live.control)
         except StorageFailure as failure:
             # not stored, so not started: nobody was told of it yet
             self._forget(live)

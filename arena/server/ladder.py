@@ -30,8 +30,8 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from arena.names import HOUSE_PREFIX, is_guest, is_house
 from arena.server.config import LadderConfig
-from arena.server.names import HOUSE_PREFIX, is_guest, is_house
 from arena.server.session import Session
 
 __all__ = ["PAIR_WINDOW", "Ladder", "ladder_candidates"]

@@ -31,7 +31,7 @@ import time
 
 from arena.bot_logs import utc_day
 from arena.server.aids import Notes
-from arena.server.storage import AsyncStorage, StorageFailure
+from arena.storage import Storage, StorageFailure, parse_url
 
 __all__ = ["DISK_CHECK_SECONDS", "RETENTION_PASS_SECONDS", "DebugLineUpkeep"]
 
@@ -51,19 +51,22 @@ class DebugLineUpkeep:
     Args:
         storage: the database.
         notes: the server's debug lines (told when the disk is short).
-        db: the database's file name (``:memory:``: no disk to watch).
+        db: the database's ``--db`` (a SQLite file's disk is watched; PostgreSQL's, or
+            ``:memory:``, is not: its server keeps its own).
         reserve_mb: MiB of free disk below which no debug line is kept (0: none).
         retention_days: days after its game's end a debug line is kept (0: for ever).
     """
 
-    def __init__(self, storage: AsyncStorage, notes: Notes, *, db: str, reserve_mb: int,
+    def __init__(self, storage: Storage, notes: Notes, *, db: str, reserve_mb: int,
                  retention_days: float) -> None:
         self.storage = storage
         self.notes = notes
         self.reserve_bytes = reserve_mb * 1024 * 1024
         self.retention_days = retention_days
-        memory = db == ":memory:" or db.startswith("file:")
-        self._directory = None if memory else os.path.dirname(os.path.abspath(db))
+        parsed = parse_url(db)
+        local = parsed.kind == "sqlite" and parsed.target != ":memory:" \
+            and not parsed.target.startswith("file:")
+        self._directory = os.path.dirname(os.path.abspath(parsed.target)) if local else None
 
     async def check_disk(self) -> bool:
         """Read the free space (off the event loop) and set `Notes.disk_low`; whether it
@@ -100,7 +103,7 @@ class DebugLineUpkeep:
         looked = 0
         batch = 25  # a short database call each: finished games are stored in between
         while True:
-            done = await storage.call(storage.storage.drop_old_notes, before, batch)
+            done = await storage.drop_old_notes(before, batch)
             looked += done
             if done < batch:
                 return looked

@@ -36,6 +36,9 @@ class GameResult:
     scores: Scores | None
     """The game's own scores; None if the game was forfeited (see the module's rule)."""
     termination: Termination = Termination.NORMAL
+    detail: str = field(default="", compare=False)
+    """Why a forfeited game ended (the outcome's detail: a crash's signal and last
+    standard error, the timeout...); not kept in the results database."""
 
     @property
     def forfeit(self) -> bool:
@@ -57,7 +60,9 @@ def game_result(first: int, second: int, index: int, outcome: Outcome) -> GameRe
     scores: Scores | None = None
     if outcome.termination is Termination.NORMAL and outcome.scores is not None:
         scores = (_number(outcome.scores[0]), _number(outcome.scores[1]))
-    return GameResult(first, second, index, outcome.winner, scores, outcome.termination)
+    detail = outcome.detail if outcome.termination is not Termination.NORMAL else ""
+    return GameResult(first, second, index, outcome.winner, scores, outcome.termination,
+                      detail)
 
 
 @dataclass
@@ -138,6 +143,8 @@ class TournamentResult:
     pentanomial: dict[Pairing, list[int]] = field(default_factory=dict)
     rounds: list[SwissRound] = field(default_factory=list)
     _halves: dict[tuple[Pairing, int], float] = field(default_factory=dict, repr=False)
+    forfeited: list[GameResult] = field(default_factory=list, repr=False)
+    """Every forfeited game, in the order added (with its cause, `GameResult.detail`)."""
 
     @classmethod
     def empty(cls, spec: TournamentSpec) -> TournamentResult:
@@ -156,6 +163,8 @@ class TournamentResult:
 
     def add(self, result: GameResult) -> None:
         self.cells.setdefault((result.first, result.second), CellResult()).add(result)
+        if result.forfeit:
+            self.forfeited.append(result)
         key = result.key
         if key.pairing.self_play:
             return

@@ -18,6 +18,7 @@ import msgspec
 from aiohttp import web
 
 from arena.errors import ArenaError
+from arena.storage import StorageFailure
 from arena.web.quota import RateLimit, client_key
 
 __all__ = ["PRESET_CHANGES", "ApiError", "check_preset_change", "compress", "errors",
@@ -108,7 +109,6 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return ApiError(error.status, message, headers=headers).response()
     except (ArenaError, ValueError) as error:
         from arena.server.durability import StorageUnavailable  # loaded by now (no cycle)
-        from arena.server.storage import StorageFailure
 
         if isinstance(error, StorageFailure | StorageUnavailable):  # the server's fault
             return ApiError(503, f"the server cannot store anything now ({error}); try "

@@ -18,11 +18,11 @@ from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
+from arena.games.substitution.movestring import MoveString
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from bots.substitution.search import SearchBot
 from bots.substitution.shortwords import ShortWordsBot
 from bots.substitution.weighted import WeightedRandomBot
-from protocol.movestring import MoveString
 
 __all__ = ["MIXED_PRESETS", "AdaptiveRandomBot", "MixedBot"]
 

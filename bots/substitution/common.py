@@ -19,8 +19,8 @@ from cachetools import LRUCache
 
 from arena.games.substitution import Grammar, SubstitutionGame
 from arena.games.substitution._core import GameState
+from arena.games.substitution.movestring import MoveString
 from bots.substitution.metrics import DEFAULT_TOLERANCE, Metric, Metrics, metrics_for
-from protocol.movestring import MoveString
 
 __all__ = ["CompiledRules", "TurnDraft", "pick", "rules_for"]
 

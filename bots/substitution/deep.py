@@ -36,11 +36,11 @@ from typing import Any
 from arena.bots import BotFactory, Param
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
+from arena.games.substitution.movestring import MoveString
 from bots.substitution.common import Counts, TurnDraft
 from bots.substitution.metrics import DEFAULT_TOLERANCE
 from bots.substitution.search import SearchBot
 from bots.substitution.weighted import WeightedRandomBot
-from protocol.movestring import MoveString
 
 __all__ = ["DeepSearchBot", "factories"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.games.substitution import SubstitutionGame, random_turn
 from arena.games.substitution._core import GameState
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 
 _new_move = tuple.__new__
 

@@ -28,9 +28,9 @@ from typing import Any
 
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
+from arena.games.substitution.movestring import MoveString
 from bots.substitution.common import Counts, TurnDraft, pick, rules_for, text_cache
 from bots.substitution.metrics import DEFAULT_TOLERANCE
-from protocol.movestring import MoveString
 
 __all__ = ["KINDS", "WeightedRandomBot"]
 

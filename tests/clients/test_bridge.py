@@ -83,9 +83,28 @@ async def test_a_longer_list_than_the_limit_is_null_with_its_count(tmp_path):
     assert sent["legal"] is None and sent["legal_count"] == 6
 
 
+async def test_an_old_program_keeps_its_legal_list(tmp_path, monkeypatch):
+    """--legal-first N (or $ARENA_LEGAL_FIRST): the turn lines of before 2026-11-23, a
+    'legal' list of the first N moves, never null, even where today's would be null."""
+    log = tmp_path / "child.log"
+    bot = ExecBot([sys.executable, "-c", CHILD, str(log), "0 1"], legal_limit=3,
+                  legal_first=2)
+    assert await bot.move(sim_turn()) == "0 1"
+    await bot.close()
+    lines = log.read_text().splitlines()
+    assert json.loads(lines[1].split(" ", 1)[1])["max_legal"] == 2
+    sent = json.loads(lines[2].split(" ", 1)[1])
+    assert sent["legal"] == ["0 1", "0 2"] and sent["legal_count"] == 6
+    monkeypatch.setenv("ARENA_LEGAL_FIRST", "4")
+    assert ExecBot([sys.executable]).legal_first == 4
+    monkeypatch.setenv("ARENA_LEGAL_FIRST", "many")
+    with pytest.raises(ValueError, match="must be a number of moves, not 'many'"):
+        ExecBot([sys.executable])
+
+
 async def test_a_child_that_dies_is_a_bridge_error(tmp_path):
     bot = ExecBot([sys.executable, "-c", "import sys; sys.stdin.readline()"])
-    with pytest.raises(BridgeError, match="closed its output: .* exited with status 0"):
+    with pytest.raises(BridgeError, match="the bot's program .* exited with status 0"):
         await bot.move(sim_turn())
     with pytest.raises(BridgeError, match="exited with status 0"):
         await bot.move(sim_turn())
@@ -108,7 +127,8 @@ async def test_a_crash_is_told_with_its_exit_status_and_last_stderr_lines(capfd)
     await bot.close()
     message = str(raised.value)
     assert "exited with status 7" in message
-    assert message.endswith("its last lines on standard error:\n  | loading tables\n"
+    assert message.split("\nthe last line it was sent: turn {")[0].endswith(
+        "its last lines on standard error:\n  | loading tables\n"
                             "  | Traceback: KeyError 'state'")
     # and its standard error reached the author as it came
     assert "loading tables\nTraceback: KeyError 'state'\n" in capfd.readouterr().err

@@ -103,12 +103,12 @@ def test_deep_nesting_is_refused_not_crashing():
     assert isinstance(feed("server", Encoding.MSGPACK, packed), ProtocolError)
 
 
-def quick_and_reference(side, frame):
-    """What `receive_data` (msgspec first) and `read_data` (msgpack alone) make of `frame`:
-    the events and the frames queued for the peer."""
+def quick_and_reference(side, frame, encoding=Encoding.MSGPACK):
+    """What `receive_data` (typed structs first) and `read_data` (msgpack or json, then
+    the schema) make of `frame`: the events and the frames queued for the peer."""
     results = []
     for read in (ProtocolCore.receive_data, ProtocolCore.read_data):
-        core = ProtocolCore(side, Encoding.MSGPACK)
+        core = ProtocolCore(side, encoding)
         read(core, frame)
         events = [(type(e).__name__, str(e)) if isinstance(e, ProtocolError) else e
                   for e in core.events_received()]
@@ -148,8 +148,8 @@ def packed(data, tail=b""):
     odd_messages.map(lambda data: packed(data, b"\xc0")),
 ).filter(lambda frame: frame is not None), st.sampled_from(["server", "client"]))
 def test_msgspec_reads_what_msgpack_reads(frame, side):
-    """The quick path (msgspec) takes exactly the messages msgpack's path takes, and any
-    other frame gets msgpack's path's error, word for word."""
+    """The typed path (msgspec) takes exactly the messages msgpack's path takes, with the
+    same fields, and any other frame gets msgpack's path's error, word for word."""
     quick, reference = quick_and_reference(side, frame)
     assert quick == reference
 
@@ -165,7 +165,71 @@ def test_msgspec_reads_the_frames_the_server_and_the_sdk_exchange():
     quick, reference = quick_and_reference("server", move)
     assert quick == reference and quick[0] == [Message.make("move", game_id="g1", turn=4,
                                                             move="-1 0 1")]
-    assert ProtocolCore("server", Encoding.MSGPACK)._quick_read(move) is not None  # msgspec's
+    assert ProtocolCore("server", Encoding.MSGPACK)._typed.read(move) is not None  # msgspec's
     for bad in (move + b"\xc0", move[:-1], move.replace(b"-1 0 1", b"-1 0\xff")):
         quick, reference = quick_and_reference("server", bad)
         assert quick == reference and quick[1]  # refused, with an error for the client
+
+
+_KIND_VALUES = {
+    "str": st.text(max_size=6), "bool": st.booleans(),
+    "int": st.integers(-9, 9) | st.sampled_from([-2**63 - 1, -2**63, 2**64 - 1, 2**64, 2**70]),
+    "number": st.integers(-9, 9) | st.floats(), "strs": st.lists(st.text(max_size=4), max_size=3),
+    "object": st.dictionaries(st.text(max_size=4), json_values, max_size=3),
+    "list": st.lists(json_values, max_size=3), "json": json_values,
+}
+
+
+@st.composite
+def schema_messages(draw):
+    """Messages of the schema's types, mostly well formed: each field present or not,
+    of its kind or (now and then) of another, or null; now and then an unknown field."""
+    spec = draw(st.sampled_from(sorted(SCHEMA.values(), key=lambda spec: spec.type)))
+    data = {"type": spec.type}
+    for field in spec.fields:
+        if draw(st.integers(0, 9)) == 0 and not field.required or draw(st.integers(0, 30)) == 0:
+            continue
+        choice = draw(st.integers(0, 12))
+        value = (None if choice == 0 else draw(json_values) if choice == 1
+                 else draw(_KIND_VALUES[field.kind]))
+        data[field.name] = value
+    if draw(st.integers(0, 8)) == 0:
+        data[draw(st.text(max_size=5))] = draw(json_values)
+    return data
+
+
+def json_text(data):
+    try:
+        return json.dumps(data)  # NaN and infinities as JSON does not allow: refused
+    except (ValueError, TypeError, RecursionError):  # not JSON (binary, extensions...)
+        return None
+
+
+@FUZZ
+@given(st.one_of(
+    st.text(max_size=200),
+    schema_messages().map(json_text),
+    odd_messages.map(lambda data: json_text({str(k): v for k, v in data.items()})),
+    schema_messages().map(lambda data: (json_text(data) or "{}")[:-1] + ',"type":"ping"}'),
+).filter(lambda frame: frame is not None), st.sampled_from(["server", "client"]))
+def test_msgspec_reads_what_json_reads(frame, side):
+    """JSON too: the typed path takes exactly the messages json's path takes (duplicate
+    keys, NaN, integers beyond 64 bits, lone surrogates...), and words nothing itself."""
+    quick, reference = quick_and_reference(side, frame, Encoding.JSON)
+    assert quick == reference
+
+
+@FUZZ
+@given(schema_messages(), st.sampled_from(["server", "client"]))
+def test_msgspec_reads_what_msgpack_reads_of_schema_messages(data, side):
+    frame = packed(data)
+    if frame is not None:
+        quick, reference = quick_and_reference(side, frame)
+        assert quick == reference
+
+
+def test_json_integers_at_the_64_bit_bounds():
+    for turn, accepted in ((2**64 - 1, True), (2**64, False), (-2**63, True), (-2**63 - 1, False)):
+        frame = json.dumps({"type": "move", "game_id": "g", "turn": turn, "move": "x"})
+        quick, reference = quick_and_reference("server", frame, Encoding.JSON)
+        assert quick == reference and isinstance(quick[0][0], Message) is accepted

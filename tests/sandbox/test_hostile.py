@@ -62,7 +62,7 @@ def test_a_fork_bomb_is_held_to_its_process_limit(builds: Path, honest: Path) ->
 def test_a_memory_bomb_is_killed_at_its_memory_limit(builds: Path, honest: Path) -> None:
     record = hostile_game(honest, build_hostile(builds, "memory_bomb"), seat=1)
     assert record.outcome is not None
-    assert record.outcome.termination is Termination.DISCONNECT
+    assert record.outcome.termination is Termination.CRASH
     assert "SIGKILL" in (record.outcome.detail or "")
     assert "memory limit (512 MiB)" in (record.outcome.detail or "")
     held = [int(line.split()[1]) for line in reports(record, 1)]

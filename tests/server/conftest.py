@@ -45,7 +45,7 @@ class Arena:
     async def add_bot(self, name: str, *, operator: bool = False) -> str:
         assert self.server.storage is not None
         storage = self.server.storage
-        return await storage.call(storage.storage.add_bot, name, operator=operator)
+        return await storage.add_bot(name, operator=operator)
 
     async def client(self, name: str, bot: ArenaBot | Callable[[Turn], Any] | str = "random",
                      *, wait: bool = True, **options: Any) -> ArenaClient:
@@ -65,7 +65,7 @@ class Arena:
         """A guest account (as the web interface issues them) with a connected client."""
         storage = self.server.storage
         assert storage is not None
-        name, token = await storage.call(storage.storage.add_guest, 3600.0)
+        name, token = await storage.add_guest(3600.0)
         client = ArenaClient(self.url, token, BuiltinBot(bot) if isinstance(bot, str) else bot,
                              reconnect_delay=0.05)
         self.clients.append((client, asyncio.create_task(client.run())))

@@ -20,7 +20,7 @@ from arena.cli import main
 from arena.errors import SettingsError
 from arena.registry import default_registry
 from arena.server import LadderConfig
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from clients.sdk import ArenaClient, CannotConnect
 from tests.waiting import wait_for
 
@@ -36,20 +36,20 @@ def test_bots_add_prints_a_token_once_and_revoke(tmp_path):
     assert added.exit_code == 0
     token = added.output.strip()
     assert len(token) >= 40
-    storage = Storage(db)
+    storage = SQLiteDatabase(db)
     assert storage.authenticate(token).name == "alice"
     assert token not in str(storage.db.execute("SELECT * FROM bots").fetchall())  # hashed
     storage.close()
     again = runner.invoke(main, ["bots", "add", "alice", "--db", db])  # as docs/server.md says:
     assert again.exit_code == 0 and "replaces its old one" in again.stderr  # a new token
     new_token = again.stdout.strip()
-    storage = Storage(db)
+    storage = SQLiteDatabase(db)
     assert storage.authenticate(token) is None and storage.authenticate(new_token).name == "alice"
     storage.close()
     token = new_token
     assert runner.invoke(main, ["bots", "revoke", "alice", "--db", db]).output == "revoked alice\n"
     assert runner.invoke(main, ["bots", "revoke", "alice", "--db", db]).exit_code == 2
-    storage = Storage(db)
+    storage = SQLiteDatabase(db)
     assert storage.authenticate(token) is None
     storage.close()
     listing = runner.invoke(main, ["bots", "--game", "sim"])
@@ -195,8 +195,8 @@ async def test_serve_prints_its_urls_on_stdout_and_plays_durak_s_example(tmp_pat
 
 async def arena_client_sees_ladder(url: str, game: str, tmp_path: Path) -> None:
     """A bot connecting to the server learns the ladder's game and settings."""
-    result = CliRunner().invoke(main, ["bots", "add", "probe", "--db",
-                                       str(tmp_path / "s.sqlite")])
+    result = await asyncio.to_thread(  # the command runs its own event loop
+        CliRunner().invoke, main, ["bots", "add", "probe", "--db", str(tmp_path / "s.sqlite")])
     token = result.stdout.strip()
     client = ArenaClient(url, token, lambda turn: "", reconnect=False)
     task = asyncio.create_task(client.run())
@@ -260,4 +260,40 @@ async def test_connect_exec_stops_when_the_program_dies(arena):
     await wait_connected(arena, "dies")
     arena.server.start_game("substitution", SUBST, ["dies", "other"], seed=1)
     code, output = await task
-    assert code == 1 and "the bot stopped" in output and "closed its output" in output
+    assert code == 1 and "the bot stopped" in output and "exited with status 0" in output
+
+
+SEGV = """
+import json, os, signal, sys
+turns = 0
+for line in sys.stdin:
+    if line.startswith("turn "):
+        turns += 1
+        if turns == 2:
+            print("about to fail", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        turn = json.loads(line[5:])
+        print(turn["legal"][0] if turn["legal"] else turn["legal_steps"]["steps"][0],
+              flush=True)
+"""
+
+
+async def test_connect_exec_says_a_crash_once_with_the_last_line_sent(arena, tmp_path):
+    """A program killed by a signal was said three times; now once, on standard error,
+    with the last line it was sent, and the games played are summed up."""
+    program = tmp_path / "segv.py"
+    program.write_text(SEGV)
+    token = await arena.add_bot("segv")
+    await arena.client("other", "random")
+    task = asyncio.create_task(run_connect(
+        "--url", arena.url, "--token", token, "--exec", f"{sys.executable} {program}"))
+    await wait_connected(arena, "segv")
+    settings = {**SUBST, "moves": 4}
+    arena.server.start_game("substitution", settings, ["segv", "other"], seed=1)
+    code, output = await task
+    assert code == 1, output
+    assert output.count("SIGSEGV") == 1, output
+    assert "the bot stopped: the bot's program" in output
+    assert "was killed by signal SIGSEGV (11); its last lines on standard error:\n  | " \
+        "about to fail\nthe last line it was sent: turn {" in output
+    assert "0 game(s) played" in output.splitlines()[-1]

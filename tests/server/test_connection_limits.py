@@ -158,9 +158,9 @@ async def test_a_huge_illegal_move_is_quoted_short_in_what_is_stored(arena):
     assert rejected["retries_left"] == -1 and len(rejected["move"]) <= 200
     record = await stored_record(live, 10)
     assert record.outcome.termination is Termination.ILLEGAL_MOVE
-    row = await arena.server.storage.call(arena.server.storage.storage.game, live.id)
-    assert len(row["reason"]) < 1500 and "(200000 characters)" in row["reason"]
-    assert len(row["log"]) < 5000  # the reason is in the log's result line too
+    row = await arena.server.storage.game(live.id)
+    assert len(row.reason) < 1500 and "(200000 characters)" in row.reason
+    assert len(row.log) < 5000  # the reason is in the log's result line too
 
 
 def test_clip_says_how_long_the_input_was():

@@ -78,7 +78,7 @@ async def test_a_bot_over_its_daily_bytes_is_told_once_a_game_and_plays_on(make_
         budget)
     storage = arena.server.storage
     today = utc_day(time.time())
-    assert await storage.call(storage.storage.log_bytes, "chatty", today) == 1000
+    assert await storage.log_bytes("chatty", today) == 1000
     await arena.close()
 
     # a restart forgets the counts in memory; the database does not
@@ -93,7 +93,7 @@ async def test_a_bot_over_its_daily_bytes_is_told_once_a_game_and_plays_on(make_
 async def connect(arena, name: str, bot: ArenaBot) -> ArenaClient:
     """A connected client for the account `name`, which exists (its token replaced)."""
     storage = arena.server.storage
-    token = await storage.call(storage.storage.add_bot, name, replace=True)
+    token = await storage.add_bot(name, replace=True)
     client = ArenaClient(arena.url, token, bot, reconnect_delay=0.05)
     arena.clients.append((client, asyncio.create_task(client.run())))
     await wait_for(client.connected.is_set)
@@ -122,11 +122,11 @@ async def test_old_debug_lines_are_dropped_and_the_game_still_validates_and_repl
     record = await play(arena, 5)
     assert kept_bytes(record) > 0
     server, storage = arena.server, arena.server.storage
-    stored = (await storage.call(storage.storage.game, record.id))["log"]
+    stored = (await storage.game(record.id)).log
     assert await server.upkeep.drop_expired(time.time() + 13 * DAY_SECONDS) == 0
-    assert (await storage.call(storage.storage.game, record.id))["log"] == stored
+    assert (await storage.game(record.id)).log == stored
     assert await server.upkeep.drop_expired(time.time() + 14 * DAY_SECONDS + 60) == 1
-    dropped = (await storage.call(storage.storage.game, record.id))["log"]
+    dropped = (await storage.game(record.id)).log
     assert stored.splitlines()[:-1] == dropped.splitlines()[:-1]  # every move as it was
     old, new = read_jsonl(stored.splitlines()), read_jsonl(dropped.splitlines())
     assert new.notes == () and replace(old, notes=()) == new

@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 from arena.record import read_jsonl
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from arena.validate import validate_record
 from clients.sdk import ArenaClient, BuiltinBot, Turn
 from tests.waiting import wait_for
@@ -67,7 +67,7 @@ async def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
 
 async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
     db = tmp_path / "arena.sqlite"
-    storage = Storage(db)
+    storage = SQLiteDatabase(db)
     tokens = {name: storage.add_bot(name) for name in ("alice", "bob", "carol")}
     storage.close()
     port = free_port()
@@ -97,22 +97,22 @@ async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=20)
 
-    check = Storage(db)
+    check = SQLiteDatabase(db)
     try:
         for game_id, result in announced.items():
             row = check.game(game_id)
-            assert row is not None and row["status"] == "finished", game_id
-            assert row["result"] == result.result and row["seed"] == str(result.seed)
+            assert row is not None and row.status == "finished", game_id
+            assert row.result == result.result and row.seed == str(result.seed)
             assert result.seed_verified  # the revealed seed is the one committed to
-            record = read_jsonl(row["log"].splitlines())
+            record = read_jsonl(row.log.splitlines())
             assert validate_record(record) is None
         for game_id in running:
             row = check.game(game_id)
-            assert row["status"] == "aborted" and row["termination"] == "aborted"
-            assert row["reason"] == "server stopped while the game was in flight"
-            assert read_jsonl(row["log"].splitlines()).outcome.result == "aborted"
+            assert row.status == "aborted" and row.termination == "aborted"
+            assert row.reason == "server stopped while the game was in flight"
+            assert read_jsonl(row.log.splitlines()).outcome.result == "aborted"
         finished_after = [g for g in check.games(limit=10_000, status="finished")
-                          if g["id"] not in announced]
+                          if g.id not in announced]
         assert finished_after, "the ladder resumed after the restart"
         # every rated game is in the ratings, and only those
         rated = check.db.execute(

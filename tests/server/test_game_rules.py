@@ -40,7 +40,7 @@ class Stubborn(ArenaBot):
 
 async def stored(arena, game_id):
     storage = arena.server.storage
-    return await storage.call(storage.storage.game, game_id)
+    return await storage.game(game_id)
 
 
 async def test_illegal_move_forfeits_at_once(arena):
@@ -55,7 +55,7 @@ async def test_illegal_move_forfeits_at_once(arena):
     assert [r.retries_left for r in bot.rejections] == [-1]
     assert bot.rejections[0].code == "malformed"
     row = await stored(arena, record.id)
-    assert row["termination"] == "illegal-move" and "malformed" in row["reason"]
+    assert row.termination == "illegal-move" and "malformed" in row.reason
 
 
 async def test_retries_let_a_bot_correct_its_move(arena):
@@ -84,7 +84,7 @@ async def test_a_silent_bot_loses_on_time(arena):
     assert record.outcome.detail == "silent used 200 ms and its 100 ms bank on turn 1"
     over = await silent.expect("game_over")
     assert over["termination"] == "timeout" and over["reason"] == record.outcome.detail
-    assert (await stored(arena, record.id))["termination"] == "timeout"
+    assert (await stored(arena, record.id)).termination == "timeout"
 
 
 async def test_a_silent_bot_stalls_no_other_game(arena):

@@ -1,7 +1,7 @@
 """The starter kits in examples/: each is built as its README says and plays real games
 on a real server, using the legal-move support, with no rejection and no timeout.
 
-The Makefile installs Node, gcc and Go from Debian's packages when missing (`make kits`,
+The Makefile installs Node, gcc, Go and a JDK from Debian's packages when missing (`make kits`,
 run by `make test`); without them these tests are skipped, except in CI where a missing
 tool is a failure.
 """
@@ -71,6 +71,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[str]
             build(["go", "build", "-o", str(out / "gobot"), "bot.go"], EXAMPLES / "go",
                   GOPATH=GOPATH, GO111MODULE="off", GOCACHE=str(out / "gocache"))
             commands[kit] = [str(out / "gobot")]
+        elif kit == "java":
+            need("javac", "java")
+            build(["javac", "-Xlint:all", "-Werror", "-d", str(out / "java"),
+                   str(EXAMPLES / "java" / "Bot.java")], out)
+            commands[kit] = ["java", "-cp", str(out / "java"), "Bot"]
         elif kit == "javascript":
             need("node", "npm")
             copy = out / "javascript"
@@ -119,7 +124,7 @@ def check(records: list[Any], name: str, *, notes: bool = True) -> None:
                    for record in records)
 
 
-@pytest.mark.parametrize("kit", ["python", "javascript", "go"])
+@pytest.mark.parametrize("kit", ["python", "javascript", "go", "java"])
 async def test_websocket_kits_play_every_game(arena, built, kit):
     start = built(kit)
     token = await arena.add_bot(f"kit-{kit}")
@@ -181,3 +186,34 @@ async def test_the_bridge_answers_legal_queries_when_moves_are_too_many(make_are
     check(list(records), "kit-steps")
     notes = [note.text for record in records for note in record.notes]
     assert any("building one step by step" in text for text in notes)
+
+
+async def test_bot_check_ws_plays_a_websocket_bot_on_a_throwaway_server(built):
+    """arena bot check --ws: no server, account or house bot to set up; it prints the
+    URL and a token, and the kit that connects with them plays the validation games."""
+    check = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena", "bot", "check", "--ws", "--game", "sim",
+        "--settings", '{"vertices": 6}', "--games", "2", "--wait", "120",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    assert check.stdout is not None
+    try:
+        async with asyncio.timeout(60):
+            url_line = (await check.stdout.readline()).decode()
+            token_line = (await check.stdout.readline()).decode()
+        assert url_line.startswith("server: ws://127.0.0.1:"), url_line
+        url, token = url_line.split()[1], token_line.split()[1]
+        kit = await asyncio.create_subprocess_exec(
+            *built("python"), url, "--games", "2",
+            env={**os.environ, "ARENA_TOKEN": token},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        output, errors = await asyncio.wait_for(check.communicate(), 120)
+        kit_output, _ = await asyncio.wait_for(kit.communicate(), 30)
+    finally:
+        if check.returncode is None:
+            check.kill()
+            await check.wait()
+    text = output.decode()
+    assert check.returncode == 0, text + errors.decode() + kit_output.decode()
+    assert text.count("ok   sim seat") == 2 and "PASS: 2 games" in text, text
+    assert "| turn " in text  # the kit's log lines, shown with their games

@@ -97,14 +97,14 @@ async def test_a_resigner_feeds_its_partner_only_the_pair_limit_even_after_a_res
     assert server.ladder.tick(time.time()) == 0  # both free, and not paired
     assert server.ladder.pairings == 2
     storage = server.storage
-    rating = await storage.call(storage.storage.rating, "partner", "substitution")
+    rating = await storage.rating("partner", "substitution")
     assert rating is not None and (rating.games, rating.wins) == (4, 4)
     await arena.close()
 
     again = await make_arena(ladder=replace(config, interval=3600))  # the same database
     storage = again.server.storage
     for name, bot in (("resigner", Resigner()), ("partner", BuiltinBot("random"))):
-        token = await storage.call(storage.storage.add_bot, name, replace=True)
+        token = await storage.add_bot(name, replace=True)
         client = ArenaClient(again.url, token, bot)
         again.clients.append((client, asyncio.create_task(client.run())))
         await wait_for(client.connected.is_set)
@@ -132,11 +132,11 @@ async def test_a_dodger_that_disconnects_loses_its_rated_games(make_arena) -> No
     await arena.client("partner", "random")
     await wait_for(lambda: arena.server.games_finished >= 2)
     storage = arena.server.storage
-    games = await storage.call(storage.storage.games, bot="dodger")
-    assert [game["termination"] for game in games] == ["disconnect", "disconnect"]
-    assert all(game["ladder"] and "stayed disconnected" in game["reason"] for game in games)
-    dodger = await storage.call(storage.storage.rating, "dodger", "substitution")
-    partner = await storage.call(storage.storage.rating, "partner", "substitution")
+    games = await storage.games(bot="dodger")
+    assert [game.termination for game in games] == ["disconnect", "disconnect"]
+    assert all(game.ladder and "stayed disconnected" in game.reason for game in games)
+    dodger = await storage.rating("dodger", "substitution")
+    partner = await storage.rating("partner", "substitution")
     assert dodger is not None and (dodger.games, dodger.losses) == (2, 2)
     assert partner is not None and (partner.games, partner.wins) == (2, 2)
     assert dodger.mu < 25 < partner.mu

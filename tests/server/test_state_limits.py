@@ -59,8 +59,8 @@ async def test_a_state_beyond_the_limit_aborts_the_game_with_the_reason(make_are
     assert outcome.termination is Termination.ABORTED and outcome.result == "aborted"
     assert "above the server's limit of 4096 bytes" in outcome.detail
     assert 50 < len(record.turns) < 150  # about 4096 / 40 turns
-    row = await arena.server.storage.call(arena.server.storage.storage.game, record.id)
-    assert row["status"] == "aborted" and "4096 bytes" in row["reason"]
+    row = await arena.server.storage.game(record.id)
+    assert row.status == "aborted" and "4096 bytes" in row.reason
 
 
 async def raw_bot(arena: Any, name: str, frames: list[int]) -> None:

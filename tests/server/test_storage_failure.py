@@ -17,7 +17,7 @@ import pytest
 from arena.game import Termination
 from arena.server import ArenaServer, ServerConfig
 from arena.server.durability import StorageUnavailable
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from clients.operator import Operator
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import RemoteError
@@ -37,7 +37,7 @@ async def pragma(server: ArenaServer, text: str) -> None:
     """Run a PRAGMA on the server's own database connection (in its database thread)."""
     storage = server.storage
     assert storage is not None
-    await storage.call(lambda: storage.storage.db.execute(text).fetchall())
+    await storage.run(lambda: storage.database.db.execute(text).fetchall())
 
 
 def fill_the_disk(db: sqlite3.Connection) -> None:
@@ -61,7 +61,7 @@ async def test_a_full_disk_stops_games_and_announces_no_result_until_stored(make
     alice = await arena.client("alice", "random")
     bob = await arena.client("bob", "random")
     storage = server.storage
-    await storage.call(fill_the_disk, storage.storage.db)
+    await storage.run(fill_the_disk, storage.database.db)
     live = server.start_game("substitution", {**SUBST, "moves": 100}, ["alice", "bob"], seed=3)
     async with asyncio.timeout(30):  # the game is played; storing its long log fails
         while server.storage.failure is None:
@@ -78,14 +78,14 @@ async def test_a_full_disk_stops_games_and_announces_no_result_until_stored(make
     with pytest.raises(StorageUnavailable, match="full"):
         server.start_game("substitution", SUBST, ["alice", "bob"], seed=4)
 
-    await storage.call(free_the_disk, storage.storage.db)
+    await storage.run(free_the_disk, storage.database.db)
     record = await stored_record(live, 30)
     assert record.outcome.termination is Termination.NORMAL
     async with asyncio.timeout(10):
         while not (alice.results and bob.results):
             await asyncio.sleep(0.01)
-    row = await storage.call(storage.storage.game, live.id)
-    assert row["status"] == "finished" and row["result"] == alice.results[0].result
+    row = await storage.game(live.id)
+    assert row.status == "finished" and row.result == alice.results[0].result
     status, health = await asyncio.to_thread(healthz, server.port)
     assert status == 200 and health["status"] == "ok"
     again = await server.play_game("substitution", SUBST, ["alice", "bob"], seed=5)
@@ -108,18 +108,18 @@ async def test_a_read_only_database_starts_unhealthy_and_plays_once_writable(
     tmp_path, monkeypatch
 ):
     db = tmp_path / "arena.sqlite"
-    setup = Storage(db)
+    setup = SQLiteDatabase(db)
     tokens = {name: setup.add_bot(name) for name in ("alice", "bob")}
     setup.close()
 
-    class ReadOnlyStorage(Storage):
+    class ReadOnlyDatabase(SQLiteDatabase):
         """The database as a read-only file behaves: every write fails in SQLite."""
 
         def __init__(self, path: Any) -> None:
             super().__init__(path)
             self.db.execute("PRAGMA query_only=1")
 
-    monkeypatch.setattr("arena.server.app.Storage", ReadOnlyStorage)
+    monkeypatch.setattr("arena.storage.sqlite.SQLiteDatabase", ReadOnlyDatabase)
     server = ArenaServer(ServerConfig(port=0, db=str(db), time_control=FAST, ping_interval=None,
                                       storage_probe_interval=0.05))
     await server.start()
@@ -155,7 +155,7 @@ async def test_a_game_whose_start_cannot_be_stored_never_starts(make_arena, monk
     def broken(*args: Any, **kwargs: Any) -> None:
         raise sqlite3.OperationalError("disk I/O error")  # as SQLite reports a dying disk
 
-    monkeypatch.setattr(arena.server.storage.storage, "start_game", broken)
+    monkeypatch.setattr(arena.server.storage.database, "start_game", broken)
     async with Operator(arena.url, token) as operator:
         with pytest.raises(RemoteError) as failed:
             await operator.play("substitution", SUBST, ["alice", "house:random"])

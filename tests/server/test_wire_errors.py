@@ -114,7 +114,7 @@ async def test_revoked_token_and_name_mismatch(arena):
     raw = await arena.raw()
     assert (await raw.hello(token, bot="mallory"))["code"] == "unauthorized"
     storage = arena.server.storage
-    assert await storage.call(storage.storage.revoke_bot, "carol")
+    assert await storage.revoke_bot("carol")
     raw = await arena.raw()
     assert (await raw.hello(token))["code"] == "unauthorized"
 
@@ -130,9 +130,21 @@ async def test_unsupported_version(arena):
 
 
 async def test_missing_subprotocol_is_rejected_in_the_handshake(arena):
+    """The 400 names both subprotocols the server accepts, whether none was offered or
+    only unknown ones."""
     with pytest.raises(InvalidStatus) as refused:
         await connect(arena.url)
     assert refused.value.response.status_code == 400
+    text = refused.value.response.body.decode()
+    assert "no subprotocol was offered" in text
+    assert "arena.v1.msgpack or arena.v1.json" in text
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(arena.url, subprotocols=["arena.v2.json"])  # type: ignore[list-item]
+    text = refused.value.response.body.decode()
+    assert "(arena.v2.json) are unknown" in text and "arena.v1.msgpack or arena.v1.json" in text
+    async with connect(arena.url, subprotocols=["x", "arena.v1.json", "arena.v1.msgpack"]
+                       ) as ws:  # type: ignore[list-item]
+        assert ws.subprotocol == "arena.v1.msgpack"  # the server's preference
 
 
 async def test_silent_connection_is_closed_after_the_hello_timeout(make_arena):
@@ -167,7 +179,7 @@ async def test_revoking_a_connected_bot_drops_it_and_forfeits_its_games(make_are
     live = arena.server.start_game("substitution", SUBST, ["carol", "opponent"], seed=3)
     await raw.expect("your_turn")
     storage = arena.server.storage
-    assert await storage.call(storage.storage.revoke_bot, "carol")
+    assert await storage.revoke_bot("carol")
     error = await raw.expect("error", timeout=5)
     assert error["code"] == "unauthorized" and "revoked" in error["message"]
     with pytest.raises(ConnectionClosed) as closed:
@@ -184,20 +196,33 @@ async def test_a_new_token_for_a_connected_bot_drops_the_old_connection(make_are
     old = await arena.raw()
     assert (await old.hello(token))["type"] == "welcome"
     storage = arena.server.storage
-    await storage.call(storage.storage.revoke_bot, "dave")
+    await storage.revoke_bot("dave")
     new_token = await arena.add_bot("dave")  # a new token while the old session is still open
     assert (await old.expect("error"))["code"] == "unauthorized"
     fresh = await arena.raw()
     assert (await fresh.hello(new_token))["type"] == "welcome"
     checks = 0
-    token_hashes = storage.storage.token_hashes
+    token_hashes = storage.database.token_hashes
 
     def counted_check(names):
         nonlocal checks
         checks += 1
         return token_hashes(names)
 
-    storage.storage.token_hashes = counted_check
+    storage.database.token_hashes = counted_check
     await wait_for(lambda: checks >= 3)  # a few checks later the new session is still welcome
     await fresh.send("ping", id=5)
     assert await fresh.recv() == {"type": "pong", "id": 5}
+
+
+async def test_whole_seconds_in_the_limits_are_integers(make_arena):
+    """A client in Go or Java decodes ping_interval as an integer: 20, never 20.0."""
+    arena = await make_arena(ping_interval=20.0, message_rate=50.0)
+    raw = await arena.raw(Encoding.JSON)
+    await raw.send_raw('{"type":"hello","protocol":1,"role":"spectator"}')
+    frame = await raw.ws.recv()
+    assert isinstance(frame, str)
+    assert '"ping_interval":20,' in frame and '"message_rate":50,' in frame
+    raw = await arena.raw(Encoding.MSGPACK)
+    welcome = await raw.hello(None, role="spectator")
+    assert type(welcome["limits"]["ping_interval"]) is int

@@ -84,7 +84,7 @@ def test_cli_lists_the_strategies_with_parameters():
 PLUGIN = '''
 from arena.bots import BotFactory, Param
 from arena.hookspecs import hookimpl
-from protocol.movestring import MoveString
+from arena.games.substitution.movestring import MoveString
 from arena.games.substitution import random_turn
 
 

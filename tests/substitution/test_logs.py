@@ -289,7 +289,7 @@ def test_acceleration_never_changes_the_verdict(game, seed, keep_seed, data):
 @given(st.text(alphabet="0123456789- ,\t\n", max_size=30))
 def test_fast_parser_agrees_with_the_move_string_parser(text):
     from arena.games.substitution._core import fast_parse
-    from protocol.movestring import MoveString
+    from arena.games.substitution.movestring import MoveString
 
     fast = fast_parse(text)
     if fast is None:
@@ -338,7 +338,7 @@ def test_the_game_reads_a_move_as_the_move_string_parser_does(text):
     """`parse_move` (the core's parser first, on every move the server receives) gives
     the move string parser's steps, or its very error."""
     from arena.errors import MalformedMove
-    from protocol.movestring import MoveString
+    from arena.games.substitution.movestring import MoveString
 
     try:
         expected = MoveString.parse(text)
@@ -357,7 +357,7 @@ def test_the_game_reads_a_move_as_the_move_string_parser_does(text):
 def test_the_game_writes_any_move_as_the_move_string_does(steps):
     """`format_move` (the core's writer first) writes what `str(MoveString)` writes, for
     steps beyond C's integers too."""
-    from protocol.movestring import MoveString
+    from arena.games.substitution.movestring import MoveString
 
     move = MoveString(tuple(steps))
     assert MEDIUM.format_move(move) == str(move)

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from arena.game import CHANCE, TERMINAL, Termination
 from arena.games.substitution import GameState, SubstitutionGame, random_turn
+from arena.games.substitution.movestring import MoveString
 from arena.match import play_match
 from arena.referee import Referee
 from arena.registry import default_registry
-from protocol.movestring import MoveString
 from tests.substitution.strategies import games
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

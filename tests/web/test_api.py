@@ -303,25 +303,6 @@ async def test_rating_history(arena: Arena) -> None:
     assert ServerConfig().tournaments is None
 
 
-def test_rating_history_and_saved_grammars_in_storage(tmp_path: Path) -> None:
-    from arena.games.substitution.game import SubstitutionGame
-    from arena.server.storage import Storage
-
-    storage = Storage(tmp_path / "db.sqlite")
-    record = _played(SubstitutionGame(Settings.preset("medium", 3)))
-    storage.start_game(record, ladder=True, pair=None)
-    rows = storage.finish_game(record, rated=True)
-    history = storage.rating_history("substitution")
-    assert sorted(history) == ["a", "b"]
-    assert history["a"][0][1] == round(next(r for r in rows if r.bot == "a").conservative, 3)
-    assert storage.rating_history("sim") == {}
-    storage.save_preset("substitution", "g", "S->a\n")
-    storage.save_preset("substitution", "g", "S->b\n")
-    assert storage.presets("substitution") == [("g", "S->b\n")]
-    assert storage.preset("substitution", "x") is None and storage.presets("sim") == []
-    storage.close()
-
-
 async def test_guests_never_play_on_the_ladder(make_arena: Any) -> None:
     from arena.server import LadderConfig
 

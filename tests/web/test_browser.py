@@ -24,7 +24,7 @@ from arena.games.substitution import Settings
 from arena.games.substitution.game import SubstitutionGame
 from arena.match import Match
 from arena.registry import default_registry
-from arena.server.storage import Storage
+from arena.storage.sqlite import SQLiteDatabase
 from tests.waiting import wait_for_sync
 
 from .test_api import GAMES, write_tournament
@@ -65,7 +65,7 @@ def _seed_database(path: Path) -> list[str]:
     """Three rated games between two accounts, as the ladder would have stored them."""
     registry = default_registry()
     game = SubstitutionGame(Settings.preset("medium", MOVES))
-    storage = Storage(path)
+    storage = SQLiteDatabase(path)
     ids = []
     for index in range(3):
         players = ["alpha", "beta"] if index % 2 == 0 else ["beta", "alpha"]
@@ -84,7 +84,7 @@ def _seed_database(path: Path) -> list[str]:
 def _seed_other_games(path: Path) -> dict[str, Any]:
     """A finished (unrated) game of every other game, by name: its record."""
     registry = default_registry()
-    storage = Storage(path)
+    storage = SQLiteDatabase(path)
     records = {}
     for name, (settings, bot) in GAMES.items():
         game = registry.load_game(name, settings)

@@ -78,15 +78,15 @@ async def test_a_get_on_any_state_changing_endpoint_is_405_and_changes_nothing(
                                                 "/api/replay"}
     assert arena.server.storage is not None
     storage = arena.server.storage
-    before = await storage.call(storage.storage.bots)
+    before = await storage.bots()
     for endpoint in STATE_CHANGING:
         if endpoint.path == "/api/replay":
             continue  # GET /api/replay?id= replays a stored game: a read
         status, error = await get(arena, endpoint.path, name="x", text="S->a")
         assert status == 405 and error["code"] == "method-not-allowed", endpoint.path
         assert endpoint.method in error["message"]
-    assert await storage.call(storage.storage.bots) == before  # no guest was made
-    assert await storage.call(storage.storage.presets, "substitution") == []  # no grammar saved
+    assert await storage.bots() == before  # no guest was made
+    assert await storage.presets("substitution") == []  # no grammar saved
 
 
 async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> None:
@@ -101,7 +101,7 @@ async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> 
                 _post, port, endpoint.path, {"name": "x", "text": "S->a"}, headers=headers)
             assert status == 403 and error["code"] == "cross-site", (endpoint.path, headers)
     assert arena.server.storage is not None
-    assert await arena.server.storage.call(arena.server.storage.storage.bots) == []
+    assert await arena.server.storage.bots() == []
     for headers in ({"Origin": f"http://127.0.0.1:{port}"}, {"Sec-Fetch-Site": "same-origin"},
                     {"Origin": "https://friend.example"}, {}):  # {}: not a browser
         status, answer, _ = await asyncio.to_thread(_post, port, "/api/guest", headers=headers)

@@ -92,8 +92,8 @@ async def test_downloads_in_every_format_the_game_writes(arena: Arena) -> None:
     storage = arena.server.storage
     assert storage is not None
     record = replace(record, id="stored-subst")
-    await storage.call(storage.storage.start_game, record, ladder=False, pair=None)
-    await storage.call(storage.storage.finish_game, record, log=to_jsonl(record))
+    await storage.start_game(record, ladder=False, pair=None)
+    await storage.finish_game(record, log=to_jsonl(record))
     port = arena.server.port
     status, text, kind = await asyncio.to_thread(_get, port, "/api/log", id="stored-subst")
     assert status == 200 and kind.startswith("text/plain") and text == to_jsonl(record)

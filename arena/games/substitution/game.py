@@ -31,9 +31,9 @@ from arena.games.substitution._core import (
     fast_parse,
     format_steps,
 )
+from arena.games.substitution.movestring import MoveString
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
-from protocol.movestring import MoveString
 
 if TYPE_CHECKING:
     from arena.record import MatchRecord
@@ -202,7 +202,7 @@ class SubstitutionGame(Game[GameState, MoveString]):
         try:
             steps = MoveString.parse(prefix).steps
         except MalformedMove as error:
-            return Rejection("malformed", str(error))
+            return Rejection("malformed", str(error), error.step)
         turn = self.turn(state)
         for step in steps:
             rejection = turn.check(*step)

@@ -90,17 +90,17 @@ async def save_grammar(request: web.Request) -> web.Response:
     if not check["ok"]:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
                        reason=check["reason"])
-    storage = server.storage.storage
+    storage = server.storage
     check_preset_change(request)
-    exists = await server.storage.call(storage.preset, GAME, name) is not None
+    exists = await storage.preset(GAME, name) is not None
     if exists and not body.overwrite:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
                             "replace it", code="exists")
     most = server.config.web.presets
-    if not exists and await server.storage.call(storage.preset_count) >= most:
+    if not exists and await storage.preset_count() >= most:
         raise ApiError(409, f"{most} presets are saved, the most this server keeps: delete "
                             "one first", code="full")
-    await server.storage.call(storage.save_preset, GAME, name, body.text)
+    await storage.save_preset(GAME, name, body.text)
     return json_response({"saved": name})
 
 
@@ -110,7 +110,7 @@ async def delete_grammar(request: web.Request) -> web.Response:
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
     check_preset_change(request)
-    if not await server.storage.call(server.storage.storage.delete_preset, GAME, body.name):
+    if not await server.storage.delete_preset(GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})
 

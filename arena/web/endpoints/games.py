@@ -34,17 +34,18 @@ async def games(request: web.Request) -> web.Response:
     if status is not None and status not in STATUSES:
         raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     limit = _int(request, "limit", 50, 1, 500)
-    rows = await server.storage.call(server.storage.storage.games, bot=request.query.get("bot"),
-                                     game=request.query.get("game"), status=status, limit=limit)
-    return json_response({"games": rows})
+    rows = await server.storage.games(bot=request.query.get("bot"),
+                                      game=request.query.get("game"), status=status, limit=limit)
+    return json_response({"games": [row.to_json() for row in rows]})
 
 
 async def game(request: web.Request) -> web.Response:
     server = server_of(request)
     game_id = request.match_info["id"]
-    data = await server.storage.call(server.storage.storage.game, game_id)
-    if data is None:
+    stored = await server.storage.game(game_id)
+    if stored is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
+    data = stored.to_json()
     live = server.live.get(game_id)
     if live is not None:
         data["live"] = live.state_message()
@@ -54,7 +55,7 @@ async def game(request: web.Request) -> web.Response:
 async def leaderboard(request: web.Request) -> web.Response:
     server = server_of(request)
     name = _ladder_game(request)
-    rows = await server.storage.call(server.storage.storage.leaderboard, name)
+    rows = await server.storage.leaderboard(name)
     board = [{"rank": rank, **row.to_json()} for rank, row in enumerate(rows, start=1)]
     return json_response({"game": name, "leaderboard": board})
 
@@ -62,13 +63,13 @@ async def leaderboard(request: web.Request) -> web.Response:
 async def rating_history(request: web.Request) -> web.Response:
     server = server_of(request)
     name = _ladder_game(request)
-    history = await server.storage.call(server.storage.storage.rating_history, name)
+    history = await server.storage.rating_history(name)
     return json_response({"game": name, "history": history})
 
 
 async def bots(request: web.Request) -> web.Response:
     server = server_of(request)
-    accounts = await server.storage.call(server.storage.storage.bots)
+    accounts = await server.storage.bots()
     rows = [{"name": a.name, "operator": a.operator, "revoked": a.revoked,
              "connected": a.name in server.sessions,
              "games_in_flight": len(server.bot_games.get(a.name, ()))} for a in accounts]

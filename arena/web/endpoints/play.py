@@ -20,7 +20,7 @@ from aiohttp import web
 from arena import limits
 from arena.errors import ArenaError, SettingsError
 from arena.game import Game, Rejection
-from arena.server.names import is_guest
+from arena.names import is_guest
 from arena.web import GUEST_COOKIE
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
@@ -100,7 +100,7 @@ def _game_name(server: ArenaServer, name: str) -> str:
 async def options(request: web.Request) -> web.Response:
     server = server_of(request)
     game = _game_name(server, request.query.get("game", server.config.web.default_game))
-    saved = await server.storage.call(server.storage.storage.presets, game)
+    saved = await server.storage.presets(game)
     web_config = server.config.web
     games = [_game_json(server, name) for name in sorted(server.registry.games)]
     return json_response({
@@ -131,8 +131,7 @@ async def guest(request: web.Request) -> web.Response:
             raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
                                 f"try again in {math.ceil(wait)} s",
                            headers={"Retry-After": str(max(1, math.ceil(wait)))})
-    name, token = await server.storage.call(server.storage.storage.add_guest,
-                                            server.config.guest_lifetime)
+    name, token = await server.storage.add_guest(server.config.guest_lifetime)
     response = json_response({"name": name})
     response.set_cookie(GUEST_COOKIE, token, httponly=True, samesite="Strict", path="/",
                         secure=request.secure)
@@ -154,8 +153,7 @@ async def _guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
     server = server_of(request)
     token = guest_token(request)
-    account = await server.storage.call(server.storage.storage.authenticate, token) \
-        if token else None
+    account = await server.storage.authenticate(token) if token else None
     return account.name if account is not None and is_guest(account.name) else None
 
 
@@ -239,7 +237,7 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
 async def _web_settings(server: ArenaServer, name: str, body: GameRequest) -> dict[str, Any]:
     """The settings of a request without ``settings``: what the game's plugin makes of
     the request's other fields and the game's saved presets, or else the lobby's."""
-    presets = dict(await server.storage.call(server.storage.storage.presets, name))
+    presets = dict(await server.storage.presets(name))
     fields = {"moves": body.moves, "grammar": body.grammar, "text": body.text}
     settings = server.registry.web_settings(name, fields, presets)
     if settings is None:

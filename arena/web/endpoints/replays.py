@@ -91,12 +91,12 @@ async def replay_game(request: web.Request) -> web.Response:
     live = server.live.get(game_id)
     if live is not None:  # no seed before the end
         return await replays.replay(to_jsonl(replace(live.match.record(), seed=None)), live=True)
-    row = await server.storage.call(server.storage.storage.game, game_id)
+    row = await server.storage.game(game_id)
     if row is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
-    if not row.get("log"):
+    if not row.log:
         raise ApiError(404, f"game {game_id!r} has no log", code="no-log")
-    return await replays.replay(row["log"])
+    return await replays.replay(row.log)
 
 
 async def replay_upload(request: web.Request) -> web.Response:
@@ -116,13 +116,13 @@ async def _stored_log(request: web.Request) -> tuple[str, str]:
     server = server_of(request)
     game_id = request.query.get("id")
     if game_id:
-        row = await server.storage.call(server.storage.storage.game, game_id)
+        row = await server.storage.game(game_id)
         if row is None:
             raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
-        if not row.get("log"):
+        if not row.log:
             raise ApiError(404, f"game {game_id!r} has no log yet (it is still being played)",
                            code="no-log")
-        return str(row["log"]), game_id
+        return row.log, game_id
     if not request.query.get("t") or not request.query.get("g"):
         raise ApiError(400, "give 'id' (a stored game) or 't' and 'g' (a tournament's game)")
     path = await _tournament_path(request, "t")

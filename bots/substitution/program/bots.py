@@ -22,6 +22,7 @@ from arena.bots import BotFactory, Param
 from arena.errors import BotSpecError
 from arena.games.substitution import SubstitutionGame
 from arena.games.substitution._core import GameState
+from arena.games.substitution.movestring import MoveString
 from bots.substitution.program.simplified import ProgramError, ProgramSettings, Word, settings_for
 from bots.substitution.program.strategies import (
     AdaptiveRandomStrategy,
@@ -36,7 +37,6 @@ from bots.substitution.program.strategies import (
     Strategy,
     StupidShortWordsStrategy,
 )
-from protocol.movestring import MoveString
 
 __all__ = ["ProgramBot", "factories"]
 

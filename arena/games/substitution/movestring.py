@@ -53,7 +53,7 @@ class MoveString(NamedTuple):
             item = part.strip()
             match = _STEP.fullmatch(item)
             if match is None:
-                raise MalformedMove(_explain(index, item))
+                raise MalformedMove(_explain(index, item), index)
             steps.append((int(match[1]), int(match[2]), int(match[3])))
         return cls(tuple(steps))
 

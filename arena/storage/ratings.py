@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from openskill.models import PlackettLuce
 
 from arena.game import Outcome, Termination
-from arena.server.storage import RatingRow
+from arena.storage.interface import RatingRow
 
 __all__ = ["initial_rating", "rate"]
 

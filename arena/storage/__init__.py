@@ -1,0 +1,28 @@
+"""The arena's storage: one typed async interface (`Storage`), two databases behind it.
+
+SQLite (`arena.storage.sqlite`) is the embedded default, one file; PostgreSQL
+(`arena.storage.postgres`, through asyncpg) is a database several processes may share.
+`open_storage` opens either from a ``--db`` URL. The server, the web, the command line
+and game plugins use storage through this package; it imports none of them.
+See docs/server.md ("Storage").
+"""
+
+from arena.storage.interface import (
+    BotAccount,
+    GameRow,
+    RatingRow,
+    RunningGame,
+    Storage,
+    StorageFailure,
+    StorageVersionError,
+    StoredGame,
+    StoredTurn,
+    hash_token,
+)
+from arena.storage.urls import DatabaseUrl, open_storage, parse_url
+
+__all__ = [
+    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
+    "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
+    "open_storage", "parse_url",
+]

@@ -1,0 +1,497 @@
+"""What the arena stores, as one typed async interface: `Storage`.
+
+Two implementations pass one shared test suite (``tests/storage``): SQLite
+(`arena.storage.sqlite`, one file, the embedded default) and PostgreSQL
+(`arena.storage.postgres`, a database several processes may share). `open_storage`
+(`arena.storage.urls`) picks one from a ``--db`` URL. Every method is a coroutine and
+returns frozen values (`BotAccount`, `GameRow`, `RatingRow`, `RunningGame`, ...), so the
+server, the web, the command line and game plugins use storage without knowing which
+database is behind it, and never import the server.
+
+The storage also keeps its own health (`Storage.failure`): a failure of the database
+itself (a full or read-only disk, a lost connection, a refused write) raises
+`StorageFailure` and makes it unhealthy until a test write succeeds again (`probe`,
+`watch`); `on_change` hears of both. A request the database refuses for what it asks (a
+duplicate, a bad name) raises `ValueError` and says nothing about the health.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arena.clock import TimeControl
+from arena.errors import ArenaError
+from arena.record import MatchRecord, read_jsonl
+
+__all__ = [
+    "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "RatingRow", "RunningGame",
+    "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
+    "StoredTurn", "hash_token",
+]
+
+log = logging.getLogger("arena.storage")
+
+PROBE_BYTES = 256 * 1024
+"""What `Storage.check_writable` writes (and removes): more than a typical game's log."""
+
+RECOVERED = "server stopped while the game was in flight"
+"""The reason `Storage.recover` records for the games it aborts."""
+
+
+class StorageFailure(ArenaError):
+    """The database cannot be used (a full or read-only disk, a lost connection, a
+    refused write): the storage is unhealthy until a test write succeeds."""
+
+
+class StorageVersionError(ArenaError):
+    """A database of a later schema version than this code knows."""
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 of the token: tokens are 256 random bits, so no slow hash is needed."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# -- values ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotAccount:
+    name: str
+    operator: bool
+    revoked: bool
+    created: float
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    bot: str
+    game: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def conservative(self) -> float:
+        """The displayed rating: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot, "game": self.game, "rating": round(self.conservative, 3),
+            "mu": round(self.mu, 4), "sigma": round(self.sigma, 4), "games": self.games,
+            "wins": self.wins, "losses": self.losses, "draws": self.draws,
+        }
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game without its log (``/api/games``). A running game's `seed` is None:
+    it is revealed only once the game is over."""
+
+    id: str
+    game: str
+    players: tuple[str, ...]
+    seed: str | None
+    """Decimal text (128-bit seeds fit no SQL integer)."""
+    seed_commitment: str | None
+    ladder: bool
+    pair: str | None
+    status: str
+    """``running``, ``finished`` or ``aborted``."""
+    result: str | None
+    winner: int | None
+    scores: tuple[float, ...] | None
+    termination: str | None
+    reason: str | None
+    turns: int | None
+    started: float
+    finished: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The game as the HTTP API shows it."""
+        return {
+            "id": self.id, "game": self.game, "players": list(self.players), "seed": self.seed,
+            "seed_commitment": self.seed_commitment, "ladder": self.ladder, "pair": self.pair,
+            "status": self.status, "result": self.result, "winner": self.winner,
+            "scores": None if self.scores is None else list(self.scores),
+            "termination": self.termination, "reason": self.reason, "turns": self.turns,
+            "started": self.started, "finished": self.finished,
+        }
+
+
+@dataclass(frozen=True)
+class StoredGame(GameRow):
+    """One stored game with its settings and its JSON Lines log (None while it runs)."""
+
+    settings: Mapping[str, Any]
+    log: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "settings": dict(self.settings), "log": self.log}
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """One accepted move of a running game, stored before anybody is told of it
+    (write-ahead): enough, with its `RunningGame`, to resume the game after a crash."""
+
+    game_id: str
+    index: int
+    """0 for the game's first accepted move, then 1, 2, ... (the log's ``turn``)."""
+    line: str
+    """The turn's log line, JSON, as `arena.record` writes it (`MatchRecord.turn_json`)."""
+    banks_ms: tuple[float, ...]
+    """Every seat's overage bank once the turn ended, in seat order (the rest of the
+    clocks follows from the moves)."""
+    retries_left: int
+    """The illegal moves the seat to move next may still correct in its turn."""
+    ended: float
+    """When the turn ended (seconds since the epoch)."""
+
+
+@dataclass(frozen=True)
+class RunningGame:
+    """A game stored as running, with its turns so far: what a restarted server resumes
+    (`Storage.running_games`). Its `seed` is the secret one."""
+
+    id: str
+    game: str
+    settings: Mapping[str, Any]
+    players: tuple[str, ...]
+    seed: int | None
+    seed_commitment: str | None
+    time_control: TimeControl | None
+    """None for a game started before the time control was stored (schema 3)."""
+    ladder: bool
+    pair: str | None
+    started: float
+    turns: tuple[StoredTurn, ...]
+
+    def record(self, chance_name: str = "chance") -> MatchRecord:
+        """The game so far as a record (no outcome), to replay through `arena.replay`;
+        `chance_name` is the game's (`GameType.chance_name`), under which its turn lines
+        hold the chance outcome.
+
+        Raises:
+            LogFormatError: a stored turn line is not a turn of the arena's log format.
+        """
+        header = MatchRecord(
+            game=self.game, settings=self.settings, players=self.players, turns=(),
+            outcome=None, seed=self.seed, id=self.id, chance_name=chance_name,
+            seed_commitment=self.seed_commitment).header()
+        return read_jsonl([json.dumps(header), *(turn.line for turn in self.turns)])
+
+
+# -- copying between databases -----------------------------------------------------------
+
+COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
+    "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires"),
+    "games": ("id", "game", "settings", "players", "seed", "seed_commitment", "time_control",
+              "ladder", "pair", "status", "result", "winner", "scores", "termination",
+              "reason", "turns", "started", "finished", "log", "notes_bytes"),
+    "game_players": ("game_id", "seat", "bot"),
+    "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated"),
+    "rating_updates": ("game_id", "bot", "mu_before", "sigma_before", "mu_after",
+                       "sigma_after"),
+    "presets": ("game", "name", "text", "created"),
+    "log_bytes": ("bot", "day", "bytes"),
+    "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
+}
+"""Every table `arena db copy` copies, with its columns, as both backends read and write
+them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
+JSON as its text, seeds as decimal text. Games are copied in the order they were stored
+(that order breaks ties in listings). The ``probe`` table is always empty."""
+
+BOOLEAN_COLUMNS = frozenset({("bots", "operator"), ("games", "ladder")})
+
+
+class Snapshot(ABC):
+    """A consistent view of a whole database, for copying it (`Storage.snapshot`)."""
+
+    @abstractmethod
+    async def count(self, table: str) -> int:
+        """The rows of `table` (one of `COPIED_TABLES`) in this view."""
+
+    @abstractmethod
+    def rows(self, table: str, batch: int) -> AsyncIterator[list[tuple[Any, ...]]]:
+        """The rows of `table`, `batch` at a time, with the columns of `COPIED_TABLES`."""
+
+
+# -- the interface -----------------------------------------------------------------------
+
+
+class Storage(ABC):
+    """The arena's database: accounts, games with their logs and their write-ahead
+    turns, ratings, presets saved from the web (module docstring).
+
+    An implementation turns a failure of the database itself into `StorageFailure`
+    by `_failed`, which marks the storage unhealthy; the health-keeping here is the
+    same for every backend.
+    """
+
+    kind: ClassVar[str]
+    """``sqlite`` or ``postgresql``."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+        """Where the database is, for people (a PostgreSQL URL without its password)."""
+        self.on_change: Callable[[str | None], None] | None = None
+        """Called with the reason when the storage fails, with None when it works again."""
+        self.failure: str | None = None
+        """Why the database cannot be used, or None while it is healthy."""
+        self._healthy = asyncio.Event()
+        self._healthy.set()
+
+    # -- health ----------------------------------------------------------------------
+
+    def _failed(self, error: BaseException) -> StorageFailure:
+        """`error` is a failure of the database itself: mark the storage unhealthy and
+        return the `StorageFailure` to raise."""
+        reason = f"{type(error).__name__}: {error}"
+        self.fail(reason)
+        return StorageFailure(f"the database cannot be used ({reason})")
+
+    def fail(self, reason: str) -> None:
+        """Mark the storage unhealthy (a no-op if it already is)."""
+        if self.failure is not None:
+            return
+        self.failure = reason
+        self._healthy.clear()
+        log.error("storage failure: %s; no new games start until it is fixed", reason)
+        if self.on_change is not None:
+            self.on_change(reason)
+
+    async def wait_healthy(self) -> None:
+        """Return once the storage works (at once unless a failure was seen)."""
+        await self._healthy.wait()
+
+    async def probe(self) -> bool:
+        """Try a test write; on success the storage is healthy again. Whether it is."""
+        try:
+            await self.check_writable()
+        except StorageFailure:
+            return False
+        if self.failure is not None:
+            log.warning("storage works again (it failed with: %s)", self.failure)
+            self.failure = None
+            self._healthy.set()
+            if self.on_change is not None:
+                self.on_change(None)
+        return True
+
+    async def watch(self, interval: float) -> None:
+        """Probe every `interval` seconds while unhealthy (run as a task; cancel to stop)."""
+        while True:
+            await asyncio.sleep(interval)
+            if self.failure is not None:
+                with contextlib.suppress(StorageFailure):
+                    await self.probe()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Close the database (the storage is unusable afterwards)."""
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The version of the database's schema (its backend's own numbering)."""
+
+    @abstractmethod
+    async def check_writable(self) -> None:
+        """Write and remove `PROBE_BYTES` in a committed transaction; raise
+        `StorageFailure` if the database cannot take it."""
+
+    # -- accounts --------------------------------------------------------------------
+
+    @abstractmethod
+    async def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
+        """Create an account, or give an existing one a new token (the old token stops
+        working; with `replace` False that is an error); return the token once.
+
+        Raises:
+            InvalidName: the name is outside the character set or under a reserved
+                prefix (`arena.names`).
+            ValueError: the account exists, `replace` is False and it is not revoked.
+        """
+
+    @abstractmethod
+    async def add_guest(self, lifetime: float) -> tuple[str, str]:
+        """A new guest account that expires after `lifetime` seconds: (name, token)."""
+
+    @abstractmethod
+    async def revoke_bot(self, name: str) -> bool:
+        """Revoke `name`'s token (a running server drops the bot within
+        ``revocation_interval``; `add_bot` may give the account a new token).
+
+        Returns:
+            False if there is no such account or it is revoked already.
+        """
+
+    @abstractmethod
+    async def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
+        """The current token hash of each named account that is not revoked or expired."""
+
+    @abstractmethod
+    async def authenticate(self, token: str) -> BotAccount | None:
+        """The account holding `token`, unless it is revoked or expired."""
+
+    @abstractmethod
+    async def purge_expired(self) -> int:
+        """Delete the expired (guest) accounts; return how many. Their games stay."""
+
+    @abstractmethod
+    async def bots(self) -> list[BotAccount]:
+        """Every account (revoked ones included), by name."""
+
+    # -- games -----------------------------------------------------------------------
+
+    @abstractmethod
+    async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
+                         time_control: TimeControl | None = None) -> None:
+        """Store a game as running before its first move (its seed kept secret until
+        `finish_game`), with what a restart needs to resume it (`running_games`).
+
+        Args:
+            record: the game as it starts (id, game, settings, players, seed, commitment).
+            ladder: whether the ladder paired it (rated when it ends).
+            pair: the id shared by a ladder pairing's two games, if any.
+            time_control: the game's clocks.
+
+        Raises:
+            ValueError: a game of that id is stored already.
+        """
+
+    @abstractmethod
+    async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
+        """Store accepted moves of running games, of one game or several, in one
+        transaction (the server gathers the moves accepted meanwhile and commits them
+        together before telling anybody of them).
+
+        Raises:
+            ValueError: a turn of that game and index is stored already.
+        """
+
+    @abstractmethod
+    async def running_games(self) -> list[RunningGame]:
+        """Every game stored as running, with its stored turns in order, oldest first."""
+
+    @abstractmethod
+    async def finish_game(self, record: MatchRecord, *, rated: bool = False,
+                          log: str | None = None) -> list[RatingRow]:
+        """Store the result, the log and (if `rated`) the rating changes in one
+        transaction, and drop the game's write-ahead turns in it.
+
+        `log` is the record as JSON Lines, if the caller has it already. The bytes of
+        each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
+        (`log_bytes`). The ratings before the game are read inside the transaction, so
+        games of one bot that end at the same time are rated one after the other, each
+        from the other's result. Returns the new ratings.
+        """
+
+    @abstractmethod
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        """The ladder's pairings started at `since` or later (seconds since the epoch), as
+        ``(started, a, b)``: each pair of games once, when its first game started."""
+
+    @abstractmethod
+    async def recover(self, detail: str = RECOVERED) -> list[str]:
+        """Mark the games left running as aborted (with a log); return their ids."""
+
+    @abstractmethod
+    async def games(self, *, bot: str | None = None, game: str | None = None,
+                    status: str | None = None, limit: int = 50,
+                    before: float | None = None) -> list[GameRow]:
+        """Stored games, newest first, without their logs (``/api/games``).
+
+        Args:
+            bot: only games this account played.
+            game: only games of this game.
+            status: only ``running``, ``finished`` or ``aborted`` games.
+            limit: at most this many.
+            before: only games started before this time (seconds since the epoch), for
+                paging.
+        """
+
+    @abstractmethod
+    async def game(self, game_id: str) -> StoredGame | None:
+        """One stored game with its settings and log; None if there is no such game."""
+
+    # -- the bots' debug lines ---------------------------------------------------------
+
+    @abstractmethod
+    async def log_bytes(self, bot: str, day: int) -> int:
+        """The bytes of `bot`'s debug lines stored on `day` (UTC days since the epoch:
+        `arena.bot_logs.utc_day`), in the games that ended that day."""
+
+    @abstractmethod
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        """Drop the debug lines from the logs of up to `limit` games that ended before
+        `before` (seconds since the epoch), oldest first, in one transaction; return how
+        many logs were looked at (fewer than `limit`: none is left). Moves, result and
+        the rest of each log stay as they were (`arena.record.without_notes`). Also
+        forgets the daily debug-line totals of the days before `before`'s."""
+
+    # -- ratings ---------------------------------------------------------------------
+
+    @abstractmethod
+    async def rating(self, bot: str, game: str) -> RatingRow | None:
+        """`bot`'s rating in `game`; None before its first rated game of it."""
+
+    @abstractmethod
+    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
+        """The ratings (of `game`, or of every game), best conservative rating first."""
+
+    @abstractmethod
+    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+        """Per bot, ``[finished, conservative rating after]`` for each rated game, in order."""
+
+    # -- settings presets (saved from the web interface, per game) --------------------
+
+    @abstractmethod
+    async def save_preset(self, game: str, name: str, text: str) -> None:
+        """Save (or replace) preset `name` of `game`: a text its plugin reads (the
+        substitution game: a grammar)."""
+
+    @abstractmethod
+    async def presets(self, game: str) -> list[tuple[str, str]]:
+        """The saved presets of `game`, as (name, text), by name."""
+
+    @abstractmethod
+    async def preset_count(self) -> int:
+        """How many presets are saved, of every game (the web's budget counts them all)."""
+
+    @abstractmethod
+    async def preset(self, game: str, name: str) -> str | None:
+        """The text of preset `name` of `game`; None if none is saved."""
+
+    @abstractmethod
+    async def delete_preset(self, game: str, name: str) -> bool:
+        """Forget a saved preset; False if there was none of that name."""
+
+    # -- copying (arena db copy) ------------------------------------------------------
+
+    @abstractmethod
+    def snapshot(self) -> AbstractAsyncContextManager[Snapshot]:
+        """A consistent read-only view of every table of `COPIED_TABLES`."""
+
+    @abstractmethod
+    async def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert rows of `table`, with the columns of `COPIED_TABLES`, in one transaction."""
+
+    @abstractmethod
+    async def clear(self) -> None:
+        """Delete every row of every table of `COPIED_TABLES`, in one transaction."""

@@ -1,0 +1,122 @@
+"""The PostgreSQL schema, as the steps that made it (`MIGRATIONS`).
+
+Step ``i`` takes a database from version ``i`` to ``i + 1``; the version is the one row
+of ``schema_version``. Opening a database (`arena.storage.postgres`) runs the steps it
+lacks, each in its own transaction together with its new version number, under an
+advisory lock (two servers starting at once do not both migrate: the second waits, then
+finds the work done). The tables live in the connection's current schema (the first of
+its ``search_path``), so one database may hold several arenas, one schema each.
+
+A change to the schema is a new step at the end, never an edit of an old one, and the
+same change is a new step of the SQLite schema (`arena.storage.migrations.sqlite`); the
+numbering of the two is their own (PostgreSQL's version 1 is SQLite's version 4).
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+
+_BASELINE = """
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT UNIQUE,
+    created DOUBLE PRECISION NOT NULL,
+    revoked DOUBLE PRECISION,
+    operator BOOLEAN NOT NULL DEFAULT FALSE,
+    house TEXT,
+    expires DOUBLE PRECISION
+);
+CREATE TABLE games (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    players TEXT NOT NULL,
+    seed TEXT,
+    seed_commitment TEXT,
+    ladder BOOLEAN NOT NULL DEFAULT FALSE,
+    pair TEXT,
+    status TEXT NOT NULL,
+    result TEXT,
+    winner INTEGER,
+    scores TEXT,
+    termination TEXT,
+    reason TEXT,
+    turns INTEGER,
+    started DOUBLE PRECISION NOT NULL,
+    finished DOUBLE PRECISION,
+    log TEXT,
+    notes_bytes INTEGER
+);
+CREATE INDEX games_started ON games(started);
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS DISTINCT FROM 0;
+CREATE INDEX games_running ON games(status) WHERE status = 'running';
+CREATE TABLE game_players (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX game_players_bot ON game_players(bot);
+CREATE TABLE ratings (
+    bot TEXT NOT NULL,
+    game TEXT NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    updated DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (bot, game)
+);
+CREATE TABLE rating_updates (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    mu_before DOUBLE PRECISION NOT NULL,
+    sigma_before DOUBLE PRECISION NOT NULL,
+    mu_after DOUBLE PRECISION NOT NULL,
+    sigma_after DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE TABLE presets (
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, name)
+);
+CREATE TABLE log_bytes (
+    bot TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day)
+);
+CREATE TABLE probe (
+    data BYTEA
+);
+"""
+"""Version 1: the tables of SQLite's version 4 (accounts with guest expiry, games with
+128-bit seeds as decimal text and their commitments, ratings and their history,
+presets per game, the bots' debug-line bytes per game and per day, the ``probe`` of
+`Storage.check_writable`). ``games.seq`` keeps the
+order games were stored in (SQLite's ``rowid``), which breaks ties in listings."""
+
+_WRITE_AHEAD = """
+ALTER TABLE games ADD COLUMN time_control TEXT;
+CREATE TABLE game_turns (
+    game_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    clocks TEXT NOT NULL,
+    ended DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+"""
+"""Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
+control, so that a restarted server resumes its games."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The version of the schema this code reads and writes."""

@@ -1,0 +1,148 @@
+"""The SQLite schema, as the steps that made it (`MIGRATIONS`).
+
+Step ``i`` takes a database from version ``i`` to ``i + 1`` (SQLite's ``PRAGMA
+user_version``); a database of any earlier version is brought up to date, one step
+at a time, each in its own transaction, when it is opened (`arena.storage.sqlite`). A
+change to the schema is a new step at the end, never an edit of an old one, and the
+same change is a new step of the PostgreSQL schema too (`arena.storage.migrations.postgres`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+
+_BASELINE = """
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT UNIQUE,
+    created REAL NOT NULL,
+    revoked REAL,
+    operator INTEGER NOT NULL DEFAULT 0,
+    house TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    players TEXT NOT NULL,
+    seed INTEGER,
+    ladder INTEGER NOT NULL DEFAULT 0,
+    pair TEXT,
+    status TEXT NOT NULL,
+    result TEXT,
+    winner INTEGER,
+    scores TEXT,
+    termination TEXT,
+    reason TEXT,
+    turns INTEGER,
+    started REAL NOT NULL,
+    finished REAL,
+    log TEXT
+);
+CREATE INDEX IF NOT EXISTS games_started ON games(started);
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS game_players_bot ON game_players(bot);
+CREATE TABLE IF NOT EXISTS ratings (
+    bot TEXT NOT NULL,
+    game TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    updated REAL NOT NULL,
+    PRIMARY KEY (bot, game)
+);
+CREATE TABLE IF NOT EXISTS rating_updates (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    mu_before REAL NOT NULL,
+    sigma_before REAL NOT NULL,
+    mu_after REAL NOT NULL,
+    sigma_after REAL NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE TABLE IF NOT EXISTS grammars (
+    name TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+"""Version 1: the schema of every database made before schema versions were kept (its
+``user_version`` is 0); ``IF NOT EXISTS`` makes it a no-op on those."""
+
+_PRESETS = """
+CREATE TABLE presets (
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (game, name)
+);
+INSERT INTO presets(game, name, text, created)
+    SELECT 'substitution', name, text, created FROM grammars;
+DROP TABLE grammars;
+"""
+"""Version 2: settings presets saved from the web belong to a game (any game's plugin
+may offer them, `arena.hookspecs.arena_web_settings`); the grammar presets saved
+before were the substitution game's."""
+
+_SEEDS_AND_EXPIRY = """
+ALTER TABLE bots ADD COLUMN expires REAL;
+ALTER TABLE games ADD COLUMN seed_text TEXT;
+ALTER TABLE games ADD COLUMN seed_commitment TEXT;
+CREATE TABLE probe (
+    data BLOB
+);
+"""
+"""Version 3: guests expire (``bots.expires``); a game's seed is 128 bits, kept as
+decimal text, with the commitment published before its first move (`arena.seeds`);
+``probe`` is where `Storage.check_writable` tries a write."""
+
+_DEBUG_LINES = """
+ALTER TABLE games ADD COLUMN notes_bytes INTEGER;
+CREATE INDEX games_with_notes ON games(finished) WHERE notes_bytes IS NOT 0;
+CREATE TABLE log_bytes (
+    bot TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY (bot, day)
+);
+"""
+"""Version 4: the bots' debug lines have a budget and a retention period. A finished
+game's ``notes_bytes`` is the bytes of debug lines its log holds (NULL: a game stored
+before, not looked at yet; `drop_old_notes` finds the logs that hold any by the
+partial index); ``log_bytes`` is each bot's bytes of debug lines stored per UTC day
+(`arena.bot_logs.utc_day`), which `LogLimits.max_log_bytes_per_day` bounds."""
+
+_WRITE_AHEAD = """
+ALTER TABLE games ADD COLUMN time_control TEXT;
+CREATE TABLE game_turns (
+    game_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    clocks TEXT NOT NULL,
+    ended REAL NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+"""
+"""Version 5: every accepted move of a running game is stored before anybody is told
+of it (``game_turns``: its log line, the seats' clocks after it, when it ended), with
+the game's time control, so that a restarted server resumes the game; a finished
+game's turns are dropped when its log is stored."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
+                               _WRITE_AHEAD)
+"""The schema as the steps that made it: step ``i`` takes a database from version ``i``
+to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
+at the end, never an edit of an old one: a database of any earlier version is brought
+up to date, step by step, when it is opened (`SQLiteDatabase.migrate`)."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The version of the schema this code reads and writes."""

@@ -1,0 +1,581 @@
+"""PostgreSQL storage through asyncpg: a database several processes may share.
+
+`PostgresStorage` keeps a pool of connections; each call takes one for its own
+transaction, so calls run concurrently, and what must hold together is one transaction
+(`finish_game`: result, log, ratings, the write-ahead turns dropped). Two games of one
+bot that end at once are both rated, one from the other's result: `finish_game` locks
+the players' rating rows (an upsert that makes a missing row and locks it either way)
+one by one in the order of their names, so two such transactions wait for each other instead of
+deadlocking or reading the same "before".
+
+A failure of the database itself (a lost or refused connection, a full disk, a
+read-only server, a refused write: `is_storage_failure`) raises `StorageFailure`, makes
+the storage unhealthy and drops the pool's connections; the next test write that
+succeeds (on a fresh connection) makes it healthy again.
+
+The tables live in the connection's current schema: ``postgresql://host/db`` uses
+``public``, and ``?search_path=NAME`` (any server setting may be given so) another one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from arena.bot_logs import utc_day
+from arena.clock import TimeControl
+from arena.game import Outcome, Termination
+from arena.names import GUEST_PREFIX, check_account_name
+from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seeds import seed_to_text
+from arena.storage.interface import (
+    COPIED_TABLES,
+    PROBE_BYTES,
+    RECOVERED,
+    BotAccount,
+    GameRow,
+    RatingRow,
+    RunningGame,
+    Snapshot,
+    Storage,
+    StorageFailure,
+    StorageVersionError,
+    StoredGame,
+    StoredTurn,
+    hash_token,
+)
+from arena.storage.migrations.postgres import MIGRATIONS
+from arena.storage.ratings import initial_rating, rate
+from arena.storage.rows import (
+    GAME_COLUMNS,
+    RUNNING_COLUMNS,
+    clocks_json,
+    game_row,
+    notes_bytes,
+    pairings,
+    running_game,
+    stored_game,
+    stored_turn,
+)
+
+__all__ = ["PostgresStorage", "is_storage_failure", "redact"]
+
+T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection: TypeAlias = PoolConnectionProxy[asyncpg.Record]
+
+_GAMES = GAME_COLUMNS.format(seed="seed")
+_RUNNING = RUNNING_COLUMNS.format(seed="seed")
+_RATING = "bot, game, mu, sigma, games, wins, losses, draws"
+
+_FAILING_CLASSES = frozenset({"08", "53", "57", "58", "XX"})
+"""SQLSTATE classes of a failing server: connection exceptions, insufficient resources
+(a full disk, too many connections), operator intervention (shutdown, a terminated
+connection), system errors, internal errors."""
+_FAILING_STATES = frozenset({"25006", "42501"})
+"""A read-only transaction (a standby, ``default_transaction_read_only``) and a refused
+privilege: writes the database refuses, whatever they are."""
+
+_MIGRATION_LOCK = 0x617265  # 'are': the key of the advisory lock taken while migrating
+
+POOL_SIZE = 8
+"""Connections a storage keeps at most (each call holds one for its transaction)."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds to open a connection before the database counts as failing."""
+COMMAND_TIMEOUT = 60.0
+CLOSE_TIMEOUT = 10.0
+"""Seconds `PostgresStorage.close` waits for the connections in use."""
+"""Seconds one statement may take before the database counts as failing."""
+
+
+def is_storage_failure(error: BaseException, connection: Connection | None = None) -> bool:
+    """Whether `error` says the database itself fails, not the request (a constraint):
+    a failing network or server, or a refused write; with the `connection` the error
+    came on, also asyncpg's word that the connection is closed."""
+    if isinstance(error, OSError | TimeoutError | asyncpg.InternalClientError):
+        return True  # (asyncpg's own state lost on a connection the server just closed)
+    if isinstance(error, asyncpg.PostgresError):
+        state = str(error.sqlstate or "")
+        return state[:2] in _FAILING_CLASSES or state in _FAILING_STATES
+    if isinstance(error, asyncpg.InterfaceError):
+        return connection is not None and connection.is_closed()
+    return False
+
+
+def redact(url: str) -> str:
+    """`url` without its password, to show or log."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+class PostgresStorage(Storage):
+    """`Storage` on PostgreSQL (module docstring); open it with `open` or
+    `arena.storage.open_storage`."""
+
+    kind = "postgresql"
+
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str) -> None:
+        super().__init__(description)
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
+        """Connect to the database `url` (``postgresql://...``) and bring its schema up
+        to date.
+
+        Raises:
+            StorageVersionError: the database was written by a newer arena.
+            StorageFailure: it cannot be reached, or its schema cannot be made.
+        """
+        description = redact(url)
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT,
+                command_timeout=COMMAND_TIMEOUT)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            raise StorageFailure(f"cannot connect to {description}: "
+                                 f"{type(error).__name__}: {error}") from error
+        try:
+            async with pool.acquire() as connection:
+                await _migrate(connection, description)
+        except BaseException as error:
+            await pool.close()
+            if isinstance(error, asyncpg.PostgresError | OSError):
+                raise StorageFailure(f"cannot prepare {description}: "
+                                     f"{type(error).__name__}: {error}") from error
+            raise
+        return cls(pool, description)
+
+    async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        """``work(connection)`` on a connection of the pool (in a transaction if it
+        opens one); a failure of the database raises `StorageFailure`. (A connection
+        the server closed while idle is mostly replaced by the pool unnoticed: that is
+        no failure, the database answers.)"""
+        connection: Connection | None = None
+        try:
+            async with self._pool.acquire() as connection:
+                return await work(connection)
+        except Exception as error:
+            connecting = connection is None and isinstance(
+                error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
+            if not (connecting or is_storage_failure(error, connection)):
+                raise
+            await self._pool.expire_connections()  # the next ones are fresh
+            raise self._failed(error) from error
+
+    async def _tx(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        """`_run` with `work` in one transaction."""
+
+        async def transaction(connection: Connection) -> T:
+            async with connection.transaction():
+                return await work(connection)
+
+        return await self._run(transaction)
+
+    async def close(self) -> None:
+        try:  # connections in use are waited for, a while
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            self._pool.terminate()  # a connection that never came back (a stuck server)
+
+    async def schema_version(self) -> int:
+        return await self._run(_version)
+
+    async def check_writable(self) -> None:
+        async def work(db: Connection) -> None:
+            await db.execute("INSERT INTO probe(data) VALUES ($1)", bytes(PROBE_BYTES))
+            await db.execute("DELETE FROM probe")
+
+        await self._tx(work)
+
+    # -- accounts --------------------------------------------------------------------
+
+    async def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
+        check_account_name(name)
+        return await self._add_account(name, operator=operator, replace=replace)
+
+    async def add_guest(self, lifetime: float) -> tuple[str, str]:
+        name = GUEST_PREFIX + secrets.token_hex(4)
+        return name, await self._add_account(name, expires=time.time() + lifetime)
+
+    async def _add_account(self, name: str, *, operator: bool = False, replace: bool = False,
+                           expires: float | None = None) -> str:
+        token = secrets.token_urlsafe(32)
+
+        async def work(db: Connection) -> None:
+            revoked = await db.fetchrow("SELECT revoked FROM bots WHERE name = $1 FOR UPDATE",
+                                        name)
+            if revoked is not None and revoked[0] is None and not replace:
+                raise ValueError(f"bot {name!r} exists")
+            await db.execute(
+                "INSERT INTO bots(name, token_hash, created, revoked, operator, expires)"
+                " VALUES ($1, $2, $3, NULL, $4, $5) ON CONFLICT (name) DO UPDATE SET"
+                " token_hash = excluded.token_hash, created = excluded.created, revoked = NULL,"
+                " operator = excluded.operator, expires = excluded.expires",
+                name, hash_token(token), time.time(), operator, expires)
+
+        await self._tx(work)
+        return token
+
+    async def revoke_bot(self, name: str) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE bots SET revoked = $1, token_hash = NULL WHERE name = $2 AND revoked IS NULL",
+            time.time(), name))
+        return _affected(status) > 0
+
+    async def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT name, token_hash FROM bots WHERE revoked IS NULL"
+            " AND (expires IS NULL OR expires > $1) AND name = ANY($2::text[])",
+            time.time(), sorted(set(names))))
+        return {row[0]: row[1] for row in rows}
+
+    async def authenticate(self, token: str) -> BotAccount | None:
+        row = await self._run(lambda db: db.fetchrow(
+            "SELECT name, operator, created FROM bots WHERE token_hash = $1 AND revoked IS NULL"
+            " AND (expires IS NULL OR expires > $2)", hash_token(token), time.time()))
+        return None if row is None else BotAccount(row[0], row[1], False, row[2])
+
+    async def purge_expired(self) -> int:
+        status = await self._run(lambda db: db.execute(
+            "DELETE FROM bots WHERE expires IS NOT NULL AND expires <= $1", time.time()))
+        return _affected(status)
+
+    async def bots(self) -> list[BotAccount]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT name, operator, revoked, created FROM bots ORDER BY name"))
+        return [BotAccount(r[0], r[1], r[2] is not None, r[3]) for r in rows]
+
+    # -- games -----------------------------------------------------------------------
+
+    async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
+                         time_control: TimeControl | None = None) -> None:
+        async def work(db: Connection) -> None:
+            try:
+                await db.execute(
+                    "INSERT INTO games(id, game, settings, players, seed, seed_commitment,"
+                    " time_control, ladder, pair, status, started)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10)",
+                    record.id, record.game, json.dumps(record.settings),
+                    json.dumps(record.players),
+                    None if record.seed is None else seed_to_text(record.seed),
+                    record.seed_commitment,
+                    None if time_control is None else json.dumps(time_control.to_json()),
+                    ladder, pair, time.time())
+            except asyncpg.UniqueViolationError:
+                raise ValueError(f"a game {record.id!r} is stored already") from None
+            await db.executemany(
+                "INSERT INTO game_players(game_id, seat, bot) VALUES ($1, $2, $3)",
+                [(record.id, seat, name) for seat, name in enumerate(record.players)])
+
+        await self._tx(work)
+
+    async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
+        async def work(db: Connection) -> None:
+            try:
+                await db.executemany(
+                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
+                    " VALUES ($1, $2, $3, $4, $5)",
+                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
+                      turn.ended) for turn in turns])
+            except asyncpg.UniqueViolationError as error:
+                raise ValueError(f"a turn is stored already ({error.detail})") from None
+
+        if turns:
+            await self._tx(work)
+
+    async def running_games(self) -> list[RunningGame]:
+        async def work(db: Connection) -> list[RunningGame]:
+            async with db.transaction(isolation="repeatable_read", readonly=True):
+                games = await db.fetch(f"SELECT {_RUNNING} FROM games WHERE status = 'running'"
+                                       " ORDER BY started, seq")
+                turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
+                for game_id, index, line, clocks, ended in await db.fetch(
+                        "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
+                        " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
+                        " ORDER BY t.game_id, t.idx"):
+                    turns[game_id].append(
+                        stored_turn(game_id, index, line, clocks, ended))
+            return [running_game(tuple(row), turns[row[0]]) for row in games]
+
+        return await self._run(work)
+
+    async def finish_game(self, record: MatchRecord, *, rated: bool = False,
+                          log: str | None = None) -> list[RatingRow]:
+        outcome = record.outcome
+        assert outcome is not None
+        text = to_jsonl(record) if log is None else log
+        log_bytes = notes_bytes(record)
+
+        async def work(db: Connection) -> list[RatingRow]:
+            now = time.time()
+            await db.execute(
+                "UPDATE games SET status = $1, result = $2, winner = $3, scores = $4,"
+                " termination = $5, reason = $6, turns = $7, finished = $8, log = $9,"
+                " notes_bytes = $10 WHERE id = $11",
+                "aborted" if outcome.result == "aborted" else "finished", outcome.result,
+                outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
+                outcome.termination.value, outcome.detail, len(record.turns), now,
+                text, sum(log_bytes.values()), record.id)
+            if log_bytes:  # in the order of the names, like the ratings' locks
+                await db.executemany(
+                    "INSERT INTO log_bytes(bot, day, bytes) VALUES ($1, $2, $3) ON CONFLICT"
+                    " (bot, day) DO UPDATE SET bytes = log_bytes.bytes + excluded.bytes",
+                    [(bot, utc_day(now), size) for bot, size in sorted(log_bytes.items())])
+            await db.execute("DELETE FROM game_turns WHERE game_id = $1", record.id)
+            if not rated or outcome.result == "aborted":
+                return []
+            current: dict[str, RatingRow] = {}
+            for bot in sorted(set(record.players)):  # one order for every transaction
+                # the row, made if missing, locked until the commit (a game of this bot
+                # ending meanwhile waits here and then reads this one's result)
+                fresh = initial_rating(bot, record.game)
+                row = await db.fetchrow(
+                    "INSERT INTO ratings(bot, game, mu, sigma, updated) VALUES ($1, $2, $3, $4, $5)"
+                    " ON CONFLICT (bot, game) DO UPDATE SET bot = excluded.bot"
+                    f" RETURNING {_RATING}", bot, record.game, fresh.mu, fresh.sigma, now)
+                assert row is not None
+                current[bot] = RatingRow(*row)
+            before = [current[bot] for bot in record.players]
+            after = rate(before, outcome)
+            await db.executemany(
+                "UPDATE ratings SET mu = $3, sigma = $4, games = $5, wins = $6, losses = $7,"
+                " draws = $8, updated = $9 WHERE bot = $1 AND game = $2",
+                [(new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                  new.draws, now) for new in after])
+            await db.executemany(
+                "INSERT INTO rating_updates VALUES ($1, $2, $3, $4, $5, $6)",
+                [(record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma)
+                 for old, new in zip(before, after, strict=True)])
+            return after
+
+        return await self._tx(work)
+
+    async def recover(self, detail: str = RECOVERED) -> list[str]:
+        running = await self._run(lambda db: db.fetch(
+            "SELECT id, game, settings, players, seed, seed_commitment FROM games"
+            " WHERE status = 'running' ORDER BY seq"))
+        for game_id, game, settings, players, seed, commitment in running:
+            await self.finish_game(MatchRecord(
+                game=game, settings=json.loads(settings), players=tuple(json.loads(players)),
+                turns=(), outcome=Outcome(None, None, Termination.ABORTED, detail=detail),
+                seed=None if seed is None else int(seed), id=game_id,
+                seed_commitment=commitment))
+        return [row[0] for row in running]
+
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1 AND ladder"
+            " AND pair IS NOT NULL GROUP BY pair", since))
+        return pairings(tuple(row) for row in rows)
+
+    async def log_bytes(self, bot: str, day: int) -> int:
+        size = await self._run(lambda db: db.fetchval(
+            "SELECT bytes FROM log_bytes WHERE bot = $1 AND day = $2", bot, day))
+        return int(size or 0)
+
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        async def work(db: Connection) -> int:
+            rows = await db.fetch(
+                "SELECT id, log FROM games WHERE notes_bytes IS DISTINCT FROM 0"
+                " AND finished < $1 ORDER BY finished LIMIT $2 FOR UPDATE", before, limit)
+            for game_id, log in rows:
+                kept = without_notes(log) if log else log
+                await db.execute("UPDATE games SET log = $1, notes_bytes = 0 WHERE id = $2",
+                                 kept, game_id)
+            await db.execute("DELETE FROM log_bytes WHERE day < $1", utc_day(before))
+            return len(rows)
+
+        return await self._tx(work)
+
+    async def games(self, *, bot: str | None = None, game: str | None = None,
+                    status: str | None = None, limit: int = 50,
+                    before: float | None = None) -> list[GameRow]:
+        where: list[str] = []
+        args: list[Any] = []
+        for condition, value in (
+                ("id IN (SELECT game_id FROM game_players WHERE bot = ${})", bot),
+                ("game = ${}", game), ("status = ${}", status), ("started < ${}", before)):
+            if value is not None:
+                args.append(value)
+                where.append(condition.format(len(args)))
+        sql = f"SELECT {_GAMES} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        args.append(limit)
+        sql += f" ORDER BY started DESC, seq DESC LIMIT ${len(args)}"
+        rows = await self._run(lambda db: db.fetch(sql, *args))
+        return [game_row(tuple(row)) for row in rows]
+
+    async def game(self, game_id: str) -> StoredGame | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {_GAMES}, settings, log FROM games WHERE id = $1", game_id))
+        return None if row is None else stored_game(tuple(row))
+
+    # -- ratings ---------------------------------------------------------------------
+
+    async def rating(self, bot: str, game: str) -> RatingRow | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {_RATING} FROM ratings WHERE bot = $1 AND game = $2", bot, game))
+        return None if row is None else RatingRow(*row)
+
+    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
+        if game is None:
+            rows = await self._run(lambda db: db.fetch(f"SELECT {_RATING} FROM ratings"))
+        else:
+            rows = await self._run(lambda db: db.fetch(
+                f"SELECT {_RATING} FROM ratings WHERE game = $1", game))
+        return sorted((RatingRow(*row) for row in rows), key=lambda r: (-r.conservative, r.bot))
+
+    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+        sql = ("SELECT u.bot, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
+               " JOIN games g ON g.id = u.game_id")
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE g.game = $1"
+            args = (game,)
+        sql += " ORDER BY g.finished, g.seq"
+        history: dict[str, list[list[float]]] = {}
+        for bot, finished, mu, sigma in await self._run(lambda db: db.fetch(sql, *args)):
+            history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
+        return history
+
+    # -- settings presets ------------------------------------------------------------
+
+    async def save_preset(self, game: str, name: str, text: str) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO presets(game, name, text, created) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game, name) DO UPDATE SET text = excluded.text,"
+            " created = excluded.created", game, name, text, time.time()))
+
+    async def presets(self, game: str) -> list[tuple[str, str]]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT name, text FROM presets WHERE game = $1 ORDER BY name", game))
+        return [(row[0], row[1]) for row in rows]
+
+    async def preset_count(self) -> int:
+        return int(await self._run(lambda db: db.fetchval("SELECT COUNT(*) FROM presets")))
+
+    async def preset(self, game: str, name: str) -> str | None:
+        text = await self._run(lambda db: db.fetchval(
+            "SELECT text FROM presets WHERE game = $1 AND name = $2", game, name))
+        return None if text is None else str(text)
+
+    async def delete_preset(self, game: str, name: str) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "DELETE FROM presets WHERE game = $1 AND name = $2", game, name))
+        return _affected(status) > 0
+
+    # -- copying ---------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Snapshot]:
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                connection = await stack.enter_async_context(self._pool.acquire())
+                await stack.enter_async_context(connection.transaction(
+                    isolation="repeatable_read", readonly=True))
+            except Exception as error:
+                if is_storage_failure(error):
+                    raise self._failed(error) from error
+                raise
+            yield _PostgresSnapshot(connection, self)
+
+    async def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        columns = COPIED_TABLES[_table(table)]
+        sql = (f"INSERT INTO {table}({', '.join(columns)}) "
+               f"VALUES ({', '.join(f'${i}' for i in range(1, len(columns) + 1))})")
+        await self._tx(lambda db: db.executemany(sql, rows))
+
+    async def clear(self) -> None:
+        await self._run(lambda db: db.execute(f"TRUNCATE {', '.join(COPIED_TABLES)}"))
+
+
+class _PostgresSnapshot(Snapshot):
+    def __init__(self, connection: Connection, storage: PostgresStorage) -> None:
+        self._db = connection
+        self._storage = storage
+
+    async def count(self, table: str) -> int:
+        try:
+            return int(await self._db.fetchval(f"SELECT COUNT(*) FROM {_table(table)}"))
+        except Exception as error:
+            if is_storage_failure(error, self._db):
+                raise self._storage._failed(error) from error
+            raise
+
+    async def rows(self, table: str, batch: int) -> AsyncIterator[list[tuple[Any, ...]]]:
+        order = " ORDER BY seq" if table == "games" else ""
+        try:
+            cursor = await self._db.cursor(
+                f"SELECT {', '.join(COPIED_TABLES[_table(table)])} FROM {table}{order}")
+            while rows := await cursor.fetch(batch):
+                yield [tuple(row) for row in rows]
+        except Exception as error:
+            if is_storage_failure(error, self._db):
+                raise self._storage._failed(error) from error
+            raise
+
+
+def _table(name: str) -> str:
+    """`name` if it is a table of `COPIED_TABLES` (never an arbitrary text in SQL)."""
+    if name not in COPIED_TABLES:
+        raise ValueError(f"no table {name!r} (tables: {', '.join(COPIED_TABLES)})")
+    return name
+
+
+def _affected(status: str) -> int:
+    """The row count of a command status (``UPDATE 1``, ``DELETE 0``)."""
+    return int(status.rpartition(" ")[2] or 0)
+
+
+async def _version(db: Connection) -> int:
+    version = await db.fetchval("SELECT version FROM schema_version")
+    return int(version or 0)
+
+
+async def _migrate(db: Connection, description: str) -> None:
+    """Bring the schema up to date, one step of `MIGRATIONS` at a time, each in its own
+    transaction with its new version number, under an advisory lock on the schema.
+
+    Raises:
+        StorageVersionError: the database is of a later version than this code.
+        StorageFailure: the connection has no schema to make tables in.
+    """
+    schema = await db.fetchval("SELECT current_schema()")
+    if schema is None:
+        raise StorageFailure(f"{description}: no schema of its search_path exists "
+                             "(CREATE SCHEMA it first)")
+    await db.execute("SELECT pg_advisory_lock($1, hashtext(current_schema()))", _MIGRATION_LOCK)
+    try:
+        await db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        version = await db.fetchval("SELECT version FROM schema_version")
+        if version is None:
+            await db.execute("INSERT INTO schema_version VALUES (0)")
+            version = 0
+        latest = len(MIGRATIONS)
+        if version > latest:
+            raise StorageVersionError(
+                f"{description} (schema {schema}) has schema version {version}; this arena "
+                f"reads up to {latest} (it was written by a newer arena)")
+        for step in range(version, latest):
+            async with db.transaction():
+                await db.execute(MIGRATIONS[step])
+                await db.execute("UPDATE schema_version SET version = $1", step + 1)
+    finally:
+        await db.execute("SELECT pg_advisory_unlock($1, hashtext(current_schema()))",
+                         _MIGRATION_LOCK)

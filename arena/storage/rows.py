@@ -1,0 +1,93 @@
+"""The rows both backends read, made into the interface's values (`arena.storage.interface`)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from arena.bot_logs import note_size
+from arena.clock import TimeControl
+from arena.record import MatchRecord
+from arena.seeds import parse_seed
+from arena.storage.interface import GameRow, RunningGame, StoredGame, StoredTurn
+
+__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_json", "game_row",
+           "notes_bytes", "pairings", "running_game", "stored_game", "stored_turn"]
+
+GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
+                "winner, scores, termination, reason, turns, started, finished")
+"""The columns `game_row` reads, in order (``{seed}``: the backend's seed expression)."""
+
+RUNNING_COLUMNS = ("id, game, settings, players, {seed}, seed_commitment, time_control, "
+                   "ladder, pair, started")
+"""The columns `running_game` reads, in order."""
+
+
+def game_row(values: Sequence[Any]) -> GameRow:
+    """A `GameRow` from the columns of `GAME_COLUMNS`. The seed is dropped while the
+    game runs."""
+    return GameRow(**_game_fields(values))
+
+
+def stored_game(values: Sequence[Any]) -> StoredGame:
+    """A `StoredGame` from the columns of `GAME_COLUMNS`, then settings and log."""
+    return StoredGame(**_game_fields(values), settings=json.loads(values[16]), log=values[17])
+
+
+def _game_fields(values: Sequence[Any]) -> dict[str, Any]:
+    (game_id, game, players, seed, commitment, ladder, pair, status, result, winner, scores,
+     termination, reason, turns, started, finished) = values[:16]
+    return {
+        "id": game_id, "game": game, "players": tuple(json.loads(players)),
+        "seed": None if seed is None or status == "running" else str(seed),
+        "seed_commitment": commitment, "ladder": bool(ladder), "pair": pair, "status": status,
+        "result": result, "winner": winner, "scores": tuple(json.loads(scores)) if scores else None,
+        "termination": termination, "reason": reason, "turns": turns, "started": started,
+        "finished": finished}
+
+
+def clocks_json(turn: StoredTurn) -> str:
+    """The clocks of `turn` as the ``clocks`` column holds them."""
+    return json.dumps({"banks_ms": list(turn.banks_ms), "retries_left": turn.retries_left})
+
+
+def stored_turn(game_id: str, index: int, line: str, clocks: str, ended: float) -> StoredTurn:
+    """A `StoredTurn` from the columns game_id, idx, line, clocks, ended."""
+    values = json.loads(clocks)
+    return StoredTurn(game_id, index, line, tuple(float(bank) for bank in values["banks_ms"]),
+                      int(values["retries_left"]), ended)
+
+
+def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningGame:
+    """A `RunningGame` from the columns id, game, settings, players, seed,
+    seed_commitment, time_control, ladder, pair, started."""
+    (game_id, game, settings, players, seed, commitment, control, ladder, pair,
+     started) = values
+    return RunningGame(
+        id=game_id, game=game, settings=json.loads(settings), players=tuple(json.loads(players)),
+        seed=parse_seed(seed), seed_commitment=commitment,
+        time_control=None if control is None else TimeControl.from_json(json.loads(control)),
+        ladder=bool(ladder), pair=pair, started=started, turns=tuple(turns))
+
+
+
+
+def notes_bytes(record: MatchRecord) -> Counter[str]:
+    """The bytes of each player's debug lines in `record` (as the budget counts them)."""
+    sizes: Counter[str] = Counter()
+    for note in record.notes:
+        if 0 <= note.player < len(record.players):
+            sizes[record.players[note.player]] += note_size(note.text)
+    return sizes
+
+
+def pairings(rows: Iterable[Sequence[Any]]) -> list[tuple[float, str, str]]:
+    """``(started, a, b)`` of the rows ``(first started, players)`` of ladder pairs."""
+    found = []
+    for started, players in rows:
+        names = json.loads(players)
+        if len(names) == 2:
+            found.append((float(started), str(names[0]), str(names[1])))
+    return found

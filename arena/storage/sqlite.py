@@ -1,0 +1,677 @@
+"""SQLite storage: the embedded default, one file.
+
+`SQLiteDatabase` is the database itself, synchronous and not thread-safe; `SQLiteStorage`
+is the `Storage` interface over it, calling it from one worker thread so the event loop
+never waits on the disk (one writer: games that end together are rated one after the
+other). Durability is the point: WAL mode with ``synchronous=FULL``, and every write
+that must survive together is one transaction (`finish_game`: result, log, ratings, and
+the game's write-ahead turns dropped), committed before the call returns.
+
+A failure of the database itself (a full or read-only disk, an I/O error, a corrupt
+file: `is_storage_failure`) raises `StorageFailure` and makes the storage unhealthy.
+Seeds are kept as decimal text (``seed_text``): a 128-bit seed fits no SQLite INTEGER;
+the ``seed`` column holds the integer seeds of databases written before that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.bot_logs import utc_day
+from arena.clock import TimeControl
+from arena.game import Outcome, Termination
+from arena.names import GUEST_PREFIX, check_account_name
+from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seeds import parse_seed, seed_to_text
+from arena.storage.interface import (
+    BOOLEAN_COLUMNS,
+    COPIED_TABLES,
+    PROBE_BYTES,
+    RECOVERED,
+    BotAccount,
+    GameRow,
+    RatingRow,
+    RunningGame,
+    Snapshot,
+    Storage,
+    StorageFailure,
+    StorageVersionError,
+    StoredGame,
+    StoredTurn,
+    hash_token,
+)
+from arena.storage.migrations.sqlite import MIGRATIONS
+from arena.storage.ratings import initial_rating, rate
+from arena.storage.rows import (
+    GAME_COLUMNS,
+    RUNNING_COLUMNS,
+    clocks_json,
+    game_row,
+    notes_bytes,
+    pairings,
+    running_game,
+    stored_game,
+    stored_turn,
+)
+
+__all__ = ["SQLiteDatabase", "SQLiteStorage", "is_storage_failure"]
+
+T = TypeVar("T")
+
+_SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
+"""A game's seed as decimal text: the text column, or the integer of an older database."""
+
+_GAMES = GAME_COLUMNS.format(seed=_SEED)
+_RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
+
+_COLUMNS = {**COPIED_TABLES, "games": tuple(
+    "seed_text" if column == "seed" else column for column in COPIED_TABLES["games"])}
+"""`COPIED_TABLES` as this schema names the columns (the seed is ``seed_text``)."""
+
+
+def is_storage_failure(error: BaseException) -> bool:
+    """Whether `error` says the database itself fails, not the request (a constraint)."""
+    if isinstance(error, sqlite3.OperationalError | OSError):
+        return True
+    return type(error) is sqlite3.DatabaseError  # a corrupt file, an unreadable page
+
+
+class SQLiteDatabase:
+    """The arena database in one SQLite file (synchronous; `SQLiteStorage` is its async
+    interface). Opening it brings its schema up to date (`migrate`).
+
+    Args:
+        path: the database file (made if missing), or ``:memory:``.
+
+    Raises:
+        StorageVersionError: the file was written by a newer arena (one of more
+            `MIGRATIONS`).
+        sqlite3.Error: the file cannot be opened or brought up to date (the database
+            is then left at the last version it reached).
+
+    Example:
+        >>> database = SQLiteDatabase(":memory:")
+        >>> token = database.add_bot("alice")
+        >>> database.authenticate(token).name, database.authenticate("wrong")
+        ('alice', None)
+        >>> database.version == len(MIGRATIONS)
+        True
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.migrate()
+        except BaseException:
+            self.db.close()
+            raise
+
+    @property
+    def version(self) -> int:
+        """The schema version of the database (``PRAGMA user_version``)."""
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        """Bring the database up to date, one step of `MIGRATIONS` at a time,
+        each in its own transaction (with its new version number: a crash leaves the
+        database at the step before or after, never between).
+
+        Raises:
+            StorageVersionError: the database is of a later version than this code.
+        """
+        version, latest = self.version, len(MIGRATIONS)
+        if version > latest:
+            raise StorageVersionError(
+                f"{self.path} has schema version {version}; this arena reads up to "
+                f"{latest} (it was written by a newer arena)")
+        for step in range(version, latest):
+            # executescript commits what is pending first; the step is its own transaction
+            try:
+                self.db.executescript(f"BEGIN IMMEDIATE;\n{MIGRATIONS[step]}\n"
+                                      f"PRAGMA user_version = {step + 1};\nCOMMIT;")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        """Close the database connection (unusable afterwards)."""
+        self.db.close()
+
+    def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` in one transaction: committed, or rolled back if anything fails
+        (the commit itself included, on a full disk)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(self.db)
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:  # SQLite may have rolled back by itself
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            raise
+        return result
+
+    def check_writable(self) -> None:
+        """Write and remove `PROBE_BYTES` in a committed transaction."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO probe(data) VALUES (zeroblob(?))", (PROBE_BYTES,))
+            db.execute("DELETE FROM probe")
+
+        self._tx(work)
+
+    # -- accounts --------------------------------------------------------------------
+
+    def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
+        check_account_name(name)
+        return self._add_account(name, operator=operator, replace=replace)
+
+    def add_guest(self, lifetime: float) -> tuple[str, str]:
+        name = GUEST_PREFIX + secrets.token_hex(4)
+        return name, self._add_account(name, expires=time.time() + lifetime)
+
+    def _add_account(self, name: str, *, operator: bool = False, replace: bool = False,
+                     expires: float | None = None) -> str:
+        token = secrets.token_urlsafe(32)
+
+        def work(db: sqlite3.Connection) -> None:
+            row = db.execute("SELECT revoked FROM bots WHERE name = ?", (name,)).fetchone()
+            if row is not None and row[0] is None and not replace:
+                raise ValueError(f"bot {name!r} exists")
+            db.execute(
+                "INSERT OR REPLACE INTO bots(name, token_hash, created, revoked, operator, expires)"
+                " VALUES (?, ?, ?, NULL, ?, ?)",
+                (name, hash_token(token), time.time(), int(operator), expires),
+            )
+
+        self._tx(work)
+        return token
+
+    def revoke_bot(self, name: str) -> bool:
+        cursor = self.db.execute(
+            "UPDATE bots SET revoked = ?, token_hash = NULL WHERE name = ? AND revoked IS NULL",
+            (time.time(), name),
+        )
+        return cursor.rowcount > 0
+
+    def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
+        wanted = sorted(set(names))
+        found: dict[str, str] = {}
+        now = time.time()
+        for start in range(0, len(wanted), 500):  # SQLite caps the number of parameters
+            chunk = wanted[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT name, token_hash FROM bots WHERE revoked IS NULL"
+                f" AND (expires IS NULL OR expires > ?) AND name IN "
+                f"({', '.join('?' * len(chunk))})", (now, *chunk)).fetchall()
+            found.update((row[0], row[1]) for row in rows)
+        return found
+
+    def authenticate(self, token: str) -> BotAccount | None:
+        row = self.db.execute(
+            "SELECT name, operator, created FROM bots WHERE token_hash = ? AND revoked IS NULL"
+            " AND (expires IS NULL OR expires > ?)",
+            (hash_token(token), time.time()),
+        ).fetchone()
+        return None if row is None else BotAccount(row[0], bool(row[1]), False, row[2])
+
+    def purge_expired(self) -> int:
+        cursor = self.db.execute("DELETE FROM bots WHERE expires IS NOT NULL AND expires <= ?",
+                                 (time.time(),))
+        return cursor.rowcount
+
+    def bots(self) -> list[BotAccount]:
+        rows = self.db.execute(
+            "SELECT name, operator, revoked, created FROM bots ORDER BY name"
+        ).fetchall()
+        return [BotAccount(r[0], bool(r[1]), r[2] is not None, r[3]) for r in rows]
+
+    # -- games -----------------------------------------------------------------------
+
+    def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
+                   time_control: TimeControl | None = None) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            try:
+                db.execute(
+                    "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment,"
+                    " time_control, ladder, pair, status, started)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                    (record.id, record.game, json.dumps(record.settings),
+                     json.dumps(record.players),
+                     None if record.seed is None else seed_to_text(record.seed),
+                     record.seed_commitment,
+                     None if time_control is None else json.dumps(time_control.to_json()),
+                     int(ladder), pair, time.time()),
+                )
+            except sqlite3.IntegrityError:
+                raise ValueError(f"a game {record.id!r} is stored already") from None
+            db.executemany(
+                "INSERT INTO game_players(game_id, seat, bot) VALUES (?, ?, ?)",
+                [(record.id, seat, name) for seat, name in enumerate(record.players)],
+            )
+
+        self._tx(work)
+
+    def append_turns(self, turns: Sequence[StoredTurn]) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            try:
+                db.executemany(
+                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
+                      turn.ended) for turn in turns])
+            except sqlite3.IntegrityError as error:
+                raise ValueError(f"a turn is stored already ({error})") from None
+
+        if turns:
+            self._tx(work)
+
+    def running_games(self) -> list[RunningGame]:
+        # one read transaction: the turns belong to the games read
+        self.db.execute("BEGIN")
+        try:
+            games = self.db.execute(
+                f"SELECT {_RUNNING} FROM games WHERE status = 'running' ORDER BY started, rowid"
+            ).fetchall()
+            turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
+            for game_id, index, line, clocks, ended in self.db.execute(
+                    "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
+                    " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
+                    " ORDER BY t.game_id, t.idx"):
+                turns[game_id].append(
+                    stored_turn(game_id, index, line, clocks, ended))
+        finally:
+            self.db.execute("COMMIT")
+        return [running_game(row, turns[row[0]]) for row in games]
+
+    def finish_game(self, record: MatchRecord, *, rated: bool = False,
+                    log: str | None = None) -> list[RatingRow]:
+        outcome = record.outcome
+        assert outcome is not None
+        if log is None:
+            log = to_jsonl(record)
+        log_bytes = notes_bytes(record)
+
+        def work(db: sqlite3.Connection) -> list[RatingRow]:
+            now = time.time()
+            db.execute(
+                "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
+                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?",
+                ("aborted" if outcome.result == "aborted" else "finished", outcome.result,
+                 outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
+                 outcome.termination.value, outcome.detail, len(record.turns), now,
+                 log, sum(log_bytes.values()), record.id),
+            )
+            db.executemany(
+                "INSERT INTO log_bytes(bot, day, bytes) VALUES (?, ?, ?) ON CONFLICT(bot, day)"
+                " DO UPDATE SET bytes = bytes + excluded.bytes",
+                [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
+            db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
+            if not rated or outcome.result == "aborted":
+                return []
+            before = [self.rating(bot, record.game) or initial_rating(bot, record.game)
+                      for bot in record.players]
+            after = rate(before, outcome)
+            for old, new in zip(before, after, strict=True):
+                db.execute(
+                    "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
+                    " draws, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                     new.draws, time.time()),
+                )
+                db.execute(
+                    "INSERT INTO rating_updates VALUES (?, ?, ?, ?, ?, ?)",
+                    (record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma),
+                )
+            return after
+
+        return self._tx(work)
+
+    def recover(self, detail: str = RECOVERED) -> list[str]:
+        rows = self.db.execute(
+            f"SELECT id, game, settings, players, {_SEED}, seed_commitment FROM games"
+            " WHERE status = 'running'"
+        ).fetchall()
+        for game_id, game, settings, players, seed, commitment in rows:
+            self.finish_game(MatchRecord(
+                game=game, settings=json.loads(settings), players=tuple(json.loads(players)),
+                turns=(), outcome=Outcome(None, None, Termination.ABORTED, detail=detail),
+                seed=parse_seed(seed), id=game_id, seed_commitment=commitment))
+        return [row[0] for row in rows]
+
+    def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        return pairings(self.db.execute(
+            "SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
+            " AND pair IS NOT NULL GROUP BY pair", (since,)).fetchall())
+
+    def log_bytes(self, bot: str, day: int) -> int:
+        row = self.db.execute("SELECT bytes FROM log_bytes WHERE bot = ? AND day = ?",
+                              (bot, day)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            rows = db.execute(
+                "SELECT id, log FROM games WHERE notes_bytes IS NOT 0 AND finished < ?"
+                " ORDER BY finished LIMIT ?", (before, limit)).fetchall()
+            for game_id, log in rows:
+                kept = without_notes(log) if log else log
+                if kept != log:
+                    db.execute("UPDATE games SET log = ?, notes_bytes = 0 WHERE id = ?",
+                               (kept, game_id))
+                else:
+                    db.execute("UPDATE games SET notes_bytes = 0 WHERE id = ?", (game_id,))
+            db.execute("DELETE FROM log_bytes WHERE day < ?", (utc_day(before),))
+            return len(rows)
+
+        return self._tx(work)
+
+    def games(self, *, bot: str | None = None, game: str | None = None,
+              status: str | None = None, limit: int = 50,
+              before: float | None = None) -> list[GameRow]:
+        where: list[str] = []
+        args: list[Any] = []
+        if bot is not None:
+            where.append("id IN (SELECT game_id FROM game_players WHERE bot = ?)")
+            args.append(bot)
+        if game is not None:
+            where.append("game = ?")
+            args.append(game)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        if before is not None:
+            where.append("started < ?")
+            args.append(before)
+        sql = f"SELECT {_GAMES} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY started DESC, rowid DESC LIMIT ?"
+        args.append(limit)
+        return [game_row(row) for row in self.db.execute(sql, args).fetchall()]
+
+    def game(self, game_id: str) -> StoredGame | None:
+        row = self.db.execute(f"SELECT {_GAMES}, settings, log FROM games WHERE id = ?",
+                              (game_id,)).fetchone()
+        return None if row is None else stored_game(row)
+
+    # -- ratings ---------------------------------------------------------------------
+
+    def rating(self, bot: str, game: str) -> RatingRow | None:
+        row = self.db.execute(
+            "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
+            " WHERE bot = ? AND game = ?",
+            (bot, game),
+        ).fetchone()
+        return None if row is None else RatingRow(*row)
+
+    def leaderboard(self, game: str | None = None) -> list[RatingRow]:
+        sql = "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE game = ?"
+            args = (game,)
+        rows = [RatingRow(*row) for row in self.db.execute(sql, args).fetchall()]
+        return sorted(rows, key=lambda r: (-r.conservative, r.bot))
+
+    def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+        sql = ("SELECT u.bot, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
+               " JOIN games g ON g.id = u.game_id")
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE g.game = ?"
+            args = (game,)
+        sql += " ORDER BY g.finished, g.rowid"
+        history: dict[str, list[list[float]]] = {}
+        for bot, finished, mu, sigma in self.db.execute(sql, args).fetchall():
+            history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
+        return history
+
+    # -- settings presets ------------------------------------------------------------
+
+    def save_preset(self, game: str, name: str, text: str) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO presets(game, name, text, created) VALUES (?, ?, ?, ?)",
+            (game, name, text, time.time()),
+        )
+
+    def presets(self, game: str) -> list[tuple[str, str]]:
+        rows = self.db.execute("SELECT name, text FROM presets WHERE game = ? ORDER BY name",
+                               (game,)).fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def preset_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM presets").fetchone()[0])
+
+    def preset(self, game: str, name: str) -> str | None:
+        row = self.db.execute("SELECT text FROM presets WHERE game = ? AND name = ?",
+                              (game, name)).fetchone()
+        return None if row is None else str(row[0])
+
+    def delete_preset(self, game: str, name: str) -> bool:
+        return self.db.execute("DELETE FROM presets WHERE game = ? AND name = ?",
+                               (game, name)).rowcount > 0
+
+    # -- copying ---------------------------------------------------------------------
+
+    def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        columns = _COLUMNS[_table(table)]
+        sql = (f"INSERT INTO {table}({', '.join(columns)}) "
+               f"VALUES ({', '.join('?' * len(columns))})")
+        self._tx(lambda db: db.executemany(sql, rows))
+
+    def clear(self) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            for table in COPIED_TABLES:
+                db.execute(f"DELETE FROM {table}")
+
+        self._tx(work)
+
+
+def _table(name: str) -> str:
+    """`name` if it is a table of `COPIED_TABLES` (never an arbitrary text in SQL)."""
+    if name not in COPIED_TABLES:
+        raise ValueError(f"no table {name!r} (tables: {', '.join(COPIED_TABLES)})")
+    return name
+
+
+class SQLiteStorage(Storage):
+    """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread: every
+    call is awaited, in order (open it with `open` or `arena.storage.open_storage`)."""
+
+    kind = "sqlite"
+
+    def __init__(self, database: SQLiteDatabase, executor: ThreadPoolExecutor) -> None:
+        super().__init__(database.path)
+        self.database = database
+        """The database itself: use it only through `run` (its thread)."""
+        self._executor = executor
+
+    @classmethod
+    async def open(cls, path: str | Path) -> SQLiteStorage:
+        """Open (make, bring up to date) the database file `path` in its own thread.
+
+        Raises:
+            StorageVersionError: the file was written by a newer arena.
+            StorageFailure: it cannot be opened or brought up to date.
+        """
+        executor = ThreadPoolExecutor(1, thread_name_prefix="arena-db")
+        loop = asyncio.get_running_loop()
+        try:
+            database = await loop.run_in_executor(executor, SQLiteDatabase, path)
+        except BaseException as error:
+            executor.shutdown(wait=False)
+            if isinstance(error, sqlite3.Error | OSError):
+                raise StorageFailure(f"cannot open the database {path}: {error}") from error
+            raise
+        return cls(database, executor)
+
+    async def run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``method(*args, **kwargs)`` in the database thread (tools and tests that
+        need the connection itself, `database.db`, use this too).
+
+        Raises:
+            StorageFailure: the database itself failed (the storage is now unhealthy).
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
+        except Exception as error:
+            if not is_storage_failure(error):
+                raise
+            raise self._failed(error) from error
+
+    async def close(self) -> None:
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self.database.close)
+        finally:
+            self._executor.shutdown(wait=True)
+
+    async def schema_version(self) -> int:
+        return await self.run(lambda: self.database.version)
+
+    async def check_writable(self) -> None:
+        await self.run(self.database.check_writable)
+
+    async def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
+        return await self.run(self.database.add_bot, name, operator=operator, replace=replace)
+
+    async def add_guest(self, lifetime: float) -> tuple[str, str]:
+        return await self.run(self.database.add_guest, lifetime)
+
+    async def revoke_bot(self, name: str) -> bool:
+        return await self.run(self.database.revoke_bot, name)
+
+    async def token_hashes(self, names: Iterable[str]) -> dict[str, str]:
+        return await self.run(self.database.token_hashes, list(names))
+
+    async def authenticate(self, token: str) -> BotAccount | None:
+        return await self.run(self.database.authenticate, token)
+
+    async def purge_expired(self) -> int:
+        return await self.run(self.database.purge_expired)
+
+    async def bots(self) -> list[BotAccount]:
+        return await self.run(self.database.bots)
+
+    async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
+                         time_control: TimeControl | None = None) -> None:
+        await self.run(self.database.start_game, record, ladder=ladder, pair=pair,
+                       time_control=time_control)
+
+    async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
+        await self.run(self.database.append_turns, list(turns))
+
+    async def running_games(self) -> list[RunningGame]:
+        return await self.run(self.database.running_games)
+
+    async def finish_game(self, record: MatchRecord, *, rated: bool = False,
+                          log: str | None = None) -> list[RatingRow]:
+        return await self.run(self.database.finish_game, record, rated=rated, log=log)
+
+    async def recover(self, detail: str = RECOVERED) -> list[str]:
+        return await self.run(self.database.recover, detail)
+
+    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+        return await self.run(self.database.ladder_pairings, since)
+
+    async def log_bytes(self, bot: str, day: int) -> int:
+        return await self.run(self.database.log_bytes, bot, day)
+
+    async def drop_old_notes(self, before: float, limit: int = 100) -> int:
+        return await self.run(self.database.drop_old_notes, before, limit)
+
+    async def games(self, *, bot: str | None = None, game: str | None = None,
+                    status: str | None = None, limit: int = 50,
+                    before: float | None = None) -> list[GameRow]:
+        return await self.run(self.database.games, bot=bot, game=game, status=status,
+                              limit=limit, before=before)
+
+    async def game(self, game_id: str) -> StoredGame | None:
+        return await self.run(self.database.game, game_id)
+
+    async def rating(self, bot: str, game: str) -> RatingRow | None:
+        return await self.run(self.database.rating, bot, game)
+
+    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
+        return await self.run(self.database.leaderboard, game)
+
+    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+        return await self.run(self.database.rating_history, game)
+
+    async def save_preset(self, game: str, name: str, text: str) -> None:
+        await self.run(self.database.save_preset, game, name, text)
+
+    async def presets(self, game: str) -> list[tuple[str, str]]:
+        return await self.run(self.database.presets, game)
+
+    async def preset_count(self) -> int:
+        return await self.run(self.database.preset_count)
+
+    async def preset(self, game: str, name: str) -> str | None:
+        return await self.run(self.database.preset, game, name)
+
+    async def delete_preset(self, game: str, name: str) -> bool:
+        return await self.run(self.database.delete_preset, game, name)
+
+    @contextlib.asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Snapshot]:
+        # a read transaction on a connection of its own (WAL: a consistent view while
+        # this storage, or a server, writes)
+        reader = await self.run(_reader, self.database.path)
+        try:
+            yield _SQLiteSnapshot(self, reader)
+        finally:
+            await self.run(reader.close)
+
+    async def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        await self.run(self.database.insert_rows, table, list(rows))
+
+    async def clear(self) -> None:
+        await self.run(self.database.clear)
+
+
+def _reader(path: str) -> sqlite3.Connection:
+    """A read-only connection to `path` in a transaction."""
+    reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    reader.execute("PRAGMA query_only=1")
+    reader.execute("BEGIN")
+    return reader
+
+
+class _SQLiteSnapshot(Snapshot):
+    def __init__(self, storage: SQLiteStorage, reader: sqlite3.Connection) -> None:
+        self._storage = storage
+        self._reader = reader
+
+    async def count(self, table: str) -> int:
+        cursor = await self._storage.run(
+            self._reader.execute, f"SELECT COUNT(*) FROM {_table(table)}")
+        return int((await self._storage.run(cursor.fetchone))[0])
+
+    async def rows(self, table: str, batch: int) -> AsyncIterator[list[tuple[Any, ...]]]:
+        run = self._storage.run
+        columns = ", ".join(_SEED if column == "seed_text" else column
+                            for column in _COLUMNS[_table(table)])
+        cursor = await run(self._reader.execute, f"SELECT {columns} FROM {table} ORDER BY rowid")
+        booleans = [i for i, column in enumerate(COPIED_TABLES[table])
+                    if (table, column) in BOOLEAN_COLUMNS]
+        while rows := await run(cursor.fetchmany, batch):
+            if booleans:
+                rows = [tuple(bool(v) if i in booleans else v for i, v in enumerate(row))
+                        for row in rows]
+            yield rows

@@ -1,0 +1,215 @@
+"""The shared suite: what the `Storage` interface promises, on SQLite and on PostgreSQL
+alike (the `storage` fixture runs each test on both)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+
+import pytest
+
+from arena.game import Outcome, Termination
+from arena.names import InvalidName
+from arena.record import read_jsonl
+from arena.seeds import seed_to_text
+from arena.storage import Storage
+from arena.storage.interface import RECOVERED
+from arena.storage.ratings import initial_rating
+from arena.validate import validate_record
+
+from .games import BIG_SEED, ended, played, started
+
+# -- accounts ------------------------------------------------------------------------------
+
+
+async def test_an_account_logs_in_with_its_token_only(storage: Storage) -> None:
+    await storage.add_bot("r2.d2")  # names of the documented set are taken
+    token = await storage.add_bot("alice")
+    runner = await storage.add_bot("runner", operator=True)
+    alice = await storage.authenticate(token)
+    assert alice is not None and alice.name == "alice" and not alice.operator
+    operator = await storage.authenticate(runner)
+    assert operator is not None and operator.operator
+    assert await storage.authenticate("wrong") is None
+    assert [(b.name, b.operator, b.revoked) for b in await storage.bots()] == [
+        ("alice", False, False), ("r2.d2", False, False), ("runner", True, False)]
+
+
+async def test_an_existing_account_gets_a_new_token_only_when_replaced(storage: Storage) -> None:
+    old = await storage.add_bot("alice")
+    with pytest.raises(ValueError, match="exists"):
+        await storage.add_bot("alice")
+    new = await storage.add_bot("alice", replace=True)
+    assert await storage.authenticate(old) is None
+    assert (await storage.authenticate(new)).name == "alice"  # type: ignore[union-attr]
+    assert len(await storage.bots()) == 1
+
+
+async def test_a_revoked_token_stops_working_and_a_new_one_may_be_given(storage: Storage) -> None:
+    token = await storage.add_bot("alice")
+    before = await storage.token_hashes(["alice", "nobody"])
+    assert list(before) == ["alice"]
+    assert await storage.revoke_bot("alice") and not await storage.revoke_bot("alice")
+    assert not await storage.revoke_bot("nobody")
+    assert await storage.authenticate(token) is None and await storage.token_hashes(["alice"]) == {}
+    assert [(b.name, b.revoked) for b in await storage.bots()] == [("alice", True)]
+    again = await storage.add_bot("alice")  # a revoked account may be added again
+    assert (await storage.token_hashes(["alice"]))["alice"] != before["alice"]
+    assert (await storage.authenticate(again)).name == "alice"  # type: ignore[union-attr]
+
+
+async def test_token_hashes_answers_for_many_names(storage: Storage) -> None:
+    await asyncio.gather(*(storage.add_bot(f"bot{i}") for i in range(3)))
+    names = [f"bot{i}" for i in range(1200)]  # beyond SQLite's parameters per statement
+    assert sorted(await storage.token_hashes(names)) == ["bot0", "bot1", "bot2"]
+
+
+@pytest.mark.parametrize("name", ["house:random", "HOUSE:random", "guest-1234", "Guest-x",
+                                  "", "-dash", "with space", "émile", "x" * 41, "a/b", "a:b"])
+async def test_reserved_and_malformed_names_are_refused(storage: Storage, name: str) -> None:
+    with pytest.raises(InvalidName):
+        await storage.add_bot(name)
+    assert await storage.bots() == []
+
+
+async def test_guests_expire_and_are_purged(storage: Storage) -> None:
+    name, token = await storage.add_guest(3600)
+    assert name.startswith("guest-") and (await storage.authenticate(token)).name == name  # type: ignore[union-attr]
+    gone, gone_token = await storage.add_guest(-1)  # expired already
+    assert await storage.authenticate(gone_token) is None
+    assert await storage.token_hashes([name, gone]) == await storage.token_hashes([name])
+    assert await storage.purge_expired() == 1 and await storage.purge_expired() == 0
+    assert [b.name for b in await storage.bots()] == [name]
+
+
+# -- games ---------------------------------------------------------------------------------
+
+
+async def test_a_game_is_stored_running_then_finished_with_its_log_and_seed(
+        storage: Storage) -> None:
+    record = played("g1")
+    await storage.start_game(started(record), ladder=True, pair="p1")
+    running = await storage.game("g1")
+    assert running is not None and running.status == "running" and running.log is None
+    assert running.seed is None  # never revealed before the end
+    assert running.seed_commitment == record.seed_commitment and running.ladder
+    assert running.players == ("alice", "bob") and running.pair == "p1"
+    assert running.settings == json.loads(json.dumps(record.settings))
+    with pytest.raises(ValueError, match="stored already"):
+        await storage.start_game(started(record), ladder=False, pair=None)
+
+    assert await storage.finish_game(record) == []  # not rated
+    done = await storage.game("g1")
+    assert done is not None and done.status == "finished" and done.result == record.outcome.result
+    assert done.seed == seed_to_text(BIG_SEED) and done.turns == len(record.turns)
+    assert done.scores == record.outcome.scores and done.finished is not None
+    assert done.termination == "normal" and done.finished >= done.started
+    assert validate_record(read_jsonl(done.log.splitlines())) is None  # type: ignore[union-attr]
+    assert done.to_json()["seed"] == seed_to_text(BIG_SEED)
+    assert await storage.game("nothing") is None
+    assert await storage.rating("alice", "substitution") is None
+
+
+async def test_games_are_listed_newest_first_and_filtered(storage: Storage) -> None:
+    for number, players in enumerate([("alice", "bob"), ("bob", "carol"), ("carol", "alice")]):
+        record = played(f"g{number}", players)
+        await storage.start_game(started(record), ladder=False, pair=None)
+        if number < 2:
+            await storage.finish_game(record)
+    listed = await storage.games()
+    assert [g.id for g in listed] == ["g2", "g1", "g0"]
+    assert listed[0].seed is None and listed[1].seed == seed_to_text(BIG_SEED)
+    assert [g.id for g in await storage.games(bot="alice")] == ["g2", "g0"]
+    assert [g.id for g in await storage.games(status="running")] == ["g2"]
+    assert [g.id for g in await storage.games(status="finished", bot="carol")] == ["g1"]
+    assert await storage.games(game="sim") == []
+    assert [g.id for g in await storage.games(limit=2)] == ["g2", "g1"]
+    assert [g.id for g in await storage.games(before=listed[1].started)] == ["g0"]
+    assert listed[2].to_json()["players"] == ["alice", "bob"]
+
+
+async def test_games_left_running_are_recovered_as_aborted(storage: Storage) -> None:
+    record = played("g1")
+    await storage.start_game(started(record), ladder=True, pair=None)
+    assert await storage.recover() == ["g1"] and await storage.recover() == []
+    row = await storage.game("g1")
+    assert row is not None and row.status == "aborted" and row.termination == "aborted"
+    assert row.reason == RECOVERED and row.seed == seed_to_text(BIG_SEED)
+    log = read_jsonl(row.log.splitlines())  # type: ignore[union-attr]
+    assert log.outcome is not None and log.outcome.result == "aborted" and log.turns == ()
+    assert await storage.leaderboard() == []  # an aborted game is never rated
+
+
+# -- ratings -------------------------------------------------------------------------------
+
+
+async def test_rated_games_move_the_ratings_and_their_history(storage: Storage) -> None:
+    first = ended("g1", ("alice", "bob"), winner=0)
+    second = ended("g2", ("bob", "alice"), winner=None)
+    for record in (first, second):
+        await storage.start_game(record, ladder=True, pair=None)
+    after_first = await storage.finish_game(first, rated=True)
+    assert [r.bot for r in after_first] == ["alice", "bob"]
+    assert after_first[0].wins == 1 and after_first[1].losses == 1
+    assert after_first[0].mu > initial_rating("alice", "sim").mu > after_first[1].mu
+    after_second = await storage.finish_game(second, rated=True)
+    assert [(r.bot, r.games, r.draws) for r in after_second] == [("bob", 2, 1), ("alice", 2, 1)]
+    alice = await storage.rating("alice", "sim")
+    assert alice == after_second[1]
+    board = await storage.leaderboard("sim")
+    assert [r.bot for r in board] == ["alice", "bob"] and board == await storage.leaderboard()
+    assert await storage.leaderboard("substitution") == []
+    history = await storage.rating_history("sim")
+    assert sorted(history) == ["alice", "bob"] and len(history["alice"]) == 2
+    assert history["alice"][-1][1] == round(alice.conservative, 3)  # type: ignore[union-attr]
+    assert history["alice"][0][0] <= history["alice"][1][0]
+    assert await storage.rating_history("substitution") == {}
+
+
+async def test_an_aborted_or_unrated_game_changes_no_rating(storage: Storage) -> None:
+    aborted = replace(ended("g1", ("alice", "bob"), winner=None),
+                      outcome=Outcome(None, None, Termination.ABORTED, detail="shut down"))
+    friendly = ended("g2", ("alice", "bob"), winner=1)
+    for record in (aborted, friendly):
+        await storage.start_game(record, ladder=False, pair=None)
+    assert await storage.finish_game(aborted, rated=True) == []
+    assert await storage.finish_game(friendly, rated=False) == []
+    assert await storage.leaderboard() == [] and await storage.rating_history() == {}
+    assert [g.status for g in await storage.games()] == ["finished", "aborted"]
+
+
+# -- presets -------------------------------------------------------------------------------
+
+
+async def test_presets_are_saved_per_game_replaced_and_deleted(storage: Storage) -> None:
+    await storage.save_preset("substitution", "g", "S->a\n")
+    await storage.save_preset("substitution", "g", "S->b\n")
+    await storage.save_preset("substitution", "a", "S->c\n")
+    await storage.save_preset("sim", "small", "{}")
+    assert await storage.presets("substitution") == [("a", "S->c\n"), ("g", "S->b\n")]
+    assert await storage.preset("substitution", "g") == "S->b\n"
+    assert await storage.preset("substitution", "small") is None
+    assert await storage.preset_count() == 3
+    assert await storage.delete_preset("sim", "small")
+    assert not await storage.delete_preset("sim", "small")
+    assert await storage.presets("sim") == [] and await storage.preset_count() == 2
+
+
+# -- health --------------------------------------------------------------------------------
+
+
+async def test_a_declared_failure_heals_on_the_next_test_write(storage: Storage) -> None:
+    heard: list[str | None] = []
+    storage.on_change = heard.append
+    await storage.check_writable()
+    storage.fail("OSError: the disk is full")
+    storage.fail("another reason")  # a no-op: it failed already
+    assert storage.failure == "OSError: the disk is full" and heard == [storage.failure]
+    waiting = asyncio.ensure_future(storage.wait_healthy())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    assert await storage.probe() and storage.failure is None and heard[-1] is None
+    await asyncio.wait_for(waiting, 5)
+    assert await storage.probe() and len(heard) == 2  # healthy: nothing to hear
+

@@ -1,0 +1,99 @@
+"""Write-ahead turns, on both backends: every accepted move is stored (several games' in
+one transaction) before anybody hears of it; a restart reads each running game back with
+its turns, through the one replay path; a finished game's turns go with its result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from arena.clock import TimeControl
+from arena.record import read_jsonl
+from arena.registry import default_registry
+from arena.replay import Replay
+from arena.server.live import ClockState, LiveGame
+from arena.storage import Storage, StoredTurn
+
+from .games import BIG_SEED, line, played, started, turns_of
+
+CONTROL = TimeControl(move_ms=500, bank_ms=3000, first_move_ms=800, retries=2, grace_ms=100)
+
+
+async def test_a_running_game_comes_back_with_its_turns_and_replays(storage: Storage) -> None:
+    record = played("g1", moves=6)
+    await storage.start_game(started(record), ladder=True, pair="p1", time_control=CONTROL)
+    turns = turns_of(record)
+    await storage.append_turns(turns[:3])
+    await storage.append_turns(turns[3:])
+
+    [running] = await storage.running_games()
+    assert running.id == "g1" and running.game == "substitution" and running.seed == BIG_SEED
+    assert running.players == ("alice", "bob") and running.ladder and running.pair == "p1"
+    assert running.time_control == CONTROL and running.seed_commitment == record.seed_commitment
+    assert running.turns == tuple(turns)
+    assert running.turns[-1].banks_ms == turns[-1].banks_ms and running.turns[-1].ended == 1000 + 11
+
+    # the stored turns are the game so far: the one replay path takes them as they are
+    game = default_registry().load_game(running.game, running.settings)
+    so_far = running.record(game.type.chance_name)
+    assert so_far.turns == record.turns and so_far.outcome is None
+    assert so_far.seed == BIG_SEED and so_far.seed_commitment == record.seed_commitment
+    replay = Replay(so_far, game)
+    assert len(list(replay)) == len(record.turns) and replay.defect is None
+    # and what a restarted server rebuilds its live game from (arena.server.live)
+    last = running.turns[-1]
+    live = LiveGame.restore(so_far, game, CONTROL, ClockState(last.banks_ms, last.retries_left))
+    assert live.turn == len(record.turns) and live.match.state == replay.state
+    assert [clock.bank_ms for clock in live.clocks] == list(last.banks_ms)
+
+    await storage.finish_game(record, rated=True)
+    assert await storage.running_games() == []
+    stored = await storage.game("g1")
+    assert stored is not None and stored.turns == len(record.turns)
+    assert read_jsonl(stored.log.splitlines()).turns == record.turns  # type: ignore[union-attr]
+    async with storage.snapshot() as snapshot:
+        assert await snapshot.count("game_turns") == 0  # dropped with the result
+
+
+async def test_a_game_of_1000_turns_and_a_batch_of_200_games(storage: Storage) -> None:
+    banks, retries = (2500.5, 3000.0), 1
+    long = replace(played("long"), turns=())
+    await storage.start_game(long, ladder=False, pair=None, time_control=CONTROL)
+    for start in range(0, 1000, 100):
+        await storage.append_turns([StoredTurn("long", i, line(i), banks, retries, 5.0 + i)
+                                    for i in range(start, start + 100)])
+    batch = [replace(long, id=f"g{n:03d}", seed_commitment=None) for n in range(200)]
+    for game in batch:
+        await storage.start_game(game, ladder=True, pair=None)
+    for index in range(3):  # three loop iterations' moves: 200 games' turns in each commit
+        await storage.append_turns([StoredTurn(game.id, index, line(index), banks, retries, 9.0)
+                                    for game in batch])
+
+    running = {game.id: game for game in await storage.running_games()}
+    assert len(running) == 201
+    assert [turn.index for turn in running["long"].turns] == list(range(1000))
+    assert running["long"].turns[999] == StoredTurn("long", 999, line(999), banks, retries, 1004.0)
+    assert len(running["long"].record().turns) == 1000
+    assert all(len(running[game.id].turns) == 3 for game in batch)
+    assert running["g007"].time_control is None and running["g007"].seed_commitment is None
+
+    finished = replace(played("g007"), players=long.players)
+    await storage.finish_game(finished)
+    assert "g007" not in {game.id for game in await storage.running_games()}
+    async with storage.snapshot() as snapshot:
+        assert await snapshot.count("game_turns") == 1000 + 199 * 3
+
+
+async def test_a_turn_stored_twice_is_refused_and_its_batch_with_it(storage: Storage) -> None:
+    record = played("g1")
+    other = played("g2")
+    for game in (record, other):
+        await storage.start_game(started(game), ladder=False, pair=None)
+    await storage.append_turns([StoredTurn("g1", 0, line(0), (), 0, 1.0)])
+    with pytest.raises(ValueError, match="stored already"):
+        await storage.append_turns([StoredTurn("g2", 0, line(0), (), 0, 1.0),
+                                    StoredTurn("g1", 0, line(0), (), 0, 2.0)])
+    running = {game.id: game for game in await storage.running_games()}
+    assert [t.ended for t in running["g1"].turns] == [1.0] and running["g2"].turns == ()
+    await storage.append_turns([])  # nothing to store: no transaction at all
