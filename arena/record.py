@@ -15,7 +15,9 @@ A log is one JSON object per line:
   line came; a bot's ``log`` messages, or a program's ``#`` lines and standard error).
   A server drops them after a while (`without_notes`): a log without ``notes`` is whole.
 
-Unknown keys are kept in `extra` and ignored, so later versions can add fields.
+Unknown keys are kept in `extra` and ignored, so later versions can add fields. Every
+line is held to the bounds of a stranger's JSON (`arena.json_bounds`: at most 32 levels
+deep, numbers within +-2**53), since a log may be anybody's.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import IO, Any, NamedTuple
 
 import msgspec
 
+from arena import json_bounds
 from arena.errors import LogFormatError
 from arena.game import Outcome
 from arena.seeds import parse_seed, seed_to_json
@@ -192,9 +195,11 @@ def _json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = json_bounds.loads(line)
         except json.JSONDecodeError as error:
             raise LogFormatError(f"not JSON ({error.msg})", number) from None
+        except json_bounds.JsonBoundsError as error:  # nested too deep, a number too large
+            raise LogFormatError(str(error), number) from None
         if not isinstance(value, dict):
             raise LogFormatError("a log line must be a JSON object", number)
         yield number, value

@@ -360,7 +360,7 @@ async def oversize_bodies(ctx: Context) -> str:
             with contextlib.suppress(OSError):
                 reader, writer = await asyncio.open_connection(
                     host, int(port), local_addr=(ctx.attacker_address, 0))
-                writer.write(b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                writer.write(b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                              b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
                 head = await reader.readline()
                 statuses[int(head.split()[1]) if head else 0] += 1
@@ -477,6 +477,80 @@ async def debug_line_flood(ctx: Context) -> str:
             f"{budget // 1024} KiB a bot a day); {refused['log-budget']} log-budget notices")
 
 
+# -- issue 22: compressed bodies, replay amplification (findings 1 and 7) ----------------------
+
+
+def gzip_bomb(mib: int = 256) -> bytes:
+    """Finding 1's body: `mib` MiB of newlines, gzipped (256 MiB: about 260 KB)."""
+    import zlib
+
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b"\n" * (1 << 20)
+    return b"".join(deflate.compress(chunk) for _ in range(mib)) + deflate.flush()
+
+
+async def _compressed_bodies(ctx: Context, clients: int) -> str:
+    """`clients` clients post the gzip bomb again and again, to the replay upload (which
+    reads bodies) and to POST /api/guest (which never does), declared gzip."""
+    bomb = await asyncio.to_thread(gzip_bomb)
+    turn = 0
+
+    async def send(session: aiohttp.ClientSession) -> int:
+        nonlocal turn
+        path, kind = (("/api/replay", "text/plain"), ("/api/guest", "application/json"))[turn % 2]
+        turn += 1
+        async with session.post(path, data=bomb, headers={
+                "Content-Type": kind, "Content-Encoding": "gzip"}) as reply:
+            await reply.read()
+            return reply.status
+
+    statuses = await _hammer(ctx, send, clients)
+    return (f"{len(bomb) // 1000} KB bombs of 256 MiB: {_counts(statuses)} "
+            "(415: refused unread, nothing inflated)")
+
+
+async def compressed_bodies_4(ctx: Context) -> str:
+    """Finding 1, at 4 clients (the issue's 4.5 s stall)."""
+    return await _compressed_bodies(ctx, 4)
+
+
+async def compressed_bodies_6(ctx: Context) -> str:
+    """Finding 1, at 6 clients (the issue's 10.4 s stall)."""
+    return await _compressed_bodies(ctx, 6)
+
+
+def amplifying_log() -> str:
+    """Finding 7's upload: 800 turns of the grammar ``S -> S x 100``, a 47 KB log whose
+    replay is 32 MB of JSON, just within the replay limits."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.grammar import Grammar
+    from arena.match import Match
+
+    game = SubstitutionGame(Settings(Grammar.from_text("S->" + "S" * 100 + "\n"), 400))
+    match = Match(game, ["a", "b"], seed=1, match_id="amplifier")
+    match.run([_Grow(), _Grow()], [random.Random(1), random.Random(2)])
+    return to_jsonl(match.record())
+
+
+async def replay_amplification(ctx: Context) -> str:
+    """Finding 7: 4 clients upload the 47 KB log again and again and read each 32 MB
+    answer (gzipped, as browsers ask for it)."""
+    log = (await asyncio.to_thread(amplifying_log)).encode()
+    answered = 0
+
+    async def send(session: aiohttp.ClientSession) -> int:
+        nonlocal answered
+        async with session.post("/api/replay", data=log, headers={
+                "Content-Type": "text/plain", "Accept-Encoding": "gzip"}) as reply:
+            async for chunk in reply.content.iter_any():
+                answered += len(chunk)
+            return reply.status
+
+    statuses = await _hammer(ctx, send)
+    return (f"{len(log) // 1000} KB logs: {_counts(statuses)}; "
+            f"{answered / 1e6:.0f} MB of frames answered")
+
+
 ATTACKS: dict[str, Attack] = {
     "none": no_attack,
     "heavy-house-bots": heavy_house_bots,
@@ -491,6 +565,9 @@ ATTACKS: dict[str, Attack] = {
     "guest-flood": guest_flood,
     "cross-site-posts": cross_site_posts,
     "debug-line-flood": debug_line_flood,
+    "compressed-bodies-4": compressed_bodies_4,
+    "compressed-bodies-6": compressed_bodies_6,
+    "replay-amplification": replay_amplification,
 }
 """Every attack the bench runs, by name (see the module docstring to add one)."""
 

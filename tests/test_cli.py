@@ -130,6 +130,32 @@ def test_serve_refuses_an_origin_that_is_not_one() -> None:
         assert result.exit_code == 2 and "--origin" in result.output, result.output
 
 
+def test_serve_takes_server_names_and_refuses_what_is_not_one(monkeypatch, tmp_path) -> None:
+    for name in ("https://arena.example.org", "arena.example.org:8080", "a b", "-a.example"):
+        result = CliRunner().invoke(main, ["serve", "--no-ladder", "--server-name", name])
+        assert result.exit_code == 2 and "--server-name" in result.output, result.output
+    import arena.server
+
+    configs = []
+
+    class Recorded(Exception):
+        pass
+
+    class Server:  # records the configuration instead of serving
+        def __init__(self, config, registry=None):
+            configs.append(config)
+
+        async def start(self):
+            raise Recorded
+
+    monkeypatch.setattr(arena.server, "ArenaServer", Server)
+    result = CliRunner().invoke(main, ["serve", "--no-ladder", "--db", str(tmp_path / "a.db"),
+                                       "--server-name", "Arena.Example.org",
+                                       "--server-name", "play.example.org"])
+    assert isinstance(result.exception, Recorded), result.output
+    assert configs[0].web.server_names == ("arena.example.org", "play.example.org")
+
+
 def test_tournament_and_match_take_the_bank_rule(tmp_path):
     # The program's strategies under its rule: every move legal, the rule in the spec.
     table = tmp_path / "t.json"

@@ -154,9 +154,10 @@ def test_legal_error_codes_are_the_same_everywhere():
     doc = contract(default_registry())
     enum = doc["$defs"]["line-legal"]["properties"]["error"]["properties"]["code"]["enum"]
     assert enum == list(LEGAL_ERROR_CODES)
-    bots_md = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
-    for code in LEGAL_ERROR_CODES:
-        assert f"`{code}`" in bots_md, f"docs/bots.md does not list {code}"
+    for guide in ("bots.md", "bots.ru.md"):  # the bot guide, in English and in Russian
+        bots_md = (ROOT / "docs" / guide).read_text(encoding="utf-8")
+        for code in LEGAL_ERROR_CODES:
+            assert f"`{code}`" in bots_md, f"docs/{guide} does not list {code}"
     # every code the server's and the bridge's answers use is one of them
     sources = [ROOT / "arena" / "server" / "aids.py", ROOT / "clients" / "bridge.py",
                ROOT / "arena" / "legal.py"]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -15,6 +16,8 @@ from arena.registry import default_registry
 from arena.schema import contract, update_docs
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "bots.md"
+DOCS = (DOC, DOC.with_name("bots.ru.md"))
+"""The bot guide in English and in Russian: both carry every game's layout."""
 
 
 def test_arena_schema_prints_the_contract_for_one_game_or_all():
@@ -31,12 +34,13 @@ def test_arena_schema_prints_the_contract_for_one_game_or_all():
     assert "| `hands` | array of array of integer |" in tables.output
 
 
-def test_the_game_layouts_in_docs_bots_md_are_the_schemas():
-    text = DOC.read_text(encoding="utf-8")
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_the_game_layouts_in_docs_bots_md_are_the_schemas(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
     for name in default_registry().games:
-        assert f"<!-- schema:{name} -->" in text, f"docs/bots.md has no layout of {name}"
+        assert f"<!-- schema:{name} -->" in text, f"{doc.name} has no layout of {name}"
     assert update_docs(default_registry(), text) == text, \
-        "docs/bots.md is stale: run 'arena schema --docs docs/bots.md'"
+        f"docs/{doc.name} is stale: run 'arena schema --docs docs/{doc.name}'"
 
 
 def test_a_game_without_its_own_schema_gets_the_default():

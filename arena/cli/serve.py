@@ -6,6 +6,7 @@ import asyncio
 import gc
 import json
 import logging
+import re
 import signal
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,6 +15,10 @@ import click
 
 from arena.cli.db import DB_OPTION, check_url
 from arena.errors import ArenaError, SettingsError
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
+                        r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?")
+"""A DNS name as ``--server-name`` takes it (labels of letters, digits, ``-``, ``_``)."""
 
 
 @click.command()
@@ -85,6 +90,10 @@ from arena.errors import ArenaError, SettingsError
 @click.option("--origin", "origins", multiple=True, metavar="URL",
               help="A browser origin (https://arena.example.org) whose pages may use the web "
                    "interface besides the server's own; repeat for more.")
+@click.option("--server-name", "server_names", multiple=True, metavar="NAME",
+              help="A host name the server answers to (arena.example.org), besides --host, "
+                   "localhost and any IP address; requests to other names get 421 (DNS "
+                   "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
 @click.option("--verbose", "-v", is_flag=True)
@@ -97,7 +106,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          guests_per_client: int, verbose: bool) -> None:
+          server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.bot_logs import LogLimits
     from arena.registry import default_registry
@@ -136,6 +145,10 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             parts = urlsplit(origin)
             if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
                 raise ValueError(f"--origin {origin!r}: give scheme://host[:port], nothing more")
+        for name in server_names:
+            if not _HOST_NAME.fullmatch(name):
+                raise ValueError(f"--server-name {name!r}: give a host name "
+                                 "(arena.example.org), no scheme or port")
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -152,6 +165,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         debug_retention_days=debug_retention_days, debug_disk_reserve_mb=debug_disk_reserve_mb,
         workers=WorkerLimits(processes=workers, memory_mb=worker_memory_mb),
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
+                      server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
     )
 

@@ -41,12 +41,15 @@ import pebble
 
 from arena.errors import ArenaError
 
-__all__ = ["JobFailed", "WorkerLimits", "WorkerPool"]
+__all__ = ["WORKER_NICE", "JobFailed", "WorkerLimits", "WorkerPool", "limit_worker"]
 
 T = TypeVar("T")
 
 FailureKind = Literal["timeout", "memory", "crashed", "error"]
 
+
+WORKER_NICE = 10
+"""How much lower a worker process's scheduling priority is than the server's."""
 
 _MEMORY_EXIT = 86
 """Exit status of a worker that ran out of memory (see `_guarded`)."""
@@ -61,7 +64,7 @@ class WorkerLimits:
     """Address-space limit of each worker (``RLIMIT_AS``), in MiB; 0: no limit."""
     max_tasks: int = 0
     """Jobs a worker runs before it is replaced by a fresh one (0: no limit)."""
-    nice: int = 10
+    nice: int = WORKER_NICE
     """How much lower the workers' scheduling priority is than the server's."""
 
 
@@ -73,8 +76,9 @@ class JobFailed(ArenaError):
         self.kind: FailureKind = kind
 
 
-def _start_worker(memory_mb: int, nice: int) -> None:
-    """Worker initializer: lower the worker's priority, cap its address space."""
+def limit_worker(memory_mb: int, nice: int = WORKER_NICE) -> None:
+    """Lower this worker process's priority, cap its address space: what every worker
+    of the server does first (the pools' initializer; the web's tournament worker)."""
     if nice > 0:
         os.nice(nice)
     if memory_mb > 0:
@@ -99,7 +103,7 @@ class WorkerPool:
         # one single-process pool per worker, so that a job can name its worker
         self._workers = [
             pebble.ProcessPool(max_workers=1, max_tasks=limits.max_tasks,
-                               initializer=_start_worker,
+                               initializer=limit_worker,
                                initargs=(limits.memory_mb, limits.nice),
                                context=context)
             for _ in range(max(1, limits.processes))

@@ -7,10 +7,12 @@ keep-alive connections, waits for requests in progress and stops the replay work
 (``AppRunner.cleanup``). There is no site of aiohttp's own: the port is websockets'.
 
 The application: the endpoints of `arena.web.endpoints` (its OpenAPI document at
-``/api/openapi.json``), JSON errors (`arena.web.http.errors`), refusal of
-state-changing requests from foreign pages (`arena.web.origins.cross_site_guard`),
+``/api/openapi.json``), JSON errors (`arena.web.http.errors`), refusal of requests to
+names that are not the server's (`arena.web.origins.host_guard`), of compressed
+bodies (`arena.web.http.refuse_encoded_bodies`) and of state-changing requests from
+foreign pages (`arena.web.origins.cross_site_guard`),
 gzip for text, and `WebFront.websocket_request`, the check of the WebSocket handshake
-(origin, guest cookie) that runs in websockets' ``process_request``.
+(host, origin, guest cookie) that runs in websockets' ``process_request``.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
 from arena.web.endpoints.status import OPENAPI
-from arena.web.http import PRESET_CHANGES, compress, errors
+from arena.web.http import PRESET_CHANGES, compress, errors, refuse_encoded_bodies
 from arena.web.openapi import openapi_document
-from arena.web.origins import cross_site_guard, websocket_origin_problem
+from arena.web.origins import ServerNames, cross_site_guard, host_guard, websocket_origin_problem
 from arena.web.quota import RateLimit
 from arena.web.routes import SERVER
 from arena.web.tournaments import TournamentRuns
@@ -68,7 +70,8 @@ logging.getLogger("aiohttp.server").addFilter(_QUIET)
 def make_app(server: ArenaServer) -> web.Application:
     """The aiohttp application serving `server`'s HTTP side."""
     config = server.config.web
-    app = web.Application(middlewares=[compress, errors, cross_site_guard(config.origins)],
+    app = web.Application(middlewares=[compress, errors, host_guard(server_names(server)),
+                                       refuse_encoded_bodies, cross_site_guard(config.origins)],
                           client_max_size=config.max_upload)
     app[SERVER] = server
     app[QUOTAS] = GuestQuotas(RateLimit(config.guests_per_client_minute),
@@ -95,6 +98,11 @@ def make_app(server: ArenaServer) -> web.Application:
     return app
 
 
+def server_names(server: ArenaServer) -> ServerNames:
+    """The names requests may come to: ``--server-name``s and the bound address."""
+    return ServerNames.of((*server.config.web.server_names, server.config.host or ""))
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -114,7 +122,10 @@ class WebFront:
         self._runner = web.AppRunner(
             self.app, handle_signals=False, access_log=None, shutdown_timeout=5.0,
             keepalive_timeout=config.keepalive_timeout, max_line_size=config.max_head,
-            max_field_size=config.max_head)
+            max_field_size=config.max_head,
+            # nothing is inflated: compressed bodies are refused unread (refuse_encoded_bodies)
+            auto_decompress=False)
+        self._names = server_names(server)
         self._closed = False
 
     async def start(self) -> None:
@@ -136,9 +147,15 @@ class WebFront:
 
     async def websocket_request(self, connection: ServerConnection,
                                 request: Request) -> Response | None:
-        """websockets' ``process_request``: refuse a foreign page's handshake (403),
-        and note the guest cookie a browser's handshake carries (`ArenaConnection`)."""
+        """websockets' ``process_request``: refuse a foreign page's handshake (403) or a
+        browser's to a name that is not the server's (421), and note the guest cookie a
+        browser's handshake carries (`ArenaConnection`). A bot sends no ``Origin``:
+        it may come by any name."""
         hosts = request.headers.get_all("Host")
+        if request.headers.get_all("Origin"):
+            misdirected = self._names.problem(hosts)
+            if misdirected is not None:
+                return connection.respond(HTTPStatus.MISDIRECTED_REQUEST, misdirected + "\n")
         problem = websocket_origin_problem(request.headers.get_all("Origin"),
                                            hosts[0] if len(hosts) == 1 else None,
                                            self.server.config.web.origins)

@@ -21,6 +21,10 @@ class WebConfig:
     origins: tuple[str, ...] = ()
     """Browser origins allowed besides the server's own (``https://arena.example.org``):
     their pages may open the WebSocket and send state-changing requests."""
+    server_names: tuple[str, ...] = ()
+    """Host names the server answers to (``arena.example.org``) besides the address it
+    is bound to, ``localhost`` and any IP address; a request to another name gets 421
+    (a browser's WebSocket handshake too), so a rebound DNS name reaches nothing."""
     max_head: int = 8192
     """Bytes of a request's line and headers."""
     head_timeout: float = 10.0
@@ -39,12 +43,16 @@ class WebConfig:
     """Bytes of a replay's answer (all its frames, as JSON, before gzip)."""
     replay_seconds: float = 10.0
     """Seconds a replay may take in its worker (the worker is killed after that)."""
+    replay_send_seconds: float = 60.0
+    """Seconds a client has to read a replay's answer (streamed from a file); it is cut
+    off after that, and its place in `replay_queue` freed."""
     replay_memory_mb: int = 1024
     """Address space of a replay worker, in MiB."""
     replay_workers: int = 1
     """Worker processes for replays (their own pool: replays never delay house bots)."""
     replay_queue: int = 4
-    """Replays running or waiting at once; more get 429."""
+    """Replays running, waiting or being sent at once; more get 429. Each answer being
+    sent is a file of at most `replay_bytes` in the server's temporary directory."""
     guests_per_client_minute: int = 5
     """Guest accounts one client address (an IPv6 /64) may create per minute."""
     presets: int = 200

@@ -8,21 +8,36 @@ turned into the same shape by the `errors` middleware.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
+import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
 from aiohttp import web
 
+from arena import json_bounds
 from arena.errors import ArenaError
 from arena.storage import StorageFailure
 from arena.web.quota import RateLimit, client_key
 
-__all__ = ["PRESET_CHANGES", "ApiError", "check_preset_change", "compress", "errors",
-           "json_response", "read_body", "read_json"]
+__all__ = [
+    "PRESET_CHANGES",
+    "ApiError",
+    "accepts_gzip",
+    "check_preset_change",
+    "compress",
+    "errors",
+    "json_response",
+    "read_body",
+    "read_json",
+    "refuse_encoded_bodies",
+    "send_file",
+]
 
 log = logging.getLogger("arena.web")
 
@@ -33,8 +48,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CODES = {
     400: "bad-request", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
     408: "timeout", 409: "conflict", 413: "too-large", 415: "unsupported-media-type",
-    429: "too-many-requests", 431: "head-too-large", 500: "internal-error",
-    503: "unavailable",
+    421: "misdirected-request", 429: "too-many-requests", 431: "head-too-large",
+    500: "internal-error", 503: "unavailable",
 }
 """The default `code` of each error status."""
 
@@ -129,10 +144,69 @@ async def compress(request: web.Request, handler: Handler) -> web.StreamResponse
     conditional = isinstance(response, web.FileResponse) and (
         "If-None-Match" in request.headers or "If-Modified-Since" in request.headers)
     if (response.content_type in COMPRESSED and "Content-Encoding" not in response.headers
-            and request.method != "HEAD" and not conditional
-            and "gzip" in request.headers.get("Accept-Encoding", "").lower()):
+            and not response.prepared and not conditional and accepts_gzip(request)):
         response.enable_compression(web.ContentCoding.gzip)
     return response
+
+
+def accepts_gzip(request: web.Request) -> bool:
+    """Whether the answer to `request` may be gzipped (it takes gzip; not a HEAD)."""
+    return request.method != "HEAD" and "gzip" in request.headers.get("Accept-Encoding",
+                                                                     "").lower()
+
+
+ANSWER_CHUNK = 256 * 1024
+"""Bytes of a file answer read (and sent) at a time (`send_file`)."""
+
+
+async def send_file(request: web.Request, path: Path, *, seconds: float, gzipped: bool = False,
+                    content_type: str = "application/json") -> web.StreamResponse:
+    """Answer with the file at `path` (already gzipped if `gzipped`: the server
+    compresses nothing), a chunk at a time, each read in a thread and sent before the
+    next is read, so the server holds a chunk of it, whatever its size. A client that
+    has not read the answer within `seconds` is cut off: its answer ends short of its
+    ``Content-Length``, never in a whole-looking one."""
+    stream = await asyncio.to_thread(path.open, "rb")
+    try:
+        response = web.StreamResponse(headers={"Cache-Control": "no-store",
+                                               "Vary": "Accept-Encoding"})
+        response.content_type = content_type
+        response.charset = "utf-8"
+        if gzipped:
+            response.headers["Content-Encoding"] = "gzip"
+        response.content_length = os.fstat(stream.fileno()).st_size
+        await response.prepare(request)
+        try:
+            async with asyncio.timeout(seconds):
+                while chunk := await asyncio.to_thread(stream.read, ANSWER_CHUNK):
+                    await response.write(chunk)
+        except (TimeoutError, ConnectionError):
+            if request.transport is not None:  # the client left, or is too slow
+                request.transport.abort()
+            return response
+        await response.write_eof()
+        return response
+    finally:
+        stream.close()
+
+
+@web.middleware
+async def refuse_encoded_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse a request whose body is compressed (``Content-Encoding``: 415), before a
+    byte of it is read.
+
+    Browsers never compress what they send, and no endpoint takes a compressed body: a
+    gzip bomb (256 MiB of newlines in 260 KB) cost the event loop a second of
+    inflation before the body's limit could see it (issue 22, finding 1). aiohttp
+    inflates nothing here either (`arena.web.app.WebFront` turns its
+    ``auto_decompress`` off), so an unread body costs only its compressed bytes."""
+    codings = [c.strip().lower() for value in request.headers.getall("Content-Encoding", ())
+               for c in value.split(",") if c.strip()]
+    if any(coding != "identity" for coding in codings):
+        raise ApiError(415, f"request bodies are not accepted compressed (Content-Encoding: "
+                            f"{', '.join(codings)[:60]}); send the body as it is",
+                       code="compressed-body")
+    return await handler(request)
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
@@ -150,14 +224,22 @@ async def read_body(request: web.Request, limit: int) -> bytes:
 
 
 async def read_json(request: web.Request, kind: type[T], limit: int) -> T:
-    """The request's JSON body, decoded and checked as `kind` (a msgspec Struct)."""
+    """The request's JSON body, decoded, held to the bounds of a stranger's JSON
+    (`arena.json_bounds`: nesting, numbers) and checked as `kind` (a msgspec Struct)."""
     if request.content_type != "application/json":
         raise ApiError(415, f"send the body as application/json, not {request.content_type!r}")
     body = await read_body(request, limit)
     try:
-        return msgspec.json.decode(body or b"{}", type=kind)
+        value = msgspec.json.decode(body or b"{}")
+        json_bounds.check(value, "the body")
+        return msgspec.convert(value, type=kind)
     except msgspec.ValidationError as error:
         raise ApiError(400, f"bad request body: {error}") from None
     except msgspec.DecodeError as error:
         raise ApiError(400, f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise ApiError(400, f"the body nests deeper than {json_bounds.MAX_DEPTH} levels") \
+            from None
+    except json_bounds.JsonBoundsError as error:
+        raise ApiError(400, str(error)) from None
 

@@ -23,6 +23,11 @@ ERROR_SCHEMA = {
 }
 
 
+BODY_REFUSED = ("a body of another content type, or compressed (code compressed-body: no "
+                "body is taken with a Content-Encoding)")
+MISDIRECTED = "a Host that is not one of the server's names (code misdirected-request)"
+
+
 def _parameters(endpoint: Endpoint) -> list[dict[str, Any]]:
     declared = {p.name: p for p in endpoint.params}
     found = []
@@ -49,8 +54,11 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         else:
             responses[str(status)] = {"description": text, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/Error"}}}}
-    for code, text in (("405", "wrong method (with Allow)"),
-                       ("default", "any other error, as an Error object")):
+    refusals = [("405", "wrong method (with Allow)")]
+    if endpoint.body is not None or endpoint.upload is not None:
+        refusals.append(("415", BODY_REFUSED))
+    refusals += [("421", MISDIRECTED), ("default", "any other error, as an Error object")]
+    for code, text in refusals:
         responses.setdefault(code, {"description": text, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Error"}}}})
     operation: dict[str, Any] = {"operationId": endpoint.operation_id, "summary":
@@ -81,7 +89,10 @@ def openapi_document(endpoints: Iterable[Endpoint], *, version: str) -> dict[str
         "info": {"title": "The arena's HTTP API", "version": version, "description":
                  "The arena's games, ladder, replays and web interface, on the same port as "
                  "its WebSocket protocol (docs/server.md, docs/web.md). Errors are JSON "
-                 "objects with a stable code and a message."},
+                 "objects with a stable code and a message. Request bodies are never "
+                 "taken compressed (415); a request to a name that is not the server's "
+                 "gets 421; JSON bodies nest at most 32 levels and hold numbers within "
+                 "+-2**53 (400 beyond)."},
         "paths": paths,
         "components": {"schemas": {"Error": ERROR_SCHEMA, **schemas}},
     }

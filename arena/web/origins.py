@@ -1,7 +1,13 @@
 """Which browser pages may act on the arena: the server's own origin and configured ones.
 
 A browser tells where a request comes from (``Origin``, ``Sec-Fetch-Site``); bots and
-scripts send neither and are not affected. Two checks use this:
+scripts send neither and are not affected. Three checks use this:
+
+* `host_guard` (aiohttp middleware): a request whose ``Host`` is not one of the
+  server's names (`ServerNames`) is refused with 421 before anything else. A page of
+  ``evil.example`` whose name the attacker rebinds to the server's address (DNS
+  rebinding) sends ``Host`` and ``Origin`` both ``evil.example``, which the origin
+  check alone takes for the server's own page (issue 22, finding 6);
 
 * `cross_site_guard` (aiohttp middleware): a state-changing request (POST, PUT, PATCH,
   DELETE) from a foreign page is refused with 403, so a page elsewhere cannot create
@@ -12,7 +18,9 @@ scripts send neither and are not affected. Two checks use this:
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -20,7 +28,8 @@ from aiohttp.typedefs import Middleware
 
 from arena.web.http import ApiError, Handler
 
-__all__ = ["cross_site_guard", "origin_allowed", "websocket_origin_problem"]
+__all__ = ["ServerNames", "cross_site_guard", "host_guard", "origin_allowed",
+           "websocket_origin_problem"]
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -48,6 +57,66 @@ def origin_allowed(origin: str, host: str | None, extra: Iterable[str]) -> bool:
         return False
     mine = _address(parts.scheme, host)
     return mine is not None and _address(parts.scheme, parts.netloc) == mine
+
+
+@dataclass(frozen=True)
+class ServerNames:
+    """The names a request's ``Host`` may give: `names` (``--server-name``, the address
+    the server is bound to, ``localhost``), and any IP address.
+
+    An IP address or ``localhost`` cannot be a rebound name: a browser sends the name
+    of the page's own URL, so a foreign page's requests to an IP address carry that
+    page's origin, which `origin_allowed` refuses."""
+
+    names: frozenset[str]
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> ServerNames:
+        return cls(frozenset(_bare(name) for name in (*names, "localhost") if _bare(name)))
+
+    def problem(self, hosts: list[str]) -> str | None:
+        """Why a request with these ``Host`` values is refused, or None. No Host (an
+        HTTP/1.0 script) is fine: browsers always send one."""
+        if not hosts:
+            return None
+        if len(hosts) > 1:
+            return "more than one Host header"
+        try:
+            name = urlsplit(f"//{hosts[0].strip()}").hostname
+        except ValueError:
+            name = None
+        if name is None:
+            return f"Host {hosts[0][:80]!r} names no host"
+        if _bare(name) in self.names or _is_address(name):
+            return None
+        return (f"this server does not answer to the name {name[:80]!r} (its names: "
+                f"{', '.join(sorted(self.names))}, or any IP address; more with "
+                "--server-name)")
+
+
+def _bare(name: str) -> str:
+    return name.strip().lower().rstrip(".").removeprefix("[").removesuffix("]")
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def host_guard(names: ServerNames) -> Middleware:
+    """Middleware: refuse (421) a request to a name that is not the server's."""
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        problem = names.problem(request.headers.getall("Host", []))
+        if problem is not None:
+            raise ApiError(421, problem, code="misdirected-request")
+        return await handler(request)
+
+    return guard
 
 
 def cross_site_guard(extra: tuple[str, ...]) -> Middleware:

@@ -2,21 +2,27 @@
 
 `frames` is the replay itself. `replay_job` is what the server runs for the HTTP API,
 in a worker process (`arena.server.workers.WorkerPool`), never on its event loop: it
-parses the log, replays it and writes the JSON answer, within `ReplayLimits`: a log
-of more turns is refused before it is replayed, and the replay stops as soon as one
-frame or the whole answer grows past its limit. A game whose state grows with every
+parses the log, replays it and writes the JSON answer to a file, within `ReplayLimits`:
+a log of more turns is refused before it is replayed, and the replay stops as soon as
+one frame or the whole answer grows past its limit. A game whose state grows with every
 turn costs the square of its turns in frames (issue 11, finding 1: a 1.7 KB log asked
-for gigabytes), so the answer's size, not the log's, is what is bounded.
+for gigabytes), so the answer's size, not the log's, is what is bounded. The answer goes
+to a file, frame by frame (gzipped there, in the worker, for a client that takes it so),
+and the server streams it from there: neither process ever holds the whole answer
+(issue 22, finding 7: a 55 KB log made a 32 MB answer, and the server grew by 127 MiB
+while it sent it).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.game import Game
@@ -27,7 +33,7 @@ from arena.tournament.store import read_game_log
 from arena.validate import parse_log
 
 __all__ = ["ReplayAnswer", "ReplayLimitError", "ReplayLimits", "frames", "replay_job",
-           "tournament_log"]
+           "tournament_log", "write_frames"]
 
 
 @dataclass(frozen=True)
@@ -45,9 +51,10 @@ class ReplayLimitError(ArenaError):
 
 @dataclass(frozen=True)
 class ReplayAnswer:
-    """What a replay job gives back: the JSON answer, or why there is none."""
+    """What a replay job gives back: the size of the JSON answer it wrote to its file,
+    or why there is none (and no file)."""
 
-    body: bytes | None
+    size: int | None
     code: str = ""
     """``bad-log`` (it does not parse, or names an unknown game or bad settings) or
     ``replay-limit``."""
@@ -129,40 +136,46 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
             "error_turn": stop.get("error_turn")}
 
 
-def encode_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
-                  extra: dict[str, Any] | None = None) -> bytes:
-    """`frames` as JSON bytes, encoded frame by frame so that the limits stop the work
-    as soon as it passes them.
+class Writable(Protocol):
+    """Where `write_frames` writes: a binary file, plain or gzipped."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
+def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
+                 out: Writable, extra: dict[str, Any] | None = None) -> int:
+    """Write `frames` as JSON (UTF-8) to `out`, frame by frame, so that the limits stop
+    the work as soon as it passes them and no more than a frame is held at once; the
+    bytes written.
 
     Raises:
-        ReplayLimitError: too many turns, a frame or the whole answer too large.
+        ReplayLimitError: too many turns, a frame or the whole answer too large (what
+            was written by then is not a whole answer).
     """
     if len(record.turns) > limits.turns:
         raise ReplayLimitError(f"the log has {len(record.turns)} turns; replays take at most "
                                f"{limits.turns}")
     game = registry.load_game(record.game, record.settings)
     head = json.dumps({**_header(record), **(extra or {})}, ensure_ascii=False)
-    parts: list[str] = []
-    total = len(head)
+    written = out.write(f'{head[:-1]}, "frames": ['.encode())
     error = error_turn = None
     for item in _frames(record, game):
         if "error" in item:
             error, error_turn = item["error"], item["error_turn"]
             break
-        text = json.dumps(item, ensure_ascii=False)
+        text = json.dumps(item, ensure_ascii=False).encode()
         if len(text) > limits.frame_bytes:
             raise ReplayLimitError(
                 f"frame {item['index']} is {len(text)} bytes of JSON; a replay frame is at "
                 f"most {limits.frame_bytes} (the game's state grew too large to show)")
-        total += len(text) + 1
-        if total > limits.total_bytes:
+        if written + len(text) + 1 > limits.total_bytes:
             raise ReplayLimitError(
                 f"the replay passed {limits.total_bytes} bytes of JSON at frame "
                 f"{item['index']} of {len(record.turns)}; replays are at most that large")
-        parts.append(text)
-    tail = (f', "frames": [{",".join(parts)}], "error": {json.dumps(error, ensure_ascii=False)}, '
+        written += out.write(b"," + text if item["index"] else text)
+    tail = (f'], "error": {json.dumps(error, ensure_ascii=False)}, '
             f'"error_turn": {json.dumps(error_turn)}}}')
-    return (head[:-1] + tail).encode("utf-8")
+    return written + out.write(tail.encode())
 
 
 @cache
@@ -172,18 +185,35 @@ def _registry(plugins: tuple[str, ...]) -> Registry:
 
 def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
                limits: ReplayLimits = ReplayLimits(),
-               extra: dict[str, Any] | None = None) -> ReplayAnswer:
-    """Parse a log (JSON Lines or the thesis's text) and replay it within `limits`;
-    run in a worker process. `plugins`: the registry's plugin modules (cached); `extra`:
-    fields added to the answer."""
+               extra: dict[str, Any] | None = None, out: str = "",
+               gzipped: bool = False) -> ReplayAnswer:
+    """Parse a log (JSON Lines or the thesis's text), replay it within `limits` and
+    write the answer to the file `out` (created; removed again if there is no answer),
+    gzipped if `gzipped` (for a client that takes it so: the worker compresses, not the
+    server); run in a worker process. `plugins`: the registry's plugin modules
+    (cached); `extra`: fields added to the answer. The answer's `size` is the JSON's,
+    before gzip."""
     try:
         registry = _registry(plugins)
         record = parse_log(log, registry)
-        return ReplayAnswer(encode_frames(record, registry, limits, extra))
+        with open(out, "xb") as stream:
+            if not gzipped:
+                return ReplayAnswer(write_frames(record, registry, limits, stream, extra))
+            with gzip.GzipFile(fileobj=stream, mode="wb", compresslevel=6, mtime=0) as packed:
+                return ReplayAnswer(write_frames(record, registry, limits, packed, extra))
     except ReplayLimitError as error:
-        return ReplayAnswer(None, "replay-limit", str(error))
+        answer = ReplayAnswer(None, "replay-limit", str(error))
     except (ArenaError, ValueError, KeyError, TypeError) as error:
-        return ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}")
+        answer = ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}")
+    except ArithmeticError:
+        answer = ReplayAnswer(None, "bad-log", "the log cannot be replayed: a number in it "
+                                               "is out of range")
+    except RecursionError:
+        answer = ReplayAnswer(None, "bad-log", "the log cannot be replayed: its values are "
+                                               "nested too deep")
+    if os.path.exists(out):
+        os.remove(out)
+    return answer
 
 
 def tournament_log(directory: Path, game_id: str) -> str | None:

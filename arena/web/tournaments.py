@@ -3,7 +3,8 @@
 The one adapter between the web interface and the tournament runner: it uses only
 `arena.tournament.TournamentSpec` and `arena.tournament.run_tournament`. A run never
 touches the event loop: `run_tournament` plays in a process of its own (started from
-the forkserver, under an address-space limit, killed after `WebConfig.tournament_seconds`),
+the forkserver, niced below the server and under an address-space limit like every
+worker, `arena.server.workers.limit_worker`; killed after `WebConfig.tournament_seconds`),
 which writes the usual results directory (``tournament.json``, the logs) under the
 server's ``--tournaments`` directory and sends ``(done, total)`` through a pipe the loop
 watches with ``add_reader``. The page asks `TournamentRuns.get` for the progress and
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-import resource
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -89,10 +89,12 @@ def house_bot(game: Game[Any, Any], spec: str) -> Bot:
 
 def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
           pipe: Connection) -> None:
-    """The worker process: run the tournament, telling the server its progress."""
-    if memory_mb > 0:
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    """The worker process: run the tournament, telling the server its progress. Its
+    own processes (`processes` > 1) inherit its priority and memory limit."""
+    # imported here: this module is the worker's first (arena.server imports the web)
+    from arena.server.workers import limit_worker
+
+    limit_worker(memory_mb)
     try:
         run_tournament(TournamentSpec.from_json(spec), out=Path(out), processes=processes,
                        maker=house_bot, progress=lambda done, total: pipe.send(("progress", done, total)))

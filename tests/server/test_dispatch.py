@@ -60,7 +60,7 @@ async def test_close_ends_http_connections_and_connections_without_a_head(
         arena: Arena) -> None:
     port = arena.server.port
     kept_alive = await asyncio.open_connection("127.0.0.1", port)
-    kept_alive[1].write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    kept_alive[1].write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
     async with asyncio.timeout(10):
         assert (await kept_alive[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
     silent = await asyncio.open_connection("127.0.0.1", port)

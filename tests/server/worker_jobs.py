@@ -36,19 +36,28 @@ def niceness() -> int:
     import os
 
     return os.nice(0)
-def replay_when_released(log: str, *rest: object) -> object:
+def replay_when_released(log: str, plugins: object, limits: object, extra: object,
+                         out: str, gzipped: bool) -> object:
     """A replay job that waits until the file named by the "log" exists (the test
     releases it), then answers a tiny replay."""
+    import gzip
     from pathlib import Path
 
     from arena.web.replay import ReplayAnswer
     from tests.waiting import wait_for_sync
 
     wait_for_sync(Path(log).exists, 120, f"{log} exists")
-    return ReplayAnswer(b'{"released": true}')
+    answer = b'{"released": true}'
+    Path(out).write_bytes(gzip.compress(answer) if gzipped else answer)
+    return ReplayAnswer(len(answer))
 
 
 def replay_forever(log: str, *rest: object) -> object:
     """A replay job that never ends (its worker is killed at the time limit)."""
     while True:
         pass
+
+
+def replay_that_fails(*args: object) -> object:
+    """A replay job with a bug of its own (what a plugin's rules might raise)."""
+    raise RuntimeError("internal detail")

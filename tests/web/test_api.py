@@ -191,8 +191,16 @@ async def test_a_guest_plays_a_house_bot_with_legal_steps_from_the_server(arena:
     status, replay = await get(arena, "/api/replay", id=game_id)
     assert status == 200 and len(replay["frames"]) == 5
     assert replay["frames"][-1]["state"]["scores"] == message["scores"]
-    status, _error = await get(arena, "/api/legal", game_id=game_id)
-    assert status == 404
+    # a page that asks just after the end is told the game is over (no 404 in its console)
+    status, ended = await get(arena, "/api/legal", game_id=game_id)
+    assert status == 200 and ended["over"] is True and ended["to_act"] == -2
+    assert ended["render"] is None and ended["moves"] == [] and ended["turn"] == 4
+    status, moves = await get(arena, "/api/moves", game_id=game_id)  # from the stored log
+    assert status == 200 and moves["over"] is True and moves["turn"] == 4
+    assert [m["move"] for m in moves["moves"]] == [t["move"] for t in replay["frames"][1:]]
+    for gone in ("/api/legal", "/api/moves"):
+        status, error = await get(arena, gone, game_id="g-nothing")
+        assert status == 404 and error["code"] == "unknown-game"
 
 
 async def test_bad_play_requests_are_refused(arena: Arena) -> None:

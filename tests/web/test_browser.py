@@ -1,18 +1,11 @@
-"""The web interface in a real Chromium (Debian's package) driven by Playwright.
-
-A real `arena serve` runs on loopback with a database holding a few rated games and a
-directory of tournament results. Screenshots of every page go to test-artifacts/.
-"""
+"""The web interface in a real Chromium (Debian's package) driven by Playwright: whole
+games by hand, watching, replays, the editor, tournaments and the ladder (the fixtures and
+checks are in tests/web/browser.py)."""
 
 from __future__ import annotations
 
-import os
-import random
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,244 +15,33 @@ import pytest
 
 from arena.games.substitution import Settings
 from arena.games.substitution.game import SubstitutionGame
-from arena.match import Match
 from arena.registry import default_registry
-from arena.storage.sqlite import SQLiteDatabase
-from tests.waiting import wait_for_sync
 
-from .test_api import GAMES, write_tournament
+from .browser import (
+    BOTH,
+    MOVES,
+    OVERFLOW,
+    ROOT,
+    TIMEOUT_MS,
+    TWO_EACH,
+    VIEWPORTS,
+    browser,
+    data_of,
+    moves_offered,
+    my_turn,
+    no_overflow,
+    page,
+    play_by_hand,
+    server,
+    shot,
+    start_from_lobby,
+    start_game,
+    visitor,
+    wait_phase,
+)
+from .test_api import GAMES
 
-CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-TIMEOUT_MS = 60_000
-MOVES = 12
-"""Moves per player of the stored games."""
-
-# Without a browser these tests are skipped, the rest of the suite runs; `make test`
-# installs Debian's chromium and sets ARENA_REQUIRE_BROWSER, so that CI never skips them.
-_REQUIRED = os.environ.get("ARENA_REQUIRE_BROWSER", "") not in ("", "0")
-try:
-    import playwright.sync_api as playwright_sync
-except ImportError as error:
-    if _REQUIRED:
-        raise
-    pytest.skip(f"browser tests need Playwright ({error}); `make test` installs it",
-                allow_module_level=True)
-if not Path(CHROMIUM).exists():
-    if _REQUIRED:
-        raise RuntimeError(f"no Chromium at {CHROMIUM}, and ARENA_REQUIRE_BROWSER is set")
-    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (ARENA_CHROMIUM); `make test` "
-                "installs Debian's chromium", allow_module_level=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _seed_database(path: Path) -> list[str]:
-    """Three rated games between two accounts, as the ladder would have stored them."""
-    registry = default_registry()
-    game = SubstitutionGame(Settings.preset("medium", MOVES))
-    storage = SQLiteDatabase(path)
-    ids = []
-    for index in range(3):
-        players = ["alpha", "beta"] if index % 2 == 0 else ["beta", "alpha"]
-        match = Match(game, players, seed=100 + index, match_id=f"seeded{index}")
-        bots = [registry.make_bot(game, "random"), registry.make_bot(game, "random")]
-        match.run(bots, [random.Random(index), random.Random(index + 10)])
-        match.note(0, f"{players[0]}'s debug line", 0)  # shown by the replay with turn 0
-        record = match.record()
-        storage.start_game(record, ladder=True, pair=None)
-        storage.finish_game(record, rated=True)
-        ids.append(record.id)
-    storage.close()
-    return ids
-
-
-def _seed_other_games(path: Path) -> dict[str, Any]:
-    """A finished (unrated) game of every other game, by name: its record."""
-    registry = default_registry()
-    storage = SQLiteDatabase(path)
-    records = {}
-    for name, (settings, bot) in GAMES.items():
-        game = registry.load_game(name, settings)
-        match = Match(game, ["alpha", "beta"], seed=11, match_id=f"stored-{name}")
-        bots = [registry.make_bot(game, bot), registry.make_bot(game, bot)]
-        match.run(bots, [random.Random(1), random.Random(2)])
-        record = match.record()
-        storage.start_game(record, ladder=False, pair=None)
-        storage.finish_game(record)
-        records[name] = record
-    storage.close()
-    return records
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("web")
-    ids = _seed_database(base / "arena.sqlite")
-    others = _seed_other_games(base / "arena.sqlite")
-    write_tournament(base / "tournaments" / "round-robin")
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db",
-         str(base / "arena.sqlite"), "--no-ladder", "--tournaments", str(base / "tournaments"),
-         "--guests-per-client", "1000"],  # every test's page makes a guest
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2):
-                return True
-        except OSError:
-            if process.poll() is None:
-                return False
-            output = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(f"the server did not start: {output}")
-
-    try:
-        wait_for_sync(healthy, 60, "the server answers /healthz")
-    except AssertionError:
-        process.kill()
-        raise
-    yield {"url": url, "games": ids, "others": others, "tournaments": base / "tournaments"}
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdout:
-        process.stdout.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True,
-                                     timeout=TIMEOUT_MS)
-        yield chromium
-        chromium.close()
-
-
-VIEWPORTS = {"desktop": {"width": 1366, "height": 800}, "phone": {"width": 390, "height": 844}}
-BOTH = pytest.mark.parametrize("page", ["desktop", "phone"], indirect=True)
-"""Run a test at both viewports (a laptop's and a phone's)."""
-
-
-@pytest.fixture
-def visitor(server: dict[str, Any]) -> dict[str, str]:
-    """A visitor's guest cookie for one test's browser (the test server makes up to 1000
-    guests a minute per address): each test plays as its own guest, so a game a failed
-    test left running never counts against the next test's live games."""
-    request = urllib.request.Request(server["url"] + "/api/guest", data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        name, _, value = answer.headers["Set-Cookie"].split(";")[0].partition("=")
-    return {"name": name, "value": value, "url": server["url"]}
-
-
-@pytest.fixture
-def page(request: pytest.FixtureRequest, browser: Any, server: dict[str, Any],
-         visitor: dict[str, str]) -> Iterator[Any]:
-    viewport = getattr(request, "param", "desktop")
-    context = browser.new_context(viewport=VIEWPORTS[viewport], is_mobile=viewport == "phone",
-                                  has_touch=viewport == "phone")
-    context.add_cookies([{**visitor, "httpOnly": True, "sameSite": "Strict"}])
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    page.viewport_name = viewport
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], errors
-
-
-def shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    suffix = "" if getattr(page, "viewport_name", "desktop") == "desktop" else "-phone"
-    page.screenshot(path=str(ARTIFACTS / f"web-{name}{suffix}.png"), full_page=True)
-
-
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth;
-  const bad = [];
-  if (document.documentElement.scrollWidth > width) bad.push(`the page is ${document.documentElement.scrollWidth} px wide`);
-  for (const el of document.querySelectorAll("body *")) {
-    const box = el.getBoundingClientRect();
-    if (!box.width || box.right <= width + 0.5) continue;
-    let scrolled = false;  // inside a box that scrolls sideways on its own
-    for (let up = el.parentElement; up; up = up.parentElement) {
-      const x = getComputedStyle(up).overflowX;
-      if (x === "auto" || x === "scroll" || x === "hidden") { scrolled = up.getBoundingClientRect().right <= width + 0.5; break; }
-    }
-    if (!scrolled && !el.closest(".visually-hidden")) bad.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}.${el.className.baseVal ?? el.className} ends at ${Math.round(box.right)} px`);
-  }
-  return bad.slice(0, 5);
-}"""
-
-
-def no_overflow(page: Any) -> None:
-    """Nothing sticks out to the right of the screen (tables scroll in their own box)."""
-    assert page.evaluate(OVERFLOW) == [], page.url
-
-
-def wait_phase(page: Any, *phases: str) -> str:
-    page.wait_for_function(
-        "phases => phases.includes(document.body.dataset.phase)", arg=list(phases))
-    return str(page.evaluate("document.body.dataset.phase"))
-
-
-ALL_S = "S->aS|Sb\nS->c\n"
-"""Every roll applies, so every turn is built by hand (no bank)."""
-
-
-def start_game(page: Any, server: dict[str, Any], moves: int = 3, text: str | None = None,
-               seat: int = 0) -> None:
-    page.goto(server["url"] + "/#/")
-    wait_phase(page, "lobby")
-    if text is None:
-        page.select_option("#grammar", "medium")
-    else:
-        page.select_option("#grammar", "")
-        page.fill("#grammar-text", text)
-    page.fill("#moves", str(moves))
-    page.select_option("#bot", "random")
-    page.select_option("#seat", str(seat))
-    page.click("#start")
-
-
-def play_by_hand(page: Any, first_shot: str | None = None) -> int:
-    """Build every turn from the first legal choice offered until the result shows."""
-    clicks = turns = 0
-    while True:
-        phase = wait_phase(page, "choose", "over", "error")
-        assert phase != "error", page.inner_text("main")
-        if phase == "over":
-            return turns
-        if first_shot and turns == 0 and clicks == 0:
-            shot(page, first_shot)
-        if page.is_enabled("#finish"):
-            page.click("#finish")
-            turns += 1
-        else:
-            page.locator("button.choice").first.click()
-            clicks += 1
-        assert clicks < 200
-
-
-TWO_EACH = "S->aS|Sb\nS->c|cc\n"
-"""Every roll applies and every group has two productions: one choice is left per turn."""
-
-
+__all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
 @BOTH
 def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) -> None:
     page.goto(server["url"] + "/#/")
@@ -300,15 +82,25 @@ def test_a_whole_game_by_hand_against_random(page: Any, server: dict[str, Any]) 
     assert "guest-" not in page.inner_text("#result")
     assert page.locator("#breakdown").is_visible()
     assert page.locator("#log li").count() == 6  # every move of both, numbered
+    for line in page.locator("#log li").all_inner_texts():  # each with its roll: "rolled S->aS|Sb"
+        assert re.fullmatch(r"(You|random \(house bot\)) rolled S->\S+: .+", line), line
     no_overflow(page)
     shot(page, "play-result")
+    game_id = page.url.rsplit("=", 1)[1]
     page.click("text=Replay this game")
     wait_phase(page, "replay")
     page.click("#last")
     assert page.get_attribute("#frame-label", "data-index") == "6"
+    # the seed exactly as stored (a 128-bit number: JSON's text, not a float's 1.86e+38)
+    stored = page.evaluate("url => fetch(url).then(r => r.text())", f"/api/games/{game_id}")
+    seed = re.search(r'"seed":\s*"?(\d+)', stored)
+    assert seed is not None and len(seed[1]) > 17
+    assert f"seed {seed[1]}" in page.inner_text("#replay-result")
+    no_overflow(page)
 
 
 def test_the_lobby_checks_remembers_and_plays_again(page: Any, server: dict[str, Any]) -> None:
+    page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusals shown
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
     page.select_option("#grammar", "")
@@ -477,6 +269,7 @@ def test_the_replay_viewer_reads_an_uploaded_thesis_log(page: Any, server: dict[
 
 
 def test_the_grammar_editor_rejects_a_bad_grammar(page: Any, server: dict[str, Any]) -> None:
+    page.expected_console = [r"status of 409 .*/api/grammars"]  # a name saved already: asked
     page.goto(server["url"] + "/#/")
     wait_phase(page, "lobby")
     # a page of the substitution game's renderer (its `pages`), linked in the header
@@ -522,7 +315,7 @@ def test_the_grammar_editor_rejects_a_bad_grammar(page: Any, server: dict[str, A
     page.click("#delete")
     page.click("#confirm-yes")
     page.wait_for_selector("#save-message.ok")
-    assert page.locator("#start-from option[value=mine]").count() == 0
+    page.wait_for_selector("#start-from option[value=mine]", state="detached")  # the list reloaded
 
 
 def test_the_tournament_table_and_the_ladder(page: Any, server: dict[str, Any]) -> None:
@@ -580,34 +373,6 @@ def test_artifacts_directory_is_ignored_by_git() -> None:
 
 
 # -- every other game: play by hand from the lobby, replay a stored game -----------------------
-
-
-def start_from_lobby(page: Any, server: dict[str, Any], game: str, seat: int = 0,
-                     choose: dict[str, str] | None = None, fill: dict[str, str] | None = None) -> None:
-    page.goto(server["url"] + "/#/")
-    wait_phase(page, "lobby")
-    page.select_option("#game", game)
-    for selector, value in (choose or {}).items():
-        page.select_option(selector, value)
-    for selector, value in (fill or {}).items():
-        page.fill(selector, value)
-    page.select_option("#seat", str(seat))
-    page.click("#start")
-
-
-def my_turn(page: Any) -> bool:
-    """Wait until it is our turn (True) or the game is over (False)."""
-    phase = wait_phase(page, "choose", "over", "error")
-    assert phase != "error", page.inner_text("main")
-    return phase == "choose"
-
-
-def data_of(page: Any, selector: str, key: str) -> list[str]:
-    return list(page.locator(selector).evaluate_all(f"els => els.map(e => e.dataset.{key})"))
-
-
-def moves_offered(page: Any) -> list[str]:
-    return data_of(page, "#play-area [data-move]:not([disabled])", "move")
 
 
 @BOTH
@@ -1193,6 +958,7 @@ def foreign_site() -> Iterator[str]:
 def test_a_page_of_another_site_changes_nothing_and_cannot_open_the_websocket(
         page: Any, server: dict[str, Any], foreign_site: str) -> None:
     before, presets = _accounts(server), _presets(server)
+    page.expected_console = [r"status of (403|405|415) .*/api/(guest|grammars)", r"WebSocket .* 403"]
     page.goto(foreign_site)
     results = page.evaluate(ATTACK, server["url"])
     assert results == {"guest": "sent", "grammar": "sent", "image": "loaded", "ws": "refused"}

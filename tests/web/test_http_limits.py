@@ -7,10 +7,16 @@ asserts the defended behaviour.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
+import hashlib
 import http.client
 import json
 import random
+import re
+import socket
+import tracemalloc
+import zlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,8 +33,10 @@ from arena.web.config import WebConfig
 from arena.web.endpoints import endpoints
 from arena.web.endpoints.replays import REPLAYS
 from arena.web.replay import replay_job
+from protocol import Encoding
 from tests.server import worker_jobs
 from tests.server.conftest import Arena
+from tests.waiting import wait_for
 from tests.web.test_api import _played, _post, get, new_guest, post
 
 
@@ -114,14 +122,16 @@ async def test_the_same_posts_from_a_foreign_origin_are_403(make_arena: Any) -> 
 async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena) -> None:
     port, piece = arena.server.port, b"x" * 65536
     # the declared length is enough: answered after the head and the first 64 KiB
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                                      b"text/plain\r\nContent-Length: 10485760\r\n\r\n" + piece)
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Content-Type: text/plain\r\n"
+                                      b"Content-Length: 10485760\r\n\r\n" + piece)
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert "4194304" in json_of(answer)["message"]
     # no length (chunked): refused as soon as the body passes the limit
     chunks = b"10000\r\n" + piece + b"\r\n"
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                                      b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Content-Type: text/plain\r\n"
+                                      b"Transfer-Encoding: chunked\r\n\r\n"
                                 + chunks * (4 * 16 + 1))
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert arena.server.web is not None
@@ -266,10 +276,11 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
                                                     caplog: pytest.LogCaptureFixture) -> None:
     port = arena.server.port
     cases = {
-        b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n": (400, "bad-request-line"),
-        b"GET /\x00 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n":
+        b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\n\r\n": (400, "bad-request-line"),
+        (b"GET /\x00 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+         b"Connection: Upgrade\r\n\r\n"):
             (400, "bad-request-line"),
-        (b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
+        (b"GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n"
          b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
          b"Sec-WebSocket-Version: 13\r\n\r\n"): (400, "bad-header"),
         b"GET / HTTP/1.1\r\nHost x\r\n\r\n": (400, "bad-header"),
@@ -282,12 +293,13 @@ async def test_malformed_requests_get_400_never_500(arena: Arena,
         answer = await raw_exchange(port, data)
         assert status_of(answer) == status and json_of(answer)["code"] == code, (data, answer)
     # a bad chunked body is aiohttp's to find: 400 too
-    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: x\r\n"
+    answer = await raw_exchange(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
                                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
     assert status_of(answer) == 400
     # two Upgrade headers that websockets itself sees (a keep-alive request is aiohttp's)
-    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close"
-                                      b"\r\nUpgrade: h2c, websocket\r\n\r\n")
+    answer = await raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n"
+                                      b"Connection: close\r\n"
+                                      b"Upgrade: h2c, websocket\r\n\r\n")
     assert status_of(answer) == 426  # websockets refuses an upgrade to two protocols
     assert b"Traceback" not in answer
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
@@ -394,3 +406,249 @@ async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any
     status, options = await get(arena, "/api/web/options")
     assert sorted(p["name"] for p in options["presets"] if not p["builtin"]) == \
         ["p0", "p1", "p2"]
+
+
+# -- issue 22, finding 1: compressed request bodies ---------------------------------------------
+
+
+def gzip_bomb(mib: int) -> bytes:
+    """`mib` MiB of newlines, gzipped: about 1 KB per MiB (the attack's: 256 MiB in 260 KB)."""
+    return gzip.compress(b"\n" * (mib << 20), compresslevel=9)
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, Any]:
+    """One HTTP answer with a Content-Length: its status and JSON body."""
+    async with asyncio.timeout(30):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        return status_of(head), json.loads(await reader.readexactly(length))
+
+
+async def test_a_compressed_body_is_refused_before_any_of_it_is_read_or_inflated(
+        arena: Arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gzip bomb, at 64 MiB: 415 while half of it is still unsent, to an endpoint that
+    reads bodies and to one that never does; the server answers meanwhile, never inflates a
+    byte, and the connection serves its next request once the rest has come."""
+    from aiohttp import compression_utils
+
+    inflated: list[int] = []
+    original = compression_utils.ZLibDecompressor.decompress_sync
+
+    def spy(self: Any, data: bytes, *args: Any, **kwargs: Any) -> bytes:
+        inflated.append(len(data))
+        return original(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(compression_utils.ZLibDecompressor, "decompress_sync", spy)
+    bomb = gzip_bomb(64)
+    assert len(bomb) < 100_000
+    half = len(bomb) // 2
+    for path, kind in (("/api/replay", "text/plain"), ("/api/guest", "application/json")):
+        reader, writer = await asyncio.open_connection("127.0.0.1", arena.server.port)
+        writer.write(f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: {kind}\r\n"
+                     f"Content-Encoding: gzip\r\nContent-Length: {len(bomb)}\r\n\r\n".encode()
+                     + bomb[:half])
+        status, error = await read_answer(reader)
+        assert status == 415 and error["code"] == "compressed-body", error
+        assert "Content-Encoding: gzip" in error["message"]
+        assert "send the body as it is" in error["message"]
+        status, health = await get(arena, "/healthz")  # the loop is free while it comes
+        assert status == 200 and health["status"] == "ok"
+        writer.write(bomb[half:] + b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        status, health = await read_answer(reader)
+        assert status == 200 and health["status"] == "ok"
+        writer.close()
+    assert inflated == []
+    assert arena.server.storage is not None
+    assert await arena.server.storage.bots() == []  # no guest
+    # any coding but identity; identity is no coding at all
+    for coding in ("deflate", "br", "x-gzip, identity", "GZIP"):
+        status, error, _ = await asyncio.to_thread(
+            _post, arena.server.port, "/api/grammars/check", {"text": "S->a"},
+            headers={"Content-Encoding": coding})
+        assert status == 415 and error["code"] == "compressed-body", coding
+    status, answer, _ = await asyncio.to_thread(
+        _post, arena.server.port, "/api/grammars/check", {"text": "S->a"},
+        headers={"Content-Encoding": "identity"})
+    assert status == 200 and answer["ok"] is True
+
+
+# -- issue 22, finding 6: DNS rebinding ------------------------------------------------------------
+
+
+async def test_a_rebound_name_reaches_nothing(make_arena: Any) -> None:
+    """A page of evil.example whose name resolves to the server: Host and Origin agree,
+    so the origin check alone let it in. Every request to a name that is not the server's
+    is 421, a browser's WebSocket handshake too; bots (no Origin) come by any name."""
+    arena = await make_arena(web=WebConfig(server_names=("arena.example.org",),
+                                           guests_per_client_minute=20))
+    port = arena.server.port
+    rebound = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+    for endpoint in STATE_CHANGING:
+        status, error, _ = await asyncio.to_thread(
+            _post, port, endpoint.path, {"name": "x", "text": "S->a"}, headers=rebound)
+        assert status == 421 and error["code"] == "misdirected-request", endpoint.path
+        assert "'evil.example'" in error["message"] and "--server-name" in error["message"]
+    status, _headers, body = await asyncio.to_thread(request, port, "GET", "/api/me", None,
+                                                     {"Host": "evil.example"})
+    assert status == 421 and json.loads(body)["code"] == "misdirected-request"
+    assert arena.server.storage is not None
+    assert await arena.server.storage.bots() == []
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(f"ws://evil.example:{port}/", host="127.0.0.1",
+                      origin=f"http://evil.example:{port}")  # type: ignore[arg-type]
+    assert refused.value.response.status_code == 421
+    assert b"evil.example" in refused.value.response.body
+    bot = await connect(f"ws://evil.example:{port}/", host="127.0.0.1",  # a bot: no Origin
+                        subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await bot.close()
+    # the server's own names: the configured one, localhost, any IP address
+    for host in ("arena.example.org", f"ARENA.example.org.:{port}", f"localhost:{port}",
+                 f"127.0.0.1:{port}", "[::1]", "192.0.2.7:80"):
+        origin = f"http://{host}" if ":" in host and not host.startswith("[") else None
+        headers = {"Host": host, **({"Origin": origin} if origin else {})}
+        status, answer, _ = await asyncio.to_thread(_post, port, "/api/guest", headers=headers)
+        assert status == 200, (host, answer)
+    ws = await connect(f"ws://arena.example.org:{port}/", host="127.0.0.1",
+                       origin=f"http://arena.example.org:{port}",  # type: ignore[arg-type]
+                       subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await ws.close()
+
+
+# -- issue 22, finding 7: replay answers are streamed ---------------------------------------------
+
+
+@cache
+def amplifying_log() -> str:
+    """500 turns of the grammar S -> S x 100: a 30 KB log whose replay is about 12 MB of
+    JSON, within every replay limit (the attack's: 55 KB to 32 MB)."""
+    from arena.games.substitution.grammar import Grammar
+    from arena.match import Match
+
+    game = SubstitutionGame(Settings(Grammar.from_text("S->" + "S" * 100 + "\n"), 250))
+    match = Match(game, ["a", "b"], seed=1, match_id="amplifier")
+    match.run([_Grow(), _Grow()], [random.Random(1), random.Random(2)])
+    return to_jsonl(match.record())
+
+
+def _streamed_post(port: int, path: str, body: bytes, gzipped: bool) -> tuple[int, int, str]:
+    """POST `body`, reading the answer a chunk at a time (inflating it if gzipped):
+    status, bytes of the answer, its SHA-256. Nothing holds the whole answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", path, body=body, headers={
+            "Content-Type": "text/plain", "Accept-Encoding": "gzip" if gzipped else "identity"})
+        response = connection.getresponse()
+        assert (response.getheader("Content-Encoding") == "gzip") == gzipped
+        assert int(response.getheader("Content-Length", "0")) > 0  # a whole file, not chunks
+        inflate = zlib.decompressobj(wbits=31) if gzipped else None
+        digest, size = hashlib.sha256(), 0
+        while chunk := response.read(65536):
+            while chunk:  # inflated 64 KiB at a time (the answer compresses 400 to 1)
+                data, chunk = ((inflate.decompress(chunk, 65536), inflate.unconsumed_tail)
+                               if inflate else (chunk, b""))
+                digest.update(data)
+                size += len(data)
+        return response.status, size, digest.hexdigest()
+    finally:
+        connection.close()
+
+
+async def test_a_replay_answer_is_streamed_and_never_held_whole(
+        arena: Arena, tmp_path: Path) -> None:
+    """The server's Python memory while it sends a 12 MB replay answer, gzipped or not,
+    peaks at a small part of it: the worker writes it to a file (gzipped there for a
+    client that takes gzip) and the server sends it from there a chunk at a time
+    (tracemalloc counts the test's client too)."""
+    log = amplifying_log().encode()
+    expected = tmp_path / "expected.json"
+    assert replay_job(log.decode(), out=str(expected)).size == expected.stat().st_size
+    assert expected.stat().st_size > 10 << 20 and len(log) < 40_000
+    digest = hashlib.sha256(expected.read_bytes()).hexdigest()
+    for gzipped in (False, True):
+        tracemalloc.start()
+        try:
+            status, size, got = await asyncio.to_thread(
+                _streamed_post, arena.server.port, "/api/replay", log, gzipped)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert status == 200 and (size, got) == (expected.stat().st_size, digest)
+        assert peak < 3 << 20, f"{peak} bytes at the peak for a {size}-byte answer"
+    assert arena.server.web is not None
+    replays = arena.server.web.app[REPLAYS]
+    assert replays.in_flight == 0
+    assert replays.directory is not None and list(replays.directory.iterdir()) == []
+
+
+async def test_a_client_that_does_not_read_its_replay_is_cut_off_and_frees_its_place(
+        make_arena: Any) -> None:
+    arena = await make_arena(web=WebConfig(replay_send_seconds=1))
+    replays = arena.server.web.app[REPLAYS]
+    log = amplifying_log().encode()
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)  # buffers hold < the answer
+    client.connect(("127.0.0.1", arena.server.port))
+    reader, writer = await asyncio.open_connection(sock=client)
+    writer.write(b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(log) + log)
+    await wait_for(lambda: replays.in_flight == 1)
+    await wait_for(lambda: replays.in_flight == 0)  # it never read: cut off, place freed
+    async with asyncio.timeout(30):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        body = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := await reader.read(65536):  # until the server ends the connection
+                body += chunk
+    assert status_of(head) == 200 and len(body) < length
+    writer.close()
+    assert list(replays.directory.iterdir()) == []
+
+
+# -- issue 22, finding 4: deep and huge JSON ------------------------------------------------------
+
+
+def _with_weights(weights: list[int]) -> str:
+    """A small substitution game's log whose header claims these chance weights."""
+    lines = to_jsonl(_played(SubstitutionGame(Settings.preset("medium", 3)))).splitlines()
+    header = json.loads(lines[0])
+    header["settings"]["weights"] = weights * len(header["settings"]["weights"])
+    return "\n".join([json.dumps(header), *lines[1:]])
+
+
+async def test_deep_or_huge_json_gets_a_400_naming_it_never_a_500(
+        arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
+    """The three inputs that still got a 500: settings nested 10,000 deep, a log header
+    nested 50,000 deep (a RecursionError, quoted), replay weights of 10**300 (an
+    OverflowError in the dice); and weights just small enough for JSON whose sum the
+    dice cannot draw from."""
+    deep = "[" * 10_000 + "]" * 10_000
+    status, error = await post(arena, "/api/settings/check",
+                               raw=f'{{"game": "sim", "settings": {{"x": {deep}}}}}'.encode(),
+                               headers={"Content-Type": "application/json"})
+    assert status == 400 and error["message"] == "the body nests deeper than 32 levels", error
+    header = '{"format": "arena-log", "version": 1, "x": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    status, error = await post(arena, "/api/replay", raw=header.encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert error["message"].endswith("line 1: the JSON nests deeper than 32 levels")
+    status, error = await post(arena, "/api/replay", raw=_with_weights([10**300]).encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert "the number 10000000000000...000 (301 digits) at $.settings.weights[0] is beyond " \
+           "+-2**53" in error["message"]
+    status, error = await post(arena, "/api/replay", raw=_with_weights([2**40]).encode())
+    assert status == 400 and error["code"] == "bad-log", error
+    assert "the weights sum to" in error["message"] and "at most 2147483647" in error["message"]
+    status, error = await post(arena, "/api/settings/check", {"game": "durak", "settings": {
+        "cards": "0101", "weights": [10**300, 1, 1, 1]}})
+    assert status == 400 and "(301 digits)" in error["message"], error
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+async def test_a_replay_that_fails_is_a_500_that_quotes_no_python(
+        arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
+    assert arena.server.web is not None
+    arena.server.web.app[REPLAYS].job = worker_jobs.replay_that_fails
+    status, error = await post(arena, "/api/replay", raw=b"anything")
+    assert status == 500 and error == {"code": "internal-error",
+                                       "message": "the replay failed (the server logged it)"}
+    assert "RuntimeError: internal detail" in caplog.text  # for the server's administrator

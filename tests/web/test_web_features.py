@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from arena.record import read_jsonl, to_jsonl
 from arena.registry import default_registry
+from arena.server.workers import WORKER_NICE
 from arena.web.config import WebConfig
+from arena.web.endpoints.launch import RUNS
 from tests.server.conftest import Arena
 from tests.waiting import wait_for
 
@@ -181,7 +184,7 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
         return run if run["status"] in ("finished", "failed") else None
 
     run = await wait_for(ended, 60)
-    assert run["status"] == "finished", run
+    assert run["status"] == "finished", run["error"]
     assert run["done"] == run["total"] == 12
     status, table = await get(arena, "/api/tournament", name=run["name"])
     assert table["bots"] == ["sim-random", "sim-safe-random"] and table["games"] == 3
@@ -197,3 +200,29 @@ async def test_no_tournament_from_the_web_without_a_results_directory(arena: Are
         "game": "sim", "settings": {"vertices": 5}, "bots": ["sim-random", "sim-random"],
         "games": 1})
     assert status == 409 and "--tournaments" in error["message"]
+
+
+async def test_a_tournament_from_the_web_plays_niced_like_the_house_bots(
+        make_arena: Any, tmp_path: Path) -> None:
+    """Issue 22, finding 8: the web tournament's worker yields the CPU to the server, as
+    the house bots' and the replays' workers do."""
+    root = tmp_path / "tournaments"
+    root.mkdir()
+    arena = await make_arena(tournaments=str(root))
+    status, started = await post(arena, "/api/tournaments/run", {
+        "game": "sim", "settings": {"vertices": 6}, "games": 200,
+        "bots": ["sim-mc:trials=400", "sim-mc:trials=400"]})  # minutes: stopped at close
+    assert status == 200, started
+    assert arena.server.web is not None
+    run = arena.server.web.app[RUNS].runs[started["id"]]
+
+    def worker_niceness() -> int | None:
+        process = run.process
+        if process is None or process.pid is None:
+            return None
+        niceness = os.getpriority(os.PRIO_PROCESS, process.pid)
+        return niceness if niceness != os.nice(0) else None
+
+    assert await wait_for(worker_niceness) == os.nice(0) + WORKER_NICE
+    _, progress = await get(arena, "/api/tournaments/progress", id=started["id"])
+    assert progress["status"] == "running"

@@ -301,6 +301,7 @@ class HeapsGame(Game[HeapsState, HeapMove]):
             "value": self.rules.measure_of(state.heaps),
             "goal": self.goal_text(),
             "rules_text": self.rules_text(),
+            "rules": self.rules_parts(),
             "max_moves": self.max_moves,
             "to_move": None if over else state.moves_made % 2,
             "options": options,
@@ -314,6 +315,19 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         if self.rules.measure == "max":
             return f"a heap reaches {target} stones"
         return f"the {self.rules.measure} of the heaps reaches {target}"
+
+    def rules_parts(self) -> dict[str, Any]:
+        """The operations allowed per case, as labels (a page words them in its language):
+        ``any`` heap, the ``larger``, the ``smaller``, and with ``equal`` heaps (None: the
+        rules say nothing of equal heaps)."""
+        rules = self.rules
+
+        def labels(items: tuple[Op, ...]) -> list[str]:
+            return [op_label(op) for op in items]
+
+        return {"heaps": rules.heaps, "any": labels(rules.any), "larger": labels(rules.larger),
+                "smaller": labels(rules.smaller),
+                "equal": None if rules.equal is None else labels(rules.equal)}
 
     def rules_text(self) -> list[str]:
         """The operations allowed, one line per case."""

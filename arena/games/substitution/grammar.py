@@ -39,6 +39,9 @@ DICE_WEIGHTS = (1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)
 
 MAX_GROUPS = 1000
 MAX_ALTERNATIVE = 10_000
+MAX_TOTAL_WEIGHT = 2**31 - 1
+"""The chance weights' largest sum: the thesis program's ``TotalPossibility`` (a .NET
+``int``), and far inside what the dice's draw computes with (a C ``long``)."""
 
 _WEIGHTS_LINE = re.compile(r"weights\s*[:=](.*)", re.IGNORECASE)
 
@@ -138,7 +141,11 @@ class Grammar:
             )
         for index, weight in enumerate(self.weights):
             if not isinstance(weight, int) or isinstance(weight, bool) or weight <= 0:
-                raise GrammarError(f"weight {weight!r} of group {index} is not a positive integer")
+                raise GrammarError(f"weight {_shorten(repr(weight))} of group {index} is not "
+                                   "a positive integer")
+        if sum(self.weights) > MAX_TOTAL_WEIGHT:
+            raise GrammarError(f"the weights sum to {_shorten(str(sum(self.weights)))}; at "
+                               f"most {MAX_TOTAL_WEIGHT}")
 
     @classmethod
     def of(cls, groups: list[str] | tuple[str, ...], weights: tuple[int, ...] | None = None) -> Grammar:

@@ -6,12 +6,12 @@ export const css = `
 ol.words { margin: .3em 0; padding-left: 2.2em; }
 ol.words li.finished code { color: var(--ok); }
 ol.words li.open code { color: var(--fg); }
-ol.words li.pending { background: #fff3bf; border-radius: 4px; }
+ol.words li.pending { background: var(--mark); border-radius: 4px; }
 ol.words li.pending .was { color: var(--muted); text-decoration: line-through; margin-left: .5em; font-size: .85em; }
-ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: #7a4b00; margin-left: .4em; }
-.bank .changed { background: #fff3bf; font-weight: 700; }
+ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: var(--mark-fg); margin-left: .4em; }
+.bank .changed { background: var(--mark); font-weight: 700; }
 .points { color: var(--ok); font-size: .9em; }
-.bank-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
+.bank-box { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: .6em 1em; margin-top: 1em; }
 .breakdown { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .breakdown li.discarded { color: var(--muted); text-decoration: line-through; }
 @media (max-width: 760px) { .breakdown { grid-template-columns: 1fr; } }
@@ -21,7 +21,7 @@ ol.words li.pending .tag { font-size: .75em; font-weight: 700; color: #7a4b00; m
 
 function groupText(settings, index) {
   const group = settings.groups[index];
-  return group ? `${group.left}->${group.alternatives.join("|")}` : `group ${index}`;
+  return group ? `${group.left}->${group.alternatives.join("|")}` : `#${index}`;
 }
 
 function productionText(settings, group, production) {
@@ -31,16 +31,28 @@ function productionText(settings, group, production) {
 
 function isFinished(word) { return !/[A-Z]/.test(word); }
 
-function moveInWords(settings, move) {
-  if (!move || !move.trim()) return "nothing applied: the rolled group went to the bank";
-  return move.split(",").map((step) => {
-    const [word, group, production] = step.trim().split(/\s+/).map(Number);
-    const target = word === -1 ? "new derivation" : `derivation ${word}`;
-    return `${productionText(settings, group, production)} on ${target}`;
-  }).join("; ");
+// A translated text with a grammar's notation in it as code: `text` holds "\u0000" where
+// `code` goes (the notation is no word of any language).
+function codeIn(h, text, code) {
+  const [before, after] = text.split("\u0000");
+  return [before, h("code", {}, code), after];
 }
 
-export function describeMove(move, ctx) { return moveInWords(ctx.settings, move); }
+// A move in words: "S → aS on derivation 0; ...", each production as code (`h`) or text.
+function moveInWords(settings, move, t, h = null) {
+  if (!move || !move.trim()) return t("nothing applied: the rolled group went to the bank");
+  const steps = move.split(",").map((step) => {
+    const [word, group, production] = step.trim().split(/\s+/).map(Number);
+    const said = word === -1 ? t("{production} on new derivation", { production: "\u0000" })
+      : t("{production} on derivation {n}", { production: "\u0000", n: word });
+    const [before, after] = said.split("\u0000");
+    const rule = productionText(settings, group, production);
+    return h ? [before, h("code", {}, rule), after] : `${before}${rule}${after}`;
+  });
+  return h ? steps.flatMap((step, i) => (i ? ["; ", ...step] : step)) : steps.join("; ");
+}
+
+export function describeMove(move, ctx) { return ctx.h("span", {}, moveInWords(ctx.settings, move, ctx.t, ctx.h)); }
 
 export const scoreMeaning = "points (3 + the length of each finished word)";
 
@@ -57,39 +69,39 @@ function touched(move, count) {
 }
 
 export function describeChance(chance, ctx) {
-  return ["rolled ", ctx.h("code", {}, groupText(ctx.settings, chance))];
+  return [ctx.t("rolled"), " ", ctx.h("code", {}, groupText(ctx.settings, chance))];
 }
 
 // -- the board -----------------------------------------------------------------------------
 
 // `before`: the words before the turn being built (its pending changes are marked);
 // `last`: the indices the last move touched.
-function derivationList(h, words, seat, before = null, last = new Set()) {
-  if (!words.length) return h("p", { class: "muted" }, "no derivations");
+function derivationList(h, t, words, seat, before = null, last = new Set()) {
+  if (!words.length) return h("p", { class: "muted" }, t("no derivations"));
   return h("ol", { class: "words", start: "0" }, words.map((word, i) => {
     const changed = before !== null && before[i] !== word;
     const classes = [isFinished(word) ? "finished" : "open", changed ? "pending" : "", last.has(i) ? "last-move" : ""];
     return h("li", { class: classes.filter(Boolean).join(" "), "data-seat": seat, "data-word": i },
       h("code", {}, word === "" ? "ε" : word),
       isFinished(word) ? h("span", { class: "points" }, ` +${3 + word.length}`) : null,
-      changed ? (i >= before.length ? h("span", { class: "tag" }, "new, this turn")
-        : [h("span", { class: "was", title: "before this turn" }, before[i] === "" ? "ε" : before[i]), h("span", { class: "tag" }, "this turn")]) : null);
+      changed ? (i >= before.length ? h("span", { class: "tag" }, t("new, this turn"))
+        : [h("span", { class: "was", title: t("before this turn") }, before[i] === "" ? "ε" : before[i]), h("span", { class: "tag" }, t("this turn"))]) : null);
   }));
 }
 
-function bankTable(h, settings, bank, before = null, banked = null) {
+function bankTable(h, t, settings, bank, before = null, banked = null) {
   const rows = bank.map((count, index) => [count, index]).filter(([count, index]) => count > 0 || (before && before[index] > 0));
-  if (!rows.length) return h("p", { class: "muted", id: "bank" }, "the bank is empty");
+  if (!rows.length) return h("p", { class: "muted", id: "bank" }, t("the bank is empty"));
   return h("table", { class: "bank", id: "bank" },
-    h("tr", {}, h("th", {}, "group"), h("th", {}, "productions"), h("th", {}, "count")),
-    rows.map(([count, index]) => h("tr", { class: index === banked ? "last-move" : null, title: index === banked ? "the last roll went to the bank" : null },
+    h("tr", {}, h("th", {}, t("group")), h("th", {}, t("productions")), h("th", {}, t("count"))),
+    rows.map(([count, index]) => h("tr", { class: index === banked ? "last-move" : null, title: index === banked ? t("the last roll went to the bank") : null },
       h("td", {}, index), h("td", {}, h("code", {}, groupText(settings, index))),
       h("td", { class: before && before[index] !== count ? "changed" : null },
-        before && before[index] !== count ? `${count} (was ${before[index]})` : count))));
+        before && before[index] !== count ? t("{count} (was {before})", { count, before: before[index] }) : count))));
 }
 
 export function board(state, ctx) {
-  const { h, settings, players } = ctx;
+  const { h, settings, players, t } = ctx;
   const me = ctx.me ?? null;
   // while a turn is being built: the derivations and the bank as the steps so far leave them
   const partial = ctx.legal && ctx.legal.derivations ? ctx.legal : null;
@@ -98,33 +110,34 @@ export function board(state, ctx) {
   const bank = partial ? partial.bank : state.bank;
   const last = ctx.last && !partial ? ctx.last : null;
   const seats = players.map((name, seat) => h("section", { class: "player" + (seat === me ? " me" : ""), id: `player-${seat}` },
-    h("h3", {}, ctx.name(seat), h("span", { class: "muted" }, seat === 0 ? " — first" : " — second"),
-      h("span", { class: "score" }, ` score ${state.scores ? state.scores[seat] : ""}`)),
-    derivationList(h, derivations[seat], seat, partial && seat === me ? state.derivations[seat] : null,
+    h("h3", {}, ctx.name(seat), h("span", { class: "muted" }, ` — ${t(seat === 0 ? "first" : "second")}`),
+      h("span", { class: "score" }, ` ${t("score {n}", { n: state.scores ? state.scores[seat] : "" })}`)),
+    derivationList(h, t, derivations[seat], seat, partial && seat === me ? state.derivations[seat] : null,
       last && last.player === seat ? touched(last.move, derivations[seat].length) : new Set())));
   const frame = ctx.frame;
   const roll = frame ? frame.chance ?? null : state.roll ?? null;
   const caption = frame
-    ? (frame.index === 0 ? "Before the first roll" : `After turn ${frame.index} · moves left ${state.moves_left} each`)
-    : state.moves_left === 0 && state.player === 0 ? `Game over after ${settings.moves} moves each`
-      : `Move ${Math.min(state.move_number + 1, settings.moves)} of ${settings.moves} · moves left ${state.moves_left}`;
+    ? (frame.index === 0 ? t("Before the first roll") : t("After turn {n} · moves left {left} each", { n: frame.index, left: state.moves_left }))
+    : state.moves_left === 0 && state.player === 0 ? t("Game over after {n} moves each", { n: settings.moves })
+      : t("Move {n} of {total} · moves left {left}", { n: Math.min(state.move_number + 1, settings.moves), total: settings.moves, left: state.moves_left });
   return h("div", { class: "subst" },
     h("p", { class: "status", id: "status-line" }, caption,
-      roll !== null ? [" · roll: group ", h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
+      roll !== null ? [` · ${t("roll: group")} `, h("strong", {}, roll), " ", h("code", {}, groupText(settings, roll))] : null),
     h("div", { class: "players" }, seats),
-    h("section", { class: "bank-box" }, h("h3", {}, "Bank"), bankTable(h, settings, bank, partial ? state.bank : null,
+    h("section", { class: "bank-box" }, h("h3", {}, t("Bank")), bankTable(h, t, settings, bank, partial ? state.bank : null,
       last && !last.move.trim() && last.chance !== null ? last.chance : null)));
 }
 
 export function summary(state, ctx) {
-  const { h } = ctx;
+  const { h, t } = ctx;
   return h("div", { class: "breakdown", id: "breakdown" }, ctx.players.map((name, seat) => {
     const words = state.derivations[seat];
     const finished = words.filter(isFinished);
-    return h("section", {}, h("h4", {}, `${ctx.name(seat)}: ${finished.reduce((s, w) => s + 3 + w.length, 0)} points`),
+    const points = finished.reduce((s, w) => s + 3 + w.length, 0);
+    return h("section", {}, h("h3", {}, `${ctx.name(seat)}: ${t("{n} points", { n: points, count: points })}`),
       h("ul", {}, words.map((word) => h("li", { class: isFinished(word) ? "finished" : "discarded" },
         h("code", {}, word === "" ? "ε" : word),
-        isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : " unfinished: discarded"))));
+        isFinished(word) ? ` 3 + ${word.length} = ${3 + word.length}` : ` ${t("unfinished: discarded")}`))));
   }));
 }
 
@@ -133,15 +146,26 @@ export function summary(state, ctx) {
 // ctx.local keeps the turn being built: `steps` (move-string steps applied so far) and
 // `pick` (the group and alternative chosen for the next step).
 export function controls(ctx) {
-  const { h, legal, settings: s } = ctx;
+  const { h, legal, settings: s, t } = ctx;
   const local = ctx.local;
   local.steps = local.steps || [];
   local.pick = local.pick || {};
   const steps = local.steps;
   const refresh = () => { local.pick = {}; ctx.refresh(steps.length ? { steps: steps.join(", ") } : {}); };
-  const parts = [h("h3", {}, "Your turn")];
-  parts.push(h("p", {}, "This turn so far: ",
-    steps.length ? h("code", { id: "partial" }, moveInWords(s, steps.join(", "))) : h("span", { class: "muted" }, "no steps yet")));
+  const parts = [h("h3", {}, t("Your turn"))];
+  parts.push(h("p", {}, t("This turn so far: "),
+    steps.length ? h("code", { id: "partial" }, moveInWords(s, steps.join(", "), t)) : h("span", { class: "muted" }, t("no steps yet"))));
+  // the turn's actions before its choices: in sight however many choices follow
+  parts.push(h("div", { class: "actions" },
+    h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
+      onclick: () => {
+        local.auto = false;
+        if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
+        steps.pop(); refresh();
+      } }, t("Undo step")),
+    h("button", { id: "clear", disabled: !steps.length, onclick: () => { local.auto = false; steps.length = 0; refresh(); } }, t("Clear")),
+    h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
+      t("Finish turn"))));
   const options = legal.steps;
   // A stage with one choice is taken at once (not the group, while the turn may also end
   // here; nothing after an undo, so that undoing is possible).
@@ -159,49 +183,40 @@ export function controls(ctx) {
       if (words.length === 1) {
         steps.push([words[0], pick.group, pick.production].join(" "));
         refresh();
-        return h("div", {}, h("h3", {}, "Your turn"), h("p", { class: "muted" }, `Applying ${productionText(s, pick.group, pick.production)} (the only choice)…`));
+        return h("div", {}, h("h3", {}, t("Your turn")), h("p", { class: "muted" },
+          codeIn(h, t("Applying {production} (the only choice)…", { production: "\u0000" }), productionText(s, pick.group, pick.production))));
       }
     }
   }
   if (!options.length) {
-    parts.push(h("p", {}, legal.can_end
+    parts.push(h("p", {}, t(legal.can_end
       ? (steps.length ? "No further step applies: finish the turn."
         : "The rolled group fits none of your derivations: it goes to the bank. Finish the turn.")
-      : "No legal step."));
+      : "No legal step.")));
   } else {
     const pick = local.pick;
     const choices = h("div", { class: "choices" });
     if (pick.group === undefined) {
       const groups = [...new Set(options.map((o) => o[1]))];
-      choices.append(h("p", {}, "1. Pick a group"), ...groups.map((g) => h("button", { class: "choice", "data-group": g,
+      choices.append(h("p", {}, t("1. Pick a group")), ...groups.map((g) => h("button", { class: "choice", "data-group": g,
         onclick: () => { local.pick = { group: g }; local.auto = true; ctx.redraw(); } },
-        `${g}: ${groupText(s, g)}`, g === legal.roll && !steps.length ? " (rolled)" : ` (bank ×${legal.bank[g]})`)));
+        `${g}: `, h("code", {}, groupText(s, g)), g === legal.roll && !steps.length ? ` ${t("(rolled)")}` : ` ${t("(bank ×{n})", { n: legal.bank[g] })}`)));
     } else if (pick.production === undefined) {
       const productions = [...new Set(options.filter((o) => o[1] === pick.group).map((o) => o[2]))];
-      choices.append(h("p", {}, `2. Pick an alternative of ${groupText(s, pick.group)}`),
+      choices.append(h("p", {}, codeIn(h, t("2. Pick an alternative of {group}", { group: "\u0000" }), groupText(s, pick.group))),
         ...productions.map((p) => h("button", { class: "choice", "data-production": p,
           onclick: () => { local.pick = { ...pick, production: p }; local.auto = true; ctx.redraw(); } },
-          productionText(s, pick.group, p))));
+          h("code", {}, productionText(s, pick.group, p)))));
     } else {
       const words = options.filter((o) => o[1] === pick.group && o[2] === pick.production).map((o) => o[0]);
-      choices.append(h("p", {}, `3. Apply ${productionText(s, pick.group, pick.production)} to`),
+      choices.append(h("p", {}, codeIn(h, t("3. Apply {production} to", { production: "\u0000" }), productionText(s, pick.group, pick.production))),
         ...words.map((w) => h("button", { class: "choice", "data-word": w,
           onclick: () => { steps.push([w, pick.group, pick.production].join(" ")); local.auto = true; refresh(); } },
-          w === -1 ? "a new derivation" : ["derivation ", w, ": ", h("code", {}, legal.derivations[w])])));
+          w === -1 ? t("a new derivation") : [t("derivation {n}: ", { n: w }), h("code", {}, legal.derivations[w])])));
     }
     parts.push(choices);
   }
-  if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem" }, legal.problem));
-  parts.push(h("div", { class: "actions" },
-    h("button", { id: "undo", disabled: !steps.length && local.pick.group === undefined,
-      onclick: () => {
-        local.auto = false;
-        if (local.pick.group !== undefined) { local.pick = {}; ctx.redraw(); return; }
-        steps.pop(); refresh();
-      } }, "Undo step"),
-    h("button", { id: "clear", disabled: !steps.length, onclick: () => { local.auto = false; steps.length = 0; refresh(); } }, "Clear"),
-    h("button", { id: "finish", class: "primary", disabled: !legal.can_end, onclick: () => ctx.play(steps.join(", ")) },
-      "Finish turn")));
+  if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));  // the referee's words
   return h("div", {}, parts);
 }
 
@@ -209,12 +224,12 @@ export function controls(ctx) {
 
 // ctx.options.presets: the built-in grammar presets and those saved in the editor.
 export function settings(ctx) {
-  const { h, options } = ctx;
+  const { h, options, t } = ctx;
   const saved = ctx.saved || {};
   const grammar = h("select", { id: "grammar" },
-    options.presets.map((p) => h("option", { value: p.name, selected: p.name === (saved.grammar ?? "medium") }, `${p.name}${p.builtin ? "" : " (saved)"}`)),
-    h("option", { value: "", selected: saved.text !== undefined }, "my own text…"));
-  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 30, spellcheck: "false", "aria-label": "grammar text" }, saved.text ?? "");
+    options.presets.map((p) => h("option", { value: p.name, selected: p.name === (saved.grammar ?? "medium") }, `${p.name}${p.builtin ? "" : ` ${t("(saved)")}`}`)),
+    h("option", { value: "", selected: saved.text !== undefined }, t("my own text…")));
+  const text = h("textarea", { id: "grammar-text", rows: 8, cols: 30, spellcheck: "false", "aria-label": t("grammar text") }, saved.text ?? "");
   const moves = h("input", { id: "moves", type: "number", min: 1, max: 1000, value: saved.moves || 20 });
   const message = h("p", { id: "grammar-message", "aria-live": "polite" });
   const syncText = () => {
@@ -228,8 +243,9 @@ export function settings(ctx) {
     timer = setTimeout(async () => {
       const result = await ctx.post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
       message.className = result.ok ? (result.warnings.length ? "warnings" : "ok") : "error";
-      message.replaceChildren(result.ok ? `Grammar OK: ${result.groups.length} production groups${result.warnings.map((w) => `; warning: ${w}`).join("")}`
-        : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason));
+      message.replaceChildren(...(result.ok ? [t("Grammar OK: {n} production groups", { n: result.groups.length, count: result.groups.length }),
+        ...result.warnings.map((w) => [`; ${t("warning:")} `, h("span", { lang: "en" }, w)])]
+        : [result.line ? t("Line {n}: ", { n: result.line }) : "", h("span", { lang: "en" }, result.reason)]).flat());
     }, 200);
   };
   ctx.cleanup(() => clearTimeout(timer));
@@ -239,8 +255,8 @@ export function settings(ctx) {
   syncText();
   if (!grammar.value) check();
   return {
-    element: h("div", {}, h("label", {}, "Grammar ", grammar), text, message,
-      h("label", {}, "Moves per player ", moves)),
+    element: h("div", {}, h("label", {}, t("Grammar"), " ", grammar), text, message,
+      h("label", {}, t("Moves per player"), " ", moves)),
     // the substitution game's own /api/play parameters: a preset name or a grammar text
     value: () => (grammar.value ? { grammar: grammar.value, moves: Number(moves.value) } : { text: text.value, moves: Number(moves.value) }),
   };
@@ -253,14 +269,14 @@ export function settings(ctx) {
 // after asking, deleted (POST /api/grammars/delete). ctx.options: /api/web/options of
 // this game (its presets).
 async function editorPage(ctx) {
-  const { h, options } = ctx;
+  const { h, options, t } = ctx;
   const start = h("select", { id: "start-from" }, h("option", { value: "" }, "—"),
-    options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
+    options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} ${t("(saved)")}`)));
   const text = h("textarea", { id: "editor-text", rows: 12, cols: 40, spellcheck: "false", "aria-describedby": "editor-status" });
-  const status = h("div", { id: "editor-status", class: "muted", "aria-live": "polite" }, "Type a grammar: one group per line (A->aA|B), optionally a line 'weights: 1 2 3 …'. The empty word is ε.");
-  const name = h("input", { id: "preset-name", placeholder: "preset name" });
-  const save = h("button", { id: "save", class: "primary", disabled: true }, "Save as a preset");
-  const remove = h("button", { id: "delete", disabled: true }, "Delete this saved preset");
+  const status = h("div", { id: "editor-status", class: "muted", "aria-live": "polite" }, t("Type a grammar: one group per line (A->aA|B), optionally a line 'weights: 1 2 3 …'. The empty word is ε."));
+  const name = h("input", { id: "preset-name", placeholder: t("preset name") });
+  const save = h("button", { id: "save", class: "primary", disabled: true }, t("Save as a preset"));
+  const remove = h("button", { id: "delete", disabled: true }, t("Delete this saved preset"));
   const saved = h("div", { id: "save-message", "aria-live": "polite" });
   let valid = false, seq = 0, timer = null;
   const savedNames = () => options.presets.filter((p) => !p.builtin).map((p) => p.name);
@@ -272,11 +288,11 @@ async function editorPage(ctx) {
     valid = result.ok;
     status.className = valid ? "ok" : "error";
     const bad = !valid && result.line ? text.value.split("\n")[result.line - 1] : null;
-    status.replaceChildren(h("p", {}, valid ? `OK: ${result.groups.length} production groups, weights ${result.weights.join(" ")}`
-      : (result.line ? `Line ${result.line}: ${result.reason}` : result.reason)),
+    status.replaceChildren(h("p", {}, valid ? t("OK: {n} production groups, weights {weights}", { n: result.groups.length, count: result.groups.length, weights: result.weights.join(" ") })
+      : [result.line ? t("Line {n}: ", { n: result.line }) : "", h("span", { lang: "en" }, result.reason)]),
     bad !== null && bad !== undefined ? h("pre", { class: "bad-line", id: "bad-line" }, `${result.line} │ ${bad}`) : "",
     valid && result.warnings.length ? h("ul", { class: "warnings", id: "grammar-warnings" },
-      result.warnings.map((w) => h("li", {}, `Warning: ${w}`))) : "");
+      result.warnings.map((w) => h("li", {}, t("Warning: "), h("span", { lang: "en" }, w)))) : "");
     syncButtons();
     document.body.dataset.checked = valid ? (result.warnings.length ? "warning" : "ok") : "error";
   };
@@ -295,39 +311,65 @@ async function editorPage(ctx) {
     saved.className = "";
     saved.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-label": question },
       h("p", {}, question), h("button", { id: "confirm-yes", class: "primary", onclick: action }, yes),
-      h("button", { id: "confirm-no", onclick: () => saved.replaceChildren() }, "Cancel")));
+      h("button", { id: "confirm-no", onclick: () => saved.replaceChildren() }, t("Cancel"))));
     saved.querySelector("#confirm-no").focus();
   };
   const reloadOptions = async () => {
     Object.assign(options, await ctx.api("/api/web/options", { game: ctx.game.name }));
     start.replaceChildren(h("option", { value: "" }, "—"),
-      options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} (saved)`)));
+      options.presets.map((p) => h("option", { value: p.name }, p.builtin ? p.name : `${p.name} ${t("(saved)")}`)));
     syncButtons();
   };
   const store = async (overwrite) => {
     try {
       const r = await ctx.post("/api/grammars", { name: name.value.trim(), text: text.value, overwrite });
       saved.className = "ok";
-      saved.replaceChildren(`Saved as “${r.saved}”; it is offered in the lobby.`);
+      saved.replaceChildren(t("Saved as “{name}”; it is offered in the lobby.", { name: r.saved }));
       await reloadOptions();
     } catch (error) {
       if (error.data && error.data.code === "exists") {
-        ask(`A preset “${name.value.trim()}” is saved already. Replace it?`, "Replace it", () => store(true));
+        ask(t("A preset “{name}” is saved already. Replace it?", { name: name.value.trim() }), t("Replace it"), () => store(true));
       } else { saved.className = "error"; saved.replaceChildren(error.message); }
     }
   };
   save.addEventListener("click", () => store(false));
-  remove.addEventListener("click", () => ask(`Delete the saved preset “${name.value.trim()}”?`, "Delete it", async () => {
+  remove.addEventListener("click", () => ask(t("Delete the saved preset “{name}”?", { name: name.value.trim() }), t("Delete it"), async () => {
     try {
       const r = await ctx.post("/api/grammars/delete", { name: name.value.trim() });
-      saved.className = "ok"; saved.replaceChildren(`Deleted “${r.deleted}”.`);
+      saved.className = "ok"; saved.replaceChildren(t("Deleted “{name}”.", { name: r.deleted }));
       await reloadOptions();
     } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
   }));
   ctx.cleanup(() => clearTimeout(timer));
-  return [h("h1", {}, "Grammar editor"),
-    h("section", { class: "card" }, h("label", {}, "Start from ", start), h("label", { for: "editor-text" }, "Grammar"), text, status,
-      h("div", { class: "actions" }, h("label", {}, "Name ", name), save, remove), saved)];
+  return [h("h1", {}, t("Grammar editor")),
+    h("section", { class: "card" }, h("label", {}, t("Start from"), " ", start), h("label", { for: "editor-text" }, t("Grammar")), text, status,
+      h("div", { class: "actions" }, h("label", {}, t("Name"), " ", name), save, remove), saved)];
 }
 
 export const pages = { editor: { title: "Grammar editor", page: editorPage } };
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "A context-free grammar's productions are split into groups (a line like S->aS|Sb is one group with two alternatives). Each turn a roll picks a group, and its player must apply one of its alternatives to one of their derivations, or start a new derivation from S with it.",
+    "A rolled group that fits none of your derivations goes to the bank, shared by both players; a bank group that fits one of your derivations must be used in your turn, after the rolled one.",
+    "After the agreed number of moves, every finished word (no capital letters left) scores 3 plus its length; unfinished derivations score nothing.",
+    "To play, build your turn step by step in the box beside the board: a group, one of its alternatives, a derivation; then Finish turn.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"substitution","id":"example-substitution","players":["Anna","Boris"],"seed":5,"chance_name":"roll","settings":{"moves":2,"groups":[{"left":"S","alternatives":["aS","Sb"]},{"left":"S","alternatives":["c"]},{"left":"A","alternatives":["a"]}],"weights":[1,1,1]}}
+{"turn":0,"player":0,"roll":1,"move":"-1 1 0","bank":[0,0,0]}
+{"turn":1,"player":1,"roll":2,"move":"","bank":[0,0,1]}
+{"turn":2,"player":0,"roll":2,"move":"","bank":[0,0,2]}
+{"turn":3,"player":1,"roll":2,"move":"","bank":[0,0,3]}
+{"result":"first","winner":0,"scores":[4,0],"termination":"normal","loser":null,"detail":""}
+`,
+    notes: {
+    1: "Anna rolls group 1, S->c, and starts a new derivation with it: S becomes c, a finished word worth 3 + 1 = 4 points.",
+    2: "Boris rolls group 2, A->a. He has no derivation with an A, so the group goes to the bank.",
+    3: "Anna rolls group 2 too: it fits none of her words either, and joins the bank.",
+    4: "Boris's last roll goes to the bank as well. Two moves each are played: Anna wins 4 : 0.",
+    },
+  },
+};

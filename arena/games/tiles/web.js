@@ -13,7 +13,7 @@ export const css = `
 .tiles-game .row { display: flex; flex-wrap: wrap; gap: 5px; margin: .3em 0; }
 .tiles-game .tile { width: 2.4em; height: 3.3em; border-radius: 5px; display: flex; align-items: center; justify-content: center;
   font-weight: 700; font-size: 1.1em; font-variant-numeric: tabular-nums; }
-.tiles-game .tile.up { background: #fffdf5; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
+.tiles-game .tile.up { background: #fffdf5; color: #1d2330; border: 1px solid #b8a67a; box-shadow: 0 2px 0 #b8a67a; }
 .tiles-game .tile.down { background: #5b4a2e; border: 1px solid #3f3420; color: #e8dcc0; transform: translateY(2px); }
 .tiles-game .tile.just { outline: 3px solid #f59e0b; }
 .tiles-game .tile.hint { outline: 3px dashed var(--accent); }
@@ -22,12 +22,12 @@ export const css = `
 
 export const scoreMeaning = "tiles left face up (fewer is better)";
 
-export function prompt() {
-  return "Choose what to turn down for this roll.";
+export function prompt(view, ctx) {
+  return ctx.t("Choose what to turn down for this roll.");
 }
 
-function die(svg, value) {
-  const picture = svg("svg", { class: "die", viewBox: "0 0 46 46", role: "img", "aria-label": `die showing ${value}`, "data-die": value },
+function die(svg, value, t) {
+  const picture = svg("svg", { class: "die", viewBox: "0 0 46 46", role: "img", "aria-label": t("die showing {n}", { n: value }), "data-die": value },
     svg("rect", { x: 1, y: 1, width: 44, height: 44, rx: 8, fill: "#fff", stroke: "#1d2330", "stroke-width": 2 }));
   for (const [row, col] of PIPS[value] || []) {
     picture.append(svg("circle", { cx: 10 + col * 13, cy: 10 + row * 13, r: 4.2, fill: "#1d2330" }));
@@ -46,17 +46,17 @@ function turned(move, roll) {
   return word.split(/[\s,]+/).map(Number);
 }
 
-export function describeChance(chance) {
-  return `rolled ${chance[0]} and ${chance[1]}`;
+export function describeChance(chance, ctx) {
+  return ctx.t("rolled {x} and {y}", { x: chance[0], y: chance[1] });
 }
 
 export function describeMove(move, ctx) {
   const tiles = turned(move, ctx.chance);
-  return tiles.length ? `turned down ${tiles.join(" and ")}` : "passed";
+  return tiles.length ? ctx.t("turned down {tiles}", { tiles: tiles.join(` ${ctx.t("and")} `) }) : ctx.t("passed");
 }
 
 export function board(view, ctx) {
-  const { h, svg, players } = ctx;
+  const { h, svg, players, t } = ctx;
   const legal = ctx.legal ? new Set(ctx.legal.moves) : new Set();
   const frame = ctx.frame;
   const roll = view.roll || (frame && frame.chance) || null;
@@ -68,49 +68,80 @@ export function board(view, ctx) {
   const rows = view.boards.map((up, seat) => {
     const upSet = new Set(up);
     const down = view.tiles - up.length;
-    const tiles = Array.from({ length: view.tiles }, (_, i) => i + 1).map((t) => {
-      const classes = ["tile", upSet.has(t) ? "up" : "down"];
-      if (last && seat === last.player && just.has(t)) classes.push("just", "last-move");
-      const tile = h("div", { class: classes.join(" "), "data-tile": t, title: `tile ${t} ${upSet.has(t) ? "up" : "down"}` }, t);
-      if (seat === view.to_move) moverTiles.set(t, tile);
+    const tiles = Array.from({ length: view.tiles }, (_, i) => i + 1).map((n) => {
+      const classes = ["tile", upSet.has(n) ? "up" : "down"];
+      if (last && seat === last.player && just.has(n)) classes.push("just", "last-move");
+      const tile = h("div", { class: classes.join(" "), "data-tile": n, title: t(upSet.has(n) ? "tile {n} up" : "tile {n} down", { n }) }, n);
+      if (seat === view.to_move) moverTiles.set(n, tile);
       return tile;
     });
     return h("section", { class: "player" + (seat === ctx.me ? " me" : "") + (!over && seat === view.to_move ? " to-move" : ""),
       id: `tiles-${seat}` },
     h("h3", {}, ctx.name(seat),
-      h("span", { class: "score" }, ` ${down} of ${view.tiles} down · ${view.turns[seat]} turn${view.turns[seat] === 1 ? "" : "s"}`)),
+      h("span", { class: "score" }, ` ${t("{down} of {tiles} down", { down, tiles: view.tiles })} · ${t("{n} turns", { n: view.turns[seat], count: view.turns[seat] })}`)),
     h("div", { class: "row" }, tiles));
   });
   let status;
-  if (view.winner !== null && view.winner !== undefined) status = `${ctx.name(view.winner)} turned all tiles down`;
-  else if (view.stopped) status = `Stopped after ${view.max_turns} turns: a draw`;
-  else if (!view.roll) status = `${ctx.name(view.to_move)} to roll`;
-  else status = view.to_move === ctx.me ? "Your turn: choose" : `${ctx.name(view.to_move)} to choose`;
+  if (view.winner !== null && view.winner !== undefined) status = t("{name} turned all tiles down", { name: ctx.name(view.winner) });
+  else if (view.stopped) status = t("Stopped after {n} turns: a draw", { n: view.max_turns });
+  else if (!view.roll) status = t("{name} to roll", { name: ctx.name(view.to_move) });
+  else status = view.to_move === ctx.me ? t("Your turn: choose") : t("{name} to choose", { name: ctx.name(view.to_move) });
   const choices = view.options.length ? h("div", { class: "moves", id: "tiles-choices" }, view.options.map((o) => h("button", {
     class: "move", "data-move": o.move, disabled: !legal.has(o.move), onclick: () => ctx.play(o.move),
-    onmouseenter: () => o.tiles.forEach((t) => moverTiles.get(t)?.classList.add("hint")),
-    onmouseleave: () => o.tiles.forEach((t) => moverTiles.get(t)?.classList.remove("hint")),
-  }, o.label[0].toUpperCase() + o.label.slice(1), h("small", {}, ` (${o.move})`)))) : null;
+    onmouseenter: () => o.tiles.forEach((n) => moverTiles.get(n)?.classList.add("hint")),
+    onmouseleave: () => o.tiles.forEach((n) => moverTiles.get(n)?.classList.remove("hint")),
+  }, o.tiles.length ? t("Turn down {tiles}", { tiles: o.tiles.join(` ${t("and")} `) }) : t("Pass"),
+  h("small", {}, ` (${["pair", "sum", "pass"].includes(o.move) ? t(o.move) : o.move})`)))) : null;
   return h("div", { class: "tiles-game" },
     h("p", { class: "status turn", id: "status-line" }, status),
-    roll ? h("div", { class: "dice", id: "dice" }, die(svg, roll[0]), die(svg, roll[1]),
-      h("span", {}, frame ? `${ctx.name(frame.player)} rolled ${roll[0]} and ${roll[1]}`
-        : `pair ${roll[0] === roll[1] ? roll[0] : `${roll[0]} and ${roll[1]}`} or sum ${roll[0] + roll[1]}`))
+    roll ? h("div", { class: "dice", id: "dice" }, die(svg, roll[0], t), die(svg, roll[1], t),
+      h("span", {}, frame ? t("{name} rolled {x} and {y}", { name: ctx.name(frame.player), x: roll[0], y: roll[1] })
+        : t("pair {pair} or sum {sum}", { pair: roll[0] === roll[1] ? roll[0] : `${roll[0]} ${t("and")} ${roll[1]}`, sum: roll[0] + roll[1] })))
       : null,
     choices,
     h("div", { class: "rows" }, rows),
-    h("p", { class: "muted" }, `Tiles 1..${view.tiles}; ${view.voluntary_skip ? "passing is always allowed" : "pass only when no move exists"}; the first to turn all tiles down wins.`));
+    h("p", { class: "muted" }, t(view.voluntary_skip ? "Tiles 1..{n}; passing is always allowed; the first to turn all tiles down wins."
+      : "Tiles 1..{n}; pass only when no move exists; the first to turn all tiles down wins.", { n: view.tiles })));
 }
 
 export function settings(ctx) {
-  const { h, game } = ctx;
+  const { h, game, t } = ctx;
   const lobby = game.lobby;
   const initial = (ctx.saved || {}).settings || lobby.settings || {};
   const count = h("input", { id: "tiles-count", type: "number", min: 1, max: lobby.max_tiles || 12, value: initial.tiles || 12 });
   const skip = h("input", { id: "tiles-skip", type: "checkbox", checked: initial.voluntary_skip === true });
   return {
-    element: h("div", {}, h("label", {}, "Tiles per row ", count),
-      h("label", {}, skip, " a player may pass even when a move exists")),
+    element: h("div", {}, h("label", {}, t("Tiles per row"), " ", count),
+      h("label", {}, skip, " ", t("a player may pass even when a move exists"))),
     value: () => ({ settings: { tiles: Number(count.value), players: 2, voluntary_skip: skip.checked } }),
   };
 }
+
+// The "how to play" page (#/howto?game=...): the rules in words and a worked example, a
+// game's log replayed by the referee (POST /api/replay) with a note beside some moves.
+export const howto = {
+  rules: [
+    "Each player has a row of tiles 1..n face up. On your turn two dice are rolled, x and y.",
+    "Turn down tiles x and y (one tile on a double), or the tile x + y. If neither is possible you pass; you may pass at will only when the game is set so.",
+    "The first player to turn all their tiles down wins.",
+  ],
+  example: {
+    log: `{"format":"arena-log","version":1,"game":"tiles","id":"example-tiles","players":["Anna","Boris"],"seed":2,"chance_name":"dice","settings":{"tiles":4,"players":2,"voluntary_skip":false,"max_turns":1000}}
+{"turn":0,"player":0,"dice":[5,6],"move":"pass","boards":[[1,2,3,4],[1,2,3,4]]}
+{"turn":1,"player":1,"dice":[5,6],"move":"pass","boards":[[1,2,3,4],[1,2,3,4]]}
+{"turn":2,"player":0,"dice":[1,2],"move":"pair","boards":[[3,4],[1,2,3,4]]}
+{"turn":3,"player":1,"dice":[1,3],"move":"pair","boards":[[3,4],[2,4]]}
+{"turn":4,"player":0,"dice":[4,6],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":5,"player":1,"dice":[3,6],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":6,"player":0,"dice":[3,5],"move":"pass","boards":[[3,4],[2,4]]}
+{"turn":7,"player":1,"dice":[2,2],"move":"pair","boards":[[3,4],[4]]}
+{"turn":8,"player":0,"dice":[3,4],"move":"pair","boards":[[],[4]]}
+{"result":"first","winner":0,"scores":[0,1],"termination":"normal","loser":null,"detail":"player 0 turned all tiles down"}
+`,
+    notes: {
+    1: "Anna rolls 5 and 6: there is no tile 5, 6 or 11 in a row of four, so she must pass.",
+    3: "Anna rolls 1 and 2: she turns down the pair, tiles 1 and 2 (tile 3, their sum, was the other choice).",
+    9: "Anna rolls 3 and 4 and turns both down: all her tiles are down, and she wins.",
+    },
+  },
+};

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +22,7 @@ from arena import limits
 from arena.errors import ArenaError, SettingsError
 from arena.game import Game, Rejection
 from arena.names import is_guest
+from arena.record import TurnRecord, read_jsonl
 from arena.web import GUEST_COOKIE
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
@@ -253,7 +255,8 @@ def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
         # a plugin's from_settings that trips over input of an unexpected shape
-        raise SettingsError(f"{name}: bad settings {settings!r}: {error!r}") from None
+        shown = repr(settings) if len(repr(settings)) <= 80 else repr(settings)[:80] + "..."
+        raise SettingsError(f"{name}: bad settings {shown}: {error}") from None
 
 
 # -- a live game's position -------------------------------------------------------------------
@@ -275,11 +278,32 @@ async def moves(request: web.Request) -> web.Response:
     if not game_id:
         raise ApiError(400, "missing parameter 'game_id'")
     live = server.live.get(game_id)
-    if live is None:
+    if live is not None:
+        return json_response({"game_id": live.id, "turn": live.turn,
+                              "moves": _moves(live.match.turns)})
+    # a page that asks just after the end (a spectator who came as it ended): its stored log
+    stored = await server.storage.game(game_id)
+    if stored is None or not stored.log:
         raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
-    return json_response({"game_id": live.id, "turn": live.turn, "moves": [
-        {"turn": t.turn, "seat": t.player, "move": t.move, "chance": t.chance}
-        for t in live.match.turns]})
+    record = await asyncio.to_thread(read_jsonl, stored.log.splitlines())
+    return json_response({"game_id": game_id, "turn": len(record.turns), "over": True,
+                          "moves": _moves(record.turns)})
+
+
+def _moves(turns: Iterable[TurnRecord]) -> list[dict[str, Any]]:
+    return [{"turn": t.turn, "seat": t.player, "move": t.move, "chance": t.chance} for t in turns]
+
+
+async def _ended(server: ArenaServer, game_id: str) -> web.Response:
+    """/api/legal of a game that is no longer live: a stored game has ended (a page that
+    asks just after the last move is told so, not sent a 404); 404 for any other id."""
+    stored = await server.storage.game(game_id)
+    if stored is None or stored.status == "running":
+        raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
+    return json_response({"game_id": game_id, "game": stored.game, "players": list(stored.players),
+                          "turn": stored.turns, "to_act": -2, "over": True, "render": None,
+                          "clocks": None, "moves": [], "complete": True, "steps": [],
+                          "can_end": False})
 
 
 async def legal(request: web.Request) -> web.Response:
@@ -289,7 +313,7 @@ async def legal(request: web.Request) -> web.Response:
         raise ApiError(400, "missing parameter 'game_id'")
     live = server.live.get(query["game_id"])
     if live is None:
-        raise ApiError(404, f"no live game {query['game_id']!r}", code="unknown-game")
+        return await _ended(server, query["game_id"])
     game, state = live.game, live.match.state
     seat = live.match.to_act()
     answer: dict[str, Any] = {
@@ -355,8 +379,9 @@ ENDPOINTS = (
                  400: "bad settings or bot (the message names the problem)"}),
     Endpoint("GET", "/api/moves", moves, "A live game's moves so far", "play",
              params=(Param("game_id", "the live game", required=True),),
-             answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}',
-                      404: "no such live game"}),
+             answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}; '
+                           'a stored game that has ended: its moves, with "over": true',
+                      404: "no such game"}),
     Endpoint("GET", "/api/legal", legal, "A live game's position and legal moves", "play",
              params=(Param("game_id", "the live game", required=True),
                      Param("steps", "a game whose plugin builds moves in steps (the "
@@ -364,7 +389,9 @@ ENDPOINTS = (
                      Param("move", "a move to check without playing it")),
              answers={200: "game, players, turn, to_act, over, render, clocks (seats: bank_ms, "
                            "limit_ms; left_ms of the seat to act), moves, complete (substitution: "
-                           "roll, applied, steps, can_end, problem, derivations, bank)",
+                           "roll, applied, steps, can_end, problem, derivations, bank); a "
+                           "stored game that has ended: over true, to_act -2, render and "
+                           "clocks null, no moves",
                       400: "an illegal move or step (code: the referee's)",
-                      404: "no such live game"}),
+                      404: "no such game"}),
 )

@@ -1,14 +1,22 @@
 """Replays (stored, live and uploaded games) and tournament results.
 
 Every replay runs `arena.web.replay.replay_job` in the replay workers (`Replays`), a
-pool of its own, so a flood of replays never delays a house bot's move; at most
-`WebConfig.replay_queue` replays run or wait at once, more get 429.
+pool of its own, so a flood of replays never delays a house bot's move. The worker
+writes the answer to a file in a temporary directory of the server's (gzipped, for a
+client that takes it so: the niced worker compresses, not the server), which the server
+streams to the client (`arena.web.http.send_file`) and removes: however large the
+answer, the server holds a chunk of it at a time. At most `WebConfig.replay_queue`
+replays run, wait or are being sent at once, more get 429.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import secrets
+import shutil
+import tempfile
 import types
 from collections.abc import Callable
 from dataclasses import replace
@@ -23,19 +31,22 @@ from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
 from arena.tournament.store import iter_game_logs
 from arena.validate import parse_log
 from arena.web.config import WebConfig
-from arena.web.http import ApiError, json_response, read_body
+from arena.web.http import ApiError, accepts_gzip, json_response, read_body, send_file
 from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
 from arena.web.routes import Endpoint, Param, server_of
 
 __all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
+
+log = logging.getLogger("arena.web")
 
 
 class Replays:
     """The replay workers and their queue."""
 
     job: Callable[..., ReplayAnswer] = staticmethod(replay_job)
-    """What a worker runs: ``job(log, plugins, limits, extra)`` (a module-level function,
-    so that workers import it by name; tests put a slow one here)."""
+    """What a worker runs: ``job(log, plugins, limits, extra, out, gzipped)``, writing the
+    answer to the file `out`, gzipped or not (a module-level function, so that workers
+    import it by name; tests put a slow one here)."""
 
     def __init__(self, config: WebConfig, registry: Registry) -> None:
         self.config = config
@@ -44,45 +55,62 @@ class Replays:
         self.plugins = tuple(plugin.__name__ for plugin in registry.manager.get_plugins()
                              if isinstance(plugin, types.ModuleType))
         self.pool: WorkerPool | None = None
+        self.directory: Path | None = None
+        """Where the workers write answers (made at the first replay, removed at close)."""
         self.in_flight = 0
 
-    async def replay(self, log: str, **extra: Any) -> web.Response:
-        """The replay of `log` as the HTTP answer (frames, or an error naming the limit)."""
+    async def replay(self, request: web.Request, log_text: str,
+                     **extra: Any) -> web.StreamResponse:
+        """The replay of `log_text` as the HTTP answer to `request` (frames, streamed, or
+        an error naming the limit)."""
         if self.in_flight >= self.config.replay_queue:
-            raise ApiError(429, f"{self.in_flight} replays are running or waiting; try again "
-                                "in a moment", headers={"Retry-After": "2"})
+            raise ApiError(429, f"{self.in_flight} replays are running, waiting or being "
+                                "sent; try again in a moment", headers={"Retry-After": "2"})
         if self.pool is None:
             self.pool = WorkerPool(WorkerLimits(self.config.replay_workers,
                                                 self.config.replay_memory_mb))
+        if self.directory is None:
+            self.directory = Path(await asyncio.to_thread(tempfile.mkdtemp,
+                                                          prefix="arena-replays-"))
+        out = self.directory / f"{secrets.token_hex(8)}.json"
+        gzipped = accepts_gzip(request)
         self.in_flight += 1
         try:
-            answer = await self.pool.run(self.job, log, self.plugins, self.limits, extra,
-                                         timeout=self.config.replay_seconds)
+            answer = await self._run(log_text, extra, out, gzipped)
+            if answer.size is None:
+                raise ApiError(400, answer.message, code=answer.code)
+            return await send_file(request, out, seconds=self.config.replay_send_seconds,
+                                   gzipped=gzipped)
+        finally:
+            self.in_flight -= 1
+            out.unlink(missing_ok=True)
+
+    async def _run(self, log_text: str, extra: dict[str, Any], out: Path,
+                   gzipped: bool) -> ReplayAnswer:
+        assert self.pool is not None
+        try:
+            return await self.pool.run(self.job, log_text, self.plugins, self.limits, extra,
+                                       str(out), gzipped, timeout=self.config.replay_seconds)
         except JobFailed as error:
             if error.kind in ("timeout", "memory"):
                 raise ApiError(400, f"the replay {error}; replays are limited to "
                                     f"{self.config.replay_seconds:g} s and "
                                     f"{self.config.replay_memory_mb} MiB",
                                code="replay-limit") from None
-            raise ApiError(500, f"the replay failed: {error}") from None
-        finally:
-            self.in_flight -= 1
-        if answer.body is None:
-            raise ApiError(400, answer.message, code=answer.code)
-        response = web.Response(body=answer.body, content_type="application/json",
-                                charset="utf-8")
-        response.headers["Cache-Control"] = "no-store"
-        return response
+            log.error("a replay failed: %s", error)  # the server's fault: not the client's
+            raise ApiError(500, "the replay failed (the server logged it)") from None
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
 REPLAYS: web.AppKey[Replays] = web.AppKey("arena.replays")
 
 
-async def replay_game(request: web.Request) -> web.Response:
+async def replay_game(request: web.Request) -> web.StreamResponse:
     server = server_of(request)
     replays = request.app[REPLAYS]
     game_id = request.query.get("id")
@@ -90,16 +118,17 @@ async def replay_game(request: web.Request) -> web.Response:
         raise ApiError(400, "missing parameter 'id' (to replay a file, POST it)")
     live = server.live.get(game_id)
     if live is not None:  # no seed before the end
-        return await replays.replay(to_jsonl(replace(live.match.record(), seed=None)), live=True)
+        return await replays.replay(request, to_jsonl(replace(live.match.record(), seed=None)),
+                                    live=True)
     row = await server.storage.game(game_id)
     if row is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
     if not row.log:
         raise ApiError(404, f"game {game_id!r} has no log", code="no-log")
-    return await replays.replay(row.log)
+    return await replays.replay(request, row.log)
 
 
-async def replay_upload(request: web.Request) -> web.Response:
+async def replay_upload(request: web.Request) -> web.StreamResponse:
     replays = request.app[REPLAYS]
     body = await read_body(request, replays.config.max_upload)
     try:
@@ -107,7 +136,7 @@ async def replay_upload(request: web.Request) -> web.Response:
     except UnicodeDecodeError as error:
         raise ApiError(400, f"the log is not UTF-8 text (byte {error.start})",
                        code="bad-log") from None
-    return await replays.replay(text)
+    return await replays.replay(request, text)
 
 
 async def _stored_log(request: web.Request) -> tuple[str, str]:
@@ -240,14 +269,14 @@ async def tournament(request: web.Request) -> web.Response:
     return json_response(data)
 
 
-async def tournament_game(request: web.Request) -> web.Response:
+async def tournament_game(request: web.Request) -> web.StreamResponse:
     path = await _tournament_path(request)
     game_id = request.query.get("id", "")
     log = await asyncio.to_thread(tournament_log, path.parent, game_id)
     if log is None:
         raise ApiError(404, f"no log of game {game_id!r} in {request.query['name']!r}",
                        code="unknown-game")
-    return await request.app[REPLAYS].replay(log)
+    return await request.app[REPLAYS].replay(request, log)
 
 
 _REPLAY = ("the header (game, settings, players, seed, outcome: the result the log "

@@ -8,10 +8,10 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, boardOf, cleanup, context, errorBox, fill, finalView, formatMs, gameInfo, games, h,
-  humanDetail, isCurrentPage, keepFocus, moveLine, playerName, post, recall, remember, rendererFor,
-  resultText, route, scoresLine, scrollBox, setGames, setPhase, setTitle, show, startPage, textOf,
-  wsUrl,
+  announce, api, beep, boardOf, cleanup, context, errorBox, errorText, fill, finalView, formatMs, gameInfo, gameT,
+  games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
+  playerName, post, protocolNote, recall, remember, rendererFor, resultText, route, scoresLine, scrollBox,
+  N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
 
 // -- lobby -----------------------------------------------------------------------------------
@@ -19,8 +19,17 @@ import {
 // The /api/play request of the lobby's form, checked by the referee's own rules first
 // (POST /api/settings/check): a bad grammar, depth, move count or deal is shown here,
 // before the lobby is left.
+// A game's texts in the page's language (a game without a catalogue: as written).
+function textsOf(name) { return gameT(name, !language().games[name]); }
+
+// What a result's numbers mean, in the page's language (null: they say nothing).
+function meaningOf(renderer, name) {
+  const meaning = renderer.scoreMeaning;
+  return meaning === null || meaning === undefined ? meaning : textsOf(name)(meaning);
+}
+
 async function lobbyPage() {
-  const options = await api("/api/web/options");
+  const options = await webOptions();
   setGames(options.games);
   const loaded = await Promise.all(options.games.map((g) => rendererFor(g.name)));
   const byName = Object.fromEntries(options.games.map((g, i) => [g.name, { info: g, renderer: loaded[i] }]));
@@ -28,11 +37,12 @@ async function lobbyPage() {
   const gameSelect = h("select", { id: "game" }, options.games.map((g) =>
     h("option", { value: g.name, selected: g.name === lastGame }, g.title)));
   const about = h("p", { class: "muted", id: "game-about" });
+  const howto = h("a", { id: "howto-link" });
   const settingsBox = h("div", { id: "settings" });
   const bot = h("select", { id: "bot" });
   const params = h("div", { id: "params" });
-  const seat = h("select", { id: "seat" }, h("option", { value: 0 }, "first (you move first)"),
-    h("option", { value: 1 }, "second"));
+  const seat = h("select", { id: "seat" }, h("option", { value: 0 }, t("first (you move first)")),
+    h("option", { value: 1 }, t("second")));
   const message = h("p", { id: "lobby-message", "aria-live": "polite" });
   let form = null;
   const current = () => byName[gameSelect.value];
@@ -58,13 +68,15 @@ async function lobbyPage() {
     const { info, renderer } = current();
     const last = saved();
     about.replaceChildren(info.description);
+    howto.href = `#/howto?game=${encodeURIComponent(info.name)}`;
+    howto.textContent = t("How to play {game}, with an example", { game: info.title });
     form = renderer.settings(context({ game: info, options, saved: last, cleanup: (undo) => cleanup.push(undo) }));
     settingsBox.replaceChildren(form.element);
     const bots = info.bots.map((b) => b.name);
     const [lastBot, lastParams] = last && last.bot ? splitSpec(last.bot) : [null, {}];
     const preferred = bots.includes(lastBot) ? lastBot
       : [`random`, `${info.name}-random`].find((b) => bots.includes(b)) || bots[0];
-    bot.replaceChildren(...bots.map((b) => h("option", { value: b, selected: b === preferred }, b)));
+    bot.replaceChildren(...info.bots.map((b) => h("option", { value: b.name, selected: b.name === preferred }, b.label)));
     if (last && last.seat !== undefined) seat.value = String(last.seat);
     setMessage();
     syncParams(preferred === lastBot ? lastParams : {});
@@ -74,7 +86,7 @@ async function lobbyPage() {
   syncGame();
   const request = () => {
     const chosen = form.value();  // throws an Error the lobby shows
-    if (!bot.value) throw new Error("no bot plays this game");
+    if (!bot.value) throw new Error(t("no bot plays this game"));
     const changed = [...params.querySelectorAll("[data-param]")]
       .filter((el) => el.value !== el.dataset.default && el.value !== "")
       .map((el) => `${el.dataset.param}=${el.value}`);
@@ -85,26 +97,26 @@ async function lobbyPage() {
     let chosen;
     try { chosen = request(); } catch (error) { setMessage(error.message, "error"); return; }
     start.disabled = true;
-    setMessage("Checking the settings…");
+    setMessage(t("Checking the settings…"));
     try {
       await post("/api/settings/check", chosen);
     } catch (error) {
       start.disabled = false;
-      setMessage(error.message, "error");
+      setMessage(errorText(error), "error");
       setPhase("lobby-error");
       return;
     }
     remember(`lobby.${chosen.game}`, chosen);
     startGame(chosen);
-  } }, "Start the game");
+  } }, t("Start the game"));
   const lists = gameLists(options.games);
-  show(h("h1", {}, "Lobby"),
+  show(h("h1", {}, t("Lobby")),
     h("div", { class: "columns" },
-      h("section", { class: "card", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, "Play against a bot"),
-        h("label", {}, "Game ", gameSelect), about, settingsBox,
-        h("label", {}, "Opponent ", bot), params,
-        h("label", {}, "Your seat ", seat), start, message,
-        h("p", { class: "muted" }, "Or ", h("a", { href: "#/bots" }, "let two bots play, or run a tournament"), ".")),
+      h("section", { class: "card", "aria-labelledby": "new-game" }, h("h2", { id: "new-game" }, t("Play against a bot")),
+        h("label", {}, t("Game"), " ", gameSelect), about, h("p", {}, howto), settingsBox,
+        h("label", {}, t("Opponent"), " ", bot), params,
+        h("label", {}, t("Your seat"), " ", seat), start, message,
+        h("p", { class: "muted" }, h("a", { href: "#/bots" }, t("Or let two bots play, or run a tournament.")))),
       lists.element));
   await lists.refresh();
   setPhase("lobby");
@@ -128,16 +140,16 @@ function startGame(request) {
 // The lobby's lists: live games (to watch), recent ones (to replay) and your own, filtered
 // by game; refreshed every few seconds.
 function gameLists(gameList) {
-  const filter = h("select", { id: "list-game" }, h("option", { value: "" }, "every game"),
+  const filter = h("select", { id: "list-game" }, h("option", { value: "" }, t("every game")),
     gameList.map((g) => h("option", { value: g.name, selected: g.name === recall("lobby.filter", "") }, g.title)));
-  const tabs = { live: "Live", recent: "Recent", mine: "Your games" };
+  const tabs = { live: t("Live"), recent: t("Recent"), mine: t("Your games") };
   let tab = recall("lobby.tab", "live");
   const body = h("div", { id: "game-list", "aria-live": "polite" });
   const buttons = Object.entries(tabs).map(([key, label]) => h("button", { class: "tab", id: `tab-${key}`, role: "tab",
     "aria-selected": String(key === tab), onclick: () => { tab = key; remember("lobby.tab", key); update(); refresh(); } }, label));
   const update = () => buttons.forEach((b) => b.setAttribute("aria-selected", String(b.id === `tab-${tab}`)));
   const titleOf = (name) => (gameList.find((g) => g.name === name) || { title: name }).title;
-  const item = (g, href, extra) => h("li", {}, h("a", { href }, g.players.map((p, s) => playerName(g.players, s)).join(" vs ")),
+  const item = (g, href, extra) => h("li", {}, h("a", { href }, g.players.map((p, s) => playerName(g.players, s)).join(t(" vs "))),
     h("span", { class: "muted" }, ` · ${titleOf(g.game)}${extra ? " · " + extra : ""}`));
   const refresh = async () => {
     const game = filter.value || undefined;
@@ -145,7 +157,7 @@ function gameLists(gameList) {
       let rows, make;
       if (tab === "live") {
         rows = (await api("/api/games", { status: "running", limit: 30, game })).games;
-        make = (g) => item(g, `#/watch?id=${g.id}`, `turn ${g.turns ?? 0}`);
+        make = (g) => item(g, `#/watch?id=${g.id}`, t("turn {n}", { n: g.turns ?? 0 }));
       } else if (tab === "recent") {
         rows = (await api("/api/games", { status: "finished", limit: 15, game })).games;
         make = (g) => item(g, `#/replay?id=${g.id}`, resultText(g, g.players, null, g.scores && g.scores.length ? undefined : null));
@@ -154,19 +166,19 @@ function gameLists(gameList) {
         rows = me.name ? (await api("/api/games", { bot: me.name, limit: 30, game })).games : [];
         const mine = (g) => g.players.indexOf(me.name);
         make = (g) => item(g, g.status === "running" ? `#/play?id=${g.id}` : `#/replay?id=${g.id}`,
-          g.status === "running" ? "still being played: continue" : resultText(g, g.players, mine(g)));
+          g.status === "running" ? t("still being played: continue") : resultText(g, g.players, mine(g)));
       }
       body.replaceChildren(rows.length ? h("ul", {}, rows.map(make))
-        : h("p", { class: "muted" }, tab === "live" ? "no games are being played" : tab === "recent" ? "no finished games yet"
-          : "you have not played here yet (in this browser)"));
+        : h("p", { class: "muted" }, t(tab === "live" ? "no games are being played" : tab === "recent" ? "no finished games yet"
+          : "you have not played here yet (in this browser)")));
     } catch (error) { body.replaceChildren(errorBox(error)); }
   };
   filter.addEventListener("change", () => { remember("lobby.filter", filter.value); refresh(); });
   const timer = setInterval(refresh, 4000);
   cleanup.push(() => clearInterval(timer));
   return {
-    element: h("section", { class: "card", "aria-labelledby": "games-heading" }, h("h2", { id: "games-heading" }, "Games"),
-      h("div", { class: "tabs", role: "tablist" }, buttons), h("label", {}, "Show ", filter), body),
+    element: h("section", { class: "card", "aria-labelledby": "games-heading" }, h("h2", { id: "games-heading" }, t("Games")),
+      h("div", { class: "tabs", role: "tablist" }, buttons), h("label", {}, t("Show"), " ", filter), body),
     refresh,
   };
 }
@@ -189,17 +201,25 @@ async function playPage({ params }) {
   const name = known ? known.game : request.game;
   const info = await gameInfo(name);
   const renderer = await rendererFor(name);
-  const log = h("ol", { class: "log", id: "log", reversed: true });
-  const events = h("ul", { class: "events muted", id: "events" });
-  const area = h("div", { id: "play-area" }, h("p", {}, "Connecting…"));
-  const builder = h("div", { id: "builder", role: "region", "aria-label": "your turn" });
+  const log = h("ol", { class: "log", id: "log", reversed: true, tabindex: 0, "aria-label": t("the moves, the last first") });
+  const events = h("ul", { class: "events muted", id: "events", tabindex: 0, "aria-label": t("what happened to the connection") });
+  const area = h("div", { id: "play-area" }, h("p", {}, t("Connecting…")));
+  // a turn built in steps (the renderer's `controls`) has its box beside the board (below it
+  // on a phone, kept on the screen); otherwise a line above the board says whose turn it is
+  const stepped = Boolean(renderer.controls);
+  const builder = h("div", { id: "builder", class: stepped ? "steps" : "turn-line", role: "region", "aria-label": t("your turn") });
   const result = h("div", { id: "result-box" });
   const clocks = h("div", { class: "clocks", id: "clocks" });
   const resign = h("button", { id: "resign", disabled: true, onclick: () => {
     if (game.id && !game.over) send({ type: "resign", game_id: game.id });
-  } }, "Resign");
-  show(h("h1", {}, `Play ${info.title}`), clocks, h("div", { class: "play" }, area, builder), result,
-    h("h2", { class: "h3" }, "Moves"), log, events, h("p", {}, resign));
+  } }, t("Resign"));
+  const below = [result, h("h2", { class: "h3" }, t("Moves")), log, events,
+    h("p", { class: "actions" }, resign, h("a", { href: `#/howto?game=${encodeURIComponent(name)}` }, t("How to play {game}", { game: info.title })))];
+  // a stepped turn's box is the second column of everything below the title, so that it
+  // keeps to the top of the screen down to the page's end
+  show(h("h1", {}, t("Play {game}", { game: info.title })), clocks,
+    stepped ? h("div", { class: "play stepped" }, h("div", { class: "column" }, area, below), builder)
+      : [h("div", { class: "play" }, builder, area), below]);
   const note = (...text) => events.prepend(h("li", {}, ...text));
 
   let ws = null, leaving = false, retryDelay = 500;
@@ -224,13 +244,13 @@ async function playPage({ params }) {
       builder.hidden = game.over;
       if (game.over) return;
       if (!game.myTurn) {
-        builder.replaceChildren(h("p", { class: "muted" }, `Waiting for ${playerName(game.players, 1 - game.seat)}…`));
+        builder.replaceChildren(h("p", { class: "muted" }, t("Waiting for {name}…", { name: playerName(game.players, 1 - game.seat) })));
       } else if (!game.legal) {
         builder.replaceChildren(h("p", {}, "…"));
       } else {
         builder.replaceChildren(renderer.controls ? renderer.controls(ctx())
-          : h("div", {}, h("h2", { class: "h3" }, "Your turn"), h("p", { class: "muted", id: "prompt" },
-            renderer.prompt ? renderer.prompt(game.view, ctx()) : "Choose your move above.")));
+          : h("p", {}, h("strong", {}, t("Your turn: ")), h("span", { id: "prompt" },
+            renderer.prompt ? renderer.prompt(game.view, ctx()) : t("choose your move below."))));
       }
     });
     if (game.myTurn && game.legal && !game.over) setPhase("choose");
@@ -250,11 +270,11 @@ async function playPage({ params }) {
       answer = await api("/api/legal", { game_id: game.id, ...params });
     } catch (error) {
       if (error.status === 404) return;  // the game is over: game_over brings the end
-      note(`legal options failed: ${error.message}`);
+      note(t("the legal moves could not be loaded: "), errorText(error));
       game.local = {};
       try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
     }
-    if (mine !== asked || !game.myTurn) return;
+    if (mine !== asked || !game.myTurn || answer.render === null) return;  // over: game_over follows
     game.legal = answer;
     showPosition(answer);
   }
@@ -263,7 +283,7 @@ async function playPage({ params }) {
     const mine = ++asked;
     try {
       const answer = await api("/api/legal", { game_id: game.id });
-      if (mine !== asked || game.myTurn || game.over) return;
+      if (mine !== asked || game.myTurn || game.over || answer.render === null) return;
       showPosition(answer);
     } catch { /* the game is over: game_over brings the final position */ }
   }
@@ -283,7 +303,7 @@ async function playPage({ params }) {
     logMove(game.seat, move, game.myTurn.chance);
     game.lastTurn = game.myTurn;
     game.myTurn = null; game.legal = null; game.local = {};
-    setTitle(`${info.title}: waiting`);
+    setTitle(t("{game}: waiting", { game: info.title }));
     draw();
     setPhase("waiting");
   }
@@ -295,8 +315,8 @@ async function playPage({ params }) {
       games: [name], client: "arena-web" }));
     ws.addEventListener("close", () => {
       if (leaving || game.over) return;
-      note(`the connection closed; reconnecting in ${retryDelay / 1000} s`);
-      announce("Connection lost; reconnecting");
+      note(t("the connection closed; reconnecting in {s} s", { s: retryDelay / 1000 }));
+      announce(t("Connection lost; reconnecting"));
       setPhase("reconnecting");
       setTimeout(() => { if (!leaving && !game.over) connect(); }, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 8000);
@@ -309,7 +329,7 @@ async function playPage({ params }) {
       const stored = await api(`/api/games/${game.id}`);
       await onMessage({ type: "game_over", game_id: game.id, result: stored.result, winner: stored.winner,
         scores: stored.scores, termination: stored.termination, reason: stored.reason });
-    } catch (error) { note(`the game is gone: ${error.message}`); }
+    } catch (error) { note(t("the game is gone: "), errorText(error)); }
   }
 
   async function catchUp() {  // the moves played before this page (a reload) came
@@ -326,7 +346,7 @@ async function playPage({ params }) {
     if (m.type === "welcome") {
       retryDelay = 500;
       if (game.id) {  // back after a drop or a reload
-        if (m.games.includes(game.id)) note("reconnected"); else await endedWhileAway();
+        if (m.games.includes(game.id)) note(t("reconnected")); else await endedWhileAway();
         return;
       }
       try {
@@ -341,7 +361,7 @@ async function playPage({ params }) {
       }
       return;
     }
-    if (m.type === "error" && !m.game_id) { note(`error: ${m.message}`); return; }
+    if (m.type === "error" && !m.game_id) { const text = protocolNote(m); if (text) note(text); return; }
     if (!game.id) { pending.push(m); return; }
     if (m.game_id !== game.id) return;  // another game of this guest (another tab)
     if (m.type === "game_start") {
@@ -350,7 +370,8 @@ async function playPage({ params }) {
       send({ type: "spectate", game_id: m.game_id });  // the position after every move
       resign.disabled = false;
       if (resumed) await catchUp();
-      else announce(`Game started: you play ${m.seat === 0 ? "first" : "second"} against ${playerName(m.players, 1 - m.seat)}`);
+      else announce(t(m.seat === 0 ? "Game started: you play first against {name}" : "Game started: you play second against {name}",
+        { name: playerName(m.players, 1 - m.seat) }));
       setPhase("waiting");
     } else if (m.type === "game_state" || m.type === "moved") {
       if (game.myTurn || game.over) return;
@@ -358,14 +379,15 @@ async function playPage({ params }) {
     } else if (m.type === "your_turn") {
       game.myTurn = { turn: m.turn, chance: m.chance };
       game.local = {};
-      setTitle(`Your turn · ${info.title}`);
-      announce("Your turn");
+      setTitle(`${t("Your turn")} · ${info.title}`);
+      announce(t("Your turn"));
+      beep();
       await refreshLegal();
     } else if (m.type === "opponent_moved") {
       const line = logMove(m.seat, m.move, m.chance);
       announce(textOf(line));
     } else if (m.type === "move_rejected") {
-      note(`the server rejected the move (${m.code}): ${m.message}`);
+      note(t("the referee refused the move: "), h("span", { lang: "en" }, humanDetail(m.message, game.players, game.seat)));
       if (m.retries_left >= 0 && game.lastTurn && !game.over) {  // try again
         log.firstChild?.remove(); game.moves -= 1;
         game.myTurn = game.lastTurn;
@@ -378,15 +400,16 @@ async function playPage({ params }) {
       const replay = await api("/api/replay", { id: m.game_id }).catch(() => null);
       if (replay) game.view = finalView(replay);
       draw();
-      const headline = resultText(m, game.players, game.seat, renderer.scoreMeaning);
-      result.replaceChildren(resultCard(renderer, m, game, ctx(), headline,
-        h("button", { id: "play-again", class: "primary", onclick: () => startGame(againRequest(name, game)) }, "Play again")));
+      const headline = resultText(m, game.players, game.seat, meaningOf(renderer, name));
+      result.replaceChildren(resultCard(renderer, name, m, game, ctx(), headline,
+        h("button", { id: "play-again", class: "primary", onclick: () => startGame(againRequest(name, game)) }, t("Play again"))));
       setTitle(`${headline} · ${info.title}`);
       announce(headline);
       setPhase("over");
       ws.close();
     } else if (m.type === "error") {
-      note(`error: ${m.message}`);
+      const text = protocolNote(m);
+      if (text) note(text);
     }
   }
 }
@@ -397,15 +420,38 @@ function againRequest(name, game) {
   return { game: name, settings: game.settings, bot: house.replace(/^house:/, ""), seat: game.seat };
 }
 
-function resultCard(renderer, outcome, game, ctx, headline, ...actions) {
-  const meaning = scoresLine(outcome, game.players, game.seat, renderer.scoreMeaning);
+function resultCard(renderer, name, outcome, game, ctx, headline, ...actions) {
+  const meaning = scoresLine(outcome, game.players, game.seat, meaningOf(renderer, name));
   return h("section", { class: "card result", id: "result" },
     h("h2", {}, headline),
     meaning ? h("p", { id: "result-scores" }, meaning) : null,
-    h("p", { class: "muted" }, humanDetail(outcome.reason || outcome.detail, game.players, game.seat)),
+    h("p", { class: "muted" }, detailOf(outcome, game.players, game.seat, name)),
+    explained(renderer, outcome, game.view, ctx),
     renderer.summary && game.view ? renderer.summary(game.view, ctx) : null,
-    h("p", { class: "actions" }, actions, h("a", { href: `#/replay?id=${outcome.game_id}` }, "Replay this game"), " · ",
-      h("a", { href: "#/" }, "Back to the lobby")));
+    h("p", { class: "actions" }, actions, h("a", { href: `#/replay?id=${outcome.game_id}` }, t("Replay this game")), " · ",
+      h("a", { href: "#/" }, t("Back to the lobby"))));
+}
+
+// How a game ended, in people's words: who resigned, ran out of time or left (from the
+// result, not the server's text), or the game's own detail (translated by its catalogue;
+// left out of a page in another language when it has no translation: the board says it).
+const ENDED = { resignation: N_("{name} resigned"), timeout: N_("{name} ran out of time"),
+  disconnect: N_("{name} left and did not come back in time"), illegal_move: N_("{name} made an illegal move") };
+
+function detailOf(outcome, players, me, name) {
+  const loser = outcome.winner === 0 || outcome.winner === 1 ? 1 - outcome.winner : null;
+  if (ENDED[outcome.termination] && loser !== null && players && players.length === 2) {
+    return t(ENDED[outcome.termination], { name: playerName(players, loser, me) });
+  }
+  const text = outcome.reason || outcome.detail || "";
+  const said = gameT(name, true)(text);
+  return said !== text || language().lang === "en" ? humanDetail(said, players, me) : "";
+}
+
+// Why a result reads as it does, where the game's renderer says (a 0 : 0 that is no draw).
+function explained(renderer, outcome, view, ctx) {
+  const text = renderer.explainResult && view ? renderer.explainResult(outcome, view, ctx) : null;
+  return text ? h("p", { id: "result-explained" }, text) : null;
 }
 
 // A game this browser played that is over (a reload after the end): its result and board.
@@ -419,16 +465,16 @@ async function finishedGame(id, guest) {
   if (replay) game.view = finalView(replay);
   const ctx = context({ game: info, settings: stored.settings, players: stored.players, me: game.seat });
   const outcome = { ...stored, game_id: id };
-  const headline = resultText(outcome, stored.players, game.seat, renderer.scoreMeaning);
-  show(h("h1", {}, `${info.title}: the game is over`),
+  const headline = resultText(outcome, stored.players, game.seat, meaningOf(renderer, stored.game));
+  show(h("h1", {}, t("{game}: the game is over", { game: info.title })),
     game.view ? h("div", { id: "play-area" }, boardOf(renderer, game.view, ctx)) : null,
-    resultCard(renderer, outcome, game, ctx, headline, game.seat !== null
-      ? h("button", { id: "play-again", class: "primary", onclick: () => startGame(againRequest(stored.game, game)) }, "Play again") : null));
+    resultCard(renderer, stored.game, outcome, game, ctx, headline, game.seat !== null
+      ? h("button", { id: "play-again", class: "primary", onclick: () => startGame(againRequest(stored.game, game)) }, t("Play again")) : null));
   setPhase("over");
 }
 
-// Both players' clocks: the mover's time left this move (its allowance and bank) ticks
-// down between the server's answers; the other shows its bank.
+// Both players' clocks: the mover's time for this move ticks down between the server's
+// answers, first its allowance ("move 9:58"), then its bank; the other shows its bank.
 function clockView(element, players, me) {
   let state = null, since = 0, timer = null;
   const render = () => {
@@ -436,11 +482,13 @@ function clockView(element, players, me) {
     const elapsed = performance.now() - since;
     element.replaceChildren(...state.clocks.seats.map((c, seat) => {
       const moving = seat === state.toAct && state.clocks.left_ms !== null;
+      const left = moving ? Math.max(0, state.clocks.left_ms - elapsed) : null;  // allowance + bank
       return h("div", { class: "clock" + (moving ? " running" : ""), "data-seat": seat, id: `clock-${seat}` },
         h("span", { class: "who" }, playerName(players(), seat, me())),
-        moving ? h("span", { class: "time", "aria-label": "time left for this move" }, formatMs(state.clocks.left_ms - elapsed))
-          : h("span", { class: "time muted", "aria-label": "time bank" }, `bank ${formatMs(c.bank_ms)}`),
-        moving ? h("span", { class: "muted" }, " to move") : null);
+        moving ? h("span", { class: "time move-time", title: t("time left for this move, before the bank is used") },
+          t("move {time}", { time: formatMs(Math.max(0, left - c.bank_ms)) })) : null,
+        h("span", { class: "time bank-time" + (moving ? "" : " muted"), title: t("the bank: time for any move beyond its own") },
+          t("bank {time}", { time: formatMs(moving ? Math.min(c.bank_ms, left) : c.bank_ms) })));
     }));
   };
   return {
@@ -456,11 +504,11 @@ function clockView(element, players, me) {
 
 async function watchPage({ params }) {
   const id = params.get("id");
-  const area = h("div", { id: "watch-area" }, h("p", {}, "Connecting…"));
+  const area = h("div", { id: "watch-area" }, h("p", {}, t("Connecting…")));
   const status = h("p", { class: "status", id: "watch-status", "aria-live": "polite" });
   const clocks = h("div", { class: "clocks", id: "clocks" });
-  const log = h("ol", { class: "log", id: "log", reversed: true });
-  show(h("h1", {}, "Watching"), status, clocks, area, h("h2", { class: "h3" }, "Moves"), log);
+  const log = h("ol", { class: "log", id: "log", reversed: true, tabindex: 0, "aria-label": t("the moves, the last first") });
+  show(h("h1", {}, t("Watching")), status, clocks, area, h("h2", { class: "h3" }, t("Moves")), log);
   const ws = new WebSocket(wsUrl(), "arena.v1.json");
   cleanup.push(() => ws.close());
   let info = null, renderer = null, gameData = null, asked = 0, over = false, moves = 0, last = null;
@@ -480,10 +528,10 @@ async function watchPage({ params }) {
     const mine = ++asked;
     try {
       const answer = await api("/api/legal", { game_id: id });
-      if (mine !== asked || over) return;
+      if (mine !== asked || over || answer.render === null) return;  // over: game_over follows
       draw(answer.render);
       clock.update(answer.clocks, answer.to_act);
-      status.replaceChildren(answer.to_act >= 0 ? `${playerName(info.players, answer.to_act)} to move · turn ${answer.turn + 1}` : "");
+      status.replaceChildren(answer.to_act >= 0 ? t("{name} to move · turn {n}", { name: playerName(info.players, answer.to_act), n: answer.turn + 1 }) : "");
     } catch { /* over: game_over brings the final position */ }
   };
   ws.addEventListener("open", () => ws.send(JSON.stringify({ type: "hello", protocol: 1, role: "spectator", client: "arena-web" })));
@@ -492,7 +540,8 @@ async function watchPage({ params }) {
     if (m.type === "welcome") ws.send(JSON.stringify({ type: "spectate", game_id: id }));
     else if (m.type === "game_state") {
       gameData = await gameInfo(m.game); renderer = await rendererFor(m.game); info = m;
-      document.querySelector("main h1").textContent = `Watching ${gameData.title}: ${m.players.map((p, s) => playerName(m.players, s)).join(" vs ")}`;
+      document.querySelector("main h1").textContent = t("Watching {game}: {players}", { game: gameData.title,
+        players: m.players.map((p, s) => playerName(m.players, s)).join(t(" vs ")) });
       const before = await api("/api/moves", { game_id: id }).catch(() => ({ moves: [] }));
       log.replaceChildren(); moves = 0;
       for (const move of before.moves) logMove(move.seat, move.move, move.chance);  // played before we came
@@ -505,23 +554,26 @@ async function watchPage({ params }) {
     } else if (m.type === "game_over") {
       over = true;
       clock.stop();
-      const who = info ? info.players : ["first", "second"];
+      const who = info ? info.players : [t("first"), t("second")];
       const replay = await api("/api/replay", { id }).catch(() => null);
       const view = replay && renderer ? finalView(replay) : null;
       if (view) draw(view);
-      status.replaceChildren("The game is over");
-      const headline = resultText(m, who, null, renderer ? renderer.scoreMeaning : undefined);
+      status.replaceChildren(t("The game is over"));
+      const meaning = renderer && gameData ? meaningOf(renderer, gameData.name) : undefined;
+      const headline = resultText(m, who, null, meaning);
       announce(headline);
       area.append(h("section", { class: "card result", id: "result" }, h("h2", {}, headline),
-        h("p", {}, scoresLine(m, who, null, renderer ? renderer.scoreMeaning : undefined)),
-        h("p", { class: "muted" }, humanDetail(m.reason, who)),
+        h("p", {}, scoresLine(m, who, null, meaning)),
+        h("p", { class: "muted" }, gameData ? detailOf(m, who, null, gameData.name) : ""),
+        renderer ? explained(renderer, m, view, ctx()) : null,
         view && renderer.summary ? renderer.summary(view, ctx()) : null,
-        h("a", { href: `#/replay?id=${id}` }, "Replay this game")));
+        h("a", { href: `#/replay?id=${id}` }, t("Replay this game"))));
       setPhase("over");
     } else if (m.type === "error" && m.code === "unknown-game") {
       location.replace(`#/replay?id=${encodeURIComponent(id)}`);  // it just ended: its replay
     } else if (m.type === "error") {
-      area.replaceChildren(errorBox(m));
+      const text = protocolNote(m);
+      if (text) area.replaceChildren(errorBox(text));
     }
   });
 }
@@ -530,59 +582,62 @@ async function watchPage({ params }) {
 
 async function replayPage({ params }) {
   const viewer = h("div", { id: "viewer" });
-  const idInput = h("input", { id: "game-id", placeholder: "game id", value: params.get("id") || "" });
+  const idInput = h("input", { id: "game-id", placeholder: t("game id"), value: params.get("id") || "" });
   const file = h("input", { type: "file", id: "upload", accept: ".jsonl,.log,.txt,.json" });
   file.addEventListener("change", async () => {
     const chosen = file.files[0];
     if (!chosen) return;
-    viewer.replaceChildren(h("p", {}, "Replaying the uploaded log…"));
+    viewer.replaceChildren(h("p", {}, t("Replaying the uploaded log…")));
     try {
       await viewReplay(viewer, await post("/api/replay", chosen), { title: chosen.name });  // the file is the body
     } catch (error) { viewer.replaceChildren(errorBox(error)); }
   });
-  show(h("h1", {}, "Replay"),
+  show(h("h1", {}, t("Replay")),
     h("div", { class: "card toolbar" },
       h("form", { onsubmit: (e) => { e.preventDefault(); location.hash = `#/replay?id=${encodeURIComponent(idInput.value.trim())}`; } },
-        h("label", {}, "Stored game ", idInput), h("button", {}, "Open")),
-      h("label", {}, "or a log file (JSON Lines or the thesis's text log) ", file)),
+        h("label", {}, t("Stored game"), " ", idInput), h("button", {}, t("Open"))),
+      h("label", {}, t("or a log file (JSON Lines or the thesis's text log)"), " ", file)),
     viewer);
   setPhase("replay-empty");
   try {
     const id = params.get("id");
-    if (id) await viewReplay(viewer, await api("/api/replay", { id }), { title: id, id });
+    const move = params.has("move") ? Number(params.get("move")) : null;  // a shared link's position
+    if (id) await viewReplay(viewer, await api("/api/replay", { id }), { title: id, id, move });
     else if (params.get("t")) {
-      const [t, g] = [params.get("t"), params.get("g")];
-      await viewReplay(viewer, await api("/api/tournament/game", { name: t, id: g }),
-        { title: `${t} game ${g}`, tournament: t, tgame: g });
+      const [table, g] = [params.get("t"), params.get("g")];
+      await viewReplay(viewer, await api("/api/tournament/game", { name: table, id: g }),
+        { title: t("{table} game {id}", { table, id: g }), tournament: table, tgame: g, move });
     }
   } catch (error) { viewer.replaceChildren(errorBox(error)); }
 }
 
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×", 100]];
 
-// The viewer: start / back / play-pause / forward / end, the speed, a slider and the
-// arrow keys, a numbered move list, the board with the last move marked; a live game's
-// replay grows as it is played. `source`: {title, id} (a stored or live game),
-// {tournament, tgame} or {title} (an upload).
+// The viewer: start / back / play-pause / forward / end, the speed, a slider and the keys
+// (arrows: a move; Home, End; Space: play or pause), a numbered move list that follows the
+// move shown, the board with the last move marked; a live game's replay grows as it is
+// played. The address names the move shown (`&move=N`), so a link opens that position.
+// `source`: {title, id} (a stored or live game), {tournament, tgame} or {title} (an
+// upload); `move`: the position to open.
 async function viewReplay(viewer, data, source) {
   const info = await gameInfo(data.game);
   const renderer = await rendererFor(data.game);
   let frames = data.frames;
   let index = 0, playing = null;
-  const slider = h("input", { type: "range", id: "slider", min: 0, max: frames.length - 1, value: 0, "aria-label": "position in the game" });
+  const slider = h("input", { type: "range", id: "slider", min: 0, max: frames.length - 1, value: 0, "aria-label": t("position in the game") });
   const label = h("p", { id: "frame-label", class: "status", "aria-live": "polite" });
-  const notes = h("ul", { id: "frame-notes", class: "muted", "aria-label": "the bots' debug lines" });  // the bots' debug lines
+  const notes = h("ul", { id: "frame-notes", class: "muted", "aria-label": t("the bots' debug lines") });  // the bots' debug lines
   const area = h("div", { id: "replay-board" });
   const list = h("ol", { class: "move-list", id: "move-list" });
   const speed = h("select", { id: "speed" }, SPEEDS.map(([name, ms]) => h("option", { value: ms, selected: ms === recall("replay.speed", 800) }, name)));
-  const playButton = h("button", { id: "play", "aria-pressed": "false", onclick: () => (playing ? pause() : resume()) }, "▶ play");
+  const playButton = h("button", { id: "play", "aria-pressed": "false", onclick: () => (playing ? pause() : resume()) }, `▶ ${t("play")}`);
   const baseCtx = () => context({ game: info, settings: data.settings, players: data.players });
   const listItems = () => {
     fill(list, ...frames.slice(1).map((frame) => h("li", { value: frame.index },
       h("button", { class: "frame-link", "data-frame": frame.index, onclick: () => { pause(); go(frame.index); } },
         moveLine(renderer, baseCtx(), frame.player, frame.move, frame.chance)))),
     data.error_turn ? h("li", { value: data.error_turn, class: "rejected", id: "rejected-move" },
-      h("span", {}, `rejected by the referee: ${data.error.replace(/^turn \d+: /, "")}`)) : null);
+      h("span", {}, t("rejected by the referee: "), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, "")))) : null);
   };
   const go = (i) => {
     index = Math.max(0, Math.min(frames.length - 1, i));
@@ -592,38 +647,51 @@ async function viewReplay(viewer, data, source) {
     const last = index ? { player: frame.player, move: frame.move, chance: frame.chance ?? null } : null;
     const ctx = context({ game: info, settings: data.settings, players: data.players, chance: frame.chance ?? null,
       frame: { ...frame, total: frames.length - 1 }, last });
-    label.replaceChildren(...[index === 0 ? "Start of the game" : [
-      `Turn ${index} of ${frames.length - 1}: `, moveLine(renderer, ctx, frame.player, frame.move, frame.chance)]].flat(3));
+    fill(label, index === 0 ? t("Start of the game")
+      : [t("Turn {n} of {total}: ", { n: index, total: frames.length - 1 }), moveLine(renderer, ctx, frame.player, frame.move, frame.chance)]);
     label.dataset.index = index;
-    notes.replaceChildren(...(frame.notes || []).map((n) => h("li", {}, `${data.players[n.player]}: ${n.text}`)));
+    notes.replaceChildren(...(frame.notes || []).map((n) => h("li", {}, `${playerName(data.players, n.player)}: `,
+      h("span", { translate: "no" }, n.text))));  // the bot's own words
     area.replaceChildren(boardOf(renderer, view, ctx));
     if (index === frames.length - 1 && data.outcome && renderer.summary) area.append(renderer.summary(view, ctx));
     for (const item of list.querySelectorAll("button[aria-current]")) item.removeAttribute("aria-current");
     const current = list.querySelector(`button[data-frame="${index}"]`);
     if (current) {
       current.setAttribute("aria-current", "step");
-      const top = current.offsetTop - list.offsetTop;  // scroll the list, not the page
-      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 30) list.scrollTop = top - list.clientHeight / 2;
+      const box = current.getBoundingClientRect(), shown = list.getBoundingClientRect();  // the list scrolls, not the page
+      if (box.top < shown.top) list.scrollTop += box.top - shown.top;
+      else if (box.bottom > shown.bottom) list.scrollTop += Math.min(box.bottom - shown.bottom, box.top - shown.top);
     }
     if (index >= frames.length - 1 && playing && !data.live) pause();
+    if ((source.id || source.tournament) && viewer.isConnected) {  // the position, in the address
+      const [path, query] = location.hash.split("?");
+      const search = new URLSearchParams(query || "");
+      search.set("move", index);
+      history.replaceState(null, "", `${path}?${search}`);
+    }
   };
   const pause = () => {
     clearInterval(playing); playing = null;
-    playButton.textContent = "▶ play"; playButton.setAttribute("aria-pressed", "false");
+    playButton.textContent = `▶ ${t("play")}`; playButton.setAttribute("aria-pressed", "false");
   };
   const resume = () => {
     if (index >= frames.length - 1 && !data.live) go(0);
     clearInterval(playing);
     playing = setInterval(() => { if (index < frames.length - 1) go(index + 1); else if (!data.live) pause(); }, Number(speed.value));
-    playButton.textContent = "❚❚ pause"; playButton.setAttribute("aria-pressed", "true");
+    playButton.textContent = `❚❚ ${t("pause")}`; playButton.setAttribute("aria-pressed", "true");
   };
   speed.addEventListener("change", () => { remember("replay.speed", Number(speed.value)); if (playing) resume(); });
   slider.addEventListener("input", () => { pause(); go(Number(slider.value)); });
-  // the arrow keys step once: a focused slider or field moves by itself, so it is left alone
+  // the keys step once: a focused slider or field moves by itself, so it is left alone, and
+  // Space on a focused button or link is that button's
   const keys = (e) => {
-    if (e.target.closest && e.target.closest("input, select, textarea")) return;
-    if (e.key === "ArrowLeft") { pause(); go(index - 1); }
-    if (e.key === "ArrowRight") { pause(); go(index + 1); }
+    if (e.altKey || e.ctrlKey || e.metaKey || (e.target.closest && e.target.closest("input, select, textarea"))) return;
+    const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: frames.length - 1 }[e.key];
+    if (to !== undefined) { e.preventDefault(); pause(); go(to); }
+    else if (e.key === " " && !(e.target.closest && e.target.closest("button, a"))) {
+      e.preventDefault();
+      if (playing) pause(); else resume();
+    }
   };
   document.addEventListener("keydown", keys);
   cleanup.push(() => { document.removeEventListener("keydown", keys); pause(); });
@@ -631,40 +699,42 @@ async function viewReplay(viewer, data, source) {
   if (source.id || source.tournament) {
     const where = source.id ? `id=${encodeURIComponent(source.id)}` : `t=${encodeURIComponent(source.tournament)}&g=${encodeURIComponent(source.tgame)}`;
     if (!data.live) {
-      downloads.push(h("a", { href: `/api/log?${where}&format=jsonl`, download: "", id: "download-jsonl" }, "the log (JSON Lines)"));
+      downloads.push(h("a", { href: `/api/log?${where}&format=jsonl`, download: "", id: "download-jsonl" }, t("the log (JSON Lines)")));
       for (const form of info.log_formats || []) {
-        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, `the ${form} log`));
+        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, t("the {format} log", { format: form })));
       }
     }
   }
-  const claimed = data.live ? "live game, still being played" : resultText(data.outcome, data.players, null, renderer.scoreMeaning);
+  const meaning = meaningOf(renderer, data.game);
+  const claimed = data.live ? t("live game, still being played") : resultText(data.outcome, data.players, null, meaning);
+  const detail = data.outcome ? detailOf(data.outcome, data.players, null, data.game) : "";
   const header = h("p", { id: "replay-result" }, claimed,
-    data.outcome && data.outcome.detail ? h("span", { class: "muted" }, ` · ${humanDetail(data.outcome.detail, data.players)}`) : "",
-    data.seed !== null && data.seed !== undefined ? h("span", { class: "muted" }, ` · seed ${data.seed}`) : "");
+    detail ? h("span", { class: "muted" }, ` · ${detail}`) : "",
+    data.seed !== null && data.seed !== undefined ? h("span", { class: "muted seed" }, ` · ${t("seed {seed}", { seed: data.seed })}`) : "");
   // a log the referee stops on: what it claims beside what the referee found
   const verdict = data.error ? h("div", { class: "verdict", id: "verdict" },
-    h("section", { class: "card" }, h("h3", {}, "The log claims"), h("p", { id: "claimed" }, claimed)),
-    h("section", { class: "card bad" }, h("h3", {}, "The referee's verdict"),
-      h("p", { id: "referee-verdict" }, `Turn ${data.error_turn} is illegal: ${data.error.replace(/^turn \d+: /, "")}`),
-      h("p", { class: "muted" }, `The replay stops after turn ${data.error_turn - 1}; the claimed result was not reached by legal play.`)))
+    h("section", { class: "card" }, h("h3", {}, t("The log claims")), h("p", { id: "claimed" }, claimed)),
+    h("section", { class: "card bad" }, h("h3", {}, t("The referee's verdict")),
+      h("p", { id: "referee-verdict" }, t("Turn {n} is illegal: ", { n: data.error_turn }), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, ""))),
+      h("p", { class: "muted" }, t("The replay stops after turn {n}; the claimed result was not reached by legal play.", { n: data.error_turn - 1 }))))
     : null;
   fill(viewer,
-    h("h2", {}, source.title || data.id, " · ", info.title, " · ", data.players.map((p, s) => playerName(data.players, s)).join(" vs ")),
+    h("h2", {}, source.title || data.id, " · ", info.title, " · ", data.players.map((p, s) => playerName(data.players, s)).join(t(" vs "))),
     source.tournament ? h("p", {}, h("a", { id: "back-to-table", href: `#/tournament?name=${encodeURIComponent(source.tournament)}&cell=${source.tgame.split("-").slice(0, 2).join("-")}` },
-      `← the table of ${source.tournament}`)) : null,
+      t("← the table of {name}", { name: source.tournament }))) : null,
     verdict || header,
-    h("div", { class: "controls", role: "toolbar", "aria-label": "replay controls" },
-      h("button", { id: "first", onclick: () => { pause(); go(0); }, title: "to the start" }, "|◀", h("span", { class: "wide" }, " start")),
-      h("button", { id: "prev", onclick: () => { pause(); go(index - 1); }, title: "back" }, "◀", h("span", { class: "wide" }, " back")),
+    h("div", { class: "controls", role: "toolbar", "aria-label": t("replay controls") },
+      h("button", { id: "first", onclick: () => { pause(); go(0); }, title: t("to the start") }, "|◀", h("span", { class: "wide" }, ` ${t("start")}`)),
+      h("button", { id: "prev", onclick: () => { pause(); go(index - 1); }, title: t("back") }, "◀", h("span", { class: "wide" }, ` ${t("back")}`)),
       playButton,
-      h("button", { id: "next", onclick: () => { pause(); go(index + 1); }, title: "forward" }, h("span", { class: "wide" }, "forward "), "▶"),
-      h("button", { id: "last", onclick: () => { pause(); go(frames.length - 1); }, title: "to the end" }, h("span", { class: "wide" }, "end "), "▶|"),
-      h("label", { class: "speed" }, "speed ", speed)),
+      h("button", { id: "next", onclick: () => { pause(); go(index + 1); }, title: t("forward") }, h("span", { class: "wide" }, `${t("forward")} `), "▶"),
+      h("button", { id: "last", onclick: () => { pause(); go(frames.length - 1); }, title: t("to the end") }, h("span", { class: "wide" }, `${t("end")} `), "▶|"),
+      h("label", { class: "speed" }, t("speed"), " ", speed)),
     slider, label, notes,
-    h("div", { class: "replay" }, area, h("nav", { class: "moves-box", "aria-label": "moves" }, h("h3", {}, "Moves"), list)),
-    downloads.length ? h("p", { class: "downloads" }, "Download ", downloads) : null);
+    h("div", { class: "replay" }, area, h("nav", { class: "moves-box", "aria-label": t("moves") }, h("h3", {}, t("Moves")), list)),
+    downloads.length ? h("p", { class: "downloads" }, t("Download"), " ", downloads) : null);
   listItems();
-  go(0);
+  go(Number.isInteger(source.move) ? source.move : 0);
   if (viewer.isConnected) setPhase("replay");  // not if its page was left meanwhile
   if (data.live) followLive();
 
@@ -683,7 +753,7 @@ async function viewReplay(viewer, data, source) {
         frames = fresh.frames;
         slider.max = frames.length - 1;
         listItems();
-        header.firstChild.textContent = fresh.live ? "live game, still being played" : resultText(fresh.outcome, fresh.players, null, renderer.scoreMeaning);
+        header.firstChild.textContent = fresh.live ? t("live game, still being played") : resultText(fresh.outcome, fresh.players, null, meaning);
         go(atEnd ? frames.length - 1 : index);
         label.dataset.frames = frames.length;
       } catch { /* asked again on the next move */ }
@@ -703,13 +773,16 @@ async function viewReplay(viewer, data, source) {
 
 async function tournamentsPage() {
   const data = await api("/api/tournaments");
-  show(h("h1", {}, "Tournaments"),
-    h("p", {}, h("a", { href: "#/bots" }, "Run a tournament from the browser")),
-    data.tournaments.length ? h("ul", { id: "tournament-list" }, data.tournaments.map((t) => h("li", {},
-      h("a", { href: `#/tournament?name=${encodeURIComponent(t.name)}` }, t.name),
-      h("span", { class: "muted" }, ` ${t.game} · ${t.bots.length} bots · ${t.games} games per pairing`))))
-      : h("p", { class: "muted" }, data.directory ? `no tournament results in ${data.directory}`
-        : "start the server with --tournaments DIR to show tournament results here"));
+  const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
+  show(h("h1", {}, t("Tournaments")),
+    h("p", {}, h("a", { href: "#/bots" }, t("Run a tournament from the browser"))),
+    data.tournaments.length ? h("ul", { id: "tournament-list" }, data.tournaments.map((entry) => h("li", {},
+      h("a", { href: `#/tournament?name=${encodeURIComponent(entry.name)}` }, entry.name),
+      h("span", { class: "muted" }, ` ${titles[entry.game] || entry.game} · `,
+        t("{n} bots", { n: entry.bots.length, count: entry.bots.length }), " · ",
+        t("{n} games per pairing", { n: entry.games, count: entry.games })))))
+      : h("p", { class: "muted" }, data.directory ? t("no tournament results in {dir}", { dir: data.directory })
+        : t("start the server with --tournaments DIR to show tournament results here")));
   setPhase("tournaments");
 }
 
@@ -721,10 +794,10 @@ function interval(pair, format) { return pair ? ` (${format(pair[0])}–${format
 // runners (Elo with its interval, SPRT, ...) are more entries here.
 function summaryColumns() {
   return [
-    ["games", (s) => s.games], ["wins", (s) => s.wins], ["losses", (s) => s.losses], ["draws", (s) => s.draws],
-    ["win rate (95% CI)", (s) => s.win_rate === undefined ? "" : percent(s.win_rate) + interval(s.win_rate_ci95, percent)],
-    ["mean score (95% CI)", (s) => s.mean_score === undefined ? "" : s.mean_score.toFixed(1) + interval(s.mean_score_ci95, (v) => v.toFixed(1))],
-    ["Elo (95% CI)", eloText], ["nElo", neloText], ["LOS", losText],
+    [t("games"), (s) => s.games], [t("wins"), (s) => s.wins], [t("losses"), (s) => s.losses], [t("draws"), (s) => s.draws],
+    [t("win rate (95% CI)"), (s) => s.win_rate === undefined ? "" : percent(s.win_rate) + interval(s.win_rate_ci95, percent)],
+    [t("mean score (95% CI)"), (s) => s.mean_score === undefined ? "" : s.mean_score.toFixed(1) + interval(s.mean_score_ci95, (v) => v.toFixed(1))],
+    [t("Elo (95% CI)"), eloText], ["nElo", neloText], ["LOS", losText],
   ];
 }
 
@@ -745,62 +818,98 @@ async function tournamentPage({ params }) {
   const data = await api("/api/tournament", { name });
   const bots = data.bots;
   const table = h("table", { class: "crosstable", id: "crosstable" },
-    h("caption", { class: "muted" }, "Rows: the first player; columns: the second; cells: wins / losses / draws of the first player."),
-    h("tr", {}, h("th", { class: "corner", scope: "col" }, "first ↓ second →"), bots.map((b) => h("th", { scope: "col" }, b))),
+    h("caption", { class: "muted" }, t("Rows: the first player; columns: the second; cells: wins / losses / draws of the first player.")),
+    h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, b))),
     bots.map((first) => h("tr", {}, h("th", { scope: "row" }, first), bots.map((second) => {
       const cell = (data.table[first] || {})[second];
       if (!cell) return h("td", { class: "empty" }, "—");
       const i = bots.indexOf(first), j = bots.indexOf(second);
       return h("td", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(name)}&cell=${i}-${j}`,
-        title: `${first} (first) vs ${second} (second): wins / losses / draws of ${first}` },
+        title: t("{first} (first) vs {second} (second): wins / losses / draws of {first}", { first, second }) },
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
-  const parts = [h("h1", {}, `Tournament ${name}`),
-    h("p", { class: "muted" }, `${data.game} · ${data.games} games per seat order`,
-      data.seed !== undefined ? ` · seed ${data.seed}` : ""),
-    scrollBox(table)];
+  const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
+  const parts = [h("h1", {}, t("Tournament {name}", { name })),
+    h("p", { class: "muted" }, `${titles[data.game] || data.game} · `, t("{n} games per seat order", { n: data.games, count: data.games }),
+      data.seed !== undefined ? ` · ${t("seed {seed}", { seed: data.seed })}` : ""),
+    scrollBox(t("the table, scrolled sideways"), table)];
   if (data.summary) {
     const columns = summaryColumns(data);
-    parts.push(h("h2", {}, "Summary"), h("p", { class: "muted" }, "Each bot against the others (self-play left out); 95% confidence intervals. "
-        + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority."),
-      scrollBox(h("table", { class: "summary", id: "summary" },
-        h("tr", {}, h("th", { scope: "col" }, "bot"), columns.map(([c]) => h("th", { scope: "col" }, c))),
+    parts.push(h("h2", {}, t("Summary")), h("p", { class: "muted" }, t("Each bot against the others (self-play left out); 95% confidence intervals. "
+        + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority.")),
+      scrollBox(t("the summary, scrolled sideways"), h("table", { class: "summary", id: "summary" },
+        h("tr", {}, h("th", { scope: "col" }, t("bot")), columns.map(([c]) => h("th", { scope: "col" }, c))),
         Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, bot),
           columns.map(([, cell]) => h("td", {}, cell(s) ?? "")))))));
   }
   if (data.pairings && data.pairings.length) {
-    parts.push(h("h2", {}, "Pairings"),
-      h("p", { class: "muted" }, "From the first bot's side. A pair is two games on the same dice with seats "
-        + "swapped, scored 0, ½, 1, 1½ or 2; intervals from the pair variance."),
-      scrollBox(h("table", { class: "summary", id: "tournament-pairings" },
-        h("tr", {}, ["pairing", "pairs", "pentanomial (0 … 2)", "score", "Elo (95% CI)", "nElo", "LOS"]
+    parts.push(h("h2", {}, t("Pairings")),
+      h("p", { class: "muted" }, t("From the first bot's side. A pair is two games on the same dice with seats "
+        + "swapped, scored 0, ½, 1, 1½ or 2; intervals from the pair variance.")),
+      scrollBox(t("the pairings, scrolled sideways"), h("table", { class: "summary", id: "tournament-pairings" },
+        h("tr", {}, [t("pairing"), t("pairs"), t("pentanomial (0 … 2)"), t("score"), t("Elo (95% CI)"), "nElo", "LOS"]
           .map((c) => h("th", { scope: "col" }, c))),
-        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]} vs ${p.bots[1]}`),
+        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]}${t(" vs ")}${p.bots[1]}`),
           h("td", {}, p.units ?? 0), h("td", {}, p.pentanomial.join(" · ")),
           h("td", {}, p.score === undefined ? "" : p.score.toFixed(3)),
           h("td", {}, eloText(p)), h("td", {}, neloText(p)), h("td", {}, losText(p)))))));
   }
   if (data.standings) {
-    parts.push(h("h2", {}, "Swiss standings"), h("ol", { id: "tournament-standings" },
-      data.standings.map((s) => h("li", {}, `${s.bot}: ${s.points} points`))));
+    parts.push(h("h2", {}, t("Swiss standings")), h("ol", { id: "tournament-standings" },
+      data.standings.map((s) => h("li", {}, `${s.bot}: `, t("{n} points", { n: s.points, count: s.points })))));
   }
   const cell = params.get("cell");
   if (cell) {
     const [i, j] = cell.split("-").map(Number);
-    parts.push(h("h2", { id: "cell-heading" }, `${bots[i]} (first) vs ${bots[j]} (second)`));
-    if (!data.logs) parts.push(h("p", { class: "muted" }, "this tournament was run without logs"));
+    parts.push(h("h2", { id: "cell-heading" }, t("{first} (first) vs {second} (second)", { first: bots[i], second: bots[j] })));
+    if (!data.logs) parts.push(h("p", { class: "muted" }, t("this tournament was run without logs")));
     else {
       const games = await api("/api/tournament/cell", { name, cell });
       const players = [bots[i], bots[j]];
       parts.push(h("ol", { class: "games", id: "cell-games", start: "0" }, games.games.map((g) => h("li", {},
-        h("a", { href: `#/replay?t=${encodeURIComponent(name)}&g=${g.id}` }, `game ${g.id}`), ": ",
-        h("span", { class: "game-result" }, g.result ? resultText(g, players) : "no result")))),
-      games.games.length >= games.limit ? h("p", { class: "muted" }, `the first ${games.limit} games`) : "");
+        h("a", { href: `#/replay?t=${encodeURIComponent(name)}&g=${g.id}` }, t("game {id}", { id: g.id })), ": ",
+        h("span", { class: "game-result" }, g.result ? resultText(g, players) : t("no result"))))),
+      games.games.length >= games.limit ? h("p", { class: "muted" }, t("the first {n} games", { n: games.limit })) : "");
     }
   }
   show(parts);
   if (cell) document.getElementById("cell-heading").scrollIntoView();
   setPhase("tournament");
+}
+
+// -- how to play ------------------------------------------------------------------------------------
+
+// A game's rules in words and a worked example (the renderer's `howto`): its log replayed by
+// the referee (POST /api/replay), the position after each move that has a note, drawn by
+// the game's renderer.
+async function howtoPage({ params }) {
+  const name = params.get("game") || "";
+  const info = (await games()).find((g) => g.name === name);
+  if (!info) throw new Error(t("no game {name}", { name }));
+  const renderer = await rendererFor(name);
+  const guide = renderer.howto || {};
+  const gt = textsOf(name);
+  setTitle(t("How to play {game}", { game: info.title }));
+  const parts = [h("h1", {}, t("How to play {game}", { game: info.title })), h("p", {}, info.description),
+    guide.rules ? [h("h2", {}, t("The rules")), h("ul", { id: "howto-rules" }, guide.rules.map((rule) => h("li", {}, gt(rule))))] : null,
+    h("p", {}, h("a", { id: "howto-play", href: "#/", onclick: () => remember("lobby.game", name) }, t("Play {game}", { game: info.title })))];
+  if (guide.example) {
+    const data = await post("/api/replay", new Blob([guide.example.log], { type: "text/plain" }));
+    parts.push(h("h2", {}, t("A worked example")), h("p", {}, t("{first} and {second} play; {result}.", { first: data.players[0],
+      second: data.players[1], result: resultText(data.outcome, data.players, null, meaningOf(renderer, name)) })),
+      Object.entries(guide.example.notes).map(([at, note]) => {
+        const frame = data.frames[Number(at)];
+        if (!frame) return null;
+        const ctx = context({ game: info, settings: data.settings, players: data.players, chance: frame.chance ?? null,
+          frame: { ...frame, total: data.frames.length - 1 }, last: { player: frame.player, move: frame.move, chance: frame.chance ?? null } });
+        return h("section", { class: "card howto-step", "data-frame": frame.index },
+          h("h3", {}, t("Move {n}: ", { n: frame.index }), moveLine(renderer, ctx, frame.player, frame.move, frame.chance)),
+          h("p", {}, gt(note)), boardOf(renderer, frame.render ?? frame.state, ctx, false));
+      }),
+      h("p", {}, h("a", { href: "#/replay" }, t("Replay any game move by move."))));
+  }
+  show(parts);
+  setPhase("howto");
 }
 
 // -- ladder --------------------------------------------------------------------------------------
@@ -817,8 +926,8 @@ function ratingChart(history, width) {
   const series = Object.entries(history);
   const points = series.flatMap(([, s]) => s);
   const chart = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "chart", id: "rating-chart", role: "img",
-    "aria-label": "rating history of every bot" });
-  if (!points.length) { chart.append(el("text", { x: 20, y: 40 }, "no rated games yet")); return h("figure", {}, chart); }
+    "aria-label": t("rating history of every bot") });
+  if (!points.length) { chart.append(el("text", { x: 20, y: 40 }, t("no rated games yet"))); return h("figure", {}, chart); }
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   const x0 = Math.min(...xs), x1 = Math.max(...xs) || x0 + 1;
   const y0 = Math.min(...ys), y1 = Math.max(...ys);
@@ -828,7 +937,7 @@ function ratingChart(history, width) {
   for (const value of [y0, (y0 + y1) / 2, y1]) {
     chart.append(el("text", { x: L - 6, y: sy(value) + 4, "text-anchor": "end", "font-size": 12, fill: "#1d2330" }, value.toFixed(1)));
   }
-  chart.append(el("text", { x: (W - R + L) / 2, y: H - 8, "text-anchor": "middle", "font-size": 12, fill: "#1d2330" }, "time (rated games) →"));
+  chart.append(el("text", { x: (W - R + L) / 2, y: H - 8, "text-anchor": "middle", "font-size": 12, fill: "#1d2330" }, t("time (rated games) →")));
   const legend = h("ul", { class: "legend", id: "chart-legend" });
   series.forEach(([bot, s], k) => {
     const [color, dash] = SERIES[k % SERIES.length];
@@ -845,14 +954,16 @@ async function ladderPage() {
   const board = await api("/api/leaderboard");
   const history = await api("/api/ratings/history", { game: board.game || undefined });
   const chartBox = h("div", { class: "chart-box" });
-  show(h("h1", {}, "Ladder"), h("p", { class: "muted" }, board.game ? `game: ${board.game}` : "no ladder game configured; all games"),
-    board.leaderboard.length ? scrollBox(h("table", { class: "leaderboard", id: "leaderboard" },
-      h("tr", {}, ["#", "bot", "rating (μ − 3σ)", "μ", "σ", "games", "wins", "losses", "draws"].map((c, k) =>
+  const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
+  show(h("h1", {}, t("Ladder")), h("p", { class: "muted" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
+    : t("no ladder game configured; all games")),
+    board.leaderboard.length ? scrollBox(t("the leaderboard, scrolled sideways"), h("table", { class: "leaderboard", id: "leaderboard" },
+      h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws")].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
       board.leaderboard.map((r) => h("tr", {}, [r.rank, r.bot, r.rating, r.mu, r.sigma, r.games, r.wins, r.losses, r.draws]
         .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))))))
-      : h("p", { class: "muted" }, "no rated games yet"),
-    h("h2", {}, "Rating history"), chartBox);
+      : h("p", { class: "muted" }, t("no rated games yet")),
+    h("h2", {}, t("Rating history")), chartBox);
   chartBox.append(ratingChart(history.history, chartBox.clientWidth || 720));
   setPhase("ladder");
 }
@@ -872,7 +983,7 @@ function pagesOfGames() {
         const renderer = await rendererFor(game.name);
         for (const [name, entry] of Object.entries(renderer.pages || {})) {
           if (!(`/${name}` in PAGES) && !found.has(name) && typeof entry.page === "function") {
-            found.set(name, { game: game.name, title: entry.title || name, page: entry.page });
+            found.set(name, { game: game.name, title: textsOf(game.name)(entry.title || name), page: entry.page });
           }
         }
       }
@@ -888,7 +999,7 @@ function pagesOfGames() {
 // that game; cleanup(fn): run when the page changes); the phase is the page's name.
 function gamePage(name, entry) {
   return async () => {
-    const options = await api("/api/web/options", { game: entry.game });
+    const options = await webOptions({ game: entry.game });
     const game = options.games.find((g) => g.name === entry.game);
     const ctx = context({ game, options, cleanup: (fn) => cleanup.push(fn) });
     setTitle(entry.title);
@@ -902,7 +1013,7 @@ function gamePage(name, entry) {
 // Two bots play a game (watched live), or a round-robin tournament runs in worker
 // processes and its table fills in; both within the server's limits (docs/web.md).
 async function botsPage() {
-  const options = await api("/api/web/options");
+  const options = await webOptions();
   setGames(options.games);
   const loaded = await Promise.all(options.games.map((g) => rendererFor(g.name)));
   const byName = Object.fromEntries(options.games.map((g, i) => [g.name, { info: g, renderer: loaded[i] }]));
@@ -931,7 +1042,7 @@ async function botsPage() {
   sync();
   const chosen = (message) => {
     try { return { game: gameSelect.value, ...form.value() }; } catch (error) {
-      message.className = "error"; message.replaceChildren(error.message); return null;
+      message.className = "error"; message.replaceChildren(errorText(error)); return null;
     }
   };
   const watch = h("button", { id: "start-match", class: "primary", onclick: async () => {
@@ -940,8 +1051,8 @@ async function botsPage() {
     try {
       const started = await post("/api/match", { ...settings, bots: [first.value.trim(), second.value.trim()] });
       location.hash = `#/watch?id=${started.game_id}`;
-    } catch (error) { gameMessage.className = "error"; gameMessage.replaceChildren(error.message); }
-  } }, "Start and watch");
+    } catch (error) { gameMessage.className = "error"; gameMessage.replaceChildren(errorText(error)); }
+  } }, t("Start and watch"));
   const run = h("button", { id: "start-tournament", class: "primary", onclick: async () => {
     const settings = chosen(tournamentMessage);
     if (!settings) return;
@@ -949,20 +1060,21 @@ async function botsPage() {
       const started = await post("/api/tournaments/run", { ...settings,
         bots: entrants.value.split(/[\n;]+/).map((b) => b.trim()).filter(Boolean), games: Number(perPairing.value) });
       location.hash = `#/run?id=${started.id}`;
-    } catch (error) { tournamentMessage.className = "error"; tournamentMessage.replaceChildren(error.message); }
-  } }, "Run the tournament");
-  show(h("h1", {}, "Bots"),
-    h("p", { class: "muted" }, "The thesis's main window: pick the game and its settings, then let two bots play or run a round-robin tournament."),
-    h("section", { class: "card" }, h("h2", {}, "Game"), h("label", {}, "Game ", gameSelect), settingsBox, names),
+    } catch (error) { tournamentMessage.className = "error"; tournamentMessage.replaceChildren(errorText(error)); }
+  } }, t("Run the tournament"));
+  show(h("h1", {}, t("Bots")),
+    h("p", { class: "muted" }, t("The thesis's main window: pick the game and its settings, then let two bots play or run a round-robin tournament.")),
+    h("section", { class: "card" }, h("h2", {}, t("Game")), h("label", {}, t("Game"), " ", gameSelect), settingsBox, names),
     h("div", { class: "columns" },
-      h("section", { class: "card" }, h("h2", {}, "Two bots play"),
-        h("label", {}, "First ", first), h("label", {}, "Second ", second),
-        h("p", { class: "muted" }, "A bot spec: a name, or name:param=value,… (search:depth=2)."), watch, gameMessage),
-      h("section", { class: "card" }, h("h2", {}, "A tournament"),
-        h("label", { for: "tournament-bots" }, "Bots (one spec a line)"), entrants,
-        h("label", {}, "Games per pairing ", perPairing),
+      h("section", { class: "card" }, h("h2", {}, t("Two bots play")),
+        h("label", {}, t("First"), " ", first), h("label", {}, t("Second"), " ", second),
+        h("p", { class: "muted" }, t("A bot spec: a name, or name:param=value,… (search:depth=2).")), watch, gameMessage),
+      h("section", { class: "card" }, h("h2", {}, t("A tournament")),
+        h("label", { for: "tournament-bots" }, t("Bots (one spec a line)")), entrants,
+        h("label", {}, t("Games per pairing"), " ", perPairing),
         h("p", { class: "muted", id: "tournament-limits" }, limits.tournament_bots
-          ? `At most ${limits.tournament_bots} bots and ${limits.tournament_games} games in all; one tournament at a time per visitor, ${limits.tournaments} at once on this server.` : ""),
+          ? t("At most {bots} bots and {games} games in all; one tournament at a time per visitor, {runs} at once on this server.",
+            { bots: limits.tournament_bots, games: limits.tournament_games, runs: limits.tournaments }) : ""),
         run, tournamentMessage)));
   setPhase("bots");
 }
@@ -970,9 +1082,9 @@ async function botsPage() {
 // A tournament started from the browser: its progress, then its table.
 async function runPage({ params }) {
   const id = params.get("id");
-  const bar = h("progress", { id: "run-progress", max: 1, value: 0, "aria-label": "games played" });
-  const status = h("p", { id: "run-status", "aria-live": "polite" }, "Starting…");
-  show(h("h1", {}, "Tournament"), h("div", { class: "card" }, bar, status));
+  const bar = h("progress", { id: "run-progress", max: 1, value: 0, "aria-label": t("games played") });
+  const status = h("p", { id: "run-status", "aria-live": "polite" }, t("Starting…"));
+  show(h("h1", {}, t("Tournament")), h("div", { class: "card" }, bar, status));
   setPhase("running");
   let stopped = false;
   cleanup.push(() => { stopped = true; });
@@ -983,12 +1095,46 @@ async function runPage({ params }) {
       location.replace(`#/tournament?name=${encodeURIComponent(run.name)}`);
       return;
     }
-    if (run.status === "failed") { status.className = "error"; status.replaceChildren(`The tournament failed: ${run.error}`); setPhase("error"); return; }
-    const eta = run.eta_seconds !== null && run.eta_seconds !== undefined ? ` · about ${formatMs(run.eta_seconds * 1000)} left` : "";
-    status.replaceChildren(run.status === "queued" ? `Waiting for a free worker (${run.ahead} ahead)…`
-      : `${run.done} of ${run.total} games played${eta}`);
+    if (run.status === "failed") {
+      status.className = "error"; status.replaceChildren(t("The tournament failed: "), h("span", { lang: "en" }, run.error));
+      setPhase("error"); return;
+    }
+    const eta = run.eta_seconds !== null && run.eta_seconds !== undefined ? ` · ${t("about {time} left", { time: formatMs(run.eta_seconds * 1000) })}` : "";
+    status.replaceChildren(run.status === "queued" ? t("Waiting for a free worker ({n} ahead)…", { n: run.ahead })
+      : `${t("{done} of {total} games played", { done: run.done, total: run.total })}${eta}`);
     await new Promise((resolve) => setTimeout(resolve, 700));
   }
+}
+
+// -- preferences: the colour scheme, the sound of your turn (this browser only) -----------------
+
+function applyTheme(theme) {
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;  // the system's (prefers-color-scheme)
+}
+
+// The page's fixed texts (index.html's, English as written) in the page's language, and the
+// header's switches: the language (remembered; the page is loaded again in it), the
+// colour scheme, the sound of your turn.
+function preferences() {
+  for (const el of document.querySelectorAll("header a, .skip, main > p")) el.textContent = t(el.textContent.trim());
+  const speech = language();
+  const lang = h("select", { id: "lang", "aria-label": t("language") },
+    Object.entries(speech.languages).map(([code, name]) => h("option", { value: code, lang: code, selected: code === speech.lang }, name)));
+  lang.addEventListener("change", () => { remember("lang", lang.value); location.reload(); });
+  const chosen = recall("theme", "auto");
+  const theme = h("select", { id: "theme", "aria-label": t("colour scheme") },
+    [["auto", N_("as the system")], ["light", N_("light")], ["dark", N_("dark")]].map(([value, text]) =>
+      h("option", { value, selected: value === chosen }, t(text))));
+  theme.addEventListener("change", () => { remember("theme", theme.value); applyTheme(theme.value); });
+  const sound = h("button", { id: "sound", "aria-pressed": String(recall("sound", false)), onclick: () => {
+    const on = !recall("sound", false);
+    remember("sound", on);
+    sound.setAttribute("aria-pressed", String(on));
+    beep();  // this click lets the page make sounds later
+  } }, t("Sound on your turn"));
+  document.querySelector("header").append(h("div", { class: "prefs" }, lang, h("label", {}, t("Colours"), " ", theme), sound));
+  applyTheme(chosen);
 }
 
 // -- router --------------------------------------------------------------------------------------
@@ -996,7 +1142,7 @@ async function runPage({ params }) {
 const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
-  "/bots": botsPage, "/run": runPage,
+  "/bots": botsPage, "/run": runPage, "/howto": howtoPage,
 };
 
 async function navigate() {
@@ -1021,5 +1167,7 @@ async function navigate() {
   }
 }
 
+await loadLanguage();
+preferences();
 window.addEventListener("hashchange", navigate);
 navigate();

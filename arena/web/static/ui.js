@@ -3,6 +3,80 @@
 // reader's announcements. No game is named here (docs/web.md).
 
 export const main = document.getElementById("main");
+
+// -- languages (docs/web.md, "Languages") ---------------------------------------------------
+
+// The catalogue of the page's language (GET /api/web/messages): a key is the English text
+// itself, so a text a catalogue lacks is shown as written (a plugin game without Russian);
+// the server leaves out the texts that read as written (English sends only its plurals).
+let speech = { lang: "en", languages: { en: "English" }, messages: {}, games: {} };
+let plural = new Intl.PluralRules("en");
+
+// The language remembered by this browser, else the first of its Accept-Language the
+// server speaks; the page's texts follow it.
+export async function loadLanguage() {
+  const chosen = recall("lang", null);
+  try { speech = await getJson("/api/web/messages", chosen ? { lang: chosen } : {}); } catch { /* as written */ }
+  plural = new Intl.PluralRules(speech.lang);
+  document.documentElement.lang = speech.lang;
+  return speech;
+}
+
+export function language() { return speech; }
+
+function lookup(table, text, params) {
+  const value = table[text];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object") return value;
+  return value[plural.select(Number(params && params.count) || 0)] ?? value.other;
+}
+
+function fillIn(text, params) {
+  return params ? String(text).replace(/\{(\w+)\}/g, (whole, key) => (params[key] ?? whole)) : String(text);
+}
+
+// Marks a text for the catalogue where it is written (a table's); `t` translates it where
+// it is used (gettext's N_).
+export const N_ = (text) => text;
+
+// Texts asked for that the page's language lacks (shown as written; English lacks none):
+// the tests read it to find a text left out of the catalogue.
+export const untranslated = new Set();
+
+function missing(text) {
+  if (text && speech.lang !== "en") untranslated.add(text);
+}
+
+// `text` (English, the catalogue's key) in the page's language, its {names} filled in.
+export function t(text, params) {
+  const said = lookup(speech.messages, text, params);
+  if (said === undefined) missing(text);
+  return fillIn(said ?? text, params);
+}
+
+// A game's `t`: its own catalogue first, then the interface's. `optional`: for texts that
+// may have no translation (a result's detail, a plugin game's title), not counted missing.
+export function gameT(name, optional = false) {
+  const own = speech.games[name] || {};
+  return (text, params) => {
+    const said = lookup(own, text, params) ?? lookup(speech.messages, text, params);
+    if (said === undefined && !optional) missing(text);
+    return fillIn(said ?? text, params);
+  };
+}
+
+// A game of /api/web/options in the page's language: title, description, its bots' labels
+// ("Переборная стратегия (search)") and descriptions, their parameters' docs.
+export function localise(game) {
+  const gt = gameT(game.name, !speech.games[game.name]);  // a game with no catalogue stays as written
+  const label = gameT(game.name, true);  // a bot's name has a translation only where it has a name in words
+  return { ...game, title: gt(game.title), description: gt(game.description), bots: (game.bots || []).map((bot) => {
+    const named = label(bot.name);
+    return { ...bot, label: named !== bot.name ? `${named} (${bot.name})` : bot.name, description: gt(bot.description),
+      params: bot.params.map((param) => ({ ...param, doc: gt(param.doc) })) };
+  }) };
+}
+
 export const cleanup = [];  // what to undo when the page changes (sockets, timers)
 
 // -- building the page ----------------------------------------------------------------------
@@ -38,13 +112,54 @@ export function fill(element, ...children) {
 
 export function show(...children) { fill(main, ...children); }
 
+// An error as a person reads it: what it means for them in their language, and the
+// server's own words (for a refused setting, say: the rules' reason) where they say more.
+const ERRORS = {
+  busy: N_("You have as many bot games running as you may: watch them to their end."),
+  "too-many-games": N_("You are playing as many games as you may at once: finish one first."),
+  "not-connected": N_("The page lost its connection to the server: reload it."),
+  "storage-unavailable": N_("The server cannot store games just now: try again in a minute."),
+  "unknown-game": N_("There is no such game (any more)."),
+  "not-a-guest": N_("This browser has no guest account here: reload the page."),
+};
+
+export function errorText(error) {
+  if (typeof error === "string") return error;  // said already in the page's language
+  const data = (error && error.data) || {};
+  const own = String((error && error.message) || error || "");
+  const known = ERRORS[data.code] || (error && error.status === 429 ? N_("Too many requests from this browser: try again in a minute.") : null);
+  if (known) return t(known);
+  if (speech.lang === "en" || !own) return own || t("The server could not be reached: try again.");
+  return [t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own)];
+}
+
 export function errorBox(error) {
-  return h("p", { class: "error", role: "alert" }, String(error.message || error));
+  return h("p", { class: "error", role: "alert" }, errorText(error));
+}
+
+// What a protocol `error` means for the person at the page, in their words (the
+// protocol's own text is for bot authors, docs/protocol.md), or null when it is none of
+// their business: what the ladder plays (a guest never plays on the ladder).
+const PROTOCOL_NOTES = {
+  "unknown-game": N_("this game is not being played any more"),
+  "not-your-game": N_("this game is not yours to play"),
+  "storage-unavailable": N_("the server cannot store games just now: try again in a minute"),
+  "rate-limited": N_("the page sent too much too fast; it reconnects"),
+  "too-many-errors": N_("the connection was closed after too many errors; it reconnects"),
+  unauthorized: N_("the server did not recognise this browser: reload the page"),
+};
+const NOT_FOR_PLAYERS = new Set(["no-ladder-game", "unknown-game-name", "log-too-long", "log-limit", "log-budget",
+  "log-disk-low"]);
+
+export function protocolNote(message) {
+  if (NOT_FOR_PLAYERS.has(message.code)) return null;
+  return t(PROTOCOL_NOTES[message.code] || "the server did not understand this page: reload it");
 }
 
 // A table that scrolls sideways inside its own box on a narrow screen (the page never does).
-export function scrollBox(...children) {
-  return h("div", { class: "scroll-x" }, children);
+// It can be focused, so that a keyboard scrolls it too.
+export function scrollBox(label, ...children) {
+  return h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": label }, children);
 }
 
 export function route() {
@@ -76,8 +191,16 @@ async function forThisPage(request) {
   return result;
 }
 
+// JSON as the server wrote it: an integer too big for a JavaScript number (a game's seed)
+// keeps its exact decimal text instead of becoming 1.86e+38.
+function parseJson(text) {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);  // no such number: the quick path
+  return JSON.parse(text, (key, value, context) => (typeof value === "number" && !Number.isSafeInteger(value)
+    && context && /^-?\d+$/.test(context.source) ? context.source : value));
+}
+
 async function answer(response) {
-  const data = await response.json().catch(() => ({ code: "not-json", message: response.statusText }));
+  const data = await response.text().then(parseJson).catch(() => ({ code: "not-json", message: response.statusText }));
   if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { data, status: response.status });
   return data;
 }
@@ -125,16 +248,37 @@ export function announce(text) {
   setTimeout(() => { region.textContent = text; }, 30);
 }
 
+// A short tone when it is your turn, if this browser asked for it (the header's switch).
+let audio = null;
+
+export function beep() {
+  if (!recall("sound", false)) return;
+  try {
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    const tone = audio.createOscillator(), gain = audio.createGain(), now = audio.currentTime;
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.08, now);
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(now);
+    tone.stop(now + 0.25);
+  } catch { /* no sound here */ }
+}
+
 export function setTitle(text) {
-  document.title = text ? `${text} · the arena` : "The arena";
+  document.title = text ? `${text} · ${t("the arena")}` : t("The arena");
 }
 
 // A board is redrawn after every move: the element that had the focus gets it back (found
-// again by its id or data-* attributes), so a keyboard player keeps their place.
+// again by its id or data-* attributes), so a keyboard player keeps their place; when it
+// is gone (the move just played), the board itself has the focus, and the next Tab
+// reaches the board's first move.
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   let selector = null;
-  if (active && active !== document.body && container.contains(active)) {
+  const inside = Boolean(active && active !== document.body && container.contains(active));
+  if (inside) {
     if (active.id) selector = `#${CSS.escape(active.id)}`;
     else {
       const data = Object.entries(active.dataset).map(([k, v]) =>
@@ -143,9 +287,11 @@ export function keepFocus(container, redraw) {
     }
   }
   redraw();
-  if (selector) {
-    const again = container.querySelector(selector);
-    if (again && typeof again.focus === "function") again.focus({ preventScroll: true });
+  const again = selector ? container.querySelector(selector) : null;
+  if (again && typeof again.focus === "function") again.focus({ preventScroll: true });  // not if disabled now
+  if (inside && !container.contains(document.activeElement)) {
+    const board = container.querySelector(".board");
+    if (board) board.focus({ preventScroll: true });
   }
 }
 
@@ -157,43 +303,64 @@ export function formatMs(ms) {
   return `${hours ? hours + ":" : ""}${mm}:${String(seconds).padStart(2, "0")}`;
 }
 
-// A player as people read it: "You" for the one looking, "random (house bot)" for a
-// built-in bot, "guest 1a2b" for a guest.
-export function playerName(players, seat, me = null) {
-  if (me !== null && me !== undefined && seat === me) return "You";
-  const name = players && players[seat];
-  if (name === undefined || name === null) return `seat ${seat}`;
-  if (name.startsWith("house:")) return `${name.slice(6)} (house bot)`;
-  if (name.startsWith("guest-")) return `guest ${name.slice(6, 10)}`;
+// An account as people read it: "random (house bot)" for a built-in bot, "guest 1a2b"
+// for a guest.
+function accountName(name) {
+  if (name.startsWith("house:")) return t("{name} (house bot)", { name: name.slice(6) });
+  if (name.startsWith("guest-")) return t("guest {id}", { id: name.slice(6, 10) });
   return name;
 }
 
-// "player 1 ran out of cards first" becomes "You ran out of cards first".
-export function humanDetail(text, players, me = null) {
-  if (!text) return "";
-  return String(text).replace(/\b[Pp]layer (\d+)\b/g, (_, seat) => playerName(players, Number(seat), me));
+const ORDINALS = [N_("first"), N_("second"), N_("third"), N_("fourth")];  // t() at use
+
+// A player as people read it: "You" for the one looking, else the account's name; two
+// seats that would read the same (the same bot twice) are told apart by their seat:
+// "random (house bot, first)".
+export function playerName(players, seat, me = null) {
+  if (me !== null && me !== undefined && seat === me) return t("You");
+  const name = players && players[seat];
+  if (name === undefined || name === null) return t("seat {n}", { n: seat + 1 });
+  const shown = accountName(name);
+  const twin = players.some((other, s) => s !== seat && s !== me && other !== null && other !== undefined && accountName(other) === shown);
+  if (!twin) return shown;
+  const where = ORDINALS[seat] ? t(ORDINALS[seat]) : t("seat {n}", { n: seat + 1 });
+  return shown.endsWith(")") ? `${shown.slice(0, -1)}, ${where})` : `${shown} (${where})`;
 }
 
-const ENDINGS = { resignation: "by resignation", timeout: "on time", disconnect: "(a player left)",
-  illegal_move: "by an illegal move", aborted: "" };
+// A result's detail in people's words: "player 1 ran out of cards first" becomes "You ran
+// out of cards first", and an account's name ("house:random", "guest-1a2b3c4d") the name
+// people read.
+export function humanDetail(text, players, me = null) {
+  if (!text) return "";
+  const seats = players || [];
+  return String(text)
+    .replace(/\b(house:[\w.:=,-]+|guest-[0-9a-f]{8})\b/g, (account) => {
+      const seat = seats.indexOf(account);
+      return seat >= 0 ? playerName(seats, seat, me) : accountName(account);
+    })
+    .replace(/\b[Pp]layer (\d+)\b/g, (_, seat) => playerName(seats, Number(seat), me));
+}
+
+const ENDINGS = { resignation: N_("by resignation"), timeout: N_("on time"), disconnect: N_("(a player left)"),
+  illegal_move: N_("by an illegal move"), aborted: "" };  // t() at use
 
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
 // `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
 export function resultText(outcome, players, me = null, meaning) {
-  if (!outcome) return "no result";
+  if (!outcome) return t("no result");
   const { result, winner, termination } = outcome;
   let scores = outcome.scores && meaning !== null ? [...outcome.scores] : null;
-  if (result === "aborted" || termination === "aborted") return `Aborted: ${outcome.reason || outcome.detail || ""}`;
-  const how = termination && termination !== "normal" ? ` ${ENDINGS[termination] ?? termination}` : "";
+  if (result === "aborted" || termination === "aborted") return t("Aborted: {why}", { why: humanDetail(outcome.reason || outcome.detail || "", players) });
+  const how = termination && termination !== "normal" && ENDINGS[termination] ? ` ${t(ENDINGS[termination])}` : "";
   const mine = me !== null && me !== undefined && players.length === 2;
   if (scores && scores.length === 2) {
     const first = mine ? me : (winner ?? 0);
     scores = `${scores[first]} : ${scores[1 - first]}`;
   } else if (scores) scores = scores.join(" : ");
   const tail = scores ? ` ${scores}` : "";
-  if (winner === null || winner === undefined || result === "draw") return `Draw${tail}${how}`;
-  if (mine) return `${winner === me ? "You won" : "You lost"}${tail}${how}`;
-  return `${playerName(players, winner)} won${tail}${how}`;
+  if (winner === null || winner === undefined || result === "draw") return `${t("Draw")}${tail}${how}`;
+  if (mine) return `${t(winner === me ? "You won" : "You lost")}${tail}${how}`;
+  return `${t("{name} won", { name: playerName(players, winner) })}${tail}${how}`;
 }
 
 // What the numbers of a result mean, per seat: "points: You 36, random (house bot) 12".
@@ -208,14 +375,23 @@ let gamesCache = null;
 
 export function setGames(list) { gamesCache = Promise.resolve(list); }
 
+// /api/web/options, its games in the page's language.
+export async function options(params = {}) {
+  const answer = await api("/api/web/options", params);
+  const list = answer.games.map(localise);
+  return { ...answer, games: list, bots: (list.find((g) => g.name === answer.game) || { bots: answer.bots }).bots };
+}
+
 // Every registered game as /api/web/options lists it (title, renderer, lobby data, bots).
 export async function games() {
-  if (!gamesCache) gamesCache = getJson("/api/web/options").then((o) => o.games).catch((error) => { gamesCache = null; throw error; });
+  if (!gamesCache) {
+    gamesCache = getJson("/api/web/options").then((o) => o.games.map(localise)).catch((error) => { gamesCache = null; throw error; });
+  }
   return gamesCache;
 }
 
 export async function gameInfo(name) {
-  return (await games()).find((g) => g.name === name) || { name, title: name, renderer: null, lobby: {}, bots: [], log_formats: [] };
+  return (await games()).find((g) => g.name === name) || { name, title: name, description: "", renderer: null, lobby: {}, bots: [], log_formats: [] };
 }
 
 function optionLabel(view, move) {
@@ -228,13 +404,13 @@ function optionLabel(view, move) {
 const JSON_RENDERER = {
   board(view, ctx) {
     const moves = ctx.legal ? ctx.legal.moves || [] : [];
-    const typed = h("input", { id: "move-text", "aria-label": "your move", placeholder: ctx.game ? ctx.game.move_syntax : "a move", size: 30 });
+    const typed = h("input", { id: "move-text", "aria-label": t("your move"), placeholder: ctx.game ? ctx.game.move_syntax : t("a move"), size: 30 });
     return h("div", { class: "json-board" },
-      ctx.legal ? h("div", { class: "moves" }, h("span", {}, "Your move: "),
+      ctx.legal ? h("div", { class: "moves" }, h("span", {}, t("Your move: ")),
         moves.map((move) => h("button", { class: "move", "data-move": move, onclick: () => ctx.play(move) },
           optionLabel(view, move))),
         h("form", { onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) ctx.play(typed.value.trim()); } },
-          typed, h("button", {}, "Play"))) : null,
+          typed, h("button", {}, t("Play")))) : null,
       h("pre", { class: "json" }, JSON.stringify(view, null, 1)));
   },
   settings(ctx) {
@@ -242,9 +418,9 @@ const JSON_RENDERER = {
     const initial = (ctx.saved && ctx.saved.settings) || game.lobby.settings || {};
     const text = h("textarea", { id: "settings-json", rows: 6, cols: 30, spellcheck: "false" }, JSON.stringify(initial, null, 1));
     return {
-      element: h("label", {}, "Settings (JSON) ", text),
+      element: h("label", {}, t("Settings (JSON) "), text),
       value: () => {
-        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(`settings: ${error.message}`); }
+        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(t("settings: {why}", { why: error.message })); }
       },
     };
   },
@@ -274,13 +450,17 @@ export async function rendererFor(name) {
 
 // What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
 export function context(fields) {
-  return { h, svg, api, post, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+  const game = fields.game || null;
+  return { h, svg, api, post, t: game ? gameT(game.name, !speech.games[game.name]) : t, lang: speech.lang, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
     last: null, local: {}, chance: null, saved: null, name: (seat) => playerName(fields.players || [], seat, fields.me ?? null),
     play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
 }
 
-export function boardOf(renderer, view, ctx) {
-  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "" }, renderer.board(view, ctx));
+// The board under a heading of its own (a screen reader's outline: the page's title, the
+// board, the players' sections in it).
+export function boardOf(renderer, view, ctx, heading = true) {
+  return h("div", { class: "board", "data-game": ctx.game ? ctx.game.name : "", tabindex: -1 },
+    heading ? h("h2", { class: "visually-hidden" }, t("The board")) : null, renderer.board(view, ctx));
 }
 
 export function moveText(renderer, move, ctx) {
@@ -289,7 +469,7 @@ export function moveText(renderer, move, ctx) {
 
 export function chanceText(renderer, chance, ctx) {
   if (renderer.describeChance) return renderer.describeChance(chance, ctx);
-  return [`${(ctx.game && ctx.game.chance_name) || "chance"} `, h("code", {}, JSON.stringify(chance))];
+  return [`${ctx.t((ctx.game && ctx.game.chance_name) || "chance")} `, h("code", {}, JSON.stringify(chance))];
 }
 
 // "alpha rolled 3 and 5: turned down 8" as a list of nodes, for logs and move lists.
@@ -300,8 +480,11 @@ export function moveLine(renderer, ctx, seat, move, chance) {
     ": ", moveText(renderer, move, c)];
 }
 
+// The text of what `h` takes as children (nodes, strings, nested lists), for the screen
+// reader's announcement: the nodes stay where they are (a log line keeps its roll).
 export function textOf(nodes) {
-  return h("span", {}, nodes).textContent;
+  return [nodes].flat(Infinity).map((n) => (n instanceof Node ? n.textContent
+    : n === null || n === undefined || n === false ? "" : String(n))).join("");
 }
 
 export function finalView(replay) {

@@ -1,0 +1,145 @@
+"""Russian and English (issue 28): a browser whose Accept-Language asks for Russian gets every
+page in Russian (no English text of the catalogue, no text left out of it), the thesis's
+strategies under their Russian names; the header's switch changes the language and is
+remembered; a game without a Russian catalogue stays English."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .a11y_states import LOBBY, PAGES
+from .browser import (
+    browser,
+    my_turn,
+    no_overflow,
+    open_page,
+    server,
+    shot,
+    start_from_lobby,
+    visitor,
+    wait_phase,
+)
+
+__all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
+
+NAMES = {"Anna", "Boris", "alpha", "beta", "random", "greedy", "JSON", "Lines", "nElo", "LOS", "DIR",
+         "strict", "sqrt", "medium", "low", "trap", "classic", "chain"}
+"""Latin words a Russian page may show: players' and bots' names, formats, abbreviations."""
+
+LATIN = """names => {
+  const found = [];
+  const skip = 'code, pre, textarea, option, script, style, [lang=en], [translate=no], .visually-hidden, [hidden]';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || el.closest(skip) || !el.getClientRects().length) continue;
+    const text = node.data.replace(/'[^']*'|«[^»]*»|“[^”]*”/g, ' ');
+    for (const word of text.split(/[^A-Za-z0-9_.:/=|>-]+/)) {  // a token with symbols is notation
+      if (!/^[A-Za-z]{2,}$/.test(word) || names.includes(word) || /[a-z][A-Z]/.test(word)) continue;
+      found.push(`${word} (in ${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}: ${node.data.trim().slice(0, 60)})`);
+    }
+  }
+  return found.slice(0, 10);
+}"""
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def russian(request: pytest.FixtureRequest, browser: Any, visitor: dict[str, str]) -> Iterator[Any]:
+    """A page of a browser that asks for Russian (Accept-Language: ru-RU)."""
+    yield from open_page(browser, visitor, request.param, locale="ru-RU")
+
+
+def names_of(page: Any) -> list[str]:
+    """The Latin words a Russian page may show: those of NAMES, every bot's name and param."""
+    extra = page.evaluate("""() => fetch('/api/web/options').then((r) => r.json()).then((o) => o.games.flatMap(
+        (g) => g.bots.flatMap((b) => [b.name, ...b.params.map((p) => p.name), ...b.params.flatMap((p) => p.choices)])))""")
+    return sorted(NAMES | {part for name in extra for part in re.split(r"[^A-Za-z]+", str(name)) if part})
+
+
+def reads_russian(page: Any, names: list[str], where: str) -> None:
+    latin = page.evaluate(LATIN, names)
+    assert latin == [], (where, latin)
+    no_overflow(page)
+
+
+def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    page = russian
+    page.goto(server["url"] + "/#/")
+    wait_phase(page, "lobby")
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    assert page.inner_text("nav a[href='#/']") == "Лобби" and page.inner_text("#start") == "Начать партию"
+    names = names_of(page)
+    for name in LOBBY:
+        page.select_option("#game", name)
+        reads_russian(page, names, f"lobby {name}")
+    page.select_option("#game", "substitution")
+    page.select_option("#bot", "search")  # the thesis's strategies by their Russian names
+    assert "Переборная стратегия (search)" in page.inner_text("#bot")
+    assert "Глупая стратегия коротких слов (stupid-short-words)" in page.inner_text("#bot")
+    shot(page, "lobby-ru")
+    for path in (*PAGES, *(f"/howto?game={name}" for name in LOBBY)):
+        page.goto(server["url"] + "/#" + path)
+        page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
+        assert page.evaluate("document.body.dataset.phase") != "error", path
+        reads_russian(page, names, path)
+    shot(page, "howto-ru")
+    for record in (server["games"][0], *(r.id for r in server["others"].values())):
+        for move in (0, 1, 2):
+            page.goto(f"{server['url']}/#/replay?id={record}&move={move}")
+            wait_phase(page, "replay")
+            reads_russian(page, names, f"replay {record} at {move}")
+        page.click("#last")
+        reads_russian(page, names, f"replay {record} at the end")
+    shot(page, "replay-ru")
+    for name, choose in LOBBY.items():
+        start_from_lobby(page, server, name, choose=choose)
+        assert my_turn(page)
+        assert page.inner_text("#builder").startswith("Ваш ход") or page.locator("#finish").count()
+        reads_russian(page, names, f"play {name}")
+        shot(page, f"play-{name}-ru")
+        page.click("#resign")
+        wait_phase(page, "over")
+        assert page.inner_text("#result h2").startswith("Вы проиграли")
+        reads_russian(page, names, f"over {name}")
+    untranslated = page.evaluate("import('/static/ui.js').then((m) => [...m.untranslated])")
+    assert untranslated == []  # every text asked for is in the catalogue
+    # the checks can fail: English text, a text the catalogue lacks
+    page.evaluate("""() => document.getElementById('main').append(Object.assign(
+        document.createElement('p'), {textContent: 'Waiting for nobody'}))""")
+    assert page.evaluate(LATIN, names) != []
+    assert page.evaluate("import('/static/ui.js').then((m) => { m.t('No such text'); return [...m.untranslated]; })") \
+        == ["No such text"]
+
+
+def test_the_language_switch_is_remembered(russian: Any, server: dict[str, Any]) -> None:
+    page = russian
+    page.goto(server["url"] + "/#/ladder")
+    wait_phase(page, "ladder")
+    assert page.inner_text("main h1") == "Рейтинг"
+    page.select_option("#lang", "en")  # the page loads again in English
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    wait_phase(page, "ladder")
+    assert page.inner_text("main h1") == "Ladder"
+    page.reload()
+    wait_phase(page, "ladder")
+    assert page.inner_text("main h1") == "Ladder" and page.input_value("#lang") == "en"
+    page.select_option("#lang", "ru")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    wait_phase(page, "ladder")
+    assert page.inner_text("main h1") == "Рейтинг"
+
+
+def test_a_game_without_russian_stays_english(russian: Any, server: dict[str, Any]) -> None:
+    page = russian
+    page.goto(server["url"] + "/#/ladder")
+    wait_phase(page, "ladder")
+    shown = page.evaluate("""() => import('/static/ui.js').then((m) => {
+      const game = m.localise({ name: 'third-sim', title: 'Third Sim', description: 'Sim from outside',
+        bots: [{ name: 'third-random', description: 'Any free edge.', params: [] }] });
+      const known = m.localise({ name: 'sim', title: 'Sim', description: '', bots: [] });
+      return [game.title, game.description, game.bots[0].label, game.bots[0].description, known.title, [...m.untranslated]]; })""")
+    assert shown == ["Third Sim", "Sim from outside", "third-random", "Any free edge.", "Сим", []]
