@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed
 PURE    = build/pure
 COVER   = build/coverage
 
-.PHONY: setup build run test test-pure test-floors bench clean browsers kits services
+.PHONY: setup build run test test-pure test-floors bench clean browsers kits services sandbox
 
 # The environment and the dependencies, again whenever pyproject.toml changes. The
 # build tools (pyproject's build-system requirements) go in first, so that pip and
@@ -88,12 +88,23 @@ services:
 	    nohup nats-server -js -a 127.0.0.1 -p 4222 -sd /var/lib/nats-jetstream >/dev/null 2>&1 & \
 	    $(call wait_for_port,4222); $(call answers,4222); }
 
+# Hosted bots run under Debian's bubblewrap (arena/sandbox, docs/security.md "Hosted
+# bots"); their tests build a bot in every language the sandbox builds, with the
+# system's toolchains: Python 3, gcc and g++, and the kits' Node, Go and JDK. Installed
+# here when missing (as root, as in CI); `make test` sets ARENA_REQUIRE_SANDBOX, so a
+# machine without them fails the sandbox tests instead of skipping them.
+sandbox: kits
+	@command -v bwrap >/dev/null || { apt-get update && apt-get install -y bubblewrap; }
+	@test -x /usr/bin/python3 || { apt-get update && apt-get install -y python3; }
+	@command -v c++ >/dev/null || { apt-get update && apt-get install -y g++; }
+
 # The whole suite on the compiled build (with the browser tests: a missing browser is
 # an error here, not a skip), then the core tests on the ARENA_PURE=1 build; the line
 # coverage of both runs together is printed at the end.
-test: setup browsers kits services
+test: setup browsers kits services sandbox
 	rm -rf $(COVER) && mkdir -p $(COVER)
-	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
+	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 ARENA_REQUIRE_SANDBOX=1 \
+	    COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
 	    $(BIN)/python -m pytest --cov --cov-report=
 	$(MAKE) --no-print-directory test-pure
 	$(MAKE) --no-print-directory test-floors

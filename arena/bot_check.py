@@ -1,5 +1,6 @@
 """Validation games for a program before it goes on a server (Kaggle's validation
-episode, locally): `check_program` plays it (``exec:COMMAND``, `arena.exec_bot`) against
+episode, locally): `check_program` plays it (``exec:COMMAND``, `arena.exec_bot`; or a
+built bot in its sandbox, ``hosted:DIR``, `arena.sandbox.hosted`) against
 built-in bots in both seats, under the time control, and reports every rejection,
 timeout and crash with the program's debug lines and standard error, each blamed on
 the program or on the arena (the runner or the built-in opponent failing).
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.bots import HOSTED_PREFIX
 from arena.clock import TimeControl
 from arena.exec_bot import ExecBot
 from arena.game import Termination
@@ -27,7 +29,7 @@ from arena.record import MatchRecord
 from arena.registry import Registry
 
 __all__ = ["ARENA", "PROGRAM", "CheckReport", "CheckedGame", "check_program",
-           "check_websocket_bot", "default_opponent"]
+           "check_websocket_bot", "default_opponent", "program_bot"]
 
 
 PROGRAM = "program"
@@ -120,6 +122,16 @@ def default_opponent(registry: Registry, game: str) -> str:
     return names[0]
 
 
+def program_bot(command: str, time_control: TimeControl | None = None) -> ExecBot:
+    """The bot of `command`: a program (``exec:``'s command) or, as ``hosted:DIR``, a
+    built bot in its sandbox (`arena.sandbox.hosted`)."""
+    if command.startswith(HOSTED_PREFIX):
+        from arena.sandbox.hosted import HostedBot
+
+        return HostedBot(command[len(HOSTED_PREFIX):], time_control=time_control)
+    return ExecBot(command, time_control=time_control)
+
+
 def check_program(registry: Registry, command: str, settings: Mapping[str, Mapping[str, Any]],
                   *, games: int = 2, opponent: str | None = None,
                   time_control: TimeControl | None = None, seed: int = 1,
@@ -128,7 +140,7 @@ def check_program(registry: Registry, command: str, settings: Mapping[str, Mappi
     taking seat 0 and 1 in turn, against `opponent` (a spec; by default
     `default_opponent`)."""
     report = CheckReport()
-    bot = ExecBot(command, time_control=time_control)
+    bot = program_bot(command, time_control)
     try:
         for name, game_settings in settings.items():
             game = registry.load_game(name, game_settings)

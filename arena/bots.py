@@ -18,6 +18,7 @@ from arena.game import Game, Outcome, Termination
 
 __all__ = [
     "EXEC_PREFIX",
+    "HOSTED_PREFIX",
     "Bot",
     "BotFactory",
     "BotGaveUp",
@@ -31,6 +32,10 @@ __all__ = [
 
 EXEC_PREFIX = "exec:"
 """``exec:COMMAND`` names a program playing through the line protocol (`arena.exec_bot`)."""
+HOSTED_PREFIX = "hosted:"
+"""``hosted:DIR`` names a built bot playing from its sandbox (`arena.sandbox.hosted`)."""
+_WHOLE = {EXEC_PREFIX: "command", HOSTED_PREFIX: "dir"}
+"""The spec prefixes whose value is taken whole (up to a comma), and its parameter."""
 
 
 class Bot(Protocol):
@@ -181,8 +186,9 @@ class BotSpec:
     preset: str | None = None
 
     def __str__(self) -> str:
-        if self.name == EXEC_PREFIX[:-1]:
-            return EXEC_PREFIX + dict(self.params).get("command", "")
+        for prefix, param in _WHOLE.items():
+            if self.name == prefix[:-1]:
+                return prefix + dict(self.params).get(param, "")
         parts = ([self.preset] if self.preset else []) + [f"{k}={v}" for k, v in self.params]
         return f"{self.name}:{','.join(parts)}" if parts else self.name
 
@@ -223,11 +229,12 @@ def parse_bot_list(text: str, known_names: Sequence[str] | None) -> list[BotSpec
     for token in (t.strip() for t in stripped.split(",")):
         if not token:
             raise BotSpecError(f"empty item in bot list {text!r}")
-        if token.startswith(EXEC_PREFIX):  # a command line, taken whole (up to a comma)
-            command = token[len(EXEC_PREFIX):].strip()
-            if not command:
-                raise BotSpecError(f"{token!r}: give the command to run after 'exec:'")
-            specs.append((EXEC_PREFIX[:-1], [["command", command]], None))
+        prefix = next((p for p in _WHOLE if token.startswith(p)), None)
+        if prefix is not None:  # a command line or a directory, taken whole (up to a comma)
+            value = token[len(prefix):].strip()
+            if not value:
+                raise BotSpecError(f"{token!r}: give the {_WHOLE[prefix]} after {prefix!r}")
+            specs.append((prefix[:-1], [[_WHOLE[prefix], value]], None))
             continue
         starts_new = ":" in token or not specs or (
             known_names is not None and token in known_names

@@ -41,7 +41,7 @@ from typing import Any
 from arena import lines
 from arena.bot_logs import LogLimits
 from arena.bots import BotFactory, BotGaveUp, Param
-from arena.clock import Clock, TimeControl
+from arena.clock import Clock, MoveTimer, TimeControl, WallTimer
 from arena.game import Game, Outcome, Rejection, Termination
 from arena.legal import (
     DEFAULT_MAX_LEGAL,
@@ -64,6 +64,8 @@ MAX_NOTE_BYTES = LIMITS.max_log_bytes
 """Longest debug line kept (longer ones are cut)."""
 STDERR_TAIL = 5
 """Lines of the program's standard error quoted when it dies (all are in the notes)."""
+QUIT_SECONDS = 1.0
+"""How long a program told ``quit`` has to end before it is killed."""
 WRITE_SECONDS = 10.0
 """How long a program may leave its input unread while a line waits to be written."""
 
@@ -173,16 +175,9 @@ class ExecBot:
             return process
         if process is not None:
             self._drop_process()
-        try:
-            process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as error:
-            raise BotGaveUp(f"cannot start {self.command!r}: {error.strerror or error}",
-                            Termination.DISCONNECT) from None
+        process = self._start()
         self.processes_started += 1
         self._process = process
-        multiprocessing.util.Finalize(self, _kill, args=(process,), exitpriority=10)
         assert process.stdout is not None and process.stderr is not None
         selector = selectors.DefaultSelector()
         assert process.stdin is not None
@@ -202,10 +197,41 @@ class ExecBot:
         self._write(self._lines.hello(), limits, *self._starts.values())
         return process
 
+    def _start(self) -> subprocess.Popen[bytes]:
+        """Start the program with pipes for its standard streams, in its own process
+        group, killed at the latest when this process exits (`arena.sandbox.hosted`
+        starts it in the sandbox instead)."""
+        try:
+            process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as error:
+            raise BotGaveUp(f"cannot start {self.command!r}: {error.strerror or error}",
+                            Termination.DISCONNECT) from None
+        multiprocessing.util.Finalize(self, _kill, args=(process,), exitpriority=10)
+        return process
+
+    def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        """Kill the program and everything it started."""
+        _kill(process)
+
+    def _game_ended(self) -> None:
+        """After a game's ``over`` line, before its last standard error is taken (a
+        program that plays one game at a time is told ``quit`` here by
+        `arena.sandbox.hosted`)."""
+
+    def _exit_text(self, status: int | None) -> str:
+        """How the program ended (`arena.lines.exit_text`), from its process's status."""
+        return exit_text(status, self._stderr_tail)
+
+    def _timer(self, allowance_ms: float) -> MoveTimer:
+        """The timer of a move with `allowance_ms` (its limit and the bank)."""
+        return WallTimer(allowance_ms)
+
     def _drop_process(self) -> None:
         if self._process is not None:
             self.drain_stderr()
-            _kill(self._process)
+            self._stop(self._process)
         if self._selector is not None:
             self._selector.close()
         self._process, self._selector = None, None
@@ -213,6 +239,11 @@ class ExecBot:
 
     def close(self) -> None:
         """Say ``quit``, give the program a moment, then kill its process group."""
+        self._quit()
+        self._drop_process()
+
+    def _quit(self) -> None:
+        """Say ``quit``, close the program's input and give it a moment to end."""
         process = self._process
         if process is not None and process.poll() is None:
             with contextlib.suppress(OSError, BotGaveUp):
@@ -220,8 +251,7 @@ class ExecBot:
                 assert process.stdin is not None
                 process.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(1)
-        self._drop_process()
+                process.wait(QUIT_SECONDS)
 
     def _write(self, *lines: str) -> None:
         """Write lines to the program, waiting at most `WRITE_SECONDS` for it to read."""
@@ -249,11 +279,11 @@ class ExecBot:
                                 Termination.DISCONNECT) from None
             self.drain_stderr()
             raise BotGaveUp(f"{self.argv[0]} does not read its input any more: it "
-                            f"{exit_text(status, self._stderr_tail)}", _ended(status)) from None
+                            f"{self._exit_text(status)}", _ended(status)) from None
 
-    def _read_line(self, deadline: float, seat: _Seat) -> str | None:
-        """The next line on the program's output before `deadline` (None: too late);
-        its standard error meanwhile goes to `seat`'s notes."""
+    def _read_line(self, timer: MoveTimer, seat: _Seat) -> str | None:
+        """The next line on the program's output within `timer`'s time (None: too
+        late); its standard error meanwhile goes to `seat`'s notes."""
         process = self._process
         assert process is not None and process.stdout is not None and self._selector
         out = process.stdout.fileno()
@@ -267,7 +297,7 @@ class ExecBot:
             if len(buffer) > MAX_LINE:
                 raise BotGaveUp(f"{self.argv[0]} wrote a line longer than {MAX_LINE} bytes",
                                 Termination.ILLEGAL_MOVE)
-            left = deadline - time.monotonic()
+            left = timer.wait_seconds()
             if left <= 0:
                 return None
             for key, _ in self._selector.select(left):
@@ -289,8 +319,7 @@ class ExecBot:
                         status = None
                     self.drain_stderr(seat)
                     raise BotGaveUp(f"{self.argv[0]} closed its output: it "
-                                    f"{exit_text(status, self._stderr_tail)}",
-                                    _ended(status))
+                                    f"{self._exit_text(status)}", _ended(status))
 
     def _stderr_lines(self, seat: _Seat | None, flush: bool = False) -> None:
         process = self._process
@@ -342,8 +371,7 @@ class ExecBot:
         del process
         clock = seat.clock
         limit = clock.limit_ms()
-        started = time.monotonic()
-        deadline = started + (limit + clock.bank_ms) / 1000
+        timer = self._timer(limit + clock.bank_ms)
         fields: dict[str, Any] = {
             "game_id": seat.game_id, "game": game.type.name, "turn": seat.turn,
             "move_number": seat.turn, "seat": seat_index, "chance": None,
@@ -358,18 +386,18 @@ class ExecBot:
                 fields, lambda count: game.legal_moves(state, count).moves, self.legal_first)
         self._write(self._lines.turn(fields))
         while True:
-            line = self._read_line(deadline, seat)
-            if line is None:
+            line = self._read_line(timer, seat)
+            if line is None or timer.overdrawn():
                 self._drop_process()  # its late answer must not be read as the next move
                 raise BotGaveUp(f"no move within {limit} ms and the {int(clock.bank_ms)} ms "
-                                f"bank on turn {seat.turn}", Termination.TIMEOUT)
+                                f"bank{timer.late()} on turn {seat.turn}", Termination.TIMEOUT)
             item = self._lines.read(line)
             if isinstance(item, Comment):
                 seat.note(item.text)
             elif isinstance(item, LegalQuery):
                 self._write(self._answer(game, state, seat, item.steps))
             else:
-                clock.charge((time.monotonic() - started) * 1000)
+                clock.charge(timer.used_ms())
                 return item.text
 
     def _answer(self, game: Game[Any, Any], state: Any, seat: _Seat, steps: str) -> str:
@@ -444,6 +472,7 @@ class ExecBot:
                     game_id=seat.game_id, result=result["result"], winner=result["winner"],
                     scores=result["scores"], termination=result["termination"],
                     reason=result.get("detail") or "the game ended", seat=seat_index))
+            self._game_ended()
         self.drain_stderr(seat)
         notes = list(seat.notes)
         if seat.dropped:

@@ -15,7 +15,15 @@ from typing import Any
 import pluggy
 
 from arena import hookspecs
-from arena.bots import EXEC_PREFIX, Bot, BotFactory, BotSpec, parse_bot_list, parse_bot_spec
+from arena.bots import (
+    EXEC_PREFIX,
+    HOSTED_PREFIX,
+    Bot,
+    BotFactory,
+    BotSpec,
+    parse_bot_list,
+    parse_bot_spec,
+)
 from arena.errors import BotSpecError, PluginError, SettingsError
 from arena.game import Game
 from arena.record import LogFormat
@@ -166,11 +174,16 @@ class Registry:
 
     def bot_factory(self, game: str, name: str) -> BotFactory:
         """The factory of bot `name` for `game`; ``exec`` (``exec:COMMAND``, a program
-        through the line protocol) works for every game and is not listed."""
+        through the line protocol) and ``hosted`` (``hosted:DIR``, a built bot in its
+        sandbox) work for every game and are not listed."""
         if name == EXEC_PREFIX[:-1]:
             from arena.exec_bot import exec_factory
 
             return exec_factory(game)
+        if name == HOSTED_PREFIX[:-1]:
+            from arena.sandbox.hosted import hosted_factory
+
+            return hosted_factory(game)
         try:
             return self.bots[(game, name)]
         except KeyError:
@@ -197,8 +210,8 @@ class Registry:
         Args:
             game: the game the bot plays (its settings included).
             spec: a `BotSpec`, or its text (``"sim-mc:trials=30"``).
-            allow_exec: False refuses ``exec:COMMAND``: a server never runs a program a
-                client names (house bots).
+            allow_exec: False refuses ``exec:COMMAND`` and ``hosted:DIR``: a server never
+                runs a program or a build a client names (house bots).
 
         Returns:
             A fresh bot (its `prepare` hook not yet run).
@@ -210,6 +223,9 @@ class Registry:
             spec = parse_bot_spec(spec)
         if not allow_exec and spec.name == EXEC_PREFIX[:-1]:
             raise BotSpecError("exec: bots run a local program; they cannot play as house bots")
+        if not allow_exec and spec.name == HOSTED_PREFIX[:-1]:
+            raise BotSpecError("hosted: bots run a build named by a path; a server runs only "
+                               "the builds it made itself")
         factory = self.bot_factory(game.type.name, spec.name)
         return factory.create(game, spec.resolve(factory))
 

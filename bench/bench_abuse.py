@@ -32,6 +32,7 @@ import json
 import multiprocessing
 import os
 import random
+import sys
 import tempfile
 import time
 import urllib.request
@@ -569,6 +570,110 @@ ATTACKS: dict[str, Attack] = {
     "replay-amplification": replay_amplification,
 }
 """Every attack the bench runs, by name (see the module docstring to add one)."""
+
+
+HOSTILE = ROOT / "tests" / "sandbox" / "hostile"
+HOSTILE_CONTROL = {"move_ms": 1000, "bank_ms": 1000, "first_move_ms": 2000}
+"""The hostile hosted bots' games: short, since each of them ends on time or worse."""
+
+
+def hosted(program: str, *args: str) -> Attack:
+    """Issue 26: a hostile program (tests/sandbox/hostile/PROGRAM.py), built as a bot and
+    hosted on this machine as a server's machine can host one today (``arena connect
+    --exec "arena bots run DIR"``, a process of its own), plays game after game against
+    a house bot for the attack's seconds, or until its program is gone for good. Needs
+    root and bubblewrap (`make sandbox`)."""
+
+    async def attack(ctx: Context) -> str:
+        from arena.sandbox.build import build_bot
+        from arena.sandbox.host import SandboxUnavailable, probe_host
+
+        try:
+            probe_host()
+        except SandboxUnavailable as error:
+            return f"not run: {error}"
+        port = ctx.http.rsplit(":", 1)[1]
+        with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
+            Path(tmp).chmod(0o755)
+            source = Path(tmp) / "source"
+            source.mkdir()
+            (source / "bot.py").write_text((HOSTILE / f"{program}.py").read_text())
+            built = await asyncio.to_thread(build_bot, source, "python", Path(tmp) / "build")
+            manifest = built.bot.directory / "manifest.json"
+            data = json.loads(manifest.read_text())
+            data["command"] += [arg.replace("PORT", port) for arg in args]
+            manifest.write_text(json.dumps(data))
+            runner = f"{sys.executable} -m arena bots run {built.bot.directory}"
+            bridge = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "arena", "connect", "--url", ctx.url, "--token",
+                ctx.tokens["attacker0"], "--exec", runner, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            lost = games = 0
+            gone = ""
+            try:
+                deadline = time.perf_counter() + ctx.seconds
+                connect_by = time.perf_counter() + 30
+                while time.perf_counter() < deadline:
+                    try:
+                        log = await ctx.operator.play_log(
+                            "substitution", HONEST_SETTINGS, ["attacker0", "house:random"],
+                            time_control=HOSTILE_CONTROL)
+                    except RemoteError:  # not connected (yet, or any more)
+                        if games or time.perf_counter() > connect_by:
+                            gone = "; then its program was gone, and the bot with it"
+                            break
+                        await asyncio.sleep(0.1)
+                        continue
+                    outcome = read_jsonl(log.splitlines()).outcome
+                    games += 1
+                    lost += outcome is not None and outcome.winner == 1
+            finally:
+                if bridge.returncode is None:
+                    bridge.terminate()  # the bridge tells the program quit, then kills it
+                    try:
+                        await asyncio.wait_for(bridge.wait(), 15)
+                    except TimeoutError:
+                        bridge.kill()
+                        await bridge.wait()
+        left = await _sandbox_leftovers()
+        after = "nothing of it left" if not left else f"{len(left)} of its processes LEFT"
+        return f"hosted, it lost {lost} of {games} games{gone}; {after}"
+
+    attack.__doc__ = f"Issue 26: the hostile hosted program {program}."
+    return attack
+
+
+async def _sandbox_leftovers(seconds: float = 15.0) -> set[int]:
+    """The processes of any sandbox uid still alive after `seconds` (none, we hope)."""
+    from arena.sandbox import tree
+    from arena.sandbox.spec import SandboxSpec
+
+    spec = SandboxSpec()
+    deadline = time.perf_counter() + seconds
+    while True:
+        with os.scandir("/proc") as entries:
+            pids = [int(entry.name) for entry in entries if entry.name.isdigit()]
+        left = {pid for pid, uids in tree.process_uids(pids).items()
+                if any(spec.uid_base <= uid < spec.uid_base + spec.uids for uid in uids)
+                and not tree.is_zombie(pid)}
+        if not left or time.perf_counter() > deadline:
+            return left
+        await asyncio.sleep(0.1)
+
+
+HOSTED_ATTACKS = {
+    "hosted-fork-bomb": hosted("fork_bomb"),
+    "hosted-memory-bomb": hosted("memory_bomb"),
+    "hosted-disk-filler": hosted("disk_filler"),
+    "hosted-connect": hosted("connect", "PORT"),
+    "hosted-reads-secrets": hosted("reads_secrets"),
+    "hosted-setuid": hosted("setuid", "/bot/bot.py"),
+    "hosted-infinite-loop": hosted("infinite_loop"),
+    "hosted-daemon": hosted("daemon"),
+    "hosted-huge-output": hosted("huge_output", "both"),
+    "hosted-closed-stdout": hosted("closed_stdout"),
+}
+ATTACKS.update(HOSTED_ATTACKS)
 
 
 # -- the honest players ---------------------------------------------------------------------

@@ -272,7 +272,11 @@ _TIME_CONTROL = _object({
     "first_move_ms": {**_MS, "description": "time for the first move (ms)"},
     "retries": {**_MS, "description": "illegal moves a bot may correct per turn"},
     "grace_ms": {**_MS, "description": "reconnect grace period (ms)"},
-})
+    "kind": {"type": "string", "enum": ["wall", "cpu"],
+             "description": "what a move's time is: wall time (absent: 'wall'), or 'cpu': a "
+                            "hosted bot's moves take the CPU time of its processes (other "
+                            "bots in the game keep wall time)"},
+}, ("move_ms", "bank_ms", "first_move_ms", "retries", "grace_ms"))
 _CLOCK = _object({
     "limit_ms": {**_MS, "description": "this move's allowance (ms)"},
     "bank_ms": {**_MS, "description": "overage bank left (ms)"},
@@ -338,8 +342,8 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("seat", "int", "your seat, 0 moves first", shape=_SEAT),
             _f("players", "strs", "bot names by seat"),
             _f("opponent", "str", "your opponent's name"),
-            _f("time_control", "object", "move_ms, bank_ms, first_move_ms, retries, grace_ms",
-               shape=_TIME_CONTROL),
+            _f("time_control", "object", "move_ms, bank_ms, first_move_ms, retries, grace_ms, "
+               "?kind", shape=_TIME_CONTROL),
             _f("chance_name", "str", "what the game calls its chance events ('roll')"),
             _f("ladder", "bool", "rated ladder game"),
             _f("seed_commitment", "str", "lowercase hex SHA-256 of 'arena-seed-v1:{game_id}:"

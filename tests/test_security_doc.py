@@ -71,3 +71,58 @@ def test_every_http_budget_is_documented() -> None:
     assert f"| {web.replay_state_bytes // 1024} KiB |" in DOC
     assert f"| {web.guests_per_client_minute} a minute |" in DOC
     assert "`--guests-per-client`" in DOC and "`--origin URL`" in DOC
+
+
+def test_every_sandbox_limit_is_documented_with_its_default() -> None:
+    from arena.sandbox.spec import BuildLimits, SandboxSpec, UploadLimits
+
+    mib = 2**20
+    for cls in (SandboxSpec, BuildLimits, UploadLimits):
+        for field in fields(cls):
+            assert f"`{cls.__name__}.{field.name}`" in DOC, (cls.__name__, field.name)
+    spec, build, upload = SandboxSpec(), BuildLimits(), UploadLimits()
+    rows = [
+        f"| {spec.memory_bytes // mib} MiB | `SandboxSpec.memory_bytes` |",
+        f"| {spec.address_space_bytes // mib} MiB | `SandboxSpec.address_space_bytes` |",
+        f"| {spec.processes} | `SandboxSpec.processes` |",
+        f"| {spec.cpus} | `SandboxSpec.cpus` |",
+        (f"| nice {spec.nice} (with a cpu cgroup, all sandboxes together weigh as one "
+         "ordinary process against the server's) | `SandboxSpec.nice` |"),
+        f"| {spec.cpu_seconds} s | `SandboxSpec.cpu_seconds` |",
+        f"| {spec.file_size_bytes // mib} MiB | `SandboxSpec.file_size_bytes` |",
+        f"| {spec.open_files} | `SandboxSpec.open_files` |",
+        f"| {spec.tmp_bytes // mib} MiB | `SandboxSpec.tmp_bytes` |",
+        f"| {spec.shm_bytes // mib} MiB | `SandboxSpec.shm_bytes` |",
+        f"| {spec.uids} from {spec.uid_base} | `SandboxSpec.uid_base`, `SandboxSpec.uids` |",
+        f"| {build.wall_seconds} s | `BuildLimits.wall_seconds` |",
+        f"| {build.memory_bytes // mib} MiB | `BuildLimits.memory_bytes` |",
+        f"| {build.processes} | `BuildLimits.processes` |",
+        f"| {build.cpus} | `BuildLimits.cpus` |",
+        f"| {build.tmp_bytes // mib} MiB | `BuildLimits.tmp_bytes` |",
+        (f"| {build.log_bytes // 1024} KiB: the first and last {build.log_bytes // 2048} KiB "
+        "| `BuildLimits.log_bytes` |"),
+        f"| {build.output_bytes // mib} MiB | `BuildLimits.output_bytes` |",
+        f"| {build.output_files} | `BuildLimits.output_files` |",
+        f"| {upload.archive_bytes // mib} MiB | `UploadLimits.archive_bytes` |",
+        f"| {upload.unpacked_bytes // mib} MiB | `UploadLimits.unpacked_bytes` |",
+        f"| {upload.files} | `UploadLimits.files` |",
+        f"| {upload.path_bytes} bytes | `UploadLimits.path_bytes` |",
+        f"| {upload.depth} | `UploadLimits.depth` |",
+    ]
+    for row in rows:
+        assert row in DOC, row
+
+
+def test_the_hosted_bots_timing_limits_are_documented() -> None:
+    from arena.clock import CPU_POLL_SECONDS, cpu_wall_ceiling_ms
+    from arena.exec_bot import QUIT_SECONDS
+    from arena.sandbox.host import ETC_ALLOWED
+    from arena.sandbox.process import KILL_SECONDS
+
+    assert f"| {CPU_POLL_SECONDS * 1000:.0f} ms | `arena.clock.CPU_POLL_SECONDS` |" in DOC
+    assert cpu_wall_ceiling_ms(1000) == 11_000 and cpu_wall_ceiling_ms(10_000) == 30_000
+    assert "| 3 x its CPU allowance, and 10 s more than it at least |" in DOC
+    assert f"| {QUIT_SECONDS:.0f} s | `arena.exec_bot.QUIT_SECONDS` |" in DOC
+    assert f"| {KILL_SECONDS:.0f} s | `arena.sandbox.process.KILL_SECONDS` |" in DOC
+    listed = DOC.split("(`ETC_ALLOWED`:")[1].split(")")[0]
+    assert [part.strip(" \n`") for part in listed.split(",")] == list(ETC_ALLOWED)

@@ -23,6 +23,13 @@ def bot() -> None:
 @bot.command()
 @click.option("--exec", "command", default=None,
               help="The program, as for 'arena connect --exec' (e.g. './mybot').")
+@click.option("--hosted", "hosted", default=None, metavar="DIR",
+              help="Instead: a built bot, played from its sandbox (arena bots build ... "
+                   "--out DIR).")
+@click.option("--clock", "time_kind", type=click.Choice(["wall", "cpu"]), default="wall",
+              show_default=True,
+              help="What a move's time is: wall time, or (--hosted) the CPU time of the "
+                   "bot's processes.")
 @click.option("--ws", "websocket", is_flag=True,
               help="Check a bot that speaks the WebSocket protocol itself: start a throwaway "
                    "server on 127.0.0.1, print its URL and a token, and play the games "
@@ -45,8 +52,9 @@ def bot() -> None:
 @click.option("--bank-ms", default=10_000, show_default=True, type=click.IntRange(0))
 @click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=1, show_default=True, type=int)
-def check(command: str | None, websocket: bool, port: int, name: str,
-          connect_timeout: float, game_names: tuple[str, ...], settings_json: str | None,
+def check(command: str | None, hosted: str | None, time_kind: str, websocket: bool,
+          port: int, name: str, connect_timeout: float, game_names: tuple[str, ...],
+          settings_json: str | None,
           games: int, against: str | None, move_ms: int, bank_ms: int, first_move_ms: int,
           seed: int) -> None:
     """Play validation games against built-in bots; print every rejection, timeout and
@@ -54,14 +62,19 @@ def check(command: str | None, websocket: bool, port: int, name: str,
 
     With --ws, the bot is one that connects over WebSocket: a throwaway server starts,
     its URL and the bot's token are printed, and the games are played once the bot has
-    connected (start it with them: ARENA_TOKEN=TOKEN ./mybot URL).
+    connected (start it with them: ARENA_TOKEN=TOKEN ./mybot URL). With --hosted, the bot
+    is a build (arena bots build), played from its sandbox.
     """
     from arena.bot_check import check_program, check_websocket_bot
+    from arena.bots import HOSTED_PREFIX
     from arena.clock import TimeControl
     from arena.registry import default_registry
 
-    if (command is None) == (not websocket):
-        raise click.UsageError("give exactly one of --exec and --ws")
+    if [command is not None, hosted is not None, websocket].count(True) != 1:
+        raise click.UsageError("give exactly one of --exec, --hosted and --ws")
+    if time_kind == "cpu" and hosted is None:
+        raise click.UsageError("--clock cpu times a hosted bot (--hosted DIR)")
+    program = HOSTED_PREFIX + hosted if hosted is not None else command
 
     registry = default_registry()
     names = list(game_names) or sorted(registry.games)
@@ -98,10 +111,10 @@ def check(command: str | None, websocket: bool, port: int, name: str,
                    f"(waiting {connect_timeout:g} s for {name!r} to connect)", nl=True)
         sys.stdout.flush()
 
-    control = TimeControl(move_ms, bank_ms, first_move_ms)
+    control = TimeControl(move_ms, bank_ms, first_move_ms, kind=time_kind)
     try:
-        if command is not None:
-            report = check_program(registry, command, settings, games=games, opponent=against,
+        if program is not None:
+            report = check_program(registry, program, settings, games=games, opponent=against,
                                    time_control=control, seed=seed, progress=show)
         else:
             report = asyncio.run(check_websocket_bot(

@@ -1,8 +1,10 @@
 """`arena bots`: list the built-in bots; `arena bots add/revoke/accounts` manage the
-server's accounts (in the database ``--db`` names)."""
+server's accounts (in the database ``--db`` names); `arena bots build/run` build a bot and
+run it in the sandbox (`arena.sandbox`)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -87,3 +89,48 @@ def accounts(db: str) -> None:
         marks = [word for word, on in (("operator", account.operator),
                                        ("revoked", account.revoked)) if on]
         click.echo(f"{account.name}{'  (' + ', '.join(marks) + ')' if marks else ''}")
+
+
+@bots.command("build")
+@click.argument("path", type=click.Path(exists=True, path_type=str))
+@click.option("--lang", required=True,
+              type=click.Choice(["python", "c", "cpp", "js", "go", "java", "binary"]),
+              help="The language of the sources (docs/bots.md, 'Hosted bots').")
+@click.option("--out", "out", required=True, type=click.Path(path_type=str),
+              help="The build's directory (a new one, or an earlier build, replaced).")
+def build(path: str, lang: str, out: str) -> None:
+    """Build a bot from PATH (a file, a directory or an archive) in the sandbox, as a
+    server would, and print the build log; play it with hosted:DIR (exit status 1 if
+    the build failed)."""
+    from arena.sandbox.build import BuildError, build_bot
+    from arena.sandbox.host import SandboxUnavailable
+
+    try:
+        result = build_bot(path, lang, out)
+    except BuildError as error:
+        if error.log:
+            click.echo(error.log.rstrip("\n"))
+        click.echo(f"build failed: {error}", err=True)
+        sys.exit(1)
+    except SandboxUnavailable as error:
+        raise click.UsageError(str(error)) from None
+    if result.log.strip():
+        click.echo(result.log.rstrip("\n"))
+    click.echo(f"built {lang} bot in {result.bot.directory}: play it as "
+               f"hosted:{result.bot.directory}", err=True)
+
+
+@bots.command("run")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=str))
+def run(directory: str) -> None:
+    """Run the built bot in DIRECTORY on this command's standard input and output, in
+    its sandbox, until it ends: a line program, for 'arena connect --exec "arena bots run
+    DIR"' (the whole sandbox is killed when it ends or this command is stopped)."""
+    from arena.sandbox.host import SandboxUnavailable
+    from arena.sandbox.manifest import NotABuild
+    from arena.sandbox.run import run_build
+
+    try:
+        sys.exit(run_build(directory))
+    except (NotABuild, SandboxUnavailable) as error:
+        raise click.UsageError(str(error)) from None

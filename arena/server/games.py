@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.bots import EXEC_PREFIX
+from arena.bots import EXEC_PREFIX, HOSTED_PREFIX
 from arena.errors import ArenaError, BotSpecError
 from arena.game import Termination
 from arena.limits import Tier, check_settings
@@ -138,7 +138,7 @@ class Games:
         for seat, name in enumerate(players):
             if is_house(name):
                 spec = name[len(HOUSE_PREFIX):]
-                if spec.lstrip().startswith(EXEC_PREFIX):
+                if spec.lstrip().startswith((EXEC_PREFIX, HOSTED_PREFIX)):
                     raise BotSpecError(f"{name!r}: a server never runs a program a client names")
                 specs = self.registry.parse_bots(game_name, spec)
                 if len(specs) != 1:

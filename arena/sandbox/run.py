@@ -1,0 +1,63 @@
+"""A built bot on this process's own standard streams, in its sandbox: what
+``arena bots run DIR`` does, so that any runner of line programs -- ``arena connect
+--exec "arena bots run DIR"``, the stdio bridge on a server -- can host a build today.
+
+The program reads and writes this process's standard input, output and error directly
+(nothing is copied). This process stays as its keeper: when the program ends, or this
+process is told to stop (``SIGTERM``, ``SIGINT``, ``SIGHUP``) -- as it is when the
+process that started it dies -- the whole sandbox is killed and its uid given back; if
+this process is killed outright, bubblewrap dies with it (``--die-with-parent``) and the
+kernel takes the sandbox's processes with it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from types import FrameType
+
+from arena.sandbox.launch import start_build
+from arena.sandbox.manifest import load_build
+from arena.sandbox.process import SandboxedProcess
+from arena.sandbox.spec import SandboxSpec
+
+__all__ = ["run_build"]
+
+PR_SET_PDEATHSIG = 1
+
+
+def run_build(directory: str, spec: SandboxSpec | None = None) -> int:
+    """Run the build in `directory` on this process's standard streams until it ends;
+    its exit status (128 + the signal that killed it)."""
+    parent = os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:  # it died before it could take us along
+        return 128 + signal.SIGTERM
+    build = load_build(directory)
+    started: list[SandboxedProcess] = []
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        del frame
+        for sandbox in started:
+            sandbox.kill()
+        sys.exit(128 + number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, stop)
+    started.append(start_build(build, spec or SandboxSpec(),
+                               stdin=None, stdout=None, stderr=None))
+    try:
+        status = started[0].popen.wait()
+    finally:
+        started[0].kill()
+    return status
+
+
+def _die_with_parent() -> None:
+    """Be told ``SIGTERM`` when the process that started this one dies (its bridge
+    killed outright), to kill the sandbox then."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")

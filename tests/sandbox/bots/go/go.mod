@@ -1,0 +1,3 @@
+module arena/linebot
+
+go 1.19
