@@ -111,8 +111,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     from arena.bot_logs import LogLimits
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
-    from arena.server.workers import WorkerLimits
     from arena.web.config import WebConfig
+    from arena.workers import WorkerLimits
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -50,9 +50,9 @@ from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
-from arena.server.workers import WorkerPool
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
+from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
 __all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable"]

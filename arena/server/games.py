@@ -40,8 +40,8 @@ from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
 from arena.server.session import Session
-from arena.server.workers import JobFailed
 from arena.storage import Storage, StorageFailure
+from arena.workers import JobFailed
 from protocol import Message
 
 __all__ = ["Games", "PlayerUnavailable"]

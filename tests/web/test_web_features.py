@@ -14,9 +14,9 @@ from typing import Any
 
 from arena.record import read_jsonl, to_jsonl
 from arena.registry import default_registry
-from arena.server.workers import WORKER_NICE
 from arena.web.config import WebConfig
 from arena.web.endpoints.launch import RUNS
+from arena.workers import WORKER_NICE
 from tests.server.conftest import Arena
 from tests.waiting import wait_for
 

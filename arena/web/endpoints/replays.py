@@ -27,13 +27,13 @@ from aiohttp import web
 
 from arena.record import to_jsonl
 from arena.registry import Registry
-from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
 from arena.tournament.store import iter_game_logs
 from arena.validate import parse_log
 from arena.web.config import WebConfig
 from arena.web.http import ApiError, accepts_gzip, json_response, read_body, send_file
 from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
 from arena.web.routes import Endpoint, Param, server_of
+from arena.workers import JobFailed, WorkerLimits, WorkerPool
 
 __all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
 
