@@ -213,8 +213,8 @@ async def test_a_tournament_from_the_web_plays_niced_like_the_house_bots(
         "game": "sim", "settings": {"vertices": 6}, "games": 200,
         "bots": ["sim-mc:trials=400", "sim-mc:trials=400"]})  # minutes: stopped at close
     assert status == 200, started
-    assert arena.server.web is not None
-    run = arena.server.web.app[RUNS].runs[started["id"]]
+    assert arena.web is not None
+    run = arena.web.app[RUNS].runs[started["id"]]
 
     def worker_niceness() -> int | None:
         process = run.process
