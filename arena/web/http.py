@@ -23,7 +23,7 @@ from aiohttp import web
 from arena import json_bounds
 from arena.errors import ArenaError
 from arena.service import StorageUnavailable
-from arena.storage import StorageFailure
+from arena.storage.interface import StorageFailure
 from arena.web.quota import RateLimit, client_key
 
 __all__ = [

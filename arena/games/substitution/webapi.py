@@ -1,6 +1,6 @@
 """The substitution game's web endpoints: check a grammar text, save one as a preset.
 
-Served through the plugin hook `arena.hookspecs.arena_web_endpoints` (the web layer
+Served through the plugin hook `arena.web.hookspecs.arena_web_endpoints` (the web layer
 names no game); the presets are the game's in the server's storage
 (`Storage.presets`). An adapter to the web layer: the rules never import it.
 

@@ -49,7 +49,7 @@ QUOTAS: web.AppKey[GuestQuotas] = web.AppKey("arena.guest-quotas")
 
 class GameRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A game and its settings. `settings` are the game's; without them, a game's plugin
-    may read fields of its own (`arena.hookspecs.arena_web_settings`: the substitution
+    may read fields of its own (`arena.web.hookspecs.arena_web_settings`: the substitution
     game takes `moves` with `grammar`, a preset's name, or `text`, a grammar)."""
 
     game: str | None = None
