@@ -34,11 +34,13 @@ from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import parse_seed, seed_to_text
 from arena.storage.interface import (
     BOOLEAN_COLUMNS,
+    CLAIM_LIMIT,
     COPIED_TABLES,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Snapshot,
@@ -481,6 +483,44 @@ class SQLiteDatabase:
 
         self._tx(work)
 
+    # -- host leases (Storage's; one writer, so each is atomic) ---------------------
+
+    def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        now = time.time()
+        cursor = self.db.execute(
+            "UPDATE games SET host = ?, lease_until = ? WHERE id = ? AND status = 'running'"
+            " AND (host IS NULL OR host = ? OR lease_until <= ?)",
+            (host, now + seconds, game_id, host, now))
+        return cursor.rowcount > 0
+
+    def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = ? WHERE host = ? AND status = 'running'"
+            " RETURNING id", (time.time() + seconds, host)).fetchall()]
+
+    def claim_expired(self, host: str, seconds: float, limit: int) -> list[str]:
+        def work(db: sqlite3.Connection) -> list[str]:
+            now = time.time()
+            ids = [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE status = 'running'"
+                " AND (host IS NULL OR lease_until <= ?) ORDER BY started, rowid LIMIT ?",
+                (now, limit))]
+            db.executemany("UPDATE games SET host = ?, lease_until = ? WHERE id = ?",
+                           [(host, now + seconds, game_id) for game_id in ids])
+            return ids
+
+        return self._tx(work)
+
+    def release_leases(self, host: str) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = 0 WHERE host = ? AND status = 'running'"
+            " RETURNING id", (host,)).fetchall()]
+
+    def leases(self) -> list[Lease]:
+        return [Lease(*row) for row in self.db.execute(
+            "SELECT id, host, lease_until FROM games WHERE status = 'running'"
+            " ORDER BY started, rowid")]
+
 
 def _table(name: str) -> str:
     """`name` if it is a table of `COPIED_TABLES` (never an arbitrary text in SQL)."""
@@ -643,6 +683,22 @@ class SQLiteStorage(Storage):
 
     async def clear(self) -> None:
         await self.run(self.database.clear)
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        return await self.run(self.database.lease_game, game_id, host, seconds)
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return await self.run(self.database.renew_leases, host, seconds)
+
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        return await self.run(self.database.claim_expired, host, seconds, limit)
+
+    async def release_leases(self, host: str) -> list[str]:
+        return await self.run(self.database.release_leases, host)
+
+    async def leases(self) -> list[Lease]:
+        return await self.run(self.database.leases)
 
 
 def _reader(path: str) -> sqlite3.Connection:
