@@ -33,6 +33,7 @@ import asyncpg
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import seed_to_text
@@ -80,6 +81,7 @@ if TYPE_CHECKING:
 _GAMES = GAME_COLUMNS.format(seed="seed")
 _RUNNING = RUNNING_COLUMNS.format(seed="seed")
 _RATING = "bot, game, mu, sigma, games, wins, losses, draws"
+_SECONDS = STORAGE_SECONDS.labels("postgresql")
 _NOW = "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION"
 """The database's clock, in seconds since the epoch: the one clock of every host's leases."""
 
@@ -170,6 +172,7 @@ class PostgresStorage(Storage):
         the server closed while idle is mostly replaced by the pool unnoticed: that is
         no failure, the database answers.)"""
         connection: Connection | None = None
+        started = time.perf_counter()
         try:
             async with self._pool.acquire() as connection:
                 return await work(connection)
@@ -180,6 +183,8 @@ class PostgresStorage(Storage):
                 raise
             await self._pool.expire_connections()  # the next ones are fresh
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def _tx(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """`_run` with `work` in one transaction."""

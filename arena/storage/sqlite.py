@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import parse_seed, seed_to_text
@@ -71,6 +72,9 @@ T = TypeVar("T")
 
 _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
+
+_SECONDS = STORAGE_SECONDS.labels("sqlite")
+"""Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
 _RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
@@ -568,12 +572,15 @@ class SQLiteStorage(Storage):
             StorageFailure: the database itself failed (the storage is now unhealthy).
         """
         loop = asyncio.get_running_loop()
+        started = time.perf_counter()
         try:
             return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
         except Exception as error:
             if not is_storage_failure(error):
                 raise
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
         try:
