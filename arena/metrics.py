@@ -3,13 +3,15 @@
 
 What any part of a process measures as it goes lives here, in prometheus-client's
 process-wide registry beside its own process metrics (CPU, memory, open files): the
-storage's latency (`STORAGE_SECONDS`, timed by both storages around each call) and the
-event loop's lag (`LOOP_LAG_SECONDS`, `watch_loop`). What a server counts anyway
+storage's latency (`STORAGE_SECONDS`, timed by both storages around each call), the
+bus's messages and request latency (`BUS_MESSAGES`, `BUS_REQUEST_SECONDS`, counted by
+both buses) and the event loop's lag (`LOOP_LAG_SECONDS`, `watch_loop`). What a server counts anyway
 (connected bots, games, moves, house-bot jobs) is read from it when ``/metrics`` is
 asked (`arena.web.endpoints.metrics`). No series is labelled by a bot, a game or
 anything a stranger names, so the page has a fixed size (a few KB) whatever the load.
 
-This module imports nothing of the arena: storage, server and web all use it.
+This module imports nothing of the arena: storage, the bus, the server and the web all
+use it.
 """
 
 from __future__ import annotations
@@ -17,14 +19,27 @@ from __future__ import annotations
 import asyncio
 import weakref
 
-from prometheus_client import REGISTRY, Histogram
+from prometheus_client import REGISTRY, Counter, Histogram
 
-__all__ = ["LOOP_LAG_INTERVAL", "LOOP_LAG_SECONDS", "STORAGE_SECONDS", "probe_loop", "watch_loop"]
+__all__ = [
+    "BUS_MESSAGES", "BUS_REQUEST_SECONDS", "LOOP_LAG_INTERVAL", "LOOP_LAG_SECONDS",
+    "STORAGE_SECONDS", "probe_loop", "watch_loop",
+]
 
 STORAGE_SECONDS = Histogram(
     "arena_storage_seconds", "Seconds a storage call took, as its caller waited for it",
     ["backend"], registry=REGISTRY,
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
+
+BUS_MESSAGES = Counter(
+    "arena_bus_messages", "Messages of the bus's publish/subscribe: published by this "
+    "process, delivered to its handlers, dropped because a handler fell behind",
+    ["bus", "way"], registry=REGISTRY)
+
+BUS_REQUEST_SECONDS = Histogram(
+    "arena_bus_request_seconds", "Seconds from a request on the bus to its answer",
+    ["bus"], registry=REGISTRY,
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1.0, 10.0))
 
 LOOP_LAG_SECONDS = Histogram(
     "arena_event_loop_lag_seconds",

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from arena.errors import ArenaError
 
 __all__ = [
-    "MAX_MESSAGE_BYTES", "Bus", "BusError", "BusFailure", "BusTimeout", "Handler", "Message",
+    "MAX_MESSAGE_BYTES", "PENDING_LIMIT", "REDELIVERY_DELAY", "Bus", "BusError", "BusFailure", "BusTimeout", "Handler", "Message",
     "MessageTooLarge", "NoResponders", "Responder", "Subscription", "check_name",
     "check_subject", "subject_matches",
 ]
@@ -50,6 +50,14 @@ MAX_MESSAGE_BYTES = 512 * 1024
 so a broker with its defaults takes every message the arena sends. The largest the
 arena means to send is a game's state or log line, bounded far below by the server's
 own budgets (docs/server.md)."""
+
+PENDING_LIMIT = 65_536
+"""Messages a subscription may have waiting for its handler; more are dropped (and
+logged, and counted: ``arena_bus_messages_total{way="dropped"}``), as NATS drops a slow
+consumer's: a stuck handler costs bounded memory (both buses)."""
+
+REDELIVERY_DELAY = 0.5
+"""Seconds before a durable message whose handler failed is delivered again (both buses)."""
 
 _TOKEN = re.compile(r"[A-Za-z0-9_\-]+")
 _NAME = re.compile(r"[A-Za-z0-9_\-]{1,64}")

@@ -18,7 +18,9 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from arena.bus import interface
 from arena.bus.interface import (
+    REDELIVERY_DELAY,
     Bus,
     BusTimeout,
     Handler,
@@ -32,17 +34,15 @@ from arena.bus.interface import (
     check_subject,
     subject_matches,
 )
+from arena.metrics import BUS_MESSAGES, BUS_REQUEST_SECONDS
 
-__all__ = ["PENDING_LIMIT", "LocalBus"]
+__all__ = ["LocalBus"]
 
 log = logging.getLogger("arena.bus")
 
-PENDING_LIMIT = 65_536
-"""Messages a subscription may have waiting for its handler; more are dropped (and
-logged), as NATS drops a slow consumer's: a stuck handler costs bounded memory."""
-
-REDELIVERY_DELAY = 0.5
-"""Seconds before a durable message whose handler failed is delivered again (both buses)."""
+_PUBLISHED, _DELIVERED, _DROPPED = (BUS_MESSAGES.labels("local", way)
+                                    for way in ("published", "delivered", "dropped"))
+_REQUESTS = BUS_REQUEST_SECONDS.labels("local")
 
 _Item = tuple[Message, "asyncio.Future[bytes] | None"]
 
@@ -59,10 +59,12 @@ class _Subscriber(Subscription):
     dropped: int = 0
 
     def offer(self, item: _Item) -> bool:
-        if self.inbox.qsize() >= PENDING_LIMIT:
+        if self.inbox.qsize() >= interface.PENDING_LIMIT:
             self.dropped += 1
-            log.warning("bus subscriber of %s is slow: %d messages dropped", self.pattern,
-                        self.dropped)
+            _DROPPED.inc()
+            if self.dropped & (self.dropped - 1) == 0:  # 1, 2, 4, ...: logged sparingly
+                log.warning("bus subscriber of %s is slow: %d messages dropped", self.pattern,
+                            self.dropped)
             return False
         self.inbox.put_nowait(item)
         return True
@@ -70,6 +72,7 @@ class _Subscriber(Subscription):
     async def run(self) -> None:
         while True:
             message, reply = await self.inbox.get()
+            _DELIVERED.inc()
             if self.handler is not None:
                 await call_handler(self.handler, message)
                 continue
@@ -167,6 +170,7 @@ class LocalBus(Bus):
     async def publish(self, subject: str, data: bytes) -> None:
         check_subject(subject)
         message = Message(subject, check_size(data))
+        _PUBLISHED.inc()
         for subscriber in self._targets(subject):
             if subscriber.handler is not None:
                 subscriber.offer((message, None))
@@ -185,7 +189,8 @@ class LocalBus(Bus):
         for server in servers:
             server.offer((message, reply))
         try:
-            return await asyncio.wait_for(reply, timeout)
+            with _REQUESTS.time():
+                return await asyncio.wait_for(reply, timeout)
         except TimeoutError:
             raise BusTimeout(f"no answer to {subject!r} within {timeout} s") from None
 

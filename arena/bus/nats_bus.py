@@ -28,8 +28,10 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, RetentionPolicy, StorageType
 
+from arena.bus import interface
 from arena.bus.interface import (
     MAX_MESSAGE_BYTES,
+    REDELIVERY_DELAY,
     Bus,
     BusFailure,
     BusTimeout,
@@ -43,7 +45,7 @@ from arena.bus.interface import (
     check_size,
     check_subject,
 )
-from arena.bus.local import PENDING_LIMIT, REDELIVERY_DELAY
+from arena.metrics import BUS_MESSAGES, BUS_REQUEST_SECONDS
 
 __all__ = ["CONNECT_ATTEMPTS", "NatsBus"]
 
@@ -58,6 +60,10 @@ FETCH_WAIT = 5.0
 meanwhile is delivered at once; the pull is then renewed)."""
 CONSUMER = "consumers"
 """The durable consumer every consumer of a queue pulls from."""
+
+_PUBLISHED, _DELIVERED, _DROPPED = (BUS_MESSAGES.labels("nats", way)
+                                    for way in ("published", "delivered", "dropped"))
+_REQUESTS = BUS_REQUEST_SECONDS.labels("nats")
 
 _BROKER_ERRORS: tuple[type[BaseException], ...] = (nats.errors.Error, OSError)
 
@@ -133,7 +139,17 @@ class NatsBus(Bus):
         Raises:
             BusFailure: none answers.
         """
+        dropped = 0
+
         async def error(error: Exception) -> None:
+            nonlocal dropped
+            if isinstance(error, nats.errors.SlowConsumerError):
+                _DROPPED.inc()  # nats-py tells of each message it drops: logged sparingly
+                dropped += 1
+                if dropped & (dropped - 1) == 0:
+                    log.warning("bus %s: a slow subscriber of %s: %d messages dropped",
+                                description, error.subject, dropped)
+                return
             log.warning("bus %s: %s: %s", description, type(error).__name__, error)
 
         try:
@@ -158,6 +174,7 @@ class NatsBus(Bus):
         check_subject(subject)
         try:
             await self._client.publish(self._full(subject), check_size(data))
+            _PUBLISHED.inc()
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
 
@@ -169,7 +186,7 @@ class NatsBus(Bus):
         try:
             subscription = await self._client.subscribe(
                 self._full(subject), queue=group or "", cb=callback,
-                pending_msgs_limit=PENDING_LIMIT)
+                pending_msgs_limit=interface.PENDING_LIMIT)
             await self._client.flush()  # the server has it: what comes next reaches us
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
@@ -178,6 +195,7 @@ class NatsBus(Bus):
     async def subscribe(self, subject: str, handler: Handler, *,
                         group: str | None = None) -> Subscription:
         async def deliver(message: Msg) -> None:
+            _DELIVERED.inc()
             await call_handler(handler, self._message(message))
 
         return await self._subscribe(subject, group, deliver)
@@ -185,8 +203,9 @@ class NatsBus(Bus):
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
         check_subject(subject)
         try:
-            answer = await self._client.request(self._full(subject), check_size(data),
-                                                timeout=timeout)
+            with _REQUESTS.time():
+                answer = await self._client.request(self._full(subject), check_size(data),
+                                                    timeout=timeout)
         except nats.errors.NoRespondersError:
             raise NoResponders(f"nobody serves {subject!r}") from None
         except nats.errors.TimeoutError:
