@@ -38,6 +38,12 @@ KEEPALIVE = {"tcp_keepalives_idle": "5", "tcp_keepalives_interval": "2",
 3 times: a leader whose machine vanished loses its lock within about 11 s."""
 
 
+_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+                      asyncpg.InternalClientError)
+"""How a connection fails (asyncpg's InternalClientError: its own state lost on a
+connection the server just closed, as `arena.storage.postgres` also counts it)."""
+
+
 def lock_key(schema: str, name: str) -> int:
     """The advisory lock's key for `name` in `schema`: a signed 64-bit integer.
 
@@ -104,16 +110,14 @@ class Leader:
             try:
                 connection = await asyncpg.connect(
                     self.url, timeout=max(self.retry, 5.0), server_settings=KEEPALIVE)
-            except (OSError, TimeoutError, asyncpg.PostgresError,
-                    asyncpg.InterfaceError) as error:
+            except _CONNECTION_ERRORS as error:
                 log.warning("%s: cannot connect: %s", self, error)
                 await asyncio.sleep(self.retry)
                 continue
             ended: asyncio.Task[None] | None = None
             try:
                 ended = await self._lead(connection, work)
-            except (OSError, TimeoutError, asyncpg.PostgresError,
-                    asyncpg.InterfaceError) as error:
+            except _CONNECTION_ERRORS as error:
                 log.warning("%s: the connection failed: %s", self, error)
             finally:
                 self._set(False)
@@ -130,8 +134,8 @@ class Leader:
         connection holds; return its task once it ends by itself.
 
         Raises:
-            OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError: the
-                connection failed (`work` was cancelled).
+            OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+            asyncpg.InternalClientError: the connection failed (`work` was cancelled).
         """
         schema = await connection.fetchval("SELECT current_schema()")
         key = lock_key(str(schema), self.name)

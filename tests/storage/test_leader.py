@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+import textwrap
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -132,3 +134,33 @@ async def test_work_that_fails_ends_the_contention_with_its_error() -> None:
             await leader.run(broken)
         assert not leader.leading
         assert await leader_backends(url) == []  # the lock is released
+
+
+LEADER_PROCESS = textwrap.dedent("""
+    import asyncio, sys
+    from arena.storage.leader import Leader
+
+    async def work():
+        print("leading", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(Leader(sys.argv[1], "ladder", retry=0.05, check=0.05).run(work))
+""")
+
+
+async def test_the_other_contender_leads_when_the_leaders_process_is_killed() -> None:
+    async with postgres_schema() as url:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", LEADER_PROCESS, url, stdout=asyncio.subprocess.PIPE)
+        try:
+            assert process.stdout is not None
+            assert await asyncio.wait_for(process.stdout.readline(), 60) == b"leading\n"
+            async with contenders(url, 1) as (waiting,):
+                assert len(await leader_backends(url)) == 1  # the process's, not ours
+                process.kill()  # kill -9: no goodbye to the database
+                await process.wait()
+                await wait_for(lambda: waiting.working, what="the other contender leads")
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
