@@ -216,7 +216,8 @@ class Bus(ABC):
                       ack_wait: float = 30.0) -> Subscription:
         """Handle the messages of the durable `queue`, each by one of its consumers: a
         message whose handler raises, or that was not handled within `ack_wait` seconds
-        (its consumer died), is delivered again."""
+        (its consumer died), is delivered again. (On NATS the queue's first consumer
+        ever sets `ack_wait`: its consumers share one durable consumer.)"""
 
     @abstractmethod
     async def close(self) -> None:
