@@ -72,8 +72,8 @@ class _Subscriber(Subscription):
     async def run(self) -> None:
         while True:
             message, reply = await self.inbox.get()
-            _DELIVERED.inc()
             if self.handler is not None:
+                _DELIVERED.inc()
                 await call_handler(self.handler, message)
                 continue
             assert self.responder is not None and reply is not None
