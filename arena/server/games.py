@@ -98,6 +98,9 @@ class Games:
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
         self.tasks: set[asyncio.Task[Any]] = set()
         self.finished = 0
+        self.moves_ended = 0
+        """The accepted moves of the games that ended (with each live game's `turn`: all
+        the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
         self._runs: dict[str, _Run] = {}
@@ -263,7 +266,8 @@ class Games:
         self.notes.forget(live.id)
         for session in live.spectators:
             session.spectating.discard(live.id)
-        self.live.pop(live.id, None)
+        if self.live.pop(live.id, None) is not None:
+            self.moves_ended += live.turn
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:

@@ -33,7 +33,8 @@ from arena.errors import ArenaError
 from arena.record import MatchRecord, read_jsonl
 
 __all__ = [
-    "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "RatingRow", "RunningGame",
+    "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "Lease", "RatingRow",
+    "RunningGame",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
 ]
@@ -195,6 +196,23 @@ class RunningGame:
         return read_jsonl([json.dumps(header), *(turn.line for turn in self.turns)])
 
 
+@dataclass(frozen=True)
+class Lease:
+    """Which host plays a running game, and until when (`Storage.leases`)."""
+
+    game_id: str
+    host: str | None
+    """None: no host has leased the game (stored by a single process, or its host died
+    before leasing it); any host may claim it."""
+    until: float | None
+    """When the lease ends (seconds since the epoch, by the database's clock)."""
+
+
+CLAIM_LIMIT = 100
+"""Games one `Storage.claim_expired` takes at most: the games of a dead host are shared
+among the hosts that look, rather than all taken by the first."""
+
+
 # -- copying between databases -----------------------------------------------------------
 
 COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
@@ -213,7 +231,8 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
 """Every table `arena db copy` copies, with its columns, as both backends read and write
 them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
 JSON as its text, seeds as decimal text. Games are copied in the order they were stored
-(that order breaks ties in listings). The ``probe`` table is always empty."""
+(that order breaks ties in listings). The ``probe`` table is always empty. A game's host
+and lease are not copied: in the copy no host holds a game, so any may claim it."""
 
 BOOLEAN_COLUMNS = frozenset({("bots", "operator"), ("games", "ladder")})
 
@@ -495,3 +514,37 @@ class Storage(ABC):
     @abstractmethod
     async def clear(self) -> None:
         """Delete every row of every table of `COPIED_TABLES`, in one transaction."""
+
+    # -- host leases (docs/cluster.md, "Host leases") ---------------------------------
+    # Each running game of a cluster is played by one host, which holds a lease on it
+    # and renews it; when the lease runs out (its host died), another host claims the
+    # game and resumes it from its stored moves. Times are the database's clock (one
+    # clock for every host); durations are seconds. The claims are atomic: however
+    # many hosts claim at once, a game has one host.
+
+    @abstractmethod
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        """Lease the running game `game_id` to `host` for `seconds`, if no other host
+        holds an unexpired lease on it (a new game, or one to take over). Whether `host`
+        now holds it."""
+
+    @abstractmethod
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        """Extend every lease `host` holds on a running game to `seconds` from now;
+        return those games' ids (a game missing from them was claimed by another host
+        once its lease ran out: `host` must stop playing it)."""
+
+    @abstractmethod
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        """Lease to `host`, for `seconds`, up to `limit` running games whose lease ran
+        out or that no host holds, oldest first; return their ids."""
+
+    @abstractmethod
+    async def release_leases(self, host: str) -> list[str]:
+        """End `host`'s leases now (a host handing its games over as it stops), so that
+        other hosts claim them at once; return the games' ids."""
+
+    @abstractmethod
+    async def leases(self) -> list[Lease]:
+        """The lease of every running game, oldest game first."""

@@ -33,15 +33,18 @@ import asyncpg
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import seed_to_text
 from arena.storage.interface import (
+    CLAIM_LIMIT,
     COPIED_TABLES,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Snapshot,
@@ -78,6 +81,9 @@ if TYPE_CHECKING:
 _GAMES = GAME_COLUMNS.format(seed="seed")
 _RUNNING = RUNNING_COLUMNS.format(seed="seed")
 _RATING = "bot, game, mu, sigma, games, wins, losses, draws"
+_SECONDS = STORAGE_SECONDS.labels("postgresql")
+_NOW = "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION"
+"""The database's clock, in seconds since the epoch: the one clock of every host's leases."""
 
 _FAILING_CLASSES = frozenset({"08", "53", "57", "58", "XX"})
 """SQLSTATE classes of a failing server: connection exceptions, insufficient resources
@@ -166,6 +172,7 @@ class PostgresStorage(Storage):
         the server closed while idle is mostly replaced by the pool unnoticed: that is
         no failure, the database answers.)"""
         connection: Connection | None = None
+        started = time.perf_counter()
         try:
             async with self._pool.acquire() as connection:
                 return await work(connection)
@@ -176,6 +183,8 @@ class PostgresStorage(Storage):
                 raise
             await self._pool.expire_connections()  # the next ones are fresh
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def _tx(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """`_run` with `work` in one transaction."""
@@ -503,6 +512,46 @@ class PostgresStorage(Storage):
 
     async def clear(self) -> None:
         await self._run(lambda db: db.execute(f"TRUNCATE {', '.join(COPIED_TABLES)}"))
+
+    # -- host leases -------------------------------------------------------------------
+    # One statement each, on the database's clock (`_NOW`): an UPDATE that waits for
+    # another's row lock re-reads the row before it writes, so two hosts never both
+    # take a game; `claim_expired` skips the rows other claims hold (SKIP LOCKED).
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            f"UPDATE games SET host = $2, lease_until = {_NOW} + $3 WHERE id = $1"
+            f" AND status = 'running' AND (host IS NULL OR host = $2 OR lease_until <= {_NOW})",
+            game_id, host, seconds))
+        return _affected(status) > 0
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            f"UPDATE games SET lease_until = {_NOW} + $2 WHERE host = $1"
+            " AND status = 'running' RETURNING id", host, seconds))
+        return [row[0] for row in rows]
+
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            f"UPDATE games SET host = $1, lease_until = {_NOW} + $2 WHERE id IN ("
+            " SELECT id FROM games WHERE status = 'running'"
+            f" AND (host IS NULL OR lease_until <= {_NOW})"
+            " ORDER BY started, seq LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id, started, seq",
+            host, seconds, limit))
+        return [row[0] for row in sorted(rows, key=lambda row: (row[1], row[2]))]
+
+    async def release_leases(self, host: str) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            "UPDATE games SET lease_until = 0 WHERE host = $1 AND status = 'running'"
+            " RETURNING id", host))
+        return [row[0] for row in rows]
+
+    async def leases(self) -> list[Lease]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT id, host, lease_until FROM games WHERE status = 'running'"
+            " ORDER BY started, seq"))
+        return [Lease(*row) for row in rows]
 
 
 class _PostgresSnapshot(Snapshot):

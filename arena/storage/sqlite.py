@@ -29,16 +29,19 @@ from typing import Any, TypeVar
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
 from arena.seeds import parse_seed, seed_to_text
 from arena.storage.interface import (
     BOOLEAN_COLUMNS,
+    CLAIM_LIMIT,
     COPIED_TABLES,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Snapshot,
@@ -69,6 +72,9 @@ T = TypeVar("T")
 
 _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
+
+_SECONDS = STORAGE_SECONDS.labels("sqlite")
+"""Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
 _RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
@@ -481,6 +487,44 @@ class SQLiteDatabase:
 
         self._tx(work)
 
+    # -- host leases (Storage's; one writer, so each is atomic) ---------------------
+
+    def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        now = time.time()
+        cursor = self.db.execute(
+            "UPDATE games SET host = ?, lease_until = ? WHERE id = ? AND status = 'running'"
+            " AND (host IS NULL OR host = ? OR lease_until <= ?)",
+            (host, now + seconds, game_id, host, now))
+        return cursor.rowcount > 0
+
+    def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = ? WHERE host = ? AND status = 'running'"
+            " RETURNING id", (time.time() + seconds, host)).fetchall()]
+
+    def claim_expired(self, host: str, seconds: float, limit: int) -> list[str]:
+        def work(db: sqlite3.Connection) -> list[str]:
+            now = time.time()
+            ids = [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE status = 'running'"
+                " AND (host IS NULL OR lease_until <= ?) ORDER BY started, rowid LIMIT ?",
+                (now, limit))]
+            db.executemany("UPDATE games SET host = ?, lease_until = ? WHERE id = ?",
+                           [(host, now + seconds, game_id) for game_id in ids])
+            return ids
+
+        return self._tx(work)
+
+    def release_leases(self, host: str) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = 0 WHERE host = ? AND status = 'running'"
+            " RETURNING id", (host,)).fetchall()]
+
+    def leases(self) -> list[Lease]:
+        return [Lease(*row) for row in self.db.execute(
+            "SELECT id, host, lease_until FROM games WHERE status = 'running'"
+            " ORDER BY started, rowid")]
+
 
 def _table(name: str) -> str:
     """`name` if it is a table of `COPIED_TABLES` (never an arbitrary text in SQL)."""
@@ -528,12 +572,15 @@ class SQLiteStorage(Storage):
             StorageFailure: the database itself failed (the storage is now unhealthy).
         """
         loop = asyncio.get_running_loop()
+        started = time.perf_counter()
         try:
             return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
         except Exception as error:
             if not is_storage_failure(error):
                 raise
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
         try:
@@ -643,6 +690,22 @@ class SQLiteStorage(Storage):
 
     async def clear(self) -> None:
         await self.run(self.database.clear)
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        return await self.run(self.database.lease_game, game_id, host, seconds)
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return await self.run(self.database.renew_leases, host, seconds)
+
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        return await self.run(self.database.claim_expired, host, seconds, limit)
+
+    async def release_leases(self, host: str) -> list[str]:
+        return await self.run(self.database.release_leases, host)
+
+    async def leases(self) -> list[Lease]:
+        return await self.run(self.database.leases)
 
 
 def _reader(path: str) -> sqlite3.Connection:

@@ -116,7 +116,16 @@ CREATE TABLE game_turns (
 """Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)
+_HOST_LEASES = """
+ALTER TABLE games ADD COLUMN host TEXT;
+ALTER TABLE games ADD COLUMN lease_until DOUBLE PRECISION;
+CREATE INDEX games_host ON games(host) WHERE status = 'running';
+"""
+"""Version 3 (SQLite's 6): each running game's host and its lease (``lease_until``,
+seconds since the epoch by the database's clock), so that another host takes over the
+games of a host that died (`Storage.claim_expired`); NULL for a game no host has leased."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -137,8 +137,17 @@ of it (``game_turns``: its log line, the seats' clocks after it, when it ended),
 the game's time control, so that a restarted server resumes the game; a finished
 game's turns are dropped when its log is stored."""
 
+_HOST_LEASES = """
+ALTER TABLE games ADD COLUMN host TEXT;
+ALTER TABLE games ADD COLUMN lease_until REAL;
+CREATE INDEX games_host ON games(host) WHERE status = 'running';
+"""
+"""Version 6: each running game's host and its lease (``lease_until``, seconds since the
+epoch), so that in a cluster another host takes over the games of a host that died
+(`Storage.claim_expired`); NULL for a game no host has leased."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
-                               _WRITE_AHEAD)
+                               _WRITE_AHEAD, _HOST_LEASES)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
