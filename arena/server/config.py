@@ -13,10 +13,11 @@ from typing import Any
 from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
+from arena.server.challenges import ChallengeLimits
 from arena.server.workers import WorkerLimits
 from arena.web.config import WebConfig
 
-__all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
+__all__ = ["ChallengeLimits", "LadderConfig", "ServerConfig", "TimeControl"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class LadderConfig:
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
     twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
+    name: str = "main"
+    """The ladder's name: what a ``challenge``, ``seek`` or ``pause`` names it by (the
+    field is optional while a server has one ladder)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,9 @@ class ServerConfig:
     debug_disk_reserve_mb: int = 256
     """MiB of free space on the database's file system below which no debug line is
     kept (the games go on); 0: no reserve."""
+    challenges: ChallengeLimits = field(default_factory=ChallengeLimits)
+    """Bounds on challenges (per account an hour, unanswered at once, their timeout),
+    announced in ``welcome.limits`` to bots with the ``challenges`` capability."""
     legal_requests_per_turn: int = 100
     """``legal`` requests a bot may have answered in a turn of its own at no cost to its
     message budget (`message_rate`); more count against it."""
