@@ -210,6 +210,7 @@ class Challenges:
         self._capable = capable
         self._sent: dict[str, deque[float]] = {}
         """Per account, the times (`time.time`) of its challenges of the last hour."""
+        self._next_sweep = 0.0
         self._ended: dict[str, Challenge] = {}
         """The last `KEPT` challenges that ended, oldest first (``GET /api/challenges/ID``)."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -266,6 +267,10 @@ class Challenges:
     def _charge(self, name: str) -> None:
         """Count a challenge against `name`'s hourly budget, or refuse it."""
         now = time.time()
+        if now >= self._next_sweep:  # forget the accounts quiet for an hour (guests)
+            self._next_sweep = now + 60.0
+            for quiet in [n for n, times in self._sent.items() if not times or times[-1] <= now - HOUR]:
+                del self._sent[quiet]
         sent = self._sent.setdefault(name, deque())
         while sent and sent[0] <= now - HOUR:
             sent.popleft()

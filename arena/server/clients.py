@@ -421,7 +421,8 @@ class Clients:
         ladder = self.config.ladder
         asked = message.get("ladder")
         echo = {"request_id": message["request_id"]} if "request_id" in message.body else {}
-        if asked is not None and (ladder is None or asked != ladder.name):
+        if (asked is not None or kind in ("seek", "pause")) and (
+                ladder is None or asked not in (None, ladder.name)):
             session.send("error", code="unknown-ladder", fatal=False, **echo, message=(
                 f"no ladder {asked!r}" + (f" (the ladder: {ladder.name!r})" if ladder else
                                           " (this server has no ladder)")))
@@ -445,8 +446,8 @@ class Clients:
                 session.send("policy", accept=policy.to_json())
             else:  # seek, pause
                 session.seeking = kind == "seek"
-                session.send("seeking", ladder=ladder.name if ladder else "",
-                             seeking=session.seeking)
+                assert ladder is not None  # refused above otherwise
+                session.send("seeking", ladder=ladder.name, seeking=session.seeking)
         except ChallengeError as error:
             session.send("error", code=error.code, message=str(error), fatal=False, **echo)
 

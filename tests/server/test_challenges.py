@@ -221,3 +221,17 @@ async def test_seek_and_pause_take_a_bot_in_and_out_of_the_pairing(make_arena):
                    token=await arena.add_bot("bob"))
     await raw.expect("welcome")
     assert "bob" in server._ladder_candidates()  # no seek field: seeking, as before
+
+
+async def test_without_a_ladder_there_is_nothing_to_seek_or_challenge_on(arena):
+    raw = await arena.raw()
+    welcome = await raw.hello(await arena.add_bot("dave"), capabilities=["challenges"])
+    assert welcome["ladder"] is None and "challenges" in welcome["capabilities"]
+    await raw.send("pause")
+    error = await raw.recv()
+    assert error["code"] == "unknown-ladder" and "no ladder" in error["message"]
+    await arena.client("erin", Answering(True), challenges=True)
+    await raw.send("challenge", opponent="erin", rated=False, request_id="q")
+    error = await raw.recv()
+    assert (error["code"], error["request_id"]) == ("bad-challenge", "q")
+    assert "no ladder" in error["message"]
