@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import jsonschema
 import pytest
 
 from arena.server import LadderConfig
@@ -12,6 +13,7 @@ from arena.server.challenges import ChallengeLimits
 from clients import ArenaBot, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
 from protocol import PROTOCOL_VERSION
+from protocol.jsonschema import protocol_schema
 from tests.waiting import wait_for
 
 from .conftest import SUBST
@@ -235,3 +237,46 @@ async def test_without_a_ladder_there_is_nothing_to_seek_or_challenge_on(arena):
     error = await raw.recv()
     assert (error["code"], error["request_id"]) == ("bad-challenge", "q")
     assert "no ladder" in error["message"]
+
+
+async def test_the_frames_of_a_challenge_follow_the_json_schema(make_arena):
+    """A challenge by hand, both sides raw: every frame either way validates against the
+    published JSON Schema (`arena schema`), the new limits and capability included."""
+    validator = jsonschema.Draft202012Validator(protocol_schema())
+    arena = await make_arena(ladder=LADDER)
+    frames: list[dict] = []
+    dave, erin = await arena.raw(), await arena.raw()
+
+    async def send(raw, type, **fields):
+        frames.append({"type": type, **fields})
+        await raw.send(type, **fields)
+
+    async def recv(raw, type):
+        frame = await raw.expect(type)
+        frames.append(frame)
+        return frame
+
+    for raw, name, extra in ((dave, "dave", {}),
+                             (erin, "erin", {"accept": {"mode": "ask", "min_rating": -5}})):
+        await send(raw, "hello", protocol=PROTOCOL_VERSION, role="bot", seek=False,
+                   token=await arena.add_bot(name), capabilities=["challenges"], **extra)
+        welcome = await recv(raw, "welcome")
+        assert welcome["limits"]["challenges_per_hour"] == 20
+    await send(dave, "challenge", opponent="erin", rated=True, ladder="main", request_id="q")
+    pending = await recv(dave, "challenge_status")
+    notice = await recv(erin, "challenge")
+    assert notice["challenge_id"] == pending["challenge_id"] and notice["rating"] is None
+    await send(erin, "policy", accept={"mode": "auto", "min_rating": None, "max_rating": 30})
+    assert (await recv(erin, "policy"))["accept"]["max_rating"] == 30
+    await send(erin, "decline", challenge_id=notice["challenge_id"], reason="not now")
+    ended = await recv(dave, "challenge_status")
+    assert (ended["status"], ended["reason"]) == ("declined", "not now")
+    assert (await recv(erin, "challenge_status"))["status"] == "declined"
+    await send(dave, "seek")
+    assert (await recv(dave, "seeking"))["seeking"] is True
+    await send(dave, "challenge", opponent="nobody", rated=False)
+    await recv(dave, "error")
+    assert len(frames) == 16
+    for frame in frames:
+        errors = sorted(validator.iter_errors(frame), key=str)
+        assert not errors, (frame, errors[0].message)
