@@ -429,9 +429,10 @@ class Clients:
             return
         try:
             if kind == "challenge":
-                if "challenge_id" in message.body:
-                    raise ChallengeError("bad-challenge", "a challenge_id is the server's "
-                                         "to give: leave it out")
+                theirs = sorted({"challenge_id", "rating", "expires_ms"} & message.body.keys())
+                if theirs:
+                    raise ChallengeError("bad-challenge", f"{', '.join(theirs)}: the "
+                                         "server's to give in its notices; leave it out")
                 self.challenges.challenge(name, message["opponent"], rated=message["rated"],
                                           request_id=message.get("request_id"))
             elif kind in ("accept", "decline"):

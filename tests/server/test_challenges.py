@@ -185,6 +185,9 @@ async def test_bad_challenges_get_errors(make_arena):
     await raw.send("challenge", opponent="x", rated=False, ladder="other")
     error = await raw.recv()
     assert error["code"] == "unknown-ladder" and "'main'" in error["message"]
+    await raw.send("challenge", opponent="x", rated=False, rating=99.0)
+    error = await raw.recv()
+    assert error["code"] == "bad-challenge" and error["message"].startswith("rating: the server's")
     await raw.send("decline", challenge_id="c0")
     assert (await raw.recv())["code"] == "unknown-challenge"
     spectator = await arena.raw()
