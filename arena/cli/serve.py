@@ -115,12 +115,11 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
+    from arena.app import Arena
     from arena.bot_logs import LogLimits
+    from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl, WebConfig
     from arena.registry import default_registry
-    from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
-    from arena.server.challenges import ChallengeLimits
-    from arena.server.workers import WorkerLimits
-    from arena.web.config import WebConfig
+    from arena.workers import WorkerLimits
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -179,14 +178,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     )
 
     async def main() -> None:
-        server = ArenaServer(config, registry=registry)
-        await server.start()
+        arena = Arena(config, registry=registry)  # the composition root: server and web
+        await arena.start()
+        server = arena.server
         # everything loaded so far lives as long as the server: keep it out of the
         # garbage collector's full passes, which then take a fraction of the time
         gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
+            loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
         click.echo(f"arena server listening\n"
                    f"  bots (WebSocket):          {server.url}\n"
@@ -197,7 +197,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         if server.storage.failure is not None:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)
-        await server.serve_forever()
+        await arena.serve_forever()
 
     from arena.storage import StorageFailure, StorageVersionError
 

@@ -40,8 +40,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arena.config import ChallengeLimits
 from arena.errors import ArenaError
 from arena.names import is_house
+from arena.service import ChallengeError
 from arena.storage import StorageFailure
 
 __all__ = ["AcceptPolicy", "Challenge", "ChallengeError", "ChallengeLimits", "Challenges"]
@@ -53,26 +55,6 @@ Status = Literal["pending", "accepted", "declined", "expired", "cancelled", "fai
 HOUR = 3600.0
 KEPT = 1000
 """Challenges that ended kept for the web to read their outcome."""
-
-
-@dataclass(frozen=True)
-class ChallengeLimits:
-    """The budgets of challenges (docs/security.md lists them with their flags)."""
-
-    per_hour: int = 20
-    """``challenge`` messages an account may send in any 60 minutes, refused ones
-    included; beyond it a non-fatal ``challenge-limit`` error (0: no challenges)."""
-    pending: int = 3
-    """Unanswered challenges an account may have sent at once, and may have been
-    sent at once (beyond either: ``challenge-limit``)."""
-    timeout: float = 60.0
-    """Seconds a challenge waits for its answer before it expires."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The fields of ``welcome.limits`` (bots with the ``challenges`` capability)."""
-        timeout = self.timeout
-        return {"challenges_per_hour": self.per_hour, "challenges_pending": self.pending,
-                "challenge_timeout": int(timeout) if float(timeout).is_integer() else timeout}
 
 
 @dataclass(frozen=True)
@@ -125,16 +107,6 @@ class AcceptPolicy:
         if self.mode == "decline":
             return "decline: the bot declines challenges"
         return "accept" if self.mode == "auto" else "ask"
-
-
-class ChallengeError(ArenaError):
-    """A challenge, acceptance or refusal the server cannot act on: `code` is the
-    protocol's error code (``bad-challenge``, ``challenge-limit``,
-    ``unknown-challenge``), the message says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(eq=False)

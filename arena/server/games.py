@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.bots import EXEC_PREFIX, HOSTED_PREFIX
-from arena.errors import ArenaError, BotSpecError
+from arena.errors import BotSpecError
 from arena.game import Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
@@ -40,8 +40,9 @@ from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
 from arena.server.session import Session
-from arena.server.workers import JobFailed
+from arena.service import PlayerUnavailable
 from arena.storage import Storage, StorageFailure
+from arena.workers import JobFailed
 from protocol import Message
 
 __all__ = ["Games", "PlayerUnavailable"]
@@ -50,10 +51,6 @@ log = logging.getLogger("arena.server")
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
-
-
-class PlayerUnavailable(ArenaError):
-    """A game was requested for a bot that is not connected (or plays another game)."""
 
 
 @dataclass(eq=False, slots=True)

@@ -4,7 +4,7 @@ The one adapter between the web interface and the tournament runner: it uses onl
 `arena.tournament.TournamentSpec` and `arena.tournament.run_tournament`. A run never
 touches the event loop: `run_tournament` plays in a process of its own (started from
 the forkserver, niced below the server and under an address-space limit like every
-worker, `arena.server.workers.limit_worker`; killed after `WebConfig.tournament_seconds`),
+worker, `arena.workers.limit_worker`; killed after `WebConfig.tournament_seconds`),
 which writes the usual results directory (``tournament.json``, the logs) under the
 server's ``--tournaments`` directory and sends ``(done, total)`` through a pipe the loop
 watches with ``add_reader``. The page asks `TournamentRuns.get` for the progress and
@@ -33,6 +33,7 @@ from arena.game import Game
 from arena.registry import default_registry
 from arena.tournament import TournamentSpec, run_tournament
 from arena.web.config import WebConfig
+from arena.workers import limit_worker
 
 __all__ = ["Run", "RunRefused", "TournamentRuns"]
 
@@ -91,9 +92,6 @@ def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
           pipe: Connection) -> None:
     """The worker process: run the tournament, telling the server its progress. Its
     own processes (`processes` > 1) inherit its priority and memory limit."""
-    # imported here: this module is the worker's first (arena.server imports the web)
-    from arena.server.workers import limit_worker
-
     limit_worker(memory_mb)
     try:
         run_tournament(TournamentSpec.from_json(spec), out=Path(out), processes=processes,

@@ -2,8 +2,8 @@
 
 The challenger is the browser's guest account (its cookie, as for ``POST /api/play``),
 connected over the WebSocket so that it can play: ``POST /api/challenges`` opens an
-unrated challenge through the same `arena.server.challenges.Challenges` the bots use
-(the same budgets, the bot's own accept policy), for one game on the ladder's settings
+unrated challenge through the service (`arena.service.ArenaService.challenge`), the
+same challenges the bots make (the same budgets, the bot's own accept policy), for one game on the ladder's settings
 in the seat the person chose; ``GET /api/challenges/{id}`` says where it stands
 (pending, accepted with its game's id, declined...). People's own accounts, and so
 rated challenges from the web, come with the accounts (issue 25).
@@ -16,10 +16,10 @@ from typing import Literal
 import msgspec
 from aiohttp import web
 
-from arena.server.challenges import ChallengeError
+from arena.service import ChallengeError
 from arena.web.endpoints.play import GUEST_GAMES, guest_name
 from arena.web.http import ApiError, json_response, read_json
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -37,33 +37,31 @@ _STATUS = {"bad-challenge": 409, "challenge-limit": 429}
 
 
 async def challenge(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, ChallengeRequest, server.config.web.max_body)
+    service = service_of(request)
+    body = await read_json(request, ChallengeRequest, service.config.web.max_body)
     player = await guest_name(request)
     if player is None:
         raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
                        code="not-a-guest")
-    if player not in server.sessions:
+    if not service.connected(player):
         raise ApiError(409, f"{player} is not connected: open the WebSocket first",
                        code="not-connected")
-    if len(server.bot_games.get(player, ())) >= GUEST_GAMES:
+    if len(service.live_games_of(player)) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
     try:
-        opened = server.challenges.challenge(player, body.bot.strip(), rated=False, games=1,
-                                             seat=body.seat)
+        opened = service.challenge(player, body.bot.strip(), seat=body.seat)
     except ChallengeError as error:
         raise ApiError(_STATUS.get(error.code, 400), str(error), code=error.code) from None
-    return json_response(opened.status_fields())
+    return json_response(opened)
 
 
 async def challenge_status(request: web.Request) -> web.Response:
-    server = server_of(request)
     challenge_id = request.match_info["id"]
-    found = server.challenges.get(challenge_id)
+    found = service_of(request).challenge_status(challenge_id)
     if found is None:
         raise ApiError(404, f"no challenge {challenge_id!r}", code="unknown-challenge")
-    return json_response(found.status_fields())
+    return json_response(found)
 
 
 _FIELDS = ('{"challenge_id", "status" (pending, accepted, declined, expired, cancelled, '
