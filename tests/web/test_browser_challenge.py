@@ -23,27 +23,31 @@ __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module u
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server whose ladder has rated games of alpha and beta, with alpha connected
-    (out of the pairing, accepting every challenge) and beta not."""
+    (out of the pairing, accepting every challenge) and beta not, and gamma connected
+    with no rated game yet."""
     base = tmp_path_factory.mktemp("challenge")
     _seed_database(base / "arena.sqlite")
     database = SQLiteDatabase(base / "arena.sqlite")
-    token = database.add_bot("alpha")
+    tokens = [database.add_bot("alpha"), database.add_bot("gamma")]
     database.close()
     with arena_serve("--db", str(base / "arena.sqlite"), "--guests-per-client", "1000") as (
             url, process):
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, daemon=True)
         thread.start()
-        client = ArenaClient("ws" + url.removeprefix("http") + "/", token, BuiltinBot("random"),
-                             accept={"mode": "auto"}, seek=False, reconnect_delay=0.05)
-        running = asyncio.run_coroutine_threadsafe(client.run(), loop)
+        url_ws = "ws" + url.removeprefix("http") + "/"
+        clients = [ArenaClient(url_ws, token, BuiltinBot("random"), accept={"mode": "auto"},
+                               seek=False, reconnect_delay=0.05) for token in tokens]
+        running = [asyncio.run_coroutine_threadsafe(client.run(), loop) for client in clients]
         # connected before the page opens: the ladder page asks /api/bots who is
-        wait_for_sync(client.connected.is_set, 30, "alpha is connected")
+        for client in clients:
+            wait_for_sync(client.connected.is_set, 30, "the bots are connected")
         try:
             yield {"url": url}
         finally:
-            asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
-            running.result(timeout=30)
+            for client, run in zip(clients, running, strict=True):
+                asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
+                run.result(timeout=30)
             loop.call_soon_threadsafe(loop.stop)
             thread.join(30)
             loop.close()
@@ -56,9 +60,11 @@ def test_challenging_a_connected_bot_from_the_ladder_page(page: Any,
                                                           server: dict[str, Any]) -> None:
     page.goto(server["url"] + "/#/ladder")
     wait_phase(page, "ladder")
-    # alpha is connected: its row has the button; beta is not: no button
-    assert page.locator("button.challenge").count() == 1
-    button = page.locator("button.challenge")
+    # alpha is connected: its row has the button; beta is not: no button; gamma, not
+    # rated yet, is listed below the table with its own
+    assert page.locator("#leaderboard button.challenge").count() == 1
+    assert page.locator("#unrated-bots button.challenge").get_attribute("data-bot") == "gamma"
+    button = page.locator("#leaderboard button.challenge")
     assert button.get_attribute("data-bot") == "alpha" and button.inner_text() == "Challenge"
     button.click()
     wait_phase(page, "choose")  # alpha accepted at once: the person moves first

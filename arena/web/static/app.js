@@ -969,10 +969,13 @@ function ratingChart(history, width) {
 
 async function ladderPage() {
   const board = await api("/api/leaderboard");
-  const online = new Set((await api("/api/bots")).bots.filter((b) => b.connected && !b.operator).map((b) => b.name));
+  // bots connected now (not guests, not operators) may be challenged to a game
+  const online = new Set((await api("/api/bots")).bots.filter((b) => b.connected && !b.operator && !b.name.startsWith("guest-")).map((b) => b.name));
   const challenge = (bot) => online.has(bot) && board.game
     ? h("button", { class: "challenge", "data-bot": bot, onclick: () => startGame({ game: board.game, challenge: bot, seat: 0 }) }, t("Challenge"))
     : "";
+  const rated = new Set(board.leaderboard.map((r) => r.bot));
+  const unrated = [...online].filter((bot) => !rated.has(bot)).sort();
   const history = await api("/api/ratings/history", { game: board.game || undefined });
   const chartBox = h("div", { class: "chart-box" });
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
@@ -985,6 +988,8 @@ async function ladderPage() {
         .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))
         .concat([h("td", {}, challenge(r.bot))])))))
       : h("p", { class: "muted" }, t("no rated games yet")),
+    unrated.length && board.game ? h("p", { id: "unrated-bots" }, t("Also connected, not rated yet:"), " ",
+      unrated.map((bot) => h("span", { class: "unrated-bot" }, bot, " ", challenge(bot), " "))) : null,
     h("h2", {}, t("Rating history")), chartBox);
   chartBox.append(ratingChart(history.history, chartBox.clientWidth || 720));
   setPhase("ladder");
