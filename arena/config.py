@@ -17,7 +17,28 @@ from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.workers import WorkerLimits
 
-__all__ = ["LadderConfig", "ServerConfig", "TimeControl", "WebConfig"]
+__all__ = ["ChallengeLimits", "LadderConfig", "ServerConfig", "TimeControl", "WebConfig"]
+
+
+@dataclass(frozen=True)
+class ChallengeLimits:
+    """The budgets of challenges (`arena.server.challenges`; docs/security.md lists
+    them with their flags)."""
+
+    per_hour: int = 20
+    """``challenge`` messages an account may send in any 60 minutes, refused ones
+    included; beyond it a non-fatal ``challenge-limit`` error (0: no challenges)."""
+    pending: int = 3
+    """Unanswered challenges an account may have sent at once, and may have been
+    sent at once (beyond either: ``challenge-limit``)."""
+    timeout: float = 60.0
+    """Seconds a challenge waits for its answer before it expires."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields of ``welcome.limits`` (bots with the ``challenges`` capability)."""
+        timeout = self.timeout
+        return {"challenges_per_hour": self.per_hour, "challenges_pending": self.pending,
+                "challenge_timeout": int(timeout) if float(timeout).is_integer() else timeout}
 
 
 @dataclass(frozen=True)
@@ -44,6 +65,9 @@ class LadderConfig:
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
     twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
+    name: str = "main"
+    """The ladder's name: what a ``challenge``, ``seek`` or ``pause`` names it by (the
+    field is optional while a server has one ladder)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +198,9 @@ class ServerConfig:
     debug_disk_reserve_mb: int = 256
     """MiB of free space on the database's file system below which no debug line is
     kept (the games go on); 0: no reserve."""
+    challenges: ChallengeLimits = field(default_factory=ChallengeLimits)
+    """Bounds on challenges (per account an hour, unanswered at once, their timeout),
+    announced in ``welcome.limits`` to bots with the ``challenges`` capability."""
     legal_requests_per_turn: int = 100
     """``legal`` requests a bot may have answered in a turn of its own at no cost to its
     message budget (`message_rate`); more count against it."""

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArenaService",
+    "ChallengeError",
     "Handshake",
     "HttpFront",
     "LiveView",
@@ -56,6 +57,16 @@ class StorageUnavailable(ArenaError):
 
 class PlayerUnavailable(ArenaError):
     """A game was requested for a bot that is not connected (or plays another game)."""
+
+
+class ChallengeError(ArenaError):
+    """A challenge, acceptance or refusal the server cannot act on: `code` is the
+    protocol's error code (``bad-challenge``, ``challenge-limit``,
+    ``unknown-challenge``, ``bad-policy``), the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Records(Protocol):
@@ -178,6 +189,18 @@ class ArenaService(Protocol):
     def game_task(self, live: LiveView) -> asyncio.Task[MatchRecord]:
         """The task that plays `live` (just started) to its end and returns its stored
         record."""
+
+    def challenge(self, challenger: str, opponent: str, *, seat: int) -> dict[str, Any]:
+        """A person's unrated challenge to `opponent` for one game on the ladder's
+        settings in `seat` (`arena.server.challenges`): its ``challenge_status`` fields.
+
+        Raises:
+            ChallengeError: over a budget, or a challenge the server cannot play.
+        """
+
+    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+        """Where a challenge stands (its ``challenge_status`` fields); None for an
+        unknown one (or one long over)."""
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,12 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--pairings-per-hour", default=10, show_default=True, type=click.IntRange(0),
               help="Times the same two bot accounts may be paired on the ladder in an hour "
                    "(a pairing is two games; house bots are not limited; 0: no limit).")
+@click.option("--challenges-per-hour", default=20, show_default=True, type=click.IntRange(0),
+              help="Challenges a bot may send in any hour, refused ones included (0: none).")
+@click.option("--challenges-pending", default=3, show_default=True, type=click.IntRange(1),
+              help="Unanswered challenges a bot may have sent, and been sent, at once.")
+@click.option("--challenge-timeout", default=60.0, show_default=True,
+              type=click.FloatRange(0.1), help="Seconds a challenge waits for its answer.")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
@@ -100,7 +106,8 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          pairings_per_hour: int,
+          pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
+          challenge_timeout: float,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
@@ -110,7 +117,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
     from arena.bot_logs import LogLimits
-    from arena.config import LadderConfig, ServerConfig, TimeControl, WebConfig
+    from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl, WebConfig
     from arena.registry import default_registry
     from arena.workers import WorkerLimits
 
@@ -157,6 +164,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
                             pairings_per_hour=pairings_per_hour) if ladder else None,
         tournaments=tournaments,
+        challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,

@@ -36,10 +36,12 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arena.errors import ArenaError, SettingsError
 from arena.limits import check_settings
+from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
+from arena.server.challenges import Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
@@ -98,6 +100,7 @@ class ArenaServer(ArenaService):
         self._games: Games | None = None
         self._upkeep: DebugLineUpkeep | None = None
         self._clients: Clients | None = None
+        self._challenges: Challenges | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
         self._tasks: list[asyncio.Task[None]] = []
@@ -141,13 +144,18 @@ class ArenaServer(ArenaService):
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
             stopping=self._stopping)
+        challenges = self._challenges = Challenges(
+            config.challenges, notify=self._notify_challenge, start=self._start_challenge,
+            rating=self._ladder_rating, check=self._check_challenge,
+            capable=lambda name: name in self.sessions
+            and "challenges" in self.sessions[name].capabilities)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
             revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping)
+            challenges=challenges, stopping=self._stopping)
         if self._front_factory is not None:
             self.front = self._front_factory(self)
             await self.front.start()
@@ -192,6 +200,8 @@ class ArenaServer(ArenaService):
                 task.cancel()
             if self.ladder is not None:
                 await self.ladder.stop()
+            if self._challenges is not None:
+                self._challenges.close()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
             for dispatcher in list(self._dispatching):  # no request head yet: drop them
@@ -261,6 +271,11 @@ class ArenaServer(ArenaService):
     @property
     def clients(self) -> Clients:
         return _started(self._clients)
+
+    @property
+    def challenges(self) -> Challenges:
+        """The open challenges (`arena.server.challenges`)."""
+        return _started(self._challenges)
 
     @property
     def live(self) -> dict[str, LiveGame]:
@@ -390,6 +405,79 @@ class ArenaServer(ArenaService):
             except (ArenaError, RuntimeError) as error:
                 log.warning("ladder pairing %s failed: %s", players, error)
 
+    # -- challenges --------------------------------------------------------------------
+
+    def _notify_challenge(self, name: str, type: str, fields: dict[str, Any]) -> None:
+        """Challenge news for a connected bot that opted in to challenges."""
+        session = self.sessions.get(name)
+        if session is not None and session.challenges:
+            session.send(type, **fields)
+
+    async def _ladder_rating(self, name: str) -> float | None:
+        """`name`'s displayed rating on the ladder's game (None: not rated yet)."""
+        ladder = self.config.ladder
+        row = None if ladder is None else await self.storage.rating(name, ladder.game)
+        return None if row is None else round(row.conservative, 3)
+
+    def _check_challenge(self, challenger: str, opponent: str, rated: bool) -> None:
+        """Refuse (`ChallengeError`) a challenge the ladder could not play now: both
+        bots connected, playing its game, with room for the pairing's two games
+        (`LadderConfig.max_games`); a rated one between accounts (not guests) whose
+        pair cap is not spent."""
+        ladder = self.config.ladder
+        if ladder is None:
+            raise ChallengeError("bad-challenge", "this server has no ladder to play "
+                                 "challenges on")
+        for name in (challenger, opponent):
+            session = self.sessions.get(name)
+            if session is None:
+                raise ChallengeError("bad-challenge", f"bot {name!r} is not connected")
+            if session.games_played and ladder.game not in session.games_played:
+                raise ChallengeError("bad-challenge", f"bot {name!r} does not play "
+                                     f"{ladder.game}")
+            playing = len(self.bot_games.get(name, ()))
+            if playing > ladder.max_games - 2:
+                raise ChallengeError("bad-challenge", (
+                    f"bot {name!r} plays {playing} games already; a pairing needs room for "
+                    f"two (at most {ladder.max_games} at once)"))
+        if rated and (is_guest(challenger) or is_guest(opponent)):
+            raise ChallengeError("bad-challenge", "guests play no rated games: challenge "
+                                 "with rated false")
+        if rated and self.ladder is not None and not self.ladder.may_pair(
+                challenger, opponent, time.time()):
+            raise ChallengeError("bad-challenge", (
+                f"{challenger} and {opponent} have been paired "
+                f"{ladder.pairings_per_hour} times in the last hour, the ladder's cap "
+                "(pairings_per_hour): no more rated games between them for now"))
+
+    def _start_challenge(self, challenge: Challenge) -> list[str]:
+        """An accepted challenge's games on the ladder's settings: the pairing (seats
+        swapped, each game with its own secret seed), or one game for a person on the
+        web, in the seat chosen; rated ones count against the ladder's pair cap."""
+        ladder = self.config.ladder
+        assert ladder is not None
+        first, second = challenge.challenger, challenge.opponent
+        seatings = ([(first, second), (second, first)] if challenge.games == 2
+                    else [(first, second) if challenge.seat == 0 else (second, first)])
+        control = (self.config.web_time_control if is_guest(first) or is_guest(second)
+                   else None)
+        pair = "p" + uuid.uuid4().hex[:12]
+        started: list[str] = []
+        for players in seatings:
+            try:
+                live = self.start_game(ladder.game, ladder.settings, players,
+                                       time_control=control, ladder=challenge.rated,
+                                       pair=pair)
+            except (ArenaError, RuntimeError):
+                if not started:
+                    raise
+                log.warning("challenge %s: its second game could not start", challenge.id)
+                break
+            started.append(live.id)
+        if challenge.rated and self.ladder is not None:
+            self.ladder.paired(first, second, time.time())
+        return started
+
     # -- the service (`arena.service.ArenaService`): what the web asks -----------------
 
     @property
@@ -404,6 +492,14 @@ class ArenaServer(ArenaService):
 
     def connected(self, name: str) -> bool:
         return name in self.sessions
+
+    def challenge(self, challenger: str, opponent: str, *, seat: int) -> dict[str, Any]:
+        return self.challenges.challenge(challenger, opponent, rated=False, games=1,
+                                         seat=seat).status_fields()
+
+    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+        found = self.challenges.get(challenge_id)
+        return None if found is None else found.status_fields()
 
     def game_task(self, live: LiveView) -> asyncio.Task[MatchRecord]:
         if not isinstance(live, LiveGame):

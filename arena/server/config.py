@@ -1,5 +1,5 @@
 """The server's settings (`arena.config`, where the web reads them too)."""
 
-from arena.config import LadderConfig, ServerConfig, TimeControl
+from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl
 
-__all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
+__all__ = ["ChallengeLimits", "LadderConfig", "ServerConfig", "TimeControl"]

@@ -150,7 +150,7 @@ def guest_token(request: web.Request) -> str | None:
 # -- starting a game ------------------------------------------------------------------------------
 
 
-async def _guest_name(request: web.Request) -> str | None:
+async def guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
     service = service_of(request)
     token = guest_token(request)
@@ -162,7 +162,7 @@ async def me(request: web.Request) -> web.Response:
     """Who the browser is (its guest cookie) and the live games it plays: a reloaded
     page finds its game again here."""
     service = service_of(request)
-    name = await _guest_name(request)
+    name = await guest_name(request)
     games = []
     for game_id in sorted(service.live_games_of(name)) if name else ():
         live = service.live_game(game_id)
@@ -197,7 +197,7 @@ async def check_settings(request: web.Request) -> web.Response:
 async def play(request: web.Request) -> web.Response:
     service = service_of(request)
     body = await read_json(request, PlayRequest, service.config.web.max_body)
-    player = await _guest_name(request)
+    player = await guest_name(request)
     if player is None:
         raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
                        code="not-a-guest")

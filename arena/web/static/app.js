@@ -350,7 +350,7 @@ async function playPage({ params }) {
         return;
       }
       try {
-        const started = await post("/api/play", request);
+        const started = request.challenge ? await challenged(request, note) : await post("/api/play", request);
         game.id = started.game_id;
         history.replaceState(null, "", `#/play?id=${game.id}`);  // a reload finds this game
         const early = pending.filter((p) => p.game_id === game.id);
@@ -414,10 +414,27 @@ async function playPage({ params }) {
   }
 }
 
-// The same game again: the same settings, opponent and seat.
+// The same game again: the same settings, opponent and seat (a bot that is no house bot
+// is challenged again).
 function againRequest(name, game) {
   const house = game.players.find((p, seat) => seat !== game.seat) || "";
+  if (!house.startsWith("house:")) return { game: name, challenge: house, seat: game.seat };
   return { game: name, settings: game.settings, bot: house.replace(/^house:/, ""), seat: game.seat };
+}
+
+// A challenge to a connected bot (POST /api/challenges), followed until the bot or its
+// policy answers: the game's id once accepted, or an error saying why not.
+async function challenged(request, note) {
+  let answer = await post("/api/challenges", { bot: request.challenge, seat: request.seat || 0 });
+  note(t("{bot} is challenged; waiting for the answer…", { bot: request.challenge }));
+  while (answer.status === "pending") {
+    await new Promise((done) => setTimeout(done, 1000));
+    answer = await api(`/api/challenges/${answer.challenge_id}`);
+  }
+  if (answer.status !== "accepted") {
+    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: answer.reason || answer.status }));
+  }
+  return { game_id: answer.game_ids[0] };
 }
 
 function resultCard(renderer, name, outcome, game, ctx, headline, ...actions) {
@@ -952,17 +969,27 @@ function ratingChart(history, width) {
 
 async function ladderPage() {
   const board = await api("/api/leaderboard");
+  // bots connected now (not guests, not operators) may be challenged to a game
+  const online = new Set((await api("/api/bots")).bots.filter((b) => b.connected && !b.operator && !b.name.startsWith("guest-")).map((b) => b.name));
+  const challenge = (bot) => online.has(bot) && board.game
+    ? h("button", { class: "challenge", "data-bot": bot, onclick: () => startGame({ game: board.game, challenge: bot, seat: 0 }) }, t("Challenge"))
+    : "";
+  const rated = new Set(board.leaderboard.map((r) => r.bot));
+  const unrated = [...online].filter((bot) => !rated.has(bot)).sort();
   const history = await api("/api/ratings/history", { game: board.game || undefined });
   const chartBox = h("div", { class: "chart-box" });
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
   show(h("h1", {}, t("Ladder")), h("p", { class: "muted" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
     : t("no ladder game configured; all games")),
     board.leaderboard.length ? scrollBox(t("the leaderboard, scrolled sideways"), h("table", { class: "leaderboard", id: "leaderboard" },
-      h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws")].map((c, k) =>
+      h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws"), t("play it")].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
       board.leaderboard.map((r) => h("tr", {}, [r.rank, r.bot, r.rating, r.mu, r.sigma, r.games, r.wins, r.losses, r.draws]
-        .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))))))
+        .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))
+        .concat([h("td", {}, challenge(r.bot))])))))
       : h("p", { class: "muted" }, t("no rated games yet")),
+    unrated.length && board.game ? h("p", { id: "unrated-bots" }, t("Also connected, not rated yet:"), " ",
+      unrated.map((bot) => h("span", { class: "unrated-bot" }, bot, " ", challenge(bot), " "))) : null,
     h("h2", {}, t("Rating history")), chartBox);
   chartBox.append(ratingChart(history.history, chartBox.clientWidth || 720));
   setPhase("ladder");
