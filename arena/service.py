@@ -47,6 +47,7 @@ __all__ = [
     "LiveView",
     "PlayerUnavailable",
     "Records",
+    "ServerCounts",
     "StorageUnavailable",
 ]
 
@@ -201,6 +202,24 @@ class ArenaService(Protocol):
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         """Where a challenge stands (its ``challenge_status`` fields); None for an
         unknown one (or one long over)."""
+
+    def counts(self) -> ServerCounts:
+        """What the server counts anyway, for ``/metrics``."""
+
+
+@dataclass(frozen=True)
+class ServerCounts:
+    """The server's own figures, read when ``/metrics`` is scraped (docs/cluster.md)."""
+
+    connected_bots: int
+    """Bots (not browsers) connected to this process."""
+    games_in_flight: int
+    moves: int
+    """Moves accepted since the process started (a counter)."""
+    games_finished: int
+    house_bot_jobs: int
+    """House-bot jobs given to the workers and not done (running or waiting)."""
+    house_bot_workers: int
 
 
 @dataclass(frozen=True)

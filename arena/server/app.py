@@ -54,7 +54,7 @@ from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
-from arena.service import ArenaService, HttpFront, LiveView, Records
+from arena.service import ArenaService, HttpFront, LiveView, Records, ServerCounts
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -500,6 +500,16 @@ class ArenaServer(ArenaService):
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         found = self.challenges.get(challenge_id)
         return None if found is None else found.status_fields()
+
+    def counts(self) -> ServerCounts:
+        games, pool = self.games, self.house_bots.pool
+        return ServerCounts(
+            connected_bots=sum(1 for session in self.sessions.values() if session.role == "bot"),
+            games_in_flight=len(games.live),
+            moves=games.moves_ended + sum(live.turn for live in games.live.values()),
+            games_finished=games.finished,
+            house_bot_jobs=sum(pool.load(worker) for worker in range(pool.size)),
+            house_bot_workers=pool.size)
 
     def game_task(self, live: LiveView) -> asyncio.Task[MatchRecord]:
         if not isinstance(live, LiveGame):

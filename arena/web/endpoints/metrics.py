@@ -23,12 +23,12 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from arena.metrics import probe_loop, watch_loop
-from arena.storage import hash_token
+from arena.storage.interface import hash_token
 from arena.web.http import ApiError
-from arena.web.routes import Endpoint, server_of
+from arena.web.routes import Endpoint, service_of
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
+    from arena.service import ArenaService
 
 __all__ = ["ENDPOINTS", "TOKEN_MEMORY", "ServerCollector"]
 
@@ -43,31 +43,28 @@ _accepted: TTLCache[str, bool] = TTLCache(maxsize=64, ttl=TOKEN_MEMORY)
 
 
 class ServerCollector(Collector):
-    """What `server` counts anyway, as metrics, read when collected."""
+    """What the server counts anyway (`ArenaService.counts`), as metrics, read when
+    collected."""
 
-    def __init__(self, server: ArenaServer) -> None:
-        self.server = server
+    def __init__(self, service: ArenaService) -> None:
+        self.service = service
 
     def collect(self) -> Iterator[Metric]:
-        server = self.server
-        games = server.games
-        yield GaugeMetricFamily(
-            "arena_connected_bots", "Bots connected to this process",
-            value=sum(1 for session in server.sessions.values() if session.role == "bot"))
+        counts = self.service.counts()
+        yield GaugeMetricFamily("arena_connected_bots", "Bots connected to this process",
+                                value=counts.connected_bots)
         yield GaugeMetricFamily("arena_games_in_flight", "Games this process plays now",
-                                value=len(games.live))
+                                value=counts.games_in_flight)
         yield CounterMetricFamily(
             "arena_moves", "Moves this process accepted (rate(): moves per second)",
-            value=games.moves_ended + sum(live.turn for live in games.live.values()))
+            value=counts.moves)
         yield CounterMetricFamily("arena_games_finished", "Games this process finished",
-                                  value=games.finished)
-        pool = server.house_bots.pool
+                                  value=counts.games_finished)
         yield GaugeMetricFamily(
             "arena_house_bot_jobs", "House-bot jobs given to the workers and not done "
-            "(running or waiting: the queue)",
-            value=sum(pool.load(worker) for worker in range(pool.size)))
+            "(running or waiting: the queue)", value=counts.house_bot_jobs)
         yield GaugeMetricFamily("arena_house_bot_workers", "Worker processes for house bots",
-                                value=pool.size)
+                                value=counts.house_bot_workers)
 
 
 async def _check_operator(request: web.Request) -> None:
@@ -80,7 +77,7 @@ async def _check_operator(request: web.Request) -> None:
     key = hash_token(token)
     if key in _accepted:
         return
-    account = await server_of(request).storage.authenticate(token)
+    account = await service_of(request).records.authenticate(token)
     if account is None or not account.operator:
         raise ApiError(403, "the metrics are for operators: this token is not an operator's",
                        code="forbidden")
@@ -93,7 +90,7 @@ async def metrics(request: web.Request) -> web.Response:
     watch_loop()  # from the first scrape on, the lag is measured all the time
     await probe_loop()
     served = CollectorRegistry(auto_describe=False)
-    served.register(ServerCollector(server_of(request)))
+    served.register(ServerCollector(service_of(request)))
     body = generate_latest(REGISTRY) + generate_latest(served)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
