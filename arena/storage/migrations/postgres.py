@@ -116,7 +116,32 @@ CREATE TABLE game_turns (
 """Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)
+_SEASONS = """
+CREATE TABLE seasons (
+    name TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    frozen DOUBLE PRECISION NOT NULL,
+    final_status TEXT,
+    final_report TEXT,
+    final_updated DOUBLE PRECISION
+);
+CREATE TABLE season_standings (
+    season TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    entered BOOLEAN NOT NULL,
+    PRIMARY KEY (season, bot)
+);
+"""
+"""Version 3 (SQLite's 6): seasons, their final and their frozen standings."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _SEASONS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""
