@@ -1,0 +1,136 @@
+"""Seasons over HTTP: the list with phases, standings live and frozen, the CSV and JSON
+exports, and a final of three house bots played in a worker to its stored report."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from arena.config import LadderConfig
+from arena.seasons import FinalConfig, SeasonConfig
+from arena.storage.sqlite import SQLiteDatabase
+from tests.storage.games import ended
+from tests.waiting import wait_for
+
+from .test_api import get
+
+NOW = datetime.now(UTC)
+DAY = timedelta(days=1)
+HOUSE = ("house:sim-random", "house:sim-safe-random", "house:sim-perfect")
+
+
+def seed_ratings(path: Path) -> None:
+    """The three house bots play each other twice (rated); alice plays once."""
+    database = SQLiteDatabase(path)
+    number = 0
+    for first in HOUSE:
+        for second in HOUSE:
+            if first != second:
+                number += 1
+                record = ended(f"g{number}", (first, second), winner=number % 2)
+                database.start_game(record, ladder=True, pair=None)
+                database.finish_game(record, rated=True)
+    record = ended("alice1", ("alice", HOUSE[0]), winner=0)
+    database.start_game(record, ladder=True, pair=None)
+    database.finish_game(record, rated=True)
+    database.close()
+
+
+SEASONS = (
+    SeasonConfig("spring", "sim", NOW - 30 * DAY, NOW - DAY, min_games=2,
+                 final=FinalConfig("round-robin", top=3, games=1)),
+    SeasonConfig("summer", "sim", NOW - DAY, NOW + 30 * DAY, min_games=2),
+    SeasonConfig("autumn", "sim", NOW + 30 * DAY, NOW + 60 * DAY),
+)
+
+
+def _csv(port: int, name: str) -> tuple[str, str, list[list[str]]]:
+    url = f"http://127.0.0.1:{port}/api/seasons/{name}?format=csv"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return (response.headers["Content-Type"], response.headers["Content-Disposition"],
+                list(csv.reader(io.StringIO(response.read().decode("utf-8")))))
+
+
+async def test_a_season_ends_freezes_and_plays_its_final(make_arena: Any,
+                                                         tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite")
+    results = tmp_path / "tournaments"
+    results.mkdir()
+    arena = await make_arena(ladder=LadderConfig("sim", {"vertices": 5}), seasons=SEASONS,
+                             tournaments=str(results))
+
+    async def final_over() -> Any:
+        _, data = await get(arena, "/api/seasons/spring")
+        state = data["final_state"]
+        return data if state and state["status"] in ("finished", "failed") else None
+
+    spring = await wait_for(final_over, what="the final of spring finished")
+    assert spring["final_state"]["status"] == "finished", spring["final_state"]
+    assert spring["phase"] == "over" and spring["live"] is False and spring["frozen"]
+    standings = spring["standings"]
+    assert [(s["rank"], s["entered"]) for s in standings] == [(1, True), (2, True), (3, True),
+                                                              (0, False)]
+    assert {s["bot"] for s in standings[:3]} == set(HOUSE) and standings[3]["bot"] == "alice"
+    report = spring["final_state"]["report"]
+    assert report["total"] == 6 and len(report["ranking"]) == 3  # 3 bots, each pair twice
+    assert sum(line["games"] for line in report["ranking"]) == 12  # each game seen twice
+    assert report["champion"] == report["ranking"][0]["bot"] in HOUSE
+    points = [line["points"] for line in report["ranking"]]
+    assert points == sorted(points, reverse=True) and sum(points) == 6
+    # the final's own tables are a tournament like the others
+    status, table = await get(arena, "/api/tournament", name=report["tournament"])
+    assert status == 200 and table["bots"] == [b.removeprefix("house:") for b in
+                                               (s["bot"] for s in standings[:3])]
+
+    status, listing = await get(arena, "/api/seasons")
+    assert status == 200
+    assert [(s["name"], s["phase"]) for s in listing["seasons"]] == [
+        ("spring", "over"), ("summer", "running"), ("autumn", "upcoming")]
+    assert listing["seasons"][1]["final_state"] is None
+
+    # a running season's standings are the ladder's now, not frozen
+    status, summer = await get(arena, "/api/seasons/summer")
+    assert summer["live"] is True and summer["frozen"] is None
+    assert [s["bot"] for s in summer["standings"]] == [s["bot"] for s in standings]
+
+    kind, disposition, rows = await asyncio.to_thread(_csv, arena.server.port, "spring")
+    assert kind.startswith("text/csv") and 'filename="season-spring.csv"' in disposition
+    assert rows[0][:3] == ["rank", "bot", "rating"] and len(rows) == 5
+    assert [row[1] for row in rows[1:]] == [s["bot"] for s in standings]
+    assert rows[1][0] == "1" and rows[4][0] == "" and rows[4][-1] == "no"
+    assert float(rows[1][2]) == standings[0]["rating"]
+
+    assert (await get(arena, "/api/seasons/winter"))[0] == 404
+    status, error = await get(arena, "/api/seasons/spring", format="xml")
+    assert status == 400 and "json or csv" in error["message"]
+
+
+async def test_the_standings_stay_frozen_and_past_seasons_stay_listed(make_arena: Any,
+                                                                     tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite")
+    ended_season = SeasonConfig("old", "sim", NOW - 30 * DAY, NOW - DAY, min_games=2)
+    arena = await make_arena(ladder=LadderConfig("sim", {"vertices": 5}), seasons=(ended_season,))
+
+    async def frozen() -> Any:
+        return (await get(arena, "/api/seasons/old"))[1]["frozen"]
+
+    await wait_for(frozen, what="the season old frozen")
+    before = (await get(arena, "/api/seasons/old"))[1]["standings"]
+    # the ladder goes on: a rated game moves the ratings, not the season's standings
+    record = ended("later", ("alice", HOUSE[1]), winner=0)
+    await arena.server.storage.start_game(record, ladder=True, pair=None)
+    await arena.server.storage.finish_game(record, rated=True)
+    _, data = await get(arena, "/api/seasons/old")
+    assert data["standings"] == before and data["phase"] == "over" and data["final_state"] is None
+    await arena.close()
+    # a season no longer configured is still listed, from what was stored
+    again = await make_arena(ladder=LadderConfig("sim", {"vertices": 5}))
+    _, listing = await get(again, "/api/seasons")
+    assert [(s["name"], s["phase"], s["ladder"]) for s in listing["seasons"]] == [
+        ("old", "over", "sim")]
+    assert (await get(again, "/api/seasons/old"))[1]["standings"] == before
