@@ -55,7 +55,10 @@ async def season(request: web.Request) -> web.StreamResponse:
                        keeper.finals.get(name))
     data["standings"] = [row.to_json() for row in standings]
     data["live"] = stored is None
-    return json_response(data)
+    response = json_response(data)
+    if "format" in request.query:  # an export: saved as a file
+        response.headers["Content-Disposition"] = f'attachment; filename="season-{name}.json"'
+    return response
 
 
 ENDPOINTS = (
@@ -67,7 +70,8 @@ ENDPOINTS = (
                            "progress while it runs); configured seasons first, then past ones"}),
     Endpoint("GET", "/api/seasons/{name}", season, "A season's standings and final", "seasons",
              params=(Param("name", "the season", required=True, where="path"),
-                     Param("format", "json (the default) or csv (the standings only)")),
+                     Param("format", "json or csv (the standings only): an export, saved as "
+                                     "a file (Content-Disposition); without it, JSON to read")),
              answers={200: "the season as listed, with standings (rank: 0 for a bot outside "
                            "the entry rules, bot, rating, mu, sigma, games, wins, losses, "
                            "draws, entered) and live (true: the ladder's ratings now, not "
