@@ -7,6 +7,7 @@ import csv
 import io
 import tomllib
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +121,23 @@ def test_standings_rank_the_entrants_by_rating_and_export_as_csv() -> None:
                        "draws", "entered"]
     assert rows[1] == ["1", "best", "27.0", "30.0", "1.0", "6", "3", "3", "0", "yes"]
     assert rows[3][:2] == ["", "new"] and rows[3][-1] == "no" and len(rows) == 5
+
+
+def test_arena_serve_refuses_a_bad_seasons_file_naming_the_key(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    path = tmp_path / "seasons.toml"
+    runner = CliRunner()
+    path.write_text('[[seasons]]\nname = "a"\nladder = "sim"\nstart = 2026-01-01T00:00:00Z\n'
+                    'end = 2026-02-01T00:00:00Z\nfinal = { top = 100 }\n', encoding="utf-8")
+    db = str(tmp_path / "arena.sqlite")
+    result = runner.invoke(main, ["serve", "--db", db, "--game", "sim", "--seasons", str(path)])
+    assert result.exit_code == 2 and "season 'a', final: 'top' must be an integer from 2 to 64" \
+        in result.output
+    path.write_text(path.read_text(encoding="utf-8").replace("final = { top = 100 }\n", ""),
+                    encoding="utf-8")
+    result = runner.invoke(main, ["serve", "--db", db, "--seasons", str(path)])
+    assert result.exit_code == 2 and "season 'a' is on the ladder 'sim', but this server's " \
+        "ladder is 'substitution'" in result.output.replace("\n", " ").replace("  ", " ")

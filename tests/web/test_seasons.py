@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import LadderConfig
-from arena.seasons import FinalConfig, SeasonConfig
+from arena.seasons import FinalConfig, SeasonConfig, Standing
+from arena.storage.interface import SeasonRecord
 from arena.storage.sqlite import SQLiteDatabase
+from arena.web.seasons import final_spec, season_view
+from arena.web.tournaments import Run
 from tests.storage.games import ended
 from tests.waiting import wait_for
 
@@ -134,3 +137,50 @@ async def test_the_standings_stay_frozen_and_past_seasons_stay_listed(make_arena
     assert [(s["name"], s["phase"], s["ladder"]) for s in listing["seasons"]] == [
         ("old", "over", "sim")]
     assert (await get(again, "/api/seasons/old"))[1]["standings"] == before
+
+
+async def test_a_final_that_cannot_be_played_says_why(make_arena: Any, tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite")
+    final = FinalConfig("round-robin", top=4, games=1)
+    seasons = (SeasonConfig("open", "sim", NOW - 30 * DAY, NOW - DAY, final=final),
+               SeasonConfig("alone", "sim", NOW - 30 * DAY, NOW - DAY, min_games=99, final=final))
+    arena = await make_arena(ladder=LadderConfig("sim", {"vertices": 5}), seasons=seasons)
+
+    async def failed() -> Any:
+        listing = (await get(arena, "/api/seasons"))[1]["seasons"]
+        states = [s["final_state"] for s in listing]
+        return listing if all(s and s["status"] == "failed" for s in states) else None
+
+    listing = await wait_for(failed, what="both finals failed")
+    # alice (one game, no entry rule) is among the top 4, and she is no house bot
+    assert "alice is not one" in listing[0]["final_state"]["report"]["error"]
+    assert listing[0]["phase"] == "over"
+    assert "0 bots met the entry rules" in listing[1]["final_state"]["report"]["error"]
+
+
+async def test_a_final_needs_a_results_directory(make_arena: Any, tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite")
+    season = SeasonConfig("spring", "sim", NOW - 30 * DAY, NOW - DAY, min_games=2,
+                          final=FinalConfig(top=3, games=1))
+    arena = await make_arena(ladder=LadderConfig("sim", {"vertices": 5}), seasons=(season,))
+
+    async def failed() -> Any:
+        state = (await get(arena, "/api/seasons/spring"))[1]["final_state"]
+        return state if state and state["status"] == "failed" else None
+
+    state = await wait_for(failed, what="the final failed")
+    assert "start it with --tournaments DIR" in state["report"]["error"]
+
+
+def test_a_final_s_progress_shows_while_it_runs(tmp_path: Path) -> None:
+    season = SEASONS[0]
+    spec = final_spec(season, "sim", {}, [
+        Standing(rank, bot, 25.0, 1.0, 4, 2, 2, 0, True) for rank, bot in enumerate(HOUSE, 1)])
+    assert spec.bots == ("sim-random", "sim-safe-random", "sim-perfect")
+    assert spec.total_games() == 6  # no self-play: 3 pairings, both seat orders
+    run = Run("r1", "season:spring", spec, tmp_path, "season-spring-r1/tournament.json",
+              status="running", done=2, total=6)
+    stored = SeasonRecord("spring", "sim", 1.0, "running", {"total": 6}, 1.0)
+    view = season_view(season, stored, NOW, run)
+    assert view["phase"] == "final"
+    assert view["final_state"]["progress"] == {"done": 2, "total": 6, "status": "running"}
