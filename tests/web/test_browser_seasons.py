@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from .browser import browser, no_overflow, open_page, page, shot, visitor, wait_phase
+from .browser import (
+    BOTH,
+    accessible,
+    browser,
+    no_overflow,
+    open_page,
+    page,
+    shot,
+    visitor,
+    wait_phase,
+)
 from .live import arena_serve
 from .test_seasons import seed_ratings
 
@@ -53,6 +63,7 @@ end = {_iso(NOW + timedelta(days=30))}
         process.stdout.close()
 
 
+@BOTH
 def test_a_season_s_standings_and_final_as_a_person_reads_them(page: Any,
                                                                server: dict[str, Any]) -> None:
     page.goto(server["url"] + "/#/seasons")
@@ -62,6 +73,7 @@ def test_a_season_s_standings_and_final_as_a_person_reads_them(page: Any,
     summer = page.locator('#season-list tr[data-season="summer"]')
     assert summer.locator(".phase").inner_text() == "running"
     no_overflow(page)
+    accessible(page)
     page.get_by_role("link", name="spring").click()
     # the final is played in the server's worker: its ranking shows once it is over
     page.wait_for_selector("#final-ranking")
@@ -88,6 +100,7 @@ def test_a_season_s_standings_and_final_as_a_person_reads_them(page: Any,
         lines = answer.read().decode("utf-8").splitlines()
     assert lines[0].startswith("rank,bot,rating") and len(lines) == 5
     no_overflow(page)
+    accessible(page)
     shot(page, "season")
 
 
