@@ -507,6 +507,13 @@ class Storage(ABC):
         """A stored season's standings: its entrants by rank, then the others by rating."""
 
     @abstractmethod
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        """Mark a stored season's final ``running`` (at `at`) for the caller to play, if
+        nobody plays it: it has no state yet, or it was marked running before
+        `stale_before` (its player died: a final runs for a bounded time). Whether the
+        caller got it (one of several servers sharing the database does)."""
+
+    @abstractmethod
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None:
         """Record the state of a stored season's final (`SeasonRecord.final_status`).

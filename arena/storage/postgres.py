@@ -496,6 +496,13 @@ class PostgresStorage(Storage):
             f"{STANDING_ORDER}", name))
         return [standing(tuple(row)) for row in rows]
 
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = $1 WHERE name = $2 AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < $3))", at, name, stale_before))
+        return _affected(status) > 0
+
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None:
         changed = await self._run(lambda db: db.execute(

@@ -480,6 +480,13 @@ class SQLiteDatabase:
                                f" WHERE season = ?{STANDING_ORDER}", (name,)).fetchall()
         return [standing(row) for row in rows]
 
+    def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return self.db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = ? WHERE name = ? AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < ?))",
+            (at, name, stale_before)).rowcount > 0
+
     def set_season_final(self, name: str, status: str, report: Mapping[str, Any] | None,
                          at: float) -> None:
         changed = self.db.execute(
@@ -673,6 +680,9 @@ class SQLiteStorage(Storage):
 
     async def season_standings(self, name: str) -> list[Standing]:
         return await self.run(self.database.season_standings, name)
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return await self.run(self.database.claim_season_final, name, at, stale_before)
 
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None:

@@ -11,10 +11,15 @@ paired dice, in a worker process off the event loop, under the same limits
 directory is ``season-NAME-ID`` under ``--tournaments``, shown by the tournament page; when
 it ends, its ranking is stored as the final's report (`Records.set_season_final`).
 
+One process plays a final: the one that claims it in the database
+(`Records.claim_season_final`), which then stores its progress at every check. A final
+whose player has not been heard of for `SeasonKeeper.stale_after` seconds (its server
+stopped) is claimed again and played from the start (on the same dice: the same games),
+so servers sharing a database never play a final twice at once.
+
 A final's players are run by the worker as built-in bots, so today only house bots
 (``house:SPEC``) can play one: a final whose entrants include an external bot fails
-with that reason. A final left running by a server that stopped is played again from
-the start at the next start (on the same dice: the same games).
+with that reason.
 """
 
 from __future__ import annotations
@@ -117,6 +122,8 @@ class SeasonKeeper:
         self.clock = clock
         self.finals: dict[str, Run] = {}
         """The finals this process runs, by season."""
+        self._claimed: set[str] = set()
+        """The seasons whose final this process took on (`Records.claim_season_final`)."""
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._pending: set[asyncio.Task[None]] = set()
@@ -132,18 +139,45 @@ class SeasonKeeper:
                 await self.tick()
             except (StorageFailure, StorageUnavailable) as error:
                 log.warning("seasons: %s; trying again later", error)
+            except Exception:  # a bug: logged, and the seasons are looked at again later
+                log.exception("seasons: the check failed")
             await asyncio.sleep(self.service.config.season_interval)
 
     async def tick(self, now: datetime | None = None) -> None:
-        """Freeze every season that has ended and start the finals due."""
+        """Freeze every season that has ended, start the finals due, and tell the
+        database that this process still plays its finals (their progress)."""
         now = now or self.clock()
         for season in self.service.config.seasons:
             if phase(season, now) in (Phase.UPCOMING, Phase.RUNNING):
                 continue
             stored = await self._freeze(season)
-            if season.final is not None and season.name not in self.finals and \
-                    stored.final_status in (None, "running"):
+            if season.final is None or stored.final_status in ("finished", "failed"):
+                continue
+            run = self.finals.get(season.name)
+            if run is not None:
+                if run.status in ("queued", "running"):
+                    await self._playing(season, run)
+            elif season.name in self._claimed or await self._claim(season):
                 await self._start_final(season)
+
+    def stale_after(self) -> float:
+        """Seconds after which a final marked running but not heard of is taken to have
+        lost its player (a server that stopped), so that another start plays it."""
+        return 60.0 + 6 * self.service.config.season_interval
+
+    async def _claim(self, season: SeasonConfig) -> bool:
+        at = time.time()
+        if not await self.service.records.claim_season_final(
+                season.name, at, stale_before=at - self.stale_after()):
+            return False  # another server plays it, or it is over
+        self._claimed.add(season.name)
+        return True
+
+    async def _playing(self, season: SeasonConfig, run: Run) -> None:
+        """Store that the final is being played, and how far it got (every check)."""
+        await self.service.records.set_season_final(season.name, "running", {
+            "tournament": run.name, "bots": [HOUSE_PREFIX + b for b in run.spec.bots],
+            "done": run.done, "total": run.total, "status": run.status}, time.time())
 
     async def _freeze(self, season: SeasonConfig) -> SeasonRecord:
         records = self.service.records
@@ -159,6 +193,7 @@ class SeasonKeeper:
         return stored
 
     async def _start_final(self, season: SeasonConfig) -> None:
+        """Start the final this process claimed (a full queue: at a later check)."""
         records = self.service.records
         assert season.final is not None
         standings = await records.season_standings(season.name)
@@ -169,7 +204,9 @@ class SeasonKeeper:
             run = self.runs.start(f"season:{season.name}", spec, label=f"season-{season.name}",
                                   on_end=lambda run: self._ended(season, run))
         except RunRefused as error:
-            if error.status == 429:  # the queue is full: the next check tries again
+            if error.status == 429:  # the queue is full: kept claimed, tried again later
+                await records.set_season_final(season.name, "running", {"status": "waiting"},
+                                               time.time())
                 return
             await self._fail(season, str(error))
             return
@@ -177,13 +214,12 @@ class SeasonKeeper:
             await self._fail(season, str(error))
             return
         self.finals[season.name] = run
-        await records.set_season_final(season.name, "running", {
-            "tournament": run.name, "bots": [HOUSE_PREFIX + b for b in spec.bots],
-            "total": run.total}, time.time())
+        await self._playing(season, run)
         log.info("season %s: its final of %d bots started (%d games)", season.name,
                  len(spec.bots), run.total)
 
     async def _fail(self, season: SeasonConfig, error: str) -> None:
+        self._claimed.discard(season.name)
         log.warning("season %s: its final failed: %s", season.name, error)
         await self.service.records.set_season_final(season.name, "failed", {"error": error},
                                                     time.time())
@@ -191,7 +227,7 @@ class SeasonKeeper:
     def _ended(self, season: SeasonConfig, run: Run) -> None:
         """A final's run ended (on the loop): store its report, off the callback."""
         if self._closed and run.error == SHUTDOWN:
-            return  # played again at the next start
+            return  # played again by the next server to start (`stale_after`)
         task = asyncio.get_running_loop().create_task(self._store(season, run))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
@@ -246,7 +282,11 @@ def season_view(season: SeasonConfig | None, stored: SeasonRecord | None, now: d
     if stored is not None and stored.final_status is not None:
         final = {"status": stored.final_status, "report": stored.final_report,
                  "updated": stored.final_updated}
+        report = stored.final_report or {}
         if run is not None and run.status in ("queued", "running"):
             final["progress"] = {"done": run.done, "total": run.total, "status": run.status}
+        elif stored.final_status == "running" and "total" in report:  # played elsewhere
+            final["progress"] = {"done": report.get("done", 0), "total": report["total"],
+                                 "status": report.get("status", "running")}
     data["final_state"] = final
     return data

@@ -3,6 +3,7 @@ SQLite and on PostgreSQL alike (`arena.seasons`)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -63,3 +64,17 @@ async def test_the_final_s_state_and_report_are_kept(storage: Storage) -> None:
     assert season.final_report == {"ranking": [{"bot": "alice", "points": 3.5}]}
     assert season.final_updated == 12.0
     assert [s.name for s in await storage.seasons()] == ["autumn", "summer"]  # latest first
+
+
+async def test_one_claimant_plays_a_final_unless_it_went_stale(storage: Storage) -> None:
+    await storage.freeze_season("autumn", "sim", [], 10.0)
+    assert not await storage.claim_season_final("spring", 20.0, 0.0)  # not stored
+    claims = await asyncio.gather(*(storage.claim_season_final("autumn", 20.0, 0.0)
+                                    for _ in range(4)))
+    assert sorted(claims) == [False, False, False, True]  # servers sharing a database
+    season = await storage.season("autumn")
+    assert season is not None and (season.final_status, season.final_updated) == ("running", 20.0)
+    assert not await storage.claim_season_final("autumn", 30.0, 20.0)  # still fresh
+    assert await storage.claim_season_final("autumn", 700.0, 100.0)  # its player died
+    await storage.set_season_final("autumn", "finished", {"champion": "house:a"}, 710.0)
+    assert not await storage.claim_season_final("autumn", 9999.0, 9999.0)  # over: never again

@@ -7,16 +7,18 @@ import asyncio
 import csv
 import io
 import urllib.request
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from arena.config import LadderConfig
+from arena.config import LadderConfig, ServerConfig
 from arena.seasons import FinalConfig, SeasonConfig, Standing
+from arena.storage import open_storage
 from arena.storage.interface import SeasonRecord
 from arena.storage.sqlite import SQLiteDatabase
-from arena.web.seasons import final_spec, season_view
-from arena.web.tournaments import Run
+from arena.web.seasons import SeasonKeeper, final_spec, season_view
+from arena.web.tournaments import Run, TournamentRuns
 from tests.storage.games import ended
 from tests.waiting import wait_for
 
@@ -184,3 +186,46 @@ def test_a_final_s_progress_shows_while_it_runs(tmp_path: Path) -> None:
     view = season_view(season, stored, NOW, run)
     assert view["phase"] == "final"
     assert view["final_state"]["progress"] == {"done": 2, "total": 6, "status": "running"}
+
+
+@dataclass
+class _Service:
+    """What a `SeasonKeeper` asks of the arena: its settings and its records."""
+
+    config: ServerConfig
+    records: Any
+
+
+async def test_servers_sharing_a_database_play_a_final_once(tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite")
+    storage = await open_storage(str(tmp_path / "arena.sqlite"))
+    config = ServerConfig(ladder=LadderConfig("sim", {"vertices": 5}), seasons=SEASONS[:1])
+    keepers = [SeasonKeeper(_Service(config, storage), TournamentRuns(config.web, tmp_path))
+               for _ in range(2)]
+    try:
+        first, second = keepers
+        await first.tick()
+        await second.tick()  # the first claimed it: the second leaves it
+        assert list(first.finals) == ["spring"] and second.finals == {}
+        # the first server stops while it plays: the final is left running
+        await first.close()
+        first.runs.close()
+        assert (await storage.season("spring")).final_status == "running"  # type: ignore[union-attr]
+        await second.tick()
+        assert second.finals == {}  # not stale yet: its server may be alive
+        second.stale_after = lambda: -1.0  # type: ignore[method-assign]  # as if long after
+        await second.tick()
+        assert list(second.finals) == ["spring"]
+
+        async def finished() -> Any:
+            stored = await storage.season("spring")
+            return stored if stored and stored.final_status == "finished" else None
+
+        stored = await wait_for(finished, what="the second server finished the final")
+        assert stored.final_report["champion"] in HOUSE
+        assert stored.final_report["tournament"] == second.finals["spring"].name
+    finally:
+        for keeper in keepers:
+            await keeper.close()
+            keeper.runs.close()
+        await storage.close()
