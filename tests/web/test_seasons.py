@@ -111,6 +111,10 @@ async def test_a_season_ends_freezes_and_plays_its_final(make_arena: Any,
     assert float(rows[1][2]) == standings[0]["rating"]
 
     assert (await get(arena, "/api/seasons/winter"))[0] == 404
+    document = (await get(arena, "/api/openapi.json"))[1]
+    operation = document["paths"]["/api/seasons/{name}"]["get"]
+    assert {p["name"] for p in operation["parameters"]} == {"name", "format"}
+    assert document["paths"]["/api/seasons"]["get"]["tags"] == ["seasons"]
     status, error = await get(arena, "/api/seasons/spring", format="xml")
     assert status == 400 and "json or csv" in error["message"]
 
