@@ -210,9 +210,12 @@ class SeasonRecord:
     """The final's report (`arena.web.seasons` writes it: its ranking, the tournament's
     name, or the reason it failed)."""
     final_updated: float | None
+    settings: Mapping[str, Any] | None = None
+    """The season's settings when it froze (`SeasonConfig.to_json`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "ladder": self.ladder, "frozen": self.frozen,
+                "settings": None if self.settings is None else dict(self.settings),
                 "final_status": self.final_status,
                 "final_report": None if self.final_report is None else dict(self.final_report),
                 "final_updated": self.final_updated}
@@ -232,7 +235,8 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "presets": ("game", "name", "text", "created"),
     "log_bytes": ("bot", "day", "bytes"),
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
-    "seasons": ("name", "ladder", "frozen", "final_status", "final_report", "final_updated"),
+    "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
+                "final_updated"),
     "season_standings": ("season", "bot", "rank", "mu", "sigma", "games", "wins", "losses",
                          "draws", "entered"),
 }
@@ -490,9 +494,10 @@ class Storage(ABC):
 
     @abstractmethod
     async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
-                            at: float) -> bool:
-        """Store a season's frozen standings, once: in one transaction, unless the season
-        is stored already (then nothing changes). Whether they were stored now."""
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        """Store a season's frozen standings and its `settings` (`SeasonConfig.to_json`),
+        once: in one transaction, unless the season is stored already (then nothing
+        changes). Whether they were stored now."""
 
     @abstractmethod
     async def seasons(self) -> list[SeasonRecord]:

@@ -465,11 +465,12 @@ class PostgresStorage(Storage):
     # -- settings presets ------------------------------------------------------------
 
     async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
-                            at: float) -> bool:
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
         async def work(db: Connection) -> bool:
             status = await db.execute(
-                "INSERT INTO seasons(name, ladder, frozen) VALUES ($1, $2, $3)"
-                " ON CONFLICT (name) DO NOTHING", name, ladder, at)
+                "INSERT INTO seasons(name, ladder, settings, frozen) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (name) DO NOTHING", name, ladder,
+                None if settings is None else json.dumps(settings), at)
             if not _affected(status):
                 return False
             await db.executemany(

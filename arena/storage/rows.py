@@ -75,7 +75,7 @@ def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningG
 
 
 
-SEASON_COLUMNS = "name, ladder, frozen, final_status, final_report, final_updated"
+SEASON_COLUMNS = "name, ladder, frozen, final_status, final_report, final_updated, settings"
 """The columns `season_record` reads, in order."""
 
 STANDING_COLUMNS = "rank, bot, mu, sigma, games, wins, losses, draws, entered"
@@ -87,10 +87,11 @@ STANDING_ORDER = " ORDER BY entered DESC, CASE WHEN entered THEN rank END, mu - 
 
 def season_record(values: Sequence[Any]) -> SeasonRecord:
     """A `SeasonRecord` from the columns of `SEASON_COLUMNS`."""
-    name, ladder, frozen, status, report, updated = values
+    name, ladder, frozen, status, report, updated, settings = values
     return SeasonRecord(name, ladder, float(frozen), status,
                         None if report is None else json.loads(report),
-                        None if updated is None else float(updated))
+                        None if updated is None else float(updated),
+                        None if settings is None else json.loads(settings))
 
 
 def standing(values: Sequence[Any]) -> Standing:

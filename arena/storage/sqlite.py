@@ -452,12 +452,12 @@ class SQLiteDatabase:
     # -- seasons ---------------------------------------------------------------------
 
     def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
-                      at: float) -> bool:
+                      at: float, settings: Mapping[str, Any] | None = None) -> bool:
         def work(db: sqlite3.Connection) -> bool:
             if db.execute("SELECT 1 FROM seasons WHERE name = ?", (name,)).fetchone():
                 return False
-            db.execute("INSERT INTO seasons(name, ladder, frozen) VALUES (?, ?, ?)",
-                       (name, ladder, at))
+            db.execute("INSERT INTO seasons(name, ladder, settings, frozen) VALUES (?, ?, ?, ?)",
+                       (name, ladder, None if settings is None else json.dumps(settings), at))
             db.executemany(f"INSERT INTO season_standings(season, {STANDING_COLUMNS})"
                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            [standing_values(name, row) for row in standings])
@@ -669,8 +669,9 @@ class SQLiteStorage(Storage):
         return await self.run(self.database.rating_history, game)
 
     async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
-                            at: float) -> bool:
-        return await self.run(self.database.freeze_season, name, ladder, list(standings), at)
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        return await self.run(self.database.freeze_season, name, ladder, list(standings), at,
+                              settings)
 
     async def seasons(self) -> list[SeasonRecord]:
         return await self.run(self.database.seasons)

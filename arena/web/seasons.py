@@ -50,7 +50,7 @@ __all__ = ["SEASONS", "SeasonKeeper", "final_report", "final_spec", "ladder_of",
 log = logging.getLogger("arena.web")
 
 SHUTDOWN = "the server shut down"
-"""`TournamentRuns.close`'s reason: a final stopped so is played again at the next start."""
+"""`TournamentRuns.close`'s reason: a final stopped so is claimed again later (`stale_after`)."""
 
 
 def _now() -> datetime:
@@ -185,7 +185,8 @@ class SeasonKeeper:
         if stored is None:
             game, _ = ladder_of(self.service, season)
             standings = rank_standings(season, await records.leaderboard(game))
-            if await records.freeze_season(season.name, season.ladder, standings, time.time()):
+            if await records.freeze_season(season.name, season.ladder, standings, time.time(),
+                                           season.to_json()):
                 log.info("season %s ended: %d bots' standings frozen", season.name,
                          len(standings))
             stored = await records.season(season.name)
@@ -274,7 +275,8 @@ def season_view(season: SeasonConfig | None, stored: SeasonRecord | None, now: d
     else:  # a past season no longer configured: what was stored of it
         assert stored is not None
         data = {"name": stored.name, "ladder": stored.ladder, "start": None, "end": None,
-                "min_games": None, "min_rating": None, "final": None}
+                "min_games": None, "min_rating": None, "final": None,
+                **(stored.settings or {})}
         current = Phase.FINAL if final_status == "running" else Phase.OVER
     data["phase"] = current.value
     data["frozen"] = stored.frozen if stored is not None else None

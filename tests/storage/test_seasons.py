@@ -31,7 +31,7 @@ async def test_standings_freeze_once_and_stay_as_they_froze(storage: Storage) ->
     board = await storage.leaderboard("sim")
     standings = rank_standings(SEASON, board)
     assert await storage.season("autumn") is None and await storage.seasons() == []
-    assert await storage.freeze_season("autumn", "sim", standings, 1234.5)
+    assert await storage.freeze_season("autumn", "sim", standings, 1234.5, SEASON.to_json())
     # the ladder goes on: the frozen standings do not move, and a second freeze is a no-op
     later = ended("g5", ("carol", "alice"), winner=0)
     await storage.start_game(later, ladder=True, pair=None)
@@ -45,6 +45,7 @@ async def test_standings_freeze_once_and_stay_as_they_froze(storage: Storage) ->
     assert stored[0].mu == board[0].mu and stored[0].games == 3
     season = await storage.season("autumn")
     assert season is not None and (season.ladder, season.frozen) == ("sim", 1234.5)
+    assert season.settings == SEASON.to_json() and season.settings["end"] == "2026-12-01T00:00:00Z"
     assert season.final_status is None and season.final_report is None
     assert await storage.season_standings("spring") == []
 

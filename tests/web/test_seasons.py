@@ -142,6 +142,7 @@ async def test_the_standings_stay_frozen_and_past_seasons_stay_listed(make_arena
     _, listing = await get(again, "/api/seasons")
     assert [(s["name"], s["phase"], s["ladder"]) for s in listing["seasons"]] == [
         ("old", "over", "sim")]
+    assert listing["seasons"][0]["end"] == ended_season.to_json()["end"]  # as it was
     assert (await get(again, "/api/seasons/old"))[1]["standings"] == before
 
 

@@ -120,6 +120,7 @@ _SEASONS = """
 CREATE TABLE seasons (
     name TEXT PRIMARY KEY,
     ladder TEXT NOT NULL,
+    settings TEXT,
     frozen DOUBLE PRECISION NOT NULL,
     final_status TEXT,
     final_report TEXT,

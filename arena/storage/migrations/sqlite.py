@@ -141,6 +141,7 @@ _SEASONS = """
 CREATE TABLE seasons (
     name TEXT PRIMARY KEY,
     ladder TEXT NOT NULL,
+    settings TEXT,
     frozen REAL NOT NULL,
     final_status TEXT,
     final_report TEXT,
@@ -160,8 +161,9 @@ CREATE TABLE season_standings (
     PRIMARY KEY (season, bot)
 );
 """
-"""Version 6: seasons (`arena.seasons`): each ended season once, with the state and
-report of its final (``seasons``), and its standings as they froze at its end
+"""Version 6: seasons (`arena.seasons`): each ended season once, with its settings as
+they were (``SeasonConfig.to_json``: a past season is shown after it leaves the
+configuration) and the state and report of its final (``seasons``), and its standings as they froze at its end
 (``season_standings``)."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
