@@ -23,6 +23,7 @@ from .browser import (
     wait_phase,
 )
 from .live import arena_serve
+from .test_browser_i18n import names_of, reads_russian
 from .test_seasons import seed_ratings
 
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
@@ -113,3 +114,8 @@ def test_the_season_pages_speak_russian(browser: Any, visitor: dict[str, str],
         assert russian.locator("#season-phase").inner_text().startswith("идёт · рейтинг sim")
         assert "Таблица сейчас (фиксируется в конце)" in russian.locator("main").inner_text()
         assert russian.get_by_role("link", name="Сезоны").is_visible()
+        seasons = {"spring", "summer", "sim", "CSV", "JSON", "UTC", "alice"}  # names, formats
+        for path in ("/season?name=summer", "/seasons", "/season?name=spring"):
+            russian.goto(server["url"] + "/#" + path)
+            wait_phase(russian, "season", "seasons")
+            reads_russian(russian, sorted(set(names_of(russian)) | seasons), path)
