@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import urllib.request
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -54,11 +55,12 @@ SEASONS = (
 )
 
 
-def _csv(port: int, name: str) -> tuple[str, str, list[list[str]]]:
-    url = f"http://127.0.0.1:{port}/api/seasons/{name}?format=csv"
+def _export(port: int, name: str, form: str) -> tuple[str, str, str]:
+    """A season's standings as a download: its type, disposition and text."""
+    url = f"http://127.0.0.1:{port}/api/seasons/{name}?format={form}"
     with urllib.request.urlopen(url, timeout=10) as response:
         return (response.headers["Content-Type"], response.headers["Content-Disposition"],
-                list(csv.reader(io.StringIO(response.read().decode("utf-8")))))
+                response.read().decode("utf-8"))
 
 
 async def test_a_season_ends_freezes_and_plays_its_final(make_arena: Any,
@@ -103,12 +105,17 @@ async def test_a_season_ends_freezes_and_plays_its_final(make_arena: Any,
     assert summer["live"] is True and summer["frozen"] is None
     assert [s["bot"] for s in summer["standings"]] == [s["bot"] for s in standings]
 
-    kind, disposition, rows = await asyncio.to_thread(_csv, arena.server.port, "spring")
+    kind, disposition, text = await asyncio.to_thread(_export, arena.server.port, "spring", "csv")
     assert kind.startswith("text/csv") and 'filename="season-spring.csv"' in disposition
+    rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][:3] == ["rank", "bot", "rating"] and len(rows) == 5
     assert [row[1] for row in rows[1:]] == [s["bot"] for s in standings]
     assert rows[1][0] == "1" and rows[4][0] == "" and rows[4][-1] == "no"
     assert float(rows[1][2]) == standings[0]["rating"]
+    kind, disposition, text = await asyncio.to_thread(_export, arena.server.port, "spring", "json")
+    assert kind.startswith("application/json") and 'filename="season-spring.json"' in disposition
+    exported = json.loads(text)
+    assert exported["standings"] == standings and exported["final_state"]["report"] == report
 
     assert (await get(arena, "/api/seasons/winter"))[0] == 404
     document = (await get(arena, "/api/openapi.json"))[1]
