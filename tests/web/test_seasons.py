@@ -241,3 +241,12 @@ async def test_servers_sharing_a_database_play_a_final_once(tmp_path: Path) -> N
             await keeper.close()
             keeper.runs.close()
         await storage.close()
+
+
+def test_a_swiss_final_of_fewer_finalists_plays_the_rounds_they_allow() -> None:
+    season = SeasonConfig("s", "sim", NOW - DAY, NOW, final=FinalConfig("swiss", 6, 2, 3, seed=7))
+    four = [Standing(rank, f"house:bot{rank}", 25.0, 1.0, 4, 2, 2, 0, True)
+            for rank in range(1, 5)]
+    spec = final_spec(season, "sim", {"vertices": 5}, four)
+    assert (spec.format, spec.rounds, spec.games, spec.seed, spec.pairs) == ("swiss", 2, 2, 7, None)
+    assert spec.total_games() == 2 * 2 * 2 * 2  # rounds x pairings x pairs of dice x seats
