@@ -15,9 +15,10 @@ from typing import Any
 from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
+from arena.seasons import SeasonConfig
 from arena.workers import WorkerLimits
 
-__all__ = ["ChallengeLimits", "LadderConfig", "ServerConfig", "TimeControl", "WebConfig"]
+__all__ = ["ChallengeLimits", "LadderConfig", "SeasonConfig", "ServerConfig", "TimeControl", "WebConfig"]
 
 
 @dataclass(frozen=True)
@@ -228,3 +229,9 @@ class ServerConfig:
     one level down, with their ``logs/``) shown by the web interface."""
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`WebConfig`)."""
+    seasons: tuple[SeasonConfig, ...] = ()
+    """The ladder's seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
+    read by `arena.seasons.seasons_from_toml`)."""
+    season_interval: float = 5.0
+    """Seconds between checks of the seasons' phases: a season's standings freeze
+    within this time of its end, and its final starts then."""

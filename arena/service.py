@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from arena.match import Match
     from arena.record import MatchRecord
     from arena.registry import Registry
-    from arena.storage.interface import BotAccount, GameRow, RatingRow, StoredGame
+    from arena.seasons import Standing
+    from arena.storage.interface import BotAccount, GameRow, RatingRow, SeasonRecord, StoredGame
 
 __all__ = [
     "ArenaService",
@@ -99,6 +100,20 @@ class Records(Protocol):
     async def save_preset(self, game: str, name: str, text: str) -> None: ...
 
     async def delete_preset(self, game: str, name: str) -> bool: ...
+
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool: ...
+
+    async def seasons(self) -> list[SeasonRecord]: ...
+
+    async def season(self, name: str) -> SeasonRecord | None: ...
+
+    async def season_standings(self, name: str) -> list[Standing]: ...
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool: ...
+
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None: ...
 
 
 class LiveView(Protocol):

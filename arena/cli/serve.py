@@ -102,6 +102,10 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
+@click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="FILE.toml",
+              help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladder's "
+                   "seasons, their entry rules and finals.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -113,7 +117,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
+          server_names: tuple[str, ...], guests_per_client: int, seasons_file: str | None,
+          verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
     from arena.bot_logs import LogLimits
@@ -156,6 +161,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             if not _HOST_NAME.fullmatch(name):
                 raise ValueError(f"--server-name {name!r}: give a host name "
                                  "(arena.example.org), no scheme or port")
+        seasons = _seasons(seasons_file, game if ladder else None)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -175,6 +181,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
+        seasons=seasons,
     )
 
     async def main() -> None:
@@ -240,3 +247,29 @@ def _limits(registry: Any, items: tuple[str, ...], flag: str) -> dict[str, int]:
             raise ValueError(f"{flag} {item!r}: the value must be a positive integer")
         limits[key] = int(value)
     return limits
+
+
+def _seasons(path: str | None, ladder: str | None) -> tuple[Any, ...]:
+    """The ``[[seasons]]`` of the TOML file `path`, each on the ladder (named by its game).
+
+    Raises:
+        ValueError: the file is not TOML, or a season is bad or names another ladder.
+    """
+    if path is None:
+        return ()
+    import tomllib
+
+    from arena.seasons import seasons_from_toml
+
+    try:
+        with open(path, "rb") as file:
+            data = tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"--seasons {path}: not TOML ({error})") from None
+    seasons = seasons_from_toml(data.get("seasons", []))
+    for season in seasons:
+        if season.ladder != ladder:
+            raise ValueError(f"--seasons {path}: season {season.name!r} is on the ladder "
+                             f"{season.ladder!r}, but " + (f"this server's ladder is {ladder!r}"
+                                                           if ladder else "there is no ladder"))
+    return seasons

@@ -24,7 +24,7 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,6 +36,7 @@ from arena.game import Outcome, Termination
 from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seasons import Standing
 from arena.seeds import seed_to_text
 from arena.storage.interface import (
     CLAIM_LIMIT,
@@ -47,6 +48,7 @@ from arena.storage.interface import (
     Lease,
     RatingRow,
     RunningGame,
+    SeasonRecord,
     Snapshot,
     Storage,
     StorageFailure,
@@ -60,11 +62,17 @@ from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
     RUNNING_COLUMNS,
+    SEASON_COLUMNS,
+    STANDING_COLUMNS,
+    STANDING_ORDER,
     clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
+    season_record,
+    standing,
+    standing_values,
     stored_game,
     stored_turn,
 )
@@ -464,6 +472,55 @@ class PostgresStorage(Storage):
         return history
 
     # -- settings presets ------------------------------------------------------------
+
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        async def work(db: Connection) -> bool:
+            status = await db.execute(
+                "INSERT INTO seasons(name, ladder, settings, frozen) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (name) DO NOTHING", name, ladder,
+                None if settings is None else json.dumps(settings), at)
+            if not _affected(status):
+                return False
+            await db.executemany(
+                f"INSERT INTO season_standings(season, {STANDING_COLUMNS})"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                [standing_values(name, row) for row in standings])
+            return True
+
+        return await self._tx(work)
+
+    async def seasons(self) -> list[SeasonRecord]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY frozen DESC, name"))
+        return [season_record(tuple(row)) for row in rows]
+
+    async def season(self, name: str) -> SeasonRecord | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {SEASON_COLUMNS} FROM seasons WHERE name = $1", name))
+        return None if row is None else season_record(tuple(row))
+
+    async def season_standings(self, name: str) -> list[Standing]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT {STANDING_COLUMNS} FROM season_standings WHERE season = $1"
+            f"{STANDING_ORDER}", name))
+        return [standing(tuple(row)) for row in rows]
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = $1 WHERE name = $2 AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < $3))", at, name, stale_before))
+        return _affected(status) > 0
+
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None:
+        changed = await self._run(lambda db: db.execute(
+            "UPDATE seasons SET final_status = $1, final_report = $2, final_updated = $3"
+            " WHERE name = $4", status, None if report is None else json.dumps(report), at,
+            name))
+        if not _affected(changed):
+            raise ValueError(f"no season {name!r} is stored")
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self._run(lambda db: db.execute(

@@ -21,7 +21,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,7 @@ from arena.game import Outcome, Termination
 from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seasons import Standing
 from arena.seeds import parse_seed, seed_to_text
 from arena.storage.interface import (
     BOOLEAN_COLUMNS,
@@ -44,6 +45,7 @@ from arena.storage.interface import (
     Lease,
     RatingRow,
     RunningGame,
+    SeasonRecord,
     Snapshot,
     Storage,
     StorageFailure,
@@ -57,11 +59,17 @@ from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
     RUNNING_COLUMNS,
+    SEASON_COLUMNS,
+    STANDING_COLUMNS,
+    STANDING_ORDER,
     clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
+    season_record,
+    standing,
+    standing_values,
     stored_game,
     stored_turn,
 )
@@ -447,6 +455,53 @@ class SQLiteDatabase:
             history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
         return history
 
+    # -- seasons ---------------------------------------------------------------------
+
+    def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                      at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            if db.execute("SELECT 1 FROM seasons WHERE name = ?", (name,)).fetchone():
+                return False
+            db.execute("INSERT INTO seasons(name, ladder, settings, frozen) VALUES (?, ?, ?, ?)",
+                       (name, ladder, None if settings is None else json.dumps(settings), at))
+            db.executemany(f"INSERT INTO season_standings(season, {STANDING_COLUMNS})"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           [standing_values(name, row) for row in standings])
+            return True
+
+        return self._tx(work)
+
+    def seasons(self) -> list[SeasonRecord]:
+        rows = self.db.execute(f"SELECT {SEASON_COLUMNS} FROM seasons"
+                               " ORDER BY frozen DESC, name").fetchall()
+        return [season_record(row) for row in rows]
+
+    def season(self, name: str) -> SeasonRecord | None:
+        row = self.db.execute(f"SELECT {SEASON_COLUMNS} FROM seasons WHERE name = ?",
+                              (name,)).fetchone()
+        return None if row is None else season_record(row)
+
+    def season_standings(self, name: str) -> list[Standing]:
+        rows = self.db.execute(f"SELECT {STANDING_COLUMNS} FROM season_standings"
+                               f" WHERE season = ?{STANDING_ORDER}", (name,)).fetchall()
+        return [standing(row) for row in rows]
+
+    def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return self.db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = ? WHERE name = ? AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < ?))",
+            (at, name, stale_before)).rowcount > 0
+
+    def set_season_final(self, name: str, status: str, report: Mapping[str, Any] | None,
+                         at: float) -> None:
+        changed = self.db.execute(
+            "UPDATE seasons SET final_status = ?, final_report = ?, final_updated = ?"
+            " WHERE name = ?",
+            (status, None if report is None else json.dumps(report), at, name)).rowcount
+        if not changed:
+            raise ValueError(f"no season {name!r} is stored")
+
     # -- settings presets ------------------------------------------------------------
 
     def save_preset(self, game: str, name: str, text: str) -> None:
@@ -659,6 +714,27 @@ class SQLiteStorage(Storage):
 
     async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
         return await self.run(self.database.rating_history, game)
+
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        return await self.run(self.database.freeze_season, name, ladder, list(standings), at,
+                              settings)
+
+    async def seasons(self) -> list[SeasonRecord]:
+        return await self.run(self.database.seasons)
+
+    async def season(self, name: str) -> SeasonRecord | None:
+        return await self.run(self.database.season, name)
+
+    async def season_standings(self, name: str) -> list[Standing]:
+        return await self.run(self.database.season_standings, name)
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return await self.run(self.database.claim_season_final, name, at, stale_before)
+
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None:
+        await self.run(self.database.set_season_final, name, status, report, at)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self.run(self.database.save_preset, game, name, text)

@@ -43,6 +43,7 @@ from arena.web.openapi import openapi_document
 from arena.web.origins import ServerNames, cross_site_guard, host_guard, websocket_origin_problem
 from arena.web.quota import RateLimit
 from arena.web.routes import SERVICE
+from arena.web.seasons import SEASONS, SeasonKeeper
 from arena.web.tournaments import TournamentRuns
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ def make_app(service: ArenaService) -> web.Application:
     app[MATCHES] = Matches(config)
     app[RUNS] = TournamentRuns(config, Path(service.config.tournaments)
                                if service.config.tournaments else None)
+    app[SEASONS] = SeasonKeeper(service, app[RUNS])
     served = endpoints(service.registry)
     app[OPENAPI] = openapi_document(served, version=_version())
     for endpoint in served:
@@ -92,10 +94,15 @@ def make_app(service: ArenaService) -> web.Application:
             app.router.add_route(endpoint.method, endpoint.path, endpoint.handler,
                                  name=endpoint.operation_id)
 
+    async def start_seasons(app: web.Application) -> None:
+        app[SEASONS].start()
+
     async def stop_replays(app: web.Application) -> None:
+        await app[SEASONS].close()  # first: a final stopped now is played again at a restart
         app[RUNS].close()
         app[REPLAYS].close()
 
+    app.on_startup.append(start_seasons)
     app.on_cleanup.append(stop_replays)
     return app
 

@@ -22,6 +22,7 @@ import logging
 import multiprocessing
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -71,6 +72,8 @@ class Run:
     process: BaseProcess | None = None
     pipe: Connection | None = None
     timer: asyncio.TimerHandle | None = None
+    on_end: Callable[[Run], None] | None = None
+    """Called (on the loop) once the run has finished or failed (a season's final)."""
 
     def to_json(self, ahead: int) -> dict[str, Any]:
         eta = None
@@ -115,8 +118,10 @@ class TournamentRuns:
     def _active(self) -> list[Run]:
         return [r for r in self.runs.values() if r.status in ("queued", "running")]
 
-    def start(self, client: str, spec: TournamentSpec) -> Run:
-        """Queue a run for `client` (started at once if a slot is free).
+    def start(self, client: str, spec: TournamentSpec, *, label: str = "web",
+              on_end: Callable[[Run], None] | None = None) -> Run:
+        """Queue a run for `client` (started at once if a slot is free), in the results
+        directory ``LABEL-ID``; `on_end` is called with it when it ends.
 
         Raises:
             RunRefused: no results directory, too many bots or games, the client has a
@@ -144,8 +149,9 @@ class TournamentRuns:
                              f"{len(active)} tournaments are running or waiting; try again later")
         self._forget_old()
         run_id = secrets.token_hex(4)
-        out = self.directory / f"web-{run_id}"
-        run = Run(run_id, client, spec, out, f"web-{run_id}/tournament.json", total=total)
+        out = self.directory / f"{label}-{run_id}"
+        run = Run(run_id, client, spec, out, f"{label}-{run_id}/tournament.json", total=total,
+                  on_end=on_end)
         self.runs[run_id] = run
         self._next()
         return run
@@ -230,6 +236,8 @@ class TournamentRuns:
             asyncio.get_running_loop().run_in_executor(None, run.process.join, 10)
         if status == "failed":
             log.info("web tournament %s failed: %s", run.id, error)
+        if run.on_end is not None:
+            run.on_end(run)
         self._next()
 
     def close(self) -> None:

@@ -125,7 +125,34 @@ CREATE INDEX games_host ON games(host) WHERE status = 'running';
 seconds since the epoch by the database's clock), so that another host takes over the
 games of a host that died (`Storage.claim_expired`); NULL for a game no host has leased."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES)
+_SEASONS = """
+CREATE TABLE seasons (
+    name TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    settings TEXT,
+    frozen DOUBLE PRECISION NOT NULL,
+    final_status TEXT,
+    final_report TEXT,
+    final_updated DOUBLE PRECISION
+);
+CREATE TABLE season_standings (
+    season TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    entered BOOLEAN NOT NULL,
+    PRIMARY KEY (season, bot)
+);
+"""
+"""Version 4 (SQLite's 7): seasons, their final and their frozen standings."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
+                               _SEASONS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

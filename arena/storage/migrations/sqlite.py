@@ -146,8 +146,38 @@ CREATE INDEX games_host ON games(host) WHERE status = 'running';
 epoch), so that in a cluster another host takes over the games of a host that died
 (`Storage.claim_expired`); NULL for a game no host has leased."""
 
+_SEASONS = """
+CREATE TABLE seasons (
+    name TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    settings TEXT,
+    frozen REAL NOT NULL,
+    final_status TEXT,
+    final_report TEXT,
+    final_updated REAL
+);
+CREATE TABLE season_standings (
+    season TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    entered INTEGER NOT NULL,
+    PRIMARY KEY (season, bot)
+);
+"""
+"""Version 7: seasons (`arena.seasons`): each ended season once, with its settings as
+they were (``SeasonConfig.to_json``: a past season is shown after it leaves the
+configuration) and the state and report of its final (``seasons``), and its standings as they froze at its end
+(``season_standings``)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
-                               _WRITE_AHEAD, _HOST_LEASES)
+                               _WRITE_AHEAD, _HOST_LEASES,
+                               _SEASONS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -13,13 +13,14 @@ from arena.web.endpoints import (
     metrics,
     play,
     replays,
+    seasons,
     status,
 )
 from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, play, challenges, language, launch, replays, files, metrics)
+MODULES = (status, games, seasons, play, challenges, language, launch, replays, files, metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 
