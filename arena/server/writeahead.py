@@ -1,0 +1,159 @@
+"""Write-ahead moves: every accepted move is stored before anybody hears of it.
+
+`WriteAhead` stands between the live games and the players. A game that accepted a move
+hands it over (`add`) with everything the move asks to send (the mover's
+``move_accepted``, the opponent's news, the spectators' frame, the next ``your_turn``);
+those messages are held until the move is committed (`Storage.append_turns`), then given
+back (`release`) in the order they came. The moves accepted while one commit runs go
+together in the next (a group commit: one transaction per flush, however many games
+moved), and whatever a game asks to send meanwhile waits behind its held move. So the
+moves a database holds are exactly those the players were told of, or about to be: a
+restarted server resumes each running game from them (`arena.server.games`).
+
+While the storage fails, the held games wait (`stall`: their movers' clocks stop) until
+it works again (`unstall`), and nothing about them is told; if the server closes first,
+they stay as stored and resume on the next start. Writing no move ahead (``enabled``
+False) hands everything back at once: the figures' baseline (``arena serve
+--no-write-ahead``), not a way to run an arena.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from typing import Generic, TypeVar
+
+from arena.server.live import Effect
+from arena.storage import Storage, StorageFailure, StoredTurn
+
+__all__ = ["WriteAhead"]
+
+log = logging.getLogger("arena.server")
+
+K = TypeVar("K", bound=Hashable)
+
+
+class WriteAhead(Generic[K]):
+    """See the module docstring; `K` is the driver's key of a game.
+
+    Args:
+        storage: where the moves go.
+        release: delivers a game's held messages once its moves are stored (`error`:
+            they could not be, for a reason other than a storage failure: a bug; the
+            messages are dropped and the game should end).
+        stall, unstall: the storage failed with these games' moves held / they are
+            stored at last (stop and restart their movers' clocks).
+        recovers: waits until the storage works again (True) or the server closes (False).
+        enabled: False writes nothing ahead (the baseline of the figures).
+    """
+
+    def __init__(self, storage: Storage,
+                 release: Callable[[K, list[Effect], BaseException | None], None], *,
+                 stall: Callable[[Sequence[K]], None], unstall: Callable[[Sequence[K]], None],
+                 recovers: Callable[[], Awaitable[bool]], enabled: bool = True) -> None:
+        self.storage = storage
+        self.enabled = enabled
+        self.batches = 0
+        """Commits so far (a group commit stores many games' moves in one)."""
+        self._release = release
+        self._stall = stall
+        self._unstall = unstall
+        self._recovers = recovers
+        self._turns: list[StoredTurn] = []
+        self._next: dict[K, list[Effect]] = {}
+        """What waits for the next commit, per game, in order."""
+        self._inflight: dict[K, list[Effect]] = {}
+        """What waits for the commit in progress."""
+        self._task: asyncio.Task[None] | None = None
+        self._waiters: dict[K, list[asyncio.Future[None]]] = {}
+
+    def holds(self, key: K) -> bool:
+        """Whether messages of game `key` wait for a commit (later ones must wait too)."""
+        return key in self._next or key in self._inflight
+
+    def add(self, key: K, turn: StoredTurn | None, effects: Sequence[Effect]) -> bool:
+        """Hold `effects` of game `key` until `turn` (if any) and every move before it
+        are stored. False if nothing needs holding: deliver them now."""
+        if turn is None and not self.holds(key):
+            return False
+        if not self.enabled:
+            return False
+        if turn is not None:
+            self._turns.append(turn)
+        held = self._next.get(key)
+        if held is None:
+            self._next[key] = list(effects)
+        else:
+            held.extend(effects)
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._flush(),
+                                                                name="write-ahead")
+        return True
+
+    async def settled(self, key: K) -> None:
+        """Return once nothing of game `key` is held (its moves are stored and told)."""
+        if not self.holds(key):
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(key, []).append(waiter)
+        await waiter
+
+    async def idle(self) -> None:
+        """Return once the commit in progress (and what queued behind it) is done."""
+        task = self._task
+        if task is not None:
+            await asyncio.shield(task)
+
+    def forget(self, key: K) -> None:
+        """Drop what game `key` waits for (it is suspended: the server closes)."""
+        self._next.pop(key, None)
+        self._inflight.pop(key, None)
+        for waiter in self._waiters.pop(key, ()):
+            if not waiter.done():
+                waiter.cancel()
+
+    async def _flush(self) -> None:
+        try:
+            while self._next:
+                turns, self._turns = self._turns, []
+                batch = self._inflight = self._next
+                self._next = {}
+                error: BaseException | None = None
+                if turns:
+                    try:
+                        stored = await self._store(turns, list(batch))
+                    except Exception as failure:  # a bug (a duplicate turn): not a storage failure
+                        log.exception("the moves of %d games could not be stored", len(batch))
+                        stored, error = True, failure
+                    if not stored:
+                        return  # the server closes: the held moves stay untold
+                self._inflight = {}
+                for key, effects in batch.items():
+                    self._release(key, effects, error)
+                    if not self.holds(key):
+                        for waiter in self._waiters.pop(key, ()):
+                            if not waiter.done():
+                                waiter.set_result(None)
+        finally:
+            self._task = None
+
+    async def _store(self, turns: list[StoredTurn], keys: Sequence[K]) -> bool:
+        """Commit `turns`; while the storage fails, stall their games and wait for it.
+        False if the server closes first."""
+        stalled = False
+        try:
+            while True:
+                try:
+                    await self.storage.append_turns(turns)
+                    self.batches += 1
+                    return True
+                except StorageFailure:
+                    if not stalled:
+                        stalled = True
+                        self._stall(keys)
+                    if not await self._recovers():
+                        return False
+        finally:
+            if stalled:
+                self._unstall(keys)
