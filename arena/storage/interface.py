@@ -381,6 +381,12 @@ class Storage(ABC):
         transaction (the server gathers the moves accepted meanwhile and commits them
         together before telling anybody of them).
 
+        Committed when it returns, for every process using the database: a crash or
+        ``kill -9`` of the server loses none. Unlike results, the commit does not wait
+        for the disk (SQLite ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit``
+        off): a power loss of the database's machine may lose the last moves; the next
+        synced commit (a result) takes them along.
+
         Raises:
             ValueError: a turn of that game and index is stored already.
         """

@@ -286,6 +286,9 @@ class PostgresStorage(Storage):
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         async def work(db: Connection) -> None:
+            # the moves survive the server's process, not a crash of PostgreSQL's machine:
+            # the commit does not wait for its WAL flush (the next result's commit does)
+            await db.execute("SET LOCAL synchronous_commit TO OFF")
             try:
                 await db.executemany(
                     "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
