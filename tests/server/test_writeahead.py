@@ -1,0 +1,101 @@
+"""`WriteAhead` alone: a group commit per flush, messages held until their move is
+stored and given back in order, the games stalled while the storage fails."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from arena.server.live import Outgoing
+from arena.server.writeahead import WriteAhead
+from arena.storage import StorageFailure, StoredTurn
+from tests.waiting import wait_for
+
+
+class FakeStorage:
+    """Commits when the test says so; fails while `failing`."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.calls: list[list[tuple[str, int]]] = []
+        self.committed: list[tuple[str, int]] = []
+        self.failing = False
+        self.healthy = asyncio.Event()
+
+    async def append_turns(self, turns: list[StoredTurn]) -> None:
+        self.calls.append([(turn.game_id, turn.index) for turn in turns])
+        await self.gate.wait()
+        if self.failing:
+            raise StorageFailure("the disk is full")
+        self.committed += [(turn.game_id, turn.index) for turn in turns]
+
+
+def turn(game: str, index: int) -> StoredTurn:
+    return StoredTurn(game, index, "{}", (1.0, 2.0), 0, 0.0)
+
+
+def said(text: str) -> Outgoing:
+    return Outgoing("bot", "note", {"text": text})
+
+
+def make(storage: FakeStorage, **options: Any) -> tuple[WriteAhead[str], list[Any]]:
+    events: list[Any] = []
+
+    def release(key: str, effects: list[Any], error: BaseException | None) -> None:
+        events.append((key, [e.fields["text"] for e in effects], list(storage.committed)))
+
+    async def recovers() -> bool:
+        await storage.healthy.wait()
+        return True
+
+    writer: WriteAhead[str] = WriteAhead(
+        storage, release, stall=lambda keys: events.append(("stall", sorted(keys))),  # type: ignore[arg-type]
+        unstall=lambda keys: events.append(("unstall", sorted(keys))), recovers=recovers,
+        **options)
+    return writer, events
+
+
+async def test_moves_of_many_games_go_in_one_commit_and_are_told_after_it() -> None:
+    storage = FakeStorage()
+    writer, events = make(storage)
+    assert writer.add("a", turn("a", 0), [said("a0")])
+    assert writer.add("b", turn("b", 4), [said("b4")])
+    assert not writer.add("c", None, [said("c")])  # nothing held for c: deliver it now
+    await wait_for(lambda: storage.calls)
+    assert storage.calls == [[("a", 0), ("b", 4)]]  # one transaction for both games
+    # meanwhile: a's later news waits behind its move; b's next move goes in the next commit
+    assert writer.add("a", None, [said("a-after")])
+    assert writer.add("b", turn("b", 5), [said("b5")])
+    assert writer.holds("a") and events == []
+    settled = asyncio.ensure_future(writer.settled("a"))
+    storage.gate.set()
+    await settled
+    await writer.idle()
+    assert storage.calls == [[("a", 0), ("b", 4)], [("b", 5)]] and writer.batches == 2
+    stored_first = [("a", 0), ("b", 4)]
+    assert events == [("a", ["a0"], stored_first), ("b", ["b4"], stored_first),
+                      ("a", ["a-after"], stored_first + [("b", 5)]),
+                      ("b", ["b5"], stored_first + [("b", 5)])]
+    assert not writer.holds("a") and not writer.holds("b")
+
+
+async def test_while_the_storage_fails_the_games_stall_and_nothing_is_told() -> None:
+    storage = FakeStorage()
+    storage.failing = True
+    storage.gate.set()
+    writer, events = make(storage)
+    writer.add("a", turn("a", 0), [said("a0")])
+    await wait_for(lambda: events)
+    assert events == [("stall", ["a"])] and len(storage.calls) == 1  # waits for the storage
+    storage.failing = False
+    storage.healthy.set()
+    await writer.idle()
+    assert events[1:] == [("unstall", ["a"]), ("a", ["a0"], [("a", 0)])]
+    assert len(storage.calls) == 2
+
+
+async def test_without_write_ahead_nothing_is_held() -> None:
+    storage = FakeStorage()
+    writer, _ = make(storage, enabled=False)
+    assert not writer.add("a", turn("a", 0), [said("a0")])
+    assert storage.calls == [] and not writer.holds("a")
