@@ -281,9 +281,12 @@ class Games:
 
     def suspend_all(self) -> None:
         """The server closes: stop every game where it is, without a result (its stored
-        moves are all it needs to resume on the next start); no grace period runs on."""
+        moves are all it needs to resume on the next start); no grace period runs on.
+        A game already over is left to store and announce its result."""
         self._suspending = True
         for run in list(self._runs.values()):
+            if run.live.over:
+                continue
             if run.timer is not None:
                 run.timer.cancel()
                 run.timer = None
@@ -368,6 +371,7 @@ class Games:
         end; the caller stores the result."""
         run.ready = True
         self._begin(run)
+        self._settle_run(run)  # a resumed game its stored moves ended is over at once
         try:
             await asyncio.shield(run.ended)
         finally:

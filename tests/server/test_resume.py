@@ -183,3 +183,19 @@ async def test_while_a_move_cannot_be_stored_its_game_waits_with_its_clock_stopp
     with_turns = {game.id: len(game.turns) for game in await storage.running_games()}
     assert with_turns == {live.id: 1}
 
+
+
+async def test_a_game_its_stored_moves_ended_is_stored_as_finished(make_arena, tmp_path):
+    # the server stopped after the last move was stored, before the result was
+    whole = played("whole", moves=3)
+    await plant(str(tmp_path / "arena.sqlite"), whole, stored={"whole": turns_of(whole)})
+    arena = await make_arena()
+    assert arena.server.resumed == ["whole"]
+    storage = arena.server.storage
+
+    async def finished() -> Any:
+        row = await storage.game("whole")
+        return row if row is not None and row.status == "finished" else None
+
+    row = await wait_for(finished)
+    assert row.result == whole.outcome.result and row.turns == len(whole.turns)
