@@ -120,6 +120,19 @@ async def test_a_closed_servers_games_resume_with_their_house_seats(make_arena, 
     await asyncio.gather(task, return_exceptions=True)
 
 
+async def first_move(arena: Any) -> tuple[Any, Any, Any]:
+    """Two raw bots in a game; the first has sent its first move (legal)."""
+    mover = await arena.raw()
+    await mover.hello(await arena.add_bot("mover"))
+    other = await arena.raw()
+    await other.hello(await arena.add_bot("other"))
+    live = arena.server.start_game("substitution", SUBST, ["mover", "other"], seed=3)
+    turn = await mover.expect("your_turn")
+    move = live.game.legal_moves(live.match.state, limit=1).moves[0]
+    await mover.send("move", game_id=live.id, turn=turn["turn"], move=move)
+    return mover, other, live
+
+
 async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch):
     storage = arena.server.storage
     gate = asyncio.Event()
@@ -132,14 +145,7 @@ async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch)
         committed.extend((turn.game_id, turn.index) for turn in turns)
 
     monkeypatch.setattr(storage, "append_turns", held)
-    mover = await arena.raw()
-    await mover.hello(await arena.add_bot("mover"))
-    other = await arena.raw()
-    await other.hello(await arena.add_bot("other"))
-    live = arena.server.start_game("substitution", SUBST, ["mover", "other"], seed=3)
-    turn = await mover.expect("your_turn")
-    move = live.game.legal_moves(live.match.state, limit=1).moves[0]
-    await mover.send("move", game_id=live.id, turn=turn["turn"], move=move)
+    mover, other, live = await first_move(arena)
     await wait_for(lambda: live.turn == 1)  # judged, not yet stored
     for raw in (mover, other):  # nothing of it comes before the answer to a later ping
         await raw.send("ping", id=1)
@@ -164,14 +170,7 @@ async def test_while_a_move_cannot_be_stored_its_game_waits_with_its_clock_stopp
         await append(turns)
 
     monkeypatch.setattr(storage, "append_turns", failing_once)
-    mover = await arena.raw()
-    await mover.hello(await arena.add_bot("mover"))
-    other = await arena.raw()
-    await other.hello(await arena.add_bot("other"))
-    live = arena.server.start_game("substitution", SUBST, ["mover", "other"], seed=3)
-    turn = await mover.expect("your_turn")
-    move = live.game.legal_moves(live.match.state, limit=1).moves[0]
-    await mover.send("move", game_id=live.id, turn=turn["turn"], move=move)
+    mover, other, live = await first_move(arena)
     error = await other.expect("error")
     assert error["code"] == "storage-unavailable"
     assert live.wake_at is None  # the clock of the turn nobody was told of is stopped
