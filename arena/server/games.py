@@ -428,15 +428,6 @@ class Games:
                     del self.bot_games[name]
                     self.grace.cancel(name)  # no game left to forfeit
 
-    def abort_all(self, detail: str) -> None:
-        """Abort every live game (the server is closing); no grace period runs on."""
-        for live in list(self.live.values()):
-            self.abort(live, detail)
-        self.grace.cancel_all()
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
-
     def of(self, name: str) -> list[LiveGame]:
         """The live games `name` plays in."""
         return [live for game_id in list(self.bot_games.get(name, ()))
