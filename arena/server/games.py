@@ -221,25 +221,27 @@ class Games:
         resumed: list[str] = []
         aborted: list[str] = []
         away: defaultdict[str, set[int]] = defaultdict(set)
-        for stored in running:
-            if stored.id in self.live:
-                continue
-            try:
-                run = self._restore(stored)
-            except (ArenaError, ValueError, KeyError) as error:  # DefectiveRecord among them
-                await self._abort_stored(stored, "the game could not be resumed after a "
-                                                 f"restart: {error}")
-                aborted.append(stored.id)
-                continue
-            for name in run.waiting:
-                away[name].add(run.live.control.grace_ms)
-            self._launch(run)
-            resumed.append(stored.id)
-        now = self._loop.time()
-        for name, graces in away.items():
-            if name not in self.sessions:
-                self.grace.start(name, graces, now)  # each game's grace, from the restart
-        self._arm_grace()
+        try:
+            for stored in running:
+                if stored.id in self.live:
+                    continue
+                try:
+                    run = self._restore(stored)
+                except (ArenaError, ValueError, KeyError) as error:  # DefectiveRecord too
+                    await self._abort_stored(stored, "the game could not be resumed after a "
+                                                     f"restart: {error}")
+                    aborted.append(stored.id)
+                    continue
+                for name in run.waiting:
+                    away[name].add(run.live.control.grace_ms)
+                self._launch(run)
+                resumed.append(stored.id)
+        finally:  # (a storage failure above: the games resumed so far wait all the same)
+            now = self._loop.time()
+            for name, graces in away.items():
+                if name not in self.sessions:
+                    self.grace.start(name, graces, now)  # each game's grace, from the restart
+            self._arm_grace()
         if resumed or aborted:
             log.info("resumed %d running game(s) from their stored moves; aborted %d that "
                      "could not be replayed", len(resumed), len(aborted))
