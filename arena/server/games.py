@@ -134,7 +134,8 @@ class Games:
         self._suspending = False
         self.writeahead: WriteAhead[_Run] = WriteAhead(
             storage, self._released, stall=self._stall, unstall=self._unstall,
-            recovers=durability.recovers, enabled=write_ahead)
+            recovers=durability.recovers, enabled=write_ahead,
+            concurrency=storage.write_concurrency)
 
     # -- starting and ending -----------------------------------------------------------
 

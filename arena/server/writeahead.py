@@ -6,7 +6,10 @@ hands it over (`add`) with everything the move asks to send (the mover's
 those messages are held until the move is committed (`Storage.append_turns`), then given
 back (`release`) in the order they came. The moves accepted while one commit runs go
 together in the next (a group commit: one transaction per flush, however many games
-moved), and whatever a game asks to send meanwhile waits behind its held move. So the
+moved), and whatever a game asks to send meanwhile waits behind its held move. A
+database that takes concurrent writers (PostgreSQL) has several commits in flight,
+each of other games, so that a move waits for a free commit, not for the one in
+progress to end; a game's moves are stored and told in order either way. So the
 moves a database holds are exactly those the players were told of, or about to be: a
 restarted server resumes each running game from them (`arena.server.games`).
 
@@ -44,6 +47,7 @@ class WriteAhead(Generic[K]):
             messages are dropped and the game should end).
         stall, unstall: the storage failed with these games' moves held / they are
             stored at last (stop and restart their movers' clocks).
+        concurrency: commits in flight at once (`Storage.write_concurrency`).
         recovers: waits until the storage works again (True) or the server closes (False).
         enabled: False writes nothing ahead (the baseline of the figures).
     """
@@ -51,22 +55,31 @@ class WriteAhead(Generic[K]):
     def __init__(self, storage: Storage,
                  release: Callable[[K, list[Effect], BaseException | None], None], *,
                  stall: Callable[[Sequence[K]], None], unstall: Callable[[Sequence[K]], None],
-                 recovers: Callable[[], Awaitable[bool]], enabled: bool = True) -> None:
+                 recovers: Callable[[], Awaitable[bool]], enabled: bool = True,
+                 concurrency: int = 1) -> None:
         self.storage = storage
         self.enabled = enabled
+        self.concurrency = max(1, concurrency)
+        """Commits in flight at once, each of other games (`Storage.write_concurrency`)."""
         self.batches = 0
         """Commits so far (a group commit stores many games' moves in one)."""
         self._release = release
         self._stall = stall
         self._unstall = unstall
         self._recovers = recovers
-        self._turns: list[StoredTurn] = []
+        self._turns: dict[K, list[StoredTurn]] = {}
         self._next: dict[K, list[Effect]] = {}
         """What waits for the next commit, per game, in order."""
-        self._inflight: dict[K, list[Effect]] = {}
-        """What waits for the commit in progress."""
-        self._task: asyncio.Task[None] | None = None
+        self._inflight: set[K] = set()
+        """The games whose moves a commit in progress stores (what they ask to send
+        meanwhile waits in `_next`, for a later commit)."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self._waiters: dict[K, list[asyncio.Future[None]]] = {}
+        self._closing = False
+
+    @property
+    def holds_any(self) -> bool:
+        return bool(self._next or self._inflight)
 
     def holds(self, key: K) -> bool:
         """Whether messages of game `key` wait for a commit (later ones must wait too)."""
@@ -80,15 +93,13 @@ class WriteAhead(Generic[K]):
         if not self.enabled:
             return False
         if turn is not None:
-            self._turns.append(turn)
+            self._turns.setdefault(key, []).append(turn)
         held = self._next.get(key)
         if held is None:
             self._next[key] = list(effects)
         else:
             held.extend(effects)
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._flush(),
-                                                                name="write-ahead")
+        self._kick()
         return True
 
     async def settled(self, key: K) -> None:
@@ -100,43 +111,57 @@ class WriteAhead(Generic[K]):
         await waiter
 
     async def idle(self) -> None:
-        """Return once the commit in progress (and what queued behind it) is done."""
-        task = self._task
-        if task is not None:
-            await asyncio.shield(task)
+        """Return once the commits in progress (and what queued behind them) are done."""
+        while self._tasks:
+            await asyncio.wait([asyncio.shield(task) for task in self._tasks])
 
     def forget(self, key: K) -> None:
         """Drop what game `key` waits for (it is suspended: the server closes)."""
         self._next.pop(key, None)
-        self._inflight.pop(key, None)
+        self._turns.pop(key, None)
         for waiter in self._waiters.pop(key, ()):
             if not waiter.done():
                 waiter.cancel()
 
+    def _kick(self) -> None:
+        """Start a commit of the games waiting and in none in progress, if a slot is free."""
+        if self._closing or len(self._tasks) >= self.concurrency:
+            return
+        if not any(key not in self._inflight for key in self._next):
+            return
+        task = asyncio.get_running_loop().create_task(self._flush(), name="write-ahead")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def _flush(self) -> None:
-        try:
-            while self._next:
-                turns, self._turns = self._turns, []
-                batch = self._inflight = self._next
-                self._next = {}
-                error: BaseException | None = None
-                if turns:
-                    try:
-                        stored = await self._store(turns, list(batch))
-                    except Exception as failure:  # a bug (a duplicate turn): not a storage failure
-                        log.exception("the moves of %d games could not be stored", len(batch))
-                        stored, error = True, failure
-                    if not stored:
-                        return  # the server closes: the held moves stay untold
-                self._inflight = {}
-                for key, effects in batch.items():
-                    self._release(key, effects, error)
-                    if not self.holds(key):
-                        for waiter in self._waiters.pop(key, ()):
-                            if not waiter.done():
-                                waiter.set_result(None)
-        finally:
-            self._task = None
+        """Commit what waits (of the games no other commit stores), then tell it."""
+        batch = {key: effects for key, effects in self._next.items()
+                 if key not in self._inflight}
+        for key in batch:
+            del self._next[key]
+        turns = [turn for key in batch for turn in self._turns.pop(key, ())]
+        self._inflight.update(batch)
+        error: BaseException | None = None
+        if turns:
+            try:
+                stored = await self._store(turns, list(batch))
+            except Exception as failure:  # a bug (a duplicate turn): not a storage failure
+                log.exception("the moves of %d games could not be stored", len(batch))
+                stored, error = True, failure
+            if not stored:
+                self._closing = True
+                return  # the server closes: the held moves stay untold
+        self._inflight.difference_update(batch)
+        for key, effects in batch.items():
+            self._release(key, effects, error)
+            if not self.holds(key):
+                for waiter in self._waiters.pop(key, ()):
+                    if not waiter.done():
+                        waiter.set_result(None)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.discard(task)  # its slot is free: the next commit may start
+        self._kick()
 
     async def _store(self, turns: list[StoredTurn], keys: Sequence[K]) -> bool:
         """Commit `turns`; while the storage fails, stall their games and wait for it.

@@ -244,6 +244,9 @@ class Storage(ABC):
 
     kind: ClassVar[str]
     """``sqlite`` or ``postgresql``."""
+    write_concurrency: ClassVar[int] = 1
+    """Writes worth having in flight at once (`append_turns` from the server's
+    write-ahead): 1 where writes queue behind each other anyway (SQLite's one thread)."""
 
     def __init__(self, description: str) -> None:
         self.description = description

@@ -138,6 +138,7 @@ class PostgresStorage(Storage):
     `arena.storage.open_storage`."""
 
     kind = "postgresql"
+    write_concurrency = 4  # commits of other games in flight on their own connections
 
     def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str) -> None:
         super().__init__(description)

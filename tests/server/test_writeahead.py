@@ -99,3 +99,20 @@ async def test_without_write_ahead_nothing_is_held() -> None:
     writer, _ = make(storage, enabled=False)
     assert not writer.add("a", turn("a", 0), [said("a0")])
     assert storage.calls == [] and not writer.holds("a")
+
+
+async def test_concurrent_commits_store_other_games_and_keep_each_games_order() -> None:
+    storage = FakeStorage()
+    writer, events = make(storage, concurrency=2)
+    writer.add("a", turn("a", 0), [said("a0")])
+    await wait_for(lambda: len(storage.calls) == 1)
+    writer.add("a", None, [said("a-after")])  # behind a's commit in progress
+    writer.add("b", turn("b", 0), [said("b0")])
+    await wait_for(lambda: len(storage.calls) == 2)
+    assert storage.calls == [[("a", 0)], [("b", 0)]]  # b's move does not wait for a's commit
+    assert events == []
+    storage.gate.set()
+    await writer.idle()
+    told_a = [texts for key, texts, _ in events if key == "a"]
+    assert told_a == [["a0"], ["a-after"]] and ("b", ["b0"]) in [e[:2] for e in events]
+    assert len(storage.calls) == 2  # a's later news needed no commit of its own
