@@ -88,6 +88,8 @@ class _Run:
     """The players a resumed game waits for before it begins again."""
     ready: bool = False
     """Its house bots are prepared: the game begins once nobody is waited for."""
+    clock_held: bool = False
+    """The clock is stopped while the move that began this turn is stored."""
 
 
 class Games:
@@ -133,8 +135,7 @@ class Games:
         self._make = Message.make if config.validate_outgoing else Message.unchecked
         self._suspending = False
         self.writeahead: WriteAhead[_Run] = WriteAhead(
-            storage, self._released, stall=self._stall, unstall=self._unstall,
-            recovers=durability.recovers, enabled=write_ahead,
+            storage, self._released, recovers=durability.recovers, enabled=write_ahead,
             concurrency=storage.write_concurrency)
 
     # -- starting and ending -----------------------------------------------------------
@@ -462,26 +463,22 @@ class Games:
                               live.retries_left, time.time())
         if not self.writeahead.add(run, turn, effects):
             self._deliver(run, effects)
+        elif turn is not None and not run.clock_held:
+            # nobody is told of the next turn until the move is stored: its clock waits
+            run.clock_held = True
+            live.pause_clock(self._loop.time())
         self._settle_run(run)
 
     def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
         """`run`'s moves are stored: tell everybody (or, if they could not be, end it)."""
+        if run.clock_held:
+            run.clock_held = False
+            run.live.resume_clock(self._loop.time())
         if error is not None:
             run.live.abort(f"server error: its moves could not be stored ({error!r})")
         elif run.task is not None and not run.task.done():
             self._deliver(run, effects)
         self._settle_run(run)
-
-    def _stall(self, runs: Sequence[_Run]) -> None:
-        now = self._loop.time()
-        for run in runs:
-            run.live.pause_clock(now)
-
-    def _unstall(self, runs: Sequence[_Run]) -> None:
-        now = self._loop.time()
-        for run in runs:
-            run.live.resume_clock(now)
-            self._settle_run(run)
 
     def resume(self, live: LiveGame, name: str) -> None:
         """The player `name` is back: send it its games' state and turn again (a game

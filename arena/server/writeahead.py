@@ -13,9 +13,10 @@ progress to end; a game's moves are stored and told in order either way. So the
 moves a database holds are exactly those the players were told of, or about to be: a
 restarted server resumes each running game from them (`arena.server.games`).
 
-While the storage fails, the held games wait (`stall`: their movers' clocks stop) until
-it works again (`unstall`), and nothing about them is told; if the server closes first,
-they stay as stored and resume on the next start. Writing no move ahead (``enabled``
+While the storage fails, the held games wait until it works again, and nothing about
+them is told (their driver stops the clock of a turn nobody was told of, while it is
+held: `arena.server.games`); if the server closes first, they stay as stored and
+resume on the next start. Writing no move ahead (``enabled``
 False) hands everything back at once: the figures' baseline (``arena serve
 --no-write-ahead``), not a way to run an arena.
 """
@@ -45,8 +46,6 @@ class WriteAhead(Generic[K]):
         release: delivers a game's held messages once its moves are stored (`error`:
             they could not be, for a reason other than a storage failure: a bug; the
             messages are dropped and the game should end).
-        stall, unstall: the storage failed with these games' moves held / they are
-            stored at last (stop and restart their movers' clocks).
         concurrency: commits in flight at once (`Storage.write_concurrency`).
         recovers: waits until the storage works again (True) or the server closes (False).
         enabled: False writes nothing ahead (the baseline of the figures).
@@ -54,7 +53,6 @@ class WriteAhead(Generic[K]):
 
     def __init__(self, storage: Storage,
                  release: Callable[[K, list[Effect], BaseException | None], None], *,
-                 stall: Callable[[Sequence[K]], None], unstall: Callable[[Sequence[K]], None],
                  recovers: Callable[[], Awaitable[bool]], enabled: bool = True,
                  concurrency: int = 1) -> None:
         self.storage = storage
@@ -64,8 +62,6 @@ class WriteAhead(Generic[K]):
         self.batches = 0
         """Commits so far (a group commit stores many games' moves in one)."""
         self._release = release
-        self._stall = stall
-        self._unstall = unstall
         self._recovers = recovers
         self._turns: dict[K, list[StoredTurn]] = {}
         self._next: dict[K, list[Effect]] = {}
@@ -144,7 +140,7 @@ class WriteAhead(Generic[K]):
         error: BaseException | None = None
         if turns:
             try:
-                stored = await self._store(turns, list(batch))
+                stored = await self._store(turns)
             except Exception as failure:  # a bug (a duplicate turn): not a storage failure
                 log.exception("the moves of %d games could not be stored", len(batch))
                 stored, error = True, failure
@@ -163,22 +159,14 @@ class WriteAhead(Generic[K]):
             self._tasks.discard(task)  # its slot is free: the next commit may start
         self._kick()
 
-    async def _store(self, turns: list[StoredTurn], keys: Sequence[K]) -> bool:
-        """Commit `turns`; while the storage fails, stall their games and wait for it.
-        False if the server closes first."""
-        stalled = False
-        try:
-            while True:
-                try:
-                    await self.storage.append_turns(turns)
-                    self.batches += 1
-                    return True
-                except StorageFailure:
-                    if not stalled:
-                        stalled = True
-                        self._stall(keys)
-                    if not await self._recovers():
-                        return False
-        finally:
-            if stalled:
-                self._unstall(keys)
+    async def _store(self, turns: list[StoredTurn]) -> bool:
+        """Commit `turns`; while the storage fails, wait for it. False if the server
+        closes first."""
+        while True:
+            try:
+                await self.storage.append_turns(turns)
+                self.batches += 1
+                return True
+            except StorageFailure:
+                if not await self._recovers():
+                    return False

@@ -79,6 +79,7 @@ async def test_running_games_resume_and_a_defective_record_is_aborted(make_arena
     assert record.outcome.termination.value == "normal"
     assert record.turns[:4] == good.turns[:4]  # the stored moves, then the rest played on
     assert len(record.turns) > 4 and record.seed == good.seed
+    await wait_for(lambda: alice.results and bob.results, what="both told of the end")
     assert {r.game_id for r in alice.results} == {"good"} == {r.game_id for r in bob.results}
     assert all(r.seed_verified for r in alice.results + bob.results)
     for client in (alice, bob):
@@ -115,6 +116,7 @@ async def test_a_closed_servers_games_resume_with_their_house_seats(make_arena, 
     record = await stored_record(resumed)
     assert record.outcome.termination.value == "normal" and len(record.turns) > told
     assert record.turns[:told] == tuple(live.match.turns)[:told]
+    await wait_for(lambda: alice.results, what="alice told of the end")
     assert [r.game_id for r in alice.results] == [live.id]
     await alice.stop()
     await asyncio.gather(task, return_exceptions=True)
@@ -152,10 +154,12 @@ async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch)
         while (message := await raw.recv())["type"] != "pong":
             assert message["type"] not in ("move_accepted", "opponent_moved", "your_turn")
     assert committed == []
+    assert live.wake_at is None  # the clock of a turn nobody was told of waits too
     gate.set()
     accepted = await mover.expect("move_accepted")
     assert accepted["turn"] == 0 and committed == [(live.id, 0)]
     assert (await other.expect("your_turn"))["turn"] == 1
+    assert live.wake_at is not None
 
 
 async def test_while_a_move_cannot_be_stored_its_game_waits_with_its_clock_stopped(
