@@ -376,7 +376,8 @@ class ArenaServer:
             closing=self._closing,
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
-            recovered=len(self._durability.recovered) if self._durability is not None else 0)
+            recovered=len(self._durability.recovered) if self._durability is not None else 0,
+            resumed=len(self._durability.resumed) if self._durability is not None else 0)
 
 
 def _started(part: T | None) -> T:

@@ -62,6 +62,8 @@ async def test_running_games_resume_and_a_defective_record_is_aborted(make_arena
     arena = await make_arena()
     server = arena.server
     assert server.resumed == ["good"] and server.recovered == ["bad"]
+    health = server.health()
+    assert health["resumed_games"] == 1 and health["recovered_games"] == 1
     row = await server.storage.game("bad")
     assert row is not None and row.status == "aborted" and row.termination == "aborted"
     assert row.reason.startswith("the game could not be resumed after a restart: turn 2")
