@@ -471,12 +471,14 @@ class Games:
 
     def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
         """`run`'s moves are stored: tell everybody (or, if they could not be, end it)."""
+        if run.task is None or run.task.done():
+            return  # suspended: the server closes, and nobody is told any more
         if run.clock_held:
             run.clock_held = False
             run.live.resume_clock(self._loop.time())
         if error is not None:
             run.live.abort(f"server error: its moves could not be stored ({error!r})")
-        elif run.task is not None and not run.task.done():
+        else:
             self._deliver(run, effects)
         self._settle_run(run)
 
