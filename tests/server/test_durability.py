@@ -166,6 +166,8 @@ async def test_a_restart_mid_ladder_loses_no_game(tmp_path: Path, backend: str,
             assert running and any(running.values()), "the stop should catch games in flight"
 
             server = await start_server(db, port, stderr)  # the running games resume
+            await wait_for(lambda: f"resumed {len(running)} running game(s) from their "
+                           "stored moves" in stderr.read_text(), 30, "serve says it resumed")
             await wait_for(lambda: set(running) <= announced_ids(clients), 60,
                            "every game that was running is over and announced")
             await wait_for(lambda: len(announced_ids(clients)) >= before_restart + 6, 60,
