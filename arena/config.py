@@ -207,6 +207,10 @@ class ServerConfig:
     message budget (`message_rate`); more count against it."""
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
+    write_ahead: bool = True
+    """Store every accepted move before anybody is told of it, so a restart resumes the
+    running games (`arena.server.writeahead`). False is only the figures' baseline
+    (``bench/bench_server.py``): a restart then loses the moves of the games in flight."""
     validate_outgoing: bool = False
     """Check the server's own messages against the schema before sending (receivers
     always validate; the SDK and the tests do)."""

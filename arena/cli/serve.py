@@ -46,6 +46,9 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               help="Illegal moves a bot may correct per turn (0: forfeit at once).")
 @click.option("--grace-ms", default=10_000, show_default=True, type=click.IntRange(0),
               help="Reconnect grace period before a disconnected bot forfeits.")
+@click.option("--no-write-ahead", "no_write_ahead", is_flag=True, hidden=True,
+              help="Do not store each move before telling anybody (benchmarks' baseline only: "
+                   "a restart cannot resume the games in flight).")
 @click.option("--max-games", default=2, show_default=True, type=click.IntRange(2),
               help="Ladder games in flight per bot.")
 @click.option("--interval", default=0.5, show_default=True, type=float,
@@ -109,7 +112,8 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
-          first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
+          first_move_ms: int, retries: int, grace_ms: int, no_write_ahead: bool,
+          max_games: int, interval: float,
           pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
           challenge_timeout: float,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
@@ -169,7 +173,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
                             pairings_per_hour=pairings_per_hour) if ladder else None,
-        tournaments=tournaments,
+        tournaments=tournaments, write_ahead=not no_write_ahead,
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
@@ -199,8 +203,12 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                    f"  bots (WebSocket):          {server.url}\n"
                    f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
                    f"  database:                  {server.storage.description}")
+        if server.resumed:
+            click.echo(f"resumed {len(server.resumed)} running game(s) from their stored moves",
+                       err=True)
         if server.recovered:
-            click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
+            click.echo(f"recorded {len(server.recovered)} running game(s) that could not be "
+                       "replayed as aborted", err=True)
         if server.storage.failure is not None:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)

@@ -115,7 +115,8 @@ class ArenaServer(ArenaService):
     # -- lifecycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database (aborting games a crash left running), listen, start the ladder."""
+        """Open the database (resuming the games a stop or crash left running), listen,
+        start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
         config = self.config
@@ -128,7 +129,6 @@ class ArenaServer(ArenaService):
             check_settings(rules, "standard", config.settings_limits)
         storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
-        await durability.recover()
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(storage.watch(config.storage_probe_interval),
                                             name="storage watch"))
@@ -143,7 +143,9 @@ class ArenaServer(ArenaService):
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping)
+            stopping=self._stopping, write_ahead=config.write_ahead)
+        durability.resume = games.restore_running  # running games resume from their moves
+        await durability.recover()
         challenges = self._challenges = Challenges(
             config.challenges, notify=self._notify_challenge, start=self._start_challenge,
             rating=self._ladder_rating, check=self._check_challenge,
@@ -186,7 +188,8 @@ class ArenaServer(ArenaService):
         log.info("arena server listening on %s:%s", config.host, self.port)
 
     async def close(self) -> None:
-        """Stop the ladder, abort and record live games, close connections (1001).
+        """Stop the ladder, suspend the live games (they stay running in storage and
+        resume on the next start), close connections (1012, service restart).
 
         Safe to call twice, and concurrently: later calls wait for the first.
         """
@@ -207,16 +210,15 @@ class ArenaServer(ArenaService):
             for dispatcher in list(self._dispatching):  # no request head yet: drop them
                 dispatcher.close()
             if self._games is not None:
-                self._games.abort_all("the server shut down")
-                if self._games.tasks:
-                    await asyncio.wait(self._games.tasks, timeout=10)
+                self._games.suspend_all()
+                await self._games.wait_suspended(timeout=10)
             # all at once: one by one, ten thousand bots would take ten thousand waits
-            await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
+            await asyncio.gather(*(session.drain_and_close(1012, "server restarting")
                                    for session in list(self.sessions.values())))
             if self.front is not None:  # HTTP requests in progress finish (they use storage)
                 await self.front.close()
             if self._ws is not None:
-                self._ws.close()
+                self._ws.close(code=1012, reason="server restarting")
                 await self._ws.wait_closed()
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
@@ -293,8 +295,14 @@ class ArenaServer(ArenaService):
 
     @property
     def recovered(self) -> list[str]:
-        """Ids of the games a crash had left running, recorded as aborted at start."""
+        """Ids of the games left running that could not be resumed at start (their
+        record cannot be replayed), recorded as aborted."""
         return self.durability.recovered
+
+    @property
+    def resumed(self) -> list[str]:
+        """Ids of the games left running, resumed at start from their stored moves."""
+        return self.durability.resumed
 
     @property
     def port(self) -> int:
@@ -522,7 +530,8 @@ class ArenaServer(ArenaService):
             closing=self._closing,
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
-            recovered=len(self._durability.recovered) if self._durability is not None else 0)
+            recovered=len(self._durability.recovered) if self._durability is not None else 0,
+            resumed=len(self._durability.resumed) if self._durability is not None else 0)
 
 
 def _started(part: T | None) -> T:

@@ -287,7 +287,7 @@ class Clients:
                 f"unknown role {role!r} (roles: bot, spectator, operator)"))
             return True
         if self._stopping.is_set():
-            await session.drain_and_close(1001, "server shutting down")
+            await session.drain_and_close(1012, "server restarting")
             return False
         session.role = role
         session.name = name

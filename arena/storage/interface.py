@@ -293,6 +293,9 @@ class Storage(ABC):
 
     kind: ClassVar[str]
     """``sqlite`` or ``postgresql``."""
+    write_concurrency: ClassVar[int] = 1
+    """Writes worth having in flight at once (`append_turns` from the server's
+    write-ahead): 1 where writes queue behind each other anyway (SQLite's one thread)."""
 
     def __init__(self, description: str) -> None:
         self.description = description
@@ -429,6 +432,12 @@ class Storage(ABC):
         """Store accepted moves of running games, of one game or several, in one
         transaction (the server gathers the moves accepted meanwhile and commits them
         together before telling anybody of them).
+
+        Committed when it returns, for every process using the database: a crash or
+        ``kill -9`` of the server loses none. Unlike results, the commit does not wait
+        for the disk (SQLite ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit``
+        off): a power loss of the database's machine may lose the last moves; the next
+        synced commit (a result) takes them along.
 
         Raises:
             ValueError: a turn of that game and index is stored already.

@@ -136,11 +136,23 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
+_APPEND_TURNS = """
+WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true))
+INSERT INTO game_turns(game_id, idx, line, clocks, ended)
+SELECT t.* FROM unsynced,
+    unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::float8[]) AS t
+"""
+"""`Storage.append_turns` in one statement, so one round trip and one transaction of its
+own: the moves survive the server's process, not a crash of PostgreSQL's machine, since
+the commit does not wait for its WAL flush (``synchronous_commit`` off for this
+transaction only; the next result's commit, synced, flushes it too)."""
+
 class PostgresStorage(Storage):
     """`Storage` on PostgreSQL (module docstring); open it with `open` or
     `arena.storage.open_storage`."""
 
     kind = "postgresql"
+    write_concurrency = 4  # commits of other games in flight on their own connections
 
     def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str) -> None:
         super().__init__(description)
@@ -304,16 +316,15 @@ class PostgresStorage(Storage):
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         async def work(db: Connection) -> None:
             try:
-                await db.executemany(
-                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
-                    " VALUES ($1, $2, $3, $4, $5)",
-                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
-                      turn.ended) for turn in turns])
+                await db.execute(_APPEND_TURNS, [turn.game_id for turn in turns],
+                                 [turn.index for turn in turns], [turn.line for turn in turns],
+                                 [clocks_json(turn) for turn in turns],
+                                 [turn.ended for turn in turns])
             except asyncpg.UniqueViolationError as error:
                 raise ValueError(f"a turn is stored already ({error.detail})") from None
 
         if turns:
-            await self._tx(work)
+            await self._run(work)
 
     async def running_games(self) -> list[RunningGame]:
         async def work(db: Connection) -> list[RunningGame]:

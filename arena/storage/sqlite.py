@@ -5,7 +5,10 @@ is the `Storage` interface over it, calling it from one worker thread so the eve
 never waits on the disk (one writer: games that end together are rated one after the
 other). Durability is the point: WAL mode with ``synchronous=FULL``, and every write
 that must survive together is one transaction (`finish_game`: result, log, ratings, and
-the game's write-ahead turns dropped), committed before the call returns.
+the game's write-ahead turns dropped), committed before the call returns. Write-ahead
+turns (`append_turns`) are committed with ``synchronous=NORMAL``: they survive the
+server's process (a crash, ``kill -9``), and the next fully synced commit takes them
+to the disk.
 
 A failure of the database itself (a full or read-only disk, an I/O error, a corrupt
 file: `is_storage_failure`) raises `StorageFailure` and makes the storage unhealthy.
@@ -292,7 +295,14 @@ class SQLiteDatabase:
                 raise ValueError(f"a turn is stored already ({error})") from None
 
         if turns:
-            self._tx(work)
+            # the moves survive the server's process, not the machine's power: the WAL is
+            # written, not synced (the next result's commit syncs it), so a move costs no
+            # disk flush (docs/server.md "Restarts")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._tx(work)
+            finally:
+                self.db.execute("PRAGMA synchronous=FULL")
 
     def running_games(self) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
