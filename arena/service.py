@@ -180,8 +180,10 @@ class ArenaService(Protocol):
         """The server's health (``/healthz``): ``status`` is ``ok``, ``closing`` or
         ``unhealthy`` (with a ``reason``)."""
 
-    def live_game(self, game_id: str) -> LiveView | None:
-        """The game `game_id` if it is being played now."""
+    async def live_game(self, game_id: str) -> LiveView | None:
+        """The game `game_id` if it is being played now, once every move it accepted is
+        stored: nothing shown from it is a move a restart could lose. Read it before
+        the next await."""
 
     def live_games_of(self, player: str) -> Collection[str]:
         """The ids of the live games `player` plays in."""

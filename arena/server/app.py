@@ -492,8 +492,8 @@ class ArenaServer(ArenaService):
     def records(self) -> Records:
         return self.storage
 
-    def live_game(self, game_id: str) -> LiveView | None:
-        return self.games.live.get(game_id)
+    async def live_game(self, game_id: str) -> LiveView | None:
+        return await self.games.stored_view(game_id)
 
     def live_games_of(self, player: str) -> Collection[str]:
         return frozenset(self.games.bot_games.get(player, ()))

@@ -94,6 +94,8 @@ class Clients:
         self.legal_moves = legal_moves
         self.notes = notes
         self.challenges = challenges
+        self._watching: set[asyncio.Task[bool]] = set()
+        """New spectators waiting for their game's moves to be stored (`Games.watch`)."""
         self.addresses = AddressCounter(config.max_connections_per_address)
         self._outbox = outbox
         self._stopping = stopping
@@ -391,13 +393,13 @@ class Clients:
                 self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
                                           f"{session.name} resigned")
         elif kind == "spectate":
-            live = self.games.live.get(message["game_id"])
-            if live is None:
+            if message["game_id"] not in self.games.live:
                 self._game_error(session, message["game_id"], "unknown-game", "no such live game")
-            else:
-                live.spectators.add(session)
-                session.spectating.add(live.id)
-                session.send("game_state", **live.state_message())
+            else:  # its state once its moves are stored (`Games.watch`)
+                task = asyncio.get_running_loop().create_task(
+                    self.games.watch(message["game_id"], session))
+                self._watching.add(task)
+                task.add_done_callback(self._watching.discard)
         elif kind == "unspectate":
             live = self.games.live.get(message["game_id"])
             if live is not None:

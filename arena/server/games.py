@@ -310,6 +310,26 @@ class Games:
         waits.append(self._loop.create_task(self.writeahead.idle()))
         await asyncio.wait(waits, timeout=timeout)
 
+    async def stored_view(self, game_id: str) -> LiveGame | None:
+        """The live game `game_id` once every move it accepted is stored (None: no such
+        live game): what the web and a new spectator may be shown, never a move that
+        is not stored yet. Read it before the next await."""
+        while (run := self._runs.get(game_id)) is not None and self.writeahead.holds(run):
+            await self.writeahead.settled(run)
+        return None if run is None else run.live
+
+    async def watch(self, game_id: str, session: Session) -> bool:
+        """Make `session` a spectator of `game_id` and send it the game's state, as of
+        its last stored move (later moves reach it as frames). False: no such game."""
+        live = await self.stored_view(game_id)
+        if live is None:
+            return False
+        if not session.closed:
+            live.spectators.add(session)
+            session.spectating.add(live.id)
+            session.send("game_state", **live.state_message())
+        return True
+
     def task_of(self, live: LiveGame) -> asyncio.Task[MatchRecord]:
         """The task that plays `live` to its end and returns its stored record (it
         raises if the game could not be stored). Known from `start` until it is done."""

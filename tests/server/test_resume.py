@@ -164,6 +164,32 @@ async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch)
     assert live.wake_at is not None
 
 
+async def test_spectators_and_the_web_see_no_move_before_it_is_stored(arena, monkeypatch):
+    storage = arena.server.storage
+    gate = asyncio.Event()
+    append = storage.append_turns
+
+    async def held(turns: Any) -> None:
+        await gate.wait()
+        await append(turns)
+
+    monkeypatch.setattr(storage, "append_turns", held)
+    _mover, _other, live = await first_move(arena)
+    await wait_for(lambda: live.turn == 1)  # judged, not yet stored
+    viewer = await arena.raw()
+    await viewer.hello(None, role="spectator")
+    await viewer.send("spectate", game_id=live.id)
+    web_view = asyncio.create_task(arena.server.live_game(live.id))  # what the web reads
+    await viewer.send("ping", id=1)  # the state of an unstored move does not come first
+    assert (await viewer.recv())["type"] == "pong"
+    assert not web_view.done()
+    gate.set()
+    state = await viewer.expect("game_state")
+    assert state["turn"] == 1  # the stored move, then every later one as frames
+    assert (await web_view) is live and live.turn == 1
+    assert [turn.index for game in await storage.running_games() for turn in game.turns] == [0]
+
+
 async def test_while_a_move_cannot_be_stored_its_game_waits_with_its_clock_stopped(
         arena, monkeypatch):
     storage = arena.server.storage

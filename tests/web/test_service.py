@@ -52,7 +52,7 @@ class StandInService:
     def health(self) -> dict[str, Any]:
         return {"status": "unhealthy", "reason": "a stand-in", "protocol": "1"}
 
-    def live_game(self, game_id: str) -> LiveView | None:
+    async def live_game(self, game_id: str) -> LiveView | None:
         return None
 
     def live_games_of(self, player: str) -> Collection[str]:

@@ -46,7 +46,7 @@ async def game(request: web.Request) -> web.Response:
     if stored is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
     data = stored.to_json()
-    live = service.live_game(game_id)
+    live = await service.live_game(game_id)
     if live is not None:
         data["live"] = live.state_message()
     return json_response(data)

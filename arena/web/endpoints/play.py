@@ -165,7 +165,7 @@ async def me(request: web.Request) -> web.Response:
     name = await guest_name(request)
     games = []
     for game_id in sorted(service.live_games_of(name)) if name else ():
-        live = service.live_game(game_id)
+        live = await service.live_game(game_id)
         if live is not None:
             games.append({"game_id": live.id, "game": live.game.type.name,
                           "seat": live.seats_of(name or "")[0], "players": list(live.players),
@@ -277,7 +277,7 @@ async def moves(request: web.Request) -> web.Response:
     game_id = request.query.get("game_id")
     if not game_id:
         raise ApiError(400, "missing parameter 'game_id'")
-    live = service.live_game(game_id)
+    live = await service.live_game(game_id)
     if live is not None:
         return json_response({"game_id": live.id, "turn": live.turn,
                               "moves": _moves(live.match.turns)})
@@ -311,7 +311,7 @@ async def legal(request: web.Request) -> web.Response:
     query = request.query
     if "game_id" not in query:
         raise ApiError(400, "missing parameter 'game_id'")
-    live = service.live_game(query["game_id"])
+    live = await service.live_game(query["game_id"])
     if live is None:
         return await _ended(service, query["game_id"])
     game, state = live.game, live.match.state

@@ -116,7 +116,7 @@ async def replay_game(request: web.Request) -> web.StreamResponse:
     game_id = request.query.get("id")
     if not game_id:
         raise ApiError(400, "missing parameter 'id' (to replay a file, POST it)")
-    live = service.live_game(game_id)
+    live = await service.live_game(game_id)
     if live is not None:  # no seed before the end
         return await replays.replay(request, to_jsonl(replace(live.match.record(), seed=None)),
                                     live=True)
