@@ -17,7 +17,7 @@ import msgspec
 from aiohttp import web
 
 from arena.service import ChallengeError
-from arena.web.endpoints.play import GUEST_GAMES, guest_name
+from arena.web.endpoints.play import guest_ready_to_play
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.routes import Endpoint, Param, service_of
 
@@ -39,16 +39,7 @@ _STATUS = {"bad-challenge": 409, "challenge-limit": 429}
 async def challenge(request: web.Request) -> web.Response:
     service = service_of(request)
     body = await read_json(request, ChallengeRequest, service.config.web.max_body)
-    player = await guest_name(request)
-    if player is None:
-        raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
-                       code="not-a-guest")
-    if not service.connected(player):
-        raise ApiError(409, f"{player} is not connected: open the WebSocket first",
-                       code="not-connected")
-    if len(service.live_games_of(player)) >= GUEST_GAMES:
-        raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
-                       code="too-many-games")
+    player = await guest_ready_to_play(request)
     try:
         opened = service.challenge(player, body.bot.strip(), seat=body.seat)
     except ChallengeError as error:

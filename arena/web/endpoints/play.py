@@ -194,9 +194,10 @@ async def check_settings(request: web.Request) -> web.Response:
     return json_response({"ok": True, "game": name, "settings": game.settings(), "bot": spec})
 
 
-async def play(request: web.Request) -> web.Response:
+async def guest_ready_to_play(request: web.Request) -> str:
+    """The browser's guest, connected and with room for another game (or the `ApiError`
+    that says what it lacks): who may start a game or a challenge."""
     service = service_of(request)
-    body = await read_json(request, PlayRequest, service.config.web.max_body)
     player = await guest_name(request)
     if player is None:
         raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
@@ -207,6 +208,13 @@ async def play(request: web.Request) -> web.Response:
     if len(service.live_games_of(player)) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
+    return player
+
+
+async def play(request: web.Request) -> web.Response:
+    service = service_of(request)
+    body = await read_json(request, PlayRequest, service.config.web.max_body)
+    player = await guest_ready_to_play(request)
     name, game = await resolve_game(service, body)
     house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
