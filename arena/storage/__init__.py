@@ -19,10 +19,11 @@ from arena.storage.interface import (
     StoredTurn,
     hash_token,
 )
+from arena.storage.people import AccountLimit, BotVersion, OwnedBot, Person
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
+    "AccountLimit", "BotAccount", "BotVersion", "OwnedBot", "Person", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
     "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
     "open_storage", "parse_url",
 ]

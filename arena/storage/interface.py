@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from arena.clock import TimeControl
 from arena.errors import ArenaError
 from arena.record import MatchRecord, read_jsonl
+from arena.storage.people import PeopleStorage
 
 __all__ = [
     "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "RatingRow", "RunningGame",
@@ -70,6 +71,8 @@ class BotAccount:
     operator: bool
     revoked: bool
     created: float
+    owner: str | None = None
+    """The person the bot belongs to (`arena.storage.people`), if any."""
 
 
 @dataclass(frozen=True)
@@ -198,17 +201,22 @@ class RunningGame:
 # -- copying between databases -----------------------------------------------------------
 
 COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
-    "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires"),
+    "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires",
+             "owner"),
     "games": ("id", "game", "settings", "players", "seed", "seed_commitment", "time_control",
               "ladder", "pair", "status", "result", "winner", "scores", "termination",
               "reason", "turns", "started", "finished", "log", "notes_bytes"),
-    "game_players": ("game_id", "seat", "bot"),
+    "game_players": ("game_id", "seat", "bot", "version"),
     "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated"),
     "rating_updates": ("game_id", "bot", "mu_before", "sigma_before", "mu_after",
                        "sigma_after"),
     "presets": ("game", "name", "text", "created"),
     "log_bytes": ("bot", "day", "bytes"),
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
+    "people": ("name", "password_hash", "created"),
+    "person_sessions": ("token_hash", "person", "created", "expires"),
+    "invites": ("code_hash", "created", "expires", "used_by"),
+    "bot_versions": ("bot", "version", "note", "created"),
 }
 """Every table `arena db copy` copies, with its columns, as both backends read and write
 them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
@@ -233,8 +241,8 @@ class Snapshot(ABC):
 # -- the interface -----------------------------------------------------------------------
 
 
-class Storage(ABC):
-    """The arena's database: accounts, games with their logs and their write-ahead
+class Storage(PeopleStorage):
+    """The arena's database: accounts (people's too: `PeopleStorage`), games with their logs and their write-ahead
     turns, ratings, presets saved from the web (module docstring).
 
     An implementation turns a failure of the database itself into `StorageFailure`
@@ -347,11 +355,12 @@ class Storage(ABC):
 
     @abstractmethod
     async def authenticate(self, token: str) -> BotAccount | None:
-        """The account holding `token`, unless it is revoked or expired."""
+        """The account holding `token` (with its owner), unless it is revoked or expired."""
 
     @abstractmethod
     async def purge_expired(self) -> int:
-        """Delete the expired (guest) accounts; return how many. Their games stay."""
+        """Delete the expired (guest) accounts; return how many. Their games stay.
+        Expired people's sessions and invite codes are deleted too."""
 
     @abstractmethod
     async def bots(self) -> list[BotAccount]:

@@ -16,6 +16,7 @@ from arena.record import Note
 from arena.storage import Storage, open_storage
 from arena.storage.copy import TargetNotEmpty, copy_database, row_counts
 from arena.storage.interface import COPIED_TABLES
+from arena.storage.migrations.sqlite import SCHEMA_VERSION
 
 from .conftest import postgres_schema
 from .games import ended, played, started, turns_of
@@ -24,7 +25,13 @@ from .games import ended, played, started, turns_of
 async def fill(storage: Storage) -> None:
     """Some of everything: accounts (an operator, a revoked one, a guest), finished,
     rated, aborted and running games with their turns, ratings, presets, debug-line
-    bytes."""
+    bytes, a person with a session, an invite, and a bot of theirs in its second version
+    that played the aborted game."""
+    await storage.add_person("ann", "hash")
+    await storage.open_session("ann", 3600)
+    await storage.add_invite(3600)
+    await storage.add_owned_bot("ann", "ann-bot", max_bots=5)
+    await storage.add_version("ann", "ann-bot", "second", per_day=5)
     await storage.add_bot("alice")
     await storage.add_bot("runner", operator=True)
     await storage.add_bot("gone")
@@ -35,7 +42,7 @@ async def fill(storage: Storage) -> None:
                          notes=(Note(0, 0, "thinking"),))  # a debug line: the day's bytes
         await storage.start_game(started(record), ladder=number < 3, pair="p" if number < 2 else None)
         await storage.finish_game(record, rated=number < 3)
-    await storage.start_game(ended("aborted", ("alice", "carol"), None), ladder=False, pair=None)
+    await storage.start_game(ended("aborted", ("ann-bot", "carol"), None), ladder=False, pair=None)
     await storage.recover()
     running = played("live", moves=4)
     await storage.start_game(started(running), ladder=True, pair=None)
@@ -127,7 +134,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     source, target = str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")
     assert runner.invoke(main, ["bots", "add", "alice", "--db", source]).exit_code == 0
     info = runner.invoke(main, ["db", "info", "--db", source])
-    assert info.exit_code == 0 and "sqlite, schema version 5" in info.output
+    assert info.exit_code == 0 and f"sqlite, schema version {SCHEMA_VERSION}" in info.output
     assert "bots            1" in info.output
     copied = runner.invoke(main, ["db", "copy", "--from", source, "--to", target])
     assert copied.exit_code == 0 and "bots: 1/1 rows" in copied.output
@@ -141,7 +148,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["db", "copy", "--from", source, "--to", "mysql://x/y"])
     assert bad.exit_code == 2 and "postgresql://USER@HOST/DATABASE" in bad.output
     migrated = runner.invoke(main, ["db", "migrate", "--db", target])
-    assert migrated.output == f"{target}: schema version 5\n"
+    assert migrated.output == f"{target}: schema version {SCHEMA_VERSION}\n"
     accounts = runner.invoke(main, ["bots", "accounts", "--db", target])
     assert accounts.output == "alice\n"
     unreachable = runner.invoke(main, ["bots", "accounts", "--db",

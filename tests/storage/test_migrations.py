@@ -34,7 +34,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 5
+    assert storage.version == SCHEMA_VERSION
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -130,6 +130,26 @@ def test_version_5_adds_the_write_ahead_turns_to_a_database_of_version_4(tmp_pat
     assert "game_turns" in _tables(path)
 
 
+def test_version_6_adds_people_to_a_database_of_version_5(tmp_path: Path) -> None:
+    path = tmp_path / "v5.sqlite"
+    with sqlite3.connect(path) as db:
+        for step in MIGRATIONS[:5]:
+            db.executescript(step)
+        db.execute("PRAGMA user_version = 5")
+        db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
+        db.execute("INSERT INTO game_players(game_id, seat, bot) VALUES ('g1', 0, 'alice')")
+    storage = Storage(path)
+    try:
+        [alice] = storage.bots()
+        assert alice.owner is None and storage.people() == []
+        assert storage.versions_played("alice", ["g1"]) == {}  # no version recorded then
+        storage.add_person("ann", "hash")
+        storage.add_owned_bot("ann", "ann-bot", max_bots=1)
+        assert [b.version for b in storage.owned_bots("ann")] == [1]
+    finally:
+        storage.close()
+
+
 # -- PostgreSQL ------------------------------------------------------------------------------
 
 POSTGRES_VERSION_1 = """
@@ -186,7 +206,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             await setup.close()
         storage = await open_storage(url)
         try:
-            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 2
+            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION
             assert (await storage.authenticate("token")).name == "alice"  # type: ignore[union-attr]
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
@@ -196,7 +216,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing
-        assert await again.schema_version() == 2
+        assert await again.schema_version() == POSTGRES_SCHEMA_VERSION
         await again.close()
 
 
@@ -204,7 +224,7 @@ async def test_postgresql_servers_starting_at_once_migrate_once() -> None:
     async with postgres_schema() as url:
         opened = await asyncio.gather(*(open_storage(url) for _ in range(4)))
         try:
-            assert {await storage.schema_version() for storage in opened} == {2}
+            assert {await storage.schema_version() for storage in opened} == {POSTGRES_SCHEMA_VERSION}
             await opened[0].add_bot("alice")
             assert [b.name for b in await opened[3].bots()] == ["alice"]
         finally:
