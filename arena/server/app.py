@@ -157,7 +157,7 @@ class ArenaServer:
         )
         if config.ladder is not None:
             self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
-                                 await self._recent_pairings())
+                                 await self._recent_pairings(), owner_of=self._owner_of)
             self.ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
@@ -329,6 +329,11 @@ class ArenaServer:
         await self.clients.revocations.check()
 
     # -- ladder ------------------------------------------------------------------------
+
+    def _owner_of(self, name: str) -> str | None:
+        """The person whose bot `name` is (while it is connected), if any."""
+        session = self.sessions.get(name)
+        return None if session is None else session.owner
 
     def _ladder_candidates(self) -> list[str]:
         ladder = self.config.ladder

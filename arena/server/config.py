@@ -14,7 +14,7 @@ from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
 from arena.server.workers import WorkerLimits
-from arena.web.config import WebConfig
+from arena.web.config import AccountsConfig, WebConfig
 
 __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
 
@@ -130,3 +130,5 @@ class ServerConfig:
     one level down, with their ``logs/``) shown by the web interface."""
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""
+    accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    """People's accounts: who may sign up, their limits and budgets (`arena.web.config`)."""

@@ -32,6 +32,7 @@ from websockets.http11 import Request, Response
 from arena.server.connection import ArenaConnection
 from arena.web import GUEST_COOKIE
 from arena.web.endpoints import endpoints
+from arena.web.endpoints.accounts import ACCOUNTS, Accounts
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
@@ -79,6 +80,7 @@ def make_app(server: ArenaServer) -> web.Application:
     app[PRESET_CHANGES] = RateLimit(config.presets_per_client_minute)
     app[REPLAYS] = Replays(config, server.registry)
     app[MATCHES] = Matches(config)
+    app[ACCOUNTS] = Accounts.of(server.config.accounts)
     app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)
                                if server.config.tournaments else None)
     served = endpoints(server.registry)
@@ -93,6 +95,7 @@ def make_app(server: ArenaServer) -> web.Application:
     async def stop_replays(app: web.Application) -> None:
         app[RUNS].close()
         app[REPLAYS].close()
+        app[ACCOUNTS].passwords.close()
 
     app.on_cleanup.append(stop_replays)
     return app

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["WebConfig"]
+__all__ = ["SIGNUP_MODES", "AccountsConfig", "WebConfig"]
+
+SIGNUP_MODES = ("open", "invite", "closed")
 
 
 @dataclass(frozen=True)
@@ -75,3 +78,41 @@ class WebConfig:
     """Processes each tournament plays in."""
     tournament_seconds: float = 600.0
     """Seconds a tournament from the web may run; its worker is killed after that."""
+
+
+@dataclass(frozen=True)
+class AccountsConfig:
+    """People's accounts and their budgets (``[accounts]`` of the configuration; docs/server.md,
+    "People and their bots", and docs/security.md list them with their errors)."""
+
+    signup: Literal["open", "invite", "closed"] = "closed"
+    """Who may sign up on the web: anybody (``open``), whoever has an invite code from
+    ``arena users invite`` (``invite``), or nobody: the operator adds people with
+    ``arena users add`` (``closed``, the default)."""
+    session_lifetime: float = 30 * 24 * 3600.0
+    """Seconds a sign-in lasts (its cookie and its stored session)."""
+    password_min: int = 8
+    """Characters of a password at least."""
+    password_max: int = 256
+    """Characters of a password at most (argon2 reads it all: the bound keeps a huge one
+    from costing more)."""
+    bots_per_person: int = 5
+    """Bots a person may have (revoked ones do not count)."""
+    versions_per_day: int = 10
+    """Versions a person may register in any 24 hours, of all their bots."""
+    signups_per_client_minute: int = 2
+    """Sign-ups from one client address (an IPv6 /64) per minute."""
+    signups_per_minute: int = 30
+    """Sign-ups per minute in all."""
+    signins_per_client_minute: int = 10
+    """Sign-in attempts from one client address per minute (right or wrong)."""
+    signins_per_name_minute: int = 10
+    """Sign-in attempts for one name per minute, from anywhere (a guessing attack spread
+    over many addresses)."""
+    hash_threads: int = 1
+    """Threads that hash and check passwords (argon2id: 64 MiB and tens of
+    milliseconds each), off the event loop."""
+    hash_queue: int = 8
+    """Password hashes and checks taken at once (running or waiting); more get 503."""
+    games_listed: int = 100
+    """Games of a bot one request lists at most."""
