@@ -96,6 +96,11 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
+@click.option("--signup", default="closed", show_default=True,
+              type=click.Choice(["open", "invite", "closed"]),
+              help="Who may sign up on the web: anybody, people with an invite code "
+                   "('arena users invite'), or nobody (the operator adds people: "
+                   "'arena users add NAME').")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -106,13 +111,14 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
+          server_names: tuple[str, ...], guests_per_client: int, signup: str,
+          verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.bot_logs import LogLimits
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
     from arena.server.workers import WorkerLimits
-    from arena.web.config import WebConfig
+    from arena.web.config import AccountsConfig, WebConfig
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -167,6 +173,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
+        accounts=AccountsConfig(signup=signup),  # type: ignore[arg-type]  # click's Choice
     )
 
     async def main() -> None:

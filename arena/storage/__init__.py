@@ -23,7 +23,21 @@ from arena.storage.people import AccountLimit, BotVersion, OwnedBot, Person
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "AccountLimit", "BotAccount", "BotVersion", "OwnedBot", "Person", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
-    "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
-    "open_storage", "parse_url",
+    "AccountLimit",
+    "BotAccount",
+    "BotVersion",
+    "DatabaseUrl",
+    "GameRow",
+    "OwnedBot",
+    "Person",
+    "RatingRow",
+    "RunningGame",
+    "Storage",
+    "StorageFailure",
+    "StorageVersionError",
+    "StoredGame",
+    "StoredTurn",
+    "hash_token",
+    "open_storage",
+    "parse_url",
 ]

@@ -51,7 +51,6 @@ from arena.storage.interface import (
 )
 from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
-from arena.storage.sqlite_people import SQLitePeople, SQLitePeopleStorage
 from arena.storage.rows import (
     GAME_COLUMNS,
     RUNNING_COLUMNS,
@@ -63,6 +62,7 @@ from arena.storage.rows import (
     stored_game,
     stored_turn,
 )
+from arena.storage.sqlite_people import SQLitePeople, SQLitePeopleStorage
 
 __all__ = ["SQLiteDatabase", "SQLiteStorage", "is_storage_failure"]
 
@@ -501,7 +501,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     def __init__(self, database: SQLiteDatabase, executor: ThreadPoolExecutor) -> None:
         super().__init__(database.path)
-        self.database = database
+        self.database: SQLiteDatabase = database
         """The database itself: use it only through `run` (its thread)."""
         self._executor = executor
 
