@@ -13,6 +13,7 @@ import {
   playerName, post, protocolNote, recall, remember, rendererFor, resultText, route, scoresLine, scrollBox,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
+import { accountPage, myBotsPage } from "/static/accounts.js";
 
 // -- lobby -----------------------------------------------------------------------------------
 
@@ -1142,7 +1143,7 @@ function preferences() {
 const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
-  "/bots": botsPage, "/run": runPage, "/howto": howtoPage,
+  "/bots": botsPage, "/run": runPage, "/howto": howtoPage, "/account": accountPage, "/mine": myBotsPage,
 };
 
 async function navigate() {
