@@ -92,6 +92,7 @@ def test_a_person_signs_up_makes_a_bot_and_reads_its_versions_and_debug_lines(
         assert rows[1].split("\t")[:4] == ["1", "", "1", "0"]  # version 1 played the game
         assert rows[2].split("\t")[:2] == ["2", "deeper search"]
         assert "Version 2" in page.inner_text("section.bot[data-bot='ann-bot']")
+        assert page.locator("table.games tr").nth(1).inner_text().split("\t")[3] == "ann-bot won"
         page.click("button.debug")
         page.wait_for_selector("pre.debug-lines:not([hidden])")
         lines = page.inner_text("pre.debug-lines")
@@ -100,8 +101,8 @@ def test_a_person_signs_up_makes_a_bot_and_reads_its_versions_and_debug_lines(
         accessible(page)
         shot(page, "my-bots")
         page.click("button.rotate[data-bot='ann-bot']")
-        page.wait_for_function("old => document.getElementById('token').textContent !== old",
-                               arg=token)
+        page.wait_for_function("old => { const box = document.getElementById('token');"
+                               " return box && box.textContent !== old; }", arg=token)
         assert owner_of(server["db"], token) is None  # the old token stopped working
         assert owner_of(server["db"], page.inner_text("#token")) == "ann"
         page.click("#signout")
@@ -112,10 +113,10 @@ def test_a_person_signs_up_makes_a_bot_and_reads_its_versions_and_debug_lines(
         wait_phase(page, "account")
         page.fill("#signin-name", "ann")
         page.fill("#signin-password", "not the password")
+        page.expected_console.append("401")  # the refused sign-in's request
         page.click("#signin")
         page.wait_for_selector("#signin-message.error")
         assert "wrong name or password" in page.inner_text("#signin-message")
-        page.expected_console.append("401")  # the refused sign-in's request
         page.fill("#signin-password", PASSWORD)
         page.click("#signin")
         wait_phase(page, "mine")

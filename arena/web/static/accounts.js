@@ -111,12 +111,13 @@ export async function myBotsPage() {
 function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
 
 async function botCard(bot, tokenShown) {
-  const [versions, games] = await Promise.all([api(`/api/account/bots/${encodeURIComponent(bot.name)}/versions`),
-    api(`/api/account/bots/${encodeURIComponent(bot.name)}/games`, { limit: 20 })]);
+  const name = encodeURIComponent(bot.name);
+  const [versions, games] = await Promise.all([api(`/api/account/bots/${name}/versions`),
+    api(`/api/account/bots/${name}/games`, { limit: 20 })]);
   const cardMessage = message(`message-${bot.name}`);
   const rotate = h("button", { class: "rotate", "data-bot": bot.name, disabled: bot.revoked, onclick: async () => {
     try {
-      const rotated = await post(`/api/account/bots/${encodeURIComponent(bot.name)}/token`);
+      const rotated = await post(`/api/account/bots/${name}/token`);
       tokenBox(tokenShown, rotated.name, rotated.token);
     } catch (error) { failed(cardMessage, error); }
   } }, t("New token (the old one stops working)"));
@@ -125,20 +126,21 @@ async function botCard(bot, tokenShown) {
   const register = h("form", { class: "version-form", "data-bot": bot.name, onsubmit: async (event) => {
     event.preventDefault();
     try {
-      await post(`/api/account/bots/${encodeURIComponent(bot.name)}/versions`, { note: note.value });
+      await post(`/api/account/bots/${name}/versions`, { note: note.value });
       await myBotsPage();
     } catch (error) { failed(cardMessage, error); }
   } }, h("label", { for: noteId }, t("What changed (optional)")), note,
   h("button", { type: "submit", disabled: bot.revoked }, t("Register a new version")));
   const lines = h("pre", { class: "debug-lines", hidden: true, tabindex: "0" });
   const debugButton = (game) => h("button", { class: "debug", "data-game": game.id, onclick: async () => {
+    const id = encodeURIComponent(game.id);
     try {
-      const found = await api(`/api/account/bots/${encodeURIComponent(bot.name)}/games/${encodeURIComponent(game.id)}/debug`);
+      const found = await api(`/api/account/bots/${name}/games/${id}/debug`);
       lines.textContent = found.lines.length ? found.lines.map((l) => `${t("turn {n}", { n: l.turn })}: ${l.text}`).join("\n")
         : t("No debug lines (none were written, or they expired).");
       lines.hidden = false;
     } catch (error) { failed(cardMessage, error); }
-  } }, t("Debug lines"));
+  } }, t("Show"));
   const state = bot.revoked ? t("revoked") : bot.connected ? t("connected") : t("not connected");
   return h("section", { class: "card bot", "data-bot": bot.name, "aria-labelledby": `bot-${bot.name}` },
     h("h2", { id: `bot-${bot.name}` }, bot.name),
@@ -150,10 +152,10 @@ async function botCard(bot, tokenShown) {
         .map((c) => h("td", {}, String(c))))))),
     games.games.length ? scrollBox(t("the games, scrolled sideways"), h("table", { class: "games" },
       h("caption", {}, t("Recent games")),
-      h("tr", {}, [t("started"), t("players"), t("version"), t("result"), ""].map((c) => h("th", { scope: "col" }, c))),
+      h("tr", {}, [t("started"), t("players"), t("version"), t("result"), t("Debug lines")].map((c) => h("th", { scope: "col" }, c))),
       games.games.map((g) => h("tr", {},
         h("td", {}, when(g.started)), h("td", {}, g.players.join(t(" vs "))), h("td", {}, g.version ?? "–"),
-        h("td", {}, g.status === "running" ? t("running") : h("a", { href: `#/replay?id=${g.id}` }, resultText(g, g.players, bot.name))),
+        h("td", {}, g.status === "running" ? t("running") : h("a", { href: `#/replay?id=${g.id}` }, resultText(g, g.players))),
         h("td", {}, debugButton(g)))))) : h("p", { class: "muted" }, t("No games yet.")),
     lines);
 }
