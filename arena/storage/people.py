@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DAY", "AccountLimit", "BotVersion", "OwnedBot", "PeopleStorage", "Person"]
+__all__ = ["DAY", "AccountLimit", "BotVersion", "OwnedBot", "PeopleStorage", "Person",
+           "version_of"]
 
 DAY = 86_400.0
 """The window of the versions-a-day limit: the last 24 hours, not the calendar day."""
@@ -67,11 +68,21 @@ class BotVersion:
     rating: float | None
     """The conservative rating after its last rated game (None before its first)."""
     rated_games: int
+    history: tuple[tuple[float, float], ...] = ()
+    """``(finished, conservative rating after)`` of each of its rated games, in order."""
 
     def to_json(self) -> dict[str, Any]:
         return {"bot": self.bot, "version": self.version, "note": self.note,
                 "created": self.created, "games": self.games, "rated_games": self.rated_games,
-                "rating": None if self.rating is None else round(self.rating, 3)}
+                "rating": None if self.rating is None else round(self.rating, 3),
+                "history": [[finished, round(rating, 3)] for finished, rating in self.history]}
+
+
+def version_of(bot: str, version: int, note: str, created: float, games: int,
+               history: list[tuple[float, float]]) -> BotVersion:
+    """A `BotVersion` from its row, its games and its rating history (both backends')."""
+    return BotVersion(bot, version, note, created, games, history[-1][1] if history else None,
+                      len(history), tuple(history))
 
 
 class PeopleStorage(ABC):

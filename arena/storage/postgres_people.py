@@ -15,7 +15,15 @@ import asyncpg
 
 from arena.names import check_account_name
 from arena.storage.interface import hash_token
-from arena.storage.people import DAY, AccountLimit, BotVersion, OwnedBot, PeopleStorage, Person
+from arena.storage.people import (
+    DAY,
+    AccountLimit,
+    BotVersion,
+    OwnedBot,
+    PeopleStorage,
+    Person,
+    version_of,
+)
 from arena.storage.ratings import INITIAL_SIGMA, VERSION_SIGMA_STEP
 
 if TYPE_CHECKING:
@@ -208,16 +216,14 @@ class PostgresPeople(PeopleStorage):
             played = {r[0]: int(r[1]) for r in await db.fetch(
                 "SELECT version, COUNT(*) FROM game_players WHERE bot = $1 AND version IS NOT"
                 " NULL GROUP BY version", bot)}
-            rated: dict[int, tuple[int, float]] = {}
-            for version, mu, sigma in await db.fetch(
-                    "SELECT p.version, u.mu_after, u.sigma_after FROM rating_updates u"
+            history: dict[int, list[tuple[float, float]]] = {}
+            for version, finished, mu, sigma in await db.fetch(
+                    "SELECT p.version, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
                     " JOIN game_players p ON p.game_id = u.game_id AND p.bot = u.bot"
                     " JOIN games g ON g.id = u.game_id WHERE u.bot = $1 AND p.version IS NOT"
                     " NULL ORDER BY g.finished, g.seq", bot):
-                count = rated.get(version, (0, 0.0))[0]
-                rated[version] = (count + 1, mu - 3 * sigma)
-            return [BotVersion(bot, v, note, created, played.get(v, 0),
-                               rated[v][1] if v in rated else None, rated.get(v, (0, 0.0))[0])
+                history.setdefault(version, []).append((finished, mu - 3 * sigma))
+            return [version_of(bot, v, note, created, played.get(v, 0), history.get(v, []))
                     for v, note, created in versions]
 
         async def read(db: Connection) -> list[BotVersion]:

@@ -12,7 +12,15 @@ from typing import Any, TypeVar
 
 from arena.names import check_account_name
 from arena.storage.interface import hash_token
-from arena.storage.people import DAY, AccountLimit, BotVersion, OwnedBot, PeopleStorage, Person
+from arena.storage.people import (
+    DAY,
+    AccountLimit,
+    BotVersion,
+    OwnedBot,
+    PeopleStorage,
+    Person,
+    version_of,
+)
 from arena.storage.ratings import INITIAL_SIGMA, VERSION_SIGMA_STEP
 
 __all__ = ["SQLitePeople", "SQLitePeopleStorage"]
@@ -181,17 +189,15 @@ class SQLitePeople:
         played = dict(self.db.execute(
             "SELECT version, COUNT(*) FROM game_players WHERE bot = ? AND version IS NOT NULL"
             " GROUP BY version", (bot,)).fetchall())
-        rated: dict[int, tuple[int, float]] = {}
-        for version, mu, sigma in self.db.execute(
-                "SELECT p.version, u.mu_after, u.sigma_after FROM rating_updates u"
+        history: dict[int, list[tuple[float, float]]] = {}
+        for version, finished, mu, sigma in self.db.execute(
+                "SELECT p.version, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
                 " JOIN game_players p ON p.game_id = u.game_id AND p.bot = u.bot"
                 " JOIN games g ON g.id = u.game_id WHERE u.bot = ? AND p.version IS NOT NULL"
                 " ORDER BY g.finished, g.rowid", (bot,)):
-            count = rated.get(version, (0, 0.0))[0]
-            rated[version] = (count + 1, mu - 3 * sigma)
-        return [BotVersion(bot, int(v), str(note), float(created), int(played.get(v, 0)),
-                           rated[v][1] if v in rated else None, rated.get(v, (0, 0.0))[0])
-                for v, note, created in versions]
+            history.setdefault(int(version), []).append((float(finished), mu - 3 * sigma))
+        return [version_of(bot, int(v), str(note), float(created), int(played.get(v, 0)),
+                           history.get(int(v), [])) for v, note, created in versions]
 
     def versions_played(self, bot: str, game_ids: Iterable[str]) -> dict[str, int]:
         wanted = sorted(set(game_ids))

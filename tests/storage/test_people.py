@@ -146,7 +146,8 @@ async def test_a_version_keeps_the_rating_with_a_wider_sigma_and_its_own_games(
     assert [(v.version, v.note, v.games, v.rated_games) for v in versions] == [
         (1, "", 40, 40), (2, "deeper search", 1, 0)]
     assert versions[0].rating == pytest.approx(before.conservative)
-    assert versions[1].rating is None
+    assert len(versions[0].history) == 40 and versions[0].history[-1][1] == versions[0].rating
+    assert versions[1].rating is None and versions[1].history == ()
     assert await storage.versions_played("ann-bot", ["v1-0", "v2-0", "none"]) == {
         "v1-0": 1, "v2-0": 2}
     assert await storage.versions_played("rival", ["v1-0"]) == {}  # a bot of nobody's

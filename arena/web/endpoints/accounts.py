@@ -348,7 +348,8 @@ ENDPOINTS = (
     Endpoint("GET", "/api/account/bots/{bot}/versions", bot_versions,
              "A bot's versions, with each one's games and rating", _TAG, params=(_BOT,),
              answers={200: '{"bot", "versions": [{"version", "note", "created", "games", '
-                           '"rated_games", "rating" (after its last rated game, or null)}]}',
+                           '"rated_games", "rating" (after its last rated game, or null), "history": '
+                           '[[finished, rating after], ...]}]}',
                       **_SIGNED_IN, 404: "no such bot of yours"}),
     Endpoint("POST", "/api/account/bots/{bot}/versions", add_version,
              "Register a bot's next version (its rating's uncertainty widens)", _TAG,
