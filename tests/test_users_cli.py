@@ -48,6 +48,11 @@ def test_people_are_added_listed_invited_and_removed(tmp_path: Path) -> None:
     assert short.exit_code == 2 and "8 to 256 characters" in short.output
     bad = runner.invoke(main, ["users", "add", "house:x", "--db", db])
     assert bad.exit_code == 2 and "reserved" in bad.output
+    reset = runner.invoke(main, ["users", "password", "bob", "--db", db])
+    assert reset.exit_code == 0 and asyncio.run(_check(db, "bob", reset.stdout.strip()))
+    assert not asyncio.run(_check(db, "bob", "bob's long secret"))
+    nobody = runner.invoke(main, ["users", "password", "zed", "--db", db])
+    assert nobody.exit_code == 2 and "no person named 'zed'" in nobody.output
     listed = runner.invoke(main, ["users", "list", "--db", db])
     assert listed.output == "ann  (0 bots)\nbob  (0 bots)\n"
     codes = runner.invoke(main, ["users", "invite", "--db", db, "--count", "2"])

@@ -1,5 +1,5 @@
 """`arena users`: the people of the server's database (``--db``): add, list, remove
-people, and make invite codes for sign-up by invitation (docs/server.md, "People and
+people, give one a new password, and make invite codes for sign-up by invitation (docs/server.md, "People and
 their bots")."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @click.group()
 def users() -> None:
-    """People's accounts: add, list, remove, invite."""
+    """People's accounts: add, list, remove, password, invite."""
 
 
 @users.command("add")
@@ -31,21 +31,13 @@ def add(name: str, db: str, password_stdin: bool) -> None:
     """Add a person. Without --password-stdin a random password is made and printed once
     (only its argon2id hash is stored); they sign in on the web with it."""
     from arena.names import InvalidName, check_account_name
-    from arena.passwords import PasswordError, Passwords, check_password
-    from arena.web.config import AccountsConfig
 
     check_url(db)
-    config = AccountsConfig()
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = secrets.token_urlsafe(12)
     try:
         check_account_name(name)
-        check_password(password, minimum=config.password_min, maximum=config.password_max)
-    except (InvalidName, PasswordError) as error:
+    except InvalidName as error:
         raise click.UsageError(str(error)) from None
-    hashed = Passwords(threads=1).hash_now(password)
+    password, hashed = _password(password_stdin)
     try:
         with_storage(db, lambda storage: storage.add_person(name, hashed))
     except ValueError as error:
@@ -53,6 +45,38 @@ def add(name: str, db: str, password_stdin: bool) -> None:
     click.echo(f"added {name}", err=True)
     if not password_stdin:
         click.echo(password)
+
+
+@users.command("password")
+@click.argument("name")
+@DB_OPTION
+@click.option("--password-stdin", is_flag=True,
+              help="Read the new password from standard input (its first line) instead of "
+                   "making one up and printing it.")
+def password(name: str, db: str, password_stdin: bool) -> None:
+    """Give a person a new password (one who forgot theirs); their sessions end."""
+    check_url(db)
+    new, hashed = _password(password_stdin)
+    if not with_storage(db, lambda storage: storage.set_password_hash(name, hashed)):
+        raise click.UsageError(f"no person named {name!r}")
+    click.echo(f"new password for {name}; their sessions ended", err=True)
+    if not password_stdin:
+        click.echo(new)
+
+
+def _password(from_stdin: bool) -> tuple[str, str]:
+    """A password (the first line of standard input, or a random one) within the bounds,
+    and its argon2id hash."""
+    from arena.passwords import PasswordError, Passwords, check_password
+    from arena.web.config import AccountsConfig
+
+    config = AccountsConfig()
+    chosen = sys.stdin.readline().rstrip("\r\n") if from_stdin else secrets.token_urlsafe(12)
+    try:
+        check_password(chosen, minimum=config.password_min, maximum=config.password_max)
+    except PasswordError as error:
+        raise click.UsageError(str(error)) from None
+    return chosen, Passwords(threads=1).hash_now(chosen)
 
 
 @users.command("list")
