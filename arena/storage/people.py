@@ -127,8 +127,9 @@ class PeopleStorage(ABC):
     # -- sessions ------------------------------------------------------------------------
 
     @abstractmethod
-    async def open_session(self, person: str, lifetime: float) -> str:
-        """A new session token of `person` that expires after `lifetime` seconds."""
+    async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str:
+        """A new session token of `person` that expires after `lifetime` seconds; their
+        sessions beyond the newest `keep` end (the oldest first)."""
 
     @abstractmethod
     async def session_person(self, token: str) -> str | None:

@@ -106,12 +106,21 @@ class PostgresPeople(PeopleStorage):
             hash_token(code), now, now + lifetime))
         return code
 
-    async def open_session(self, person: str, lifetime: float) -> str:
+    async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str:
         token = secrets.token_urlsafe(32)
         now = time.time()
-        await self._run(lambda db: db.execute(
-            "INSERT INTO person_sessions(token_hash, person, created, expires)"
-            " VALUES ($1, $2, $3, $4)", hash_token(token), person, now, now + lifetime))
+
+        async def work(db: Connection) -> None:
+            await db.execute(
+                "INSERT INTO person_sessions(token_hash, person, created, expires)"
+                " VALUES ($1, $2, $3, $4)", hash_token(token), person, now, now + lifetime)
+            await db.execute(
+                "DELETE FROM person_sessions WHERE person = $1 AND token_hash NOT IN"
+                " (SELECT token_hash FROM person_sessions WHERE person = $1"
+                " ORDER BY created DESC, token_hash = $2 DESC LIMIT $3)",
+                person, hash_token(token), keep)
+
+        await self._tx(work)
         return token
 
     async def session_person(self, token: str) -> str | None:

@@ -91,11 +91,18 @@ class SQLitePeople:
                         (hash_token(code), now, now + lifetime))
         return code
 
-    def open_session(self, person: str, lifetime: float) -> str:
+    def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str:
         token = secrets.token_urlsafe(32)
         now = time.time()
-        self.db.execute("INSERT INTO person_sessions(token_hash, person, created, expires)"
-                        " VALUES (?, ?, ?, ?)", (hash_token(token), person, now, now + lifetime))
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO person_sessions(token_hash, person, created, expires)"
+                       " VALUES (?, ?, ?, ?)", (hash_token(token), person, now, now + lifetime))
+            db.execute("DELETE FROM person_sessions WHERE person = ? AND token_hash NOT IN"
+                       " (SELECT token_hash FROM person_sessions WHERE person = ?"
+                       " ORDER BY created DESC, rowid DESC LIMIT ?)", (person, person, keep))
+
+        self._tx(work)
         return token
 
     def session_person(self, token: str) -> str | None:
@@ -237,8 +244,8 @@ class SQLitePeopleStorage(PeopleStorage):
     async def add_invite(self, lifetime: float) -> str:
         return await self.run(self.database.add_invite, lifetime)
 
-    async def open_session(self, person: str, lifetime: float) -> str:
-        return await self.run(self.database.open_session, person, lifetime)
+    async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str:
+        return await self.run(self.database.open_session, person, lifetime, keep=keep)
 
     async def session_person(self, token: str) -> str | None:
         return await self.run(self.database.session_person, token)

@@ -91,6 +91,9 @@ class AccountsConfig:
     ``arena users add`` (``closed``, the default)."""
     session_lifetime: float = 30 * 24 * 3600.0
     """Seconds a sign-in lasts (its cookie and its stored session)."""
+    sessions_per_person: int = 10
+    """Sessions a person keeps at once (browsers signed in); a new sign-in ends the oldest
+    beyond."""
     password_min: int = 8
     """Characters of a password at least."""
     password_max: int = 256
@@ -100,6 +103,8 @@ class AccountsConfig:
     """Bots a person may have (revoked ones do not count)."""
     versions_per_day: int = 10
     """Versions a person may register in any 24 hours, of all their bots."""
+    changes_per_person_minute: int = 30
+    """Bots made, tokens replaced and versions registered per person per minute."""
     signups_per_client_minute: int = 2
     """Sign-ups from one client address (an IPv6 /64) per minute."""
     signups_per_minute: int = 30

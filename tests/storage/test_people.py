@@ -68,6 +68,13 @@ async def test_sessions_name_their_person_until_closed_or_expired(storage: Stora
     await storage.purge_expired()
 
 
+async def test_a_person_keeps_only_their_newest_sessions(storage: Storage) -> None:
+    await storage.add_person("ann", HASH)
+    tokens = [await storage.open_session("ann", 3600, keep=3) for _ in range(5)]
+    assert [await storage.session_person(token) for token in tokens] == [
+        None, None, "ann", "ann", "ann"]
+
+
 async def test_a_person_s_bots_have_tokens_owners_and_a_limit(storage: Storage) -> None:
     await storage.add_person("ann", HASH)
     token = await storage.add_owned_bot("ann", "ann-bot", max_bots=2)

@@ -251,3 +251,15 @@ async def test_a_wrong_password_and_an_unknown_name_both_cost_a_check() -> None:
         assert not await passwords.verify("not a hash", PASSWORD)
     finally:
         passwords.close()
+
+
+async def test_a_person_s_changes_a_minute_are_limited(make_arena) -> None:
+    arena = await accounts_arena(make_arena, signup="open", changes_per_person_minute=2)
+    async with browser(arena) as ann:
+        await ann.post("/api/account/signup", {"name": "ann", "password": PASSWORD})
+        assert (await ann.post("/api/account/bots", {"name": "ann-bot"}))[0] == 200
+        assert (await ann.post("/api/account/bots/ann-bot/token"))[0] == 200
+        status, error = await ann.post("/api/account/bots/ann-bot/versions", {"note": ""})
+        assert (status, error["code"]) == (429, "rate-limited")
+        assert "changes to your bots" in error["message"]
+        assert (await ann.get("/api/account/bots"))[0] == 200  # reading is not a change

@@ -7,8 +7,9 @@ carries it; state-changing requests from foreign pages are refused anyway
 (`arena.web.origins.cross_site_guard`). Passwords are hashed and checked with argon2id
 off the event loop, a bounded number at once (`arena.passwords`). Every input a stranger
 reaches has its budget (`arena.web.config.AccountsConfig`): sign-ups and sign-in
-attempts per client address (and sign-ins per name), password lengths, bots per
-person, versions a day, the length of a version's note.
+attempts per client address (and sign-ins per name), password lengths, sessions per
+person, bots per person, versions a day, changes a minute, the length of a version's
+note.
 """
 
 from __future__ import annotations
@@ -50,13 +51,15 @@ class Accounts:
     signups: RateLimit
     signins_per_client: RateLimit
     signins_per_name: RateLimit
+    changes_per_person: RateLimit
 
     @classmethod
     def of(cls, config: AccountsConfig) -> Accounts:
         return cls(Passwords(threads=config.hash_threads, queue=config.hash_queue),
                    RateLimit(config.signups_per_client_minute), RateLimit(config.signups_per_minute),
                    RateLimit(config.signins_per_client_minute),
-                   RateLimit(config.signins_per_name_minute))
+                   RateLimit(config.signins_per_name_minute),
+                   RateLimit(config.changes_per_person_minute))
 
 
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("arena.accounts")
@@ -129,6 +132,13 @@ async def _person(request: web.Request) -> str:
     return person
 
 
+async def _changing(request: web.Request) -> str:
+    """The signed-in person, within their changes a minute (bots, tokens, versions)."""
+    person = await _person(request)
+    _limit(request.app[ACCOUNTS].changes_per_person, person, "changes to your bots")
+    return person
+
+
 # -- signing up, in and out ---------------------------------------------------------------
 
 
@@ -158,7 +168,8 @@ async def signup(request: web.Request) -> web.Response:
         if "invite" in str(error):
             raise ApiError(403, str(error), code="bad-invite") from None
         raise ApiError(409, str(error), code="name-taken") from None
-    token = await server.storage.open_session(body.name, config.session_lifetime)
+    token = await server.storage.open_session(body.name, config.session_lifetime,
+                                              keep=config.sessions_per_person)
     return _signed_in(request, body.name, token)
 
 
@@ -175,7 +186,8 @@ async def signin(request: web.Request) -> web.Response:
     stored = await server.storage.password_hash(body.name)
     if not await _hashing(accounts.passwords.verify(stored, body.password)):
         raise ApiError(401, "wrong name or password", code="wrong-credentials")
-    token = await server.storage.open_session(body.name, config.session_lifetime)
+    token = await server.storage.open_session(body.name, config.session_lifetime,
+                                              keep=config.sessions_per_person)
     return _signed_in(request, body.name, token)
 
 
@@ -222,7 +234,7 @@ async def my_bots(request: web.Request) -> web.Response:
 
 async def create_bot(request: web.Request) -> web.Response:
     server = server_of(request)
-    person = await _person(request)
+    person = await _changing(request)
     body = await read_json(request, NewBot, server.config.web.max_body)
     try:
         token = await server.storage.add_owned_bot(
@@ -238,7 +250,7 @@ async def create_bot(request: web.Request) -> web.Response:
 
 async def rotate_token(request: web.Request) -> web.Response:
     server = server_of(request)
-    person = await _person(request)
+    person = await _changing(request)
     bot = await _owned(request, person)
     try:
         token = await server.storage.rotate_token(person, bot.name)
@@ -256,7 +268,7 @@ async def bot_versions(request: web.Request) -> web.Response:
 
 async def add_version(request: web.Request) -> web.Response:
     server = server_of(request)
-    person = await _person(request)
+    person = await _changing(request)
     bot = await _owned(request, person)
     body = await read_json(request, NewVersion, server.config.web.max_body)
     if len(body.note) > NOTE_LENGTH:
@@ -340,11 +352,12 @@ ENDPOINTS = (
                  200: '{"name", "token", "version": 1}: the token is stored hashed and never '
                       'shown again (rotate it for a new one)',
                  400: "a bad name", **_SIGNED_IN,
-                 409: "the name is taken, or the person has their most bots"}),
+                 409: "the name is taken, or the person has their most bots",
+                 429: "beyond the person's changes a minute"}),
     Endpoint("POST", "/api/account/bots/{bot}/token", rotate_token,
              "A new token for a bot (the old one stops working)", _TAG, params=(_BOT,),
              answers={200: '{"name", "token"}', **_SIGNED_IN, 404: "no such bot of yours",
-                      409: "the bot is revoked"}),
+                      409: "the bot is revoked", 429: "beyond the person's changes a minute"}),
     Endpoint("GET", "/api/account/bots/{bot}/versions", bot_versions,
              "A bot's versions, with each one's games and rating", _TAG, params=(_BOT,),
              answers={200: '{"bot", "versions": [{"version", "note", "created", "games", '
@@ -357,7 +370,7 @@ ENDPOINTS = (
                  200: '{"bot", "version", "note", "created", ...}', 400: "a note too long",
                  **_SIGNED_IN, 404: "no such bot of yours",
                  409: "the bot is revoked, or the person registered their versions of the "
-                      "day"}),
+                      "day", 429: "beyond the person's changes a minute"}),
     Endpoint("GET", "/api/account/bots/{bot}/games", bot_games,
              "A bot's games, newest first, with the version that played each", _TAG,
              params=(_BOT, Param("limit", "at most this many (up to 100)", "integer"),

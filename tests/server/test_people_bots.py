@@ -1,6 +1,7 @@
-"""Bots of one person never play rated games against each other: the ladder never pairs
-them (each plays somebody else's bot), and the games it does pair record each person's
-bot's version."""
+"""A person's bots on the server: two of one person never play rated games against each
+other (the ladder never pairs them; each plays somebody else's bot), the games the
+ladder pairs record each bot's version, and a bot whose token its person replaced, or
+whose person was removed, is dropped."""
 
 from __future__ import annotations
 
@@ -65,3 +66,17 @@ async def test_the_server_s_ladder_pairs_a_person_s_bots_only_with_others(make_a
     assert pairs <= {frozenset(("ann-1", "bob")), frozenset(("ann-2", "bob"))}
     played = await storage.versions_played("ann-2", [g.id for g in games])
     assert played and set(played.values()) == {2}  # the version of the games' start
+
+
+async def test_a_replaced_token_or_a_removed_person_drops_the_connected_bot(make_arena) -> None:
+    arena = await make_arena(revocation_interval=0.05)
+    server, storage = arena.server, arena.server.storage
+    await storage.add_person("ann", "hash")
+    first = await connect(arena, await storage.add_owned_bot("ann", "ann-1", max_bots=5))
+    await connect(arena, await storage.add_owned_bot("ann", "ann-2", max_bots=5))
+    assert server.sessions["ann-1"].owner == "ann"
+    await storage.rotate_token("ann", "ann-1")
+    await wait_for(lambda: "ann-1" not in server.sessions)
+    assert "ann-2" in server.sessions and not first.connected.is_set()
+    await storage.remove_person("ann")
+    await wait_for(lambda: "ann-2" not in server.sessions)
