@@ -130,12 +130,13 @@ def test_version_5_adds_the_write_ahead_turns_to_a_database_of_version_4(tmp_pat
     assert "game_turns" in _tables(path)
 
 
-def test_version_6_adds_people_to_a_database_of_version_5(tmp_path: Path) -> None:
-    path = tmp_path / "v5.sqlite"
+def test_the_people_step_keeps_a_database_s_bots_and_games(tmp_path: Path) -> None:
+    step = next(i for i, sql in enumerate(MIGRATIONS) if "CREATE TABLE people" in sql)
+    path = tmp_path / "before-people.sqlite"
     with sqlite3.connect(path) as db:
-        for step in MIGRATIONS[:5]:
-            db.executescript(step)
-        db.execute("PRAGMA user_version = 5")
+        for sql in MIGRATIONS[:step]:
+            db.executescript(sql)
+        db.execute(f"PRAGMA user_version = {step}")
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         db.execute("INSERT INTO game_players(game_id, seat, bot) VALUES ('g1', 0, 'alice')")
     storage = Storage(path)
