@@ -5,7 +5,9 @@ Russian too."""
 
 from __future__ import annotations
 
+import json
 import random
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -123,8 +125,18 @@ def test_a_person_signs_up_makes_a_bot_and_reads_its_versions_and_debug_lines(
         assert page.locator("section.bot").count() == 1
 
 
-def test_the_account_pages_speak_russian(browser: Any, server: dict[str, Any],
-                                         visitor: dict[str, str]) -> None:
+def sign_up(url: str, name: str) -> dict[str, str]:
+    """A new person, signed up over HTTP: their session cookie, for a browser context."""
+    request = urllib.request.Request(
+        url + "/api/account/signup", method="POST", headers={"Content-Type": "application/json"},
+        data=json.dumps({"name": name, "password": PASSWORD}).encode())
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        cookie, _, value = answer.headers["Set-Cookie"].split(";")[0].partition("=")
+    return {"name": cookie, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"}
+
+
+def test_the_account_pages_speak_russian_on_a_phone(browser: Any, server: dict[str, Any],
+                                                    visitor: dict[str, str]) -> None:
     for page in open_page(browser, visitor, "phone", locale="ru-RU"):
         page.goto(server["url"] + "/#/account")
         wait_phase(page, "account")
@@ -132,3 +144,15 @@ def test_the_account_pages_speak_russian(browser: Any, server: dict[str, Any],
         assert page.inner_text("#signup-title") == "Зарегистрироваться"
         assert "Мои боты" in page.inner_text("header nav")
         no_overflow(page)
+        page.context.add_cookies([sign_up(server["url"], "boris")])
+        page.goto(server["url"] + "/#/mine")
+        wait_phase(page, "mine")
+        assert page.inner_text("#no-bots") == "У вас пока нет ботов."
+        page.fill("#new-bot", "boris-bot-with-a-long-name")
+        page.click("#create-bot")
+        page.wait_for_selector("#token")
+        assert "показывается один раз" in page.inner_text("#token-box")
+        assert "Версия 1" in page.inner_text("section.bot")
+        no_overflow(page)  # the token, the tables: nothing sticks out of a phone's screen
+        accessible(page)
+        shot(page, "my-bots-ru")
