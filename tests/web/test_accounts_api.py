@@ -263,3 +263,18 @@ async def test_a_person_s_changes_a_minute_are_limited(make_arena) -> None:
         assert (status, error["code"]) == (429, "rate-limited")
         assert "changes to your bots" in error["message"]
         assert (await ann.get("/api/account/bots"))[0] == 200  # reading is not a change
+
+
+async def test_the_openapi_document_names_the_session_cookie(make_arena) -> None:
+    arena = await accounts_arena(make_arena)
+    async with browser(arena) as reader:
+        status, document = await reader.get("/api/openapi.json")
+    assert status == 200
+    scheme = document["components"]["securitySchemes"]["session"]
+    assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "cookie", PERSON_COOKIE)
+    paths = document["paths"]
+    assert paths["/api/account/bots"]["post"]["security"] == [{"session": []}]
+    assert paths["/api/account/bots/{bot}/games/{id}/debug"]["get"]["security"] == [
+        {"session": []}]
+    assert "security" not in paths["/api/account/signin"]["post"]
+    assert "401" in paths["/api/account/bots"]["get"]["responses"]

@@ -319,6 +319,7 @@ async def debug_lines(request: web.Request) -> web.Response:
 
 _TAG = "accounts"
 _SIGNED_IN = {401: "not signed in"}
+_SESSION = ("session",)
 _BOT = Param("bot", "a bot of the signed-in person's", required=True, where="path")
 
 ENDPOINTS = (
@@ -345,10 +346,12 @@ ENDPOINTS = (
                            'or closed), "limits": {"bots", "versions_per_day", "password_min", '
                            '"password_max", "note_length"}}'}),
     Endpoint("GET", "/api/account/bots", my_bots, "The signed-in person's bots", _TAG,
+             security=_SESSION,
              answers={200: '{"name", "bots": [{"name", "created", "revoked", "version", '
                            '"connected", "games_in_flight"}]}', **_SIGNED_IN}),
     Endpoint("POST", "/api/account/bots", create_bot, "Create a bot (its token is shown once)",
-             _TAG, body=NewBot, answers={
+             _TAG, body=NewBot, security=_SESSION,
+             answers={
                  200: '{"name", "token", "version": 1}: the token is stored hashed and never '
                       'shown again (rotate it for a new one)',
                  400: "a bad name", **_SIGNED_IN,
@@ -356,17 +359,20 @@ ENDPOINTS = (
                  429: "beyond the person's changes a minute"}),
     Endpoint("POST", "/api/account/bots/{bot}/token", rotate_token,
              "A new token for a bot (the old one stops working)", _TAG, params=(_BOT,),
+             security=_SESSION,
              answers={200: '{"name", "token"}', **_SIGNED_IN, 404: "no such bot of yours",
                       409: "the bot is revoked", 429: "beyond the person's changes a minute"}),
     Endpoint("GET", "/api/account/bots/{bot}/versions", bot_versions,
              "A bot's versions, with each one's games and rating", _TAG, params=(_BOT,),
+             security=_SESSION,
              answers={200: '{"bot", "versions": [{"version", "note", "created", "games", '
                            '"rated_games", "rating" (after its last rated game, or null), "history": '
                            '[[finished, rating after], ...]}]}',
                       **_SIGNED_IN, 404: "no such bot of yours"}),
     Endpoint("POST", "/api/account/bots/{bot}/versions", add_version,
              "Register a bot's next version (its rating's uncertainty widens)", _TAG,
-             params=(_BOT,), body=NewVersion, answers={
+             params=(_BOT,), body=NewVersion, security=_SESSION,
+             answers={
                  200: '{"bot", "version", "note", "created", ...}', 400: "a note too long",
                  **_SIGNED_IN, 404: "no such bot of yours",
                  409: "the bot is revoked, or the person registered their versions of the "
@@ -376,12 +382,14 @@ ENDPOINTS = (
              params=(_BOT, Param("limit", "at most this many (up to 100)", "integer"),
                      Param("before", "only games started before this time (seconds since the "
                                      "epoch), for paging")),
+             security=_SESSION,
              answers={200: '{"bot", "games": [a game as /api/games lists it, with "version"]}',
                       400: "a bad limit or before", **_SIGNED_IN,
                       404: "no such bot of yours"}),
     Endpoint("GET", "/api/account/bots/{bot}/games/{id}/debug", debug_lines,
              "The debug lines a bot logged in one of its games", _TAG,
              params=(_BOT, Param("id", "the game", required=True, where="path")),
+             security=_SESSION,
              answers={200: '{"game_id", "bot", "seats", "status", "lines": [{"turn", "seat", '
                            '"text"}]} (no lines while the game runs, nor once they expired)',
                       **_SIGNED_IN, 404: "no such bot of yours, or a game it did not play"}),
