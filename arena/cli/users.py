@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from arena.storage import Storage
 
 
+PASSWORD_STDIN = click.option(
+    "--password-stdin", is_flag=True,
+    help="Read the password from standard input (its first line) instead of making one up "
+         "and printing it.")
+
+
 @click.group()
 def users() -> None:
     """People's accounts: add, list, remove, password, invite."""
@@ -24,9 +30,7 @@ def users() -> None:
 @users.command("add")
 @click.argument("name")
 @DB_OPTION
-@click.option("--password-stdin", is_flag=True,
-              help="Read the password from standard input (its first line) instead of "
-                   "making one up and printing it.")
+@PASSWORD_STDIN
 def add(name: str, db: str, password_stdin: bool) -> None:
     """Add a person. Without --password-stdin a random password is made and printed once
     (only its argon2id hash is stored); they sign in on the web with it."""
@@ -50,9 +54,7 @@ def add(name: str, db: str, password_stdin: bool) -> None:
 @users.command("password")
 @click.argument("name")
 @DB_OPTION
-@click.option("--password-stdin", is_flag=True,
-              help="Read the new password from standard input (its first line) instead of "
-                   "making one up and printing it.")
+@PASSWORD_STDIN
 def password(name: str, db: str, password_stdin: bool) -> None:
     """Give a person a new password (one who forgot theirs); their sessions end."""
     check_url(db)
