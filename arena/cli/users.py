@@ -69,8 +69,8 @@ def password(name: str, db: str, password_stdin: bool) -> None:
 def _password(from_stdin: bool) -> tuple[str, str]:
     """A password (the first line of standard input, or a random one) within the bounds,
     and its argon2id hash."""
+    from arena.config import AccountsConfig
     from arena.passwords import PasswordError, Passwords, check_password
-    from arena.web.config import AccountsConfig
 
     config = AccountsConfig()
     chosen = sys.stdin.readline().rstrip("\r\n") if from_stdin else secrets.token_urlsafe(12)

@@ -10,6 +10,7 @@ See docs/server.md ("Storage").
 from arena.storage.interface import (
     BotAccount,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Storage,
@@ -28,6 +29,7 @@ __all__ = [
     "BotVersion",
     "DatabaseUrl",
     "GameRow",
+    "Lease",
     "OwnedBot",
     "Person",
     "RatingRow",

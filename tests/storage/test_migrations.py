@@ -11,7 +11,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from arena.storage import StorageFailure, StorageVersionError, StoredTurn, hash_token, open_storage
+from arena.storage import (
+    Lease,
+    StorageFailure,
+    StorageVersionError,
+    StoredTurn,
+    hash_token,
+    open_storage,
+)
 from arena.storage.migrations.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from arena.storage.migrations.postgres import SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION
 from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
@@ -45,6 +52,9 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         assert db.execute("SELECT expires FROM bots WHERE name = 'alice'").fetchone() == (None,)
         assert "notes_bytes" in columns and "log_bytes" in _tables(path)  # step 4
         assert "time_control" in columns and "game_turns" in _tables(path)  # step 5
+        assert {"host", "lease_until"} <= columns  # step 6
+        assert {"seasons", "season_standings"} <= _tables(path)  # step 7
+        assert {"people", "person_sessions", "invites", "bot_versions"} <= _tables(path)  # step 8
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -214,6 +224,11 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             assert running.id == "g1" and running.seed == 2**100 and running.time_control is None
             await storage.append_turns([StoredTurn("g1", 0, line(0), (0.0, 0.0), 0, 4.0)])
             assert [t.line for t in (await storage.running_games())[0].turns] == [line(0)]
+            assert await storage.leases() == [Lease("g1", None, None)]  # version 3: any host
+            assert await storage.claim_expired("host-a", 60) == ["g1"]  # may claim it
+            assert await storage.seasons() == []  # version 4: the seasons' tables
+            assert await storage.people() == []  # version 5: people and their bots
+            assert await storage.versions_played("alice", ["g1"]) == {}  # no version then
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing

@@ -6,7 +6,7 @@ like the guests': a page's script never sees it and a foreign page's request nev
 carries it; state-changing requests from foreign pages are refused anyway
 (`arena.web.origins.cross_site_guard`). Passwords are hashed and checked with argon2id
 off the event loop, a bounded number at once (`arena.passwords`). Every input a stranger
-reaches has its budget (`arena.web.config.AccountsConfig`): sign-ups and sign-in
+reaches has its budget (`arena.config.AccountsConfig`): sign-ups and sign-in
 attempts per client address (and sign-ins per name), password lengths, sessions per
 person, bots per person, versions a day, changes a minute, the length of a version's
 note.
@@ -22,18 +22,19 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from aiohttp import web
 
+from arena.config import AccountsConfig
 from arena.names import check_account_name
 from arena.passwords import HashingBusy, Passwords, check_password
 from arena.record import read_jsonl
-from arena.storage import AccountLimit, OwnedBot
+from arena.storage.people import AccountLimit
 from arena.web import PERSON_COOKIE
-from arena.web.config import AccountsConfig
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
+    from arena.service import ArenaService
+    from arena.storage.people import OwnedBot
 
 __all__ = ["ACCOUNTS", "ENDPOINTS", "NOTE_LENGTH", "Accounts"]
 
@@ -92,7 +93,7 @@ class NewVersion(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def _config(request: web.Request) -> AccountsConfig:
-    return server_of(request).config.accounts
+    return service_of(request).config.accounts
 
 
 def _limit(quota: RateLimit, key: str, what: str) -> None:
@@ -122,7 +123,7 @@ async def person_of(request: web.Request) -> str | None:
     token = request.cookies.get(PERSON_COOKIE)
     if not token or len(token) > 100:
         return None
-    return await server_of(request).storage.session_person(token)
+    return await service_of(request).records.session_person(token)
 
 
 async def _person(request: web.Request) -> str:
@@ -143,9 +144,9 @@ async def _changing(request: web.Request) -> str:
 
 
 async def signup(request: web.Request) -> web.Response:
-    server = server_of(request)
-    config = server.config.accounts
-    body = await read_json(request, SignUp, server.config.web.max_body)
+    service = service_of(request)
+    config = service.config.accounts
+    body = await read_json(request, SignUp, service.config.web.max_body)
     if config.signup == "closed":
         raise ApiError(403, "sign-up is closed on this server: the operator adds people "
                             "('arena users add NAME')", code="signup-closed")
@@ -158,35 +159,35 @@ async def signup(request: web.Request) -> web.Response:
     _limit(accounts.signups, "*", "sign-ups in all")
     check_account_name(body.name)
     check_password(body.password, minimum=config.password_min, maximum=config.password_max)
-    if await server.storage.password_hash(body.name) is not None:
+    if await service.records.password_hash(body.name) is not None:
         raise ApiError(409, f"the name {body.name!r} is taken", code="name-taken")
     hashed = await _hashing(accounts.passwords.hash(body.password))
     try:
-        await server.storage.add_person(
+        await service.records.add_person(
             body.name, hashed, invite=body.invite if config.signup == "invite" else None)
     except ValueError as error:
         if "invite" in str(error):
             raise ApiError(403, str(error), code="bad-invite") from None
         raise ApiError(409, str(error), code="name-taken") from None
-    token = await server.storage.open_session(body.name, config.session_lifetime,
+    token = await service.records.open_session(body.name, config.session_lifetime,
                                               keep=config.sessions_per_person)
     return _signed_in(request, body.name, token)
 
 
 async def signin(request: web.Request) -> web.Response:
-    server = server_of(request)
-    config = server.config.accounts
-    body = await read_json(request, SignIn, server.config.web.max_body)
+    service = service_of(request)
+    config = service.config.accounts
+    body = await read_json(request, SignIn, service.config.web.max_body)
     accounts = request.app[ACCOUNTS]
     _limit(accounts.signins_per_client, client_key(request.remote),
            "sign-in attempts from your address")
     _limit(accounts.signins_per_name, body.name[:64], "sign-in attempts for one name")
     if len(body.password) > config.password_max:
         raise ApiError(400, f"a password has at most {config.password_max} characters")
-    stored = await server.storage.password_hash(body.name)
+    stored = await service.records.password_hash(body.name)
     if not await _hashing(accounts.passwords.verify(stored, body.password)):
         raise ApiError(401, "wrong name or password", code="wrong-credentials")
-    token = await server.storage.open_session(body.name, config.session_lifetime,
+    token = await service.records.open_session(body.name, config.session_lifetime,
                                               keep=config.sessions_per_person)
     return _signed_in(request, body.name, token)
 
@@ -194,7 +195,7 @@ async def signin(request: web.Request) -> web.Response:
 async def signout(request: web.Request) -> web.Response:
     token = request.cookies.get(PERSON_COOKIE)
     if token and len(token) <= 100:
-        await server_of(request).storage.close_session(token)
+        await service_of(request).records.close_session(token)
     response = json_response({"name": None})
     response.del_cookie(PERSON_COOKIE, path="/")
     return response
@@ -214,31 +215,31 @@ async def account_me(request: web.Request) -> web.Response:
 
 async def _owned(request: web.Request, person: str) -> OwnedBot:
     name = request.match_info["bot"]
-    for bot in await server_of(request).storage.owned_bots(person):
+    for bot in await service_of(request).records.owned_bots(person):
         if bot.name == name:
             return bot
     raise ApiError(404, f"you have no bot named {name[:60]!r}", code="unknown-bot")
 
 
-def _bot_json(server: ArenaServer, bot: OwnedBot) -> dict[str, Any]:
-    return {**bot.to_json(), "connected": bot.name in server.sessions,
-            "games_in_flight": len(server.bot_games.get(bot.name, ()))}
+def _bot_json(service: ArenaService, bot: OwnedBot) -> dict[str, Any]:
+    return {**bot.to_json(), "connected": service.connected(bot.name),
+            "games_in_flight": len(service.live_games_of(bot.name))}
 
 
 async def my_bots(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     person = await _person(request)
     return json_response({"name": person, "bots": [
-        _bot_json(server, bot) for bot in await server.storage.owned_bots(person)]})
+        _bot_json(service, bot) for bot in await service.records.owned_bots(person)]})
 
 
 async def create_bot(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     person = await _changing(request)
-    body = await read_json(request, NewBot, server.config.web.max_body)
+    body = await read_json(request, NewBot, service.config.web.max_body)
     try:
-        token = await server.storage.add_owned_bot(
-            person, body.name, max_bots=server.config.accounts.bots_per_person)
+        token = await service.records.add_owned_bot(
+            person, body.name, max_bots=service.config.accounts.bots_per_person)
     except AccountLimit as error:
         raise ApiError(409, str(error), code="limit-reached") from None
     except ValueError as error:
@@ -249,34 +250,34 @@ async def create_bot(request: web.Request) -> web.Response:
 
 
 async def rotate_token(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     person = await _changing(request)
     bot = await _owned(request, person)
     try:
-        token = await server.storage.rotate_token(person, bot.name)
+        token = await service.records.rotate_token(person, bot.name)
     except ValueError as error:
         raise ApiError(409, str(error), code="revoked") from None
     return json_response({"name": bot.name, "token": token})
 
 
 async def bot_versions(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     bot = await _owned(request, await _person(request))
     return json_response({"bot": bot.name, "versions": [
-        version.to_json() for version in await server.storage.bot_versions(bot.name)]})
+        version.to_json() for version in await service.records.bot_versions(bot.name)]})
 
 
 async def add_version(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     person = await _changing(request)
     bot = await _owned(request, person)
-    body = await read_json(request, NewVersion, server.config.web.max_body)
+    body = await read_json(request, NewVersion, service.config.web.max_body)
     if len(body.note) > NOTE_LENGTH:
         raise ApiError(400, f"a version's note has at most {NOTE_LENGTH} characters "
                             f"(this one has {len(body.note)})")
     try:
-        version = await server.storage.add_version(
-            person, bot.name, body.note, per_day=server.config.accounts.versions_per_day)
+        version = await service.records.add_version(
+            person, bot.name, body.note, per_day=service.config.accounts.versions_per_day)
     except AccountLimit as error:
         raise ApiError(409, str(error), code="limit-reached") from None
     except ValueError as error:
@@ -285,25 +286,25 @@ async def add_version(request: web.Request) -> web.Response:
 
 
 async def bot_games(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     bot = await _owned(request, await _person(request))
-    listed = server.config.accounts.games_listed
+    listed = service.config.accounts.games_listed
     try:
         limit = max(1, min(listed, int(request.query.get("limit", str(listed)))))
         before = float(request.query["before"]) if "before" in request.query else None
     except ValueError:
         raise ApiError(400, "limit must be an integer and before a number") from None
-    rows = await server.storage.games(bot=bot.name, limit=limit, before=before)
-    played = await server.storage.versions_played(bot.name, [row.id for row in rows])
+    rows = await service.records.games(bot=bot.name, limit=limit, before=before)
+    played = await service.records.versions_played(bot.name, [row.id for row in rows])
     return json_response({"bot": bot.name, "games": [
         {**row.to_json(), "version": played.get(row.id)} for row in rows]})
 
 
 async def debug_lines(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     bot = await _owned(request, await _person(request))
     game_id = request.match_info["id"]
-    stored = await server.storage.game(game_id)
+    stored = await service.records.game(game_id)
     if stored is None or bot.name not in stored.players:
         raise ApiError(404, f"{bot.name} played no game {game_id[:60]!r}", code="unknown-game")
     seats = [seat for seat, name in enumerate(stored.players) if name == bot.name]
