@@ -76,7 +76,7 @@ class Ladder:
         recent: earlier pairings as ``(time, a, b)`` (seconds since the epoch), counted
             against `LadderConfig.pairings_per_hour` (those of the last hour matter).
         owner_of: the person a connected bot belongs to, or None; two bots of one
-            person are never paired.
+            person are never paired (required: no ladder forgets the check).
     """
 
     def __init__(
@@ -85,7 +85,8 @@ class Ladder:
         available: Callable[[], Sequence[str]],
         start_pair: Callable[[str, str], Any],
         recent: Iterable[tuple[float, str, str]] = (),
-        owner_of: Callable[[str], str | None] = lambda name: None,
+        *,
+        owner_of: Callable[[str], str | None],
     ) -> None:
         self.config = config
         self._owner_of = owner_of
@@ -141,8 +142,8 @@ class Ladder:
         return made
 
     def may_pair(self, first: str, second: str, now: float) -> bool:
-        """Whether the pair cap lets `first` and `second` be paired at `now` (a rated
-        challenge asks too: it counts as a pairing)."""
+        """Whether the pair cap and their owners let `first` and `second` be paired at
+        `now` (a rated challenge asks too: it counts as a pairing)."""
         return self._may_pair(first, second, now)
 
     def paired(self, first: str, second: str, now: float) -> None:
