@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
@@ -18,7 +18,11 @@ from arena.legal import DEFAULT_MAX_LEGAL
 from arena.seasons import SeasonConfig
 from arena.workers import WorkerLimits
 
-__all__ = ["ChallengeLimits", "LadderConfig", "SeasonConfig", "ServerConfig", "TimeControl", "WebConfig"]
+__all__ = ["SIGNUP_MODES", "AccountsConfig", "ChallengeLimits", "LadderConfig", "SeasonConfig",
+           "ServerConfig", "TimeControl", "WebConfig"]
+
+SIGNUP_MODES = ("open", "invite", "closed")
+"""Who may sign up on the web (`AccountsConfig.signup`)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,49 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class AccountsConfig:
+    """People's accounts and their budgets (``[accounts]`` of the configuration; docs/server.md,
+    "People and their bots", and docs/security.md list them with their errors)."""
+
+    signup: Literal["open", "invite", "closed"] = "closed"
+    """Who may sign up on the web: anybody (``open``), whoever has an invite code from
+    ``arena users invite`` (``invite``), or nobody: the operator adds people with
+    ``arena users add`` (``closed``, the default)."""
+    session_lifetime: float = 30 * 24 * 3600.0
+    """Seconds a sign-in lasts (its cookie and its stored session)."""
+    sessions_per_person: int = 10
+    """Sessions a person keeps at once (browsers signed in); a new sign-in ends the oldest
+    beyond."""
+    password_min: int = 8
+    """Characters of a password at least."""
+    password_max: int = 256
+    """Characters of a password at most (argon2 reads it all: the bound keeps a huge one
+    from costing more)."""
+    bots_per_person: int = 5
+    """Bots a person may have (revoked ones do not count)."""
+    versions_per_day: int = 10
+    """Versions a person may register in any 24 hours, of all their bots."""
+    changes_per_person_minute: int = 30
+    """Bots made, tokens replaced and versions registered per person per minute."""
+    signups_per_client_minute: int = 2
+    """Sign-ups from one client address (an IPv6 /64) per minute."""
+    signups_per_minute: int = 30
+    """Sign-ups per minute in all."""
+    signins_per_client_minute: int = 10
+    """Sign-in attempts from one client address per minute (right or wrong)."""
+    signins_per_name_minute: int = 10
+    """Sign-in attempts for one name per minute, from anywhere (a guessing attack spread
+    over many addresses)."""
+    hash_threads: int = 1
+    """Threads that hash and check passwords (argon2id: 64 MiB and tens of
+    milliseconds each), off the event loop."""
+    hash_queue: int = 8
+    """Password hashes and checks taken at once (running or waiting); more get 503."""
+    games_listed: int = 100
+    """Games of a bot one request lists at most."""
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
@@ -233,6 +280,8 @@ class ServerConfig:
     one level down, with their ``logs/``) shown by the web interface."""
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`WebConfig`)."""
+    accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    """People's accounts: who may sign up, their limits and budgets (`AccountsConfig`)."""
     seasons: tuple[SeasonConfig, ...] = ()
     """The ladder's seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
     read by `arena.seasons.seasons_from_toml`)."""

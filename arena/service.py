@@ -21,7 +21,7 @@ server nor the web.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from arena.registry import Registry
     from arena.seasons import Standing
     from arena.storage.interface import BotAccount, GameRow, RatingRow, SeasonRecord, StoredGame
+    from arena.storage.people import BotVersion, OwnedBot
 
 __all__ = [
     "ArenaService",
@@ -115,6 +116,32 @@ class Records(Protocol):
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None: ...
 
+    # People and their bots (`arena.storage.people.PeopleStorage`): the web's accounts.
+
+    async def add_person(self, name: str, password_hash: str, *,
+                         invite: str | None = None) -> None: ...
+
+    async def password_hash(self, name: str) -> str | None: ...
+
+    async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str: ...
+
+    async def session_person(self, token: str) -> str | None: ...
+
+    async def close_session(self, token: str) -> None: ...
+
+    async def add_owned_bot(self, owner: str, name: str, *, max_bots: int) -> str: ...
+
+    async def owned_bots(self, owner: str) -> list[OwnedBot]: ...
+
+    async def rotate_token(self, owner: str, bot: str) -> str: ...
+
+    async def add_version(self, owner: str, bot: str, note: str, *,
+                          per_day: int) -> BotVersion: ...
+
+    async def bot_versions(self, bot: str) -> list[BotVersion]: ...
+
+    async def versions_played(self, bot: str, game_ids: Iterable[str]) -> dict[str, int]: ...
+
 
 class LiveView(Protocol):
     """What the web reads of a game in progress (the server's `LiveGame`). Read only:
@@ -174,7 +201,8 @@ class ArenaService(Protocol):
 
     @property
     def records(self) -> Records:
-        """The stored games, ratings, accounts and presets."""
+        """The stored games, ratings, accounts, presets, seasons, and people with their
+        bots."""
 
     def health(self) -> dict[str, Any]:
         """The server's health (``/healthz``): ``status`` is ``ok``, ``closing`` or

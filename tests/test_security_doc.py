@@ -131,3 +131,15 @@ def test_the_hosted_bots_timing_limits_are_documented() -> None:
     assert f"| {KILL_SECONDS:.0f} s | `arena.sandbox.process.KILL_SECONDS` |" in DOC
     listed = DOC.split("(`ETC_ALLOWED`:")[1].split(")")[0]
     assert [part.strip(" \n`") for part in listed.split(",")] == list(ETC_ALLOWED)
+
+
+def test_every_accounts_budget_is_documented() -> None:
+    from arena.web.config import AccountsConfig
+
+    for field in fields(AccountsConfig):
+        assert f"`{field.name}`" in DOC, field.name
+    assert "`--signup`" in DOC
+    defaults = AccountsConfig()
+    assert f"| {defaults.bots_per_person} | `bots_per_person`" in DOC
+    assert f"| {defaults.versions_per_day} | `versions_per_day`" in DOC
+    assert f"{defaults.password_min} to {defaults.password_max} characters" in DOC

@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "tournament": "arena.cli.tournament:tournament",
     "match": "arena.cli.match:match",
     "db": "arena.cli.db:db",
+    "users": "arena.cli.users:users",
     "experiment": "arena.experiments.cli:experiment",
 }
 

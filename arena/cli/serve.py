@@ -105,6 +105,11 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
+@click.option("--signup", default="closed", show_default=True,
+              type=click.Choice(["open", "invite", "closed"]),
+              help="Who may sign up on the web: anybody, people with an invite code "
+                   "('arena users invite'), or nobody (the operator adds people: "
+                   "'arena users add NAME').")
 @click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
               default=None, metavar="FILE.toml",
               help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladder's "
@@ -121,12 +126,20 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          server_names: tuple[str, ...], guests_per_client: int, seasons_file: str | None,
+          server_names: tuple[str, ...], guests_per_client: int, signup: str,
+          seasons_file: str | None,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
     from arena.bot_logs import LogLimits
-    from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl, WebConfig
+    from arena.config import (
+        AccountsConfig,
+        ChallengeLimits,
+        LadderConfig,
+        ServerConfig,
+        TimeControl,
+        WebConfig,
+    )
     from arena.registry import default_registry
     from arena.workers import WorkerLimits
 
@@ -185,6 +198,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
+        accounts=AccountsConfig(signup=signup),  # type: ignore[arg-type]  # click's Choice
         seasons=seasons,
     )
 

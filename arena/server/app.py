@@ -182,7 +182,7 @@ class ArenaServer(ArenaService):
         )
         if config.ladder is not None:
             self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
-                                 await self._recent_pairings())
+                                 await self._recent_pairings(), owner_of=self._owner_of)
             self.ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
@@ -383,6 +383,11 @@ class ArenaServer(ArenaService):
 
     # -- ladder ------------------------------------------------------------------------
 
+    def _owner_of(self, name: str) -> str | None:
+        """The person whose bot `name` is (while it is connected), if any."""
+        session = self.sessions.get(name)
+        return None if session is None else session.owner
+
     def _ladder_candidates(self) -> list[str]:
         ladder = self.config.ladder
         assert ladder is not None
@@ -430,8 +435,8 @@ class ArenaServer(ArenaService):
     def _check_challenge(self, challenger: str, opponent: str, rated: bool) -> None:
         """Refuse (`ChallengeError`) a challenge the ladder could not play now: both
         bots connected, playing its game, with room for the pairing's two games
-        (`LadderConfig.max_games`); a rated one between accounts (not guests) whose
-        pair cap is not spent."""
+        (`LadderConfig.max_games`); a rated one between accounts (not guests) of
+        different people (or of nobody) whose pair cap is not spent."""
         ladder = self.config.ladder
         if ladder is None:
             raise ChallengeError("bad-challenge", "this server has no ladder to play "
@@ -451,6 +456,11 @@ class ArenaServer(ArenaService):
         if rated and (is_guest(challenger) or is_guest(opponent)):
             raise ChallengeError("bad-challenge", "guests play no rated games: challenge "
                                  "with rated false")
+        owner = self._owner_of(challenger)
+        if rated and owner is not None and owner == self._owner_of(opponent):
+            raise ChallengeError("bad-challenge", (
+                f"{challenger} and {opponent} are both bots of {owner}'s, and a person's "
+                "bots play no rated games against each other: challenge with rated false"))
         if rated and self.ladder is not None and not self.ladder.may_pair(
                 challenger, opponent, time.time()):
             raise ChallengeError("bad-challenge", (

@@ -33,6 +33,8 @@ class Login:
 
     name: str
     token: str
+    owner: str | None = None
+    """The person the account belongs to, if any (the ladder never pairs two of theirs)."""
 
 
 async def authenticate(storage: Storage, hello: Message, cookie: str | None) -> Login:
@@ -69,7 +71,7 @@ async def authenticate(storage: Storage, hello: Message, cookie: str | None) -> 
         raise AuthenticationError(
             f"the token belongs to {account.name!r}, not {hello.get('bot')!r}")
     assert token is not None
-    return Login(account.name, token)
+    return Login(account.name, token, account.owner)
 
 
 class Revocations:

@@ -267,6 +267,7 @@ class Clients:
             return False
         role = hello["role"]
         name: str | None = None
+        owner: str | None = None
         if role in ("bot", "operator"):
             try:
                 login = await authenticate(self.storage, hello,
@@ -282,7 +283,7 @@ class Clients:
                 self._error(session, error)
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
-            name = login.name
+            name, owner = login.name, login.owner
             self.revocations.add(session, login.token)
         elif role != "spectator":
             self._error(session, UnexpectedMessage(
@@ -293,6 +294,7 @@ class Clients:
             return False
         session.role = role
         session.name = name
+        session.owner = owner
         if role == "operator":
             session.rate = None  # trusted: a tournament runner asks for games in bursts
         session.games_played = frozenset(hello.get("games") or ())

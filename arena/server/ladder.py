@@ -18,6 +18,10 @@ field (two bots and a house bot) still gets games while its two bots wait for th
 pair's next turn. The pairings of the last hour are read back from the database when
 the server starts (`recent`), so a restart does not reset the count. The ladder is
 given the time (`tick`): it reads no clock of its own.
+
+Two bots of one person (`arena.storage.people`: ``owner_of`` names each bot's person)
+are never paired: the ladder's games are rated, and a person's bots feeding each other
+rating is what the pair limit is against. Each is paired with somebody else's bot.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class Ladder:
         start_pair: starts the two games of a pairing ``(a, b)``.
         recent: earlier pairings as ``(time, a, b)`` (seconds since the epoch), counted
             against `LadderConfig.pairings_per_hour` (those of the last hour matter).
+        owner_of: the person a connected bot belongs to, or None; two bots of one
+            person are never paired (required: no ladder forgets the check).
     """
 
     def __init__(
@@ -79,8 +85,11 @@ class Ladder:
         available: Callable[[], Sequence[str]],
         start_pair: Callable[[str, str], Any],
         recent: Iterable[tuple[float, str, str]] = (),
+        *,
+        owner_of: Callable[[str], str | None],
     ) -> None:
         self.config = config
+        self._owner_of = owner_of
         self._available = available
         self._start_pair = start_pair
         self._rng = random.Random(config.seed)
@@ -133,8 +142,8 @@ class Ladder:
         return made
 
     def may_pair(self, first: str, second: str, now: float) -> bool:
-        """Whether the pair cap lets `first` and `second` be paired at `now` (a rated
-        challenge asks too: it counts as a pairing)."""
+        """Whether the pair cap and their owners let `first` and `second` be paired at
+        `now` (a rated challenge asks too: it counts as a pairing)."""
         return self._may_pair(first, second, now)
 
     def paired(self, first: str, second: str, now: float) -> None:
@@ -145,9 +154,13 @@ class Ladder:
 
     def _may_pair(self, first: str, second: str, now: float) -> bool:
         """Whether `first` and `second` may be paired at `now`: two house bots only
-        with `house_vs_house`; two accounts below their `pairings_per_hour`."""
+        with `house_vs_house`; two accounts below their `pairings_per_hour`, and not
+        of the same person."""
         if is_house(first) or is_house(second):
             return self.config.house_vs_house or not (is_house(first) and is_house(second))
+        owner = self._owner_of(first)
+        if owner is not None and owner == self._owner_of(second):
+            return False
         limit = self.config.pairings_per_hour
         if limit <= 0:
             return True

@@ -70,6 +70,8 @@ class Session:
         self.core = core
         self.role = ""
         self.name: str | None = None
+        self.owner: str | None = None
+        """The person a bot's account belongs to (`arena.storage.people`), if any."""
         self.games_played: frozenset[str] = frozenset()
         self.capabilities: frozenset[str] = frozenset()
         """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""

@@ -20,10 +20,26 @@ from arena.storage.interface import (
     StoredTurn,
     hash_token,
 )
+from arena.storage.people import AccountLimit, BotVersion, OwnedBot, Person
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "DatabaseUrl", "GameRow", "Lease", "RatingRow", "RunningGame", "Storage",
-    "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
-    "open_storage", "parse_url",
+    "AccountLimit",
+    "BotAccount",
+    "BotVersion",
+    "DatabaseUrl",
+    "GameRow",
+    "Lease",
+    "OwnedBot",
+    "Person",
+    "RatingRow",
+    "RunningGame",
+    "Storage",
+    "StorageFailure",
+    "StorageVersionError",
+    "StoredGame",
+    "StoredTurn",
+    "hash_token",
+    "open_storage",
+    "parse_url",
 ]

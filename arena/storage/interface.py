@@ -32,6 +32,7 @@ from arena.clock import TimeControl
 from arena.errors import ArenaError
 from arena.record import MatchRecord, read_jsonl
 from arena.seasons import Standing
+from arena.storage.people import PeopleStorage
 
 __all__ = [
     "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "Lease", "RatingRow",
@@ -72,6 +73,8 @@ class BotAccount:
     operator: bool
     revoked: bool
     created: float
+    owner: str | None = None
+    """The person the bot belongs to (`arena.storage.people`), if any."""
 
 
 @dataclass(frozen=True)
@@ -241,17 +244,22 @@ class SeasonRecord:
 # -- copying between databases -----------------------------------------------------------
 
 COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
-    "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires"),
+    "bots": ("name", "token_hash", "created", "revoked", "operator", "house", "expires",
+             "owner"),
     "games": ("id", "game", "settings", "players", "seed", "seed_commitment", "time_control",
               "ladder", "pair", "status", "result", "winner", "scores", "termination",
               "reason", "turns", "started", "finished", "log", "notes_bytes"),
-    "game_players": ("game_id", "seat", "bot"),
+    "game_players": ("game_id", "seat", "bot", "version"),
     "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated"),
     "rating_updates": ("game_id", "bot", "mu_before", "sigma_before", "mu_after",
                        "sigma_after"),
     "presets": ("game", "name", "text", "created"),
     "log_bytes": ("bot", "day", "bytes"),
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
+    "people": ("name", "password_hash", "created"),
+    "person_sessions": ("token_hash", "person", "created", "expires"),
+    "invites": ("code_hash", "created", "expires", "used_by"),
+    "bot_versions": ("bot", "version", "note", "created"),
     "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
                 "final_updated"),
     "season_standings": ("season", "bot", "rank", "mu", "sigma", "games", "wins", "losses",
@@ -282,8 +290,8 @@ class Snapshot(ABC):
 # -- the interface -----------------------------------------------------------------------
 
 
-class Storage(ABC):
-    """The arena's database: accounts, games with their logs and their write-ahead
+class Storage(PeopleStorage):
+    """The arena's database: accounts (people's too: `PeopleStorage`), games with their logs and their write-ahead
     turns, ratings, presets saved from the web (module docstring).
 
     An implementation turns a failure of the database itself into `StorageFailure`
@@ -399,11 +407,12 @@ class Storage(ABC):
 
     @abstractmethod
     async def authenticate(self, token: str) -> BotAccount | None:
-        """The account holding `token`, unless it is revoked or expired."""
+        """The account holding `token` (with its owner), unless it is revoked or expired."""
 
     @abstractmethod
     async def purge_expired(self) -> int:
-        """Delete the expired (guest) accounts; return how many. Their games stay."""
+        """Delete the expired (guest) accounts; return how many. Their games stay.
+        Expired people's sessions and invite codes are deleted too."""
 
     @abstractmethod
     async def bots(self) -> list[BotAccount]:

@@ -58,6 +58,7 @@ from arena.storage.interface import (
     hash_token,
 )
 from arena.storage.migrations.postgres import MIGRATIONS
+from arena.storage.postgres_people import PostgresPeople
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
@@ -147,7 +148,8 @@ own: the moves survive the server's process, not a crash of PostgreSQL's machine
 the commit does not wait for its WAL flush (``synchronous_commit`` off for this
 transaction only; the next result's commit, synced, flushes it too)."""
 
-class PostgresStorage(Storage):
+
+class PostgresStorage(PostgresPeople, Storage):
     """`Storage` on PostgreSQL (module docstring); open it with `open` or
     `arena.storage.open_storage`."""
 
@@ -275,19 +277,22 @@ class PostgresStorage(Storage):
 
     async def authenticate(self, token: str) -> BotAccount | None:
         row = await self._run(lambda db: db.fetchrow(
-            "SELECT name, operator, created FROM bots WHERE token_hash = $1 AND revoked IS NULL"
-            " AND (expires IS NULL OR expires > $2)", hash_token(token), time.time()))
-        return None if row is None else BotAccount(row[0], row[1], False, row[2])
+            "SELECT name, operator, created, owner FROM bots WHERE token_hash = $1"
+            " AND revoked IS NULL AND (expires IS NULL OR expires > $2)",
+            hash_token(token), time.time()))
+        return None if row is None else BotAccount(row[0], row[1], False, row[2], row[3])
 
     async def purge_expired(self) -> int:
+        now = time.time()
+        await self.purge_people(now)
         status = await self._run(lambda db: db.execute(
-            "DELETE FROM bots WHERE expires IS NOT NULL AND expires <= $1", time.time()))
+            "DELETE FROM bots WHERE expires IS NOT NULL AND expires <= $1", now))
         return _affected(status)
 
     async def bots(self) -> list[BotAccount]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT name, operator, revoked, created FROM bots ORDER BY name"))
-        return [BotAccount(r[0], r[1], r[2] is not None, r[3]) for r in rows]
+            "SELECT name, operator, revoked, created, owner FROM bots ORDER BY name"))
+        return [BotAccount(r[0], r[1], r[2] is not None, r[3], r[4]) for r in rows]
 
     # -- games -----------------------------------------------------------------------
 
@@ -307,8 +312,9 @@ class PostgresStorage(Storage):
                     ladder, pair, time.time())
             except asyncpg.UniqueViolationError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
-            await db.executemany(
-                "INSERT INTO game_players(game_id, seat, bot) VALUES ($1, $2, $3)",
+            await db.executemany(  # with each bot's current version (a person's bot has one)
+                "INSERT INTO game_players(game_id, seat, bot, version) VALUES ($1, $2, $3,"
+                " (SELECT MAX(version) FROM bot_versions WHERE bot = $3))",
                 [(record.id, seat, name) for seat, name in enumerate(record.players)])
 
         await self._tx(work)

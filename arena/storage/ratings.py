@@ -15,9 +15,28 @@ from openskill.models import PlackettLuce
 from arena.game import Outcome, Termination
 from arena.storage.interface import RatingRow
 
-__all__ = ["initial_rating", "rate"]
+__all__ = ["INITIAL_SIGMA", "VERSION_SIGMA_STEP", "initial_rating", "rate", "widened_sigma"]
 
 _MODEL = PlackettLuce()
+
+INITIAL_SIGMA = _MODEL.rating().sigma
+"""A new bot's uncertainty (openskill's 25/3)."""
+
+VERSION_SIGMA_STEP = INITIAL_SIGMA / 3
+"""What a new version of a bot adds to its uncertainty (`widened_sigma`)."""
+
+
+def widened_sigma(sigma: float) -> float:
+    """A bot's uncertainty once a new version of it is registered: its mean stays (the
+    new version starts from the previous one's rating), its sigma grows by
+    `VERSION_SIGMA_STEP`, at most to a new bot's `INITIAL_SIGMA`, so the first games of
+    the new version move its rating faster. The storages apply it in SQL, as
+    ``min(INITIAL_SIGMA, sigma + VERSION_SIGMA_STEP)``, to every rating of the bot.
+
+        >>> round(widened_sigma(2.0), 3), round(widened_sigma(8.0), 3)
+        (4.778, 8.333)
+    """
+    return min(INITIAL_SIGMA, sigma + VERSION_SIGMA_STEP)
 
 
 def initial_rating(bot: str, game: str) -> RatingRow:

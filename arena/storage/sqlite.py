@@ -76,6 +76,7 @@ from arena.storage.rows import (
     stored_game,
     stored_turn,
 )
+from arena.storage.sqlite_people import SQLitePeople, SQLitePeopleStorage
 
 __all__ = ["SQLiteDatabase", "SQLiteStorage", "is_storage_failure"]
 
@@ -102,7 +103,7 @@ def is_storage_failure(error: BaseException) -> bool:
     return type(error) is sqlite3.DatabaseError  # a corrupt file, an unreadable page
 
 
-class SQLiteDatabase:
+class SQLiteDatabase(SQLitePeople):
     """The arena database in one SQLite file (synchronous; `SQLiteStorage` is its async
     interface). Opening it brings its schema up to date (`migrate`).
 
@@ -240,22 +241,24 @@ class SQLiteDatabase:
 
     def authenticate(self, token: str) -> BotAccount | None:
         row = self.db.execute(
-            "SELECT name, operator, created FROM bots WHERE token_hash = ? AND revoked IS NULL"
-            " AND (expires IS NULL OR expires > ?)",
+            "SELECT name, operator, created, owner FROM bots WHERE token_hash = ?"
+            " AND revoked IS NULL AND (expires IS NULL OR expires > ?)",
             (hash_token(token), time.time()),
         ).fetchone()
-        return None if row is None else BotAccount(row[0], bool(row[1]), False, row[2])
+        return None if row is None else BotAccount(row[0], bool(row[1]), False, row[2], row[3])
 
     def purge_expired(self) -> int:
+        now = time.time()
+        self.purge_people(now)
         cursor = self.db.execute("DELETE FROM bots WHERE expires IS NOT NULL AND expires <= ?",
-                                 (time.time(),))
+                                 (now,))
         return cursor.rowcount
 
     def bots(self) -> list[BotAccount]:
         rows = self.db.execute(
-            "SELECT name, operator, revoked, created FROM bots ORDER BY name"
+            "SELECT name, operator, revoked, created, owner FROM bots ORDER BY name"
         ).fetchall()
-        return [BotAccount(r[0], bool(r[1]), r[2] is not None, r[3]) for r in rows]
+        return [BotAccount(r[0], bool(r[1]), r[2] is not None, r[3], r[4]) for r in rows]
 
     # -- games -----------------------------------------------------------------------
 
@@ -276,9 +279,10 @@ class SQLiteDatabase:
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
-            db.executemany(
-                "INSERT INTO game_players(game_id, seat, bot) VALUES (?, ?, ?)",
-                [(record.id, seat, name) for seat, name in enumerate(record.players)],
+            db.executemany(  # with each bot's current version (a person's bot has one)
+                "INSERT INTO game_players(game_id, seat, bot, version) VALUES (?, ?, ?,"
+                " (SELECT MAX(version) FROM bot_versions WHERE bot = ?))",
+                [(record.id, seat, name, name) for seat, name in enumerate(record.players)],
             )
 
         self._tx(work)
@@ -598,7 +602,7 @@ def _table(name: str) -> str:
     return name
 
 
-class SQLiteStorage(Storage):
+class SQLiteStorage(SQLitePeopleStorage, Storage):
     """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread: every
     call is awaited, in order (open it with `open` or `arena.storage.open_storage`)."""
 
@@ -606,7 +610,7 @@ class SQLiteStorage(Storage):
 
     def __init__(self, database: SQLiteDatabase, executor: ThreadPoolExecutor) -> None:
         super().__init__(database.path)
-        self.database = database
+        self.database: SQLiteDatabase = database
         """The database itself: use it only through `run` (its thread)."""
         self._executor = executor
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["GUEST_COOKIE", "STATIC"]
+__all__ = ["GUEST_COOKIE", "PERSON_COOKIE", "STATIC"]
 
 STATIC = Path(__file__).parent / "static"
 """The shipped static files (index.html, app.js, style.css)."""
 
 GUEST_COOKIE = "arena_guest"
 """The HttpOnly cookie that carries a guest's token (never a URL or a page's script)."""
+
+PERSON_COOKIE = "arena_session"
+"""The HttpOnly cookie that carries a signed-in person's session token (like the guest's)."""

@@ -34,6 +34,7 @@ from websockets.http11 import Request
 from arena.service import Handshake, HttpFront
 from arena.web import GUEST_COOKIE
 from arena.web.endpoints import endpoints
+from arena.web.endpoints.accounts import ACCOUNTS, Accounts
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
 from arena.web.endpoints.play import QUOTAS, GuestQuotas
 from arena.web.endpoints.replays import REPLAYS, Replays
@@ -82,6 +83,7 @@ def make_app(service: ArenaService) -> web.Application:
     app[PRESET_CHANGES] = RateLimit(config.presets_per_client_minute)
     app[REPLAYS] = Replays(config, service.registry)
     app[MATCHES] = Matches(config)
+    app[ACCOUNTS] = Accounts.of(service.config.accounts)
     app[RUNS] = TournamentRuns(config, Path(service.config.tournaments)
                                if service.config.tournaments else None)
     app[SEASONS] = SeasonKeeper(service, app[RUNS])
@@ -101,6 +103,7 @@ def make_app(service: ArenaService) -> web.Application:
         await app[SEASONS].close()  # first: a final stopped now is played again at a restart
         app[RUNS].close()
         app[REPLAYS].close()
+        app[ACCOUNTS].passwords.close()
 
     app.on_startup.append(start_seasons)
     app.on_cleanup.append(stop_replays)

@@ -10,7 +10,14 @@ import msgspec
 
 from arena.web.routes import Endpoint
 
-__all__ = ["openapi_document"]
+__all__ = ["SECURITY_SCHEMES", "openapi_document"]
+
+SECURITY_SCHEMES: dict[str, Any] = {
+    "session": {"type": "apiKey", "in": "cookie", "name": "arena_session",
+                "description": "a signed-in person's session (POST /api/account/signin sets "
+                               "it; HttpOnly, SameSite=Strict)"},
+}
+"""The credentials an endpoint may need (`Endpoint.security`)."""
 
 ERROR_SCHEMA = {
     "type": "object", "required": ["code", "message"],
@@ -64,6 +71,8 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     operation: dict[str, Any] = {"operationId": endpoint.operation_id, "summary":
                                  endpoint.summary, "tags": [endpoint.tag],
                                  "responses": responses}
+    if endpoint.security:
+        operation["security"] = [{name: [] for name in endpoint.security}]
     parameters = _parameters(endpoint)
     if parameters:
         operation["parameters"] = parameters
@@ -94,5 +103,6 @@ def openapi_document(endpoints: Iterable[Endpoint], *, version: str) -> dict[str
                  "gets 421; JSON bodies nest at most 32 levels and hold numbers within "
                  "+-2**53 (400 beyond)."},
         "paths": paths,
-        "components": {"schemas": {"Error": ERROR_SCHEMA, **schemas}},
+        "components": {"schemas": {"Error": ERROR_SCHEMA, **schemas},
+                       "securitySchemes": SECURITY_SCHEMES},
     }

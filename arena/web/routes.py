@@ -74,6 +74,9 @@ class Endpoint:
     """Status codes and what they mean (error answers are the `Error` object)."""
     content: str = "application/json"
     """The media type of the 200 answer."""
+    security: tuple[str, ...] = ()
+    """The credentials it needs, by the names of `arena.web.openapi.SECURITY_SCHEMES`
+    (``session``: a signed-in person's cookie)."""
 
     @property
     def operation_id(self) -> str:

@@ -3,6 +3,7 @@ protocol (the SDK's clients and raw frames) against a real server."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import jsonschema
@@ -10,7 +11,7 @@ import pytest
 
 from arena.server import LadderConfig
 from arena.server.challenges import ChallengeLimits
-from clients import ArenaBot, ChallengeNotice, ChallengeRefused
+from clients import ArenaBot, ArenaClient, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
 from protocol import PROTOCOL_VERSION
 from protocol.jsonschema import protocol_schema
@@ -169,6 +170,33 @@ async def test_a_rated_challenge_respects_the_pair_cap(make_arena):
         await alice.challenge("bob", rated=True)
     assert refused.value.code == "bad-challenge" and "pairings_per_hour" in str(refused.value)
     assert (await alice.challenge("bob", rated=False))["status"] == "accepted"
+
+
+async def test_a_person_s_two_bots_play_no_rated_challenge(make_arena):
+    """Rated games between two bots of one person would feed one of them rating (what
+    the ladder never pairs); unrated ones are played, and another person's bot may be
+    challenged rated."""
+    arena = await make_arena(ladder=LADDER)
+    storage = arena.server.storage
+    await storage.add_person("ann", "hash")
+    clients = {}
+    for name in ("ann-1", "ann-2"):
+        token = await storage.add_owned_bot("ann", name, max_bots=5)
+        clients[name] = ArenaClient(arena.url, token, Answering(True), reconnect_delay=0.05,
+                                    challenges=True, seek=False)
+        arena.clients.append((clients[name], asyncio.create_task(clients[name].run())))
+        await wait_for(clients[name].connected.is_set)
+    await arena.client("bob", Answering(True), challenges=True, seek=False)
+    with pytest.raises(ChallengeRefused) as refused:
+        await clients["ann-1"].challenge("ann-2", rated=True)
+    assert refused.value.code == "bad-challenge" and "bots of ann's" in str(refused.value)
+    unrated = await clients["ann-1"].challenge("ann-2", rated=False)
+    assert unrated["status"] == "accepted" and unrated["rated"] is False
+    games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in unrated["game_ids"]]
+    assert not any(game.ladder for game in games)
+    assert await storage.rating("ann-1", "substitution") is None
+    rated = await clients["ann-2"].challenge("bob", rated=True)
+    assert rated["status"] == "accepted" and rated["rated"] is True
 
 
 async def test_bad_challenges_get_errors(make_arena):

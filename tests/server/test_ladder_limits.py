@@ -27,7 +27,7 @@ def ladder(names: list[str], *, recent: list[tuple[float, str, str]] = (),  # ty
     started: list[frozenset[str]] = []
     config = replace(LadderConfig(seed=1), **options)  # type: ignore[arg-type]
     return Ladder(config, lambda: names, lambda a, b: started.append(frozenset((a, b))),
-                  recent), started
+                  recent, owner_of=lambda name: None), started  # bots of nobody's
 
 
 def test_two_bots_are_paired_at_most_pairings_per_hour_in_any_hour() -> None:

@@ -28,7 +28,13 @@ from .games import ended, played, started, turns_of
 async def fill(storage: Storage) -> None:
     """Some of everything: accounts (an operator, a revoked one, a guest), finished,
     rated, aborted and running games with their turns, ratings, presets, debug-line
-    bytes."""
+    bytes, a person with a session, an invite, and a bot of theirs in its second version
+    that played the aborted game."""
+    await storage.add_person("ann", "hash")
+    await storage.open_session("ann", 3600)
+    await storage.add_invite(3600)
+    await storage.add_owned_bot("ann", "ann-bot", max_bots=5)
+    await storage.add_version("ann", "ann-bot", "second", per_day=5)
     await storage.add_bot("alice")
     await storage.add_bot("runner", operator=True)
     await storage.add_bot("gone")
@@ -39,7 +45,7 @@ async def fill(storage: Storage) -> None:
                          notes=(Note(0, 0, "thinking"),))  # a debug line: the day's bytes
         await storage.start_game(started(record), ladder=number < 3, pair="p" if number < 2 else None)
         await storage.finish_game(record, rated=number < 3)
-    await storage.start_game(ended("aborted", ("alice", "carol"), None), ladder=False, pair=None)
+    await storage.start_game(ended("aborted", ("ann-bot", "carol"), None), ladder=False, pair=None)
     await storage.recover()
     running = played("live", moves=4)
     await storage.start_game(started(running), ladder=True, pair=None)

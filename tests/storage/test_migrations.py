@@ -54,6 +54,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         assert "time_control" in columns and "game_turns" in _tables(path)  # step 5
         assert {"host", "lease_until"} <= columns  # step 6
         assert {"seasons", "season_standings"} <= _tables(path)  # step 7
+        assert {"people", "person_sessions", "invites", "bot_versions"} <= _tables(path)  # step 8
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -139,6 +140,27 @@ def test_version_5_adds_the_write_ahead_turns_to_a_database_of_version_4(tmp_pat
     assert "game_turns" in _tables(path)
 
 
+def test_the_people_step_keeps_a_database_s_bots_and_games(tmp_path: Path) -> None:
+    step = next(i for i, sql in enumerate(MIGRATIONS) if "CREATE TABLE people" in sql)
+    path = tmp_path / "before-people.sqlite"
+    with sqlite3.connect(path) as db:
+        for sql in MIGRATIONS[:step]:
+            db.executescript(sql)
+        db.execute(f"PRAGMA user_version = {step}")
+        db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
+        db.execute("INSERT INTO game_players(game_id, seat, bot) VALUES ('g1', 0, 'alice')")
+    storage = Storage(path)
+    try:
+        [alice] = storage.bots()
+        assert alice.owner is None and storage.people() == []
+        assert storage.versions_played("alice", ["g1"]) == {}  # no version recorded then
+        storage.add_person("ann", "hash")
+        storage.add_owned_bot("ann", "ann-bot", max_bots=1)
+        assert [b.version for b in storage.owned_bots("ann")] == [1]
+    finally:
+        storage.close()
+
+
 # -- PostgreSQL ------------------------------------------------------------------------------
 
 POSTGRES_VERSION_1 = """
@@ -205,6 +227,8 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             assert await storage.leases() == [Lease("g1", None, None)]  # version 3: any host
             assert await storage.claim_expired("host-a", 60) == ["g1"]  # may claim it
             assert await storage.seasons() == []  # version 4: the seasons' tables
+            assert await storage.people() == []  # version 5: people and their bots
+            assert await storage.versions_played("alice", ["g1"]) == {}  # no version then
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing

@@ -256,7 +256,8 @@ def accessible(page: Any) -> None:
 
 def wait_phase(page: Any, *phases: str) -> str:
     page.wait_for_function(
-        "phases => phases.includes(document.body.dataset.phase)", arg=list(phases))
+        # no body while a reload replaces the document (the language switch)
+        "phases => phases.includes(document.body?.dataset.phase)", arg=list(phases))
     return str(page.evaluate("document.body.dataset.phase"))
 
 

@@ -26,7 +26,9 @@ from .test_api import GAMES
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
 
 def settle(page: Any) -> str:
-    page.wait_for_function("!['loading', 'connecting', 'busy'].includes(document.body.dataset.phase)")
+    # a phase at all: before the first page's script runs the body has none (and no h1)
+    page.wait_for_function("document.body?.dataset.phase !== undefined"
+                           " && !['loading', 'connecting', 'busy'].includes(document.body.dataset.phase)")
     return str(page.evaluate("document.body.dataset.phase"))
 
 

@@ -151,8 +151,41 @@ CREATE TABLE season_standings (
 """
 """Version 4 (SQLite's 7): seasons, their final and their frozen standings."""
 
+_PEOPLE = """
+CREATE TABLE people (
+    name TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE person_sessions (
+    token_hash TEXT PRIMARY KEY,
+    person TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    expires DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX person_sessions_person ON person_sessions(person);
+CREATE TABLE invites (
+    code_hash TEXT PRIMARY KEY,
+    created DOUBLE PRECISION NOT NULL,
+    expires DOUBLE PRECISION NOT NULL,
+    used_by TEXT
+);
+ALTER TABLE bots ADD COLUMN owner TEXT;
+CREATE INDEX bots_owner ON bots(owner);
+CREATE TABLE bot_versions (
+    bot TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    note TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (bot, version)
+);
+ALTER TABLE game_players ADD COLUMN version INTEGER;
+"""
+"""Version 5 (SQLite's 8): people's accounts, sessions and invite codes, bots that
+belong to a person, their versions, and the version of each bot a game recorded."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS)
+                               _SEASONS, _PEOPLE)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

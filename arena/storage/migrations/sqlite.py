@@ -175,9 +175,45 @@ they were (``SeasonConfig.to_json``: a past season is shown after it leaves the
 configuration) and the state and report of its final (``seasons``), and its standings as they froze at its end
 (``season_standings``)."""
 
+_PEOPLE = """
+CREATE TABLE people (
+    name TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE person_sessions (
+    token_hash TEXT PRIMARY KEY,
+    person TEXT NOT NULL,
+    created REAL NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE INDEX person_sessions_person ON person_sessions(person);
+CREATE TABLE invites (
+    code_hash TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    expires REAL NOT NULL,
+    used_by TEXT
+);
+ALTER TABLE bots ADD COLUMN owner TEXT;
+CREATE INDEX bots_owner ON bots(owner);
+CREATE TABLE bot_versions (
+    bot TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    note TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (bot, version)
+);
+ALTER TABLE game_players ADD COLUMN version INTEGER;
+"""
+"""Version 8: people have accounts (``people``, with an argon2 password hash), sessions
+(``person_sessions``, token hashes) and invite codes (``invites``); a bot may belong to
+a person (``bots.owner``) and have versions (``bot_versions``), and a game records the
+version of each bot that played it (``game_players.version``; NULL: a bot of nobody's,
+or a game stored before)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS)
+                               _SEASONS, _PEOPLE)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from arena.registry import Registry
 from arena.web.endpoints import (
+    accounts,
     challenges,
     files,
     games,
@@ -20,7 +21,8 @@ from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, seasons, play, challenges, language, launch, replays, files, metrics)
+MODULES = (status, games, seasons, play, accounts, challenges, language, launch, replays, files,
+           metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 

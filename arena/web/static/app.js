@@ -13,6 +13,7 @@ import {
   playerName, post, protocolNote, recall, remember, rendererFor, resultText, route, scoresLine, scrollBox,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
+import { accountPage, myBotsPage } from "/static/accounts.js";
 
 // -- lobby -----------------------------------------------------------------------------------
 
@@ -1252,6 +1253,7 @@ const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
   "/bots": botsPage, "/run": runPage, "/howto": howtoPage, "/seasons": seasonsPage, "/season": seasonPage,
+  "/account": accountPage, "/mine": myBotsPage,
 };
 
 async function navigate() {

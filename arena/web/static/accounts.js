@@ -1,0 +1,161 @@
+// People and their bots (docs/web.md, "My bots"): signing in and up (#/account), and a
+// person's bots with their tokens, versions, games and debug lines (#/mine). The session
+// is an HttpOnly cookie the server sets: this page never sees it.
+
+import { api, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+
+function message(id) { return h("p", { id, "aria-live": "polite" }); }
+
+function failed(box, error) { box.className = "error"; box.replaceChildren(errorText(error)); }
+
+function field(id, label, attrs = {}) {
+  const input = h("input", { id, name: id, ...attrs });
+  return [h("label", { for: id }, label), input];
+}
+
+// #/account: sign in, or sign up where the server lets people (open, or with an invite code).
+export async function accountPage() {
+  const me = await api("/api/account/me");
+  setTitle(t("Sign in"));
+  if (me.name) {
+    show(h("h1", {}, t("Your account")), h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name })),
+      h("p", {}, h("a", { href: "#/mine" }, t("My bots"))), signOutButton());
+    setPhase("account");
+    return;
+  }
+  const [nameLabel, name] = field("signin-name", t("Name"), { autocomplete: "username", required: true });
+  const [passwordLabel, password] = field("signin-password", t("Password"), { type: "password", autocomplete: "current-password", required: true });
+  const signinMessage = message("signin-message");
+  const signin = h("form", { id: "signin-form", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await post("/api/account/signin", { name: name.value.trim(), password: password.value });
+      location.hash = "#/mine";
+    } catch (error) { failed(signinMessage, error); }
+  } }, nameLabel, name, passwordLabel, password, h("p", {}, h("button", { id: "signin", class: "primary", type: "submit" }, t("Sign in"))), signinMessage);
+  show(h("h1", {}, t("Sign in")), h("div", { class: "columns" },
+    h("section", { class: "card", "aria-labelledby": "signin-title" }, h("h2", { id: "signin-title" }, t("Sign in")), signin),
+    h("section", { class: "card", "aria-labelledby": "signup-title" }, h("h2", { id: "signup-title" }, t("Sign up")), signUpForm(me))));
+  setPhase("account");
+}
+
+function signUpForm(me) {
+  if (me.signup === "closed") {
+    return h("p", { id: "signup-closed", class: "muted" }, t("Sign-up is closed on this server: ask its operator for an account."));
+  }
+  const [nameLabel, name] = field("signup-name", t("Name"), { autocomplete: "username", required: true, maxlength: 40 });
+  const [passwordLabel, password] = field("signup-password", t("Password"), { type: "password", autocomplete: "new-password", required: true,
+    minlength: me.limits.password_min, maxlength: me.limits.password_max });
+  const invite = me.signup === "invite" ? field("signup-invite", t("Invite code"), { required: true, autocomplete: "off" }) : [];
+  const signupMessage = message("signup-message");
+  return h("form", { id: "signup-form", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await post("/api/account/signup", { name: name.value.trim(), password: password.value,
+        ...(invite.length ? { invite: invite[1].value.trim() } : {}) });
+      location.hash = "#/mine";
+    } catch (error) { failed(signupMessage, error); }
+  } }, nameLabel, name, h("p", { class: "muted" }, t("1 to 40 letters, digits, '_', '.' or '-'.")),
+  passwordLabel, password, h("p", { class: "muted" }, t("{min} to {max} characters.", { min: me.limits.password_min, max: me.limits.password_max })),
+  ...invite, h("p", {}, h("button", { id: "signup", class: "primary", type: "submit" }, t("Sign up"))), signupMessage);
+}
+
+function signOutButton() {
+  return h("button", { id: "signout", onclick: async () => {
+    await post("/api/account/signout");
+    location.hash = "#/account";
+  } }, t("Sign out"));
+}
+
+// A token, shown once: after a bot is made or its token replaced.
+function tokenBox(box, bot, token) {
+  box.replaceChildren(h("p", {}, t("The token of {bot}, shown once: copy it now (a bot connects with it).", { bot })),
+    h("p", {}, h("code", { id: "token", class: "token" }, token)));
+  box.hidden = false;
+  box.focus();
+}
+
+// #/mine: the signed-in person's bots.
+export async function myBotsPage() {
+  setTitle(t("My bots"));
+  const me = await api("/api/account/me");
+  if (!me.name) {
+    show(h("h1", {}, t("My bots")), h("p", { id: "not-signed-in" }, t("Sign in to see your bots."), " ",
+      h("a", { href: "#/account" }, t("Sign in"))));
+    setPhase("signed-out");
+    return;
+  }
+  const mine = await api("/api/account/bots");
+  const tokenShown = h("div", { id: "token-box", class: "card", role: "status", tabindex: "-1", hidden: true });
+  const [nameLabel, name] = field("new-bot", t("Name of the new bot"), { required: true, maxlength: 40, autocomplete: "off" });
+  const createMessage = message("create-message");
+  const create = h("form", { id: "create-form", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const made = await post("/api/account/bots", { name: name.value.trim() });
+      await myBotsPage();
+      tokenBox(document.getElementById("token-box"), made.name, made.token);
+    } catch (error) { failed(createMessage, error); }
+  } }, nameLabel, name, h("p", {}, h("button", { id: "create-bot", class: "primary", type: "submit" }, t("Create the bot"))), createMessage);
+  const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown)));
+  show(h("h1", {}, t("My bots")),
+    h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name }), " ", signOutButton()),
+    h("p", { class: "muted", id: "account-limits" }, t("At most {bots} bots; {versions} new versions a day, of all your bots.",
+      { bots: me.limits.bots, versions: me.limits.versions_per_day })),
+    tokenShown,
+    h("section", { class: "card" }, h("h2", {}, t("A new bot")), create),
+    mine.bots.length ? cards : h("p", { class: "muted", id: "no-bots" }, t("You have no bots yet.")));
+  setPhase("mine");
+}
+
+function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
+
+async function botCard(bot, tokenShown) {
+  const name = encodeURIComponent(bot.name);
+  const [versions, games] = await Promise.all([api(`/api/account/bots/${name}/versions`),
+    api(`/api/account/bots/${name}/games`, { limit: 20 })]);
+  const cardMessage = message(`message-${bot.name}`);
+  const rotate = h("button", { class: "rotate", "data-bot": bot.name, disabled: bot.revoked, onclick: async () => {
+    try {
+      const rotated = await post(`/api/account/bots/${name}/token`);
+      tokenBox(tokenShown, rotated.name, rotated.token);
+    } catch (error) { failed(cardMessage, error); }
+  } }, t("New token (the old one stops working)"));
+  const noteId = `note-${bot.name}`;
+  const note = h("input", { id: noteId, maxlength: 200, autocomplete: "off" });
+  const register = h("form", { class: "version-form", "data-bot": bot.name, onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await post(`/api/account/bots/${name}/versions`, { note: note.value });
+      await myBotsPage();
+    } catch (error) { failed(cardMessage, error); }
+  } }, h("label", { for: noteId }, t("What changed (optional)")), note,
+  h("button", { type: "submit", disabled: bot.revoked }, t("Register a new version")));
+  const lines = h("pre", { class: "debug-lines", hidden: true, tabindex: "0" });
+  const debugButton = (game) => h("button", { class: "debug", "data-game": game.id, onclick: async () => {
+    const id = encodeURIComponent(game.id);
+    try {
+      const found = await api(`/api/account/bots/${name}/games/${id}/debug`);
+      lines.textContent = found.lines.length ? found.lines.map((l) => `${t("turn {n}", { n: l.turn })}: ${l.text}`).join("\n")
+        : t("No debug lines (none were written, or they expired).");
+      lines.hidden = false;
+    } catch (error) { failed(cardMessage, error); }
+  } }, t("Show"));
+  const state = bot.revoked ? t("revoked") : bot.connected ? t("connected") : t("not connected");
+  return h("section", { class: "card bot", "data-bot": bot.name, "aria-labelledby": `bot-${bot.name}` },
+    h("h2", { id: `bot-${bot.name}` }, bot.name),
+    h("p", {}, t("Version {version}", { version: bot.version }), " · ", state), rotate, register, cardMessage,
+    scrollBox(t("the versions, scrolled sideways"), h("table", { class: "versions" },
+      h("caption", {}, t("Versions")),
+      h("tr", {}, [t("version"), t("note"), t("games"), t("rated games"), t("rating (μ − 3σ)")].map((c) => h("th", { scope: "col" }, c))),
+      versions.versions.map((v) => h("tr", {}, [v.version, v.note, v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
+        .map((c) => h("td", {}, String(c))))))),
+    games.games.length ? scrollBox(t("the games, scrolled sideways"), h("table", { class: "games" },
+      h("caption", {}, t("Recent games")),
+      h("tr", {}, [t("started"), t("players"), t("version"), t("result"), t("Debug lines")].map((c) => h("th", { scope: "col" }, c))),
+      games.games.map((g) => h("tr", {},
+        h("td", {}, when(g.started)), h("td", {}, g.players.join(t(" vs "))), h("td", {}, g.version ?? "–"),
+        h("td", {}, g.status === "running" ? t("running") : h("a", { href: `#/replay?id=${g.id}` }, resultText(g, g.players))),
+        h("td", {}, debugButton(g)))))) : h("p", { class: "muted" }, t("No games yet.")),
+    lines);
+}
