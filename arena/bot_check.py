@@ -177,15 +177,17 @@ async def check_websocket_bot(
     connect; once the bot is connected (within `connect_timeout` seconds, else
     `TimeoutError`), the games are played there against house bots.
     """
-    from arena.server import ArenaServer, ServerConfig
+    from arena.app import Arena
+    from arena.server import ServerConfig
 
     report = CheckReport()
     control = time_control or TimeControl()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as directory:
         config = ServerConfig(host="127.0.0.1", port=port,
                               db=str(Path(directory) / "check.sqlite"))
-        server = ArenaServer(config, registry=registry)
-        await server.start()
+        arena = Arena(config, registry=registry, web=False)  # the bots' port, no web
+        await arena.start()
+        server = arena.server
         try:
             storage = server.storage
             assert storage is not None
@@ -216,5 +218,5 @@ async def check_websocket_bot(
                     if progress is not None:
                         progress(checked)
         finally:
-            await server.close()
+            await arena.close()
     return report

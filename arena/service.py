@@ -3,11 +3,12 @@
 The server (`arena.server.ArenaServer`) implements `ArenaService`; the web
 (`arena.web`) is given one and talks to the server through it alone, never through
 the server's modules (import-linter contracts in ``pyproject.toml``). The composition
-root, `arena.app`, is the one place that knows both: it makes the server, hands it the
-web as its `HttpFront`, and the web gets the server as its `ArenaService`::
+root, `arena.app`, is the one place that knows both: it makes the server, gives the web
+the server as its `ArenaService`, and serves both on one port, plain HTTP to the web
+(an `HttpFront`), each WebSocket handshake checked by the web's `check_handshake`::
 
     arena.app  ──makes──▶  arena.server (ArenaServer: ArenaService)
-        │                        │  serves plain HTTP through its HttpFront
+        │  ──starts──▶  the port (arena.server.dispatch): WebSocket → server, HTTP → web
         └────────makes──▶  arena.web (WebFront: HttpFront) ──asks──▶ ArenaService
 
 Everything here is an interface or a plain value both sides share: the service's
@@ -278,9 +279,10 @@ class Handshake:
 
 
 class HttpFront(Protocol):
-    """The HTTP side the server serves on its one port (`arena.web.app.WebFront`), in
+    """The HTTP side served on the arena's one port (`arena.web.app.WebFront`), in
     aiohttp's order: `start`, then `protocol` for each plain HTTP connection the port's
-    dispatcher hands over (`arena.server.dispatch`), then `close`."""
+    dispatcher hands over (`arena.server.dispatch`, started by `arena.app`), then
+    `close`."""
 
     async def start(self) -> None: ...
 

@@ -6,20 +6,25 @@ announced unless stored), house bots in worker processes (`arena.server.house`),
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
 messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
-report (`arena.server.health`) and the HTTP side it is given (an `HttpFront`: the web,
-`arena.web`, which the composition root `arena.app` hands it), served on the same port
+report (`arena.server.health`). It neither opens its database nor listens: the
+composition root `arena.app` opens the storage and gives it to `start`, and serves the
+server's WebSocket side (`websocket_side`) and the web's HTTP side on one port
 (`arena.server.dispatch`). To the web it is an `arena.service.ArenaService`, the one
 interface the web uses; the server never imports the web. What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
 game (`arena.limits`), its state's size, what waits for a client that does not read,
 the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
 games instead of announcing results it did not store.
-Embedding it (without the web: `arena.app.Arena` is the whole arena)::
+Embedding it without a port or a web (`arena.app.Arena` is the whole arena)::
 
-    server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
-    await server.start()
-    record = await server.play_game("substitution", settings, ["alice", "bob"], seed=1)
+    storage = await open_storage("arena.sqlite")
+    server = ArenaServer(ServerConfig(db="arena.sqlite"))
+    await server.start(storage)
+    record = await server.play_game("substitution", settings, ["house:random"] * 2, seed=1)
     await server.close()
+    await storage.close()  # whoever opens the storage closes it
+
+Without a storage, `start` opens ``config.db`` itself, and then `close` closes it.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import ServerConnection
 
 from arena.errors import ArenaError, SettingsError
 from arena.limits import check_settings
@@ -45,7 +51,6 @@ from arena.server.challenges import Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
-from arena.server.dispatch import Dispatcher, dispatching, no_http
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
@@ -54,47 +59,60 @@ from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
-from arena.service import ArenaService, HttpFront, LiveView, Records, ServerCounts
+from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
-__all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable"]
+__all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable", "WebSocketSide"]
 
 log = logging.getLogger("arena.server")
 
 T = TypeVar("T")
 
-FrontFactory = Callable[[ArenaService], HttpFront]
-"""Makes the HTTP side of a server, given the server as its service (`arena.app`)."""
+HandshakeCheck = Callable[[ServerConnection, Any], Awaitable[Handshake]]
+"""The HTTP side's check of a WebSocket handshake (`arena.service.HttpFront.check_handshake`)."""
+
+
+@dataclass(frozen=True)
+class WebSocketSide:
+    """What the port (`arena.server.dispatch.OnePort`) needs to serve the server's
+    WebSocket side: websockets' `serve()` arguments, and whom to tell where it listens."""
+
+    handler: Callable[[ServerConnection], Awaitable[None]]
+    connection: Callable[..., asyncio.Protocol]
+    """Makes the connection of a WebSocket upgrade (`ArenaConnection`)."""
+    process_request: Callable[[ServerConnection, Any], Awaitable[Any]]
+    process_response: Callable[[ServerConnection, Any, Any], Any]
+    options: Mapping[str, Any]
+    """`serve()`'s other keyword arguments (subprotocols, frame size, pings)."""
+    listening: Callable[[str, int], None]
+    """Told the host and port once the port listens (`ArenaServer.port`, `url`)."""
 
 
 class ArenaServer(ArenaService):
     """The arena server (see the module docstring), an `ArenaService`.
 
     Its storage, live games and clients exist from `start` to `close`: reading them
-    before `start` raises `RuntimeError`.
+    before `start` raises `RuntimeError`. It does not listen: the composition root
+    (`arena.app`) serves its `websocket_side` on the arena's port.
 
     Args:
         config: its settings.
         registry: its plugins (by default the built-in and installed ones).
-        front: makes its HTTP side, given the server (`arena.app` gives the web); without
-            one, a plain HTTP request to the port is answered 404.
     """
 
-    def __init__(self, config: ServerConfig, *, registry: Registry | None = None,
-                 front: FrontFactory | None = None) -> None:
+    def __init__(self, config: ServerConfig, *, registry: Registry | None = None) -> None:
         self._config = config
         self._registry = registry or default_registry()
-        self._front_factory = front
         self.sessions: dict[str, Session] = {}
         """The connected bots by name (kept by `clients`)."""
         self.ladder: Ladder | None = None
-        self.front: HttpFront | None = None
-        """The HTTP side, served on the same port (`arena.server.dispatch`), from `start` on."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
         self._storage: Storage | None = None
+        self._owns_storage = False
+        """Whether `start` opened the storage (then `close` closes it)."""
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self._games: Games | None = None
@@ -105,20 +123,29 @@ class ArenaServer(ArenaService):
         self._outbox = Outbox()
         self._tasks: list[asyncio.Task[None]] = []
         """The watches of the storage and of revoked tokens."""
-        self._ws: Server | None = None
-        self._closing = False
+        self._started = False
+        self._address: tuple[str, int] | None = None
+        """Where the port serves the server (`WebSocketSide.listening`)."""
         self._stopping = asyncio.Event()
-        """Set when `close` begins (`_closed` when it is done)."""
+        """Set when `shutdown` begins (`_shut_down` when it is done)."""
+        self._shut_down = asyncio.Event()
+        self._closing = False
         self._closed = asyncio.Event()
-        self._dispatching: set[Dispatcher] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Open the database (resuming the games a stop or crash left running), listen,
-        start the ladder."""
-        if self._ws is not None:
+    async def start(self, storage: Storage | None = None) -> None:
+        """Resume the games a stop or crash left running in `storage`, start the
+        workers, the clients' side and the ladder (the port is the caller's: it listens
+        once this returns).
+
+        Args:
+            storage: the database, opened by the caller, who closes it after `close`;
+                without one, `config.db` is opened here and closed by `close`.
+        """
+        if self._started:
             raise RuntimeError("the server is already started")
+        self._started = True
         config = self.config
         if config.ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
             rules = self.registry.load_game(config.ladder.game, config.ladder.settings)
@@ -127,7 +154,10 @@ class ArenaServer(ArenaService):
                     f"the ladder pairs two bots, but {config.ladder.game} with these settings "
                     f"is a {rules.num_players()}-player game: give settings for two players")
             check_settings(rules, "standard", config.settings_limits)
-        storage = self._storage = await open_storage(config.db)
+        if storage is None:
+            storage = await open_storage(config.db)
+            self._owns_storage = True
+        self._storage = storage
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(storage.watch(config.storage_probe_interval),
@@ -158,45 +188,58 @@ class ArenaServer(ArenaService):
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
             revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
             challenges=challenges, stopping=self._stopping)
-        if self._front_factory is not None:
-            self.front = self._front_factory(self)
-            await self.front.start()
-        web = config.web
-        self._ws = await serve(
-            self._clients.handle,
-            config.host,
-            config.port,
-            subprotocols=[*SUBPROTOCOLS],  # type: ignore[list-item]
-            process_request=self._process_request,
-            process_response=subprotocol_response,
-            create_connection=dispatching(  # type: ignore[arg-type]
-                ArenaConnection, self.front.protocol if self.front is not None else no_http,
-                max_head=web.max_head,
-                head_timeout=web.head_timeout, pending=self._dispatching),
-            max_size=config.max_ws_frame,
-            compression=None,
-            ping_interval=config.ping_interval,
-            ping_timeout=config.ping_timeout,
-            close_timeout=config.close_timeout,
-            server_header=f"arena/{PROTOCOL_VERSION}",
-        )
         if config.ladder is not None:
             self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
                                  await self._recent_pairings(), owner_of=self._owner_of)
-            self.ladder.start()
+            self.ladder.start()  # no bot is connected before the port listens
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
-        log.info("arena server listening on %s:%s", config.host, self.port)
 
-    async def close(self) -> None:
-        """Stop the ladder, suspend the live games (they stay running in storage and
-        resume on the next start), close connections (1012, service restart).
+    def websocket_side(self, check_handshake: HandshakeCheck | None = None) -> WebSocketSide:
+        """The server's WebSocket side, for the port (`arena.server.dispatch.OnePort`):
+        the clients' handler and websockets' options, each handshake checked by
+        `check_handshake` (the HTTP side's browser checks, `HttpFront.check_handshake`)
+        if given."""
+        config = self.config
 
-        Safe to call twice, and concurrently: later calls wait for the first.
+        async def process_request(connection: ServerConnection, request: Any) -> Any:
+            """A WebSocket handshake (plain HTTP never gets here): the HTTP side's checks
+            of a browser's (host, origin), and the guest cookie it carries."""
+            if check_handshake is None:
+                return None
+            handshake = await check_handshake(connection, request)
+            if handshake.refusal is not None:
+                return handshake.refusal
+            if handshake.guest_token is not None and isinstance(connection, ArenaConnection):
+                connection.cookie_token = handshake.guest_token
+            return None
+
+        return WebSocketSide(
+            handler=lambda connection: self.clients.handle(connection),
+            connection=ArenaConnection,
+            process_request=process_request,
+            process_response=subprotocol_response,
+            options={"subprotocols": [*SUBPROTOCOLS], "max_size": config.max_ws_frame,
+                     "compression": None, "ping_interval": config.ping_interval,
+                     "ping_timeout": config.ping_timeout,
+                     "close_timeout": config.close_timeout,
+                     "server_header": f"arena/{PROTOCOL_VERSION}"},
+            listening=self._listening)
+
+    def _listening(self, host: str, port: int) -> None:
+        self._address = (host, port)
+        log.info("arena server listening on %s:%s", host, port)
+
+    async def shutdown(self) -> None:
+        """Stop the ladder, the challenges and the watches, suspend the live games
+        (their moves committed; they stay running in storage and resume on the next
+        start), close the clients' connections (1012, service restart). The port
+        stops accepting first, and the HTTP side closes after (`arena.app`).
+
+        Safe to call twice, and concurrently; `close` calls it.
         """
-        if self._closing:
-            await self._closed.wait()
+        if self._stopping.is_set():
+            await self._shut_down.wait()
             return
-        self._closing = True
         self._stopping.set()
         try:
             for task in self._tasks:
@@ -205,24 +248,30 @@ class ArenaServer(ArenaService):
                 await self.ladder.stop()
             if self._challenges is not None:
                 self._challenges.close()
-            if self._ws is not None:
-                self._ws.server.close()  # stop accepting; connections stay open for now
-            for dispatcher in list(self._dispatching):  # no request head yet: drop them
-                dispatcher.close()
             if self._games is not None:
                 self._games.suspend_all()
                 await self._games.wait_suspended(timeout=10)
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1012, "server restarting")
                                    for session in list(self.sessions.values())))
-            if self.front is not None:  # HTTP requests in progress finish (they use storage)
-                await self.front.close()
-            if self._ws is not None:
-                self._ws.close(code=1012, reason="server restarting")
-                await self._ws.wait_closed()
+        finally:
+            self._shut_down.set()
+
+    async def close(self) -> None:
+        """`shutdown`, then stop the workers and close the storage if `start` opened
+        it (a storage given to `start` is the giver's to close).
+
+        Safe to call twice, and concurrently: later calls wait for the first.
+        """
+        if self._closing:
+            await self._closed.wait()
+            return
+        self._closing = True
+        try:
+            await self.shutdown()
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
-            if self._storage is not None:
+            if self._storage is not None and self._owns_storage:
                 await self._storage.close()
         finally:
             self._closed.set()
@@ -306,28 +355,19 @@ class ArenaServer(ArenaService):
 
     @property
     def port(self) -> int:
-        assert self._ws is not None, "start() the server first"
-        return int(self._ws.sockets[0].getsockname()[1])
+        """The port it is served on (`arena.app`), once listening."""
+        if self._address is None:
+            raise RuntimeError("the server is not served on a port yet (arena.app.Arena)")
+        return self._address[1]
 
     @property
     def url(self) -> str:
+        """The bots' WebSocket address, once listening."""
         return f"ws://{self.config.host}:{self.port}/"
 
     def _tell_everybody(self, type: str, /, **fields: Any) -> None:
         for session in list(self.sessions.values()):
             session.send(type, **fields)
-
-    async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        """A WebSocket handshake (plain HTTP never gets here): the HTTP side's checks of
-        a browser's (host, origin), and the guest cookie it carries (`ArenaConnection`)."""
-        if self.front is None:
-            return None
-        handshake = await self.front.check_handshake(connection, request)
-        if handshake.refusal is not None:
-            return handshake.refusal
-        if handshake.guest_token is not None and isinstance(connection, ArenaConnection):
-            connection.cookie_token = handshake.guest_token
-        return None
 
     # -- games -------------------------------------------------------------------------
 
@@ -358,7 +398,7 @@ class ArenaServer(ArenaService):
                 house bot spec.
             RuntimeError: the server is not running.
         """
-        if self._closing or self._games is None:
+        if self._stopping.is_set() or self._games is None:
             raise RuntimeError("the server is not running")
         return self._games.start(game_name, settings, players, seed=seed,
                                  time_control=time_control, ladder=ladder, pair=pair)
@@ -537,7 +577,7 @@ class ArenaServer(ArenaService):
     def health(self) -> dict[str, Any]:
         """The server's health for ``/healthz`` (`arena.server.health`)."""
         return health_report(
-            closing=self._closing,
+            closing=self._stopping.is_set(),
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
             recovered=len(self._durability.recovered) if self._durability is not None else 0,

@@ -16,6 +16,12 @@ transport over with ``transport.set_protocol``:
 
 A head that is too long is answered 431, a malformed one 400 (JSON, like every error
 of the HTTP API), and the connection is closed: neither library sees it.
+
+`OnePort` is the port itself (aiohttp's ``TCPSite``, for two protocols): the
+composition root (`arena.app`) starts it with the server's WebSocket side
+(`arena.server.app.WebSocketSide`) and the web's HTTP side, and stops it in two steps
+around the server's shutdown (`stop_accepting`, then `close`). Nothing else uses this
+module (an import-linter contract): the server core does not know its port.
 """
 
 from __future__ import annotations
@@ -26,9 +32,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Dispatcher", "Head", "HeadError", "dispatching", "no_http", "parse_head"]
+from websockets.asyncio.server import Server, serve
+
+if TYPE_CHECKING:
+    from arena.server.app import WebSocketSide
+
+__all__ = ["Dispatcher", "Head", "HeadError", "OnePort", "dispatching", "no_http", "parse_head"]
 
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _REQUEST_LINE = re.compile(rb"(" + _TOKEN + rb") ([\x21-\x7e]+) HTTP/1\.[01]")
@@ -207,3 +218,70 @@ def dispatching(websocket: Callable[..., asyncio.Protocol], http: ProtocolFactor
                           max_head=max_head, head_timeout=head_timeout, pending=pending)
 
     return create_connection
+
+
+class OnePort:
+    """The arena's one port (module docstring): websockets' `serve()` on `host`:`port`,
+    each connection dispatched to the server's WebSocket side or to `http`.
+
+    In aiohttp's order: `start` listens; `stop_accepting` stops listening and drops the
+    connections that have sent no request head yet; `close` closes the WebSocket
+    connections still open (1012, service restart) and waits for their handlers. Both
+    are safe to call twice.
+
+    Args:
+        websocket: the server's WebSocket side (`ArenaServer.websocket_side`).
+        http: makes the handler of a plain HTTP connection (the web's, or `no_http`).
+        host, port: where to listen (port 0: any free port).
+        max_head, head_timeout: the budget of a request head (`WebConfig`).
+    """
+
+    def __init__(self, websocket: WebSocketSide, http: ProtocolFactory, *, host: str,
+                 port: int, max_head: int, head_timeout: float) -> None:
+        self._side = websocket
+        self._http = http
+        self._host = host
+        self._port = port
+        self._max_head = max_head
+        self._head_timeout = head_timeout
+        self.pending: set[Dispatcher] = set()
+        """The connections still being dispatched (no complete request head yet)."""
+        self._ws: Server | None = None
+
+    async def start(self) -> None:
+        """Listen (then tell the server where: ``websocket.listening``)."""
+        if self._ws is not None:
+            raise RuntimeError("the port is already started")
+        side = self._side
+        self._ws = await serve(
+            side.handler, self._host, self._port,
+            process_request=side.process_request,
+            process_response=side.process_response,
+            create_connection=dispatching(  # type: ignore[arg-type]
+                side.connection, self._http, max_head=self._max_head,
+                head_timeout=self._head_timeout, pending=self.pending),
+            **side.options)
+        side.listening(self._host, self.port)
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the one chosen, for port 0)."""
+        if self._ws is None:
+            raise RuntimeError("start() the port first")
+        return int(self._ws.sockets[0].getsockname()[1])
+
+    def stop_accepting(self) -> None:
+        """Stop listening; drop the connections that have sent no head yet. The
+        connections already handed over stay open."""
+        if self._ws is not None:
+            self._ws.server.close()
+        for dispatcher in list(self.pending):
+            dispatcher.close()
+
+    async def close(self, code: int = 1012, reason: str = "server restarting") -> None:
+        """Stop accepting, close the WebSocket connections still open with `code` and
+        wait for their handlers."""
+        self.stop_accepting()
+        if self._ws is not None:
+            self._ws.close(code=code, reason=reason)
+            await self._ws.wait_closed()

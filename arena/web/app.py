@@ -6,7 +6,8 @@ web uses (it imports nothing of `arena.server`). Its lifecycle, in aiohttp's ord
 (``AppRunner.setup``), `protocol` makes the request handler the port's dispatcher
 hands plain HTTP connections to (`arena.server.dispatch`), `close` closes idle
 keep-alive connections, waits for requests in progress and stops the replay workers
-(``AppRunner.cleanup``). There is no site of aiohttp's own: the port is websockets'.
+(``AppRunner.cleanup``). There is no site of aiohttp's own: the port is websockets',
+with the dispatcher the composition root starts (`arena.server.dispatch.OnePort`).
 
 The application: the endpoints of `arena.web.endpoints` (its OpenAPI document at
 ``/api/openapi.json``), JSON errors (`arena.web.http.errors`), refusal of requests to
@@ -14,7 +15,8 @@ names that are not the server's (`arena.web.origins.host_guard`), of compressed
 bodies (`arena.web.http.refuse_encoded_bodies`) and of state-changing requests from
 foreign pages (`arena.web.origins.cross_site_guard`),
 gzip for text, and `WebFront.check_handshake`, the check of the WebSocket handshake
-(host, origin, guest cookie) that the server runs in websockets' ``process_request``.
+(host, origin, guest cookie) that the composition root gives the server's WebSocket
+side (`ArenaServer.websocket_side`), run in websockets' ``process_request``.
 """
 
 from __future__ import annotations

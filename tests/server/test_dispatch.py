@@ -64,12 +64,12 @@ async def test_close_ends_http_connections_and_connections_without_a_head(
     async with asyncio.timeout(10):
         assert (await kept_alive[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
     silent = await asyncio.open_connection("127.0.0.1", port)
-    await wait_for(lambda: arena.server._dispatching, what="the server accepted it")
-    await asyncio.gather(arena.server.close(), arena.server.close())  # twice, at once
-    await arena.server.close()
+    await wait_for(lambda: arena.app.listener.pending, what="the server accepted it")
+    await asyncio.gather(arena.app.close(), arena.app.close())  # twice, at once
+    await arena.app.close()
     async with asyncio.timeout(10):
         await kept_alive[0].read()  # closed: EOF, not a hang
         assert await silent[0].read() == b""
-    assert not arena.server._dispatching
+    assert not arena.app.listener.pending
     for _, writer in (kept_alive, silent):
         writer.close()

@@ -136,8 +136,8 @@ async def test_close_is_safe_to_call_twice_and_suspends_live_games(arena):
     await wait_for(lambda: live.started)
     task = arena.server.games.task_of(live)
     ws = b._ws
-    await asyncio.gather(arena.server.close(), arena.server.close())
-    await arena.server.close()
+    await asyncio.gather(arena.app.close(), arena.app.close())
+    await arena.app.close()
     # no result: the game stays running in storage, to resume on the next start
     assert live.record is None and task.cancelled()
     assert ws is not None and ws.close_code == 1012  # service restart: the bots come back

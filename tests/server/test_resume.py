@@ -105,7 +105,7 @@ async def test_a_closed_servers_games_resume_with_their_house_seats(make_arena, 
     live = arena.server.start_game("substitution", SUBST, ["alice", "house:random"], seed=5)
     await wait_for(lambda: moves == 3 and live.turn >= 5 and live.match.to_act() == 0)
     told = live.turn
-    await arena.server.close()  # a SIGTERM: the game is suspended, not ended
+    await arena.app.close()  # a SIGTERM: the game is suspended, not ended
     await alice.stop()
     await asyncio.gather(task, return_exceptions=True)
     assert live.record is None

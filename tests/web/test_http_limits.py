@@ -314,7 +314,7 @@ async def test_a_connection_that_sends_no_head_is_closed(make_arena: Any) -> Non
     arena = await make_arena(web=WebConfig(head_timeout=0.2))
     answer = await raw_exchange(arena.server.port, b"GET / HTTP/1.1\r\nHost:")
     assert status_of(answer) == 408 and json_of(answer)["code"] == "head-timeout"
-    assert not arena.server._dispatching
+    assert not arena.app.listener.pending
 
 
 # -- static files ---------------------------------------------------------------------------------

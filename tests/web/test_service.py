@@ -2,7 +2,7 @@
 
 The composition root (`arena.app`) gives the web the server as an `ArenaService`; here
 the web is given a stand-in instead, with no server, database or port of the arena's
-own, and answers from it alone. The server without a web answers plain HTTP 404 and
+own, and answers from it alone. The arena without a web answers plain HTTP 404 and
 still serves bots on its port.
 """
 
@@ -20,7 +20,6 @@ from aiohttp.test_utils import TestClient, TestServer
 from arena.app import Arena
 from arena.config import LadderConfig, ServerConfig
 from arena.registry import Registry
-from arena.server import ArenaServer
 from arena.service import LiveView, Records, StorageUnavailable
 from arena.storage import BotAccount, StorageFailure
 from arena.web.app import make_app
@@ -97,12 +96,14 @@ async def test_the_web_answers_from_the_service_alone(registry: Registry) -> Non
 
 
 async def test_a_server_without_a_web_answers_http_404_and_serves_bots(tmp_path) -> None:
-    server = ArenaServer(ServerConfig(port=0, db=str(tmp_path / "arena.sqlite"),
-                                      ping_interval=None))
-    await server.start()
+    arena = Arena(ServerConfig(port=0, db=str(tmp_path / "arena.sqlite"), ping_interval=None),
+                  web=False)
+    await arena.start()
+    server = arena.server
     try:
-        assert server.front is None
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        with pytest.raises(RuntimeError):
+            _ = arena.web
+        reader, writer = await asyncio.open_connection("127.0.0.1", arena.port)
         writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         answer = await reader.read()  # the server closes the connection
         writer.close()
@@ -118,13 +119,13 @@ async def test_a_server_without_a_web_answers_http_404_and_serves_bots(tmp_path)
         await client.stop()
         await task
     finally:
-        await server.close()
+        await arena.close()
 
 
 async def test_the_composition_root_serves_the_web_on_the_servers_port(tmp_path) -> None:
     async with Arena(ServerConfig(port=0, db=str(tmp_path / "arena.sqlite"),
                                   ping_interval=None)) as arena:
-        assert arena.server.front is arena.web and arena.web.service is arena.server
+        assert arena.web.service is arena.server and arena.server.storage is arena.storage
         reader, writer = await asyncio.open_connection("127.0.0.1", arena.port)
         writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         answer = await reader.read()
