@@ -34,7 +34,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 5
+    assert storage.version == SCHEMA_VERSION == 6
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -186,7 +186,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             await setup.close()
         storage = await open_storage(url)
         try:
-            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 2
+            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 3
             assert (await storage.authenticate("token")).name == "alice"  # type: ignore[union-attr]
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
@@ -196,7 +196,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing
-        assert await again.schema_version() == 2
+        assert await again.schema_version() == 3
         await again.close()
 
 
@@ -204,7 +204,7 @@ async def test_postgresql_servers_starting_at_once_migrate_once() -> None:
     async with postgres_schema() as url:
         opened = await asyncio.gather(*(open_storage(url) for _ in range(4)))
         try:
-            assert {await storage.schema_version() for storage in opened} == {2}
+            assert {await storage.schema_version() for storage in opened} == {3}
             await opened[0].add_bot("alice")
             assert [b.name for b in await opened[3].bots()] == ["alice"]
         finally:
@@ -238,3 +238,52 @@ async def test_a_failed_postgresql_step_leaves_the_version_before(
             assert await check.fetchval("SELECT to_regclass('game_turns')") is None
         finally:
             await check.close()
+
+
+# -- several ladders (SQLite's version 6, PostgreSQL's 3) ---------------------------------
+
+
+def test_version_6_gives_the_ratings_stored_before_to_the_ladder_named_after_their_game(
+        tmp_path: Path) -> None:
+    path = tmp_path / "v5.sqlite"
+    with sqlite3.connect(path) as db:
+        for step in MIGRATIONS[:5]:
+            db.executescript(step)
+        db.execute("PRAGMA user_version = 5")
+        db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                   " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 1.0, 1)")
+        db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                   " VALUES ('g2', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 2.0, 0)")
+        db.execute("INSERT INTO ratings(bot, game, mu, sigma, games, updated)"
+                   " VALUES ('a', 'sim', 30.0, 5.0, 1, 1.0)")
+        db.execute("INSERT INTO rating_updates VALUES ('g1', 'a', 25.0, 8.0, 30.0, 5.0)")
+    storage = Storage(path)
+    try:
+        assert storage.version == 6
+        rating = storage.rating("a", "sim")
+        assert rating is not None and (rating.ladder, rating.mu, rating.games) == ("sim", 30.0, 1)
+        assert [g.ladder_name for g in storage.games()] == [None, "sim"]
+        assert storage.rating_history("sim") == {"a": [[None, 15.0]]}
+    finally:
+        storage.close()
+
+
+async def test_a_postgresql_database_of_version_1_keeps_its_ratings_on_the_game_s_ladder() -> None:
+    async with postgres_schema() as url:
+        setup = await asyncpg.connect(url)
+        try:
+            await setup.execute(POSTGRES_VERSION_1)
+            await setup.execute(
+                "INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 2.0, TRUE)")
+            await setup.execute("INSERT INTO ratings(bot, game, mu, sigma, games, updated)"
+                                " VALUES ('a', 'sim', 30.0, 5.0, 1, 1.0)")
+        finally:
+            await setup.close()
+        storage = await open_storage(url)
+        try:
+            rating = await storage.rating("a", "sim")
+            assert rating is not None and (rating.ladder, rating.mu) == ("sim", 30.0)
+            assert [g.ladder_name for g in await storage.games()] == ["sim"]
+        finally:
+            await storage.close()

@@ -116,7 +116,20 @@ CREATE TABLE game_turns (
 """Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)
+_LADDERS = """
+ALTER TABLE games ADD COLUMN ladder_name TEXT;
+UPDATE games SET ladder_name = game WHERE ladder;
+ALTER TABLE ratings ADD COLUMN ladder TEXT;
+UPDATE ratings SET ladder = game;
+ALTER TABLE ratings ALTER COLUMN ladder SET NOT NULL;
+ALTER TABLE ratings DROP CONSTRAINT ratings_pkey;
+ALTER TABLE ratings ADD PRIMARY KEY (bot, ladder);
+"""
+"""Version 3 (SQLite's 6): several ladders, each with its own ratings and history
+(``games.ladder_name``, ``ratings.ladder``); what was stored before belongs to the
+ladder named after its game."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _LADDERS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""
