@@ -23,6 +23,7 @@ Embedding it::
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import uuid
@@ -39,7 +40,8 @@ from arena.registry import Registry, default_registry
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
 from arena.server.clients import Clients
-from arena.server.config import ServerConfig, TimeControl
+from arena.seeds import new_seed
+from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import Durability, StorageUnavailable
@@ -51,6 +53,7 @@ from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
+from arena.starts import draw_settings
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -74,7 +77,11 @@ class ArenaServer:
         self.registry = registry or default_registry()
         self.sessions: dict[str, Session] = {}
         """The connected bots by name (kept by `clients`)."""
+        self.ladders: dict[str, Ladder] = {}
+        """The matchmaking loop of each ladder, by its name (from `start` on)."""
         self.ladder: Ladder | None = None
+        """The first ladder's loop (the one ladder of a server run with the single-ladder
+        flags), or None: no ladder."""
         self.web: WebFront | None = None
         """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
@@ -103,13 +110,7 @@ class ArenaServer:
         if self._ws is not None:
             raise RuntimeError("the server is already started")
         config = self.config
-        if config.ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
-            rules = self.registry.load_game(config.ladder.game, config.ladder.settings)
-            if rules.num_players() != 2:
-                raise SettingsError(
-                    f"the ladder pairs two bots, but {config.ladder.game} with these settings "
-                    f"is a {rules.num_players()}-player game: give settings for two players")
-            check_settings(rules, "standard", config.settings_limits)
+        check_ladders(self.registry, config)  # fail early on bad settings, and on a ladder that cannot pair
         storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
         await durability.recover()
@@ -155,10 +156,14 @@ class ArenaServer:
             close_timeout=config.close_timeout,
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
-        if config.ladder is not None:
-            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
-                                 await self._recent_pairings())
-            self.ladder.start()
+        for ladder_config in config.all_ladders:
+            ladder = Ladder(ladder_config, functools.partial(self._ladder_candidates,
+                                                             ladder_config.name),
+                            functools.partial(self._start_pair, ladder_config),
+                            await self._recent_pairings(ladder_config.name))
+            self.ladders[ladder_config.name] = ladder
+            self.ladder = self.ladder or ladder
+            ladder.start()
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
         log.info("arena server listening on %s:%s", config.host, self.port)
 
@@ -175,8 +180,8 @@ class ArenaServer:
         try:
             for task in self._tasks:
                 task.cancel()
-            if self.ladder is not None:
-                await self.ladder.stop()
+            for ladder in self.ladders.values():
+                await ladder.stop()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
             for dispatcher in list(self._dispatching):  # no request head yet: drop them
@@ -288,6 +293,7 @@ class ArenaServer:
         time_control: TimeControl | None = None,
         ladder: bool = False,
         pair: str | None = None,
+        ladder_name: str | None = None,
     ) -> LiveGame:
         """Start a game between connected bots and/or ``house:SPEC`` players.
 
@@ -308,7 +314,8 @@ class ArenaServer:
         if self._closing or self._games is None:
             raise RuntimeError("the server is not running")
         return self._games.start(game_name, settings, players, seed=seed,
-                                 time_control=time_control, ladder=ladder, pair=pair)
+                                 time_control=time_control, ladder=ladder, pair=pair,
+                                 ladder_name=ladder_name)
 
     async def play_game(
         self,
@@ -330,35 +337,51 @@ class ArenaServer:
 
     # -- ladder ------------------------------------------------------------------------
 
-    def _ladder_candidates(self) -> list[str]:
-        ladder = self.config.ladder
+    def _ladder_candidates(self, name: str | None = None) -> list[str]:
+        """The players the ladder `name` (default: the first) may pair now."""
+        ladder = self.config.find_ladder(name) if name is not None else (
+            self.config.all_ladders[0] if self.config.all_ladders else None)
         assert ladder is not None
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
 
-    async def _recent_pairings(self) -> list[tuple[float, str, str]]:
-        """The ladder's pairings of the last hour, from the database (the pair limit
-        survives a restart); none if the database cannot be read now."""
+    async def _recent_pairings(self, name: str) -> list[tuple[float, str, str]]:
+        """The pairings of the last hour of the ladder `name`, from the database (the
+        pair limit survives a restart); none if the database cannot be read now."""
         storage = self.storage
         try:
-            return await storage.ladder_pairings(time.time() - PAIR_WINDOW)
+            return await storage.ladder_pairings(time.time() - PAIR_WINDOW, name)
         except StorageFailure:
-            log.warning("the ladder's recent pairings cannot be read: its pair limit "
-                        "starts from none")
+            log.warning("the recent pairings of ladder %r cannot be read: its pair limit "
+                        "starts from none", name)
             return []
 
-    def _start_pair(self, first: str, second: str) -> None:
+    def _start_pair(self, ladder: LadderConfig, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret
-        seed (a shared one would tell each bot the other game's dice)."""
-        ladder = self.config.ladder
-        assert ladder is not None
+        seed (a shared one would tell each bot the other game's dice). A ladder with a
+        generator draws the pairing's start from the first game's seed (`arena.starts`);
+        both games play it."""
         pair = "p" + uuid.uuid4().hex[:12]
-        for players in ((first, second), (second, first)):
+        settings: Mapping[str, Any] = ladder.settings
+        seeds: list[int | None] = [None, None]
+        if ladder.generator is not None:
+            seeds[0] = new_seed()
             try:
-                self.start_game(ladder.game, ladder.settings, players, ladder=True, pair=pair)
+                settings = draw_settings(self.registry.game_class(ladder.game),
+                                         ladder.generator, seeds[0])
+            except ArenaError as error:
+                log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
+                return
+        for players, seed in zip(((first, second), (second, first)), seeds, strict=True):
+            try:
+                # an unrated ladder's games are not ladder games to the storage: they
+                # keep their ladder's name but change no rating, even once resumed
+                self.start_game(ladder.game, settings, players, ladder=ladder.rated, pair=pair,
+                                seed=seed, time_control=ladder.time_control,
+                                ladder_name=ladder.name)
             except (ArenaError, RuntimeError) as error:
-                log.warning("ladder pairing %s failed: %s", players, error)
+                log.warning("ladder %r: pairing %s failed: %s", ladder.name, players, error)
 
     # -- views for the HTTP API --------------------------------------------------------
 
@@ -367,8 +390,35 @@ class ArenaServer:
         return health_report(
             closing=self._closing,
             failure=self._durability.unhealthy if self._durability is not None else "not started",
-            games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
+            games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0)
+
+
+def check_ladders(registry: Registry, config: ServerConfig) -> None:
+    """Refuse ladders that could never play: two of one name, settings (or, for a
+    ladder with a generator, a start drawn from a fixed seed) that are bad, beyond the
+    limits or not for two players.
+
+    Raises:
+        SettingsError: what is wrong, naming the ladder.
+    """
+    names: set[str] = set()
+    for ladder in config.all_ladders:
+        if ladder.name in names:
+            raise SettingsError(f"two ladders are named {ladder.name!r}: give each its own name")
+        names.add(ladder.name)
+        settings: Mapping[str, Any] = ladder.settings
+        try:
+            if ladder.generator is not None:
+                settings = draw_settings(registry.game_class(ladder.game), ladder.generator, 0)
+            rules = registry.load_game(ladder.game, settings)
+            check_settings(rules, "standard", config.settings_limits)
+        except ArenaError as error:
+            raise SettingsError(f"ladder {ladder.name!r}: {error}") from None
+        if rules.num_players() != 2:
+            raise SettingsError(
+                f"ladder {ladder.name!r}: a ladder pairs two bots, but {ladder.game} with these "
+                f"settings is a {rules.num_players()}-player game: give settings for two players")
 
 
 def _started(part: T | None) -> T:

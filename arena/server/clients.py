@@ -289,6 +289,7 @@ class Clients:
         if role == "operator":
             session.rate = None  # trusted: a tournament runner asks for games in bursts
         session.games_played = frozenset(hello.get("games") or ())
+        session.ladders = frozenset(hello.get("ladders") or ())
         session.capabilities = frozenset(hello.get("capabilities") or ())
         if role == "bot" and name is not None:
             old = self.sessions.get(name)
@@ -297,14 +298,18 @@ class Clients:
             self.sessions[name] = session
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
-        ladder = self.config.ladder
+        ladders = self.config.all_ladders
+        first = ladders[0] if ladders else None
+        # `ladders` only when there are some: a welcome without ladders stays as it was
+        listed = {"ladders": [ladder.describe() for ladder in ladders]} if ladders else {}
         session.send(
             "welcome", protocol=PROTOCOL_VERSION,
             server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
             role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
-            ladder=None if ladder is None else {"game": ladder.game,
-                                                "settings": dict(ladder.settings)},
-            limits=self._limits(),
+            ladder=None if first is None else {
+                "game": first.game,
+                "settings": {} if first.generator is not None else dict(first.settings)},
+            **listed, limits=self._limits(),
         )
         self._check_capabilities(session, hello.get("capabilities") or ())
         if role == "bot":
@@ -348,11 +353,21 @@ class Clients:
             session.send("error", code="unknown-game-name", fatal=False, message=(
                 f"hello.games names unknown games {unknown} (games: "
                 f"{', '.join(sorted(self.registry.games))})"))
-        ladder = self.config.ladder
-        if named and ladder is not None and ladder.game not in named:
+        ladders = self.config.all_ladders
+        known = {ladder.name for ladder in ladders}
+        unknown_ladders = sorted(session.ladders - known)
+        if unknown_ladders:
+            session.send("error", code="unknown-ladder", fatal=False, message=(
+                f"hello.ladders names ladders {unknown_ladders} this server does not run "
+                f"(ladders: {', '.join(sorted(known)) or 'none'})"))
+        entered = [ladder for ladder in ladders
+                   if not session.ladders or ladder.name in session.ladders]
+        if named and entered and not any(ladder.game in named for ladder in entered):
+            plays = sorted({ladder.game for ladder in entered})
+            said = repr(plays[0]) if len(plays) == 1 else f"{plays}"
             session.send("error", code="no-ladder-game", fatal=False, message=(
-                f"the ladder plays {ladder.game!r} and hello.games lists only "
-                f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
+                f"the ladder plays {said} and hello.games lists only "
+                f"{sorted(named)}: you will get no ladder games (list {said} or "
                 "leave 'games' out to play any game)"))
 
     # -- messages past the handshake ---------------------------------------------------

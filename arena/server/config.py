@@ -21,7 +21,8 @@ __all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
 
 @dataclass(frozen=True)
 class LadderConfig:
-    """Continuous matchmaking for one game and settings.
+    """Continuous matchmaking for one game and settings (a server may run several,
+    each with its own `name`, ratings and history).
 
     Bots that play `game` and have fewer than `max_games` games in flight are paired
     every `interval` seconds; each pairing plays two games with the seats swapped, each
@@ -43,6 +44,32 @@ class LadderConfig:
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
     twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
+    name: str = ""
+    """The ladder's name, unique on its server (``/api/leaderboard?ladder=NAME``, the
+    bots' ``hello.ladders``); empty: the game's name, the name of the ladder the
+    single-ladder flags define (and of the ratings stored before ladders had names)."""
+    time_control: TimeControl | None = None
+    """The clocks of the ladder's games; None: the server's `ServerConfig.time_control`."""
+    rated: bool = True
+    """Whether its games change its ratings (an unrated ladder pairs for practice)."""
+    generator: Mapping[str, Any] | None = None
+    """None: every game plays `settings`. Otherwise the parameters of the game's
+    generator (``{}``: its defaults; `arena.game.Game.generate`): each pairing's start
+    is drawn from its first game's committed seed (`arena.starts`), and both games of
+    the pairing play it."""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.game)
+
+    def describe(self) -> dict[str, Any]:
+        """The ladder as ``GET /api/ladders`` and ``welcome.ladders`` show it."""
+        return {"name": self.name, "game": self.game,
+                "settings": None if self.generator is not None else dict(self.settings),
+                "generator": None if self.generator is None else dict(self.generator),
+                "rated": self.rated, "house": ["house:" + spec for spec in self.house],
+                "time_control": None if self.time_control is None
+                else self.time_control.to_json()}
 
 
 @dataclass(frozen=True)
@@ -54,6 +81,10 @@ class ServerConfig:
     (``postgresql://USER@HOST/DATABASE``); `arena.storage.open_storage`."""
     time_control: TimeControl = field(default_factory=TimeControl)
     ladder: LadderConfig | None = None
+    """One ladder (the single-ladder flags of `arena serve`); `ladders` holds more."""
+    ladders: tuple[LadderConfig, ...] = ()
+    """The ladders (``[[ladders]]`` of ``arena serve --config``), each with its own name;
+    with `ladder` too, that one comes first."""
     hello_timeout: float = 10.0
     max_frame: int = 256 * 1024
     """Largest message accepted; longer frames get an ``oversize`` error."""
@@ -130,3 +161,12 @@ class ServerConfig:
     one level down, with their ``logs/``) shown by the web interface."""
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""
+
+    @property
+    def all_ladders(self) -> tuple[LadderConfig, ...]:
+        """Every ladder the server runs: `ladder`, then `ladders`."""
+        return ((self.ladder,) if self.ladder is not None else ()) + tuple(self.ladders)
+
+    def find_ladder(self, name: str) -> LadderConfig | None:
+        """The ladder named `name`, if the server runs one."""
+        return next((ladder for ladder in self.all_ladders if ladder.name == name), None)

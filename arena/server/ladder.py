@@ -43,13 +43,15 @@ PAIR_WINDOW = 3600.0
 def ladder_candidates(config: LadderConfig, sessions: Mapping[str, Session],
                       bot_games: Mapping[str, set[str]]) -> list[str]:
     """The players with room for a pairing's two games: connected bots (not guests)
-    that play the ladder's game, and the ladder's house bots (``house:SPEC``) when
-    there is somebody for them to play."""
+    that play the ladder's game and did not leave the ladder out of their hello's
+    ``ladders``, and the ladder's house bots (``house:SPEC``) when there is somebody
+    for them to play. A bot's room counts its games on every ladder."""
     room = config.max_games - 2
     names = [
         name for name, session in sessions.items()
         if session.role == "bot" and not is_guest(name)
         and (not session.games_played or config.game in session.games_played)
+        and (not session.ladders or config.name in session.ladders)
         and len(bot_games.get(name, ())) <= room
     ]
     if names or config.house_vs_house:
@@ -94,7 +96,8 @@ class Ladder:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="ladder")
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"ladder {self.config.name}")
 
     async def stop(self) -> None:
         task, self._task = self._task, None

@@ -71,6 +71,9 @@ class Session:
         self.role = ""
         self.name: str | None = None
         self.games_played: frozenset[str] = frozenset()
+        self.ladders: frozenset[str] = frozenset()
+        """The ladders the bot narrowed itself to in its hello (empty: every ladder of
+        its games)."""
         self.capabilities: frozenset[str] = frozenset()
         """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""
         self.operator = False

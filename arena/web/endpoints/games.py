@@ -22,10 +22,38 @@ def _int(request: web.Request, name: str, default: int, low: int, high: int) -> 
         raise ApiError(400, f"{name} must be an integer, not {text!r}") from None
 
 
-def _ladder_game(request: web.Request) -> str | None:
+async def _ladder_of(request: web.Request) -> tuple[str | None, str | None]:
+    """The ladder a ratings request is about, and its game: ``ladder=NAME`` (a ladder
+    the server runs, or one with stored ratings: else 404), else ``game=GAME`` (the
+    first ladder of that game, else the ladder named after it), else the first ladder;
+    (None, None) on a server without ladders (every rating)."""
     server = server_of(request)
-    return request.query.get("game") or (server.config.ladder.game if server.config.ladder
-                                         else None)
+    config = server.config
+    name = request.query.get("ladder")
+    if name is not None:
+        ladder = config.find_ladder(name)
+        if ladder is not None:
+            return name, ladder.game
+        stored = await server.storage.leaderboard(name)
+        if not stored:
+            known = ", ".join(ladder.name for ladder in config.all_ladders) or "none"
+            raise ApiError(404, f"no ladder {name!r} (ladders: {known}; GET /api/ladders)",
+                           code="unknown-ladder")
+        return name, stored[0].game
+    game = request.query.get("game")
+    if game:
+        ladder = next((ladder for ladder in config.all_ladders if ladder.game == game), None)
+        return (ladder.name if ladder is not None else game), game
+    if config.all_ladders:
+        first = config.all_ladders[0]
+        return first.name, first.game
+    return None, None
+
+
+async def ladders(request: web.Request) -> web.Response:
+    server = server_of(request)
+    return json_response({"ladders": [ladder.describe()
+                                      for ladder in server.config.all_ladders]})
 
 
 async def games(request: web.Request) -> web.Response:
@@ -54,17 +82,17 @@ async def game(request: web.Request) -> web.Response:
 
 async def leaderboard(request: web.Request) -> web.Response:
     server = server_of(request)
-    name = _ladder_game(request)
+    name, game = await _ladder_of(request)
     rows = await server.storage.leaderboard(name)
     board = [{"rank": rank, **row.to_json()} for rank, row in enumerate(rows, start=1)]
-    return json_response({"game": name, "leaderboard": board})
+    return json_response({"ladder": name, "game": game, "leaderboard": board})
 
 
 async def rating_history(request: web.Request) -> web.Response:
     server = server_of(request)
-    name = _ladder_game(request)
+    name, game = await _ladder_of(request)
     history = await server.storage.rating_history(name)
-    return json_response({"game": name, "history": history})
+    return json_response({"ladder": name, "game": game, "history": history})
 
 
 async def bots(request: web.Request) -> web.Response:
@@ -73,11 +101,14 @@ async def bots(request: web.Request) -> web.Response:
     rows = [{"name": a.name, "operator": a.operator, "revoked": a.revoked,
              "connected": a.name in server.sessions,
              "games_in_flight": len(server.bot_games.get(a.name, ()))} for a in accounts]
-    house = list(server.config.ladder.house) if server.config.ladder else []
+    house = list(dict.fromkeys(spec for ladder in server.config.all_ladders
+                               for spec in ladder.house))
     return json_response({"bots": rows, "house": ["house:" + h for h in house]})
 
 
-_GAME = Param("game", "a game name; by default the ladder's game")
+_LADDER = Param("ladder", "a ladder's name (GET /api/ladders); by default the first ladder")
+_GAME = Param("game", "a game name: its first ladder (or the ladder named after it); "
+                      "ignored with ladder")
 
 ENDPOINTS = (
     Endpoint("GET", "/api/games", games, "Recent games, newest first", "games", params=(
@@ -90,12 +121,19 @@ ENDPOINTS = (
              "games", params=(Param("id", "the game id", required=True, where="path"),),
              answers={200: "the game; `live` holds the state of a running game (no seed)",
                       404: "no such game"}),
-    Endpoint("GET", "/api/leaderboard", leaderboard, "Ratings by conservative rating", "ladder",
-             params=(_GAME,), answers={200: "rank, bot, rating (mu - 3 sigma), mu, sigma, "
-                                            "games, wins, losses, draws"}),
+    Endpoint("GET", "/api/ladders", ladders, "The server's ladders", "ladder",
+             answers={200: "ladders: [{name, game, settings (null: drawn for each pairing), "
+                           "generator, rated, house, time_control (null: the server's)}]"}),
+    Endpoint("GET", "/api/leaderboard", leaderboard, "A ladder's ratings by conservative "
+             "rating", "ladder", params=(_LADDER, _GAME),
+             answers={200: "ladder, game, leaderboard: rank, bot, ladder, rating (mu - 3 "
+                           "sigma), mu, sigma, games, wins, losses, draws",
+                      404: "no such ladder"}),
     Endpoint("GET", "/api/ratings/history", rating_history,
-             "Each bot's conservative rating after each rated game", "ladder", params=(_GAME,),
-             answers={200: "history: {bot: [[finished_time, rating_after], ...]}"}),
+             "Each bot's conservative rating after each rated game of a ladder", "ladder",
+             params=(_LADDER, _GAME),
+             answers={200: "ladder, game, history: {bot: [[finished_time, rating_after], ...]}",
+                      404: "no such ladder"}),
     Endpoint("GET", "/api/bots", bots, "Accounts, connected bots and house bots", "ladder",
              answers={200: "bots (name, operator, revoked, connected, games_in_flight), house"}),
 )
