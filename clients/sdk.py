@@ -329,6 +329,8 @@ class ArenaClient:
             row (None: never).
         connect_timeout: give up (`CannotConnect`) after trying this long without a
             connection (seconds; None: never). Both count from the last connection.
+        ladders: the names of the server's ladders the bot plays on (``welcome.ladders``;
+            empty: every ladder of its games).
     """
 
     url: str
@@ -353,6 +355,7 @@ class ArenaClient:
     """Frames from the server that could not be read or broke the schema."""
     connections: int = 0
     on_message: Callable[[Message], None] | None = None
+    ladders: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         self._bot: ArenaBot = self.bot if isinstance(self.bot, ArenaBot) else _FunctionBot(self.bot)
@@ -444,6 +447,8 @@ class ArenaClient:
                                      "games": list(self.games), "client": "arena-python-sdk"}
             if self.name:
                 hello["bot"] = self.name
+            if self.ladders:
+                hello["ladders"] = list(self.ladders)
             capabilities = (["compact-turns"] if self.compact else []) + (
                 ["legal-moves"] if self.legal_moves else [])
             if capabilities:

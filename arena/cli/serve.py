@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from arena.cli.config_file import LADDERS_META, ladder_configs, load_config, single_ladder_given
 from arena.cli.db import DB_OPTION, check_url
 from arena.errors import ArenaError, SettingsError
 
@@ -22,6 +23,11 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 
 
 @click.command()
+@click.option("--config", type=click.Path(dir_okay=False), is_eager=True, expose_value=False,
+              callback=load_config, metavar="FILE",
+              help="A TOML file of settings: every option below has a key (--move-ms is "
+                   "move_ms), and [[ladders]] tables run several ladders; options given "
+                   "here override the file (docs/server.md).")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=int, help="0 picks a free port.")
 @DB_OPTION
@@ -117,8 +123,27 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_url(db)
+    ctx = click.get_current_context()
+    tables = ctx.meta.get(LADDERS_META)
+    if tables is not None and ladder:
+        given = single_ladder_given(ctx)
+        if given:
+            raise click.UsageError(
+                f"the configuration file's [[ladders]] define the ladders: leave out "
+                f"{', '.join(given)} (or give one ladder by them and no [[ladders]])")
+    control = TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms)
     try:
         registry = default_registry()
+        ladders: tuple[LadderConfig, ...] = ()
+        if tables is not None and ladder:
+            ladders = ladder_configs(
+                tables, registry=registry, time_control=control,
+                default_settings=lambda name: _default_settings(registry, name),
+                defaults={"house_vs_house": house_vs_house, "max_games": max_games,
+                          "interval": interval, "pairings_per_hour": pairings_per_hour})
+            if not ladders:
+                raise ValueError("the configuration file's ladders array is empty: give at "
+                                 "least one [[ladders]] table, or ladder = false")
         if settings_json is not None:
             settings = json.loads(settings_json)
         else:
@@ -127,7 +152,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                                                      "default_moves": 50})
                         or _default_settings(registry, game))
         rules = registry.load_game(game, settings)
-        if ladder and rules.num_players() != 2:
+        if ladder and not ladders and rules.num_players() != 2:
             raise click.UsageError(
                 f"the ladder pairs two bots, but {game} with these settings is a "
                 f"{rules.num_players()}-player game: give two-player settings (for tiles: "
@@ -137,10 +162,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             registry.make_bot(rules, spec, allow_exec=False)
         settings_limits = _limits(registry, limits, "--limit")
         guest_settings_limits = _limits(registry, guest_limits, "--guest-limit")
-        if ladder:
+        if ladder and not ladders:
             from arena.limits import check_settings
 
             check_settings(rules, "standard", settings_limits)
+        if ladders:
+            from arena.server.app import check_ladders
+
+            check_ladders(registry, ServerConfig(ladders=ladders,
+                                                 settings_limits=settings_limits))
         for origin in origins:
             parts = urlsplit(origin)
             if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
@@ -153,9 +183,11 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
         host=host, port=port, db=db,
-        time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
+        time_control=control,
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
-                            pairings_per_hour=pairings_per_hour) if ladder else None,
+                            pairings_per_hour=pairings_per_hour) if ladder and not ladders
+        else None,
+        ladders=ladders,
         tournaments=tournaments,
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,

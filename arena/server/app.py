@@ -37,10 +37,10 @@ from arena.errors import ArenaError, SettingsError
 from arena.limits import check_settings
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
+from arena.seeds import new_seed
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
 from arena.server.clients import Clients
-from arena.seeds import new_seed
 from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.dispatch import Dispatcher, dispatching
@@ -366,10 +366,10 @@ class ArenaServer:
         settings: Mapping[str, Any] = ladder.settings
         seeds: list[int | None] = [None, None]
         if ladder.generator is not None:
-            seeds[0] = new_seed()
+            seeds[0] = first_seed = new_seed()
             try:
                 settings = draw_settings(self.registry.game_class(ladder.game),
-                                         ladder.generator, seeds[0])
+                                         ladder.generator, first_seed)
             except ArenaError as error:
                 log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
                 return

@@ -1,0 +1,127 @@
+"""Several ladders on one server: each pairs the bots entered in it, with its own ratings
+and history; a bot narrows its ladders in ``hello.ladders``; the HTTP API lists them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from arena.errors import SettingsError
+from arena.server import LadderConfig, TimeControl
+from clients.sdk import Turn
+from tests.waiting import wait_for
+
+from .conftest import SUBST
+from .test_ladder_and_http import get
+
+SIM = LadderConfig(game="sim", settings={"vertices": 5}, house=("sim-random",), interval=0.05,
+                   name="sim-small", seed=1,
+                   time_control=TimeControl(move_ms=900, bank_ms=900, first_move_ms=900,
+                                            retries=0, grace_ms=900))
+PRACTICE = LadderConfig(game="substitution", settings={**SUBST, "moves": 4}, house=("random",),
+                        interval=0.05, name="practice", rated=False, seed=2)
+
+
+def any_game(turn: Turn) -> str:
+    """A bot of every game: the first legal move its local rules list."""
+    return turn.info.rules.legal_moves(turn.rules_state(), limit=1).moves[0]
+
+
+async def finished(arena: Any) -> list[dict[str, Any]]:
+    status, games = await asyncio.to_thread(get, arena, "/api/games?limit=500&status=finished")
+    assert status == 200
+    return list(games["games"])
+
+
+async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_arena) -> None:
+    arena = await make_arena(ladders=(SIM, PRACTICE))
+    assert set(arena.server.ladders) == {"sim-small", "practice"}
+    both = await arena.client("both", any_game)  # every ladder of its games
+    await arena.client("simmer", any_game, ladders=["sim-small"])
+    await arena.client("wordy", "random", games=["substitution"])
+
+    async def played_everywhere() -> bool:
+        games = await finished(arena)
+        return ({g["ladder_name"] for g in games} == {"sim-small", "practice"}
+                and any("simmer" in g["players"] for g in games)
+                and any("wordy" in g["players"] for g in games))
+
+    await wait_for(played_everywhere)
+    games = await finished(arena)
+    for game in games:
+        name = game["ladder_name"]
+        assert game["game"] == {"sim-small": "sim", "practice": "substitution"}[name]
+        assert game["ladder"] == (name == "sim-small")  # the practice ladder is unrated
+        assert "simmer" not in game["players"] or name == "sim-small"
+        assert "wordy" not in game["players"] or name == "practice"
+    assert both.connections == 1
+
+    status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=sim-small")
+    assert status == 200 and board["ladder"] == "sim-small" and board["game"] == "sim"
+    rows = board["leaderboard"]
+    assert rows and {row["ladder"] for row in rows} == {"sim-small"}
+    assert "wordy" not in {row["bot"] for row in rows}
+    status, practice = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=practice")
+    assert status == 200 and practice["leaderboard"] == []  # unrated: played, not rated
+    status, history = await asyncio.to_thread(get, arena, "/api/ratings/history?ladder=sim-small")
+    assert status == 200 and set(history["history"]) == {row["bot"] for row in rows}
+    status, default = await asyncio.to_thread(get, arena, "/api/leaderboard")
+    assert status == 200 and default["ladder"] == "sim-small"  # the first ladder
+
+    status, missing = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=nope")
+    assert status == 404 and missing["code"] == "unknown-ladder"
+    assert "sim-small" in missing["message"] and "practice" in missing["message"]
+
+    status, listed = await asyncio.to_thread(get, arena, "/api/ladders")
+    assert status == 200
+    assert [(entry["name"], entry["game"], entry["rated"]) for entry in listed["ladders"]] == [
+        ("sim-small", "sim", True), ("practice", "substitution", False)]
+    assert listed["ladders"][0]["settings"] == {"vertices": 5}
+    assert listed["ladders"][0]["time_control"]["move_ms"] == 900
+    assert listed["ladders"][1]["time_control"] is None
+    assert listed["ladders"][0]["house"] == ["house:sim-random"]
+
+
+async def test_a_ladder_s_games_run_on_its_time_control(make_arena) -> None:
+    arena = await make_arena(ladders=(SIM,))
+    await arena.client("alice", any_game)
+    live = await wait_for(lambda: next(iter(arena.server.live.values()), None))
+    assert live.control.move_ms == 900 and live.ladder_name == "sim-small"
+
+
+async def test_welcome_lists_the_ladders_and_an_unknown_ladder_is_said(make_arena) -> None:
+    arena = await make_arena(ladders=(SIM, PRACTICE))
+    token = await arena.add_bot("carol")
+    raw = await arena.raw()
+    welcome = await raw.hello(token, ladders=["practice", "nope"])
+    assert [entry["name"] for entry in welcome["ladders"]] == ["sim-small", "practice"]
+    assert welcome["ladder"] == {"game": "sim", "settings": {"vertices": 5}}
+    error = await raw.expect("error")
+    assert error["code"] == "unknown-ladder" and not error["fatal"]
+    assert "['nope']" in error["message"] and "practice" in error["message"]
+    assert arena.server.sessions["carol"].ladders == {"practice", "nope"}
+    assert "carol" not in arena.server._ladder_candidates("sim-small")
+    assert "carol" in arena.server._ladder_candidates("practice")
+
+
+async def test_a_bot_entered_in_no_ladder_of_its_games_is_told(make_arena) -> None:
+    arena = await make_arena(ladders=(SIM, PRACTICE))
+    token = await arena.add_bot("dave")
+    raw = await arena.raw()
+    await raw.hello(token, games=["heaps"], ladders=["practice"])  # practice plays substitution
+    error = await raw.expect("error")
+    assert error["code"] == "no-ladder-game" and not error["fatal"]
+    assert "ladder plays 'substitution'" in error["message"]
+
+
+@pytest.mark.parametrize("ladders, said", [
+    ((SIM, LadderConfig(game="sim", name="sim-small")), "two ladders are named 'sim-small'"),
+    ((LadderConfig(game="tiles", name="solo"),), "ladder 'solo': a ladder pairs two bots"),
+    ((LadderConfig(game="sim", name="big", settings={"vertices": 99}),), "ladder 'big':"),
+])
+async def test_ladders_that_could_never_play_are_refused_by_name(make_arena, ladders,
+                                                                 said) -> None:
+    with pytest.raises(SettingsError, match=said):
+        await make_arena(ladders=ladders)
