@@ -145,7 +145,9 @@ def test_ladders_tables_make_ladders_with_the_server_s_defaults(tmp_path: Path) 
 def test_the_example_file_runs_its_ladders() -> None:
     ctx = serve.make_context("serve", ["--config", str(EXAMPLE)])
     ladders = configured_ladders(ctx)
-    assert [ladder.name for ladder in ladders] == ["substitution", "sim-6", "durak-practice"]
+    assert [ladder.name for ladder in ladders] == ["substitution", "sim-6", "durak-practice",
+                                                   "heaps-varied"]
+    assert ladders[3].generator == {"start": [1, 20]}
     check_ladders(default_registry(), ServerConfig(ladders=ladders))
 
 

@@ -125,3 +125,47 @@ async def test_ladders_that_could_never_play_are_refused_by_name(make_arena, lad
                                                                  said) -> None:
     with pytest.raises(SettingsError, match=said):
         await make_arena(ladders=ladders)
+
+
+async def test_a_generator_ladder_plays_each_pairing_on_a_start_drawn_from_a_committed_seed(
+        make_arena) -> None:
+    from arena.registry import default_registry
+    from arena.starts import draw_settings
+
+    params = {"start": [1, 25]}
+    varied = LadderConfig(game="heaps", house=("heaps-random",), interval=0.05, seed=3,
+                          name="heaps-varied", generator=params)
+    arena = await make_arena(ladders=(varied,))
+    await arena.client("alice", any_game)
+
+    async def pairs() -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for game in await finished(arena):
+            found.setdefault(game["pair"], []).append(game)
+        complete = {pair: games for pair, games in found.items() if len(games) == 2}
+        return complete if len(complete) >= 3 else {}
+
+    complete = await wait_for(pairs)
+    heaps = default_registry().game_class("heaps")
+    starts = []
+    for games in complete.values():
+        stored = [(await asyncio.to_thread(get, arena, f"/api/games/{game['id']}"))[1]
+                  for game in games]
+        first, second = stored
+        assert first["settings"] == second["settings"]  # both games of the pairing
+        assert first["players"] == second["players"][::-1] and first["seed"] != second["seed"]
+        # the stored settings are the drawn ones, and one of the pair's revealed seeds
+        # draws them again: anybody can check the start
+        drawn = [draw_settings(heaps, params, int(game["seed"])) for game in stored]
+        assert sum(settings == first["settings"] for settings in drawn) == 1
+        assert all(1 <= heap <= 25 for heap in first["settings"]["start"])
+        starts.append(first["settings"]["start"])
+    assert len({tuple(start) for start in starts}) > 1  # a fresh start every pairing
+    status, listed = await asyncio.to_thread(get, arena, "/api/ladders")
+    assert listed["ladders"][0]["settings"] is None
+    assert listed["ladders"][0]["generator"] == params
+
+
+async def test_a_ladder_whose_generator_parameters_are_wrong_is_refused(make_arena) -> None:
+    with pytest.raises(SettingsError, match="ladder 'x': heaps generator: unknown parameters"):
+        await make_arena(ladders=(LadderConfig(game="heaps", name="x", generator={"hepas": 2}),))
