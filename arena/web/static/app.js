@@ -950,13 +950,23 @@ function ratingChart(history, width) {
   return h("figure", {}, chart, h("figcaption", {}, legend));
 }
 
-async function ladderPage() {
-  const board = await api("/api/leaderboard");
-  const history = await api("/api/ratings/history", { game: board.game || undefined });
+// One ladder's leaderboard and chart; a server with several ladders (`[[ladders]]`) gets a
+// selector, and the ladder shown is in the address (#/ladder?ladder=NAME).
+async function ladderPage({ params }) {
+  const { ladders } = await api("/api/ladders");
+  const board = await api("/api/leaderboard", { ladder: params.get("ladder") || undefined });
+  const history = await api("/api/ratings/history", { ladder: board.ladder || undefined });
   const chartBox = h("div", { class: "chart-box" });
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
-  show(h("h1", {}, t("Ladder")), h("p", { class: "muted" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
-    : t("no ladder game configured; all games")),
+  const shown = ladders.find((l) => l.name === board.ladder);
+  const choose = ladders.length > 1 ? h("select", { id: "ladder-select" }, ladders.map((l) =>
+    h("option", { value: l.name, selected: l.name === board.ladder }, `${l.name} · ${titles[l.game] || l.game}`))) : null;
+  if (choose) choose.addEventListener("change", () => { location.hash = `#/ladder?ladder=${encodeURIComponent(choose.value)}`; });
+  show(h("h1", {}, t("Ladder")), choose && h("p", {}, h("label", {}, t("Ladder"), " ", choose)),
+    h("p", { class: "muted", id: "ladder-about" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
+      : t("no ladder game configured; all games"),
+      shown && !shown.rated ? ` · ${t("unrated: its games change no rating")}` : null,
+      shown && shown.settings === null ? ` · ${t("a new start every pairing")}` : null),
     board.leaderboard.length ? scrollBox(t("the leaderboard, scrolled sideways"), h("table", { class: "leaderboard", id: "leaderboard" },
       h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws")].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
