@@ -162,7 +162,7 @@ async def test_a_generator_ladder_plays_each_pairing_on_a_start_drawn_from_a_com
         starts.append(first["settings"]["start"])
     assert len({tuple(start) for start in starts}) > 1  # a fresh start every pairing
     status, listed = await asyncio.to_thread(get, arena, "/api/ladders")
-    assert listed["ladders"][0]["settings"] is None
+    assert status == 200 and listed["ladders"][0]["settings"] is None
     assert listed["ladders"][0]["generator"] == params
 
 

@@ -143,7 +143,7 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         for _ in range(1000):
             goal = rng.randint(*target)
             start = [rng.randint(low, high) for _ in range(rules["heaps"])]
-            if not HeapRules.from_mapping(example_rules(name), target=goal).is_over(start):
+            if not HeapRules.from_mapping(example_rules(name), target=goal).is_over(tuple(start)):
                 return {"example": name, "target": goal, "start": start, "max_moves": max_moves}
         raise SettingsError(f"heaps generator: every start drawn in start {[low, high]} is "
                             "over already: give smaller heaps or a larger target")

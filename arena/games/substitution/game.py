@@ -31,8 +31,8 @@ from arena.games.substitution._core import (
     fast_parse,
     format_steps,
 )
-from arena.games.substitution.movestring import MoveString
 from arena.games.substitution.grammar import Grammar
+from arena.games.substitution.movestring import MoveString
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
 
