@@ -105,6 +105,8 @@ def test_the_file_gives_the_settings_and_flags_override_it(tmp_path: Path) -> No
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\n[[ladders]]\nname = \"x\"\ngame = \"sim\"",
      "two ladders are named 'x'"),
     ("[[ladders]]\nname = \"x\"\ngame = \"chess\"", "chess"),
+    ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"sim-nobody\"]", "sim-nobody"),
+    ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"exec:./bot\"]", "exec"),
 ])
 def test_a_wrong_key_or_value_is_an_error_naming_it(tmp_path: Path, text: str, said: str) -> None:
     assert said in refused(tmp_path, text)

@@ -260,7 +260,7 @@ def ladder_configs(tables: Sequence[Mapping[str, Any]], *, registry: Any,
     from dataclasses import replace
 
     from arena.server.config import LadderConfig
-    from arena.starts import generator_params
+    from arena.starts import draw_settings, generator_params
 
     ladders = []
     for table in tables:
@@ -284,6 +284,11 @@ def ladder_configs(tables: Sequence[Mapping[str, Any]], *, registry: Any,
             specs = tuple(str(spec) for spec in registry.parse_bots(game, house)) if house else ()
         else:
             specs = tuple(str(spec) for item in house for spec in registry.parse_bots(game, item))
+        if specs:  # as the single ladder's: built once now, never a program a file names
+            rules = registry.load_game(game, settings if generator is None else draw_settings(
+                registry.game_class(game), generator, 0))
+            for spec in specs:
+                registry.make_bot(rules, spec, allow_exec=False)
         control = (replace(time_control, **table["time_control"])
                    if "time_control" in table else None)
         ladders.append(LadderConfig(

@@ -47,6 +47,7 @@ from protocol import (
     Message,
     ProtocolCore,
     ProtocolError,
+    SchemaError,
     UnexpectedMessage,
     VersionError,
 )
@@ -60,6 +61,11 @@ CLOSE_VERSION = 4002
 CLOSE_HELLO_TIMEOUT = 4003
 CLOSE_REPLACED = 4004
 CLOSE_ERRORS = 4005
+
+MAX_HELLO_LADDERS = 64
+"""Most ladder names a ``hello.ladders`` may list, each of at most `MAX_LADDER_NAME`
+characters (a server's ladder names are no longer: `arena.cli.config_file`)."""
+MAX_LADDER_NAME = 64
 CLOSE_RATE = 4006
 CLOSE_TRY_LATER = 1013
 
@@ -258,6 +264,12 @@ class Clients:
                 f"this server speaks version {PROTOCOL_VERSION}"))
             await session.drain_and_close(CLOSE_VERSION, "unsupported protocol version")
             return False
+        ladders = hello.get("ladders") or ()
+        if len(ladders) > MAX_HELLO_LADDERS or any(len(n) > MAX_LADDER_NAME for n in ladders):
+            self._error(session, SchemaError(
+                f"hello.ladders lists at most {MAX_HELLO_LADDERS} ladder names of at most "
+                f"{MAX_LADDER_NAME} characters each; send a shorter hello"))
+            return True
         role = hello["role"]
         name: str | None = None
         if role in ("bot", "operator"):

@@ -169,3 +169,15 @@ async def test_a_generator_ladder_plays_each_pairing_on_a_start_drawn_from_a_com
 async def test_a_ladder_whose_generator_parameters_are_wrong_is_refused(make_arena) -> None:
     with pytest.raises(SettingsError, match="ladder 'x': heaps generator: unknown parameters"):
         await make_arena(ladders=(LadderConfig(game="heaps", name="x", generator={"hepas": 2}),))
+
+
+async def test_a_hello_naming_too_many_or_too_long_ladders_is_refused(make_arena) -> None:
+    arena = await make_arena(ladders=(SIM,))
+    token = await arena.add_bot("erin")
+    raw = await arena.raw()
+    for ladders in (["x"] * 65, ["x" * 65]):
+        error = await raw.hello(token, ladders=ladders)
+        assert error["type"] == "error" and error["code"] == "invalid-message"
+        assert "at most 64 ladder names" in error["message"]
+    welcome = await raw.hello(token, ladders=["x" * 64] * 64)  # the most it may send
+    assert welcome["type"] == "welcome"
