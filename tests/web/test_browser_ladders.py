@@ -15,7 +15,7 @@ from arena.match import Match
 from arena.registry import default_registry
 from arena.storage.sqlite import SQLiteDatabase
 
-from .browser import browser, no_overflow, page, shot, visitor, wait_phase
+from .browser import BOTH, axe_violations, browser, no_overflow, page, shot, visitor, wait_phase
 from .live import arena_serve
 
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
@@ -78,6 +78,7 @@ def rows(page: Any) -> list[list[str]]:
             for row in page.locator("#leaderboard tr").all_inner_texts()[1:]]
 
 
+@BOTH
 def test_each_ladder_has_its_own_leaderboard_chosen_on_the_page(page: Any,
                                                                 server: dict[str, Any]) -> None:
     page.goto(server["url"] + "/#/ladder")
@@ -91,6 +92,7 @@ def test_each_ladder_has_its_own_leaderboard_chosen_on_the_page(page: Any,
     assert sorted(row[1] for row in rows(page)) == ["ann", "bob"]
     assert page.locator("#rating-chart polyline").count() == 2
     no_overflow(page)
+    assert axe_violations(page) == []  # the selector is labelled, the page readable
     shot(page, "ladders")
 
     page.select_option("#ladder-select", "durak-8")
