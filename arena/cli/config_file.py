@@ -183,6 +183,8 @@ def load_config(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 def _ladder_table(where: str, index: int, table: Mapping[str, Any]) -> dict[str, Any]:
     """A ``[[ladders]]`` table with its keys and types checked."""
+    from arena.server.app import LADDER_NAME
+
     prefix = f"ladders[{index}]"
     for key in table:
         if key not in LADDER_KEYS:
@@ -207,7 +209,7 @@ def _ladder_table(where: str, index: int, table: Mapping[str, Any]) -> dict[str,
     if isinstance(table.get("house"), list):
         _strings(where, f"{prefix}.house", table["house"])
     name = table["name"]
-    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
+    if not LADDER_NAME.fullmatch(name):
         raise click.BadParameter(f"{where}: {prefix}.name {name!r}: give 1-64 letters, "
                                  "digits, '-', '_' or '.'", param_hint="--config")
     if "settings" in table and "generator" in table:

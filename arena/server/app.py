@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import time
 import uuid
 from collections import defaultdict
@@ -394,6 +395,10 @@ class ArenaServer:
             recovered=len(self._durability.recovered) if self._durability is not None else 0)
 
 
+LADDER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""A ladder's name: what ``hello.ladders`` and ``?ladder=`` carry (at most 64 characters)."""
+
+
 def check_ladders(registry: Registry, config: ServerConfig) -> None:
     """Refuse ladders that could never play: two of one name, settings (or, for a
     ladder with a generator, a start drawn from a fixed seed) that are bad, beyond the
@@ -404,6 +409,9 @@ def check_ladders(registry: Registry, config: ServerConfig) -> None:
     """
     names: set[str] = set()
     for ladder in config.all_ladders:
+        if not LADDER_NAME.fullmatch(ladder.name):
+            raise SettingsError(f"a ladder's name is 1-64 letters, digits, '-', '_' or '.', "
+                                f"not {ladder.name!r}")
         if ladder.name in names:
             raise SettingsError(f"two ladders are named {ladder.name!r}: give each its own name")
         names.add(ladder.name)

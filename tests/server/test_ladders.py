@@ -120,6 +120,8 @@ async def test_a_bot_entered_in_no_ladder_of_its_games_is_told(make_arena) -> No
     ((SIM, LadderConfig(game="sim", name="sim-small")), "two ladders are named 'sim-small'"),
     ((LadderConfig(game="tiles", name="solo"),), "ladder 'solo': a ladder pairs two bots"),
     ((LadderConfig(game="sim", name="big", settings={"vertices": 99}),), "ladder 'big':"),
+    ((LadderConfig(game="sim", name="a b"),), "a ladder's name is 1-64 letters"),
+    ((LadderConfig(game="sim", name="x" * 65),), "a ladder's name is 1-64 letters"),
 ])
 async def test_ladders_that_could_never_play_are_refused_by_name(make_arena, ladders,
                                                                  said) -> None:
@@ -181,3 +183,24 @@ async def test_a_hello_naming_too_many_or_too_long_ladders_is_refused(make_arena
         assert "at most 64 ladder names" in error["message"]
     welcome = await raw.hello(token, ladders=["x" * 64] * 64)  # the most it may send
     assert welcome["type"] == "welcome"
+
+
+async def test_the_single_ladder_is_named_after_its_game(make_arena) -> None:
+    """The single-ladder flags (ServerConfig.ladder) still run one ladder, named after its
+    game: the name the ratings stored before ladders had names migrated to."""
+    arena = await make_arena(ladder=LadderConfig(game="sim", settings={"vertices": 5},
+                                                 house=("sim-random",), interval=0.05))
+    assert list(arena.server.ladders) == ["sim"] and arena.server.ladder is not None
+    await arena.client("alice", any_game)
+    await wait_for(lambda: arena.server.games_finished >= 2)
+    status, listed = await asyncio.to_thread(get, arena, "/api/ladders")
+    assert status == 200 and [entry["name"] for entry in listed["ladders"]] == ["sim"]
+
+    async def rated() -> Any:
+        status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=sim")
+        return status == 200 and board["leaderboard"]
+
+    rows = await wait_for(rated)
+    assert {row["ladder"] for row in rows} == {"sim"}
+    status, by_game = await asyncio.to_thread(get, arena, "/api/leaderboard?game=sim")
+    assert status == 200 and by_game["ladder"] == "sim"
