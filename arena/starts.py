@@ -1,17 +1,18 @@
 """Varied starts: a ladder game's settings drawn from a committed seed.
 
 A ladder with a ``generator`` (`arena.server.config.LadderConfig.generator`) plays a
-fresh start every pairing. The start is drawn from the seed of the pairing's first
-game, which the server commits to in that game's ``game_start`` and reveals in its
-``game_over`` (`arena.seeds`), through a generator of its own::
+fresh start every pairing. The server draws the seeds of the pairing's two games
+first; the start is drawn from the smaller of the two (`pair_start_seed`), which the
+server commits to in its game's ``game_start`` and reveals in its ``game_over``
+(`arena.seeds`), through a generator of its own::
 
     start = random.Random(int(sha256("arena-start-v1:{seed}"), 16))   # seed in decimal
     settings = GameClass.from_settings(GameClass.generate(start, params)).settings()
 
-so anybody holding the revealed seed and the ladder's parameters draws the same
+so anybody holding the two revealed seeds and the ladder's parameters draws the same
 settings again, and the draw tells nothing of the dice (a hash stands between them).
-Both games of the pairing play these settings (the second with dice of its own), and
-each game's stored settings are the drawn ones.
+Both games of the pairing play these settings (each on its own dice), and each game's
+stored settings are the drawn ones.
 
     >>> from arena.registry import default_registry
     >>> heaps = default_registry().game_class("heaps")
@@ -30,10 +31,17 @@ from arena.errors import SettingsError
 from arena.game import Game
 from arena.seeds import seed_to_text
 
-__all__ = ["START_PREFIX", "Params", "draw_flag", "draw_settings", "generator_params", "start_rng"]
+__all__ = ["START_PREFIX", "Params", "draw_flag", "draw_settings", "generator_params",
+           "pair_start_seed", "start_rng"]
 
 START_PREFIX = "arena-start-v1"
 """Versions the hashed text, so that a later scheme cannot be confused with this one."""
+
+
+def pair_start_seed(seeds: Sequence[int]) -> int:
+    """The seed a pairing's start is drawn from: the smaller of its games' seeds (which
+    game is "first" is nowhere to be seen afterwards; the smaller one is)."""
+    return min(seeds)
 
 
 def start_rng(seed: int) -> random.Random:

@@ -54,7 +54,7 @@ from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
-from arena.starts import draw_settings
+from arena.starts import draw_settings, pair_start_seed
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -361,16 +361,17 @@ class ArenaServer:
     def _start_pair(self, ladder: LadderConfig, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret
         seed (a shared one would tell each bot the other game's dice). A ladder with a
-        generator draws the pairing's start from the first game's seed (`arena.starts`);
-        both games play it."""
+        generator draws both seeds first, then the pairing's start from the smaller one
+        (`arena.starts`); both games play it."""
         pair = "p" + uuid.uuid4().hex[:12]
         settings: Mapping[str, Any] = ladder.settings
         seeds: list[int | None] = [None, None]
         if ladder.generator is not None:
-            seeds[0] = first_seed = new_seed()
+            drawn = [new_seed(), new_seed()]
+            seeds = list(drawn)
             try:
                 settings = draw_settings(self.registry.game_class(ladder.game),
-                                         ladder.generator, first_seed)
+                                         ladder.generator, pair_start_seed(drawn))
             except ArenaError as error:
                 log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
                 return

@@ -55,7 +55,7 @@ class LadderConfig:
     generator: Mapping[str, Any] | None = None
     """None: every game plays `settings`. Otherwise the parameters of the game's
     generator (``{}``: its defaults; `arena.game.Game.generate`): each pairing's start
-    is drawn from its first game's committed seed (`arena.starts`), and both games of
+    is drawn from the smaller of its two games' committed seeds (`arena.starts`), and both games of
     the pairing play it."""
 
     def __post_init__(self) -> None:

@@ -124,3 +124,9 @@ def test_varied_starts_are_won_by_either_seat(game: str, bot: str) -> None:
     assert len(seat_wins(game, bot, [fixed] * 10)) == 1
     varied = seat_wins(game, bot, drawn(game, {}))
     assert varied[0] >= 5 and varied[1] >= 5, varied
+
+
+def test_a_pairing_s_start_is_drawn_from_the_smaller_of_its_seeds() -> None:
+    from arena.starts import pair_start_seed
+
+    assert pair_start_seed([2**100, 7]) == pair_start_seed([7, 2**100]) == 7
