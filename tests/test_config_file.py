@@ -17,8 +17,8 @@ from arena.cli.config_file import LADDER_KEYS, LADDERS_META, config_keys, ladder
 from arena.cli.serve import serve
 from arena.registry import default_registry
 from arena.server import TimeControl
-from arena.server.app import check_ladders
 from arena.server.config import ServerConfig
+from arena.server.ladder import check_ladders
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "arena.toml"

@@ -183,7 +183,7 @@ def load_config(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 def _ladder_table(where: str, index: int, table: Mapping[str, Any]) -> dict[str, Any]:
     """A ``[[ladders]]`` table with its keys and types checked."""
-    from arena.server.app import LADDER_NAME
+    from arena.server.ladder import LADDER_NAME
 
     prefix = f"ladders[{index}]"
     for key in table:

@@ -167,7 +167,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
 
             check_settings(rules, "standard", settings_limits)
         if ladders:
-            from arena.server.app import check_ladders
+            from arena.server.ladder import check_ladders
 
             check_ladders(registry, ServerConfig(ladders=ladders,
                                                  settings_limits=settings_limits))

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import re
 import time
 import uuid
 from collections import defaultdict
@@ -34,8 +33,7 @@ from typing import Any, Self, TypeVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from arena.errors import ArenaError, SettingsError
-from arena.limits import check_settings
+from arena.errors import ArenaError
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
 from arena.seeds import new_seed
@@ -49,7 +47,7 @@ from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
 from arena.server.house import HouseBots
-from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
+from arena.server.ladder import PAIR_WINDOW, Ladder, check_ladders, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
@@ -394,40 +392,6 @@ class ArenaServer:
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0)
-
-
-LADDER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
-"""A ladder's name: what ``hello.ladders`` and ``?ladder=`` carry (at most 64 characters)."""
-
-
-def check_ladders(registry: Registry, config: ServerConfig) -> None:
-    """Refuse ladders that could never play: two of one name, settings (or, for a
-    ladder with a generator, a start drawn from a fixed seed) that are bad, beyond the
-    limits or not for two players.
-
-    Raises:
-        SettingsError: what is wrong, naming the ladder.
-    """
-    names: set[str] = set()
-    for ladder in config.all_ladders:
-        if not LADDER_NAME.fullmatch(ladder.name):
-            raise SettingsError(f"a ladder's name is 1-64 letters, digits, '-', '_' or '.', "
-                                f"not {ladder.name!r}")
-        if ladder.name in names:
-            raise SettingsError(f"two ladders are named {ladder.name!r}: give each its own name")
-        names.add(ladder.name)
-        settings: Mapping[str, Any] = ladder.settings
-        try:
-            if ladder.generator is not None:
-                settings = draw_settings(registry.game_class(ladder.game), ladder.generator, 0)
-            rules = registry.load_game(ladder.game, settings)
-            check_settings(rules, "standard", config.settings_limits)
-        except ArenaError as error:
-            raise SettingsError(f"ladder {ladder.name!r}: {error}") from None
-        if rules.num_players() != 2:
-            raise SettingsError(
-                f"ladder {ladder.name!r}: a ladder pairs two bots, but {ladder.game} with these "
-                f"settings is a {rules.num_players()}-player game: give settings for two players")
 
 
 def _started(part: T | None) -> T:

@@ -25,16 +25,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from arena.errors import ArenaError, SettingsError
+from arena.limits import check_settings
 from arena.names import HOUSE_PREFIX, is_guest, is_house
-from arena.server.config import LadderConfig
+from arena.registry import Registry
+from arena.server.config import LadderConfig, ServerConfig
 from arena.server.session import Session
+from arena.starts import draw_settings
 
-__all__ = ["PAIR_WINDOW", "Ladder", "ladder_candidates"]
+__all__ = ["LADDER_NAME", "PAIR_WINDOW", "Ladder", "check_ladders", "ladder_candidates"]
 
 PAIR_WINDOW = 3600.0
 """Seconds over which `LadderConfig.pairings_per_hour` counts a pair's pairings."""
@@ -161,3 +166,37 @@ class Ladder:
         for pair in [pair for pair, times in self._paired_at.items()
                      if not times or times[-1] <= now - PAIR_WINDOW]:
             del self._paired_at[pair]
+
+
+LADDER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""A ladder's name: what ``hello.ladders`` and ``?ladder=`` carry (at most 64 characters)."""
+
+
+def check_ladders(registry: Registry, config: ServerConfig) -> None:
+    """Refuse ladders that could never play: two of one name, settings (or, for a
+    ladder with a generator, a start drawn from a fixed seed) that are bad, beyond the
+    limits or not for two players.
+
+    Raises:
+        SettingsError: what is wrong, naming the ladder.
+    """
+    names: set[str] = set()
+    for ladder in config.all_ladders:
+        if not LADDER_NAME.fullmatch(ladder.name):
+            raise SettingsError(f"a ladder's name is 1-64 letters, digits, '-', '_' or '.', "
+                                f"not {ladder.name!r}")
+        if ladder.name in names:
+            raise SettingsError(f"two ladders are named {ladder.name!r}: give each its own name")
+        names.add(ladder.name)
+        settings: Mapping[str, Any] = ladder.settings
+        try:
+            if ladder.generator is not None:
+                settings = draw_settings(registry.game_class(ladder.game), ladder.generator, 0)
+            rules = registry.load_game(ladder.game, settings)
+            check_settings(rules, "standard", config.settings_limits)
+        except ArenaError as error:
+            raise SettingsError(f"ladder {ladder.name!r}: {error}") from None
+        if rules.num_players() != 2:
+            raise SettingsError(
+                f"ladder {ladder.name!r}: a ladder pairs two bots, but {ladder.game} with these "
+                f"settings is a {rules.num_players()}-player game: give settings for two players")

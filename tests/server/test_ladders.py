@@ -38,7 +38,7 @@ async def finished(arena: Any) -> list[dict[str, Any]]:
 async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_arena) -> None:
     arena = await make_arena(ladders=(SIM, PRACTICE))
     assert set(arena.server.ladders) == {"sim-small", "practice"}
-    both = await arena.client("both", any_game)  # every ladder of its games
+    await arena.client("both", any_game)  # every ladder of its games
     await arena.client("simmer", any_game, ladders=["sim-small"])
     await arena.client("wordy", "random", games=["substitution"])
 
@@ -46,7 +46,8 @@ async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_are
         games = await finished(arena)
         return ({g["ladder_name"] for g in games} == {"sim-small", "practice"}
                 and any("simmer" in g["players"] for g in games)
-                and any("wordy" in g["players"] for g in games))
+                and any("wordy" in g["players"] for g in games)
+                and any("both" in g["players"] for g in games))
 
     await wait_for(played_everywhere)
     games = await finished(arena)
@@ -56,7 +57,6 @@ async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_are
         assert game["ladder"] == (name == "sim-small")  # the practice ladder is unrated
         assert "simmer" not in game["players"] or name == "sim-small"
         assert "wordy" not in game["players"] or name == "practice"
-    assert both.connections == 1
 
     status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=sim-small")
     assert status == 200 and board["ladder"] == "sim-small" and board["game"] == "sim"
@@ -66,7 +66,9 @@ async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_are
     status, practice = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=practice")
     assert status == 200 and practice["leaderboard"] == []  # unrated: played, not rated
     status, history = await asyncio.to_thread(get, arena, "/api/ratings/history?ladder=sim-small")
-    assert status == 200 and set(history["history"]) == {row["bot"] for row in rows}
+    # (games go on meanwhile: the history may have more bots than the rows read before)
+    assert status == 200 and set(history["history"]) >= {row["bot"] for row in rows}
+    assert "wordy" not in history["history"]
     status, default = await asyncio.to_thread(get, arena, "/api/leaderboard")
     assert status == 200 and default["ladder"] == "sim-small"  # the first ladder
 
