@@ -418,7 +418,7 @@ class Storage(ABC):
                               ladder: str | None = None) -> list[tuple[float, str, str]]:
         """The ladder pairings started at `since` or later (seconds since the epoch), as
         ``(started, a, b)``: each pair of games once, when its first game started; of
-        the ladder named `ladder` only, or of every ladder."""
+        the ladder named `ladder` only, or of every ladder (rated or not)."""
 
     @abstractmethod
     async def recover(self, detail: str = RECOVERED) -> list[str]:

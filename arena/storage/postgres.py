@@ -386,8 +386,9 @@ class PostgresStorage(Storage):
     async def ladder_pairings(self, since: float,
                               ladder: str | None = None) -> list[tuple[float, str, str]]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1 AND ladder"
-            " AND pair IS NOT NULL AND ($2::TEXT IS NULL OR ladder_name = $2)"
+            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1"
+            " AND ladder_name IS NOT NULL AND pair IS NOT NULL"
+            " AND ($2::TEXT IS NULL OR ladder_name = $2)"
             " GROUP BY pair", since, ladder))
         return pairings(tuple(row) for row in rows)
 

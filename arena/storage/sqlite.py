@@ -362,8 +362,8 @@ class SQLiteDatabase:
 
     def ladder_pairings(self, since: float,
                         ladder: str | None = None) -> list[tuple[float, str, str]]:
-        sql = ("SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
-               " AND pair IS NOT NULL")
+        sql = ("SELECT MIN(started), players FROM games WHERE started >= ?"
+               " AND ladder_name IS NOT NULL AND pair IS NOT NULL")
         args: tuple[Any, ...] = (since,)
         if ladder is not None:
             sql += " AND ladder_name = ?"

@@ -235,3 +235,11 @@ async def test_each_ladder_of_one_game_has_its_own_ratings_and_history(storage: 
     assert [g.ladder_name for g in await storage.games()] == ["sim-large", "sim-small"]
     assert len(await storage.ladder_pairings(0.0)) == 2
     assert len(await storage.ladder_pairings(0.0, "sim-small")) == 1
+    practice = ended("g3", ("alice", "bob"), winner=0)  # an unrated ladder's game
+    await storage.start_game(practice, ladder=False, pair="p3", ladder_name="practice")
+    await storage.finish_game(practice, rated=False)
+    assert len(await storage.ladder_pairings(0.0, "practice")) == 1  # its pairings count
+    assert await storage.leaderboard("practice") == []
+    friendly = ended("g4", ("alice", "bob"), winner=0)  # no ladder's: not a pairing
+    await storage.start_game(friendly, ladder=False, pair="p4")
+    assert len(await storage.ladder_pairings(0.0)) == 3
