@@ -17,11 +17,16 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from arena.clock import TimeControl
+    from arena.registry import Registry
+    from arena.server.config import LadderConfig
 
 __all__ = [
     "LADDERS_META",
@@ -246,9 +251,10 @@ def single_ladder_given(ctx: click.Context) -> list[str]:
     return given
 
 
-def ladder_configs(tables: Sequence[Mapping[str, Any]], *, registry: Any,
-                   defaults: Mapping[str, Any], time_control: Any,
-                   default_settings: Any) -> tuple[Any, ...]:
+def ladder_configs(tables: Sequence[Mapping[str, Any]], *, registry: Registry,
+                   defaults: Mapping[str, Any], time_control: TimeControl,
+                   default_settings: Callable[[str], Mapping[str, Any]]
+                   ) -> tuple[LadderConfig, ...]:
     """`LadderConfig` values of ``[[ladders]]`` tables (checked by `load_config`).
 
     `defaults` holds the server-wide ``house_vs_house``, ``max_games``, ``interval`` and
