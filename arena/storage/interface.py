@@ -427,12 +427,13 @@ class Storage(ABC):
     @abstractmethod
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         """Stored games, newest first, without their logs (``/api/games``).
 
         Args:
             bot: only games this account played.
             game: only games of this game.
+            ladder: only games the ladder of this name paired.
             status: only ``running``, ``finished`` or ``aborted`` games.
             limit: at most this many.
             before: only games started before this time (seconds since the epoch), for

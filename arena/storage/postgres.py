@@ -413,12 +413,13 @@ class PostgresStorage(Storage):
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         where: list[str] = []
         args: list[Any] = []
         for condition, value in (
                 ("id IN (SELECT game_id FROM game_players WHERE bot = ${})", bot),
-                ("game = ${}", game), ("status = ${}", status), ("started < ${}", before)):
+                ("game = ${}", game), ("status = ${}", status), ("started < ${}", before),
+                ("ladder_name = ${}", ladder)):
             if value is not None:
                 args.append(value)
                 where.append(condition.format(len(args)))

@@ -394,7 +394,7 @@ class SQLiteDatabase:
 
     def games(self, *, bot: str | None = None, game: str | None = None,
               status: str | None = None, limit: int = 50,
-              before: float | None = None) -> list[GameRow]:
+              before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         where: list[str] = []
         args: list[Any] = []
         if bot is not None:
@@ -406,6 +406,9 @@ class SQLiteDatabase:
         if status is not None:
             where.append("status = ?")
             args.append(status)
+        if ladder is not None:
+            where.append("ladder_name = ?")
+            args.append(ladder)
         if before is not None:
             where.append("started < ?")
             args.append(before)
@@ -609,9 +612,9 @@ class SQLiteStorage(Storage):
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         return await self.run(self.database.games, bot=bot, game=game, status=status,
-                              limit=limit, before=before)
+                              limit=limit, before=before, ladder=ladder)
 
     async def game(self, game_id: str) -> StoredGame | None:
         return await self.run(self.database.game, game_id)

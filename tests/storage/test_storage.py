@@ -233,6 +233,7 @@ async def test_each_ladder_of_one_game_has_its_own_ratings_and_history(storage: 
     assert set(await storage.rating_history("sim-large")) == {"alice", "bob"}
     assert len((await storage.rating_history("sim-large"))["alice"]) == 1
     assert [g.ladder_name for g in await storage.games()] == ["sim-large", "sim-small"]
+    assert [g.id for g in await storage.games(ladder="sim-small")] == ["g1"]
     assert len(await storage.ladder_pairings(0.0)) == 2
     assert len(await storage.ladder_pairings(0.0, "sim-small")) == 1
     practice = ended("g3", ("alice", "bob"), winner=0)  # an unrated ladder's game

@@ -63,7 +63,8 @@ async def games(request: web.Request) -> web.Response:
         raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     limit = _int(request, "limit", 50, 1, 500)
     rows = await server.storage.games(bot=request.query.get("bot"),
-                                      game=request.query.get("game"), status=status, limit=limit)
+                                      game=request.query.get("game"), status=status, limit=limit,
+                                      ladder=request.query.get("ladder"))
     return json_response({"games": [row.to_json() for row in rows]})
 
 
@@ -113,10 +114,12 @@ _GAME = Param("game", "a game name: its first ladder (or the ladder named after 
 ENDPOINTS = (
     Endpoint("GET", "/api/games", games, "Recent games, newest first", "games", params=(
         Param("bot", "only games this bot played"), Param("game", "only games of this game"),
+        Param("ladder", "only games this ladder paired"),
         Param("status", "running, finished or aborted"),
         Param("limit", "at most this many (1-500, default 50)", "integer")),
-        answers={200: "id, game, players, seed (once finished), ladder, pair, status, result, "
-                      "winner, scores, termination, reason, turns, times", 400: "a bad filter"}),
+        answers={200: "id, game, players, seed (once finished), ladder, pair, ladder_name, "
+                      "status, result, winner, scores, termination, reason, turns, times",
+                 400: "a bad filter"}),
     Endpoint("GET", "/api/games/{id}", game, "One game with its settings and JSON Lines log",
              "games", params=(Param("id", "the game id", required=True, where="path"),),
              answers={200: "the game; `live` holds the state of a running game (no seed)",
