@@ -58,6 +58,9 @@ async def test_each_ladder_pairs_its_own_bots_and_keeps_its_own_ratings(make_are
         assert "simmer" not in game["players"] or name == "sim-small"
         assert "wordy" not in game["players"] or name == "practice"
 
+    status, practice_games = await asyncio.to_thread(get, arena, "/api/games?ladder=practice")
+    assert status == 200 and practice_games["games"]
+    assert {g["ladder_name"] for g in practice_games["games"]} == {"practice"}
     status, board = await asyncio.to_thread(get, arena, "/api/leaderboard?ladder=sim-small")
     assert status == 200 and board["ladder"] == "sim-small" and board["game"] == "sim"
     rows = board["leaderboard"]
