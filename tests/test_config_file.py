@@ -13,7 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.config_file import LADDER_KEYS, LADDERS_META, config_keys, ladder_configs
+from arena.cli.config_file import (
+    LADDER_KEYS,
+    LADDERS_META,
+    SEASONS_META,
+    config_keys,
+    ladder_configs,
+)
 from arena.cli.serve import serve
 from arena.registry import default_registry
 from arena.server import TimeControl
@@ -107,9 +113,45 @@ def test_the_file_gives_the_settings_and_flags_override_it(tmp_path: Path) -> No
     ("[[ladders]]\nname = \"x\"\ngame = \"chess\"", "chess"),
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"sim-nobody\"]", "sim-nobody"),
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"exec:./bot\"]", "exec"),
+    ("accounts = 1", "accounts must be a table ([accounts]), not an integer"),
+    ("[accounts]\nsignups = \"open\"", "unknown key 'accounts.signups' (did you mean "
+                                        "'accounts.signup'?)"),
+    ("[[seasons]]\nname = \"s\"\nladder = \"substitution\"\nstart = 2026-01-01T00:00:00Z",
+     "season 's': the key 'end' is missing"),
+    ("[[seasons]]\nname = \"s\"\nladder = \"sim-6\"\nstart = 2026-01-01T00:00:00Z\n"
+     "end = 2026-02-01T00:00:00Z", "--config: season 's' is on the ladder 'sim-6', but this "
+     "server's ladders are 'substitution'"),
 ])
 def test_a_wrong_key_or_value_is_an_error_naming_it(tmp_path: Path, text: str, said: str) -> None:
     assert said in refused(tmp_path, text)
+
+
+def test_the_accounts_table_gives_its_options_or_says_they_are_coming(tmp_path: Path) -> None:
+    """``[accounts]`` groups the accounts' options (``signup`` is ``--signup``); a server
+    built without them says so rather than ignore the key."""
+    text = "[accounts]\nsignup = \"invite\"\n"
+    if "signup" in config_keys(serve):
+        assert parse(tmp_path, text).params["signup"] == "invite"
+    else:
+        assert "accounts.signup: this server has no --signup yet" in refused(tmp_path, text)
+
+
+def test_seasons_come_from_the_file_or_from_the_seasons_flag(tmp_path: Path) -> None:
+    season = ('[[seasons]]\nname = "{name}"\nladder = "{ladder}"\n'
+              "start = 2026-01-01T00:00:00Z\nend = 2026-02-01T00:00:00Z\n")
+    ctx = parse(tmp_path, season.format(name="winter", ladder="substitution"))
+    [winter] = ctx.meta[SEASONS_META]
+    assert (winter.name, winter.ladder) == ("winter", "substitution")
+    # the flag replaces the file's seasons: its season on another ladder is refused
+    flagged = tmp_path / "seasons.toml"
+    flagged.write_text(season.format(name="other", ladder="nowhere"), encoding="utf-8")
+    (tmp_path / "arena.toml").write_text(season.format(name="winter", ladder="substitution"),
+                                         encoding="utf-8")
+    result = CliRunner().invoke(main, ["serve", "--config", str(tmp_path / "arena.toml"),
+                                       "--seasons", str(flagged)])
+    assert result.exit_code == 2
+    assert f"--seasons {flagged}: season 'other' is on the ladder 'nowhere'" in " ".join(
+        result.output.split())
 
 
 def test_a_missing_file_is_said(tmp_path: Path) -> None:
@@ -167,12 +209,20 @@ def test_a_server_started_from_a_file_lists_its_ladders(tmp_path: Path) -> None:
         name = "sim-7"
         game = "sim"
         settings = { vertices = 7 }
+        [[seasons]]
+        name = "spring"
+        ladder = "sim-7"
+        start = 2026-03-01T00:00:00Z
+        end = 2126-06-01T00:00:00Z
     """, encoding="utf-8")
     with arena_serve("--config", str(path), "--db", str(tmp_path / "a.sqlite")) as (url, process):
         listed = json.loads(urllib.request.urlopen(url + "/api/ladders", timeout=10).read())
+        seasons = json.loads(urllib.request.urlopen(url + "/api/seasons", timeout=10).read())
     output = process.stdout.read().decode() if process.stdout else ""
     if process.stdout:
         process.stdout.close()
     assert "Traceback" not in output, output
     assert [(ladder["name"], ladder["settings"]) for ladder in listed["ladders"]] == [
         ("sim-6", {"vertices": 6}), ("sim-7", {"vertices": 7})]
+    assert [(season["name"], season["ladder"]) for season in seasons["seasons"]] == [
+        ("spring", "sim-7")]

@@ -8,8 +8,11 @@ comma-separated text, ``limit``/``guest_limit`` a table (``limit = {"heaps.posit
 = 4000000}``) as well as ``GAME.SIZE=N`` items. The file gives click its defaults
 (``default_map``), so a flag given on the command line overrides the file. Several
 ladders are ``[[ladders]]`` tables (`LADDER_KEYS`, made into `LadderConfig` values by
-`ladder_configs`). An unknown key, or a value of the wrong type or out of range, is an
-error naming the key (and the closest known key).
+`ladder_configs`); seasons are ``[[seasons]]`` tables (read by
+`arena.seasons.seasons_from_toml`, as ``--seasons FILE`` reads them; that flag, given,
+replaces the file's). A section table (`SECTIONS`: ``[accounts]``) groups options: its
+keys are those options' keys. An unknown key, or a value of the wrong type or out of
+range, is an error naming the key (and the closest known key).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = [
     "LADDERS_META",
     "LADDER_KEYS",
+    "SEASONS_META",
+    "SECTIONS",
     "config_keys",
     "key_of",
     "ladder_configs",
@@ -40,6 +45,18 @@ __all__ = [
 LADDERS_META = "arena.config.ladders"
 """Where `load_config` leaves the file's ``[[ladders]]`` tables, in the click context's
 ``meta`` (a list; absent: the file has none)."""
+
+SEASONS_META = "arena.config.seasons"
+"""Where `load_config` leaves the file's ``[[seasons]]`` (a tuple of
+`arena.seasons.SeasonConfig`), in the click context's ``meta`` (absent: none)."""
+
+SECTIONS: Mapping[str, tuple[str, ...]] = {
+    "accounts": ("signup",),
+}
+"""The section tables a file may have, each with the keys of the options it groups
+(``[accounts]`` ``signup = "invite"`` is ``--signup invite``). A key of a section
+whose option this server does not have yet (``signup`` comes with people's
+accounts) is an error saying so; a future section is one line here."""
 
 LADDER_KEYS: Mapping[str, str] = {
     "name": "the ladder's name, unique on the server (required)",
@@ -168,14 +185,39 @@ def load_config(ctx: click.Context, param: click.Parameter, value: str | None) -
     assert isinstance(ctx.command, click.Command)
     options = config_keys(ctx.command)
     defaults: dict[str, Any] = dict(ctx.default_map or {})
+    items: list[tuple[str, str, Any]] = []
+    """(where the key was, the option's key, its value)"""
     for key, item in data.items():
-        if key == "ladders":
+        if key == "ladders" or (key == "seasons" and isinstance(item, list)):
             continue
-        option = options.get(key)
-        if option is None:
-            raise _unknown(value, key, [*options, "ladders"])
+        if key in SECTIONS:
+            if not isinstance(item, dict):
+                raise _wrong(value, key, f"a table ([{key}])", item)
+            for inner, inner_item in item.items():
+                where = f"{key}.{inner}"
+                if inner not in SECTIONS[key]:
+                    raise _unknown(value, where, [f"{key}.{k}" for k in SECTIONS[key]])
+                if inner not in options:
+                    raise click.BadParameter(
+                        f"{value}: {where}: this server has no --{inner.replace('_', '-')} "
+                        f"yet ([{key}] is read; its keys come with the feature)",
+                        param_hint="--config")
+                items.append((where, inner, inner_item))
+            continue
+        if key not in options:
+            raise _unknown(value, key, [*options, "ladders", *SECTIONS])
+        items.append((key, key, item))
+    for where, key, item in items:
+        option = options[key]
         assert option.name is not None
-        defaults[option.name] = _option_value(value, key, option, item, ctx)
+        defaults[option.name] = _option_value(value, where, option, item, ctx)
+    if isinstance(data.get("seasons"), list):
+        from arena.seasons import SeasonConfigError, seasons_from_toml
+
+        try:
+            ctx.meta[SEASONS_META] = seasons_from_toml(data["seasons"])
+        except SeasonConfigError as error:
+            raise click.BadParameter(f"{value}: {error}", param_hint="--config") from None
     if "ladders" in data:
         ladders = data["ladders"]
         if not isinstance(ladders, list) or not all(isinstance(t, dict) for t in ladders):

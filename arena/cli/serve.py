@@ -13,7 +13,13 @@ from urllib.parse import urlsplit
 
 import click
 
-from arena.cli.config_file import LADDERS_META, ladder_configs, load_config, single_ladder_given
+from arena.cli.config_file import (
+    LADDERS_META,
+    SEASONS_META,
+    ladder_configs,
+    load_config,
+    single_ladder_given,
+)
 from arena.cli.db import DB_OPTION, check_url
 from arena.errors import ArenaError, SettingsError
 
@@ -59,6 +65,12 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--pairings-per-hour", default=10, show_default=True, type=click.IntRange(0),
               help="Times the same two bot accounts may be paired on the ladder in an hour "
                    "(a pairing is two games; house bots are not limited; 0: no limit).")
+@click.option("--challenges-per-hour", default=20, show_default=True, type=click.IntRange(0),
+              help="Challenges a bot may send in any hour, refused ones included (0: none).")
+@click.option("--challenges-pending", default=3, show_default=True, type=click.IntRange(1),
+              help="Unanswered challenges a bot may have sent, and been sent, at once.")
+@click.option("--challenge-timeout", default=60.0, show_default=True,
+              type=click.FloatRange(0.1), help="Seconds a challenge waits for its answer.")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
@@ -102,23 +114,30 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
+@click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="FILE.toml",
+              help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladders' "
+                   "seasons, their entry rules and finals (instead of the --config file's "
+                   "[[seasons]]).")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
           first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          pairings_per_hour: int,
+          pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
+          challenge_timeout: float,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
+          server_names: tuple[str, ...], guests_per_client: int, seasons_file: str | None,
+          verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
+    from arena.app import Arena
     from arena.bot_logs import LogLimits
+    from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl, WebConfig
     from arena.registry import default_registry
-    from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
-    from arena.server.workers import WorkerLimits
-    from arena.web.config import WebConfig
+    from arena.workers import WorkerLimits
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -179,6 +198,9 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             if not _HOST_NAME.fullmatch(name):
                 raise ValueError(f"--server-name {name!r}: give a host name "
                                  "(arena.example.org), no scheme or port")
+        names = ([ladder.name for ladder in ladders] if ladders
+                 else [game] if ladder else [])  # the single ladder is named after its game
+        seasons = _seasons(seasons_file, ctx.meta.get(SEASONS_META, ()), names)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -189,6 +211,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         else None,
         ladders=ladders,
         tournaments=tournaments,
+        challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
@@ -199,17 +222,19 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
+        seasons=seasons,
     )
 
     async def main() -> None:
-        server = ArenaServer(config, registry=registry)
-        await server.start()
+        arena = Arena(config, registry=registry)  # the composition root: server and web
+        await arena.start()
+        server = arena.server
         # everything loaded so far lives as long as the server: keep it out of the
         # garbage collector's full passes, which then take a fraction of the time
         gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
+            loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
         click.echo(f"arena server listening\n"
                    f"  bots (WebSocket):          {server.url}\n"
@@ -220,7 +245,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         if server.storage.failure is not None:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)
-        await server.serve_forever()
+        await arena.serve_forever()
 
     from arena.storage import StorageFailure, StorageVersionError
 
@@ -263,3 +288,32 @@ def _limits(registry: Any, items: tuple[str, ...], flag: str) -> dict[str, int]:
             raise ValueError(f"{flag} {item!r}: the value must be a positive integer")
         limits[key] = int(value)
     return limits
+
+
+def _seasons(path: str | None, configured: tuple[Any, ...],
+             ladders: list[str]) -> tuple[Any, ...]:
+    """The seasons: the ``[[seasons]]`` of the TOML file `path` if given, else those of
+    the ``--config`` file (`configured`); each on one of the server's `ladders` (by name).
+
+    Raises:
+        ValueError: the file is not TOML, or a season is bad or names another ladder.
+    """
+    seasons, source = configured, "--config"
+    if path is not None:
+        import tomllib
+
+        from arena.seasons import seasons_from_toml
+
+        try:
+            with open(path, "rb") as file:
+                data = tomllib.load(file)
+        except tomllib.TOMLDecodeError as error:
+            raise ValueError(f"--seasons {path}: not TOML ({error})") from None
+        seasons, source = seasons_from_toml(data.get("seasons", [])), f"--seasons {path}"
+    for season in seasons:
+        if season.ladder not in ladders:
+            raise ValueError(
+                f"{source}: season {season.name!r} is on the ladder {season.ladder!r}, but "
+                + (f"this server's ladders are {', '.join(map(repr, ladders))}" if ladders
+                   else "there is no ladder"))
+    return tuple(seasons)

@@ -31,7 +31,8 @@ from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.auth import Revocations, authenticate
-from arena.server.config import ServerConfig, TimeControl
+from arena.server.challenges import AcceptPolicy, ChallengeError, Challenges
+from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
 from arena.server.games import Games
@@ -41,6 +42,7 @@ from arena.server.session import Outbox, Session
 from arena.storage import Storage, StorageFailure
 from protocol import (
     CAPABILITIES,
+    OPT_IN_CAPABILITIES,
     PROTOCOL_VERSION,
     AuthenticationError,
     Encoding,
@@ -81,13 +83,14 @@ class Clients:
         games: the live games (and the grace periods of bots away from them).
         revocations: the logged-in sessions' tokens.
         legal_moves, notes: the aids to bots.
+        challenges: the open challenges and the bots' accept policies.
         stopping: set when the server begins to close.
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  outbox: Outbox, *, storage: Storage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
-                 stopping: asyncio.Event) -> None:
+                 challenges: Challenges, stopping: asyncio.Event) -> None:
         self.config = config
         self.registry = registry
         self.sessions = sessions
@@ -96,6 +99,7 @@ class Clients:
         self.revocations = revocations
         self.legal_moves = legal_moves
         self.notes = notes
+        self.challenges = challenges
         self.addresses = AddressCounter(config.max_connections_per_address)
         self._outbox = outbox
         self._stopping = stopping
@@ -231,6 +235,7 @@ class Clients:
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
+        self.challenges.left(name)
         self.games.client_changed(name, None)  # its grace periods start
 
     def drop(self, session: Session) -> None:
@@ -303,11 +308,16 @@ class Clients:
         session.games_played = frozenset(hello.get("games") or ())
         session.ladders = frozenset(hello.get("ladders") or ())
         session.capabilities = frozenset(hello.get("capabilities") or ())
+        opted_in = [c for c in OPT_IN_CAPABILITIES if c in session.capabilities]
+        policy, bad_policy = _policy(hello.get("accept"))
         if role == "bot" and name is not None:
+            session.seeking = hello.get("seek", True)
+            session.challenges = "challenges" in opted_in or "accept" in hello.body
             old = self.sessions.get(name)
             if old is not None and old is not session:
                 old.close(CLOSE_REPLACED, "replaced by a new connection")
             self.sessions[name] = session
+            self.challenges.connected(name, policy)
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
         ladders = self.config.all_ladders
@@ -317,34 +327,41 @@ class Clients:
         session.send(
             "welcome", protocol=PROTOCOL_VERSION,
             server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
-            role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
+            role=role, bot=name, capabilities=[*CAPABILITIES, *opted_in], games=games,
+            in_progress=games,
             ladder=None if first is None else {
                 "game": first.game,
                 "settings": {} if first.generator is not None else dict(first.settings)},
-            **listed, limits=self._limits(),
+            **listed, limits=self._limits(challenges="challenges" in opted_in),
         )
         self._check_capabilities(session, hello.get("capabilities") or ())
+        if bad_policy is not None and role == "bot":
+            session.send("error", code="bad-policy", fatal=False, message=(
+                f"hello.accept: {bad_policy}; the policy stays "
+                f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
         return True
 
-    def _limits(self) -> dict[str, Any]:
-        """``welcome.limits``: every bound a client can run into, announced."""
+    def _limits(self, *, challenges: bool = False) -> dict[str, Any]:
+        """``welcome.limits``: every bound a client can run into, announced (those of
+        challenges to the bots that opted in to them)."""
         config = self.config
         return {"max_frame": config.max_frame,
                 "ping_interval": _whole(config.ping_interval or 0),
                 "max_legal": config.max_legal, **config.log_limits.to_json(),
                 "legal_requests_per_turn": config.legal_requests_per_turn,
                 "message_rate": _whole(config.message_rate),
-                "message_burst": config.message_burst}
+                "message_burst": config.message_burst,
+                **(config.challenges.to_json() if challenges else {})}
 
     def _check_capabilities(self, session: Session, listed: Sequence[str]) -> None:
         """Tell a client that lists a capability the server does not know (a misspelling
         would otherwise be ignored in silence)."""
-        unknown = sorted(set(listed) - set(CAPABILITIES))
-        if unknown:
+        unknown = sorted(set(listed) - {*CAPABILITIES, *OPT_IN_CAPABILITIES})
+        if unknown:  # worded as before the opt-in ones came: the golden transcripts
             session.send("error", code="unknown-capability", fatal=False, message=(
                 f"hello.capabilities names unknown capabilities {unknown}; ignored (known: "
                 f"{', '.join(CAPABILITIES)})"))
@@ -417,6 +434,70 @@ class Clients:
             self._request_game(session, message)
         elif kind in ("legal", "log"):
             self._aid(session, message)
+        elif kind in _CHALLENGE_MESSAGES:
+            self._challenge_message(session, message)
+
+    def _challenge_message(self, session: Session, message: Message) -> None:
+        """``challenge``, ``accept``, ``decline``, ``policy``, ``seek``, ``pause``
+        (`arena.server.challenges`); a refusal is a non-fatal error with its code."""
+        name = session.name
+        kind = message.type
+        if session.role != "bot" or name is None:
+            self._error(session, UnexpectedMessage(f"only bots may send {kind!r}"))
+            return
+        echo = {"request_id": message["request_id"]} if "request_id" in message.body else {}
+        ladder: LadderConfig | None = None
+        if kind in ("challenge", "seek", "pause"):
+            named = self._named_ladder(message.get("ladder"))
+            if isinstance(named, str):
+                session.send("error", code="unknown-ladder", fatal=False, **echo,
+                             message=named)
+                return
+            ladder = named
+        try:
+            if kind == "challenge":
+                theirs = sorted({"challenge_id", "rating", "expires_ms"} & message.body.keys())
+                if theirs:
+                    raise ChallengeError("bad-challenge", f"{', '.join(theirs)}: the "
+                                         "server's to give in its notices; leave it out")
+                assert ladder is not None  # refused above otherwise
+                self.challenges.challenge(name, message["opponent"], rated=message["rated"],
+                                          request_id=message.get("request_id"),
+                                          ladder=ladder.name)
+            elif kind in ("accept", "decline"):
+                self.challenges.answer(name, message["challenge_id"], accept=kind == "accept",
+                                       reason=message.get("reason"))
+            elif kind == "policy":
+                policy, bad = _policy(message["accept"])
+                if policy is None:
+                    raise ChallengeError("bad-policy", f"policy.accept: {bad}")
+                self.challenges.policies[name] = policy
+                session.challenges = True
+                session.send("policy", accept=policy.to_json())
+            else:  # seek, pause
+                assert ladder is not None  # refused above otherwise
+                session.seeking_on[ladder.name] = kind == "seek"
+                session.send("seeking", ladder=ladder.name, seeking=session.seeks(ladder.name))
+        except ChallengeError as error:
+            session.send("error", code=error.code, message=str(error), fatal=False, **echo)
+
+    def _named_ladder(self, asked: str | None) -> LadderConfig | str:
+        """The ladder a ``challenge``, ``seek`` or ``pause`` names (its ``ladder`` field
+        may be left out while the server runs one ladder), or the ``unknown-ladder``
+        error's message."""
+        ladders = self.config.all_ladders
+        names = ", ".join(repr(ladder.name) for ladder in ladders)
+        if not ladders:
+            return ("this server has no ladder" if asked is None
+                    else f"no ladder {asked!r} (this server has no ladder)")
+        if asked is None:
+            if len(ladders) == 1:
+                return ladders[0]
+            return f"this server runs several ladders ({names}): name one in 'ladder'"
+        found = self.config.find_ladder(asked)
+        if found is None:
+            return f"no ladder {asked!r} (the ladders: {names})"
+        return found
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
@@ -515,6 +596,20 @@ class Clients:
             session.send("game_over", **fields)
 
         self.games.task_of(live).add_done_callback(done)
+
+
+_CHALLENGE_MESSAGES = frozenset({"challenge", "accept", "decline", "policy", "seek", "pause"})
+
+
+def _policy(data: Any) -> tuple[AcceptPolicy | None, str | None]:
+    """An accept policy from ``hello.accept`` or ``policy.accept``: (policy, None), or
+    (None, what is wrong); (None, None) when absent."""
+    if data is None:
+        return None, None
+    try:
+        return AcceptPolicy.from_json(data), None
+    except ValueError as error:
+        return None, str(error)
 
 
 def _whole(value: float) -> float | int:

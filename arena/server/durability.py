@@ -16,8 +16,8 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.record import MatchRecord
+from arena.service import StorageUnavailable
 from arena.storage import Storage, StorageFailure
 
 __all__ = ["STORAGE_UNAVAILABLE", "Durability", "StorageUnavailable"]
@@ -27,10 +27,6 @@ STORAGE_UNAVAILABLE = "storage-unavailable"
 
 Tell = Callable[..., Any]
 """Sends a message: ``tell(type, **fields)``."""
-
-
-class StorageUnavailable(ArenaError):
-    """The server cannot store games now (a full or read-only disk): no game starts."""
 
 
 class Durability:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.bots import EXEC_PREFIX, HOSTED_PREFIX
-from arena.errors import ArenaError, BotSpecError
+from arena.errors import BotSpecError
 from arena.game import Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
@@ -40,8 +40,9 @@ from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
 from arena.server.session import Session
-from arena.server.workers import JobFailed
+from arena.service import PlayerUnavailable
 from arena.storage import Storage, StorageFailure
+from arena.workers import JobFailed
 from protocol import Message
 
 __all__ = ["Games", "PlayerUnavailable"]
@@ -50,10 +51,6 @@ log = logging.getLogger("arena.server")
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
-
-
-class PlayerUnavailable(ArenaError):
-    """A game was requested for a bot that is not connected (or plays another game)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -101,6 +98,9 @@ class Games:
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
         self.tasks: set[asyncio.Task[Any]] = set()
         self.finished = 0
+        self.moves_ended = 0
+        """The accepted moves of the games that ended (with each live game's `turn`: all
+        the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
         self._runs: dict[str, _Run] = {}
@@ -269,7 +269,8 @@ class Games:
         self.notes.forget(live.id)
         for session in live.spectators:
             session.spectating.discard(live.id)
-        self.live.pop(live.id, None)
+        if self.live.pop(live.id, None) is not None:
+            self.moves_ended += live.turn
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:

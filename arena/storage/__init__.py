@@ -10,6 +10,7 @@ See docs/server.md ("Storage").
 from arena.storage.interface import (
     BotAccount,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Storage,
@@ -22,7 +23,7 @@ from arena.storage.interface import (
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
+    "BotAccount", "DatabaseUrl", "GameRow", "Lease", "RatingRow", "RunningGame", "Storage",
     "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
     "open_storage", "parse_url",
 ]

@@ -11,9 +11,17 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from arena.storage import StorageFailure, StorageVersionError, StoredTurn, hash_token, open_storage
+from arena.storage import (
+    Lease,
+    StorageFailure,
+    StorageVersionError,
+    StoredTurn,
+    hash_token,
+    open_storage,
+)
 from arena.storage.migrations.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from arena.storage.migrations.postgres import SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION
+from arena.storage.migrations import sqlite as sqlite_migrations
 from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
 from arena.storage.sqlite import SQLiteDatabase as Storage
 
@@ -34,7 +42,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 6
+    assert storage.version == SCHEMA_VERSION
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -45,6 +53,8 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         assert db.execute("SELECT expires FROM bots WHERE name = 'alice'").fetchone() == (None,)
         assert "notes_bytes" in columns and "log_bytes" in _tables(path)  # step 4
         assert "time_control" in columns and "game_turns" in _tables(path)  # step 5
+        assert {"host", "lease_until"} <= columns  # step 6
+        assert {"seasons", "season_standings"} <= _tables(path)  # step 7
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -186,17 +196,20 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             await setup.close()
         storage = await open_storage(url)
         try:
-            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 3
+            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION
             assert (await storage.authenticate("token")).name == "alice"  # type: ignore[union-attr]
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
             assert running.id == "g1" and running.seed == 2**100 and running.time_control is None
             await storage.append_turns([StoredTurn("g1", 0, line(0), (0.0, 0.0), 0, 4.0)])
             assert [t.line for t in (await storage.running_games())[0].turns] == [line(0)]
+            assert await storage.leases() == [Lease("g1", None, None)]  # version 3: any host
+            assert await storage.claim_expired("host-a", 60) == ["g1"]  # may claim it
+            assert await storage.seasons() == []  # version 4: the seasons' tables
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing
-        assert await again.schema_version() == 3
+        assert await again.schema_version() == POSTGRES_SCHEMA_VERSION
         await again.close()
 
 
@@ -204,7 +217,7 @@ async def test_postgresql_servers_starting_at_once_migrate_once() -> None:
     async with postgres_schema() as url:
         opened = await asyncio.gather(*(open_storage(url) for _ in range(4)))
         try:
-            assert {await storage.schema_version() for storage in opened} == {3}
+            assert {await storage.schema_version() for storage in opened} == {POSTGRES_SCHEMA_VERSION}
             await opened[0].add_bot("alice")
             assert [b.name for b in await opened[3].bots()] == ["alice"]
         finally:
@@ -240,16 +253,19 @@ async def test_a_failed_postgresql_step_leaves_the_version_before(
             await check.close()
 
 
-# -- several ladders (SQLite's version 6, PostgreSQL's 3) ---------------------------------
+# -- several ladders (the step after the seasons' on both backends) ----------------------
+
+LADDERS_STEP = MIGRATIONS.index(sqlite_migrations._LADDERS)
+"""The version of a SQLite database from just before ladders had names."""
 
 
-def test_version_6_gives_the_ratings_stored_before_to_the_ladder_named_after_their_game(
+def test_the_ladders_step_gives_the_ratings_stored_before_to_the_ladder_named_after_their_game(
         tmp_path: Path) -> None:
-    path = tmp_path / "v5.sqlite"
+    path = tmp_path / "before.sqlite"
     with sqlite3.connect(path) as db:
-        for step in MIGRATIONS[:5]:
+        for step in MIGRATIONS[:LADDERS_STEP]:
             db.executescript(step)
-        db.execute("PRAGMA user_version = 5")
+        db.execute(f"PRAGMA user_version = {LADDERS_STEP}")
         db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
                    " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 1.0, 1)")
         db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
@@ -259,7 +275,7 @@ def test_version_6_gives_the_ratings_stored_before_to_the_ladder_named_after_the
         db.execute("INSERT INTO rating_updates VALUES ('g1', 'a', 25.0, 8.0, 30.0, 5.0)")
     storage = Storage(path)
     try:
-        assert storage.version == 6
+        assert storage.version == SCHEMA_VERSION
         rating = storage.rating("a", "sim")
         assert rating is not None and (rating.ladder, rating.mu, rating.games) == ("sim", 30.0, 1)
         assert [g.ladder_name for g in storage.games()] == [None, "sim"]

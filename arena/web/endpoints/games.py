@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from arena.web.http import ApiError, json_response
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -27,14 +27,14 @@ async def _ladder_of(request: web.Request) -> tuple[str | None, str | None]:
     the server runs, or one with stored ratings: else 404), else ``game=GAME`` (the
     first ladder of that game, else the ladder named after it), else the first ladder;
     (None, None) on a server without ladders (every rating)."""
-    server = server_of(request)
-    config = server.config
+    service = service_of(request)
+    config = service.config
     name = request.query.get("ladder")
     if name is not None:
         ladder = config.find_ladder(name)
         if ladder is not None:
             return name, ladder.game
-        stored = await server.storage.leaderboard(name)
+        stored = await service.records.leaderboard(name)
         if not stored:
             known = ", ".join(ladder.name for ladder in config.all_ladders) or "none"
             raise ApiError(404, f"no ladder {name!r} (ladders: {known}; GET /api/ladders)",
@@ -51,58 +51,57 @@ async def _ladder_of(request: web.Request) -> tuple[str | None, str | None]:
 
 
 async def ladders(request: web.Request) -> web.Response:
-    server = server_of(request)
     return json_response({"ladders": [ladder.describe()
-                                      for ladder in server.config.all_ladders]})
+                                      for ladder in service_of(request).config.all_ladders]})
 
 
 async def games(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     status = request.query.get("status")
     if status is not None and status not in STATUSES:
         raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     limit = _int(request, "limit", 50, 1, 500)
-    rows = await server.storage.games(bot=request.query.get("bot"),
-                                      game=request.query.get("game"), status=status, limit=limit,
-                                      ladder=request.query.get("ladder"))
+    rows = await service.records.games(bot=request.query.get("bot"),
+                                       game=request.query.get("game"), status=status, limit=limit,
+                                       ladder=request.query.get("ladder"))
     return json_response({"games": [row.to_json() for row in rows]})
 
 
 async def game(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     game_id = request.match_info["id"]
-    stored = await server.storage.game(game_id)
+    stored = await service.records.game(game_id)
     if stored is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
     data = stored.to_json()
-    live = server.live.get(game_id)
+    live = service.live_game(game_id)
     if live is not None:
         data["live"] = live.state_message()
     return json_response(data)
 
 
 async def leaderboard(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     name, game = await _ladder_of(request)
-    rows = await server.storage.leaderboard(name)
+    rows = await service.records.leaderboard(name)
     board = [{"rank": rank, **row.to_json()} for rank, row in enumerate(rows, start=1)]
     return json_response({"ladder": name, "game": game, "leaderboard": board})
 
 
 async def rating_history(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     name, game = await _ladder_of(request)
-    history = await server.storage.rating_history(name)
+    history = await service.records.rating_history(name)
     return json_response({"ladder": name, "game": game, "history": history})
 
 
 async def bots(request: web.Request) -> web.Response:
-    server = server_of(request)
-    accounts = await server.storage.bots()
+    service = service_of(request)
+    accounts = await service.records.bots()
     rows = [{"name": a.name, "operator": a.operator, "revoked": a.revoked,
-             "connected": a.name in server.sessions,
-             "games_in_flight": len(server.bot_games.get(a.name, ()))} for a in accounts]
-    house = list(dict.fromkeys(spec for ladder in server.config.all_ladders
+             "connected": service.connected(a.name),
+             "games_in_flight": len(service.live_games_of(a.name))} for a in accounts]
+    house = list(dict.fromkeys(spec for ladder in service.config.all_ladders
                                for spec in ladder.house))
     return json_response({"bots": rows, "house": ["house:" + h for h in house]})
 
