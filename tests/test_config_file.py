@@ -120,7 +120,7 @@ def test_the_file_gives_the_settings_and_flags_override_it(tmp_path: Path) -> No
      "season 's': the key 'end' is missing"),
     ("[[seasons]]\nname = \"s\"\nladder = \"sim-6\"\nstart = 2026-01-01T00:00:00Z\n"
      "end = 2026-02-01T00:00:00Z", "--config: season 's' is on the ladder 'sim-6', but this "
-     "server's ladders are 'substitution'"),
+     "server's ladder is 'substitution'"),
 ])
 def test_a_wrong_key_or_value_is_an_error_naming_it(tmp_path: Path, text: str, said: str) -> None:
     assert said in refused(tmp_path, text)

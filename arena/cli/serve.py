@@ -314,6 +314,7 @@ def _seasons(path: str | None, configured: tuple[Any, ...],
         if season.ladder not in ladders:
             raise ValueError(
                 f"{source}: season {season.name!r} is on the ladder {season.ladder!r}, but "
-                + (f"this server's ladders are {', '.join(map(repr, ladders))}" if ladders
+                + (f"this server's ladder is {ladders[0]!r}" if len(ladders) == 1
+                   else f"this server's ladders are {', '.join(map(repr, ladders))}" if ladders
                    else "there is no ladder"))
     return tuple(seasons)

@@ -8,15 +8,19 @@ import time
 import jsonschema
 import pytest
 
-from arena.server import LadderConfig
+from arena.server import LadderConfig, TimeControl
 from arena.server.challenges import ChallengeLimits
 from clients import ArenaBot, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
-from protocol import PROTOCOL_VERSION
+from protocol import PROTOCOL_VERSION, Message
 from protocol.jsonschema import protocol_schema
 from tests.waiting import wait_for
 
 from .conftest import SUBST
+
+FAST_LONG = TimeControl(move_ms=1500, bank_ms=1500, first_move_ms=1500, retries=0,
+                        grace_ms=1000)
+"""A time control of its own for one ladder (`LadderConfig.time_control`)."""
 
 LADDER = LadderConfig(game="substitution", settings={**SUBST, "moves": 4}, interval=0.05,
                       max_games=2, seed=1)
@@ -285,3 +289,42 @@ async def test_the_frames_of_a_challenge_follow_the_json_schema(make_arena):
     for frame in frames:
         errors = sorted(validator.iter_errors(frame), key=str)
         assert not errors, (frame, errors[0].message)
+
+
+async def test_a_challenge_plays_on_the_ladder_it_names_with_that_ladder_s_settings(make_arena):
+    """With several ladders a challenge, seek or pause must name one (unknown-ladder
+    otherwise); the named ladder's settings, time control and ratings are used."""
+    short = LadderConfig(game="substitution", settings={**SUBST, "moves": 2}, interval=3600.0,
+                         max_games=2, name="short")
+    long_ = LadderConfig(game="substitution", settings={**SUBST, "moves": 3}, interval=3600.0,
+                         max_games=2, name="long", time_control=FAST_LONG)
+    arena = await make_arena(ladders=(short, long_))
+    seen: list[Message] = []
+    alice, _bob, _ = await _pair(arena, on_message=seen.append)
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.challenge("bob", rated=True)
+    assert refused.value.code == "unknown-ladder" and "'short', 'long'" in str(refused.value)
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.challenge("bob", rated=True, ladder="medium")
+    assert refused.value.code == "unknown-ladder"
+    status = await alice.challenge("bob", rated=True, ladder="long")
+    assert status["status"] == "accepted"
+    storage = arena.server.storage
+    games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in status["game_ids"]]
+    assert {g.ladder_name for g in games} == {"long"} and all(g.ladder for g in games)
+    stored = await storage.game(games[0].id)
+    assert stored is not None and stored.settings["moves"] == 3
+    clocks = [m["time_control"] for m in seen if m.type == "game_start"]
+    assert len(clocks) == 2 and all(c["move_ms"] == FAST_LONG.move_ms for c in clocks)
+    assert (await storage.rating("alice", "long")).games == 2  # type: ignore[union-attr]
+    assert await storage.rating("alice", "short") is None
+    # pausing names a ladder too, and pauses that ladder only
+    answer = await alice.pause_games(ladder="short")
+    assert answer.body == {"ladder": "short", "seeking": False}
+    session = arena.server.sessions["alice"]
+    assert not session.seeks("short") and not session.seeks("long")  # seek=False in hello
+    assert (await alice.seek_games(ladder="long"))["seeking"] is True
+    assert session.seeks("long") and not session.seeks("short")
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.seek_games()
+    assert refused.value.code == "unknown-ladder"
