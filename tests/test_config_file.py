@@ -30,6 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "arena.toml"
 
 
+SEASON_ON_SIM_6 = ('[[seasons]]\nname = "s"\nladder = "sim-6"\n'
+                   "start = 2026-01-01T00:00:00Z\nend = 2026-02-01T00:00:00Z")
+"""A season on a ladder the server of the single-ladder flags does not run."""
+
+
 def parse(tmp_path: Path, text: str, *args: str) -> click.Context:
     """The context `arena serve --config FILE *args` would run with (nothing started)."""
     path = tmp_path / "arena.toml"
@@ -114,13 +119,12 @@ def test_the_file_gives_the_settings_and_flags_override_it(tmp_path: Path) -> No
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"sim-nobody\"]", "sim-nobody"),
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nhouse = [\"exec:./bot\"]", "exec"),
     ("accounts = 1", "accounts must be a table ([accounts]), not an integer"),
-    ("[accounts]\nsignups = \"open\"", "unknown key 'accounts.signups' (did you mean "
-                                        "'accounts.signup'?)"),
+    ("[accounts]\nsignups = \"open\"",
+     "unknown key 'accounts.signups' (did you mean 'accounts.signup'?)"),
     ("[[seasons]]\nname = \"s\"\nladder = \"substitution\"\nstart = 2026-01-01T00:00:00Z",
      "season 's': the key 'end' is missing"),
-    ("[[seasons]]\nname = \"s\"\nladder = \"sim-6\"\nstart = 2026-01-01T00:00:00Z\n"
-     "end = 2026-02-01T00:00:00Z", "--config: season 's' is on the ladder 'sim-6', but this "
-     "server's ladder is 'substitution'"),
+    (SEASON_ON_SIM_6,
+     "--config: season 's' is on the ladder 'sim-6', but this server's ladder is 'substitution'"),
 ])
 def test_a_wrong_key_or_value_is_an_error_naming_it(tmp_path: Path, text: str, said: str) -> None:
     assert said in refused(tmp_path, text)

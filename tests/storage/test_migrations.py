@@ -19,9 +19,9 @@ from arena.storage import (
     hash_token,
     open_storage,
 )
+from arena.storage.migrations import sqlite as sqlite_migrations
 from arena.storage.migrations.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from arena.storage.migrations.postgres import SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION
-from arena.storage.migrations import sqlite as sqlite_migrations
 from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
 from arena.storage.sqlite import SQLiteDatabase as Storage
 
