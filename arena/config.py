@@ -274,3 +274,19 @@ class ServerConfig:
     def find_ladder(self, name: str) -> LadderConfig | None:
         """The ladder named `name`, if the server runs one."""
         return next((ladder for ladder in self.all_ladders if ladder.name == name), None)
+
+    def ladder_named(self, asked: str | None) -> LadderConfig | str:
+        """The ladder a ``challenge``, ``seek`` or ``pause`` (or a web challenge) names
+        by its ``ladder`` field, which may be left out while the server runs one ladder;
+        else the message of the ``unknown-ladder`` error, listing the ladders."""
+        ladders = self.all_ladders
+        if not ladders:
+            return ("this server has no ladder" if asked is None
+                    else f"no ladder {asked!r} (this server has no ladder)")
+        names = ", ".join(repr(ladder.name) for ladder in ladders)
+        if asked is None:
+            if len(ladders) == 1:
+                return ladders[0]
+            return f"this server runs several ladders ({names}): name one in 'ladder'"
+        found = self.find_ladder(asked)
+        return found if found is not None else f"no ladder {asked!r} (the ladders: {names})"

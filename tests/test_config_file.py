@@ -196,6 +196,7 @@ def test_the_example_file_runs_its_ladders() -> None:
     assert [ladder.name for ladder in ladders] == ["substitution", "sim-6", "durak-practice",
                                                    "heaps-varied"]
     assert ladders[3].generator == {"start": [1, 20]}
+    assert [(s.name, s.ladder) for s in ctx.meta[SEASONS_META]] == [("sim-6-winter", "sim-6")]
     check_ladders(default_registry(), ServerConfig(ladders=ladders))
 
 

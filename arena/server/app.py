@@ -447,10 +447,9 @@ class ArenaServer(ArenaService):
         now: both bots connected, playing its game, with room for the pairing's two
         games (`LadderConfig.max_games`); a rated one on a rated ladder, between
         accounts (not guests) whose pair cap is not spent."""
-        ladder = self.config.find_ladder(ladder_name)
-        if ladder is None:
-            raise ChallengeError("unknown-ladder", f"no ladder {ladder_name!r} on this "
-                                 "server to play challenges on")
+        ladder = self.config.ladder_named(ladder_name)
+        if isinstance(ladder, str):
+            raise ChallengeError("unknown-ladder", ladder)
         for name in (challenger, opponent):
             session = self.sessions.get(name)
             if session is None:
@@ -537,13 +536,11 @@ class ArenaServer(ArenaService):
     def challenge(self, challenger: str, opponent: str, *, seat: int,
                   ladder: str | None = None) -> dict[str, Any]:
         ladders = self.config.all_ladders
-        if ladder is None:
-            if not ladders:
-                raise ChallengeError("bad-challenge", "this server has no ladder to play "
-                                     "challenges on")
-            ladder = ladders[0].name
+        named = ladders[0] if ladder is None and ladders else self.config.ladder_named(ladder)
+        if isinstance(named, str):
+            raise ChallengeError("unknown-ladder", named)
         return self.challenges.challenge(challenger, opponent, rated=False, games=1,
-                                         seat=seat, ladder=ladder).status_fields()
+                                         seat=seat, ladder=named.name).status_fields()
 
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         found = self.challenges.get(challenge_id)

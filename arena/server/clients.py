@@ -448,7 +448,7 @@ class Clients:
         echo = {"request_id": message["request_id"]} if "request_id" in message.body else {}
         ladder: LadderConfig | None = None
         if kind in ("challenge", "seek", "pause"):
-            named = self._named_ladder(message.get("ladder"))
+            named = self.config.ladder_named(message.get("ladder"))
             if isinstance(named, str):
                 session.send("error", code="unknown-ladder", fatal=False, **echo,
                              message=named)
@@ -480,24 +480,6 @@ class Clients:
                 session.send("seeking", ladder=ladder.name, seeking=session.seeks(ladder.name))
         except ChallengeError as error:
             session.send("error", code=error.code, message=str(error), fatal=False, **echo)
-
-    def _named_ladder(self, asked: str | None) -> LadderConfig | str:
-        """The ladder a ``challenge``, ``seek`` or ``pause`` names (its ``ladder`` field
-        may be left out while the server runs one ladder), or the ``unknown-ladder``
-        error's message."""
-        ladders = self.config.all_ladders
-        names = ", ".join(repr(ladder.name) for ladder in ladders)
-        if not ladders:
-            return ("this server has no ladder" if asked is None
-                    else f"no ladder {asked!r} (this server has no ladder)")
-        if asked is None:
-            if len(ladders) == 1:
-                return ladders[0]
-            return f"this server runs several ladders ({names}): name one in 'ladder'"
-        found = self.config.find_ladder(asked)
-        if found is None:
-            return f"no ladder {asked!r} (the ladders: {names})"
-        return found
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
