@@ -407,17 +407,11 @@ class ArenaServer(ArenaService):
         generator draws both seeds first, then the pairing's start from the smaller one
         (`arena.starts`); both games play it."""
         pair = "p" + uuid.uuid4().hex[:12]
-        settings: Mapping[str, Any] = ladder.settings
-        seeds: list[int | None] = [None, None]
-        if ladder.generator is not None:
-            drawn = [new_seed(), new_seed()]
-            seeds = list(drawn)
-            try:
-                settings = draw_settings(self.registry.game_class(ladder.game),
-                                         ladder.generator, pair_start_seed(drawn))
-            except ArenaError as error:
-                log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
-                return
+        try:
+            settings, seeds = self._pairing_start(ladder, 2)
+        except ArenaError as error:
+            log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
+            return
         for players, seed in zip(((first, second), (second, first)), seeds, strict=True):
             try:
                 # an unrated ladder's games are not ladder games to the storage: they
@@ -427,6 +421,22 @@ class ArenaServer(ArenaService):
                                 ladder_name=ladder.name)
             except (ArenaError, RuntimeError) as error:
                 log.warning("ladder %r: pairing %s failed: %s", ladder.name, players, error)
+
+    def _pairing_start(self, ladder: LadderConfig,
+                       games: int) -> tuple[Mapping[str, Any], list[int | None]]:
+        """The settings and seeds of a pairing's `games` games on `ladder`: its settings
+        and fresh seeds at start (None); or, for a ladder with a generator, the seeds
+        drawn now and the start drawn from the smaller one (`arena.starts`).
+
+        Raises:
+            ArenaError: the generator's parameters draw no start.
+        """
+        if ladder.generator is None:
+            return ladder.settings, [None] * games
+        drawn = [new_seed() for _ in range(games)]
+        settings = draw_settings(self.registry.game_class(ladder.game), ladder.generator,
+                                 pair_start_seed(drawn))
+        return settings, list(drawn)
 
     # -- challenges --------------------------------------------------------------------
 
@@ -482,22 +492,16 @@ class ArenaServer(ArenaService):
         swapped, each game with its own secret seed), or one game for a person on the
         web, in the seat chosen; rated ones count against the ladder's pair cap and
         change its ratings."""
-        ladder = self.config.find_ladder(challenge.ladder)
-        if ladder is None:
-            raise ChallengeError("unknown-ladder", f"no ladder {challenge.ladder!r}")
+        ladder = self.config.ladder_named(challenge.ladder)
+        if isinstance(ladder, str):
+            raise ChallengeError("unknown-ladder", ladder)
         first, second = challenge.challenger, challenge.opponent
         seatings = ([(first, second), (second, first)] if challenge.games == 2
                     else [(first, second) if challenge.seat == 0 else (second, first)])
         control = (self.config.web_time_control if is_guest(first) or is_guest(second)
                    else ladder.time_control)
         pair = "p" + uuid.uuid4().hex[:12]
-        settings: Mapping[str, Any] = ladder.settings
-        seeds: list[int | None] = [None] * len(seatings)
-        if ladder.generator is not None:
-            drawn = [new_seed() for _ in seatings]
-            seeds = list(drawn)
-            settings = draw_settings(self.registry.game_class(ladder.game), ladder.generator,
-                                     pair_start_seed(drawn))
+        settings, seeds = self._pairing_start(ladder, len(seatings))
         started: list[str] = []
         for players, seed in zip(seatings, seeds, strict=True):
             try:

@@ -328,3 +328,24 @@ async def test_a_challenge_plays_on_the_ladder_it_names_with_that_ladder_s_setti
     with pytest.raises(ChallengeRefused) as refused:
         await alice.seek_games()
     assert refused.value.code == "unknown-ladder"
+
+
+async def test_a_challenge_on_a_ladder_of_varied_starts_plays_a_start_drawn_for_it(make_arena):
+    from arena.starts import draw_settings
+
+    params = {"start": [1, 25]}
+    varied = LadderConfig(game="heaps", interval=3600.0, name="heaps-varied", generator=params)
+    arena = await make_arena(ladders=(varied,))
+    alice = await arena.client("alice", "heaps-random", challenges=True, seek=False)
+    await arena.client("bob", "heaps-random", challenges=True, seek=False,
+                       accept={"mode": "auto"})
+    status = await alice.challenge("bob", rated=False)
+    assert status["status"] == "accepted"
+    storage = arena.server.storage
+    games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in status["game_ids"]]
+    stored = [await storage.game(game.id) for game in games]
+    first, second = stored
+    assert first is not None and second is not None
+    assert first.settings == second.settings and first.seed != second.seed
+    heaps = arena.server.registry.game_class("heaps")
+    assert draw_settings(heaps, params, min(first.seed, second.seed)) == first.settings
