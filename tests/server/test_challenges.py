@@ -350,3 +350,16 @@ async def test_a_challenge_on_a_ladder_of_varied_starts_plays_a_start_drawn_for_
     heaps = arena.server.registry.game_class("heaps")
     smaller = min(int(first.seed or 0), int(second.seed or 0))  # stored as decimal text
     assert draw_settings(heaps, params, smaller) == first.settings
+
+
+async def test_the_sdk_pauses_the_same_ladder_again_after_a_reconnect(make_arena):
+    ladders = tuple(LadderConfig(game="substitution", settings={**SUBST, "moves": 2},
+                                 interval=3600.0, name=name) for name in ("short", "long"))
+    arena = await make_arena(ladders=ladders)
+    alice = await arena.client("alice", Answering(None), challenges=True)
+    assert (await alice.pause_games(ladder="short"))["seeking"] is False
+    old = arena.server.sessions["alice"]
+    await alice.drop()
+    await wait_for(lambda: arena.server.sessions.get("alice") not in (None, old)
+                   and not arena.server.sessions["alice"].seeks("short"))
+    assert arena.server.sessions["alice"].seeks("long") and alice.seek  # the hello's: true
