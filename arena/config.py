@@ -260,7 +260,7 @@ class ServerConfig:
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`WebConfig`)."""
     seasons: tuple[SeasonConfig, ...] = ()
-    """The ladder's seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
+    """The ladders' seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
     read by `arena.seasons.seasons_from_toml`)."""
     season_interval: float = 5.0
     """Seconds between checks of the seasons' phases: a season's standings freeze
