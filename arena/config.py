@@ -48,7 +48,8 @@ class ChallengeLimits:
 
 @dataclass(frozen=True)
 class LadderConfig:
-    """Continuous matchmaking for one game and settings.
+    """Continuous matchmaking for one game and settings (a server may run several,
+    each with its own `name`, ratings and history).
 
     Bots that play `game` and have fewer than `max_games` games in flight are paired
     every `interval` seconds; each pairing plays two games with the seats swapped, each
@@ -70,9 +71,34 @@ class LadderConfig:
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
     twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
-    name: str = "main"
-    """The ladder's name: what a ``challenge``, ``seek`` or ``pause`` names it by (the
-    field is optional while a server has one ladder)."""
+    name: str = ""
+    """The ladder's name, unique on its server: what ``/api/leaderboard?ladder=NAME``,
+    the bots' ``hello.ladders`` and a ``challenge``, ``seek`` or ``pause`` name it by
+    (their field is optional while a server has one ladder). Empty: the game's name,
+    so the ladder of the single-ladder flags is named after its game, as are the
+    ratings stored before ladders had names (one rule, docs/server.md)."""
+    time_control: TimeControl | None = None
+    """The clocks of the ladder's games; None: the server's `ServerConfig.time_control`."""
+    rated: bool = True
+    """Whether its games change its ratings (an unrated ladder pairs for practice)."""
+    generator: Mapping[str, Any] | None = None
+    """None: every game plays `settings`. Otherwise the parameters of the game's
+    generator (``{}``: its defaults; `arena.game.Game.generate`): each pairing's start
+    is drawn from the smaller of its two games' committed seeds (`arena.starts`), and both games of
+    the pairing play it."""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.game)
+
+    def describe(self) -> dict[str, Any]:
+        """The ladder as ``GET /api/ladders`` and ``welcome.ladders`` show it."""
+        return {"name": self.name, "game": self.game,
+                "settings": None if self.generator is not None else dict(self.settings),
+                "generator": None if self.generator is None else dict(self.generator),
+                "rated": self.rated, "house": ["house:" + spec for spec in self.house],
+                "time_control": None if self.time_control is None
+                else self.time_control.to_json()}
 
 
 @dataclass(frozen=True)
@@ -197,6 +223,10 @@ class ServerConfig:
     (``postgresql://USER@HOST/DATABASE``); `arena.storage.open_storage`."""
     time_control: TimeControl = field(default_factory=TimeControl)
     ladder: LadderConfig | None = None
+    """One ladder (the single-ladder flags of `arena serve`); `ladders` holds more."""
+    ladders: tuple[LadderConfig, ...] = ()
+    """The ladders (``[[ladders]]`` of ``arena serve --config``), each with its own name;
+    with `ladder` too, that one comes first."""
     hello_timeout: float = 10.0
     max_frame: int = 256 * 1024
     """Largest message accepted; longer frames get an ``oversize`` error."""
@@ -283,8 +313,33 @@ class ServerConfig:
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
     """People's accounts: who may sign up, their limits and budgets (`AccountsConfig`)."""
     seasons: tuple[SeasonConfig, ...] = ()
-    """The ladder's seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
+    """The ladders' seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
     read by `arena.seasons.seasons_from_toml`)."""
     season_interval: float = 5.0
     """Seconds between checks of the seasons' phases: a season's standings freeze
     within this time of its end, and its final starts then."""
+
+    @property
+    def all_ladders(self) -> tuple[LadderConfig, ...]:
+        """Every ladder the server runs: `ladder`, then `ladders`."""
+        return ((self.ladder,) if self.ladder is not None else ()) + tuple(self.ladders)
+
+    def find_ladder(self, name: str) -> LadderConfig | None:
+        """The ladder named `name`, if the server runs one."""
+        return next((ladder for ladder in self.all_ladders if ladder.name == name), None)
+
+    def ladder_named(self, asked: str | None) -> LadderConfig | str:
+        """The ladder a ``challenge``, ``seek`` or ``pause`` (or a web challenge) names
+        by its ``ladder`` field, which may be left out while the server runs one ladder;
+        else the message of the ``unknown-ladder`` error, listing the ladders."""
+        ladders = self.all_ladders
+        if not ladders:
+            return ("this server has no ladder" if asked is None
+                    else f"no ladder {asked!r} (this server has no ladder)")
+        names = ", ".join(repr(ladder.name) for ladder in ladders)
+        if asked is None:
+            if len(ladders) == 1:
+                return ladders[0]
+            return f"this server runs several ladders ({names}): name one in 'ladder'"
+        found = self.find_ladder(asked)
+        return found if found is not None else f"no ladder {asked!r} (the ladders: {names})"

@@ -26,8 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 if TYPE_CHECKING:
+    import random
+
     from arena.record import MatchRecord
 
+from arena.errors import SettingsError
 from arena.limits import SettingLimit
 
 __all__ = [
@@ -212,6 +215,19 @@ class Game(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def settings(self) -> dict[str, Any]:
         """The settings as JSON-able data; `from_settings(settings())` is an equal game."""
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Settings drawn with `rng` for a ladder's varied starts (``generator`` of a
+        ``[[ladders]]`` entry), within the bounds `params` give (``{}``: the game's
+        defaults); the same generator state gives the same settings. The draw is the
+        referee's, from a seed it committed to (`arena.starts`), never the game's own.
+
+        Raises:
+            SettingsError: the game has no generator, or `params` are not its own.
+        """
+        raise SettingsError(f"the game {cls.type.name!r} has no generator of starts: give "
+                            "its settings instead")
 
     def num_players(self) -> int:
         return self.type.min_players

@@ -92,7 +92,7 @@ class SeasonConfig:
 
     name: str
     ladder: str
-    """The ladder's name (today the one ladder's game name, `LadderConfig.game`)."""
+    """The ladder's name (`LadderConfig.name`: its game's name unless the ladder names itself)."""
     start: datetime
     """When the season starts (timezone-aware, UTC)."""
     end: datetime

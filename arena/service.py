@@ -79,13 +79,14 @@ class Records(Protocol):
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]: ...
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]: ...
 
     async def game(self, game_id: str) -> StoredGame | None: ...
 
-    async def leaderboard(self, game: str | None = None) -> list[RatingRow]: ...
+    async def leaderboard(self, ladder: str | None = None) -> list[RatingRow]:
+        """The ratings of the ladder named `ladder` (each ladder has its own), or of all."""
 
-    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]: ...
+    async def rating_history(self, ladder: str | None = None) -> dict[str, list[list[float]]]: ...
 
     async def bots(self) -> list[BotAccount]: ...
 
@@ -237,12 +238,15 @@ class ArenaService(Protocol):
         """The task that plays `live` (just started) to its end and returns its stored
         record."""
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int) -> dict[str, Any]:
-        """A person's unrated challenge to `opponent` for one game on the ladder's
-        settings in `seat` (`arena.server.challenges`): its ``challenge_status`` fields.
+    def challenge(self, challenger: str, opponent: str, *, seat: int,
+                  ladder: str | None = None) -> dict[str, Any]:
+        """A person's unrated challenge to `opponent` for one game in `seat` on the
+        settings of the ladder named `ladder` (None: the server's first ladder;
+        `arena.server.challenges`): its ``challenge_status`` fields.
 
         Raises:
-            ChallengeError: over a budget, or a challenge the server cannot play.
+            ChallengeError: over a budget, or a challenge the server cannot play
+                (``unknown-ladder``: no ladder of that name).
         """
 
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:

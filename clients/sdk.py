@@ -336,6 +336,8 @@ class ArenaClient:
             row (None: never).
         connect_timeout: give up (`CannotConnect`) after trying this long without a
             connection (seconds; None: never). Both count from the last connection.
+        ladders: the names of the server's ladders the bot plays on (``welcome.ladders``;
+            empty: every ladder of its games).
         challenges: list the ``challenges`` capability: the bot is asked about each
             challenge (`ArenaBot.challenged`) unless `accept` says otherwise.
         accept: the accept policy sent in ``hello``: ``{"mode": "ask" | "auto" |
@@ -366,6 +368,7 @@ class ArenaClient:
     """Frames from the server that could not be read or broke the schema."""
     connections: int = 0
     on_message: Callable[[Message], None] | None = None
+    ladders: Sequence[str] = ()
     challenges: bool = False
     accept: dict[str, Any] | None = None
     seek: bool = True
@@ -386,6 +389,9 @@ class ArenaClient:
         self._waiters = Waiters()
         self._requests = 0
         self.welcome: Message | None = None
+        self._ladder_seeking: dict[str, bool] = {}
+        """On a server of several ladders, the ``seek`` or ``pause`` last answered for
+        each ladder (the hello's `seek` is for every ladder)."""
         self.connected = asyncio.Event()
 
     async def run(self) -> None:
@@ -462,6 +468,8 @@ class ArenaClient:
                                      "games": list(self.games), "client": "arena-python-sdk"}
             if self.name:
                 hello["bot"] = self.name
+            if self.ladders:
+                hello["ladders"] = list(self.ladders)
             capabilities = (["compact-turns"] if self.compact else []) + (
                 ["legal-moves"] if self.legal_moves else []) + (
                 ["challenges"] if self.challenges else [])
@@ -561,6 +569,11 @@ class ArenaClient:
         kind = message.type
         if kind == "welcome":
             self.welcome = message
+            if self._ladder_seeking and self._core is not None:
+                # a server of several ladders: each ladder's seek or pause again
+                for ladder, seeking in self._ladder_seeking.items():
+                    self._core.send(Message.make("seek" if seeking else "pause", ladder=ladder))
+                self._spawn(self._flush_quietly())
             for game_id in set(self._games) - set(message["games"]):
                 # lost with a server restart: the server recorded them as aborted
                 del self._games[game_id]
@@ -595,7 +608,11 @@ class ArenaClient:
         elif kind in ("challenge_status", "seeking", "policy") or (
                 kind == "error" and self._waiters.resolve(message)):
             if kind == "seeking":
-                self.seek = message["seeking"]
+                several = self.welcome is not None and len(self.welcome.get("ladders") or ()) > 1
+                if several:  # kept per ladder, sent again after a reconnect
+                    self._ladder_seeking[message["ladder"]] = message["seeking"]
+                else:
+                    self.seek = message["seeking"]
             if kind != "error":
                 self._waiters.resolve(message)
         elif kind == "challenge":

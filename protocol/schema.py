@@ -312,6 +312,14 @@ _LEGAL_STEPS = _object({
 })
 _SCORES = {"type": "array", "items": {"type": "number"}}
 _LADDER = _object({"game": {"type": "string"}, "settings": _SETTINGS})
+_LADDER_ENTRY = _object({
+    "name": {"type": "string"}, "game": {"type": "string"},
+    "settings": {"anyOf": [_SETTINGS, {"type": "null"}]},
+    "generator": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+    "rated": {"type": "boolean"},
+    "house": {"type": "array", "items": {"type": "string"}},
+    "time_control": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+})
 _POLICY = _object({
     "mode": {"enum": ["ask", "auto", "decline"],
              "description": "ask: a 'challenge' notice to answer (needs the challenges "
@@ -340,6 +348,9 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("bot", "str", "the bot's account name", optional=True),
             _f("games", "strs", "names of the games the bot plays, e.g. ['substitution'] "
                "(empty or absent: every game)", optional=True),
+            _f("ladders", "strs", "names of the server's ladders the bot plays on "
+               "(welcome.ladders; empty or absent: every ladder of its games)", optional=True,
+               shape={"maxItems": 64, "items": {"type": "string", "maxLength": 64}}),
             _f("capabilities", "strs", "capabilities the client uses", optional=True,
                shape={"items": {"enum": [*CAPABILITIES, *OPT_IN_CAPABILITIES]}}),
             _f("client", "str", "free text naming the client program", optional=True),
@@ -359,8 +370,11 @@ SCHEMA: dict[str, MessageSpec] = {
                "list as 'in_progress', kept under this older name for protocol-1 clients"),
             _f("in_progress", "strs", "ids of the bot's games in progress: game_start, "
                "game_state and (on its move) your_turn follow for each", optional=True),
-            _f("ladder", "object", "the game the ladder plays and its settings; null: no "
-               "ladder", optional=True, null=True, shape=_LADDER),
+            _f("ladder", "object", "the game the (first) ladder plays and its settings ({} "
+               "if its starts vary); null: no ladder", optional=True, null=True, shape=_LADDER),
+            _f("ladders", "list", "every ladder of the server: name, game, settings (null: "
+               "drawn for each pairing by generator), generator, rated, house, time_control "
+               "(null: the server's)", optional=True, shape={"items": _LADDER_ENTRY}),
             _f("limits", "object", "max_frame (bytes), ping_interval (s), max_legal (moves), "
                "max_log_bytes (bytes), max_logs_per_turn, max_logs_per_game, "
                "max_log_bytes_per_day (bytes), legal_requests_per_turn, message_rate (/s), "

@@ -105,7 +105,7 @@ def test_the_phase_follows_the_clock_and_the_final() -> None:
 
 
 def _row(bot: str, mu: float, games: int) -> RatingRow:
-    return RatingRow(bot, "sim", mu, 1.0, games, games // 2, games - games // 2, 0)
+    return RatingRow(bot, "sim", mu, 1.0, games, games // 2, games - games // 2, 0, "sim")
 
 
 def test_standings_rank_the_entrants_by_rating_and_export_as_csv() -> None:

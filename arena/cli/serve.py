@@ -13,6 +13,13 @@ from urllib.parse import urlsplit
 
 import click
 
+from arena.cli.config_file import (
+    LADDERS_META,
+    SEASONS_META,
+    ladder_configs,
+    load_config,
+    single_ladder_given,
+)
 from arena.cli.db import DB_OPTION, check_url
 from arena.errors import ArenaError, SettingsError
 
@@ -22,6 +29,11 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 
 
 @click.command()
+@click.option("--config", type=click.Path(dir_okay=False), is_eager=True, expose_value=False,
+              callback=load_config, metavar="FILE",
+              help="A TOML file of settings: every option below has a key (--move-ms is "
+                   "move_ms), and [[ladders]] tables run several ladders; options given "
+                   "here override the file (docs/server.md).")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=int, help="0 picks a free port.")
 @DB_OPTION
@@ -112,8 +124,9 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "'arena users add NAME').")
 @click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
               default=None, metavar="FILE.toml",
-              help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladder's "
-                   "seasons, their entry rules and finals.")
+              help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladders' "
+                   "seasons, their entry rules and finals (instead of the --config file's "
+                   "[[seasons]]).")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -146,8 +159,27 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_url(db)
+    ctx = click.get_current_context()
+    tables = ctx.meta.get(LADDERS_META)
+    if tables is not None and ladder:
+        given = single_ladder_given(ctx)
+        if given:
+            raise click.UsageError(
+                f"the configuration file's [[ladders]] define the ladders: leave out "
+                f"{', '.join(given)} (or give one ladder by them and no [[ladders]])")
+    control = TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms)
     try:
         registry = default_registry()
+        ladders: tuple[LadderConfig, ...] = ()
+        if tables is not None and ladder:
+            ladders = ladder_configs(
+                tables, registry=registry, time_control=control,
+                default_settings=lambda name: _default_settings(registry, name),
+                defaults={"house_vs_house": house_vs_house, "max_games": max_games,
+                          "interval": interval, "pairings_per_hour": pairings_per_hour})
+            if not ladders:
+                raise ValueError("the configuration file's ladders array is empty: give at "
+                                 "least one [[ladders]] table, or ladder = false")
         if settings_json is not None:
             settings = json.loads(settings_json)
         else:
@@ -156,7 +188,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                                                      "default_moves": 50})
                         or _default_settings(registry, game))
         rules = registry.load_game(game, settings)
-        if ladder and rules.num_players() != 2:
+        if ladder and not ladders and rules.num_players() != 2:
             raise click.UsageError(
                 f"the ladder pairs two bots, but {game} with these settings is a "
                 f"{rules.num_players()}-player game: give two-player settings (for tiles: "
@@ -166,10 +198,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             registry.make_bot(rules, spec, allow_exec=False)
         settings_limits = _limits(registry, limits, "--limit")
         guest_settings_limits = _limits(registry, guest_limits, "--guest-limit")
-        if ladder:
+        if ladder and not ladders:
             from arena.limits import check_settings
 
             check_settings(rules, "standard", settings_limits)
+        if ladders:
+            from arena.server.ladder import check_ladders
+
+            check_ladders(registry, ServerConfig(ladders=ladders,
+                                                 settings_limits=settings_limits))
         for origin in origins:
             parts = urlsplit(origin)
             if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
@@ -178,14 +215,18 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             if not _HOST_NAME.fullmatch(name):
                 raise ValueError(f"--server-name {name!r}: give a host name "
                                  "(arena.example.org), no scheme or port")
-        seasons = _seasons(seasons_file, game if ladder else None)
+        names = ([ladder.name for ladder in ladders] if ladders
+                 else [game] if ladder else [])  # the single ladder is named after its game
+        seasons = _seasons(seasons_file, ctx.meta.get(SEASONS_META, ()), names)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
         host=host, port=port, db=db,
-        time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
+        time_control=control,
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
-                            pairings_per_hour=pairings_per_hour) if ladder else None,
+                            pairings_per_hour=pairings_per_hour) if ladder and not ladders
+        else None,
+        ladders=ladders,
         tournaments=tournaments, write_ahead=not no_write_ahead,
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
@@ -271,27 +312,31 @@ def _limits(registry: Any, items: tuple[str, ...], flag: str) -> dict[str, int]:
     return limits
 
 
-def _seasons(path: str | None, ladder: str | None) -> tuple[Any, ...]:
-    """The ``[[seasons]]`` of the TOML file `path`, each on the ladder (named by its game).
+def _seasons(path: str | None, configured: tuple[Any, ...],
+             ladders: list[str]) -> tuple[Any, ...]:
+    """The seasons: the ``[[seasons]]`` of the TOML file `path` if given, else those of
+    the ``--config`` file (`configured`); each on one of the server's `ladders` (by name).
 
     Raises:
         ValueError: the file is not TOML, or a season is bad or names another ladder.
     """
-    if path is None:
-        return ()
-    import tomllib
+    seasons, source = configured, "--config"
+    if path is not None:
+        import tomllib
 
-    from arena.seasons import seasons_from_toml
+        from arena.seasons import seasons_from_toml
 
-    try:
-        with open(path, "rb") as file:
-            data = tomllib.load(file)
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"--seasons {path}: not TOML ({error})") from None
-    seasons = seasons_from_toml(data.get("seasons", []))
+        try:
+            with open(path, "rb") as file:
+                data = tomllib.load(file)
+        except tomllib.TOMLDecodeError as error:
+            raise ValueError(f"--seasons {path}: not TOML ({error})") from None
+        seasons, source = seasons_from_toml(data.get("seasons", [])), f"--seasons {path}"
     for season in seasons:
-        if season.ladder != ladder:
-            raise ValueError(f"--seasons {path}: season {season.name!r} is on the ladder "
-                             f"{season.ladder!r}, but " + (f"this server's ladder is {ladder!r}"
-                                                           if ladder else "there is no ladder"))
-    return seasons
+        if season.ladder not in ladders:
+            raise ValueError(
+                f"{source}: season {season.name!r} is on the ladder {season.ladder!r}, but "
+                + (f"this server's ladder is {ladders[0]!r}" if len(ladders) == 1
+                   else f"this server's ladders are {', '.join(map(repr, ladders))}" if ladders
+                   else "there is no ladder"))
+    return tuple(seasons)

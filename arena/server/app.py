@@ -30,6 +30,7 @@ Without a storage, `start` opens ``config.db`` itself, and then `close` closes i
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import uuid
@@ -40,26 +41,27 @@ from typing import Any, Self, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 
-from arena.errors import ArenaError, SettingsError
-from arena.limits import check_settings
+from arena.errors import ArenaError
 from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
+from arena.seeds import new_seed
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
 from arena.server.challenges import Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
-from arena.server.config import ServerConfig, TimeControl
+from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
 from arena.server.house import HouseBots
-from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
+from arena.server.ladder import PAIR_WINDOW, Ladder, check_ladders, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
+from arena.starts import draw_settings, pair_start_seed
 from arena.storage import Storage, StorageFailure, open_storage
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -107,7 +109,11 @@ class ArenaServer(ArenaService):
         self._registry = registry or default_registry()
         self.sessions: dict[str, Session] = {}
         """The connected bots by name (kept by `clients`)."""
+        self.ladders: dict[str, Ladder] = {}
+        """The matchmaking loop of each ladder, by its name (from `start` on)."""
         self.ladder: Ladder | None = None
+        """The first ladder's loop (the one ladder of a server run with the single-ladder
+        flags), or None: no ladder."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
         self._storage: Storage | None = None
@@ -147,13 +153,7 @@ class ArenaServer(ArenaService):
             raise RuntimeError("the server is already started")
         self._started = True
         config = self.config
-        if config.ladder is not None:  # fail early on bad settings, and on a ladder that cannot pair
-            rules = self.registry.load_game(config.ladder.game, config.ladder.settings)
-            if rules.num_players() != 2:
-                raise SettingsError(
-                    f"the ladder pairs two bots, but {config.ladder.game} with these settings "
-                    f"is a {rules.num_players()}-player game: give settings for two players")
-            check_settings(rules, "standard", config.settings_limits)
+        check_ladders(self.registry, config)  # fail early on bad settings, and on a ladder that cannot pair
         if storage is None:
             storage = await open_storage(config.db)
             self._owns_storage = True
@@ -188,10 +188,15 @@ class ArenaServer(ArenaService):
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
             revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
             challenges=challenges, stopping=self._stopping)
-        if config.ladder is not None:
-            self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
-                                 await self._recent_pairings(), owner_of=self._owner_of)
-            self.ladder.start()  # no bot is connected before the port listens
+        for ladder_config in config.all_ladders:
+            ladder = Ladder(ladder_config, functools.partial(self._ladder_candidates,
+                                                             ladder_config.name),
+                            functools.partial(self._start_pair, ladder_config),
+                            await self._recent_pairings(ladder_config.name),
+                            owner_of=self._owner_of)
+            self.ladders[ladder_config.name] = ladder
+            self.ladder = self.ladder or ladder
+            ladder.start()  # no bot is connected before the port listens
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
 
     def websocket_side(self, check_handshake: HandshakeCheck | None = None) -> WebSocketSide:
@@ -244,8 +249,8 @@ class ArenaServer(ArenaService):
         try:
             for task in self._tasks:
                 task.cancel()
-            if self.ladder is not None:
-                await self.ladder.stop()
+            for ladder in self.ladders.values():
+                await ladder.stop()
             if self._challenges is not None:
                 self._challenges.close()
             if self._games is not None:
@@ -381,6 +386,7 @@ class ArenaServer(ArenaService):
         time_control: TimeControl | None = None,
         ladder: bool = False,
         pair: str | None = None,
+        ladder_name: str | None = None,
     ) -> LiveGame:
         """Start a game between connected bots and/or ``house:SPEC`` players.
 
@@ -401,7 +407,8 @@ class ArenaServer(ArenaService):
         if self._stopping.is_set() or self._games is None:
             raise RuntimeError("the server is not running")
         return self._games.start(game_name, settings, players, seed=seed,
-                                 time_control=time_control, ladder=ladder, pair=pair)
+                                 time_control=time_control, ladder=ladder, pair=pair,
+                                 ladder_name=ladder_name)
 
     async def play_game(
         self,
@@ -428,35 +435,62 @@ class ArenaServer(ArenaService):
         session = self.sessions.get(name)
         return None if session is None else session.owner
 
-    def _ladder_candidates(self) -> list[str]:
-        ladder = self.config.ladder
+    def _ladder_candidates(self, name: str | None = None) -> list[str]:
+        """The players the ladder `name` (default: the first) may pair now."""
+        ladder = self.config.find_ladder(name) if name is not None else (
+            self.config.all_ladders[0] if self.config.all_ladders else None)
         assert ladder is not None
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
 
-    async def _recent_pairings(self) -> list[tuple[float, str, str]]:
-        """The ladder's pairings of the last hour, from the database (the pair limit
-        survives a restart); none if the database cannot be read now."""
+    async def _recent_pairings(self, name: str) -> list[tuple[float, str, str]]:
+        """The pairings of the last hour of the ladder `name`, from the database (the
+        pair limit survives a restart); none if the database cannot be read now."""
         storage = self.storage
         try:
-            return await storage.ladder_pairings(time.time() - PAIR_WINDOW)
+            return await storage.ladder_pairings(time.time() - PAIR_WINDOW, name)
         except StorageFailure:
-            log.warning("the ladder's recent pairings cannot be read: its pair limit "
-                        "starts from none")
+            log.warning("the recent pairings of ladder %r cannot be read: its pair limit "
+                        "starts from none", name)
             return []
 
-    def _start_pair(self, first: str, second: str) -> None:
+    def _start_pair(self, ladder: LadderConfig, first: str, second: str) -> None:
         """The two games of a ladder pairing, seats swapped; each with its own secret
-        seed (a shared one would tell each bot the other game's dice)."""
-        ladder = self.config.ladder
-        assert ladder is not None
+        seed (a shared one would tell each bot the other game's dice). A ladder with a
+        generator draws both seeds first, then the pairing's start from the smaller one
+        (`arena.starts`); both games play it."""
         pair = "p" + uuid.uuid4().hex[:12]
-        for players in ((first, second), (second, first)):
+        try:
+            settings, seeds = self._pairing_start(ladder, 2)
+        except ArenaError as error:
+            log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
+            return
+        for players, seed in zip(((first, second), (second, first)), seeds, strict=True):
             try:
-                self.start_game(ladder.game, ladder.settings, players, ladder=True, pair=pair)
+                # an unrated ladder's games are not ladder games to the storage: they
+                # keep their ladder's name but change no rating, even once resumed
+                self.start_game(ladder.game, settings, players, ladder=ladder.rated, pair=pair,
+                                seed=seed, time_control=ladder.time_control,
+                                ladder_name=ladder.name)
             except (ArenaError, RuntimeError) as error:
-                log.warning("ladder pairing %s failed: %s", players, error)
+                log.warning("ladder %r: pairing %s failed: %s", ladder.name, players, error)
+
+    def _pairing_start(self, ladder: LadderConfig,
+                       games: int) -> tuple[Mapping[str, Any], list[int | None]]:
+        """The settings and seeds of a pairing's `games` games on `ladder`: its settings
+        and fresh seeds at start (None); or, for a ladder with a generator, the seeds
+        drawn now and the start drawn from the smaller one (`arena.starts`).
+
+        Raises:
+            ArenaError: the generator's parameters draw no start.
+        """
+        if ladder.generator is None:
+            return ladder.settings, [None] * games
+        drawn = [new_seed() for _ in range(games)]
+        settings = draw_settings(self.registry.game_class(ladder.game), ladder.generator,
+                                 pair_start_seed(drawn))
+        return settings, list(drawn)
 
     # -- challenges --------------------------------------------------------------------
 
@@ -466,21 +500,21 @@ class ArenaServer(ArenaService):
         if session is not None and session.challenges:
             session.send(type, **fields)
 
-    async def _ladder_rating(self, name: str) -> float | None:
-        """`name`'s displayed rating on the ladder's game (None: not rated yet)."""
-        ladder = self.config.ladder
-        row = None if ladder is None else await self.storage.rating(name, ladder.game)
+    async def _ladder_rating(self, name: str, ladder: str) -> float | None:
+        """`name`'s displayed rating on the ladder named `ladder` (None: not rated yet)."""
+        row = await self.storage.rating(name, ladder)
         return None if row is None else round(row.conservative, 3)
 
-    def _check_challenge(self, challenger: str, opponent: str, rated: bool) -> None:
-        """Refuse (`ChallengeError`) a challenge the ladder could not play now: both
-        bots connected, playing its game, with room for the pairing's two games
-        (`LadderConfig.max_games`); a rated one between accounts (not guests) of
-        different people (or of nobody) whose pair cap is not spent."""
-        ladder = self.config.ladder
-        if ladder is None:
-            raise ChallengeError("bad-challenge", "this server has no ladder to play "
-                                 "challenges on")
+    def _check_challenge(self, challenger: str, opponent: str, rated: bool,
+                         ladder_name: str) -> None:
+        """Refuse (`ChallengeError`) a challenge the ladder `ladder_name` could not play
+        now: both bots connected, playing its game, with room for the pairing's two
+        games (`LadderConfig.max_games`); a rated one on a rated ladder, between
+        accounts (not guests) of different people (or of nobody) whose pair cap is not
+        spent."""
+        ladder = self.config.ladder_named(ladder_name)
+        if isinstance(ladder, str):
+            raise ChallengeError("unknown-ladder", ladder)
         for name in (challenger, opponent):
             session = self.sessions.get(name)
             if session is None:
@@ -493,6 +527,9 @@ class ArenaServer(ArenaService):
                 raise ChallengeError("bad-challenge", (
                     f"bot {name!r} plays {playing} games already; a pairing needs room for "
                     f"two (at most {ladder.max_games} at once)"))
+        if rated and not ladder.rated:
+            raise ChallengeError("bad-challenge", f"ladder {ladder.name!r} is unrated: "
+                                 "challenge with rated false")
         if rated and (is_guest(challenger) or is_guest(opponent)):
             raise ChallengeError("bad-challenge", "guests play no rated games: challenge "
                                  "with rated false")
@@ -501,7 +538,8 @@ class ArenaServer(ArenaService):
             raise ChallengeError("bad-challenge", (
                 f"{challenger} and {opponent} are both bots of {owner}'s, and a person's "
                 "bots play no rated games against each other: challenge with rated false"))
-        if rated and self.ladder is not None and not self.ladder.may_pair(
+        loop = self.ladders.get(ladder.name)
+        if rated and loop is not None and not loop.may_pair(
                 challenger, opponent, time.time()):
             raise ChallengeError("bad-challenge", (
                 f"{challenger} and {opponent} have been paired "
@@ -509,31 +547,39 @@ class ArenaServer(ArenaService):
                 "(pairings_per_hour): no more rated games between them for now"))
 
     def _start_challenge(self, challenge: Challenge) -> list[str]:
-        """An accepted challenge's games on the ladder's settings: the pairing (seats
+        """An accepted challenge's games on its ladder's settings (a start drawn for the
+        challenge if the ladder varies them) and time control: the pairing (seats
         swapped, each game with its own secret seed), or one game for a person on the
-        web, in the seat chosen; rated ones count against the ladder's pair cap."""
-        ladder = self.config.ladder
-        assert ladder is not None
+        web, in the seat chosen; rated ones count against the ladder's pair cap and
+        change its ratings."""
+        ladder = self.config.ladder_named(challenge.ladder)
+        if isinstance(ladder, str):
+            raise ChallengeError("unknown-ladder", ladder)
         first, second = challenge.challenger, challenge.opponent
         seatings = ([(first, second), (second, first)] if challenge.games == 2
                     else [(first, second) if challenge.seat == 0 else (second, first)])
         control = (self.config.web_time_control if is_guest(first) or is_guest(second)
-                   else None)
+                   else ladder.time_control)
         pair = "p" + uuid.uuid4().hex[:12]
+        settings, seeds = self._pairing_start(ladder, len(seatings))
         started: list[str] = []
-        for players in seatings:
+        for players, seed in zip(seatings, seeds, strict=True):
             try:
-                live = self.start_game(ladder.game, ladder.settings, players,
+                live = self.start_game(ladder.game, settings, players, seed=seed,
                                        time_control=control, ladder=challenge.rated,
-                                       pair=pair)
+                                       pair=pair,
+                                       # unrated: no ladder game (its pair cap and
+                                       # history are the rated games')
+                                       ladder_name=ladder.name if challenge.rated else None)
             except (ArenaError, RuntimeError):
                 if not started:
                     raise
                 log.warning("challenge %s: its second game could not start", challenge.id)
                 break
             started.append(live.id)
-        if challenge.rated and self.ladder is not None:
-            self.ladder.paired(first, second, time.time())
+        loop = self.ladders.get(ladder.name)
+        if challenge.rated and loop is not None:
+            loop.paired(first, second, time.time())
         return started
 
     # -- the service (`arena.service.ArenaService`): what the web asks -----------------
@@ -551,9 +597,14 @@ class ArenaServer(ArenaService):
     def connected(self, name: str) -> bool:
         return name in self.sessions
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int) -> dict[str, Any]:
+    def challenge(self, challenger: str, opponent: str, *, seat: int,
+                  ladder: str | None = None) -> dict[str, Any]:
+        ladders = self.config.all_ladders
+        named = ladders[0] if ladder is None and ladders else self.config.ladder_named(ladder)
+        if isinstance(named, str):
+            raise ChallengeError("unknown-ladder", named)
         return self.challenges.challenge(challenger, opponent, rated=False, games=1,
-                                         seat=seat).status_fields()
+                                         seat=seat, ladder=named.name).status_fields()
 
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         found = self.challenges.get(challenge_id)
@@ -579,7 +630,7 @@ class ArenaServer(ArenaService):
         return health_report(
             closing=self._stopping.is_set(),
             failure=self._durability.unhealthy if self._durability is not None else "not started",
-            games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
+            games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0,
             resumed=len(self._durability.resumed) if self._durability is not None else 0)
 

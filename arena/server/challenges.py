@@ -124,6 +124,8 @@ class Challenge:
     """Games on acceptance: 2 (the pairing, seats swapped), or 1 for a person on the
     web, who plays `seat`."""
     seat: int = 0
+    ladder: str = ""
+    """The name of the ladder whose game, settings, time control and ratings it uses."""
     status: Status = "pending"
     reason: str | None = None
     game_ids: tuple[str, ...] = ()
@@ -160,15 +162,17 @@ class Challenges:
         limits: the budgets.
         notify: sends a message to an account (`Notify`).
         start: starts an accepted challenge's games (`StartPair`).
-        rating: the challenger's rating on the ladder's game (None: unrated).
-        check: raises `ChallengeError` when `challenger` may not challenge `opponent`
-            now (not connected, a guest asking for rated games, the pair cap...).
+        rating: ``rating(challenger, ladder)``: the challenger's rating on the ladder
+            named `ladder` (None: unrated).
+        check: ``check(challenger, opponent, rated, ladder)`` raises `ChallengeError`
+            when `challenger` may not challenge `opponent` on that ladder now (not
+            connected, a guest asking for rated games, the pair cap...).
         capable: whether a connected account listed the ``challenges`` capability.
     """
 
     def __init__(self, limits: ChallengeLimits, *, notify: Notify, start: StartPair,
-                 rating: Callable[[str], Awaitable[float | None]],
-                 check: Callable[[str, str, bool], None],
+                 rating: Callable[[str, str], Awaitable[float | None]],
+                 check: Callable[[str, str, bool, str], None],
                  capable: Callable[[str], bool]) -> None:
         self.limits = limits
         self.open: dict[str, Challenge] = {}
@@ -204,9 +208,9 @@ class Challenges:
 
     # -- challenging -----------------------------------------------------------------------
 
-    def challenge(self, challenger: str, opponent: str, *, rated: bool,
+    def challenge(self, challenger: str, opponent: str, *, rated: bool, ladder: str,
                   request_id: str | None = None, games: int = 2, seat: int = 0) -> Challenge:
-        """Open a challenge; the policy of `opponent` answers it soon (a task reads the
+        """Open a challenge on the ladder named `ladder`; the policy of `opponent` answers it soon (a task reads the
         challenger's rating first).
 
         Raises:
@@ -217,7 +221,7 @@ class Challenges:
             raise ChallengeError("bad-challenge", "a bot cannot challenge itself")
         if is_house(opponent):
             raise ChallengeError("bad-challenge", f"{opponent!r}: house bots take no challenges")
-        self._check(challenger, opponent, rated)
+        self._check(challenger, opponent, rated, ladder)
         limit = self.limits.pending
         if sum(c.challenger == challenger for c in self.open.values()) >= limit:
             raise ChallengeError("challenge-limit", f"{challenger} has {limit} challenges "
@@ -227,7 +231,8 @@ class Challenges:
             raise ChallengeError("challenge-limit", f"{opponent} has {limit} challenges to "
                                  "answer already: try again later")
         challenge = Challenge("c" + uuid.uuid4().hex[:12], challenger, opponent, rated,
-                              self._loop.time() + self.limits.timeout, request_id, games, seat)
+                              self._loop.time() + self.limits.timeout, request_id, games, seat,
+                              ladder)
         self.open[challenge.id] = challenge
         challenge.timer = self._loop.call_at(challenge.expires, self._expire, challenge)
         self._notify(challenger, "challenge_status", challenge.status_fields())
@@ -257,7 +262,7 @@ class Challenges:
     async def _answer(self, challenge: Challenge) -> None:
         """The opponent's policy answers, knowing the challenger's rating."""
         try:
-            rating = await self._rating(challenge.challenger)
+            rating = await self._rating(challenge.challenger, challenge.ladder)
         except StorageFailure as error:  # unknown: counted as unrated
             log.warning("challenge %s: no rating for %s: %s", challenge.id,
                         challenge.challenger, error)
@@ -300,7 +305,8 @@ class Challenges:
 
     def _accepted(self, challenge: Challenge) -> None:
         try:
-            self._check(challenge.challenger, challenge.opponent, challenge.rated)
+            self._check(challenge.challenger, challenge.opponent, challenge.rated,
+                        challenge.ladder)
             challenge.game_ids = tuple(self._start(challenge))
         except (ArenaError, RuntimeError, ValueError) as error:
             self._end(challenge, "failed", str(error))

@@ -32,7 +32,7 @@ from arena.registry import Registry
 from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.auth import Revocations, authenticate
 from arena.server.challenges import AcceptPolicy, ChallengeError, Challenges
-from arena.server.config import ServerConfig, TimeControl
+from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
 from arena.server.games import Games
@@ -49,6 +49,7 @@ from protocol import (
     Message,
     ProtocolCore,
     ProtocolError,
+    SchemaError,
     UnexpectedMessage,
     VersionError,
 )
@@ -62,6 +63,11 @@ CLOSE_VERSION = 4002
 CLOSE_HELLO_TIMEOUT = 4003
 CLOSE_REPLACED = 4004
 CLOSE_ERRORS = 4005
+
+MAX_HELLO_LADDERS = 64
+"""Most ladder names a ``hello.ladders`` may list, each of at most `MAX_LADDER_NAME`
+characters (a server's ladder names are no longer: `arena.cli.config_file`)."""
+MAX_LADDER_NAME = 64
 CLOSE_RATE = 4006
 CLOSE_TRY_LATER = 1013
 
@@ -265,6 +271,12 @@ class Clients:
                 f"this server speaks version {PROTOCOL_VERSION}"))
             await session.drain_and_close(CLOSE_VERSION, "unsupported protocol version")
             return False
+        ladders = hello.get("ladders") or ()
+        if len(ladders) > MAX_HELLO_LADDERS or any(len(n) > MAX_LADDER_NAME for n in ladders):
+            self._error(session, SchemaError(
+                f"hello.ladders lists at most {MAX_HELLO_LADDERS} ladder names of at most "
+                f"{MAX_LADDER_NAME} characters each; send a shorter hello"))
+            return True
         role = hello["role"]
         name: str | None = None
         owner: str | None = None
@@ -298,6 +310,7 @@ class Clients:
         if role == "operator":
             session.rate = None  # trusted: a tournament runner asks for games in bursts
         session.games_played = frozenset(hello.get("games") or ())
+        session.ladders = frozenset(hello.get("ladders") or ())
         session.capabilities = frozenset(hello.get("capabilities") or ())
         opted_in = [c for c in OPT_IN_CAPABILITIES if c in session.capabilities]
         policy, bad_policy = _policy(hello.get("accept"))
@@ -311,15 +324,19 @@ class Clients:
             self.challenges.connected(name, policy)
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
-        ladder = self.config.ladder
+        ladders = self.config.all_ladders
+        first = ladders[0] if ladders else None
+        # `ladders` only when there are some: a welcome without ladders stays as it was
+        listed = {"ladders": [ladder.describe() for ladder in ladders]} if ladders else {}
         session.send(
             "welcome", protocol=PROTOCOL_VERSION,
             server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
             role=role, bot=name, capabilities=[*CAPABILITIES, *opted_in], games=games,
             in_progress=games,
-            ladder=None if ladder is None else {"game": ladder.game,
-                                                "settings": dict(ladder.settings)},
-            limits=self._limits(challenges="challenges" in opted_in),
+            ladder=None if first is None else {
+                "game": first.game,
+                "settings": {} if first.generator is not None else dict(first.settings)},
+            **listed, limits=self._limits(challenges="challenges" in opted_in),
         )
         self._check_capabilities(session, hello.get("capabilities") or ())
         if bad_policy is not None and role == "bot":
@@ -369,11 +386,21 @@ class Clients:
             session.send("error", code="unknown-game-name", fatal=False, message=(
                 f"hello.games names unknown games {unknown} (games: "
                 f"{', '.join(sorted(self.registry.games))})"))
-        ladder = self.config.ladder
-        if named and ladder is not None and ladder.game not in named:
+        ladders = self.config.all_ladders
+        known = {ladder.name for ladder in ladders}
+        unknown_ladders = sorted(session.ladders - known)
+        if unknown_ladders:
+            session.send("error", code="unknown-ladder", fatal=False, message=(
+                f"hello.ladders names ladders {unknown_ladders} this server does not run "
+                f"(ladders: {', '.join(sorted(known)) or 'none'})"))
+        entered = [ladder for ladder in ladders
+                   if not session.ladders or ladder.name in session.ladders]
+        if named and entered and not any(ladder.game in named for ladder in entered):
+            plays = sorted({ladder.game for ladder in entered})
+            said = repr(plays[0]) if len(plays) == 1 else f"{plays}"
             session.send("error", code="no-ladder-game", fatal=False, message=(
-                f"the ladder plays {ladder.game!r} and hello.games lists only "
-                f"{sorted(named)}: you will get no ladder games (list {ladder.game!r} or "
+                f"the ladder plays {said} and hello.games lists only "
+                f"{sorted(named)}: you will get no ladder games (list {said} or "
                 "leave 'games' out to play any game)"))
 
     # -- messages past the handshake ---------------------------------------------------
@@ -422,23 +449,25 @@ class Clients:
         if session.role != "bot" or name is None:
             self._error(session, UnexpectedMessage(f"only bots may send {kind!r}"))
             return
-        ladder = self.config.ladder
-        asked = message.get("ladder")
         echo = {"request_id": message["request_id"]} if "request_id" in message.body else {}
-        if (asked is not None or kind in ("seek", "pause")) and (
-                ladder is None or asked not in (None, ladder.name)):
-            session.send("error", code="unknown-ladder", fatal=False, **echo, message=(
-                f"no ladder {asked!r}" + (f" (the ladder: {ladder.name!r})" if ladder else
-                                          " (this server has no ladder)")))
-            return
+        ladder: LadderConfig | None = None
+        if kind in ("challenge", "seek", "pause"):
+            named = self.config.ladder_named(message.get("ladder"))
+            if isinstance(named, str):
+                session.send("error", code="unknown-ladder", fatal=False, **echo,
+                             message=named)
+                return
+            ladder = named
         try:
             if kind == "challenge":
                 theirs = sorted({"challenge_id", "rating", "expires_ms"} & message.body.keys())
                 if theirs:
                     raise ChallengeError("bad-challenge", f"{', '.join(theirs)}: the "
                                          "server's to give in its notices; leave it out")
+                assert ladder is not None  # refused above otherwise
                 self.challenges.challenge(name, message["opponent"], rated=message["rated"],
-                                          request_id=message.get("request_id"))
+                                          request_id=message.get("request_id"),
+                                          ladder=ladder.name)
             elif kind in ("accept", "decline"):
                 self.challenges.answer(name, message["challenge_id"], accept=kind == "accept",
                                        reason=message.get("reason"))
@@ -450,9 +479,9 @@ class Clients:
                 session.challenges = True
                 session.send("policy", accept=policy.to_json())
             else:  # seek, pause
-                session.seeking = kind == "seek"
                 assert ladder is not None  # refused above otherwise
-                session.send("seeking", ladder=ladder.name, seeking=session.seeking)
+                session.seeking_on[ladder.name] = kind == "seek"
+                session.send("seeking", ladder=ladder.name, seeking=session.seeks(ladder.name))
         except ChallengeError as error:
             session.send("error", code=error.code, message=str(error), fatal=False, **echo)
 

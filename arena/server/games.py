@@ -150,6 +150,7 @@ class Games:
         time_control: TimeControl | None = None,
         ladder: bool = False,
         pair: str | None = None,
+        ladder_name: str | None = None,
     ) -> LiveGame:
         """`ArenaServer.start_game` (which documents it); `task_of` the game is its task."""
         if self._stopping.is_set():
@@ -178,7 +179,8 @@ class Games:
         match: Match = Match(game, players, seed=seed, match_id=game_id,
                              seed_commitment=seed_commitment(game_id, seed))
         live = LiveGame(game_id, game, match, time_control or self.config.time_control,
-                        ladder=ladder, pair=pair, house=house, compact_turns=compact,
+                        ladder=ladder, pair=pair, ladder_name=ladder_name, house=house,
+                        compact_turns=compact,
                         max_state_bytes=self.config.max_state_bytes)
         return self._launch(_Run(live, self._loop.create_future(), header=match.record()))
 
@@ -348,7 +350,8 @@ class Games:
         if not run.resumed:
             try:
                 await self.storage.start_game(match.record(), ladder=live.ladder,
-                                              pair=live.pair, time_control=live.control)
+                                              pair=live.pair, time_control=live.control,
+                                              ladder_name=live.ladder_name)
             except StorageFailure as failure:
                 # not stored, so not started: nobody was told of it yet
                 self._forget(live)

@@ -29,16 +29,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from arena.errors import ArenaError, SettingsError
+from arena.limits import check_settings
 from arena.names import HOUSE_PREFIX, is_guest, is_house
-from arena.server.config import LadderConfig
+from arena.registry import Registry
+from arena.server.config import LadderConfig, ServerConfig
 from arena.server.session import Session
+from arena.starts import draw_settings
 
-__all__ = ["PAIR_WINDOW", "Ladder", "ladder_candidates"]
+__all__ = ["LADDER_NAME", "PAIR_WINDOW", "Ladder", "check_ladders", "ladder_candidates"]
 
 PAIR_WINDOW = 3600.0
 """Seconds over which `LadderConfig.pairings_per_hour` counts a pair's pairings."""
@@ -47,14 +52,17 @@ PAIR_WINDOW = 3600.0
 def ladder_candidates(config: LadderConfig, sessions: Mapping[str, Session],
                       bot_games: Mapping[str, set[str]]) -> list[str]:
     """The players with room for a pairing's two games: connected bots (not guests,
-    not paused: `Session.seeking`) that play the ladder's game, and the ladder's house bots (``house:SPEC``) when
-    there is somebody for them to play."""
+    not paused on this ladder: `Session.seeks`) that play the ladder's game and did not
+    leave the ladder out of their hello's ``ladders``, and the ladder's house bots
+    (``house:SPEC``) when there is somebody for them to play. A bot's room counts its
+    games on every ladder."""
     room = config.max_games - 2
     names = [
         name for name, session in sessions.items()
         if session.role == "bot" and not is_guest(name)
-        and session.seeking
+        and session.seeks(config.name)
         and (not session.games_played or config.game in session.games_played)
+        and (not session.ladders or config.name in session.ladders)
         and len(bot_games.get(name, ())) <= room
     ]
     if names or config.house_vs_house:
@@ -104,7 +112,8 @@ class Ladder:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="ladder")
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"ladder {self.config.name}")
 
     async def stop(self) -> None:
         task, self._task = self._task, None
@@ -183,3 +192,37 @@ class Ladder:
         for pair in [pair for pair, times in self._paired_at.items()
                      if not times or times[-1] <= now - PAIR_WINDOW]:
             del self._paired_at[pair]
+
+
+LADDER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""A ladder's name: what ``hello.ladders`` and ``?ladder=`` carry (at most 64 characters)."""
+
+
+def check_ladders(registry: Registry, config: ServerConfig) -> None:
+    """Refuse ladders that could never play: two of one name, settings (or, for a
+    ladder with a generator, a start drawn from a fixed seed) that are bad, beyond the
+    limits or not for two players.
+
+    Raises:
+        SettingsError: what is wrong, naming the ladder.
+    """
+    names: set[str] = set()
+    for ladder in config.all_ladders:
+        if not LADDER_NAME.fullmatch(ladder.name):
+            raise SettingsError(f"a ladder's name is 1-64 letters, digits, '-', '_' or '.', "
+                                f"not {ladder.name!r}")
+        if ladder.name in names:
+            raise SettingsError(f"two ladders are named {ladder.name!r}: give each its own name")
+        names.add(ladder.name)
+        settings: Mapping[str, Any] = ladder.settings
+        try:
+            if ladder.generator is not None:
+                settings = draw_settings(registry.game_class(ladder.game), ladder.generator, 0)
+            rules = registry.load_game(ladder.game, settings)
+            check_settings(rules, "standard", config.settings_limits)
+        except ArenaError as error:
+            raise SettingsError(f"ladder {ladder.name!r}: {error}") from None
+        if rules.num_players() != 2:
+            raise SettingsError(
+                f"ladder {ladder.name!r}: a ladder pairs two bots, but {ladder.game} with these "
+                f"settings is a {rules.num_players()}-player game: give settings for two players")

@@ -115,6 +115,8 @@ class LiveGame:
     control: TimeControl
     ladder: bool = False
     pair: str | None = None
+    ladder_name: str | None = None
+    """The ladder that paired the game, if any (`ladder`: whether it is rated)."""
     house: dict[int, HousePlayer] = field(default_factory=dict)
     compact_turns: set[str] = field(default_factory=set)
     """The players whose client listed ``compact-turns``: the opponent's move rides on

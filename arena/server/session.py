@@ -73,10 +73,16 @@ class Session:
         self.owner: str | None = None
         """The person a bot's account belongs to (`arena.storage.people`), if any."""
         self.games_played: frozenset[str] = frozenset()
+        self.ladders: frozenset[str] = frozenset()
+        """The ladders the bot narrowed itself to in its hello (empty: every ladder of
+        its games)."""
         self.capabilities: frozenset[str] = frozenset()
         """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""
         self.seeking = True
-        """Whether the ladder pairs this bot (``hello.seek``, ``seek``, ``pause``)."""
+        """Whether the ladders pair this bot (``hello.seek``), unless `seeking_on` says
+        otherwise for one."""
+        self.seeking_on: dict[str, bool] = {}
+        """Per ladder name, whether that ladder pairs this bot (``seek``, ``pause``)."""
         self.challenges = False
         """Whether the client opted in to challenges (the ``challenges`` capability or
         ``hello.accept``): only then is it sent challenge news."""
@@ -96,6 +102,10 @@ class Session:
         self._max_queue_bytes = max_queue_bytes
         self._validate = validate
         self._writer = self._loop.create_task(self._write())
+
+    def seeks(self, ladder: str) -> bool:
+        """Whether the ladder named `ladder` may pair this bot (not paused there)."""
+        return self.seeking_on.get(ladder, self.seeking)
 
     def __repr__(self) -> str:
         return f"<Session {self.role or 'new'} {self.name or ''} {self.ws.remote_address}>"

@@ -79,6 +79,8 @@ class BotAccount:
 
 @dataclass(frozen=True)
 class RatingRow:
+    """A bot's rating on one ladder (each ladder has its own ratings)."""
+
     bot: str
     game: str
     mu: float
@@ -87,6 +89,8 @@ class RatingRow:
     wins: int
     losses: int
     draws: int
+    ladder: str
+    """The ladder's name (a ladder the single-ladder flags define is named after its game)."""
 
     @property
     def conservative(self) -> float:
@@ -95,7 +99,7 @@ class RatingRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "bot": self.bot, "game": self.game, "rating": round(self.conservative, 3),
+            "bot": self.bot, "game": self.game, "ladder": self.ladder, "rating": round(self.conservative, 3),
             "mu": round(self.mu, 4), "sigma": round(self.sigma, 4), "games": self.games,
             "wins": self.wins, "losses": self.losses, "draws": self.draws,
         }
@@ -124,6 +128,8 @@ class GameRow:
     turns: int | None
     started: float
     finished: float | None
+    ladder_name: str | None
+    """The name of the ladder that paired it (None: not a ladder game)."""
 
     def to_json(self) -> dict[str, Any]:
         """The game as the HTTP API shows it."""
@@ -133,7 +139,7 @@ class GameRow:
             "status": self.status, "result": self.result, "winner": self.winner,
             "scores": None if self.scores is None else list(self.scores),
             "termination": self.termination, "reason": self.reason, "turns": self.turns,
-            "started": self.started, "finished": self.finished,
+            "started": self.started, "finished": self.finished, "ladder_name": self.ladder_name,
         }
 
 
@@ -248,9 +254,10 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
              "owner"),
     "games": ("id", "game", "settings", "players", "seed", "seed_commitment", "time_control",
               "ladder", "pair", "status", "result", "winner", "scores", "termination",
-              "reason", "turns", "started", "finished", "log", "notes_bytes"),
+              "reason", "turns", "started", "finished", "log", "notes_bytes", "ladder_name"),
     "game_players": ("game_id", "seat", "bot", "version"),
-    "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated"),
+    "ratings": ("bot", "game", "mu", "sigma", "games", "wins", "losses", "draws", "updated",
+                "ladder"),
     "rating_updates": ("game_id", "bot", "mu_before", "sigma_before", "mu_after",
                        "sigma_after"),
     "presets": ("game", "name", "text", "created"),
@@ -422,15 +429,18 @@ class Storage(PeopleStorage):
 
     @abstractmethod
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None,
+                         ladder_name: str | None = None) -> None:
         """Store a game as running before its first move (its seed kept secret until
         `finish_game`), with what a restart needs to resume it (`running_games`).
 
         Args:
             record: the game as it starts (id, game, settings, players, seed, commitment).
-            ladder: whether the ladder paired it (rated when it ends).
+            ladder: whether a ladder paired it (rated when it ends, if the ladder is).
             pair: the id shared by a ladder pairing's two games, if any.
             time_control: the game's clocks.
+            ladder_name: the ladder that paired it, whose ratings it changes (default:
+                the ladder named after the game, for a ladder game).
 
         Raises:
             ValueError: a game of that id is stored already.
@@ -466,13 +476,16 @@ class Storage(PeopleStorage):
         each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
         (`log_bytes`). The ratings before the game are read inside the transaction, so
         games of one bot that end at the same time are rated one after the other, each
-        from the other's result. Returns the new ratings.
+        from the other's result. The ratings are those of the game's ladder (the
+        `ladder_name` it was started with). Returns the new ratings.
         """
 
     @abstractmethod
-    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
-        """The ladder's pairings started at `since` or later (seconds since the epoch), as
-        ``(started, a, b)``: each pair of games once, when its first game started."""
+    async def ladder_pairings(self, since: float,
+                              ladder: str | None = None) -> list[tuple[float, str, str]]:
+        """The ladder pairings started at `since` or later (seconds since the epoch), as
+        ``(started, a, b)``: each pair of games once, when its first game started; of
+        the ladder named `ladder` only, or of every ladder (rated or not)."""
 
     @abstractmethod
     async def recover(self, detail: str = RECOVERED) -> list[str]:
@@ -481,12 +494,13 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         """Stored games, newest first, without their logs (``/api/games``).
 
         Args:
             bot: only games this account played.
             game: only games of this game.
+            ladder: only games the ladder of this name paired.
             status: only ``running``, ``finished`` or ``aborted`` games.
             limit: at most this many.
             before: only games started before this time (seconds since the epoch), for
@@ -515,16 +529,17 @@ class Storage(PeopleStorage):
     # -- ratings ---------------------------------------------------------------------
 
     @abstractmethod
-    async def rating(self, bot: str, game: str) -> RatingRow | None:
-        """`bot`'s rating in `game`; None before its first rated game of it."""
+    async def rating(self, bot: str, ladder: str) -> RatingRow | None:
+        """`bot`'s rating on the ladder `ladder`; None before its first rated game there."""
 
     @abstractmethod
-    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
-        """The ratings (of `game`, or of every game), best conservative rating first."""
+    async def leaderboard(self, ladder: str | None = None) -> list[RatingRow]:
+        """The ratings (on `ladder`, or on every ladder), best conservative rating first."""
 
     @abstractmethod
-    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
-        """Per bot, ``[finished, conservative rating after]`` for each rated game, in order."""
+    async def rating_history(self, ladder: str | None = None) -> dict[str, list[list[float]]]:
+        """Per bot, ``[finished, conservative rating after]`` for each rated game (of
+        `ladder`, or of every ladder), in order."""
 
     # -- seasons (arena.seasons) -----------------------------------------------------
 

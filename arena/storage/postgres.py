@@ -62,6 +62,7 @@ from arena.storage.postgres_people import PostgresPeople
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
+    RATING_COLUMNS,
     RUNNING_COLUMNS,
     SEASON_COLUMNS,
     STANDING_COLUMNS,
@@ -75,6 +76,7 @@ from arena.storage.rows import (
     standing,
     standing_values,
     stored_game,
+    stored_ladder_name,
     stored_turn,
 )
 
@@ -89,7 +91,7 @@ if TYPE_CHECKING:
 
 _GAMES = GAME_COLUMNS.format(seed="seed")
 _RUNNING = RUNNING_COLUMNS.format(seed="seed")
-_RATING = "bot, game, mu, sigma, games, wins, losses, draws"
+_RATING = RATING_COLUMNS
 _SECONDS = STORAGE_SECONDS.labels("postgresql")
 _NOW = "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION"
 """The database's clock, in seconds since the epoch: the one clock of every host's leases."""
@@ -297,19 +299,20 @@ class PostgresStorage(PostgresPeople, Storage):
     # -- games -----------------------------------------------------------------------
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None,
+                         ladder_name: str | None = None) -> None:
         async def work(db: Connection) -> None:
             try:
                 await db.execute(
                     "INSERT INTO games(id, game, settings, players, seed, seed_commitment,"
-                    " time_control, ladder, pair, status, started)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10)",
+                    " time_control, ladder, pair, status, started, ladder_name)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11)",
                     record.id, record.game, json.dumps(record.settings),
                     json.dumps(record.players),
                     None if record.seed is None else seed_to_text(record.seed),
                     record.seed_commitment,
                     None if time_control is None else json.dumps(time_control.to_json()),
-                    ladder, pair, time.time())
+                    ladder, pair, time.time(), stored_ladder_name(record, ladder, ladder_name))
             except asyncpg.UniqueViolationError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
             await db.executemany(  # with each bot's current version (a person's bot has one)
@@ -373,23 +376,26 @@ class PostgresStorage(PostgresPeople, Storage):
             await db.execute("DELETE FROM game_turns WHERE game_id = $1", record.id)
             if not rated or outcome.result == "aborted":
                 return []
+            ladder = await db.fetchval("SELECT ladder_name FROM games WHERE id = $1",
+                                       record.id) or record.game
             current: dict[str, RatingRow] = {}
             for bot in sorted(set(record.players)):  # one order for every transaction
                 # the row, made if missing, locked until the commit (a game of this bot
                 # ending meanwhile waits here and then reads this one's result)
-                fresh = initial_rating(bot, record.game)
+                fresh = initial_rating(bot, record.game, ladder)
                 row = await db.fetchrow(
-                    "INSERT INTO ratings(bot, game, mu, sigma, updated) VALUES ($1, $2, $3, $4, $5)"
-                    " ON CONFLICT (bot, game) DO UPDATE SET bot = excluded.bot"
-                    f" RETURNING {_RATING}", bot, record.game, fresh.mu, fresh.sigma, now)
+                    "INSERT INTO ratings(bot, game, mu, sigma, updated, ladder)"
+                    " VALUES ($1, $2, $3, $4, $5, $6)"
+                    " ON CONFLICT (bot, ladder) DO UPDATE SET bot = excluded.bot"
+                    f" RETURNING {_RATING}", bot, record.game, fresh.mu, fresh.sigma, now, ladder)
                 assert row is not None
                 current[bot] = RatingRow(*row)
             before = [current[bot] for bot in record.players]
             after = rate(before, outcome)
             await db.executemany(
                 "UPDATE ratings SET mu = $3, sigma = $4, games = $5, wins = $6, losses = $7,"
-                " draws = $8, updated = $9 WHERE bot = $1 AND game = $2",
-                [(new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                " draws = $8, updated = $9 WHERE bot = $1 AND ladder = $2",
+                [(new.bot, new.ladder, new.mu, new.sigma, new.games, new.wins, new.losses,
                   new.draws, now) for new in after])
             await db.executemany(
                 "INSERT INTO rating_updates VALUES ($1, $2, $3, $4, $5, $6)",
@@ -411,10 +417,13 @@ class PostgresStorage(PostgresPeople, Storage):
                 seed_commitment=commitment))
         return [row[0] for row in running]
 
-    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
+    async def ladder_pairings(self, since: float,
+                              ladder: str | None = None) -> list[tuple[float, str, str]]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1 AND ladder"
-            " AND pair IS NOT NULL GROUP BY pair", since))
+            "SELECT MIN(started), MIN(players) FROM games WHERE started >= $1"
+            " AND ladder_name IS NOT NULL AND pair IS NOT NULL"
+            " AND ($2::TEXT IS NULL OR ladder_name = $2)"
+            " GROUP BY pair", since, ladder))
         return pairings(tuple(row) for row in rows)
 
     async def log_bytes(self, bot: str, day: int) -> int:
@@ -438,12 +447,13 @@ class PostgresStorage(PostgresPeople, Storage):
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         where: list[str] = []
         args: list[Any] = []
         for condition, value in (
                 ("id IN (SELECT game_id FROM game_players WHERE bot = ${})", bot),
-                ("game = ${}", game), ("status = ${}", status), ("started < ${}", before)):
+                ("game = ${}", game), ("status = ${}", status), ("started < ${}", before),
+                ("ladder_name = ${}", ladder)):
             if value is not None:
                 args.append(value)
                 where.append(condition.format(len(args)))
@@ -462,26 +472,26 @@ class PostgresStorage(PostgresPeople, Storage):
 
     # -- ratings ---------------------------------------------------------------------
 
-    async def rating(self, bot: str, game: str) -> RatingRow | None:
+    async def rating(self, bot: str, ladder: str) -> RatingRow | None:
         row = await self._run(lambda db: db.fetchrow(
-            f"SELECT {_RATING} FROM ratings WHERE bot = $1 AND game = $2", bot, game))
+            f"SELECT {_RATING} FROM ratings WHERE bot = $1 AND ladder = $2", bot, ladder))
         return None if row is None else RatingRow(*row)
 
-    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
-        if game is None:
+    async def leaderboard(self, ladder: str | None = None) -> list[RatingRow]:
+        if ladder is None:
             rows = await self._run(lambda db: db.fetch(f"SELECT {_RATING} FROM ratings"))
         else:
             rows = await self._run(lambda db: db.fetch(
-                f"SELECT {_RATING} FROM ratings WHERE game = $1", game))
+                f"SELECT {_RATING} FROM ratings WHERE ladder = $1", ladder))
         return sorted((RatingRow(*row) for row in rows), key=lambda r: (-r.conservative, r.bot))
 
-    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+    async def rating_history(self, ladder: str | None = None) -> dict[str, list[list[float]]]:
         sql = ("SELECT u.bot, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
                " JOIN games g ON g.id = u.game_id")
         args: tuple[Any, ...] = ()
-        if game is not None:
-            sql += " WHERE g.game = $1"
-            args = (game,)
+        if ladder is not None:
+            sql += " WHERE COALESCE(g.ladder_name, g.game) = $1"
+            args = (ladder,)
         sql += " ORDER BY g.finished, g.seq"
         history: dict[str, list[list[float]]] = {}
         for bot, finished, mu, sigma in await self._run(lambda db: db.fetch(sql, *args)):

@@ -1,6 +1,6 @@
 """Ladder ratings with openskill's Plackett-Luce model.
 
-Each bot has a rating per game: `mu`, `sigma` and the displayed conservative rating
+Each bot has a rating per ladder (a server may run several, each with its own): `mu`, `sigma` and the displayed conservative rating
 ``mu - 3 sigma`` (openskill's ``ordinal()``), which starts at 0 and rises as the
 ladder grows confident. A forfeit counts as a loss for the seat that forfeited;
 aborted games are not rated.
@@ -39,9 +39,9 @@ def widened_sigma(sigma: float) -> float:
     return min(INITIAL_SIGMA, sigma + VERSION_SIGMA_STEP)
 
 
-def initial_rating(bot: str, game: str) -> RatingRow:
+def initial_rating(bot: str, game: str, ladder: str) -> RatingRow:
     fresh = _MODEL.rating()
-    return RatingRow(bot, game, fresh.mu, fresh.sigma, 0, 0, 0, 0)
+    return RatingRow(bot, game, fresh.mu, fresh.sigma, 0, 0, 0, 0, ladder)
 
 
 def rate(before: Sequence[RatingRow], outcome: Outcome) -> list[RatingRow]:
@@ -61,5 +61,6 @@ def rate(before: Sequence[RatingRow], outcome: Outcome) -> list[RatingRow]:
         after.append(RatingRow(
             row.bot, row.game, team[0].mu, team[0].sigma, row.games + 1,
             row.wins + int(won), row.losses + int(not won and not drew), row.draws + int(drew),
+            row.ladder,
         ))
     return after

@@ -14,17 +14,29 @@ from arena.seasons import Standing
 from arena.seeds import parse_seed
 from arena.storage.interface import GameRow, RunningGame, SeasonRecord, StoredGame, StoredTurn
 
-__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS", "STANDING_COLUMNS", "STANDING_ORDER",
-           "clocks_json", "game_row", "notes_bytes", "pairings", "running_game",
-           "season_record", "standing", "standing_values", "stored_game", "stored_turn"]
+__all__ = ["GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS", "STANDING_COLUMNS",
+           "STANDING_ORDER", "clocks_json", "game_row", "notes_bytes", "pairings", "running_game",
+           "season_record", "standing", "standing_values", "stored_game", "stored_ladder_name",
+           "stored_turn"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
-                "winner, scores, termination, reason, turns, started, finished")
+                "winner, scores, termination, reason, turns, started, finished, ladder_name")
 """The columns `game_row` reads, in order (``{seed}``: the backend's seed expression)."""
 
 RUNNING_COLUMNS = ("id, game, settings, players, {seed}, seed_commitment, time_control, "
                    "ladder, pair, started")
 """The columns `running_game` reads, in order."""
+
+RATING_COLUMNS = "bot, game, mu, sigma, games, wins, losses, draws, ladder"
+"""The columns of ``ratings`` a `RatingRow` is made of, in its fields' order."""
+
+
+def stored_ladder_name(record: MatchRecord, ladder: bool, name: str | None) -> str | None:
+    """The ``games.ladder_name`` of a game started with `ladder` and `name`: the name
+    given, else for a ladder game the ladder named after its game, else None."""
+    if name is not None:
+        return name
+    return record.game if ladder else None
 
 
 def game_row(values: Sequence[Any]) -> GameRow:
@@ -35,19 +47,19 @@ def game_row(values: Sequence[Any]) -> GameRow:
 
 def stored_game(values: Sequence[Any]) -> StoredGame:
     """A `StoredGame` from the columns of `GAME_COLUMNS`, then settings and log."""
-    return StoredGame(**_game_fields(values), settings=json.loads(values[16]), log=values[17])
+    return StoredGame(**_game_fields(values), settings=json.loads(values[17]), log=values[18])
 
 
 def _game_fields(values: Sequence[Any]) -> dict[str, Any]:
     (game_id, game, players, seed, commitment, ladder, pair, status, result, winner, scores,
-     termination, reason, turns, started, finished) = values[:16]
+     termination, reason, turns, started, finished, ladder_name) = values[:17]
     return {
         "id": game_id, "game": game, "players": tuple(json.loads(players)),
         "seed": None if seed is None or status == "running" else str(seed),
         "seed_commitment": commitment, "ladder": bool(ladder), "pair": pair, "status": status,
         "result": result, "winner": winner, "scores": tuple(json.loads(scores)) if scores else None,
         "termination": termination, "reason": reason, "turns": turns, "started": started,
-        "finished": finished}
+        "finished": finished, "ladder_name": ladder_name}
 
 
 def clocks_json(turn: StoredTurn) -> str:

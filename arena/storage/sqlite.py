@@ -61,6 +61,7 @@ from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     GAME_COLUMNS,
+    RATING_COLUMNS,
     RUNNING_COLUMNS,
     SEASON_COLUMNS,
     STANDING_COLUMNS,
@@ -74,6 +75,7 @@ from arena.storage.rows import (
     standing,
     standing_values,
     stored_game,
+    stored_ladder_name,
     stored_turn,
 )
 from arena.storage.sqlite_people import SQLitePeople, SQLitePeopleStorage
@@ -263,19 +265,21 @@ class SQLiteDatabase(SQLitePeople):
     # -- games -----------------------------------------------------------------------
 
     def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                   time_control: TimeControl | None = None) -> None:
+                   time_control: TimeControl | None = None,
+                   ladder_name: str | None = None) -> None:
         def work(db: sqlite3.Connection) -> None:
             try:
                 db.execute(
                     "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment,"
-                    " time_control, ladder, pair, status, started)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                    " time_control, ladder, pair, status, started, ladder_name)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
                     (record.id, record.game, json.dumps(record.settings),
                      json.dumps(record.players),
                      None if record.seed is None else seed_to_text(record.seed),
                      record.seed_commitment,
                      None if time_control is None else json.dumps(time_control.to_json()),
-                     int(ladder), pair, time.time()),
+                     int(ladder), pair, time.time(), stored_ladder_name(record, ladder,
+                                                                        ladder_name)),
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
@@ -351,15 +355,18 @@ class SQLiteDatabase(SQLitePeople):
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
             if not rated or outcome.result == "aborted":
                 return []
-            before = [self.rating(bot, record.game) or initial_rating(bot, record.game)
+            row = db.execute("SELECT ladder_name FROM games WHERE id = ?",
+                             (record.id,)).fetchone()
+            ladder = (row[0] if row is not None else None) or record.game
+            before = [self.rating(bot, ladder) or initial_rating(bot, record.game, ladder)
                       for bot in record.players]
             after = rate(before, outcome)
             for old, new in zip(before, after, strict=True):
                 db.execute(
                     "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
-                    " draws, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " draws, updated, ladder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
-                     new.draws, time.time()),
+                     new.draws, time.time(), new.ladder),
                 )
                 db.execute(
                     "INSERT INTO rating_updates VALUES (?, ?, ?, ?, ?, ?)",
@@ -381,10 +388,15 @@ class SQLiteDatabase(SQLitePeople):
                 seed=parse_seed(seed), id=game_id, seed_commitment=commitment))
         return [row[0] for row in rows]
 
-    def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
-        return pairings(self.db.execute(
-            "SELECT MIN(started), players FROM games WHERE started >= ? AND ladder = 1"
-            " AND pair IS NOT NULL GROUP BY pair", (since,)).fetchall())
+    def ladder_pairings(self, since: float,
+                        ladder: str | None = None) -> list[tuple[float, str, str]]:
+        sql = ("SELECT MIN(started), players FROM games WHERE started >= ?"
+               " AND ladder_name IS NOT NULL AND pair IS NOT NULL")
+        args: tuple[Any, ...] = (since,)
+        if ladder is not None:
+            sql += " AND ladder_name = ?"
+            args += (ladder,)
+        return pairings(self.db.execute(sql + " GROUP BY pair", args).fetchall())
 
     def log_bytes(self, bot: str, day: int) -> int:
         row = self.db.execute("SELECT bytes FROM log_bytes WHERE bot = ? AND day = ?",
@@ -410,7 +422,7 @@ class SQLiteDatabase(SQLitePeople):
 
     def games(self, *, bot: str | None = None, game: str | None = None,
               status: str | None = None, limit: int = 50,
-              before: float | None = None) -> list[GameRow]:
+              before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         where: list[str] = []
         args: list[Any] = []
         if bot is not None:
@@ -422,6 +434,9 @@ class SQLiteDatabase(SQLitePeople):
         if status is not None:
             where.append("status = ?")
             args.append(status)
+        if ladder is not None:
+            where.append("ladder_name = ?")
+            args.append(ladder)
         if before is not None:
             where.append("started < ?")
             args.append(before)
@@ -439,30 +454,27 @@ class SQLiteDatabase(SQLitePeople):
 
     # -- ratings ---------------------------------------------------------------------
 
-    def rating(self, bot: str, game: str) -> RatingRow | None:
-        row = self.db.execute(
-            "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
-            " WHERE bot = ? AND game = ?",
-            (bot, game),
-        ).fetchone()
+    def rating(self, bot: str, ladder: str) -> RatingRow | None:
+        row = self.db.execute(f"SELECT {RATING_COLUMNS} FROM ratings WHERE bot = ? AND ladder = ?",
+                              (bot, ladder)).fetchone()
         return None if row is None else RatingRow(*row)
 
-    def leaderboard(self, game: str | None = None) -> list[RatingRow]:
-        sql = "SELECT bot, game, mu, sigma, games, wins, losses, draws FROM ratings"
+    def leaderboard(self, ladder: str | None = None) -> list[RatingRow]:
+        sql = f"SELECT {RATING_COLUMNS} FROM ratings"
         args: tuple[Any, ...] = ()
-        if game is not None:
-            sql += " WHERE game = ?"
-            args = (game,)
+        if ladder is not None:
+            sql += " WHERE ladder = ?"
+            args = (ladder,)
         rows = [RatingRow(*row) for row in self.db.execute(sql, args).fetchall()]
         return sorted(rows, key=lambda r: (-r.conservative, r.bot))
 
-    def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
+    def rating_history(self, ladder: str | None = None) -> dict[str, list[list[float]]]:
         sql = ("SELECT u.bot, g.finished, u.mu_after, u.sigma_after FROM rating_updates u"
                " JOIN games g ON g.id = u.game_id")
         args: tuple[Any, ...] = ()
-        if game is not None:
-            sql += " WHERE g.game = ?"
-            args = (game,)
+        if ladder is not None:
+            sql += " WHERE COALESCE(g.ladder_name, g.game) = ?"
+            args = (ladder,)
         sql += " ORDER BY g.finished, g.rowid"
         history: dict[str, list[list[float]]] = {}
         for bot, finished, mu, sigma in self.db.execute(sql, args).fetchall():
@@ -685,8 +697,10 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         return await self.run(self.database.bots)
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None,
+                         ladder_name: str | None = None) -> None:
         await self.run(self.database.start_game, record, ladder=ladder, pair=pair,
+                       ladder_name=ladder_name,
                        time_control=time_control)
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
@@ -702,8 +716,9 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def recover(self, detail: str = RECOVERED) -> list[str]:
         return await self.run(self.database.recover, detail)
 
-    async def ladder_pairings(self, since: float) -> list[tuple[float, str, str]]:
-        return await self.run(self.database.ladder_pairings, since)
+    async def ladder_pairings(self, since: float,
+                              ladder: str | None = None) -> list[tuple[float, str, str]]:
+        return await self.run(self.database.ladder_pairings, since, ladder)
 
     async def log_bytes(self, bot: str, day: int) -> int:
         return await self.run(self.database.log_bytes, bot, day)
@@ -713,21 +728,21 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def games(self, *, bot: str | None = None, game: str | None = None,
                     status: str | None = None, limit: int = 50,
-                    before: float | None = None) -> list[GameRow]:
+                    before: float | None = None, ladder: str | None = None) -> list[GameRow]:
         return await self.run(self.database.games, bot=bot, game=game, status=status,
-                              limit=limit, before=before)
+                              limit=limit, before=before, ladder=ladder)
 
     async def game(self, game_id: str) -> StoredGame | None:
         return await self.run(self.database.game, game_id)
 
-    async def rating(self, bot: str, game: str) -> RatingRow | None:
-        return await self.run(self.database.rating, bot, game)
+    async def rating(self, bot: str, ladder: str) -> RatingRow | None:
+        return await self.run(self.database.rating, bot, ladder)
 
-    async def leaderboard(self, game: str | None = None) -> list[RatingRow]:
-        return await self.run(self.database.leaderboard, game)
+    async def leaderboard(self, ladder: str | None = None) -> list[RatingRow]:
+        return await self.run(self.database.leaderboard, ladder)
 
-    async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
-        return await self.run(self.database.rating_history, game)
+    async def rating_history(self, ladder: str | None = None) -> dict[str, list[list[float]]]:
+        return await self.run(self.database.rating_history, ladder)
 
     async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
                             at: float, settings: Mapping[str, Any] | None = None) -> bool:

@@ -45,7 +45,8 @@ from arena.web.tournaments import Run, RunRefused, TournamentRuns
 if TYPE_CHECKING:
     from arena.service import ArenaService
 
-__all__ = ["SEASONS", "SeasonKeeper", "final_report", "final_spec", "ladder_of", "season_view"]
+__all__ = ["SEASONS", "SeasonKeeper", "final_report", "final_spec", "ladder_of", "season_ratings",
+           "season_view"]
 
 log = logging.getLogger("arena.web")
 
@@ -58,12 +59,20 @@ def _now() -> datetime:
 
 
 def ladder_of(service: ArenaService, season: SeasonConfig) -> tuple[str, dict[str, Any]]:
-    """The game and settings of `season`'s ladder (today the one ladder, named by its
-    game; another name is taken as a game played on its default settings)."""
-    ladder = service.config.ladder
-    if ladder is not None and ladder.game == season.ladder:
-        return ladder.game, dict(ladder.settings)
+    """The game and settings of `season`'s ladder (`ServerConfig.find_ladder`: a
+    ladder is named after its game unless it names itself). A ladder whose starts
+    vary (``generator``) has its final played on the game's default settings, as is
+    a ladder the server no longer runs, its name taken for a game's."""
+    ladder = service.config.find_ladder(season.ladder)
+    if ladder is not None:
+        return ladder.game, dict(ladder.settings) if ladder.generator is None else {}
     return season.ladder, {}
+
+
+async def season_ratings(service: ArenaService, season: SeasonConfig) -> list[Standing]:
+    """`season`'s standings now: its ladder's own ratings (each ladder has its own,
+    `Records.leaderboard`), ranked by its entry rules."""
+    return rank_standings(season, await service.records.leaderboard(season.ladder))
 
 
 def final_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
@@ -183,8 +192,7 @@ class SeasonKeeper:
         records = self.service.records
         stored = await records.season(season.name)
         if stored is None:
-            game, _ = ladder_of(self.service, season)
-            standings = rank_standings(season, await records.leaderboard(game))
+            standings = await season_ratings(self.service, season)
             if await records.freeze_season(season.name, season.ladder, standings, time.time(),
                                            season.to_json()):
                 log.info("season %s ended: %d bots' standings frozen", season.name,

@@ -9,15 +9,19 @@ import time
 import jsonschema
 import pytest
 
-from arena.server import LadderConfig
+from arena.server import LadderConfig, TimeControl
 from arena.server.challenges import ChallengeLimits
 from clients import ArenaBot, ArenaClient, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
-from protocol import PROTOCOL_VERSION
+from protocol import PROTOCOL_VERSION, Message
 from protocol.jsonschema import protocol_schema
 from tests.waiting import wait_for
 
 from .conftest import SUBST
+
+FAST_LONG = TimeControl(move_ms=1500, bank_ms=1500, first_move_ms=1500, retries=0,
+                        grace_ms=1000)
+"""A time control of its own for one ladder (`LadderConfig.time_control`)."""
 
 LADDER = LadderConfig(game="substitution", settings={**SUBST, "moves": 4}, interval=0.05,
                       max_games=2, seed=1)
@@ -212,7 +216,8 @@ async def test_bad_challenges_get_errors(make_arena):
     assert error["message"] == "bot 'nobody' is not connected"
     await raw.send("challenge", opponent="x", rated=False, ladder="other")
     error = await raw.recv()
-    assert error["code"] == "unknown-ladder" and "'main'" in error["message"]
+    # the one ladder is named after its game (LadderConfig.name)
+    assert error["code"] == "unknown-ladder" and "'substitution'" in error["message"]
     await raw.send("challenge", opponent="x", rated=False, rating=99.0)
     error = await raw.recv()
     assert error["code"] == "bad-challenge" and error["message"].startswith("rating: the server's")
@@ -238,8 +243,8 @@ async def test_seek_and_pause_take_a_bot_in_and_out_of_the_pairing(make_arena):
     assert server.ladder.tick(time.time()) == 1
     playing = set(server.bot_games["alice"])
     assert len(playing) == 2
-    answer = await alice.pause_games(ladder="main")
-    assert answer.body == {"ladder": "main", "seeking": False}
+    answer = await alice.pause_games(ladder="substitution")
+    assert answer.body == {"ladder": "substitution", "seeking": False}
     # the games in flight go on to their end; no new pairing
     await wait_for(lambda: len(alice.results) == 2)
     assert all(r.termination == "normal" for r in alice.results)
@@ -266,7 +271,7 @@ async def test_without_a_ladder_there_is_nothing_to_seek_or_challenge_on(arena):
     await arena.client("erin", Answering(True), challenges=True)
     await raw.send("challenge", opponent="erin", rated=False, request_id="q")
     error = await raw.recv()
-    assert (error["code"], error["request_id"]) == ("bad-challenge", "q")
+    assert (error["code"], error["request_id"]) == ("unknown-ladder", "q")
     assert "no ladder" in error["message"]
 
 
@@ -293,7 +298,8 @@ async def test_the_frames_of_a_challenge_follow_the_json_schema(make_arena):
                    token=await arena.add_bot(name), capabilities=["challenges"], **extra)
         welcome = await recv(raw, "welcome")
         assert welcome["limits"]["challenges_per_hour"] == 20
-    await send(dave, "challenge", opponent="erin", rated=True, ladder="main", request_id="q")
+    await send(dave, "challenge", opponent="erin", rated=True, ladder="substitution",
+               request_id="q")
     pending = await recv(dave, "challenge_status")
     notice = await recv(erin, "challenge")
     assert notice["challenge_id"] == pending["challenge_id"] and notice["rating"] is None
@@ -311,3 +317,77 @@ async def test_the_frames_of_a_challenge_follow_the_json_schema(make_arena):
     for frame in frames:
         errors = sorted(validator.iter_errors(frame), key=str)
         assert not errors, (frame, errors[0].message)
+
+
+async def test_a_challenge_plays_on_the_ladder_it_names_with_that_ladder_s_settings(make_arena):
+    """With several ladders a challenge, seek or pause must name one (unknown-ladder
+    otherwise); the named ladder's settings, time control and ratings are used."""
+    short = LadderConfig(game="substitution", settings={**SUBST, "moves": 2}, interval=3600.0,
+                         max_games=2, name="short")
+    long_ = LadderConfig(game="substitution", settings={**SUBST, "moves": 3}, interval=3600.0,
+                         max_games=2, name="long", time_control=FAST_LONG)
+    arena = await make_arena(ladders=(short, long_))
+    seen: list[Message] = []
+    alice, _bob, _ = await _pair(arena, on_message=seen.append)
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.challenge("bob", rated=True)
+    assert refused.value.code == "unknown-ladder" and "'short', 'long'" in str(refused.value)
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.challenge("bob", rated=True, ladder="medium")
+    assert refused.value.code == "unknown-ladder"
+    status = await alice.challenge("bob", rated=True, ladder="long")
+    assert status["status"] == "accepted"
+    storage = arena.server.storage
+    games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in status["game_ids"]]
+    assert {g.ladder_name for g in games} == {"long"} and all(g.ladder for g in games)
+    stored = await storage.game(games[0].id)
+    assert stored is not None and stored.settings["moves"] == 3
+    clocks = [m["time_control"] for m in seen if m.type == "game_start"]
+    assert len(clocks) == 2 and all(c["move_ms"] == FAST_LONG.move_ms for c in clocks)
+    assert (await storage.rating("alice", "long")).games == 2  # type: ignore[union-attr]
+    assert await storage.rating("alice", "short") is None
+    # pausing names a ladder too, and pauses that ladder only
+    answer = await alice.pause_games(ladder="short")
+    assert answer.body == {"ladder": "short", "seeking": False}
+    session = arena.server.sessions["alice"]
+    assert not session.seeks("short") and not session.seeks("long")  # seek=False in hello
+    assert (await alice.seek_games(ladder="long"))["seeking"] is True
+    assert session.seeks("long") and not session.seeks("short")
+    with pytest.raises(ChallengeRefused) as refused:
+        await alice.seek_games()
+    assert refused.value.code == "unknown-ladder"
+
+
+async def test_a_challenge_on_a_ladder_of_varied_starts_plays_a_start_drawn_for_it(make_arena):
+    from arena.starts import draw_settings
+
+    params = {"start": [1, 25]}
+    varied = LadderConfig(game="heaps", interval=3600.0, name="heaps-varied", generator=params)
+    arena = await make_arena(ladders=(varied,))
+    alice = await arena.client("alice", "heaps-random", challenges=True, seek=False)
+    await arena.client("bob", "heaps-random", challenges=True, seek=False,
+                       accept={"mode": "auto"})
+    status = await alice.challenge("bob", rated=False)
+    assert status["status"] == "accepted"
+    storage = arena.server.storage
+    games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in status["game_ids"]]
+    stored = [await storage.game(game.id) for game in games]
+    first, second = stored
+    assert first is not None and second is not None
+    assert first.settings == second.settings and first.seed != second.seed
+    heaps = arena.server.registry.game_class("heaps")
+    smaller = min(int(first.seed or 0), int(second.seed or 0))  # stored as decimal text
+    assert draw_settings(heaps, params, smaller) == first.settings
+
+
+async def test_the_sdk_pauses_the_same_ladder_again_after_a_reconnect(make_arena):
+    ladders = tuple(LadderConfig(game="substitution", settings={**SUBST, "moves": 2},
+                                 interval=3600.0, name=name) for name in ("short", "long"))
+    arena = await make_arena(ladders=ladders)
+    alice = await arena.client("alice", Answering(None), challenges=True)
+    assert (await alice.pause_games(ladder="short"))["seeking"] is False
+    old = arena.server.sessions["alice"]
+    await alice.drop()
+    await wait_for(lambda: arena.server.sessions.get("alice") not in (None, old)
+                   and not arena.server.sessions["alice"].seeks("short"))
+    assert arena.server.sessions["alice"].seeks("long") and alice.seek  # the hello's: true

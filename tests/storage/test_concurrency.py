@@ -41,7 +41,7 @@ async def test_games_of_one_bot_ending_at_once_are_all_rated_in_a_chain(storage:
     following = {(mu, sigma): (mu_after, sigma_after)
                  for _, _, mu, sigma, mu_after, sigma_after in updates}
     assert len(after) == len(following) == GAMES  # no two updates started from one rating
-    fresh = initial_rating("alice", "sim")
+    fresh = initial_rating("alice", "sim", "sim")
     link, steps = (fresh.mu, fresh.sigma), 0
     while link in following:
         link = following[link]

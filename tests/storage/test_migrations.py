@@ -19,6 +19,7 @@ from arena.storage import (
     hash_token,
     open_storage,
 )
+from arena.storage.migrations import sqlite as sqlite_migrations
 from arena.storage.migrations.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from arena.storage.migrations.postgres import SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION
 from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
@@ -274,3 +275,55 @@ async def test_a_failed_postgresql_step_leaves_the_version_before(
             assert await check.fetchval("SELECT to_regclass('game_turns')") is None
         finally:
             await check.close()
+
+
+# -- several ladders (the step after the seasons' on both backends) ----------------------
+
+LADDERS_STEP = MIGRATIONS.index(sqlite_migrations._LADDERS)
+"""The version of a SQLite database from just before ladders had names."""
+
+
+def test_the_ladders_step_gives_the_ratings_stored_before_to_the_ladder_named_after_their_game(
+        tmp_path: Path) -> None:
+    path = tmp_path / "before.sqlite"
+    with sqlite3.connect(path) as db:
+        for step in MIGRATIONS[:LADDERS_STEP]:
+            db.executescript(step)
+        db.execute(f"PRAGMA user_version = {LADDERS_STEP}")
+        db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                   " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 1.0, 1)")
+        db.execute("INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                   " VALUES ('g2', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 2.0, 0)")
+        db.execute("INSERT INTO ratings(bot, game, mu, sigma, games, updated)"
+                   " VALUES ('a', 'sim', 30.0, 5.0, 1, 1.0)")
+        db.execute("INSERT INTO rating_updates VALUES ('g1', 'a', 25.0, 8.0, 30.0, 5.0)")
+    storage = Storage(path)
+    try:
+        assert storage.version == SCHEMA_VERSION
+        rating = storage.rating("a", "sim")
+        assert rating is not None and (rating.ladder, rating.mu, rating.games) == ("sim", 30.0, 1)
+        assert [g.ladder_name for g in storage.games()] == [None, "sim"]
+        assert storage.rating_history("sim") == {"a": [[None, 15.0]]}
+    finally:
+        storage.close()
+
+
+async def test_a_postgresql_database_of_version_1_keeps_its_ratings_on_the_game_s_ladder() -> None:
+    async with postgres_schema() as url:
+        setup = await asyncpg.connect(url)
+        try:
+            await setup.execute(POSTGRES_VERSION_1)
+            await setup.execute(
+                "INSERT INTO games(id, game, settings, players, status, started, ladder)"
+                " VALUES ('g1', 'sim', '{}', '[\"a\", \"b\"]', 'finished', 2.0, TRUE)")
+            await setup.execute("INSERT INTO ratings(bot, game, mu, sigma, games, updated)"
+                                " VALUES ('a', 'sim', 30.0, 5.0, 1, 1.0)")
+        finally:
+            await setup.close()
+        storage = await open_storage(url)
+        try:
+            rating = await storage.rating("a", "sim")
+            assert rating is not None and (rating.ladder, rating.mu) == ("sim", 30.0)
+            assert [g.ladder_name for g in await storage.games()] == ["sim"]
+        finally:
+            await storage.close()

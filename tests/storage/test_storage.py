@@ -152,7 +152,7 @@ async def test_rated_games_move_the_ratings_and_their_history(storage: Storage) 
     after_first = await storage.finish_game(first, rated=True)
     assert [r.bot for r in after_first] == ["alice", "bob"]
     assert after_first[0].wins == 1 and after_first[1].losses == 1
-    assert after_first[0].mu > initial_rating("alice", "sim").mu > after_first[1].mu
+    assert after_first[0].mu > initial_rating("alice", "sim", "sim").mu > after_first[1].mu
     after_second = await storage.finish_game(second, rated=True)
     assert [(r.bot, r.games, r.draws) for r in after_second] == [("bob", 2, 1), ("alice", 2, 1)]
     alice = await storage.rating("alice", "sim")
@@ -213,3 +213,34 @@ async def test_a_declared_failure_heals_on_the_next_test_write(storage: Storage)
     await asyncio.wait_for(waiting, 5)
     assert await storage.probe() and len(heard) == 2  # healthy: nothing to hear
 
+
+
+async def test_each_ladder_of_one_game_has_its_own_ratings_and_history(storage: Storage) -> None:
+    small = ended("g1", ("alice", "bob"), winner=0)
+    large = ended("g2", ("alice", "bob"), winner=1)
+    await storage.start_game(small, ladder=True, pair="p1", ladder_name="sim-small")
+    await storage.start_game(large, ladder=True, pair="p2", ladder_name="sim-large")
+    await storage.finish_game(small, rated=True)
+    await storage.finish_game(large, rated=True)
+    on_small = await storage.leaderboard("sim-small")
+    on_large = await storage.leaderboard("sim-large")
+    assert [(r.bot, r.wins, r.ladder) for r in on_small] == [("alice", 1, "sim-small"),
+                                                              ("bob", 0, "sim-small")]
+    assert [(r.bot, r.wins, r.ladder) for r in on_large] == [("bob", 1, "sim-large"),
+                                                              ("alice", 0, "sim-large")]
+    assert await storage.leaderboard("sim") == [] and len(await storage.leaderboard()) == 4
+    assert (await storage.rating("alice", "sim-small")).wins == 1  # type: ignore[union-attr]
+    assert set(await storage.rating_history("sim-large")) == {"alice", "bob"}
+    assert len((await storage.rating_history("sim-large"))["alice"]) == 1
+    assert [g.ladder_name for g in await storage.games()] == ["sim-large", "sim-small"]
+    assert [g.id for g in await storage.games(ladder="sim-small")] == ["g1"]
+    assert len(await storage.ladder_pairings(0.0)) == 2
+    assert len(await storage.ladder_pairings(0.0, "sim-small")) == 1
+    practice = ended("g3", ("alice", "bob"), winner=0)  # an unrated ladder's game
+    await storage.start_game(practice, ladder=False, pair="p3", ladder_name="practice")
+    await storage.finish_game(practice, rated=False)
+    assert len(await storage.ladder_pairings(0.0, "practice")) == 1  # its pairings count
+    assert await storage.leaderboard("practice") == []
+    friendly = ended("g4", ("alice", "bob"), winner=0)  # no ladder's: not a pairing
+    await storage.start_game(friendly, ladder=False, pair="p4")
+    assert len(await storage.ladder_pairings(0.0)) == 3

@@ -63,3 +63,34 @@ async def test_web_challenges_are_refused_with_reasons(make_arena) -> None:
     assert (await wait_for(declined))["reason"] == "the bot declines challenges"
     status, error = await get(arena, "/api/challenges/c-nothing")
     assert status == 404 and error["code"] == "unknown-challenge"
+
+
+async def test_a_web_challenge_plays_on_the_ladder_it_names(make_arena) -> None:
+    """``ladder`` picks the ladder whose settings the game plays; a name the server does
+    not run is 404 ``unknown-ladder``."""
+    other = LadderConfig(game="substitution", settings={**SUBST, "moves": 3}, interval=3600.0,
+                         max_games=2, name="three")
+    arena = await make_arena(ladders=(LADDER, other))
+    await arena.client("bob", Answering(True), challenges=True, seek=False)
+    guest = await new_guest(arena)
+    raw = await guest.connect("substitution")
+    status, error = await post(arena, "/api/challenges", {"bot": "bob", "ladder": "four"},
+                               headers=guest.cookie)
+    assert status == 404 and error["code"] == "unknown-ladder" and "'three'" in error["message"]
+    status, error = await post(arena, "/api/challenges", {"bot": "bob", "ladder": "x" * 65},
+                               headers=guest.cookie)
+    assert status == 400
+    status, opened = await post(arena, "/api/challenges", {"bot": "bob", "ladder": "three"},
+                                headers=guest.cookie)
+    assert status == 200, opened
+    start = await raw.expect("game_start")
+    assert start["settings"]["moves"] == 3
+
+
+async def test_a_web_challenge_on_a_server_without_ladders_is_refused(make_arena) -> None:
+    arena = await make_arena()
+    await arena.client("bob", Answering(True), challenges=True, seek=False)
+    guest = await new_guest(arena)
+    await guest.connect("substitution")
+    status, error = await post(arena, "/api/challenges", {"bot": "bob"}, headers=guest.cookie)
+    assert status == 404 and error["code"] == "unknown-ladder"

@@ -18,7 +18,7 @@ from arena.seasons import FinalConfig, SeasonConfig, Standing
 from arena.storage import open_storage
 from arena.storage.interface import SeasonRecord
 from arena.storage.sqlite import SQLiteDatabase
-from arena.web.seasons import SeasonKeeper, final_spec, season_view
+from arena.web.seasons import SeasonKeeper, final_spec, ladder_of, season_view
 from arena.web.tournaments import Run, TournamentRuns
 from tests.storage.games import ended
 from tests.waiting import wait_for
@@ -250,3 +250,22 @@ def test_a_swiss_final_of_fewer_finalists_plays_the_rounds_they_allow() -> None:
     spec = final_spec(season, "sim", {"vertices": 5}, four)
     assert (spec.format, spec.rounds, spec.games, spec.seed, spec.pairs) == ("swiss", 2, 2, 7, None)
     assert spec.total_games() == 2 * 2 * 2 * 2  # rounds x pairings x pairs of dice x seats
+
+
+async def test_a_season_ranks_the_ratings_of_its_own_ladder(make_arena: Any,
+                                                            tmp_path: Path) -> None:
+    """Each ladder has its own ratings: a season on one of two ladders of the same game
+    ranks that ladder's alone, and its final plays that ladder's settings."""
+    database = SQLiteDatabase(tmp_path / "arena.sqlite")
+    for number, (players, ladder) in enumerate(((HOUSE[:2], "big"), (HOUSE[1:], "small"))):
+        record = ended(f"g{number}", players, winner=0)
+        database.start_game(record, ladder=True, pair=None, ladder_name=ladder)
+        database.finish_game(record, rated=True)
+    database.close()
+    season = SeasonConfig("big-summer", "big", NOW - DAY, NOW + 30 * DAY)
+    arena = await make_arena(ladders=(LadderConfig("sim", {"vertices": 5}, name="small"),
+                                      LadderConfig("sim", {"vertices": 6}, name="big")),
+                             seasons=(season,))
+    standings = (await get(arena, "/api/seasons/big-summer"))[1]["standings"]
+    assert sorted(row["bot"] for row in standings) == sorted(HOUSE[:2])
+    assert ladder_of(arena.server, season) == ("sim", {"vertices": 6})

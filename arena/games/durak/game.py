@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.durak import rules
 from arena.games.durak.rules import DurakMove, DurakSettings, DurakState, MoveKind
 from arena.limits import SettingLimit
+from arena.starts import Params, draw_flag
+
+if TYPE_CHECKING:
+    import random
+
 
 __all__ = ["DurakGame"]
 
@@ -51,6 +56,34 @@ class DurakGame(Game[DurakState, DurakMove]):
         if not isinstance(settings, Mapping):
             raise SettingsError("durak settings must be a mapping")
         return cls(DurakSettings.from_mapping(settings))
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A random deal: ``cards`` in the deal, a range (default [6, 10]) within
+        2..62; ``equal_hands`` (default true: half each, the odd card to a random
+        seat; false: every card to a random seat, each seat one at least);
+        ``draw_rule`` and ``first`` (true/false/"random", 0/1/"random"; default
+        false and 0)."""
+        read = Params("durak", params)
+        low, high = read.span("cards", (6, 10), 2, rules.MAX_CARDS)
+        equal = read.flag("equal_hands", True)
+        draw_rule = read.flag("draw_rule", False)
+        first = read.get("first", 0)
+        if first not in (0, 1, "random") or isinstance(first, bool):
+            raise SettingsError(f"durak generator: first must be 0, 1 or \"random\", not {first!r}")
+        read.done()
+        count = rng.randint(low, high)
+        if draw_flag(rng, equal):
+            owners = [0] * (count // 2) + [1] * (count // 2)
+            if count % 2:
+                owners.append(rng.randint(0, 1))
+            rng.shuffle(owners)
+        else:
+            owners = [rng.randint(0, 1) for _ in range(count)]
+            while len(set(owners)) < 2:  # each seat holds a card
+                owners[rng.randrange(count)] = 1 - owners[0]
+        return {"cards": "".join(map(str, owners)), "draw_rule": draw_flag(rng, draw_rule),
+                "first": rng.randint(0, 1) if first == "random" else first}
 
     def settings(self) -> dict[str, Any]:
         return self.rules.to_mapping()

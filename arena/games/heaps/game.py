@@ -5,13 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.heaps.examples import EXAMPLES, example_rules
 from arena.games.heaps.rules import HeapMove, HeapRules, Op
 from arena.limits import SettingLimit
+from arena.starts import Params
+
+if TYPE_CHECKING:
+    import random
+
 
 __all__ = ["HeapsGame", "HeapsState"]
 
@@ -120,6 +125,28 @@ class HeapsGame(Game[HeapsState, HeapMove]):
             str(example) if example is not None else None,
             settings.get("max_moves", DEFAULT_MAX_MOVES),
         )
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A random start of a built-in example (``example``, default "49932"): each
+        heap's size in the range ``start`` (default [1, 20]) within 1..10000, the
+        target in the range ``target`` (default: the example's), redrawn while the
+        start is already over; ``max_moves`` as the settings' (default theirs)."""
+        read = Params("heaps", params)
+        [name] = read.choices("example", ["49932"], sorted(EXAMPLES))
+        rules = EXAMPLES[name]
+        at_least = rules["end"]["at_least"]
+        low, high = read.span("start", (1, 20), 1, 10_000)
+        target = read.span("target", (at_least, at_least), 1, 10**9)
+        max_moves, _ = read.span("max_moves", (DEFAULT_MAX_MOVES, DEFAULT_MAX_MOVES), 1, 10**9)
+        read.done()
+        for _ in range(1000):
+            goal = rng.randint(*target)
+            start = [rng.randint(low, high) for _ in range(rules["heaps"])]
+            if not HeapRules.from_mapping(example_rules(name), target=goal).is_over(tuple(start)):
+                return {"example": name, "target": goal, "start": start, "max_moves": max_moves}
+        raise SettingsError(f"heaps generator: every start drawn in start {[low, high]} is "
+                            "over already: give smaller heaps or a larger target")
 
     def sizes(self) -> dict[str, int]:
         return {"positions": self.rules.target ** self.rules.heaps, "max_moves": self.max_moves}

@@ -6,12 +6,17 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import MalformedMove, SettingsError
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, edge_mask, geometry
 from arena.limits import SettingLimit
+from arena.starts import Params
+
+if TYPE_CHECKING:
+    import random
+
 
 __all__ = ["SimGame", "SimMove"]
 
@@ -91,6 +96,14 @@ class SimGame(Game[SimPosition, SimMove]):
                 f"sim: unknown settings {sorted(unknown)} (known: vertices, edges)"
             )
         return cls(settings.get("vertices", 6), settings.get("edges"))
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A random Sim size: ``vertices``, a range (default [5, 7]) within 3..8."""
+        read = Params("sim", params)
+        low, high = read.span("vertices", (5, 7), MIN_VERTICES, MAX_VERTICES)
+        read.done()
+        return {"vertices": rng.randint(low, high)}
 
     def settings(self) -> dict[str, Any]:
         if self.graph is None:

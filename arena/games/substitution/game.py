@@ -31,11 +31,14 @@ from arena.games.substitution._core import (
     fast_parse,
     format_steps,
 )
+from arena.games.substitution.grammar import Grammar
 from arena.games.substitution.movestring import MoveString
 from arena.games.substitution.settings import Settings
 from arena.limits import SettingLimit
 
 if TYPE_CHECKING:
+    import random
+
     from arena.record import MatchRecord
 
 _new_move = tuple.__new__
@@ -110,6 +113,28 @@ class SubstitutionGame(Game[GameState, MoveString]):
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> SubstitutionGame:
         return cls(Settings.from_json(settings))
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A grammar drawn from a family: one of the presets ``grammars`` (default
+        ["medium"]) with, if ``shuffle`` (true/false/"random"; default true), its
+        production groups dealt to the rolls in a random order, so that each start
+        makes other groups common or rare; ``moves`` per player, a range (default 50)
+        within 1..100000; ``bank_rule`` (default "strict")."""
+        from arena.games.substitution.presets import PRESETS
+        from arena.games.substitution.settings import BANK_RULES, MAX_MOVES
+        from arena.starts import Params, draw_flag
+
+        read = Params("substitution", params)
+        family = read.choices("grammars", ["medium"], list(PRESETS))
+        shuffle = read.flag("shuffle", True)
+        low, high = read.span("moves", (50, 50), 1, MAX_MOVES)
+        [bank_rule] = read.choices("bank_rule", ["strict"], list(BANK_RULES))
+        read.done()
+        groups = list(PRESETS[rng.choice(family)][0])
+        if draw_flag(rng, shuffle):
+            rng.shuffle(groups)
+        return Settings(Grammar.of(groups), rng.randint(low, high), bank_rule).to_json()
 
     def settings(self) -> dict[str, Any]:
         return self.config.to_json()

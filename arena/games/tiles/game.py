@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import SettingsError
 from arena.game import CHANCE, TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
@@ -21,6 +21,11 @@ from arena.games.tiles.rules import (
     tiles_of,
 )
 from arena.limits import SettingLimit
+from arena.starts import Params, draw_flag
+
+if TYPE_CHECKING:
+    import random
+
 
 __all__ = ["TilesGame"]
 
@@ -67,6 +72,19 @@ class TilesGame(Game[TilesState, TilesMove]):
         if not isinstance(settings, Mapping):
             raise SettingsError("tiles settings must be a mapping")
         return cls(TilesSettings.from_mapping(settings))
+
+    @classmethod
+    def generate(cls, rng: random.Random, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A two-player variant: ``tiles`` per row, a range (default [9, 12]) within
+        1..12; ``voluntary_skip`` true/false/"random" (default "random");
+        ``max_turns`` (default 1000)."""
+        read = Params("tiles", params)
+        low, high = read.span("tiles", (9, 12), 1, MAX_TILES)
+        skip = read.flag("voluntary_skip", "random")
+        turns, _ = read.span("max_turns", (1000, 1000), 1, 10**6)
+        read.done()
+        return TilesSettings(tiles=rng.randint(low, high), players=2,
+                             voluntary_skip=draw_flag(rng, skip), max_turns=turns).to_mapping()
 
     def settings(self) -> dict[str, Any]:
         return self.rules.to_mapping()

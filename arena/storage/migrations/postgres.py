@@ -184,8 +184,21 @@ ALTER TABLE game_players ADD COLUMN version INTEGER;
 """Version 5 (SQLite's 8): people's accounts, sessions and invite codes, bots that
 belong to a person, their versions, and the version of each bot a game recorded."""
 
+_LADDERS = """
+ALTER TABLE games ADD COLUMN ladder_name TEXT;
+UPDATE games SET ladder_name = game WHERE ladder;
+ALTER TABLE ratings ADD COLUMN ladder TEXT;
+UPDATE ratings SET ladder = game;
+ALTER TABLE ratings ALTER COLUMN ladder SET NOT NULL;
+ALTER TABLE ratings DROP CONSTRAINT ratings_pkey;
+ALTER TABLE ratings ADD PRIMARY KEY (bot, ladder);
+"""
+"""Version 6 (SQLite's 9), the step after the people's: several ladders, each with its own ratings and history
+(``games.ladder_name``, ``ratings.ladder``); what was stored before belongs to the
+ladder named after its game."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE)
+                               _SEASONS, _PEOPLE, _LADDERS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

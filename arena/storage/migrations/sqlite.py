@@ -211,9 +211,36 @@ a person (``bots.owner``) and have versions (``bot_versions``), and a game recor
 version of each bot that played it (``game_players.version``; NULL: a bot of nobody's,
 or a game stored before)."""
 
+_LADDERS = """
+ALTER TABLE games ADD COLUMN ladder_name TEXT;
+UPDATE games SET ladder_name = game WHERE ladder = 1;
+CREATE TABLE ladder_ratings (
+    bot TEXT NOT NULL,
+    game TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0,
+    draws INTEGER NOT NULL DEFAULT 0,
+    updated REAL NOT NULL,
+    ladder TEXT NOT NULL,
+    PRIMARY KEY (bot, ladder)
+);
+INSERT INTO ladder_ratings(bot, game, mu, sigma, games, wins, losses, draws, updated, ladder)
+    SELECT bot, game, mu, sigma, games, wins, losses, draws, updated, game FROM ratings;
+DROP TABLE ratings;
+ALTER TABLE ladder_ratings RENAME TO ratings;
+"""
+"""Version 9, the step after the people's: a server runs several ladders (``[[ladders]]`` of `arena serve --config`),
+each with its own ratings and history: a ladder game keeps its ladder's name
+(``games.ladder_name``) and a rating belongs to a bot on a ladder (``ratings.ladder``).
+The ladder of the games and ratings stored before is the one named after their game,
+which is the name of the ladder the single-ladder flags define."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE)
+                               _SEASONS, _PEOPLE, _LADDERS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -11,7 +11,7 @@ rated challenges from the web, come with the accounts (issue 25).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from aiohttp import web
@@ -31,9 +31,12 @@ class ChallengeRequest(msgspec.Struct, forbid_unknown_fields=True):
     """The bot challenged (an account's name)."""
     seat: Literal[0, 1] = 0
     """The guest's seat in the one game played (0 moves first)."""
+    ladder: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    """The ladder whose settings the game plays (``GET /api/ladders``); None: the
+    server's first ladder."""
 
 
-_STATUS = {"bad-challenge": 409, "challenge-limit": 429}
+_STATUS = {"bad-challenge": 409, "challenge-limit": 429, "unknown-ladder": 404}
 
 
 async def challenge(request: web.Request) -> web.Response:
@@ -41,7 +44,8 @@ async def challenge(request: web.Request) -> web.Response:
     body = await read_json(request, ChallengeRequest, service.config.web.max_body)
     player = await guest_ready_to_play(request)
     try:
-        opened = service.challenge(player, body.bot.strip(), seat=body.seat)
+        opened = service.challenge(player, body.bot.strip(), seat=body.seat,
+                                   ladder=body.ladder)
     except ChallengeError as error:
         raise ApiError(_STATUS.get(error.code, 400), str(error), code=error.code) from None
     return json_response(opened)
@@ -67,6 +71,7 @@ ENDPOINTS = (
                                 "GET /api/challenges/{id}",
                  400: "a bad body",
                  403: "no guest cookie (or a page of another site)",
+                 404: "no ladder of the name given (code unknown-ladder)",
                  409: "the guest's WebSocket is not connected, it plays 2 games already, or "
                       "the bot cannot be challenged now (code bad-challenge: not connected, "
                       "busy, no ladder...)",

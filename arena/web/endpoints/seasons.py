@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from arena.seasons import rank_standings, standings_csv
+from arena.seasons import standings_csv
 from arena.web.http import ApiError, json_response
 from arena.web.routes import Endpoint, Param, service_of
-from arena.web.seasons import SEASONS, ladder_of, season_view
+from arena.web.seasons import SEASONS, season_ratings, season_view
 
 __all__ = ["ENDPOINTS"]
 
@@ -44,8 +44,7 @@ async def season(request: web.Request) -> web.StreamResponse:
         standings = await service.records.season_standings(name)
     else:  # not ended: the ladder's ratings now, ranked by the entry rules
         assert config is not None
-        game, _ = ladder_of(service, config)
-        standings = rank_standings(config, await service.records.leaderboard(game))
+        standings = await season_ratings(service, config)
     if form == "csv":
         return web.Response(text=standings_csv(standings), content_type="text/csv",
                             charset="utf-8", headers={

@@ -426,7 +426,7 @@ function againRequest(name, game) {
 // A challenge to a connected bot (POST /api/challenges), followed until the bot or its
 // policy answers: the game's id once accepted, or an error saying why not.
 async function challenged(request, note) {
-  let answer = await post("/api/challenges", { bot: request.challenge, seat: request.seat || 0 });
+  let answer = await post("/api/challenges", { bot: request.challenge, seat: request.seat || 0, ladder: request.ladder });
   note(t("{bot} is challenged; waiting for the answer…", { bot: request.challenge }));
   while (answer.status === "pending") {
     await new Promise((done) => setTimeout(done, 1000));
@@ -968,20 +968,30 @@ function ratingChart(history, width) {
   return h("figure", {}, chart, h("figcaption", {}, legend));
 }
 
-async function ladderPage() {
-  const board = await api("/api/leaderboard");
-  // bots connected now (not guests, not operators) may be challenged to a game
+// One ladder's leaderboard and chart; a server with several ladders (`[[ladders]]`) gets a
+// selector, and the ladder shown is in the address (#/ladder?ladder=NAME).
+async function ladderPage({ params }) {
+  const { ladders } = await api("/api/ladders");
+  const board = await api("/api/leaderboard", { ladder: params.get("ladder") || undefined });
+  // bots connected now (not guests, not operators) may be challenged to a game on the ladder shown
   const online = new Set((await api("/api/bots")).bots.filter((b) => b.connected && !b.operator && !b.name.startsWith("guest-")).map((b) => b.name));
   const challenge = (bot) => online.has(bot) && board.game
-    ? h("button", { class: "challenge", "data-bot": bot, onclick: () => startGame({ game: board.game, challenge: bot, seat: 0 }) }, t("Challenge"))
+    ? h("button", { class: "challenge", "data-bot": bot, onclick: () => startGame({ game: board.game, challenge: bot, seat: 0, ladder: board.ladder || undefined }) }, t("Challenge"))
     : "";
   const rated = new Set(board.leaderboard.map((r) => r.bot));
   const unrated = [...online].filter((bot) => !rated.has(bot)).sort();
-  const history = await api("/api/ratings/history", { game: board.game || undefined });
+  const history = await api("/api/ratings/history", { ladder: board.ladder || undefined });
   const chartBox = h("div", { class: "chart-box" });
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
-  show(h("h1", {}, t("Ladder")), h("p", { class: "muted" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
-    : t("no ladder game configured; all games")),
+  const shown = ladders.find((l) => l.name === board.ladder);
+  const choose = ladders.length > 1 ? h("select", { id: "ladder-select" }, ladders.map((l) =>
+    h("option", { value: l.name, selected: l.name === board.ladder }, `${l.name} · ${titles[l.game] || l.game}`))) : null;
+  if (choose) choose.addEventListener("change", () => { location.hash = `#/ladder?ladder=${encodeURIComponent(choose.value)}`; });
+  show(h("h1", {}, t("Ladder")), choose && h("p", {}, h("label", {}, t("Ladder"), " ", choose)),
+    h("p", { class: "muted", id: "ladder-about" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
+      : t("no ladder game configured; all games"),
+      shown && !shown.rated ? ` · ${t("unrated: its games change no rating")}` : null,
+      shown && shown.settings === null ? ` · ${t("a new start every pairing")}` : null),
     board.leaderboard.length ? scrollBox(t("the leaderboard, scrolled sideways"), h("table", { class: "leaderboard", id: "leaderboard" },
       h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws"), t("play it")].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
