@@ -9,6 +9,7 @@ See docs/server.md ("Storage").
 
 from arena.storage.interface import (
     BotAccount,
+    BuildRow,
     GameRow,
     RatingRow,
     RunningGame,
@@ -22,7 +23,7 @@ from arena.storage.interface import (
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
+    "BotAccount", "BuildRow", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
     "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
     "open_storage", "parse_url",
 ]

@@ -33,8 +33,8 @@ from arena.errors import ArenaError
 from arena.record import MatchRecord, read_jsonl
 
 __all__ = [
-    "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "RatingRow", "RunningGame",
-    "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
+    "BUILD_STATES", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow", "GameRow",
+    "RatingRow", "RunningGame", "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
 ]
 
@@ -70,6 +70,39 @@ class BotAccount:
     operator: bool
     revoked: bool
     created: float
+
+
+BUILD_STATES = ("building", "ok", "failed")
+"""The states of an uploaded bot's build (`BuildRow.status`)."""
+
+
+@dataclass(frozen=True)
+class BuildRow:
+    """One upload of a hosted bot and its build (`arena.uploads`): the build itself is
+    a directory named `id` under the server's hosted directory; the row keeps its
+    state, why it failed and its log, which only the bot's owner (and operators) read."""
+
+    id: str
+    bot: str
+    lang: str
+    status: str
+    """One of `BUILD_STATES`."""
+    created: float
+    finished: float | None = None
+    sha256: str | None = None
+    """Digest of the sources (`arena.sandbox.unpack.SourceTree.sha256`)."""
+    detail: str | None = None
+    """Why the build failed."""
+    log: str | None = None
+    """The build log, bounded by `arena.sandbox.spec.BuildLimits.log_bytes`."""
+
+    def to_json(self, *, with_log: bool = False) -> dict[str, Any]:
+        fields = {"id": self.id, "bot": self.bot, "lang": self.lang, "status": self.status,
+                  "created": self.created, "finished": self.finished,
+                  "sha256": self.sha256, "detail": self.detail}
+        if with_log:
+            fields["log"] = self.log or ""
+        return fields
 
 
 @dataclass(frozen=True)
@@ -209,6 +242,8 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "presets": ("game", "name", "text", "created"),
     "log_bytes": ("bot", "day", "bytes"),
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
+    "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
+                   "log"),
 }
 """Every table `arena db copy` copies, with its columns, as both backends read and write
 them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
@@ -481,6 +516,22 @@ class Storage(ABC):
     @abstractmethod
     async def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
+
+    # -- hosted bots' builds (arena.uploads) ------------------------------------------
+
+    @abstractmethod
+    async def save_build(self, build: BuildRow) -> None:
+        """Store `build`, or replace the row of the same id (a build that finished)."""
+
+    @abstractmethod
+    async def build(self, build_id: str) -> BuildRow | None:
+        """The build `build_id`, with its log; None if there is none."""
+
+    @abstractmethod
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]:
+        """Builds, newest first, without their logs: of `bot` (default: every bot's),
+        in `status` (default: any)."""
 
     # -- copying (arena db copy) ------------------------------------------------------
 

@@ -11,9 +11,10 @@ from arena.bot_logs import note_size
 from arena.clock import TimeControl
 from arena.record import MatchRecord
 from arena.seeds import parse_seed
-from arena.storage.interface import GameRow, RunningGame, StoredGame, StoredTurn
+from arena.storage.interface import BuildRow, GameRow, RunningGame, StoredGame, StoredTurn
 
-__all__ = ["GAME_COLUMNS", "RUNNING_COLUMNS", "clocks_json", "game_row",
+__all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RUNNING_COLUMNS", "build_values", "clocks_json",
+           "game_row",
            "notes_bytes", "pairings", "running_game", "stored_game", "stored_turn"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
@@ -23,6 +24,16 @@ GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, statu
 RUNNING_COLUMNS = ("id, game, settings, players, {seed}, seed_commitment, time_control, "
                    "ladder, pair, started")
 """The columns `running_game` reads, in order."""
+
+
+BUILD_COLUMNS = ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail", "log")
+"""The columns of ``bot_builds`` in `BuildRow`'s order (listings leave out the last, the log)."""
+
+
+def build_values(build: BuildRow) -> tuple[Any, ...]:
+    """`build` as the values of `BUILD_COLUMNS`."""
+    return (build.id, build.bot, build.lang, build.status, build.created, build.finished,
+            build.sha256, build.detail, build.log)
 
 
 def game_row(values: Sequence[Any]) -> GameRow:

@@ -38,6 +38,7 @@ from arena.storage.interface import (
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
+    BuildRow,
     GameRow,
     RatingRow,
     RunningGame,
@@ -52,9 +53,11 @@ from arena.storage.interface import (
 from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
+    BUILD_COLUMNS,
     GAME_COLUMNS,
     RUNNING_COLUMNS,
     clocks_json,
+    build_values,
     game_row,
     notes_bytes,
     pairings,
@@ -466,6 +469,27 @@ class SQLiteDatabase:
         return self.db.execute("DELETE FROM presets WHERE game = ? AND name = ?",
                                (game, name)).rowcount > 0
 
+    # -- hosted bots' builds -----------------------------------------------------------
+
+    def save_build(self, build: BuildRow) -> None:
+        self.db.execute(
+            f"INSERT OR REPLACE INTO bot_builds({', '.join(BUILD_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(BUILD_COLUMNS))})", build_values(build))
+
+    def build(self, build_id: str) -> BuildRow | None:
+        row = self.db.execute(f"SELECT {', '.join(BUILD_COLUMNS)} FROM bot_builds WHERE id = ?",
+                              (build_id,)).fetchone()
+        return None if row is None else BuildRow(*row)
+
+    def builds(self, bot: str | None = None, *, status: str | None = None,
+               limit: int = 50) -> list[BuildRow]:
+        columns = ", ".join(BUILD_COLUMNS[:-1])
+        rows = self.db.execute(
+            f"SELECT {columns} FROM bot_builds WHERE (? IS NULL OR bot = ?)"
+            " AND (? IS NULL OR status = ?) ORDER BY created DESC, rowid DESC LIMIT ?",
+            (bot, bot, status, status, limit)).fetchall()
+        return [BuildRow(*row) for row in rows]
+
     # -- copying ---------------------------------------------------------------------
 
     def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -627,6 +651,16 @@ class SQLiteStorage(Storage):
 
     async def delete_preset(self, game: str, name: str) -> bool:
         return await self.run(self.database.delete_preset, game, name)
+
+    async def save_build(self, build: BuildRow) -> None:
+        await self.run(self.database.save_build, build)
+
+    async def build(self, build_id: str) -> BuildRow | None:
+        return await self.run(self.database.build, build_id)
+
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]:
+        return await self.run(self.database.builds, bot, status=status, limit=limit)
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Snapshot]:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.record import Note
-from arena.storage import Storage, open_storage
+from arena.storage import BuildRow, Storage, open_storage
 from arena.storage.copy import TargetNotEmpty, copy_database, row_counts
 from arena.storage.interface import COPIED_TABLES
 
@@ -41,6 +41,8 @@ async def fill(storage: Storage) -> None:
     await storage.start_game(started(running), ladder=True, pair=None)
     await storage.append_turns(turns_of(running))
     await storage.save_preset("substitution", "mine", "S->a\n")
+    await storage.save_build(BuildRow("b1", "alice", "python", "ok", 1.0, 2.0, "ab" * 32,
+                                      None, "compiled\n"))
 
 
 async def everything(storage: Storage) -> dict[str, list[tuple[Any, ...]]]:
@@ -127,7 +129,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     source, target = str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")
     assert runner.invoke(main, ["bots", "add", "alice", "--db", source]).exit_code == 0
     info = runner.invoke(main, ["db", "info", "--db", source])
-    assert info.exit_code == 0 and "sqlite, schema version 5" in info.output
+    assert info.exit_code == 0 and "sqlite, schema version 6" in info.output
     assert "bots            1" in info.output
     copied = runner.invoke(main, ["db", "copy", "--from", source, "--to", target])
     assert copied.exit_code == 0 and "bots: 1/1 rows" in copied.output
@@ -141,7 +143,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["db", "copy", "--from", source, "--to", "mysql://x/y"])
     assert bad.exit_code == 2 and "postgresql://USER@HOST/DATABASE" in bad.output
     migrated = runner.invoke(main, ["db", "migrate", "--db", target])
-    assert migrated.output == f"{target}: schema version 5\n"
+    assert migrated.output == f"{target}: schema version 6\n"
     accounts = runner.invoke(main, ["bots", "accounts", "--db", target])
     assert accounts.output == "alice\n"
     unreachable = runner.invoke(main, ["bots", "accounts", "--db",

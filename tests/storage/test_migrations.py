@@ -34,7 +34,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 5
+    assert storage.version == SCHEMA_VERSION == 6
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -186,7 +186,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             await setup.close()
         storage = await open_storage(url)
         try:
-            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 2
+            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 3
             assert (await storage.authenticate("token")).name == "alice"  # type: ignore[union-attr]
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
@@ -196,7 +196,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing
-        assert await again.schema_version() == 2
+        assert await again.schema_version() == 3
         await again.close()
 
 
@@ -204,7 +204,7 @@ async def test_postgresql_servers_starting_at_once_migrate_once() -> None:
     async with postgres_schema() as url:
         opened = await asyncio.gather(*(open_storage(url) for _ in range(4)))
         try:
-            assert {await storage.schema_version() for storage in opened} == {2}
+            assert {await storage.schema_version() for storage in opened} == {3}
             await opened[0].add_bot("alice")
             assert [b.name for b in await opened[3].bots()] == ["alice"]
         finally:

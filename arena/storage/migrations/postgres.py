@@ -116,7 +116,24 @@ CREATE TABLE game_turns (
 """Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD)
+_BOT_BUILDS = """
+CREATE TABLE bot_builds (
+    id TEXT PRIMARY KEY,
+    bot TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    finished DOUBLE PRECISION,
+    sha256 TEXT,
+    detail TEXT,
+    log TEXT
+);
+CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+"""
+"""Version 3 (SQLite's 6): the builds of uploaded (hosted) bots with their build logs
+(`arena.uploads`)."""
+
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _BOT_BUILDS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -137,8 +137,27 @@ of it (``game_turns``: its log line, the seats' clocks after it, when it ended),
 the game's time control, so that a restarted server resumes the game; a finished
 game's turns are dropped when its log is stored."""
 
+_BOT_BUILDS = """
+CREATE TABLE bot_builds (
+    id TEXT PRIMARY KEY,
+    bot TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    sha256 TEXT,
+    detail TEXT,
+    log TEXT
+);
+CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+"""
+"""Version 6: the builds of uploaded (hosted) bots (`arena.uploads`): each upload's
+language, state (``building``, ``ok``, ``failed``), digest of its sources, why it
+failed and its build log, for the bot's owner; the build itself is a directory under
+the server's ``--hosted-dir`` named by the row's id."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
-                               _WRITE_AHEAD)
+                               _WRITE_AHEAD, _BOT_BUILDS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
