@@ -179,7 +179,9 @@ class Uploads:
         finally:
             self._admitted -= 1
             if remove_source:
-                path = Path(source)
+                path = Path(source).absolute()
+                if path.parent.parent == self.directory / INCOMING:
+                    path = path.parent  # received into a folder of its own
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
                 else:

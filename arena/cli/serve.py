@@ -96,6 +96,14 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "rebinding). Repeat for more.")
 @click.option("--guests-per-client", default=5, show_default=True, type=click.IntRange(1),
               help="Guest accounts (browser players) one client address may create per minute.")
+@click.option("--hosted-dir", "hosted_dir", default=None,
+              type=click.Path(file_okay=False, path_type=str),
+              help="Host uploaded bots: their builds go here (arena bots upload, POST "
+                   "/api/bots/NAME/builds) and the server plays them in the sandbox (root "
+                   "and bubblewrap needed). Without it no bot is hosted.")
+@click.option("--hosted-slots", default=None, type=click.IntRange(1),
+              help="Hosted programs at once; more games of hosted bots wait their turn "
+                   "(default: a slot per core but one).")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -106,11 +114,13 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
-          server_names: tuple[str, ...], guests_per_client: int, verbose: bool) -> None:
+          server_names: tuple[str, ...], guests_per_client: int, hosted_dir: str | None,
+          hosted_slots: int | None, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.bot_logs import LogLimits
     from arena.registry import default_registry
     from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
+    from arena.server.config import HostedConfig
     from arena.server.workers import WorkerLimits
     from arena.web.config import WebConfig
 
@@ -167,6 +177,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
+        hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots),
     )
 
     async def main() -> None:
@@ -190,12 +201,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                        "no game starts until it can (/healthz answers 503)", err=True)
         await server.serve_forever()
 
+    from arena.sandbox.host import SandboxUnavailable
     from arena.storage import StorageFailure, StorageVersionError
 
     try:
         asyncio.run(main())
     except (StorageFailure, StorageVersionError) as error:  # the database cannot be opened
         raise click.ClickException(str(error)) from None
+    except SandboxUnavailable as error:  # --hosted-dir on a machine without the sandbox
+        raise click.UsageError(str(error)) from None
 
 
 def _default_settings(registry: Any, game: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -36,6 +37,8 @@ from arena.errors import ArenaError, SettingsError
 from arena.limits import check_settings
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
+from arena.sandbox.host import probe_host
+from arena.sandbox.slots import HostedSlots
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
 from arena.server.clients import Clients
@@ -45,13 +48,15 @@ from arena.server.dispatch import Dispatcher, dispatching
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
+from arena.server.hosted import HostedRunner
 from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.server.workers import WorkerPool
-from arena.storage import Storage, StorageFailure, open_storage
+from arena.storage import BuildRow, Storage, StorageFailure, open_storage
+from arena.uploads import Uploads
 from arena.web.app import WebFront
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
@@ -95,6 +100,12 @@ class ArenaServer:
         """Set when `close` begins (`_closed` when it is done)."""
         self._closed = asyncio.Event()
         self._dispatching: set[Dispatcher] = set()
+        self.uploads: Uploads | None = None
+        """Uploads and builds of hosted bots (`ServerConfig.hosted`; None: none hosted)."""
+        self.hosted: HostedRunner | None = None
+        """The hosted bots playing (`arena.server.hosted`)."""
+        self.hosted_slots: HostedSlots | None = None
+        """Where games with hosted bots wait their turn."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -124,10 +135,18 @@ class ArenaServer:
         self._pool = WorkerPool(config.workers)
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
+        hosted = config.hosted
+        if hosted.directory is not None:
+            probe_host()  # SandboxUnavailable says what is missing
+            self.hosted_slots = HostedSlots(hosted.slots)
+            self.uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
+                                   upload_limits=hosted.upload,
+                                   builds_at_once=hosted.builds_at_once,
+                                   queue=hosted.build_queue, on_new_version=self._new_version)
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping)
+            stopping=self._stopping, hosted_slots=self.hosted_slots)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
@@ -155,6 +174,10 @@ class ArenaServer:
             close_timeout=config.close_timeout,
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
+        if self.uploads is not None:
+            self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
+                                       refresh_interval=hosted.refresh_interval)
+            self._tasks.append(loop.create_task(self.hosted.watch(), name="hosted bots"))
         if config.ladder is not None:
             self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
                                  await self._recent_pairings())
@@ -177,6 +200,8 @@ class ArenaServer:
                 task.cancel()
             if self.ladder is not None:
                 await self.ladder.stop()
+            if self.hosted is not None:  # their sandboxes stop with their clients
+                await self.hosted.close()
             if self._ws is not None:
                 self._ws.server.close()  # stop accepting; connections stay open for now
             for dispatcher in list(self._dispatching):  # no request head yet: drop them
@@ -190,6 +215,8 @@ class ArenaServer:
                                    for session in list(self.sessions.values())))
             if self.web is not None:  # HTTP requests in progress finish (they use storage)
                 await self.web.close()
+            if self.uploads is not None:  # builds in progress finish (they use storage)
+                await self.uploads.wait()
             if self._ws is not None:
                 self._ws.close()
                 await self._ws.wait_closed()
@@ -359,6 +386,15 @@ class ArenaServer:
                 self.start_game(ladder.game, ladder.settings, players, ladder=True, pair=pair)
             except (ArenaError, RuntimeError) as error:
                 log.warning("ladder pairing %s failed: %s", players, error)
+
+    # -- hosted bots -------------------------------------------------------------------
+
+    async def _new_version(self, build: BuildRow, directory: Path) -> None:
+        """A successful upload: the bot plays it from its next sandbox on (the runner
+        reads the hosted bots again now rather than at its next refresh)."""
+        del build, directory
+        if self.hosted is not None and not self._closing:
+            await self.hosted.refresh()
 
     # -- views for the HTTP API --------------------------------------------------------
 

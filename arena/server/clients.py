@@ -91,6 +91,8 @@ class Clients:
         self.legal_moves = legal_moves
         self.notes = notes
         self.addresses = AddressCounter(config.max_connections_per_address)
+        self.hosted_tokens: dict[str, str] = {}
+        """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
         self._stopping = stopping
 
@@ -263,7 +265,8 @@ class Clients:
         if role in ("bot", "operator"):
             try:
                 login = await authenticate(self.storage, hello,
-                                           getattr(session.ws, "cookie_token", None))
+                                           getattr(session.ws, "cookie_token", None),
+                                           self.hosted_tokens)
                 if role == "bot":
                     await self._load_log_bytes(login.name)
             except StorageFailure as failure:
@@ -276,7 +279,9 @@ class Clients:
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
             name = login.name
-            self.revocations.add(session, login.token)
+            session.hosted = login.hosted
+            if not login.hosted:
+                self.revocations.add(session, login.token)
         elif role != "spectator":
             self._error(session, UnexpectedMessage(
                 f"unknown role {role!r} (roles: bot, spectator, operator)"))

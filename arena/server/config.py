@@ -13,10 +13,11 @@ from typing import Any
 from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
+from arena.sandbox.spec import BuildLimits, UploadLimits
 from arena.server.workers import WorkerLimits
 from arena.web.config import WebConfig
 
-__all__ = ["LadderConfig", "ServerConfig", "TimeControl"]
+__all__ = ["HostedConfig", "LadderConfig", "ServerConfig", "TimeControl"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,30 @@ class LadderConfig:
     games; 0: no limit), so that a bot that resigns every game feeds a partner at most
     twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
     every game and belongs to nobody (`arena.server.ladder`)."""
+
+
+@dataclass(frozen=True)
+class HostedConfig:
+    """Hosted bots: uploads built in the sandbox into `directory` and played by the
+    server as their accounts (`arena.uploads`, `arena.server.hosted`; docs/bots.md,
+    "Hosted bots"). Without a `directory` the server hosts none and refuses uploads."""
+
+    directory: str | None = None
+    """The builds (``--hosted-dir``); the sandbox must be available (root, bubblewrap)."""
+    slots: int | None = None
+    """Hosted programs at once (a slot per hosted seat of a game in progress; games that
+    find none free wait, before their clocks start); None: a slot per core but one
+    (`arena.sandbox.spec.default_hosted_slots`)."""
+    builds_at_once: int = 1
+    """Builds running at once (each in a thread and a sandbox)."""
+    build_queue: int = 4
+    """Uploads that may wait for a build; more get 503 with ``Retry-After``."""
+    refresh_interval: float = 5.0
+    """Seconds between reads of the hosted bots from the database (an upload on this
+    server, or a revocation, is seen at once or within this time)."""
+    upload: UploadLimits = field(default_factory=UploadLimits)
+    """Bounds on an upload: `UploadLimits.archive_bytes` is also the largest HTTP body."""
+    build: BuildLimits = field(default_factory=BuildLimits)
 
 
 @dataclass(frozen=True)
@@ -130,3 +155,5 @@ class ServerConfig:
     one level down, with their ``logs/``) shown by the web interface."""
     web: WebConfig = field(default_factory=WebConfig)
     """The HTTP side's limits and allowed browser origins (`arena.web.config`)."""
+    hosted: HostedConfig = field(default_factory=HostedConfig)
+    """Hosted bots: uploads, builds and the slots their programs take."""

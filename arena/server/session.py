@@ -74,6 +74,8 @@ class Session:
         self.capabilities: frozenset[str] = frozenset()
         """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""
         self.operator = False
+        self.hosted = False
+        """A hosted bot's connection (`arena.server.hosted`): its games hold hosted slots."""
         self.spectating: set[str] = set()
         self.closed = False
         self.busy = False

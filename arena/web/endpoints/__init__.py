@@ -4,12 +4,12 @@ in order, and `endpoints` adds those the plugins serve (`arena_web_endpoints`)."
 from __future__ import annotations
 
 from arena.registry import Registry
-from arena.web.endpoints import files, games, language, launch, play, replays, status
+from arena.web.endpoints import builds, files, games, language, launch, play, replays, status
 from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, play, language, launch, replays, files)
+MODULES = (status, games, builds, play, language, launch, replays, files)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 

@@ -1,0 +1,254 @@
+"""Hosted bots on a server: every bot with a current build (`arena.uploads`) plays as a
+connected bot under its own account name, its program in the sandbox.
+
+The `HostedRunner` keeps one client per hosted bot, connected to the server's own
+WebSocket exactly like a bot's own program would be (`clients.sdk.ArenaClient` driving
+a stdio bridge), so a hosted bot plays the ladder, challenges and tournaments through
+the same path, clocks and limits as any connected bot. It logs in with a token that
+lives only in the server's memory (`Clients.hosted_tokens`, checked by
+`arena.server.auth.authenticate`); every `refresh_interval` seconds, and at once after
+an upload, it reads the hosted bots back from the database: a revoked account stops
+playing, a new build is played from the bot's next sandbox on.
+
+The bridge (`HostedBridge`) runs the program as ``arena bots run DIR``, whose keeper
+kills the whole sandbox when it ends or when the bridge goes: a fresh sandbox when the
+bot's first game in progress starts, stopped when its last one ends, so no process of
+it outlives its games. Its standard error is kept with the game it plays, as debug
+lines (``stderr: ...``, within the server's debug-line budget). A program that dies
+loses the games it was playing (resigned at once: nobody waits on its clock) and the
+next game starts it again.
+
+A game with hosted seats holds a slot of the server's `HostedSlots` per hosted seat
+from its start to its end; a game that finds too few waits in order, before its clock
+starts (`arena.server.games`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.lines import MAX_LINE
+from arena.uploads import Uploads
+from clients.bridge import BridgeError, ExecBot
+from clients.sdk import ArenaClient, GameInfo, GameResult, Turn
+from protocol import Message
+
+__all__ = ["STOP_SECONDS", "HostedBridge", "HostedRunner"]
+
+log = logging.getLogger("arena.server")
+
+STOP_SECONDS = 2.0
+"""Seconds a program has to end after ``quit`` before its keeper is told to kill the
+sandbox (then as long again before the keeper itself is killed)."""
+
+
+class HostedBridge(ExecBot):
+    """The stdio bridge of one hosted bot: its build run by ``arena bots run`` (module
+    docstring). `directory` is read each time a sandbox starts, so a new build is
+    played from the bot's next sandbox on."""
+
+    def __init__(self, directory: Path, *, move_timeout: float = 3600.0) -> None:
+        self.directory = directory
+        super().__init__(self._command(), move_timeout=move_timeout)
+        self._game: str | None = None
+        """The game whose turn the program has (its standard error goes with it)."""
+        self._recycling: asyncio.Task[None] | None = None
+
+    def _command(self) -> list[str]:
+        return [sys.executable, "-m", "arena", "bots", "run", str(self.directory)]
+
+    async def _ensure(self) -> asyncio.subprocess.Process:
+        if self._recycling is not None:
+            await asyncio.shield(self._recycling)
+        if self._process is None:
+            self.command = self._command()
+        return await super()._ensure()
+
+    async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
+        """The program's standard error, kept with its games as debug lines."""
+        assert process.stderr is not None
+        while True:
+            try:
+                raw = await process.stderr.readline()
+            except ValueError:  # a line over the limit: take what is there
+                raw = await process.stderr.read(MAX_LINE)
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self._stderr_tail.append(text)
+            await self._note(f"stderr: {text}")
+
+    async def _note(self, text: str, games: list[str] | None = None) -> None:
+        client = self.arena_client
+        if client is None:
+            return
+        for game_id in games or ([self._game] if self._game else list(self._starts)):
+            with contextlib.suppress(ConnectionError, OSError):
+                await client.log(game_id, text[:4000])
+
+    async def move(self, turn: Turn) -> str:
+        self._game = turn.game_id
+        try:
+            return await super().move(turn)
+        except BridgeError as error:
+            # the program died: it loses every game it was playing, at once
+            games = list(self._starts)
+            await self._note(f"the program ended: {error}", games)
+            await self._discard()
+            client = self.arena_client
+            if client is not None:
+                for game_id in games:
+                    with contextlib.suppress(ConnectionError, OSError):
+                        await client.send(Message.make("resign", game_id=game_id))
+            return ""
+        finally:
+            self._game = None
+
+    def end(self, game: GameInfo | None, result: GameResult) -> None:
+        super().end(game, result)
+        if not self._starts and self._process is not None and self._recycling is None:
+            self._recycling = asyncio.get_running_loop().create_task(self._recycle())
+
+    async def _recycle(self) -> None:
+        """The bot's last game in progress ended: stop its sandbox (a fresh one starts
+        with its next game)."""
+        try:
+            async with self._spawning, self._turns:
+                if not self._starts:
+                    await self._discard()
+        finally:
+            self._recycling = None
+
+    async def _discard(self) -> None:
+        """Stop the program's keeper (and so its sandbox): ``quit``, then ``SIGTERM``
+        (the keeper kills the sandbox), then ``SIGKILL``."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(OSError, RuntimeError):
+                assert process.stdin is not None
+                process.stdin.write(b"quit\n")
+                process.stdin.close()
+            for stop in (None, process.terminate, process.kill):
+                if stop is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        stop()
+                try:
+                    async with asyncio.timeout(STOP_SECONDS):
+                        await process.wait()
+                    break
+                except TimeoutError:
+                    continue
+        task, self._stderr_task = self._stderr_task, None
+        if task is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                async with asyncio.timeout(1):
+                    await task
+            task.cancel()
+        self._pending = []
+
+    async def close(self) -> None:
+        await self._discard()
+
+
+@dataclass
+class _Hosted:
+    directory: Path
+    bridge: HostedBridge
+    client: ArenaClient
+    task: asyncio.Task[None]
+
+
+class HostedRunner:
+    """The server's hosted bots (module docstring).
+
+    Args:
+        uploads: the builds (`Uploads.hosted` names the bots and their current builds).
+        url: the server's own WebSocket URL.
+        tokens: the server's table of hosted tokens (`Clients.hosted_tokens`), which
+            the runner fills.
+        refresh_interval: seconds between reads of the hosted bots from the database.
+    """
+
+    def __init__(self, uploads: Uploads, url: str, tokens: dict[str, str], *,
+                 refresh_interval: float = 5.0) -> None:
+        self.uploads = uploads
+        self.url = url
+        self.tokens = tokens
+        self.refresh_interval = refresh_interval
+        self.bots: dict[str, _Hosted] = {}
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def watch(self) -> None:
+        """Refresh every `refresh_interval` seconds, until cancelled."""
+        while True:
+            try:
+                await self.refresh()
+            except Exception:  # the database may be down a while: later
+                log.exception("the hosted bots could not be refreshed")
+            await asyncio.sleep(self.refresh_interval)
+
+    async def refresh(self) -> None:
+        """Start the bots that have a current build, stop those that no longer have
+        one (or whose account was revoked), point the others at their current build."""
+        async with self._lock:
+            if self._closed:
+                return
+            wanted = await self.uploads.hosted()
+            for name in [name for name in self.bots if name not in wanted]:
+                await self._stop(name)
+            for name, directory in wanted.items():
+                hosted = self.bots.get(name)
+                if hosted is None or hosted.task.done():
+                    if hosted is not None:
+                        await self._stop(name)
+                    self._start(name, directory)
+                else:
+                    hosted.directory = hosted.bridge.directory = directory
+
+    def _start(self, name: str, directory: Path) -> None:
+        token = "hosted." + secrets.token_urlsafe(32)
+        self.tokens[token] = name
+        bridge = HostedBridge(directory)
+        client = ArenaClient(self.url, token, bridge, name=name, max_reconnect_delay=5.0)
+        task = asyncio.get_running_loop().create_task(self._play(name, client),
+                                                      name=f"hosted {name}")
+        self.bots[name] = _Hosted(directory, bridge, client, task)
+
+    async def _play(self, name: str, client: ArenaClient) -> None:
+        try:
+            await client.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - started again on the next refresh
+            log.warning("hosted bot %s stopped: %s", name, error)
+
+    async def _stop(self, name: str) -> None:
+        hosted = self.bots.pop(name)
+        for token in [token for token, owner in self.tokens.items() if owner == name]:
+            del self.tokens[token]
+        await hosted.client.stop()
+        hosted.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await hosted.task
+        await hosted.bridge.close()
+
+    async def close(self) -> None:
+        """Stop every hosted bot and its sandbox (safe to call twice)."""
+        async with self._lock:
+            self._closed = True
+            for name in list(self.bots):
+                await self._stop(name)
+
+    def directories(self) -> Mapping[str, Path]:
+        """The hosted bots and the builds they play."""
+        return {name: hosted.directory for name, hosted in self.bots.items()}

@@ -1,0 +1,227 @@
+"""Hosted bots on a server (`arena.server.hosted`, `arena.web.endpoints.builds`): programs
+uploaded over HTTP are built in the sandbox, their logs kept for their owners; the
+server plays each bot with a current build on its ladder under its account name. A
+hostile program loses only its own games, the honest games between the others end
+normally, games wait for hosted slots, and once the server is closed nothing of any
+sandbox is left."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from arena.sandbox.spec import UploadLimits
+from arena.server import LadderConfig, TimeControl
+from arena.server.config import HostedConfig
+from tests.server.conftest import make_arena  # noqa: F401 - the fixture
+from tests.waiting import wait_for
+
+from .conftest import BOTS, HOSTILE, leftovers
+
+pytestmark = pytest.mark.usefixtures("no_leftovers")
+
+LADDER_CLOCK = TimeControl(move_ms=5000, bank_ms=5000, first_move_ms=10_000, grace_ms=1000)
+"""Time enough for honest hosted bots on a loaded machine; a hostile one that stalls
+loses within 15 s."""
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return data.getvalue()
+
+
+HONEST = {name: (BOTS / "python" / name).read_text() for name in ("bot.py", "moves.py")}
+
+
+class Api:
+    """The HTTP API of a test server, with tokens."""
+
+    def __init__(self, session: aiohttp.ClientSession, port: int) -> None:
+        self.session = session
+        self.base = f"http://127.0.0.1:{port}"
+
+    async def upload(self, token: str | None, name: str, body: bytes | aiohttp.FormData,
+                     lang: str | None = "python", **headers: str) -> tuple[int, dict[str, Any]]:
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        query = f"?lang={lang}" if lang else ""
+        async with self.session.post(f"{self.base}/api/bots/{name}/builds{query}", data=body,
+                                     headers=headers) as response:
+            return response.status, await response.json()
+
+    async def get(self, token: str | None, path: str) -> tuple[int, dict[str, Any]]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with self.session.get(self.base + path, headers=headers) as response:
+            return response.status, await response.json()
+
+    async def built(self, token: str, name: str, build_id: str) -> dict[str, Any]:
+        """The build once finished."""
+        async def done() -> dict[str, Any] | None:
+            status, build = await self.get(token, f"/api/bots/{name}/builds/{build_id}")
+            assert status == 200, build
+            return build if build["status"] != "building" else None
+        return await wait_for(done, 60, f"build {build_id} finished")  # type: ignore[no-any-return]
+
+
+async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    arena = await make_arena(hosted=HostedConfig(
+        directory=str(builds / "hosted-http"), upload=UploadLimits(archive_bytes=100_000)))
+    operator = await arena.add_bot("runner", operator=True)
+    alice = await arena.add_bot("alice")
+    bob = await arena.add_bot("bob")
+    async with aiohttp.ClientSession() as session:
+        api = Api(session, arena.server.port)
+        status, build = await api.upload(operator, "alice", _zip(HONEST))
+        assert status == 202 and build["status"] == "building", build
+        done = await api.built(alice, "alice", build["id"])
+        assert done["status"] == "ok" and "compileall" in done["log"], done
+        status, listed = await api.get(operator, "/api/bots/alice/builds")
+        assert status == 200 and listed["current"] == build["id"]
+        assert [b["id"] for b in listed["builds"]] == [build["id"]]
+        assert "log" not in listed["builds"][0]
+
+        form = aiohttp.FormData()
+        form.add_field("file", b"int main(void) { return undeclared; }\n", filename="bot.c")
+        status, broken = await api.upload(operator, "alice", form, "c")
+        assert status == 202
+        failed = await api.built(alice, "alice", broken["id"])
+        assert failed["status"] == "failed" and "exit status 1" in failed["detail"]
+        assert "undeclared" in failed["log"]
+        _, listed = await api.get(alice, "/api/bots/alice/builds")
+        assert listed["current"] == build["id"]  # a failed build changes nothing
+
+        status, bad = await api.upload(operator, "alice", b"PK\x03\x04" + b"\0" * 40)
+        assert status == 202
+        refused = await api.built(alice, "alice", bad["id"])
+        assert refused["status"] == "failed" and "refused" in refused["detail"]
+
+        # who may read and upload
+        assert (await api.get(bob, f"/api/bots/alice/builds/{build['id']}"))[0] == 403
+        assert (await api.get(None, "/api/bots/alice/builds"))[0] == 401
+        assert (await api.get("nonsense", "/api/bots/alice/builds"))[0] == 401
+        assert (await api.get(alice, "/api/bots/alice/builds/nope"))[0] == 404
+        status, error = await api.upload(alice, "alice", _zip(HONEST))
+        assert status == 403 and error["code"] == "forbidden"
+        assert (await api.upload(None, "alice", _zip(HONEST)))[0] == 401
+
+        # refused before the body is read
+        status, error = await api.upload(operator, "alice", _zip(HONEST), "cobol")
+        assert status == 400 and "unknown language 'cobol'" in error["message"]
+        status, error = await api.upload(operator, "alice", _zip(HONEST), None)
+        assert status == 400 and "?lang=" in error["message"]
+        status, error = await api.upload(operator, "nobody", _zip(HONEST))
+        assert status == 400 and "no bot account 'nobody'" in error["message"]
+        status, error = await api.upload(operator, "alice", b"x" * 100_001)
+        assert status == 413 and error["code"] == "too-large"
+
+        async def chunked() -> Any:
+            for _ in range(20):
+                yield b"#" * 10_000
+
+        status, error = await api.upload(operator, "alice", chunked())  # type: ignore[arg-type]
+        assert status == 413 and "100000 bytes" in error["message"]
+        status, error = await api.upload(operator, "alice", b"")
+        assert status == 400 and "empty" in error["message"]
+        status, spec = await api.get(None, "/api/openapi.json")
+        body = spec["paths"]["/api/bots/{name}/builds"]["post"]["requestBody"]["content"]
+        assert set(body) == {"application/octet-stream", "multipart/form-data"}
+    assert list((builds / "hosted-http" / ".incoming").iterdir()) == []
+
+
+async def test_a_server_that_hosts_nothing_says_so(make_arena: Any) -> None:  # noqa: F811
+    arena = await make_arena()
+    operator = await arena.add_bot("runner", operator=True)
+    async with aiohttp.ClientSession() as session:
+        status, error = await Api(session, arena.server.port).upload(operator, "alice", b"x")
+    assert status == 404 and error["code"] == "not-hosting"
+
+
+def _hostile_source(tmp_path: Path, name: str, port: int) -> Path:
+    """The hostile program `name` as an upload (the server's port written in, where it
+    takes it as an argument)."""
+    source = tmp_path / f"source-{name}"
+    source.mkdir()
+    text = (HOSTILE / f"{name}.py").read_text().replace("int(sys.argv[1])", str(port))
+    (source / "bot.py").write_text(text)
+    return source
+
+
+@pytest.mark.parametrize("name", ["fork_bomb", "memory_bomb", "infinite_loop", "daemon",
+                                  "connect"])
+async def test_a_hostile_upload_loses_only_its_own_ladder_games(
+        make_arena: Any, builds: Path, tmp_path: Path, name: str) -> None:  # noqa: F811
+    arena = await make_arena(
+        ladder=LadderConfig(game="sim", settings={"vertices": 6}, interval=0.05, seed=3),
+        time_control=LADDER_CLOCK, hosted=HostedConfig(directory=str(builds / f"hosted-{name}")))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    for account in ("honest-a", "honest-b", "hostile"):
+        await arena.add_bot(account)
+    for account in ("honest-a", "honest-b"):
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+    hostile = await server.uploads.upload("hostile", _hostile_source(tmp_path, name, server.port),
+                                         "python")
+    assert hostile.status == "ok"
+    await wait_for(lambda: {"honest-a", "honest-b", "hostile"} <= set(server.sessions),
+                   what="the hosted bots are connected")
+    assert all(server.sessions[account].hosted for account in ("honest-a", "honest-b", "hostile"))
+
+    async def played() -> bool:
+        theirs = await server.storage.games(bot="hostile", status="finished", limit=500)
+        between = [g for g in await server.storage.games(bot="honest-a", status="finished",
+                                                         limit=500)
+                   if "hostile" not in g.players]
+        return len(theirs) >= 2 and len(between) >= 2
+
+    await wait_for(played, 180, f"{name}: games on the ladder")
+    for game in await server.storage.games(bot="hostile", status="finished", limit=500):
+        assert game.winner is not None and game.players[1 - game.winner] == "hostile", game
+    for game in await server.storage.games(bot="honest-a", status="finished", limit=500):
+        if "hostile" not in game.players:
+            assert game.termination == "normal", game
+    if name == "connect":  # what it found, in its standard error kept with its game
+        [first, *_] = await server.storage.games(bot="hostile", status="finished", limit=1)
+        stored = await server.storage.game(first.id)
+        assert stored is not None and f"REPORT refused 127.0.0.1:{server.port}" in stored.log
+        assert "REPORT connected" not in stored.log
+    assert server.health()["status"] == "ok"
+    slots = server.hosted_slots
+    assert slots is not None and 1 <= slots.peak <= slots.capacity
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+async def test_games_of_hosted_bots_wait_for_hosted_slots(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    arena = await make_arena(
+        ladder=LadderConfig(game="sim", settings={"vertices": 6}, interval=0.05, seed=5,
+                            pairings_per_hour=0),
+        time_control=LADDER_CLOCK,
+        hosted=HostedConfig(directory=str(builds / "hosted-slots"), slots=2))
+    server = arena.server
+    assert server.uploads is not None and server.hosted_slots is not None
+    names = ("a", "b", "c", "d")
+    for account in names:
+        await arena.add_bot(account)
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+
+    async def finished() -> bool:
+        return len(await server.storage.games(status="finished", limit=100)) >= 8
+
+    await wait_for(lambda: server.hosted_slots.waiting > 0,  # type: ignore[union-attr]
+                   120, "a game waits for hosted slots")
+    await wait_for(finished, 180, "games finished")
+    assert server.hosted_slots.peak == 2
+    for game in await server.storage.games(status="finished", limit=100):
+        assert game.termination == "normal", game
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
