@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.lines import MAX_LINE
+from arena.lines import MAX_LINE, Comment, LegalQuery
 from arena.uploads import Uploads
 from clients.bridge import BridgeError, ExecBot
 from clients.sdk import ArenaClient, GameInfo, GameResult, Turn
@@ -52,24 +52,39 @@ sandbox (then as long again before the keeper itself is killed)."""
 class HostedBridge(ExecBot):
     """The stdio bridge of one hosted bot: its build run by ``arena bots run`` (module
     docstring). `directory` is read each time a sandbox starts, so a new build is
-    played from the bot's next sandbox on."""
+    played from the bot's next sandbox on.
+
+    Stopping the program never waits for a turn in progress (`_discard` takes no lock):
+    a program stuck in the turn of a game that ended (on time) is stopped at once, and
+    the turn's reader sees its end.
+    """
 
     def __init__(self, directory: Path, *, move_timeout: float = 3600.0) -> None:
         self.directory = directory
         super().__init__(self._command(), move_timeout=move_timeout)
         self._game: str | None = None
         """The game whose turn the program has (its standard error goes with it)."""
-        self._recycling: asyncio.Task[None] | None = None
+        self._closed = False
+        self._stopping: set[asyncio.Task[None]] = set()
 
     def _command(self) -> list[str]:
         return [sys.executable, "-m", "arena", "bots", "run", str(self.directory)]
 
     async def _ensure(self) -> asyncio.subprocess.Process:
-        if self._recycling is not None:
-            await asyncio.shield(self._recycling)
+        if self._closed:
+            raise BridgeError("the hosted bot is stopping")
         if self._process is None:
             self.command = self._command()
-        return await super()._ensure()
+        process = await super()._ensure()
+        if self._closed:  # closed while it started
+            await self._discard()
+            raise BridgeError("the hosted bot is stopping")
+        return process
+
+    async def _died(self) -> str:
+        if self._process is None:
+            return "the program was stopped"
+        return await super()._died()
 
     async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
         """The program's standard error, kept with its games as debug lines."""
@@ -94,42 +109,68 @@ class HostedBridge(ExecBot):
                 await client.log(game_id, text[:4000])
 
     async def move(self, turn: Turn) -> str:
-        self._game = turn.game_id
-        try:
-            return await super().move(turn)
-        except BridgeError as error:
-            # the program died: it loses every game it was playing, at once
-            games = list(self._starts)
-            await self._note(f"the program ended: {error}", games)
-            await self._discard()
-            client = self.arena_client
-            if client is not None:
-                for game_id in games:
-                    with contextlib.suppress(ConnectionError, OSError):
-                        await client.send(Message.make("resign", game_id=game_id))
-            return ""
-        finally:
-            self._game = None
+        """`ExecBot.move`, in a sandbox that may be stopped between turns; a program
+        that dies loses every game it was playing, at once (resigned)."""
+        while turn.game_id in self._starts:
+            try:
+                await self._ensure()
+                async with self._turns:
+                    if self._process is None:
+                        continue  # stopped meanwhile: a fresh one
+                    self._game = turn.game_id
+                    try:
+                        return await self._turn(turn)
+                    finally:
+                        self._game = None
+            except BridgeError as error:
+                if turn.game_id in self._starts and not self._closed:
+                    await self._lost(error)
+        return ""  # a game that is over: the server ignores the move
+
+    async def _turn(self, turn: Turn) -> str:
+        await self._flush()
+        await self._write(self._lines.turn(self._turn_fields(turn)))
+        while True:
+            item = self._lines.read(await self._read_line())
+            if isinstance(item, Comment):
+                if self.arena_client is not None and item.text:
+                    await self.arena_client.log(turn.game_id, item.text)
+            elif isinstance(item, LegalQuery):
+                await self._write(await self._answer(turn, item.steps))
+            else:
+                return item.text
+
+    async def _lost(self, error: BridgeError) -> None:
+        """The program died (or broke the protocol): it resigns every game it was
+        playing, its last words kept with them, and its sandbox is stopped."""
+        games = list(self._starts)
+        self._starts.clear()
+        await self._note(f"the program ended: {error}", games)
+        await self._discard()
+        client = self.arena_client
+        if client is not None:
+            for game_id in games:
+                with contextlib.suppress(ConnectionError, OSError):
+                    await client.send(Message.make("resign", game_id=game_id))
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
+        if self._process is None:  # no program to tell (it died, or was stopped)
+            self._starts.pop(result.game_id, None)
+            return
+        stuck = self._game == result.game_id  # it ended during the program's turn
         super().end(game, result)
-        if not self._starts and self._process is not None and self._recycling is None:
-            self._recycling = asyncio.get_running_loop().create_task(self._recycle())
-
-    async def _recycle(self) -> None:
-        """The bot's last game in progress ended: stop its sandbox (a fresh one starts
-        with its next game)."""
-        try:
-            async with self._spawning, self._turns:
-                if not self._starts:
-                    await self._discard()
-        finally:
-            self._recycling = None
+        if stuck or not self._starts:
+            # stuck: the program is told nothing more (the other games, if any, start
+            # again in a fresh sandbox); else its last game is over
+            task = asyncio.get_running_loop().create_task(self._discard())
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
 
     async def _discard(self) -> None:
         """Stop the program's keeper (and so its sandbox): ``quit``, then ``SIGTERM``
         (the keeper kills the sandbox), then ``SIGKILL``."""
         process, self._process = self._process, None
+        self._pending = []
         if process is None:
             return
         if process.returncode is None:
@@ -153,10 +194,13 @@ class HostedBridge(ExecBot):
                 async with asyncio.timeout(1):
                     await task
             task.cancel()
-        self._pending = []
 
     async def close(self) -> None:
+        """Stop the program for good (the bot is no longer hosted, or the server stops)."""
+        self._closed = True
         await self._discard()
+        if self._stopping:
+            await asyncio.wait(list(self._stopping))
 
 
 @dataclass

@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import BinaryIO
 
-from aiohttp import BodyPartReader, web
+from aiohttp import BodyPartReader, StreamReader, web
 
 from arena.storage import BotAccount
 from arena.uploads import LANGS, BuildQueueFull, UploadError, Uploads
@@ -90,7 +90,7 @@ def _name_for(head: bytes, given: str | None, lang: str) -> str:
     return DEFAULT_NAMES[lang]
 
 
-async def _receive(chunks: web.StreamReader | BodyPartReader, handle: BinaryIO,
+async def _receive(chunks: StreamReader | BodyPartReader, handle: BinaryIO,
                    limit: int) -> None:
     """Write the body (or part) to `handle`, refusing it (413) past `limit` bytes."""
     written = 0
