@@ -126,3 +126,15 @@ def test_the_hosted_bots_timing_limits_are_documented() -> None:
     assert f"| {KILL_SECONDS:.0f} s | `arena.sandbox.process.KILL_SECONDS` |" in DOC
     listed = DOC.split("(`ETC_ALLOWED`:")[1].split(")")[0]
     assert [part.strip(" \n`") for part in listed.split(",")] == list(ETC_ALLOWED)
+
+
+def test_the_hosted_budgets_are_documented_with_their_defaults() -> None:
+    from arena.server.config import HostedConfig
+    from arena.uploads import KEEP_BUILDS
+
+    hosted = HostedConfig()
+    assert f"| builds at once | {hosted.builds_at_once} | `HostedConfig.builds_at_once` |" in DOC
+    assert f"| builds waiting | {hosted.build_queue} | `HostedConfig.build_queue` |" in DOC
+    assert f"| {KEEP_BUILDS} (the newest successful ones) | `arena.uploads.KEEP_BUILDS` |" in DOC
+    assert f"| {hosted.upload.archive_bytes // 2**20} MiB (the program;" in DOC
+    assert "`arena serve --hosted-slots`" in DOC
