@@ -13,10 +13,11 @@ playing, a new build is played from the bot's next sandbox on.
 The bridge (`HostedBridge`) runs the program as ``arena bots run DIR``, whose keeper
 kills the whole sandbox when it ends or when the bridge goes: a fresh sandbox when the
 bot's first game in progress starts, stopped when its last one ends, so no process of
-it outlives its games. Its standard error is kept with the game it plays, as debug
-lines (``stderr: ...``, within the server's debug-line budget). A program that dies
-loses the games it was playing (resigned at once: nobody waits on its clock) and the
-next game starts it again.
+it outlives its games. Its standard error is kept per game, for the bot's owner only
+(``hosted_stderr``, `STDERR_BYTES` a game; ``GET /api/bots/NAME/games/ID/stderr``); its
+``#`` lines are debug lines like any connected bot's. A program that dies loses the
+games it was playing (resigned at once: nobody waits on its clock), its end told in its
+standard error, and the next game starts it again.
 
 A game with hosted seats holds a slot of the server's `HostedSlots` per hosted seat
 from its start to its end; a game that finds too few waits in order, before its clock
@@ -27,10 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,33 @@ STOP_SECONDS = 2.0
 sandbox (then as long again before the keeper itself is killed)."""
 
 
+STDERR_BYTES = 64 * 1024
+"""Bytes of a hosted program's standard error kept per game (its first lines; the rest
+are counted), each line cut at `STDERR_LINE_BYTES`."""
+STDERR_LINE_BYTES = 1024
+
+
+class _Stderr:
+    """One game's standard error, bounded (`STDERR_BYTES`)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def add(self, line: str) -> None:
+        line = line[:STDERR_LINE_BYTES]
+        if self.size + len(line) + 1 > STDERR_BYTES:
+            self.dropped += 1
+            return
+        self.lines.append(line)
+        self.size += len(line.encode("utf-8", "replace")) + 1
+
+    def text(self) -> str:
+        more = f"[... {self.dropped} more lines not kept]\n" if self.dropped else ""
+        return "".join(line + "\n" for line in self.lines) + more
+
+
 class HostedBridge(ExecBot):
     """The stdio bridge of one hosted bot: its build run by ``arena bots run`` (module
     docstring). `directory` is read each time a sandbox starts, so a new build is
@@ -59,8 +88,13 @@ class HostedBridge(ExecBot):
     the turn's reader sees its end.
     """
 
-    def __init__(self, directory: Path, *, move_timeout: float = 3600.0) -> None:
+    def __init__(self, directory: Path, *, move_timeout: float = 3600.0,
+                 on_stderr: Callable[[str, str], None] | None = None) -> None:
         self.directory = directory
+        self.on_stderr = on_stderr
+        """Called with each game's id and the program's standard error in it, when it
+        ends (the runner stores it for the bot's owner)."""
+        self._stderr: dict[str, _Stderr] = {}
         super().__init__(self._command(), move_timeout=move_timeout)
         self._game: str | None = None
         """The game whose turn the program has (its standard error goes with it)."""
@@ -87,7 +121,8 @@ class HostedBridge(ExecBot):
         return await super()._died()
 
     async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
-        """The program's standard error, kept with its games as debug lines."""
+        """The program's standard error, kept with the game it plays (or, between turns,
+        with every game in progress) for the bot's owner."""
         assert process.stderr is not None
         while True:
             try:
@@ -98,15 +133,15 @@ class HostedBridge(ExecBot):
                 return
             text = raw.decode("utf-8", "replace").rstrip("\r\n")
             self._stderr_tail.append(text)
-            await self._note(f"stderr: {text}")
+            self._keep(text)
 
-    async def _note(self, text: str, games: list[str] | None = None) -> None:
-        client = self.arena_client
-        if client is None:
-            return
+    def _keep(self, text: str, games: list[str] | None = None) -> None:
         for game_id in games or ([self._game] if self._game else list(self._starts)):
-            with contextlib.suppress(ConnectionError, OSError):
-                await client.log(game_id, text[:4000])
+            self._stderr.setdefault(game_id, _Stderr()).add(text)
+
+    def start(self, game: GameInfo) -> None:
+        super().start(game)
+        self._stderr.setdefault(game.game_id, _Stderr())
 
     async def move(self, turn: Turn) -> str:
         """`ExecBot.move`, in a sandbox that may be stopped between turns; a program
@@ -145,7 +180,8 @@ class HostedBridge(ExecBot):
         playing, its last words kept with them, and its sandbox is stopped."""
         games = list(self._starts)
         self._starts.clear()
-        await self._note(f"the program ended: {error}", games)
+        for line in f"the program ended: {error}".splitlines():
+            self._keep(line, games)
         await self._discard()
         client = self.arena_client
         if client is not None:
@@ -154,6 +190,9 @@ class HostedBridge(ExecBot):
                     await client.send(Message.make("resign", game_id=game_id))
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
+        kept = self._stderr.pop(result.game_id, None)
+        if kept is not None and (kept.lines or kept.dropped) and self.on_stderr is not None:
+            self.on_stderr(result.game_id, kept.text())
         if self._process is None:  # no program to tell (it died, or was stopped)
             self._starts.pop(result.game_id, None)
             return
@@ -231,6 +270,7 @@ class HostedRunner:
         self.bots: dict[str, _Hosted] = {}
         self._lock = asyncio.Lock()
         self._closed = False
+        self._saving: set[asyncio.Task[None]] = set()
 
     async def watch(self) -> None:
         """Refresh every `refresh_interval` seconds, until cancelled."""
@@ -262,11 +302,24 @@ class HostedRunner:
     def _start(self, name: str, directory: Path) -> None:
         token = "hosted." + secrets.token_urlsafe(32)
         self.tokens[token] = name
-        bridge = HostedBridge(directory)
+        bridge = HostedBridge(directory, on_stderr=functools.partial(self._stderr, name))
         client = ArenaClient(self.url, token, bridge, name=name, max_reconnect_delay=5.0)
         task = asyncio.get_running_loop().create_task(self._play(name, client),
                                                       name=f"hosted {name}")
         self.bots[name] = _Hosted(directory, bridge, client, task)
+
+    def _stderr(self, name: str, game_id: str, text: str) -> None:
+        """Store a hosted program's standard error in one game (for its owner)."""
+        task = asyncio.get_running_loop().create_task(
+            self.uploads.storage.save_stderr(game_id, name, text))
+        self._saving.add(task)
+        task.add_done_callback(self._saved)
+
+    def _saved(self, task: asyncio.Task[None]) -> None:
+        self._saving.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a hosted program's standard error was not stored: %s",
+                        task.exception())
 
     async def _play(self, name: str, client: ArenaClient) -> None:
         try:
@@ -292,6 +345,8 @@ class HostedRunner:
             self._closed = True
             for name in list(self.bots):
                 await self._stop(name)
+            if self._saving:
+                await asyncio.wait(list(self._saving))
 
     def directories(self) -> Mapping[str, Path]:
         """The hosted bots and the builds they play."""

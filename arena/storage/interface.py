@@ -244,6 +244,7 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "game_turns": ("game_id", "idx", "line", "clocks", "ended"),
     "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
                    "log"),
+    "hosted_stderr": ("game_id", "bot", "created", "text"),
 }
 """Every table `arena db copy` copies, with its columns, as both backends read and write
 them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
@@ -532,6 +533,19 @@ class Storage(ABC):
                      limit: int = 50) -> list[BuildRow]:
         """Builds, newest first, without their logs: of `bot` (default: every bot's),
         in `status` (default: any)."""
+
+    @abstractmethod
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        """Keep a hosted program's standard error in one game (for its owner only)."""
+
+    @abstractmethod
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        """`bot`'s standard error in `game_id`; None if none was kept."""
+
+    @abstractmethod
+    async def drop_old_stderr(self, before: float) -> int:
+        """Forget the standard error kept before `before` (seconds since the epoch);
+        how much was dropped."""
 
     # -- copying (arena db copy) ------------------------------------------------------
 

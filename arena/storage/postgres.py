@@ -505,6 +505,22 @@ class PostgresStorage(Storage):
             " ORDER BY created DESC, id DESC LIMIT $3", bot, status, limit))
         return [BuildRow(*row) for row in rows]
 
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO hosted_stderr(game_id, bot, created, text) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game_id, bot) DO UPDATE SET created = excluded.created,"
+            " text = excluded.text", game_id, bot, time.time(), text))
+
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        text = await self._run(lambda db: db.fetchval(
+            "SELECT text FROM hosted_stderr WHERE game_id = $1 AND bot = $2", game_id, bot))
+        return None if text is None else str(text)
+
+    async def drop_old_stderr(self, before: float) -> int:
+        status = await self._run(lambda db: db.execute(
+            "DELETE FROM hosted_stderr WHERE created < $1", before))
+        return _affected(status)
+
     # -- copying ---------------------------------------------------------------------
 
     @contextlib.asynccontextmanager

@@ -490,6 +490,19 @@ class SQLiteDatabase:
             (bot, bot, status, status, limit)).fetchall()
         return [BuildRow(*row) for row in rows]
 
+    def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO hosted_stderr(game_id, bot, created, text)"
+                        " VALUES (?, ?, ?, ?)", (game_id, bot, time.time(), text))
+
+    def stderr(self, game_id: str, bot: str) -> str | None:
+        row = self.db.execute("SELECT text FROM hosted_stderr WHERE game_id = ? AND bot = ?",
+                              (game_id, bot)).fetchone()
+        return None if row is None else str(row[0])
+
+    def drop_old_stderr(self, before: float) -> int:
+        return int(self.db.execute("DELETE FROM hosted_stderr WHERE created < ?",
+                                   (before,)).rowcount)
+
     # -- copying ---------------------------------------------------------------------
 
     def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -661,6 +674,15 @@ class SQLiteStorage(Storage):
     async def builds(self, bot: str | None = None, *, status: str | None = None,
                      limit: int = 50) -> list[BuildRow]:
         return await self.run(self.database.builds, bot, status=status, limit=limit)
+
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        await self.run(self.database.save_stderr, game_id, bot, text)
+
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        return await self.run(self.database.stderr, game_id, bot)
+
+    async def drop_old_stderr(self, before: float) -> int:
+        return await self.run(self.database.drop_old_stderr, before)
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Snapshot]:

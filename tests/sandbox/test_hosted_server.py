@@ -188,11 +188,21 @@ async def test_a_hostile_upload_loses_only_its_own_ladder_games(
     for game in await server.storage.games(bot="honest-a", status="finished", limit=500):
         if "hostile" not in game.players:
             assert game.termination == "normal", game
-    if name == "connect":  # what it found, in its standard error kept with its game
+    if name == "connect":  # what it found, in its standard error kept for its owner only
         [first, *_] = await server.storage.games(bot="hostile", status="finished", limit=1)
+        text = await wait_for(lambda: server.storage.stderr(first.id, "hostile"),
+                              what="its standard error is stored")
+        assert f"REPORT refused 127.0.0.1:{server.port}" in text and "REPORT connected" not in text
         stored = await server.storage.game(first.id)
-        assert stored is not None and f"REPORT refused 127.0.0.1:{server.port}" in stored.log
-        assert "REPORT connected" not in stored.log
+        assert stored is not None and "REPORT" not in stored.log  # not in the public log
+        owner = await server.storage.add_bot("hostile", replace=True)  # its owner reads it
+        stranger = await arena.add_bot("stranger")
+        async with aiohttp.ClientSession() as session:
+            api = Api(session, server.port)
+            path = f"/api/bots/hostile/games/{first.id}/stderr"
+            status, answer = await api.get(owner, path)
+            assert status == 200 and answer["stderr"] == text
+            assert (await api.get(stranger, path))[0] == 403
     assert server.health()["status"] == "ok"
     slots = server.hosted_slots
     assert slots is not None and 1 <= slots.peak <= slots.capacity

@@ -43,6 +43,7 @@ async def fill(storage: Storage) -> None:
     await storage.save_preset("substitution", "mine", "S->a\n")
     await storage.save_build(BuildRow("b1", "alice", "python", "ok", 1.0, 2.0, "ab" * 32,
                                       None, "compiled\n"))
+    await storage.save_stderr("g1", "alice", "thinking hard\n")
 
 
 async def everything(storage: Storage) -> dict[str, list[tuple[Any, ...]]]:

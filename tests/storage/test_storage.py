@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import replace
 
 import pytest
@@ -213,6 +214,18 @@ async def test_builds_are_stored_finished_and_listed_newest_first(storage: Stora
     assert [b.id for b in await storage.builds("alice", status="ok")] == ["b1"]
     assert [b.id for b in await storage.builds(limit=2)] == ["b3", "b2"]
     assert await storage.builds("carol") == []
+
+
+async def test_a_hosted_programs_stderr_is_kept_per_game_and_dropped_when_old(
+        storage: Storage) -> None:
+    await storage.save_stderr("g1", "alice", "first\n")
+    await storage.save_stderr("g1", "alice", "first\nsecond\n")
+    await storage.save_stderr("g1", "bob", "his\n")
+    assert await storage.stderr("g1", "alice") == "first\nsecond\n"
+    assert await storage.stderr("g1", "carol") is None
+    assert await storage.drop_old_stderr(0.0) == 0
+    assert await storage.drop_old_stderr(time.time() + 1) == 2
+    assert await storage.stderr("g1", "bob") is None
 
 
 # -- health --------------------------------------------------------------------------------

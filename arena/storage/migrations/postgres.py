@@ -129,9 +129,17 @@ CREATE TABLE bot_builds (
     log TEXT
 );
 CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+CREATE TABLE hosted_stderr (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
 """
 """Version 3 (SQLite's 6): the builds of uploaded (hosted) bots with their build logs
-(`arena.uploads`)."""
+(`arena.uploads`), and the hosted programs' standard error per game, for their owners."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _BOT_BUILDS)
 

@@ -150,11 +150,21 @@ CREATE TABLE bot_builds (
     log TEXT
 );
 CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+CREATE TABLE hosted_stderr (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    created REAL NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
 """
 """Version 6: the builds of uploaded (hosted) bots (`arena.uploads`): each upload's
 language, state (``building``, ``ok``, ``failed``), digest of its sources, why it
 failed and its build log, for the bot's owner; the build itself is a directory under
-the server's ``--hosted-dir`` named by the row's id."""
+the server's ``--hosted-dir`` named by the row's id. ``hosted_stderr`` is a hosted
+program's standard error in one game (bounded), for its owner only, dropped with the
+debug lines after the retention period."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _BOT_BUILDS)

@@ -1,6 +1,6 @@
 """Hosted bots' uploads and builds (`arena.uploads`): an operator uploads a bot's program,
 the server builds it in the sandbox; the bot's owner (its token) and operators read
-its builds and their logs.
+its builds and their logs, and its program's standard error in each game.
 
 The body of an upload is the program itself -- a single source file or an archive (zip,
 tar, tar.gz, tar.bz2, tar.xz, recognised by their first bytes) -- either raw or as the
@@ -152,7 +152,8 @@ async def _store_body(request: web.Request, folder: Path, lang: str, limit: int,
     """The program the request carries, written into `folder` under its file name."""
     temporary = folder / ".body"
     given: str | None = None
-    with open(temporary, "wb") as handle:
+    handle = await asyncio.to_thread(temporary.open, "wb")
+    try:
         if multipart:
             reader = await request.multipart()
             found = False
@@ -168,13 +169,19 @@ async def _store_body(request: web.Request, folder: Path, lang: str, limit: int,
                                code="bad-upload")
         else:
             await _receive(request.content, handle, limit)
-    with open(temporary, "rb") as handle:
-        head = handle.read(262)
+    finally:
+        await asyncio.to_thread(handle.close)
+    head = await asyncio.to_thread(_head, temporary)
     if not head:
         raise ApiError(400, "the upload is empty", code="bad-upload")
     path = folder / _name_for(head, given, lang)
     temporary.rename(path)
     return path
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(262)
 
 
 async def builds(request: web.Request) -> web.Response:
@@ -196,6 +203,17 @@ async def build(request: web.Request) -> web.Response:
         raise ApiError(404, f"no build {request.match_info['id']!r} of {name}",
                        code="unknown-build")
     return json_response(row.to_json(with_log=True))
+
+
+async def stderr(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    await _reader(request, name)
+    game_id = request.match_info["id"]
+    text = await server_of(request).storage.stderr(game_id, name)
+    if text is None:
+        raise ApiError(404, f"no standard error of {name} kept for game {game_id!r}",
+                       code="unknown-game")
+    return json_response({"game_id": game_id, "bot": name, "stderr": text})
 
 
 _NAME = Param("name", "the bot's account", required=True, where="path")
@@ -226,4 +244,10 @@ ENDPOINTS = (
              params=(_NAME, Param("id", "the build's id", required=True, where="path")),
              answers={200: f"{_BUILD}, log (the build log: the compiler's output, bounded)",
                       **_READERS, 404: "no such build, or this server hosts no bots"}),
+    Endpoint("GET", "/api/bots/{name}/games/{id}/stderr", stderr, "A hosted bot's standard "
+             "error in one game (its owner, operators)", "hosted",
+             params=(_NAME, Param("id", "the game's id", required=True, where="path")),
+             answers={200: "game_id, bot, stderr (its first 64 KiB; lines cut at 1 KiB)",
+                      401: _READERS[401], 403: _READERS[403],
+                      404: "nothing kept for that bot in that game"}),
 )
