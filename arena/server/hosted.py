@@ -36,10 +36,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from websockets.exceptions import ConnectionClosed
+
 from arena.lines import MAX_LINE, Comment, LegalQuery
 from arena.uploads import Uploads
 from clients.bridge import BridgeError, ExecBot
-from clients.sdk import ArenaClient, GameInfo, GameResult, Turn
+from clients.sdk import ArenaClient, GameInfo, GameResult, Rejected, Turn
 from protocol import Message
 
 __all__ = ["STOP_SECONDS", "HostedBridge", "HostedRunner"]
@@ -76,6 +78,10 @@ class _Stderr:
     def text(self) -> str:
         more = f"[... {self.dropped} more lines not kept]\n" if self.dropped else ""
         return "".join(line + "\n" for line in self.lines) + more
+
+
+class _NoMove(asyncio.CancelledError):
+    """A turn of a game that ended meanwhile: the SDK's move task ends, nothing is sent."""
 
 
 class HostedBridge(ExecBot):
@@ -160,7 +166,7 @@ class HostedBridge(ExecBot):
             except BridgeError as error:
                 if turn.game_id in self._starts and not self._closed:
                     await self._lost(error)
-        return ""  # a game that is over: the server ignores the move
+        raise _NoMove  # its game is over: nothing to send
 
     async def _turn(self, turn: Turn) -> str:
         await self._flush()
@@ -186,8 +192,15 @@ class HostedBridge(ExecBot):
         client = self.arena_client
         if client is not None:
             for game_id in games:
-                with contextlib.suppress(ConnectionError, OSError):
+                with contextlib.suppress(ConnectionError, ConnectionClosed, OSError):
                     await client.send(Message.make("resign", game_id=game_id))
+
+    def rejected(self, turn: Turn, rejection: Rejected) -> None:
+        """Told to the program (``rejected``), not logged: the server's log is not the
+        place for a hosted bot's mistakes (its game's log has them)."""
+        self._pending.append(self._lines.rejected(
+            game_id=turn.game_id, turn=rejection.turn, move=rejection.move, code=rejection.code,
+            message=rejection.message, step=rejection.step, retries_left=rejection.retries_left))
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
         kept = self._stderr.pop(result.game_id, None)
@@ -233,6 +246,11 @@ class HostedBridge(ExecBot):
                 async with asyncio.timeout(1):
                     await task
             task.cancel()
+        # its pipes too (asyncio closes a transport only once every pipe reached its end,
+        # and nobody reads the output of a program that is gone)
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
 
     async def close(self) -> None:
         """Stop the program for good (the bot is no longer hosted, or the server stops)."""
