@@ -235,3 +235,22 @@ async def test_games_of_hosted_bots_wait_for_hosted_slots(
         assert game.termination == "normal", game
     await arena.close()
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+async def test_an_operator_names_hosted_bots_in_a_game_like_connected_ones(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    """Challenges and tournaments (`arena tournament --remote`) request games by name:
+    hosted bots answer to theirs."""
+    arena = await make_arena(time_control=LADDER_CLOCK,
+                             hosted=HostedConfig(directory=str(builds / "hosted-named")))
+    server = arena.server
+    assert server.uploads is not None
+    for account in ("alice", "bob"):
+        await arena.add_bot(account)
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: {"alice", "bob"} <= set(server.sessions), what="both hosted")
+    record = await server.play_game("sim", {"vertices": 6}, ["alice", "bob"], seed=7)
+    assert record.outcome is not None and record.outcome.termination.value == "normal"
+    assert record.players == ("alice", "bob")
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
