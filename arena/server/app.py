@@ -176,7 +176,8 @@ class ArenaServer:
         )
         if self.uploads is not None:
             self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
-                                       refresh_interval=hosted.refresh_interval)
+                                       refresh_interval=hosted.refresh_interval,
+                                       taken=self._taken_by_its_author)
             self._tasks.append(loop.create_task(self.hosted.watch(), name="hosted bots"))
         if config.ladder is not None:
             self.ladder = Ladder(config.ladder, self._ladder_candidates, self._start_pair,
@@ -394,7 +395,15 @@ class ArenaServer:
         reads the hosted bots again now rather than at its next refresh)."""
         del build, directory
         if self.hosted is not None and not self._closing:
-            await self.hosted.refresh()
+            try:
+                await self.hosted.refresh()
+            except StorageFailure as failure:  # the watch tries again
+                log.warning("the hosted bots could not be refreshed: %s", failure)
+
+    def _taken_by_its_author(self, name: str) -> bool:
+        """Whether a program of `name`'s author is connected (not the hosted one)."""
+        session = self.sessions.get(name)
+        return session is not None and not session.hosted
 
     # -- views for the HTTP API --------------------------------------------------------
 

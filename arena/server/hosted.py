@@ -8,7 +8,9 @@ the same path, clocks and limits as any connected bot. It logs in with a token t
 lives only in the server's memory (`Clients.hosted_tokens`, checked by
 `arena.server.auth.authenticate`); every `refresh_interval` seconds, and at once after
 an upload, it reads the hosted bots back from the database: a revoked account stops
-playing, a new build is played from the bot's next sandbox on.
+playing, a new build is played from the bot's next sandbox on. A program the bot's
+author connects under its name replaces the hosted one (as any newer connection does)
+and takes precedence: the hosted one waits until it leaves.
 
 The bridge (`HostedBridge`) runs the program as ``arena bots run DIR``, whose keeper
 kills the whole sandbox when it ends or when the bridge goes: a fresh sandbox when the
@@ -277,11 +279,18 @@ class HostedRunner:
         tokens: the server's table of hosted tokens (`Clients.hosted_tokens`), which
             the runner fills.
         refresh_interval: seconds between reads of the hosted bots from the database.
+        taken: whether a program of the bot's author is connected under its name (it
+            takes precedence: the hosted program waits until it leaves).
     """
 
     def __init__(self, uploads: Uploads, url: str, tokens: dict[str, str], *,
-                 refresh_interval: float = 5.0) -> None:
+                 refresh_interval: float = 5.0,
+                 taken: Callable[[str], bool] = lambda name: False) -> None:
         self.uploads = uploads
+        self.taken = taken
+        """Whether a program of the bot's author is connected under its name: it takes
+        precedence, the hosted one waits until it leaves."""
+        self.refreshes = 0
         self.url = url
         self.tokens = tokens
         self.refresh_interval = refresh_interval
@@ -310,12 +319,14 @@ class HostedRunner:
                 await self._stop(name)
             for name, directory in wanted.items():
                 hosted = self.bots.get(name)
-                if hosted is None or hosted.task.done():
-                    if hosted is not None:
-                        await self._stop(name)
-                    self._start(name, directory)
-                else:
+                if hosted is not None and not hosted.task.done():
                     hosted.directory = hosted.bridge.directory = directory
+                    continue
+                if hosted is not None:  # it ended (replaced by its author's program...)
+                    await self._stop(name)
+                if not self.taken(name):
+                    self._start(name, directory)
+            self.refreshes += 1
 
     def _start(self, name: str, directory: Path) -> None:
         token = "hosted." + secrets.token_urlsafe(32)

@@ -7,6 +7,7 @@ sandbox is left."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import zipfile
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
 from arena.server.config import HostedConfig
+from clients.sdk import ArenaClient, BuiltinBot
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
 from tests.waiting import wait_for
 
@@ -254,3 +256,31 @@ async def test_an_operator_names_hosted_bots_in_a_game_like_connected_ones(
     assert record.players == ("alice", "bob")
     await arena.close()
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+async def test_a_program_its_author_connects_takes_precedence_over_the_hosted_one(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    arena = await make_arena(hosted=HostedConfig(directory=str(builds / "hosted-author"),
+                                                 refresh_interval=0.05))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    await arena.add_bot("alice")
+    assert (await server.uploads.upload("alice", BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
+                   what="alice hosted")
+    token = await server.storage.add_bot("alice", replace=True)  # its author's own program
+    own = ArenaClient(server.url, token, BuiltinBot("random"), reconnect_delay=0.05)
+    task = asyncio.create_task(own.run())
+    try:
+        await wait_for(lambda: "alice" in server.sessions and not server.sessions["alice"].hosted,
+                       what="its author's program replaced the hosted one")
+        seen = server.hosted.refreshes
+        await wait_for(lambda: server.hosted.refreshes >= seen + 5,  # type: ignore[union-attr]
+                       what="the runner looked again, several times")
+        assert not server.sessions["alice"].hosted and own.connected.is_set()
+    finally:
+        await own.stop()
+        await task
+    await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
+                   what="hosted again once its author's program left")
+    await arena.close()
