@@ -141,8 +141,13 @@ class Uploads:
         task = asyncio.get_running_loop().create_task(
             self._finish(row, source, remove_source), name=f"build {row.id}")
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._started_done)
         return row
+
+    def _started_done(self, task: asyncio.Task[BuildRow]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("build failed: %s", task.exception())  # recorded as failed already
 
     async def _begin(self, bot: str, lang: str) -> BuildRow:
         await self.check(bot, lang)
@@ -189,6 +194,20 @@ class Uploads:
         if row.status == "ok":
             await self.new_version(row)
         return row
+
+    async def recover(self, now: float | None = None) -> list[str]:
+        """Record as failed the builds left ``building`` by a process that stopped
+        during them (older than any build could take with its wait); their ids."""
+        now = time.time() if now is None else now
+        oldest = now - self.build_limits.wall_seconds * (self.queue + 2) - 60
+        stale = [row for row in await self.storage.builds(status="building", limit=10_000)
+                 if row.created < oldest]
+        for row in stale:
+            detail = "the server stopped during the build: upload it again"
+            await self.storage.save_build(replace(row, status="failed", finished=now,
+                                                  detail=detail, log=detail + "\n"))
+            await asyncio.to_thread(shutil.rmtree, self.build_dir(row), True)
+        return [row.id for row in stale]
 
     async def new_version(self, build: BuildRow) -> None:
         """A successful build becomes its bot's current one: the one place where the

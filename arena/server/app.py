@@ -175,6 +175,7 @@ class ArenaServer:
             server_header=f"arena/{PROTOCOL_VERSION}",
         )
         if self.uploads is not None:
+            await self.uploads.recover()
             self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
                                        refresh_interval=hosted.refresh_interval,
                                        taken=self._taken_by_its_author)

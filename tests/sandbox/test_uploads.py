@@ -151,3 +151,18 @@ def test_arena_bots_upload_builds_and_prints_the_log(builds: Path, tmp_path: Pat
     zipped_ok = runner.invoke(main, ["bots", "upload", "alice", str(tmp_path / "bot.zip"),
                                      "--lang", "python", "--db", db, "--hosted-dir", hosted])
     assert zipped_ok.exit_code == 0, zipped_ok.output
+
+
+async def test_a_build_left_building_by_a_stopped_process_is_recorded_failed(
+        builds: Path, tmp_path: Path) -> None:
+    storage = await _storage(tmp_path)
+    uploads = Uploads(storage, builds / "hosted-d")
+    try:
+        await storage.save_build(BuildRow("b-old", "alice", "python", "building", 1.0))
+        await storage.save_build(BuildRow("b-new", "alice", "python", "building", 1e12))
+        assert await uploads.recover(now=1e12) == ["b-old"]
+        old = await storage.build("b-old")
+        assert old is not None and old.status == "failed" and "stopped" in (old.detail or "")
+        assert (await storage.build("b-new")).status == "building"  # type: ignore[union-attr]
+    finally:
+        await storage.close()
