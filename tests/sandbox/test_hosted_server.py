@@ -284,3 +284,26 @@ async def test_a_program_its_author_connects_takes_precedence_over_the_hosted_on
     await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
                    what="hosted again once its author's program left")
     await arena.close()
+
+
+async def test_a_game_that_ends_while_it_waits_for_slots_leaves_the_queue(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    arena = await make_arena(time_control=LADDER_CLOCK,
+                             hosted=HostedConfig(directory=str(builds / "hosted-queue"), slots=1))
+    server = arena.server
+    slots = server.hosted_slots
+    assert server.uploads is not None and slots is not None
+    for account in ("alice", "bob"):
+        await arena.add_bot(account)
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: {"alice", "bob"} <= set(server.sessions), what="both hosted")
+    async with slots.hold(1):  # the machine is busy
+        live = server.start_game("sim", {"vertices": 6}, ["alice", "bob"])
+        await wait_for(lambda: slots.waiting == 1, what="the game waits for a slot")
+        assert not live.over
+        server.games.abort(live, "the operator changed its mind")
+        record = await asyncio.wait_for(asyncio.shield(server.games.task_of(live)), 20)
+        assert record.outcome is not None and "changed its mind" in (record.outcome.detail or "")
+        assert slots.waiting == 0 and slots.used == 1
+    assert slots.used == 0
+    await arena.close()
