@@ -24,6 +24,7 @@ import logging
 import os
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -93,6 +94,21 @@ class Uploads:
         self.tasks: set[asyncio.Task[BuildRow]] = set()
         """Builds started by `start` and not finished."""
 
+    def check_reachable(self) -> None:
+        """Make the hosted directory if missing, and refuse one the sandboxes' uids
+        cannot reach (a builds directory under a private one, such as ``/root``).
+
+        Raises:
+            UploadError: naming the directory to open (``chmod o+x``).
+        """
+        self.directory.mkdir(mode=0o755, parents=True, exist_ok=True)
+        for path in (self.directory, *self.directory.parents):
+            if not path.stat().st_mode & stat.S_IXOTH:
+                raise UploadError(
+                    f"the hosted directory {self.directory} is out of the sandboxes' reach: "
+                    f"{path} is closed to other users (chmod o+x {path}, or choose another "
+                    "directory)")
+
     @property
     def incoming(self) -> Path:
         """Where uploads being received are written (made if missing)."""
@@ -128,9 +144,11 @@ class Uploads:
         the finished row (``ok``, or ``failed`` with its `BuildRow.detail` and log).
 
         Raises:
-            UploadError, BuildQueueFull: refused before building (`check`).
+            UploadError, BuildQueueFull: refused before building (`check`), or the
+                hosted directory is out of the sandboxes' reach (`check_reachable`).
             SandboxUnavailable: this machine cannot build in a sandbox.
         """
+        await asyncio.to_thread(self.check_reachable)
         return await self._finish(await self._begin(bot, lang), source, remove_source)
 
     async def start(self, bot: str, source: str | os.PathLike[str], lang: str, *,

@@ -203,12 +203,13 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
 
     from arena.sandbox.host import SandboxUnavailable
     from arena.storage import StorageFailure, StorageVersionError
+    from arena.uploads import UploadError
 
     try:
         asyncio.run(main())
     except (StorageFailure, StorageVersionError) as error:  # the database cannot be opened
         raise click.ClickException(str(error)) from None
-    except SandboxUnavailable as error:  # --hosted-dir on a machine without the sandbox
+    except (SandboxUnavailable, UploadError) as error:  # --hosted-dir, and no sandbox
         raise click.UsageError(str(error)) from None
 
 

@@ -143,6 +143,7 @@ class ArenaServer:
                                    upload_limits=hosted.upload,
                                    builds_at_once=hosted.builds_at_once,
                                    queue=hosted.build_queue, on_new_version=self._new_version)
+            self.uploads.check_reachable()  # UploadError: which directory to open
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,

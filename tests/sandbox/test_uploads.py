@@ -166,3 +166,17 @@ async def test_a_build_left_building_by_a_stopped_process_is_recorded_failed(
         assert (await storage.build("b-new")).status == "building"  # type: ignore[union-attr]
     finally:
         await storage.close()
+
+
+async def test_a_hosted_directory_out_of_the_sandboxes_reach_is_refused(
+        builds: Path, tmp_path: Path) -> None:
+    storage = await _storage(tmp_path)
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    try:
+        uploads = Uploads(storage, private / "hosted")
+        with pytest.raises(UploadError, match=f"chmod o\\+x {private}"):
+            await uploads.upload("alice", BOTS / "python", "python")
+        assert await storage.builds("alice") == []  # refused before anything was recorded
+    finally:
+        await storage.close()
