@@ -15,9 +15,10 @@ and takes precedence: the hosted one waits until it leaves.
 The bridge (`HostedBridge`) runs the program as ``arena bots run DIR``, whose keeper
 kills the whole sandbox when it ends or when the bridge goes: a fresh sandbox when the
 bot's first game in progress starts, stopped when its last one ends, so no process of
-it outlives its games. Its standard error is kept per game, for the bot's owner only
-(``hosted_stderr``, `STDERR_BYTES` a game; ``GET /api/bots/NAME/games/ID/stderr``); its
-``#`` lines are debug lines like any connected bot's. A program that dies loses the
+it outlives its games. Its standard error and its ``#`` debug lines are kept per game,
+in order, for the bot's owner only (``hosted_stderr``, `STDERR_BYTES` a game; ``GET
+/api/bots/NAME/games/ID/stderr``): unlike a connected bot's debug lines, they are not in
+the game's public log. A program that dies loses the
 games it was playing (resigned at once: nobody waits on its clock), its end told in its
 standard error, and the next game starts it again.
 
@@ -144,6 +145,8 @@ class HostedBridge(ExecBot):
             self._keep(text)
 
     def _keep(self, text: str, games: list[str] | None = None) -> None:
+        """Keep a line of the program's output (standard error, ``#``) with `games`
+        (default: the game whose turn it has, else every game in progress)."""
         for game_id in games or ([self._game] if self._game else list(self._starts)):
             self._stderr.setdefault(game_id, _Stderr()).add(text)
 
@@ -175,9 +178,8 @@ class HostedBridge(ExecBot):
         await self._write(self._lines.turn(self._turn_fields(turn)))
         while True:
             item = self._lines.read(await self._read_line())
-            if isinstance(item, Comment):
-                if self.arena_client is not None and item.text:
-                    await self.arena_client.log(turn.game_id, item.text)
+            if isinstance(item, Comment):  # kept with its standard error, for its owner
+                self._keep(f"# {item.text}", [turn.game_id])
             elif isinstance(item, LegalQuery):
                 await self._write(await self._answer(turn, item.steps))
             else:

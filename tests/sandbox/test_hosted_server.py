@@ -195,6 +195,7 @@ async def test_a_hostile_upload_loses_only_its_own_ladder_games(
         text = await wait_for(lambda: server.storage.stderr(first.id, "hostile"),
                               what="its standard error is stored")
         assert f"REPORT refused 127.0.0.1:{server.port}" in text and "REPORT connected" not in text
+        assert "the program ended" not in text  # it played on, and lost by its move
         stored = await server.storage.game(first.id)
         assert stored is not None and "REPORT" not in stored.log  # not in the public log
         owner = await server.storage.add_bot("hostile", replace=True)  # its owner reads it
@@ -256,6 +257,37 @@ async def test_an_operator_names_hosted_bots_in_a_game_like_connected_ones(
     assert record.players == ("alice", "bob")
     await arena.close()
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+async def test_a_hosted_bots_debug_lines_and_stderr_are_its_owners_only(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    source = tmp_path / "chatty"
+    source.mkdir()
+    for name, text in HONEST.items():
+        (source / name).write_text(text)
+    bot = source / "bot.py"
+    bot.write_text(bot.read_text().replace(
+        '    if keyword == "turn":\n',
+        '    if keyword == "turn":\n        print("# secret plan", flush=True)\n'
+        '        print("thinking aloud", file=sys.stderr, flush=True)\n'))
+    arena = await make_arena(time_control=LADDER_CLOCK,
+                             hosted=HostedConfig(directory=str(builds / "hosted-chatty")))
+    server = arena.server
+    assert server.uploads is not None
+    for account in ("alice", "bob"):
+        await arena.add_bot(account)
+    assert (await server.uploads.upload("alice", source, "python")).status == "ok"
+    assert (await server.uploads.upload("bob", BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: {"alice", "bob"} <= set(server.sessions), what="both hosted")
+    record = await server.play_game("sim", {"vertices": 6}, ["alice", "bob"], seed=3)
+    assert record.outcome is not None and record.outcome.termination.value == "normal"
+    text = await wait_for(lambda: server.storage.stderr(record.id, "alice"),
+                          what="alice's output is stored")
+    assert "# secret plan" in text and "thinking aloud" in text
+    stored = await server.storage.game(record.id)
+    assert stored is not None and "secret plan" not in stored.log
+    assert "thinking aloud" not in stored.log
+    await arena.close()
 
 
 async def test_a_program_its_author_connects_takes_precedence_over_the_hosted_one(

@@ -245,9 +245,10 @@ ENDPOINTS = (
              answers={200: f"{_BUILD}, log (the build log: the compiler's output, bounded)",
                       **_READERS, 404: "no such build, or this server hosts no bots"}),
     Endpoint("GET", "/api/bots/{name}/games/{id}/stderr", stderr, "A hosted bot's standard "
-             "error in one game (its owner, operators)", "hosted",
+             "error and debug lines in one game (its owner, operators)", "hosted",
              params=(_NAME, Param("id", "the game's id", required=True, where="path")),
-             answers={200: "game_id, bot, stderr (its first 64 KiB; lines cut at 1 KiB)",
+             answers={200: "game_id, bot, stderr (its standard error and its '# ' lines, in "
+                           "order: the first 64 KiB; lines cut at 1 KiB)",
                       401: _READERS[401], 403: _READERS[403],
                       404: "nothing kept for that bot in that game"}),
 )
