@@ -253,14 +253,14 @@ class Uploads:
         return None
 
     async def hosted(self) -> dict[str, Path]:
-        """Every active bot account with a current build: name -> its build."""
+        """Every active bot account with a current build: name -> its build (read every
+        few seconds by the server: it lists no other account)."""
         rows = await self.storage.builds(status="ok", limit=100_000)
         names = sorted({row.bot for row in rows})
-        active = await self.storage.token_hashes(names)
-        operators = {account.name for account in await self.storage.bots() if account.operator}
+        active = await self.storage.token_hashes(names)  # not revoked, not expired
         found: dict[str, Path] = {}
         for row in rows:  # newest first
-            if row.bot in active and row.bot not in operators and row.bot not in found:
+            if row.bot in active and row.bot not in found:
                 path = self.build_dir(row)
                 if path.is_dir():
                     found[row.bot] = path
