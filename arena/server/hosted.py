@@ -71,12 +71,12 @@ class _Stderr:
         self.dropped = 0
 
     def add(self, line: str) -> None:
-        line = line[:STDERR_LINE_BYTES]
-        if self.size + len(line) + 1 > STDERR_BYTES:
+        data = line.encode("utf-8", "replace")[:STDERR_LINE_BYTES]
+        if self.size + len(data) + 1 > STDERR_BYTES:
             self.dropped += 1
             return
-        self.lines.append(line)
-        self.size += len(line.encode("utf-8", "replace")) + 1
+        self.lines.append(data.decode("utf-8", "ignore"))
+        self.size += len(data) + 1
 
     def text(self) -> str:
         more = f"[... {self.dropped} more lines not kept]\n" if self.dropped else ""
@@ -148,7 +148,9 @@ class HostedBridge(ExecBot):
         """Keep a line of the program's output (standard error, ``#``) with `games`
         (default: the game whose turn it has, else every game in progress)."""
         for game_id in games or ([self._game] if self._game else list(self._starts)):
-            self._stderr.setdefault(game_id, _Stderr()).add(text)
+            kept = self._stderr.get(game_id)  # none once its game is over
+            if kept is not None:
+                kept.add(text)
 
     def start(self, game: GameInfo) -> None:
         super().start(game)
