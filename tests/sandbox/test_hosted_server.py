@@ -19,6 +19,7 @@ import pytest
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
 from arena.server.config import HostedConfig
+from arena.server.hosted import STDERR_BYTES
 from clients.sdk import ArenaClient, BuiltinBot
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
 from tests.waiting import wait_for
@@ -148,17 +149,19 @@ async def test_a_server_that_hosts_nothing_says_so(make_arena: Any) -> None:  # 
 
 
 def _hostile_source(tmp_path: Path, name: str, port: int) -> Path:
-    """The hostile program `name` as an upload (the server's port written in, where it
-    takes it as an argument)."""
+    """The hostile program `name` as an upload, its argument written in (the server's
+    port; ``huge_output:stderr``: what it floods)."""
+    name, _, argument = name.partition(":")
     source = tmp_path / f"source-{name}"
     source.mkdir()
     text = (HOSTILE / f"{name}.py").read_text().replace("int(sys.argv[1])", str(port))
+    text = text.replace("sys.argv[1]", repr(argument))
     (source / "bot.py").write_text(text)
     return source
 
 
 @pytest.mark.parametrize("name", ["fork_bomb", "memory_bomb", "infinite_loop", "daemon",
-                                  "connect"])
+                                  "connect", "huge_output:stderr"])
 async def test_a_hostile_upload_loses_only_its_own_ladder_games(
         make_arena: Any, builds: Path, tmp_path: Path, name: str) -> None:  # noqa: F811
     arena = await make_arena(
@@ -206,6 +209,11 @@ async def test_a_hostile_upload_loses_only_its_own_ladder_games(
             status, answer = await api.get(owner, path)
             assert status == 200 and answer["stderr"] == text
             assert (await api.get(stranger, path))[0] == 403
+    if name == "huge_output:stderr":  # its flood, kept within its bound
+        [first, *_] = await server.storage.games(bot="hostile", status="finished", limit=1)
+        text = await wait_for(lambda: server.storage.stderr(first.id, "hostile"),
+                              what="its standard error is stored")
+        assert len(text.encode()) <= STDERR_BYTES + 100 and "more lines not kept" in text
     assert server.health()["status"] == "ok"
     slots = server.hosted_slots
     assert slots is not None and 1 <= slots.peak <= slots.capacity
