@@ -15,7 +15,9 @@ from typing import Any
 
 import aiohttp
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
 from arena.server.config import HostedConfig
@@ -346,4 +348,20 @@ async def test_a_game_that_ends_while_it_waits_for_slots_leaves_the_queue(
         assert record.outcome is not None and "changed its mind" in (record.outcome.detail or "")
         assert slots.waiting == 0 and slots.used == 1
     assert slots.used == 0
+    await arena.close()
+
+
+async def test_an_upload_from_the_command_line_is_played_by_a_running_server(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    hosted = builds / "hosted-cli-server"
+    arena = await make_arena(hosted=HostedConfig(directory=str(hosted), refresh_interval=0.1))
+    server = arena.server
+    await arena.add_bot("alice")
+    result = await asyncio.to_thread(
+        CliRunner().invoke, main, ["bots", "upload", "alice", str(BOTS / "python"), "--lang",
+                                   "python", "--db", server.config.db, "--hosted-dir",
+                                   str(hosted)])
+    assert result.exit_code == 0, result.output
+    await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
+                   what="the server hosts the build it read from the database")
     await arena.close()
