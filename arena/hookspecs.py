@@ -10,8 +10,11 @@ adds its own by exposing a module with `@arena.hookimpl` functions under the
 The generic layers (validation, the command line, the web interface) never name a game:
 whatever is particular to one (a log format of its own, a command, web endpoints, how a
 web page builds its moves) comes through these hooks, so a third-party game gets what
-the built-in ones get. The layers are written down as import-linter contracts in
-``pyproject.toml`` (``[tool.importlinter]``).
+the built-in ones get. The web's own hooks (``arena_web_*``) live with the web, in
+`arena.web.hookspecs`; a plugin implements them with the same `hookimpl`, and every
+`arena.registry.Registry` knows both modules (`arena.registry.HOOKSPECS`). The layers
+are written down as import-linter contracts in ``pyproject.toml``
+(``[tool.importlinter]``).
 """
 
 from __future__ import annotations
@@ -25,9 +28,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from arena.bots import BotFactory
-    from arena.game import Game, Rejection
+    from arena.game import Game
     from arena.record import LogFormat
-    from arena.web.routes import Endpoint
 
 hookspec = pluggy.HookspecMarker("arena")
 hookimpl = pluggy.HookimplMarker("arena")
@@ -104,57 +106,4 @@ def arena_cli_settings(game: str, options: Mapping[str, Any]) -> dict[str, Any] 
         when this plugin does not serve `game` (the game's defaults, ``{}``, are used).
         Raise `arena.errors.ArenaError` for options it refuses. Stops at first non-None
         result.
-    """
-
-
-# -- the web interface ---------------------------------------------------------------
-
-
-@hookspec
-def arena_web_endpoints() -> list[Endpoint]:  # type: ignore[empty-body]
-    """Return HTTP endpoints of a game's own (`arena.web.routes.Endpoint`).
-
-    Called when the web application is made; they are served and documented (OpenAPI)
-    like the arena's own (the substitution game: its grammar presets, ``/api/grammars``).
-    """
-
-
-@hookspec(firstresult=True)
-def arena_web_settings(
-    game: str, request: Mapping[str, Any], presets: Mapping[str, str]
-) -> dict[str, Any] | None:
-    """The settings of a game the web starts without ``settings``, from the request's
-    fields of the game's own (the substitution game: ``moves`` with ``grammar`` or
-    ``text``).
-
-    Args:
-        game: the game's name.
-        request: the request's fields (``moves``, ``grammar``, ``text``: None if absent).
-        presets: the presets saved for this game (name -> text; `Storage.presets`).
-
-    Returns:
-        The settings (checked by the game's `from_settings` afterwards), or ``None``
-        when this plugin does not serve `game`: the game's `Game.web_lobby` settings are
-        used. Raise `arena.errors.SettingsError` for fields it refuses. Stops at first
-        non-None result.
-    """
-
-
-@hookspec(firstresult=True)
-def arena_web_partial_move(
-    game: Game[Any, Any], state: Any, steps: str
-) -> dict[str, Any] | Rejection | None:
-    """A move being built step by step in a web page (``/api/legal?steps=...``).
-
-    Args:
-        game: the game, bound to its settings.
-        state: the position, the seat to act's turn.
-        steps: the steps chosen so far, as the game's move string (may be empty).
-
-    Returns:
-        The fields ``/api/legal`` adds to its answer (the legal next steps, whether the
-        move may end, what the page draws of the partial move), the `Rejection` of the
-        first bad step (its `step`: the 0-based index), or ``None`` when this plugin
-        does not build `game`'s moves (then a request with ``steps`` is refused). Stops
-        at first non-None result.
     """

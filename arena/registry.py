@@ -1,8 +1,8 @@
 """The plugin registry: games and bots from built-in modules and installed packages.
 
 Built-in plugins are registered exactly like third-party ones (they implement the
-hooks in `arena.hookspecs`); installed packages are found through the
-``arena.plugins`` entry-point group.
+hooks in `arena.hookspecs` and the web's in `arena.web.hookspecs`); installed packages
+are found through the ``arena.plugins`` entry-point group.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 
 import pluggy
 
-from arena import hookspecs
 from arena.bots import (
     EXEC_PREFIX,
     HOSTED_PREFIX,
@@ -28,9 +27,14 @@ from arena.errors import BotSpecError, PluginError, SettingsError
 from arena.game import Game
 from arena.record import LogFormat
 
-__all__ = ["BUILTIN_PLUGINS", "ENTRY_POINT_GROUP", "Registry", "default_registry"]
+__all__ = ["BUILTIN_PLUGINS", "ENTRY_POINT_GROUP", "HOOKSPECS", "Registry", "default_registry"]
 
 ENTRY_POINT_GROUP = "arena.plugins"
+
+HOOKSPECS: tuple[str, ...] = ("arena.hookspecs", "arena.web.hookspecs")
+"""Modules of the hook specifications: the core's, and the web's, which live with the
+web. Named, not imported, as the built-in plugins are: the registry is below the web and
+the server (import-linter), and the web's module imports nothing but pluggy at run time."""
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "arena.games.substitution.plugin",
@@ -77,7 +81,8 @@ class Registry:
         registry from them and `entry_points`)."""
         self.entry_points = entry_points
         self.manager = pluggy.PluginManager("arena")
-        self.manager.add_hookspecs(hookspecs)
+        for spec_module in HOOKSPECS:
+            self.manager.add_hookspecs(importlib.import_module(spec_module))
         for module_name in self.plugins:
             try:
                 module = importlib.import_module(module_name)
@@ -156,14 +161,14 @@ class Registry:
     def web_settings(self, game: str, request: Mapping[str, Any],
                      presets: Mapping[str, str]) -> dict[str, Any] | None:
         """The settings a plugin makes of a web request's own fields for `game`
-        (`arena.hookspecs.arena_web_settings`); None if no plugin does."""
+        (`arena.web.hookspecs.arena_web_settings`); None if no plugin does."""
         result: dict[str, Any] | None = self.manager.hook.arena_web_settings(
             game=game, request=request, presets=presets)
         return result
 
     def web_partial_move(self, game: Game[Any, Any], state: Any, steps: str) -> Any:
         """What a plugin says of a move being built in steps
-        (`arena.hookspecs.arena_web_partial_move`); None if no plugin builds them."""
+        (`arena.web.hookspecs.arena_web_partial_move`); None if no plugin builds them."""
         return self.manager.hook.arena_web_partial_move(game=game, state=state, steps=steps)
 
     # -- bots ---------------------------------------------------------------------------

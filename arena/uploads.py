@@ -34,7 +34,7 @@ from arena.errors import ArenaError
 from arena.names import is_guest
 from arena.sandbox.build import LANGS, BuildError, build_bot
 from arena.sandbox.spec import BuildLimits, UploadLimits
-from arena.storage import BuildRow, Storage
+from arena.storage.interface import BuildRow, Storage
 
 __all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "BuildQueueFull", "UploadError", "Uploads",
            "new_build_id"]

@@ -9,7 +9,8 @@ round trip (client sends `move` -> receives `move_accepted`) p50/p99, the echo r
 trip p50/p99 and the server's memory (RSS, peak RSS).
 
     python bench/bench_server.py [--bots 200] [--games 100] [--seconds 10] [--moves 50]
-                                 [--rounds 3] [--baseline REV]
+                                 [--rounds 3] [--baseline REV | --no-write-ahead-baseline]
+                                 [--db sqlite | --db postgresql://...]
 
 The two phases alternate for `--rounds` rounds (the machine's speed drifts, so each
 round's ratio compares neighbours) and the summary quotes medians. Bounded: each phase
@@ -22,6 +23,12 @@ side with the code before it, on the same machine in the same minutes. The clien
 this checkout's SDK, which checks every frame: REV must speak the same protocol (a
 revision from before the seed commitment of `game_start`, issue 11, cannot be compared;
 its frames are refused).
+
+`--no-write-ahead-baseline` runs this checkout's server a second time in every round
+with ``--no-write-ahead`` (no move stored before it is told, as before issue 23): the
+cost of storing every move, side by side. `--db` picks the database: a fresh SQLite file
+per phase (the default), or a fresh schema (dropped after) in the PostgreSQL database
+of the URL given.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ from harness import (
 )
 
 from arena.games.substitution import Settings
-from arena.storage.sqlite import SQLiteDatabase
+from arena.storage import open_storage
 from clients.operator import Operator
 from clients.sdk import BuiltinBot
 from protocol import Message
@@ -83,16 +90,16 @@ def serve_flags(root: Path, bots: int) -> list[str]:
 
 
 async def arena_phase(args: argparse.Namespace, db: str, port: int,
-                      root: Path = ROOT) -> dict[str, float]:
-    """The arena server of the checkout `root` under load."""
+                      root: Path = ROOT, extra: tuple[str, ...] = ()) -> dict[str, float]:
+    """The arena server of the checkout `root` (with the flags `extra`) under load."""
     url = f"ws://127.0.0.1:{port}/"
     flags = await asyncio.to_thread(serve_flags, root, args.bots)
     async with arena_server(port, db, "--no-ladder", "--move-ms", "10000", "--first-move-ms",
-                            "10000", *flags, root=root) as server:
-        storage = SQLiteDatabase(db)
-        tokens = {f"bot{i:03d}": storage.add_bot(f"bot{i:03d}") for i in range(args.bots)}
-        operator_token = storage.add_bot("bench-operator", operator=True)
-        storage.close()
+                            "10000", *flags, *extra, root=root) as server:
+        storage = await open_storage(db)
+        tokens = {f"bot{i:03d}": await storage.add_bot(f"bot{i:03d}") for i in range(args.bots)}
+        operator_token = await storage.add_bot("bench-operator", operator=True)
+        await storage.close()
         clients = [TimedClient(url, token, BuiltinBot("random")) for token in tokens.values()]
         for client in clients:
             client.measuring = False
@@ -274,33 +281,69 @@ def main() -> None:
                         help="arena and echo phases, interleaved; the summary quotes medians")
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="also run the server of this git revision in every round")
+    parser.add_argument("--no-write-ahead-baseline", action="store_true",
+                        help="also run this checkout's server with --no-write-ahead in every "
+                             "round (the cost of storing each move)")
+    parser.add_argument("--db", default="sqlite",
+                        help="sqlite (a fresh file per phase) or a postgresql:// URL (a fresh "
+                             "schema per phase, dropped after)")
     args = parser.parse_args()
     if args.baseline is not None:
         with checkout(args.baseline) as baseline:
             run(args, baseline)
+    elif args.no_write_ahead_baseline:
+        args.baseline = "--no-write-ahead"
+        run(args, ROOT, ("--no-write-ahead",))
     else:
         run(args, None)
 
 
-def run(args: argparse.Namespace, baseline: Path | None) -> None:
+@contextlib.asynccontextmanager
+async def fresh_database(kind: str, tmp: str) -> Any:
+    """A fresh database for one phase: a SQLite file in `tmp`, or a PostgreSQL schema."""
+    if kind == "sqlite":
+        yield os.path.join(tmp, "bench.sqlite")
+        return
+    import secrets
+
+    import asyncpg
+
+    name = "arena_bench_" + secrets.token_hex(6)
+    admin = await asyncpg.connect(kind)
+    try:
+        await admin.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{kind}{'&' if '?' in kind else '?'}search_path={name}"
+        finally:
+            await admin.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await admin.close()
+
+
+def run(args: argparse.Namespace, baseline: Path | None, baseline_flags: tuple[str, ...] = ()
+        ) -> None:
     rounds: list[tuple[dict[str, float], dict[str, float]]] = []
     before: list[dict[str, float]] = []
     print(f"{args.rounds} rounds of: arena server ({args.bots} bot clients, {args.games} games "
-          f"in flight, substitution on 'medium', {args.moves} moves a player), then a bare "
+          f"in flight, substitution on 'medium', {args.moves} moves a player, database "
+          f"{args.db.split('?')[0]}), then a bare "
           f"websockets echo ({args.games} connections); {args.seconds:g} s measured each")
     print("round  move p50/p99 ms   echo p50/p99 ms   ratio p50   moves/s  echo/s   "
           "server us/move  echo us/msg  clients us/move  server MiB")
-    def server_phase(root: Path) -> dict[str, float]:
-        with tempfile.TemporaryDirectory() as tmp:
-            return asyncio.run(arena_phase(args, os.path.join(tmp, "bench.sqlite"), free_port(),
-                                           root))
+    def server_phase(root: Path, extra: tuple[str, ...] = ()) -> dict[str, float]:
+        async def phase() -> dict[str, float]:
+            with tempfile.TemporaryDirectory() as tmp:
+                async with fresh_database(args.db, tmp) as db:
+                    return await arena_phase(args, db, free_port(), root, extra)
+
+        return asyncio.run(phase())
 
     for number in range(1, args.rounds + 1):
         if baseline is not None and number % 2 == 0:  # alternate which one goes first
-            before.append(server_phase(baseline))
+            before.append(server_phase(baseline, baseline_flags))
         arena = server_phase(ROOT)
         if baseline is not None and number % 2 == 1:
-            before.append(server_phase(baseline))
+            before.append(server_phase(baseline, baseline_flags))
         if baseline is not None:
             old = before[-1]
             print(f" base  {old['rtt_p50_ms']:6.2f}/{old['rtt_p99_ms']:<7.2f}  "
@@ -343,6 +386,14 @@ def run(args: argparse.Namespace, baseline: Path | None) -> None:
               f"trip p50 under load x{median(p50):.2f} (rounds: "
               f"{', '.join(f'{r:.2f}' for r in p50)}), moves/s x{median(rate):.2f}, no-load "
               f"p50 x{median(quiet):.2f} (below 1: faster, above 1: slower)")
+        base_ratios = [b["rtt_p50_ms"] / e["echo_p50_ms"]
+                       for (_, e), b in zip(rounds, before, strict=True)]
+        print(f"  {args.baseline}: move round trip p50 "
+              f"{median([b['rtt_p50_ms'] for b in before]):.2f} ms, p99 "
+              f"{median([b['rtt_p99_ms'] for b in before]):.2f} ms, moves/s "
+              f"{median([b['moves_per_s'] for b in before]):.0f}; ratio move/echo at p50 "
+              f"median {median(base_ratios):.2f}x (rounds: "
+              f"{', '.join(f'{r:.2f}' for r in base_ratios)})")
 
 
 if __name__ == "__main__":

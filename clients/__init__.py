@@ -5,6 +5,7 @@ the operator (tournament) client. See `docs/server.md`.
     run("ws://127.0.0.1:8765/", token, lambda turn: turn.legal_moves(limit=1)[0])
 """
 
+from clients.challenges import ChallengeNotice, ChallengeRefused
 from clients.sdk import (
     ArenaBot,
     ArenaClient,
@@ -22,6 +23,8 @@ __all__ = [
     "ArenaClient",
     "BotFailure",
     "BuiltinBot",
+    "ChallengeNotice",
+    "ChallengeRefused",
     "GameInfo",
     "GameResult",
     "Rejected",

@@ -33,6 +33,7 @@ from arena.game import Game
 from arena.legal import legal_fields
 from arena.registry import default_registry
 from arena.seeds import check_commitment, parse_seed
+from clients.challenges import ChallengeNotice, Waiters, policy_json
 from protocol import (
     PROTOCOL_VERSION,
     AuthenticationError,
@@ -233,6 +234,12 @@ class ArenaBot:
     def end(self, game: GameInfo | None, result: GameResult) -> None:
         """A game is over (the result is already stored on the server)."""
 
+    def challenged(self, notice: ChallengeNotice) -> bool | None:
+        """A bot challenges this one (clients made with ``challenges=True``): True
+        accepts, False declines, None leaves the answer for later
+        (`ArenaClient.accept`, `ArenaClient.decline`; unanswered, it expires)."""
+        return None
+
 
 class _FunctionBot(ArenaBot):
     def __init__(self, function: Callable[[Turn], str | Awaitable[str]]) -> None:
@@ -329,6 +336,12 @@ class ArenaClient:
             row (None: never).
         connect_timeout: give up (`CannotConnect`) after trying this long without a
             connection (seconds; None: never). Both count from the last connection.
+        challenges: list the ``challenges`` capability: the bot is asked about each
+            challenge (`ArenaBot.challenged`) unless `accept` says otherwise.
+        accept: the accept policy sent in ``hello``: ``{"mode": "ask" | "auto" |
+            "decline", "min_rating": ..., "max_rating": ...}`` (None: the server's
+            default, ``ask`` with `challenges`, else ``decline``).
+        seek: whether the ladder pairs the bot from the start (`seek`, `pause`).
     """
 
     url: str
@@ -353,6 +366,9 @@ class ArenaClient:
     """Frames from the server that could not be read or broke the schema."""
     connections: int = 0
     on_message: Callable[[Message], None] | None = None
+    challenges: bool = False
+    accept: dict[str, Any] | None = None
+    seek: bool = True
 
     def __post_init__(self) -> None:
         self._bot: ArenaBot = self.bot if isinstance(self.bot, ArenaBot) else _FunctionBot(self.bot)
@@ -367,6 +383,8 @@ class ArenaClient:
         self._busy = False  # the read loop is handling a frame: later ones queue behind it
         self._send_lock = asyncio.Lock()  # the async write path keeps frames in order
         self._last_turns: dict[str, Message] = {}
+        self._waiters = Waiters()
+        self._requests = 0
         self.welcome: Message | None = None
         self.connected = asyncio.Event()
 
@@ -445,9 +463,14 @@ class ArenaClient:
             if self.name:
                 hello["bot"] = self.name
             capabilities = (["compact-turns"] if self.compact else []) + (
-                ["legal-moves"] if self.legal_moves else [])
+                ["legal-moves"] if self.legal_moves else []) + (
+                ["challenges"] if self.challenges else [])
             if capabilities:
                 hello["capabilities"] = capabilities
+            if self.accept is not None:
+                hello["accept"] = self.accept
+            if not self.seek:
+                hello["seek"] = False
             await self.send(Message.make("hello", **hello))
             if isinstance(ws, FastClientConnection):
                 ws.on_frame = self._on_frame  # most frames: handled as they are read
@@ -569,6 +592,14 @@ class ArenaClient:
         elif kind == "legal_steps" or (kind == "error" and message.get("game_id") is not None
                                        and self._answers(message)):
             self._answers(message, resolve=True)
+        elif kind in ("challenge_status", "seeking", "policy") or (
+                kind == "error" and self._waiters.resolve(message)):
+            if kind == "seeking":
+                self.seek = message["seeking"]
+            if kind != "error":
+                self._waiters.resolve(message)
+        elif kind == "challenge":
+            self._challenged(ChallengeNotice.from_message(message))
         elif kind == "game_over":
             ended = self._games.pop(message["game_id"], None)
             self._last_turns.pop(message["game_id"], None)
@@ -631,6 +662,73 @@ class ArenaClient:
             return
         with contextlib.suppress(ConnectionClosed, ConnectionError):
             await self.send(Message.make("move", game_id=turn.game_id, turn=turn.turn, move=str(move)))
+
+    def _challenged(self, notice: ChallengeNotice) -> None:
+        """Ask the bot about a challenge; a True or False answer goes out at once."""
+        try:
+            verdict = self._bot.challenged(notice)
+        except Exception:
+            log.exception("the bot's challenged() failed on %s", notice.challenge_id)
+            return
+        if verdict is not None and self._core is not None:
+            self._core.send(Message.make("accept" if verdict else "decline",
+                                         challenge_id=notice.challenge_id))
+
+    # -- challenges and seeking -------------------------------------------------------------
+
+    async def challenge(self, opponent: str, *, rated: bool = False, ladder: str | None = None,
+                        timeout: float = 120.0) -> Message:
+        """Challenge `opponent` to a pairing on the ladder's settings and wait for the
+        end of it: the last ``challenge_status`` (``accepted`` with its ``game_ids``,
+        ``declined``, ``expired``, ``cancelled`` or ``failed``, with a ``reason``).
+
+        Raises:
+            ChallengeRefused: the server refused it (``challenge-limit``, ``bad-challenge``...).
+            TimeoutError: no end within `timeout` seconds.
+            ConnectionError: not connected.
+        """
+        self._requests += 1
+        request_id = f"r{self._requests}"
+        fields: dict[str, Any] = {"opponent": opponent, "rated": rated, "request_id": request_id}
+        if ladder is not None:
+            fields["ladder"] = ladder
+        return await self._ask(("challenge", request_id), Message.make("challenge", **fields),
+                               timeout)
+
+    async def accept_challenge(self, challenge_id: str) -> None:
+        """Accept a challenge the bot left unanswered (`ArenaBot.challenged` said None)."""
+        await self.send(Message.make("accept", challenge_id=challenge_id))
+
+    async def decline_challenge(self, challenge_id: str, reason: str | None = None) -> None:
+        """Decline a challenge; `reason` is told to the challenger."""
+        fields = {"challenge_id": challenge_id} | ({"reason": reason} if reason else {})
+        await self.send(Message.make("decline", **fields))
+
+    async def set_policy(self, mode: str, *, min_rating: float | None = None,
+                         max_rating: float | None = None, timeout: float = 10.0) -> Message:
+        """Change the bot's accept policy; returns the server's ``policy`` answer."""
+        self.accept = policy_json(mode, min_rating, max_rating)
+        return await self._ask(("policy",), Message.make("policy", accept=self.accept), timeout)
+
+    async def seek_games(self, *, ladder: str | None = None, timeout: float = 10.0) -> Message:
+        """Join the ladder's pairing (kept after a reconnect); returns ``seeking``."""
+        fields = {} if ladder is None else {"ladder": ladder}
+        return await self._ask(("seeking",), Message.make("seek", **fields), timeout)
+
+    async def pause_games(self, *, ladder: str | None = None, timeout: float = 10.0) -> Message:
+        """Leave the ladder's pairing without disconnecting (games in flight go on;
+        kept after a reconnect); returns ``seeking``."""
+        fields = {} if ladder is None else {"ladder": ladder}
+        return await self._ask(("seeking",), Message.make("pause", **fields), timeout)
+
+    async def _ask(self, key: tuple[str, ...], message: Message, timeout: float) -> Message:
+        future = self._waiters.wait(key)
+        try:
+            await self.send(message)
+            async with asyncio.timeout(timeout):
+                return await future
+        finally:
+            self._waiters.forget(key)
 
     # -- requests a bot may make ------------------------------------------------------------
 

@@ -36,11 +36,12 @@ from protocol.errors import (
     VersionError,
     WrongFieldType,
 )
-from protocol.schema import CAPABILITIES, PROTOCOL_VERSION, SCHEMA, Message
+from protocol.schema import CAPABILITIES, OPT_IN_CAPABILITIES, PROTOCOL_VERSION, SCHEMA, Message
 
 __all__ = [
     "CAPABILITIES",
     "DEFAULT_MAX_FRAME",
+    "OPT_IN_CAPABILITIES",
     "PROTOCOL_VERSION",
     "SCHEMA",
     "SUBPROTOCOLS",

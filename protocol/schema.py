@@ -30,6 +30,7 @@ from protocol.errors import (
 __all__ = [
     "CAPABILITIES",
     "MAX_DEPTH",
+    "OPT_IN_CAPABILITIES",
     "PROTOCOL_VERSION",
     "SCHEMA",
     "Field",
@@ -43,11 +44,19 @@ PROTOCOL_VERSION = 1
 """The protocol version this package speaks (also in the subprotocol names)."""
 
 CAPABILITIES: tuple[str, ...] = ("spectate", "resume", "retries", "legal-moves", "compact-turns")
-"""Capabilities the server can announce in ``welcome``; clients list the ones they use.
+"""Capabilities the server announces in every ``welcome``; clients list the ones they use.
 
 ``compact-turns``: a client that lists it gets no ``opponent_moved`` when its own
 ``your_turn`` follows at once; that ``your_turn`` carries the move as ``last_move``
 instead (one frame less per move for clients that only need the state)."""
+
+OPT_IN_CAPABILITIES: tuple[str, ...] = ("challenges",)
+"""Capabilities the server announces only to a client that lists them in ``hello``
+(a protocol-1 client that does not sees the ``welcome`` it always saw).
+
+``challenges``: the bot is sent ``challenge`` notices to answer with ``accept`` or
+``decline``, and ``welcome.limits`` carries the challenge budgets
+(``challenges_per_hour``, ``challenges_pending``, ``challenge_timeout``)."""
 
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted inside a message."""
@@ -265,6 +274,13 @@ _LIMITS = _object({
                                     "the server asked for (0: no limit)"},
     "message_burst": {**_MS, "description": "messages a connection may send at once before "
                       "message_rate applies; beyond both: a fatal 'rate-limited' error"},
+    "challenges_per_hour": {**_MS, "description": "with challenges: 'challenge' messages a "
+                            "bot may send in any 60 minutes (refused ones count too); beyond "
+                            "it: a 'challenge-limit' error"},
+    "challenges_pending": {**_MS, "description": "with challenges: unanswered challenges a bot "
+                           "may have sent at once, and may be sent at once"},
+    "challenge_timeout": {"type": "number", "minimum": 0, "description": "with challenges: "
+                          "seconds a challenge waits for its answer before it expires"},
 }, ("max_frame", "ping_interval"), closed=False)
 _TIME_CONTROL = _object({
     "move_ms": {**_MS, "description": "time for each move (ms)"},
@@ -296,6 +312,18 @@ _LEGAL_STEPS = _object({
 })
 _SCORES = {"type": "array", "items": {"type": "number"}}
 _LADDER = _object({"game": {"type": "string"}, "settings": _SETTINGS})
+_POLICY = _object({
+    "mode": {"enum": ["ask", "auto", "decline"],
+             "description": "ask: a 'challenge' notice to answer (needs the challenges "
+                            "capability; without it 'ask' declines); auto: accepted at once; "
+                            "decline: declined at once"},
+    "min_rating": {"type": ["number", "null"], "description": "challengers rated below this "
+                   "on the ladder are declined (null: no bound)"},
+    "max_rating": {"type": ["number", "null"], "description": "challengers rated above this "
+                   "are declined (null: no bound)"},
+}, ("mode",))
+_CHALLENGE_STATUS = {"enum": ["pending", "accepted", "declined", "expired", "cancelled",
+                              "failed"]}
 _RESULTS = {"enum": ["first", "second", "draw", "aborted"]}
 _TERMINATIONS = {"enum": ["normal", "illegal-move", "timeout", "disconnect", "resignation",
                           "aborted"]}
@@ -313,8 +341,13 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("games", "strs", "names of the games the bot plays, e.g. ['substitution'] "
                "(empty or absent: every game)", optional=True),
             _f("capabilities", "strs", "capabilities the client uses", optional=True,
-               shape={"items": {"enum": list(CAPABILITIES)}}),
+               shape={"items": {"enum": [*CAPABILITIES, *OPT_IN_CAPABILITIES]}}),
             _f("client", "str", "free text naming the client program", optional=True),
+            _f("accept", "object", "bots: how the bot answers challenges (mode 'ask', 'auto' "
+               "or 'decline', optional min_rating and max_rating); absent: 'ask', which "
+               "declines without the challenges capability", optional=True, shape=_POLICY),
+            _f("seek", "bool", "bots: whether the ladder pairs the bot from the start "
+               "(absent: true); 'seek' and 'pause' change it", optional=True),
         ), "First message of every connection."),
         MessageSpec("welcome", "server", (
             _f("protocol", "int", "protocol version of the session"),
@@ -462,6 +495,59 @@ SCHEMA: dict[str, MessageSpec] = {
         MessageSpec("game_requested", "server", (
             _f("request_id", "str"), _GAME,
         )),
+        # -- challenges and seeking (bots) -------------------------------------------
+        MessageSpec("challenge", "both", (
+            _f("opponent", "str", "from a bot: the bot challenged; from the server: the "
+               "challenger"),
+            _f("rated", "bool", "whether the games are rated on the ladder"),
+            _f("ladder", "str", "the ladder whose game, settings and time control the games "
+               "use (optional while the server has one ladder)", optional=True),
+            _f("request_id", "str", "from a bot: its own id, echoed in challenge_status",
+               optional=True),
+            _f("challenge_id", "str", "from the server: the id to accept or decline",
+               optional=True),
+            _f("rating", "number", "from the server: the challenger's rating on the ladder "
+               "(null: not rated yet)", optional=True, null=True),
+            _f("expires_ms", "int", "from the server: milliseconds left to answer",
+               optional=True, shape=_MS),
+        ), "A bot challenges another to a pairing (two games, seats swapped) on a ladder's "
+           "settings; the server sends the challenged bot (with the challenges capability) "
+           "a notice with challenge_id. Answered with challenge_status."),
+        MessageSpec("accept", "client", (
+            _f("challenge_id", "str", "the challenge_id of the notice"),
+        ), "Accept a challenge: its games start."),
+        MessageSpec("decline", "client", (
+            _f("challenge_id", "str", "the challenge_id of the notice"),
+            _f("reason", "str", "told to the challenger", optional=True),
+        ), "Decline a challenge."),
+        MessageSpec("challenge_status", "server", (
+            _f("challenge_id", "str"),
+            _f("status", "str", "pending, accepted, declined, expired, cancelled or failed",
+               shape=_CHALLENGE_STATUS),
+            _f("challenger", "str"),
+            _f("opponent", "str", "the bot challenged"),
+            _f("rated", "bool"),
+            _f("request_id", "str", "the challenger's request_id", optional=True),
+            _f("reason", "str", "why it was declined, cancelled or failed", optional=True),
+            _f("game_ids", "strs", "accepted: the ids of the games that start", optional=True),
+        ), "A challenge's news, to the challenger (every change) and to the challenged bot "
+           "(its end)."),
+        MessageSpec("policy", "both", (
+            _f("accept", "object", "the accept policy (as hello.accept)", shape=_POLICY),
+        ), "A bot changes its accept policy; the server answers with the policy in force."),
+        MessageSpec("seek", "client", (
+            _f("ladder", "str", "the ladder (optional while the server has one)",
+               optional=True),
+        ), "Join the ladder's pairing (the default on connecting); answered with seeking."),
+        MessageSpec("pause", "client", (
+            _f("ladder", "str", "the ladder (optional while the server has one)",
+               optional=True),
+        ), "Leave the ladder's pairing without disconnecting: games in flight go on, "
+           "challenges still come; answered with seeking."),
+        MessageSpec("seeking", "server", (
+            _f("ladder", "str", "the ladder's name"),
+            _f("seeking", "bool", "whether the ladder pairs the bot"),
+        ), "The answer to seek and pause."),
         # -- both ways ---------------------------------------------------------------
         MessageSpec("ping", "both", (_f("id", "int"),)),
         MessageSpec("pong", "both", (_f("id", "int"),)),

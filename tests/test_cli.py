@@ -134,7 +134,7 @@ def test_serve_takes_server_names_and_refuses_what_is_not_one(monkeypatch, tmp_p
     for name in ("https://arena.example.org", "arena.example.org:8080", "a b", "-a.example"):
         result = CliRunner().invoke(main, ["serve", "--no-ladder", "--server-name", name])
         assert result.exit_code == 2 and "--server-name" in result.output, result.output
-    import arena.server
+    import arena.app
 
     configs = []
 
@@ -148,7 +148,7 @@ def test_serve_takes_server_names_and_refuses_what_is_not_one(monkeypatch, tmp_p
         async def start(self):
             raise Recorded
 
-    monkeypatch.setattr(arena.server, "ArenaServer", Server)
+    monkeypatch.setattr(arena.app, "Arena", Server)
     result = CliRunner().invoke(main, ["serve", "--no-ladder", "--db", str(tmp_path / "a.db"),
                                        "--server-name", "Arena.Example.org",
                                        "--server-name", "play.example.org"])

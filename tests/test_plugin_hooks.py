@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 import arena.registry
-import arena.server  # before arena.web.endpoints, which needs it imported first
 from arena.cli import main
 from arena.errors import LogFormatError, PluginError
 from arena.match import play_match

@@ -25,6 +25,7 @@ BUDGETS = {
     "storage_probe_interval": None, "legal_requests_per_turn": None, "max_legal": None,
     "log_limits": None, "debug_retention_days": "--debug-retention-days",
     "debug_disk_reserve_mb": "--debug-disk-reserve-mb",
+    "challenges": "--challenges-per-hour",
 }
 
 
@@ -52,6 +53,10 @@ def test_every_budget_is_documented_with_its_flag() -> None:
     assert "`--max-log-bytes-per-day`" in DOC
     assert f"| {defaults.debug_retention_days:g} |" in DOC
     assert f"| {defaults.debug_disk_reserve_mb} MiB |" in DOC
+    challenges = defaults.challenges
+    assert f"| {challenges.per_hour} in any hour | `challenges.per_hour` |" in DOC
+    assert f"| {challenges.pending} | `challenges.pending` | `--challenges-pending` |" in DOC
+    assert f"| {challenges.timeout:g} s | `challenges.timeout` | `--challenge-timeout` |" in DOC
 
 
 def test_the_ladders_pair_limit_is_documented_with_its_flag() -> None:
@@ -129,7 +134,7 @@ def test_the_hosted_bots_timing_limits_are_documented() -> None:
 
 
 def test_the_hosted_budgets_are_documented_with_their_defaults() -> None:
-    from arena.server.config import HostedConfig
+    from arena.config import HostedConfig
     from arena.uploads import KEEP_BUILDS
 
     hosted = HostedConfig()

@@ -75,11 +75,22 @@ def forfeited(results: Sequence[GameResult]) -> list[GameResult]:
               help="--exec, for programs written before 2026-11-23: each turn line's "
                    "'legal' holds the first N legal moves, never null, as it did then (the "
                    "old default was 50; default: $ARENA_LEGAL_FIRST, else every move or null).")
+@click.option("--accept", "accept_mode", type=click.Choice(["auto", "decline"]), default=None,
+              help="Answer other bots' challenges (docs/protocol.md): 'auto' accepts them, "
+                   "within --min-rating and --max-rating (default: the server declines "
+                   "them for this bot).")
+@click.option("--min-rating", type=float, default=None,
+              help="With --accept auto: decline challengers rated below this.")
+@click.option("--max-rating", type=float, default=None,
+              help="With --accept auto: decline challengers rated above this.")
+@click.option("--paused", is_flag=True,
+              help="Stay out of the ladder's pairing (challenges still come, --accept).")
 @click.option("--verbose", "-v", is_flag=True)
 def connect(url: str, token: str, spec: str | None, command: str | None, name: str | None,
             games: str, use_json: bool, stop_after: int | None, connect_retries: int | None,
             connect_timeout: float | None, legal_limit: int | None, legal_first: int | None,
-            verbose: bool) -> None:
+            accept_mode: str | None, min_rating: float | None, max_rating: float | None,
+            paused: bool, verbose: bool) -> None:
     """Connect a built-in bot (--bot) or any program (--exec) to a server and play.
 
     The server's complaints that do not end the session (a rejected move and why, a
@@ -90,6 +101,8 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
 
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --bot and --exec")
+    if accept_mode is None and (min_rating is not None or max_rating is not None):
+        raise click.UsageError("--min-rating and --max-rating go with --accept auto")
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(name)s: %(message)s")
     bot: ArenaBot = (BuiltinBot(spec, threaded=True) if spec is not None
@@ -99,7 +112,11 @@ def connect(url: str, token: str, spec: str | None, command: str | None, name: s
                          games=[g.strip() for g in games.split(",") if g.strip()],
                          encoding=Encoding.JSON if use_json else Encoding.MSGPACK,
                          stop_after=stop_after, legal_moves=command is not None,
-                         connect_retries=connect_retries, connect_timeout=connect_timeout)
+                         connect_retries=connect_retries, connect_timeout=connect_timeout,
+                         seek=not paused,
+                         accept=None if accept_mode is None else {
+                             "mode": accept_mode, "min_rating": min_rating,
+                             "max_rating": max_rating})
 
     async def main() -> None:
         try:

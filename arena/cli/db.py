@@ -123,8 +123,9 @@ def info(db: str) -> None:
 
     kind, version, counts = with_storage(db, read)
     click.echo(f"{_shown(db)}: {kind}, schema version {version}")
+    width = max(map(len, counts), default=0)
     for table, count in counts.items():
-        click.echo(f"  {table:15s} {count}")
+        click.echo(f"  {table:{width}s} {count}")
 
 
 def _shown(url: str) -> str:

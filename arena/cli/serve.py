@@ -46,6 +46,9 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               help="Illegal moves a bot may correct per turn (0: forfeit at once).")
 @click.option("--grace-ms", default=10_000, show_default=True, type=click.IntRange(0),
               help="Reconnect grace period before a disconnected bot forfeits.")
+@click.option("--no-write-ahead", "no_write_ahead", is_flag=True, hidden=True,
+              help="Do not store each move before telling anybody (benchmarks' baseline only: "
+                   "a restart cannot resume the games in flight).")
 @click.option("--max-games", default=2, show_default=True, type=click.IntRange(2),
               help="Ladder games in flight per bot.")
 @click.option("--interval", default=0.5, show_default=True, type=float,
@@ -53,6 +56,12 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--pairings-per-hour", default=10, show_default=True, type=click.IntRange(0),
               help="Times the same two bot accounts may be paired on the ladder in an hour "
                    "(a pairing is two games; house bots are not limited; 0: no limit).")
+@click.option("--challenges-per-hour", default=20, show_default=True, type=click.IntRange(0),
+              help="Challenges a bot may send in any hour, refused ones included (0: none).")
+@click.option("--challenges-pending", default=3, show_default=True, type=click.IntRange(1),
+              help="Unanswered challenges a bot may have sent, and been sent, at once.")
+@click.option("--challenge-timeout", default=60.0, show_default=True,
+              type=click.FloatRange(0.1), help="Seconds a challenge waits for its answer.")
 @click.option("--tournaments", type=click.Path(exists=True, file_okay=False), default=None,
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
@@ -104,25 +113,37 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--hosted-slots", default=None, type=click.IntRange(1),
               help="Hosted programs at once; more games of hosted bots wait their turn "
                    "(default: a slot per core but one).")
+@click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="FILE.toml",
+              help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladder's "
+                   "seasons, their entry rules and finals.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
-          first_move_ms: int, retries: int, grace_ms: int, max_games: int, interval: float,
-          pairings_per_hour: int,
+          first_move_ms: int, retries: int, grace_ms: int, no_write_ahead: bool,
+          max_games: int, interval: float,
+          pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
+          challenge_timeout: float,
           tournaments: str | None, max_connections_per_address: int, message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, hosted_dir: str | None,
-          hosted_slots: int | None, verbose: bool) -> None:
+          hosted_slots: int | None, seasons_file: str | None, verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
+    from arena.app import Arena
     from arena.bot_logs import LogLimits
+    from arena.config import (
+        ChallengeLimits,
+        HostedConfig,
+        LadderConfig,
+        ServerConfig,
+        TimeControl,
+        WebConfig,
+    )
     from arena.registry import default_registry
-    from arena.server import ArenaServer, LadderConfig, ServerConfig, TimeControl
-    from arena.server.config import HostedConfig
-    from arena.server.workers import WorkerLimits
-    from arena.web.config import WebConfig
+    from arena.workers import WorkerLimits
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -159,6 +180,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             if not _HOST_NAME.fullmatch(name):
                 raise ValueError(f"--server-name {name!r}: give a host name "
                                  "(arena.example.org), no scheme or port")
+        seasons = _seasons(seasons_file, game if ladder else None)
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -166,7 +188,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         time_control=TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms),
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
                             pairings_per_hour=pairings_per_hour) if ladder else None,
-        tournaments=tournaments,
+        tournaments=tournaments, write_ahead=not no_write_ahead,
+        challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
@@ -178,28 +201,34 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
         hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots),
+        seasons=seasons,
     )
 
     async def main() -> None:
-        server = ArenaServer(config, registry=registry)
-        await server.start()
+        arena = Arena(config, registry=registry)  # the composition root: server and web
+        await arena.start()
+        server = arena.server
         # everything loaded so far lives as long as the server: keep it out of the
         # garbage collector's full passes, which then take a fraction of the time
         gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda: loop.create_task(server.close()))
+            loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
         click.echo(f"arena server listening\n"
                    f"  bots (WebSocket):          {server.url}\n"
                    f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
                    f"  database:                  {server.storage.description}")
+        if server.resumed:
+            click.echo(f"resumed {len(server.resumed)} running game(s) from their stored moves",
+                       err=True)
         if server.recovered:
-            click.echo(f"recorded {len(server.recovered)} interrupted game(s) as aborted", err=True)
+            click.echo(f"recorded {len(server.recovered)} running game(s) that could not be "
+                       "replayed as aborted", err=True)
         if server.storage.failure is not None:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)
-        await server.serve_forever()
+        await arena.serve_forever()
 
     from arena.sandbox.host import SandboxUnavailable
     from arena.storage import StorageFailure, StorageVersionError
@@ -246,3 +275,29 @@ def _limits(registry: Any, items: tuple[str, ...], flag: str) -> dict[str, int]:
             raise ValueError(f"{flag} {item!r}: the value must be a positive integer")
         limits[key] = int(value)
     return limits
+
+
+def _seasons(path: str | None, ladder: str | None) -> tuple[Any, ...]:
+    """The ``[[seasons]]`` of the TOML file `path`, each on the ladder (named by its game).
+
+    Raises:
+        ValueError: the file is not TOML, or a season is bad or names another ladder.
+    """
+    if path is None:
+        return ()
+    import tomllib
+
+    from arena.seasons import seasons_from_toml
+
+    try:
+        with open(path, "rb") as file:
+            data = tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"--seasons {path}: not TOML ({error})") from None
+    seasons = seasons_from_toml(data.get("seasons", []))
+    for season in seasons:
+        if season.ladder != ladder:
+            raise ValueError(f"--seasons {path}: season {season.name!r} is on the ladder "
+                             f"{season.ladder!r}, but " + (f"this server's ladder is {ladder!r}"
+                                                           if ladder else "there is no ladder"))
+    return seasons

@@ -1,6 +1,8 @@
-"""The arena server: WebSocket protocol, live games, ladder, storage, HTTP API.
+"""The arena server: WebSocket protocol, live games, ladder, storage.
 
-See `docs/server.md`. `ArenaServer` is the entry point; `arena serve` runs it.
+See `docs/server.md`. `ArenaServer` is the entry point; its HTTP side is the web
+(`arena.web`), which the composition root `arena.app` gives it (`arena serve` runs
+`arena.app.Arena`). It never imports the web (docs/architecture.md).
 """
 
 from arena.server.app import ArenaServer, PlayerUnavailable

@@ -6,13 +6,15 @@ announced unless stored), house bots in worker processes (`arena.server.house`),
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
 messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
-report (`arena.server.health`) and the HTTP side (`arena.web.app`, aiohttp), served on
-the same port (`arena.server.dispatch`). What a stranger can make it do is budgeted
+report (`arena.server.health`) and the HTTP side it is given (an `HttpFront`: the web,
+`arena.web`, which the composition root `arena.app` hands it), served on the same port
+(`arena.server.dispatch`). To the web it is an `arena.service.ArenaService`, the one
+interface the web uses; the server never imports the web. What a stranger can make it do is budgeted
 (docs/security.md): connections per address, messages per second, the settings of a
 game (`arena.limits`), its state's size, what waits for a client that does not read,
 the debug lines it stores (`arena.server.upkeep`); and a storage failure stops new
 games instead of announcing results it did not store.
-Embedding it::
+Embedding it (without the web: `arena.app.Arena` is the whole arena)::
 
     server = ArenaServer(ServerConfig(port=0, db="arena.sqlite"))
     await server.start()
@@ -27,7 +29,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -35,16 +37,18 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arena.errors import ArenaError, SettingsError
 from arena.limits import check_settings
+from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
 from arena.sandbox.host import probe_host
 from arena.sandbox.slots import HostedSlots
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
+from arena.server.challenges import Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
-from arena.server.dispatch import Dispatcher, dispatching
+from arena.server.dispatch import Dispatcher, dispatching, no_http
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
@@ -54,10 +58,10 @@ from arena.server.ladder import PAIR_WINDOW, Ladder, ladder_candidates
 from arena.server.live import LiveGame
 from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
-from arena.server.workers import WorkerPool
+from arena.service import ArenaService, HttpFront, LiveView, Records, ServerCounts
 from arena.storage import BuildRow, Storage, StorageFailure, open_storage
 from arena.uploads import Uploads
-from arena.web.app import WebFront
+from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
 __all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable"]
@@ -66,22 +70,33 @@ log = logging.getLogger("arena.server")
 
 T = TypeVar("T")
 
+FrontFactory = Callable[[ArenaService], HttpFront]
+"""Makes the HTTP side of a server, given the server as its service (`arena.app`)."""
 
-class ArenaServer:
-    """The arena server (see the module docstring).
+
+class ArenaServer(ArenaService):
+    """The arena server (see the module docstring), an `ArenaService`.
 
     Its storage, live games and clients exist from `start` to `close`: reading them
     before `start` raises `RuntimeError`.
+
+    Args:
+        config: its settings.
+        registry: its plugins (by default the built-in and installed ones).
+        front: makes its HTTP side, given the server (`arena.app` gives the web); without
+            one, a plain HTTP request to the port is answered 404.
     """
 
-    def __init__(self, config: ServerConfig, *, registry: Registry | None = None) -> None:
-        self.config = config
-        self.registry = registry or default_registry()
+    def __init__(self, config: ServerConfig, *, registry: Registry | None = None,
+                 front: FrontFactory | None = None) -> None:
+        self._config = config
+        self._registry = registry or default_registry()
+        self._front_factory = front
         self.sessions: dict[str, Session] = {}
         """The connected bots by name (kept by `clients`)."""
         self.ladder: Ladder | None = None
-        self.web: WebFront | None = None
-        """The HTTP side (aiohttp), served on the same port (`arena.server.dispatch`)."""
+        self.front: HttpFront | None = None
+        """The HTTP side, served on the same port (`arena.server.dispatch`), from `start` on."""
         self.legal_moves = LegalMoves(config.max_legal, config.max_frame // 2)
         self.notes = Notes(config.log_limits)
         self._storage: Storage | None = None
@@ -90,6 +105,7 @@ class ArenaServer:
         self._games: Games | None = None
         self._upkeep: DebugLineUpkeep | None = None
         self._clients: Clients | None = None
+        self._challenges: Challenges | None = None
         self._pool: WorkerPool | None = None
         self._outbox = Outbox()
         self._tasks: list[asyncio.Task[None]] = []
@@ -110,7 +126,8 @@ class ArenaServer:
     # -- lifecycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database (aborting games a crash left running), listen, start the ladder."""
+        """Open the database (resuming the games a stop or crash left running), listen,
+        start the ladder."""
         if self._ws is not None:
             raise RuntimeError("the server is already started")
         config = self.config
@@ -123,7 +140,6 @@ class ArenaServer:
             check_settings(rules, "standard", config.settings_limits)
         storage = self._storage = await open_storage(config.db)
         durability = self._durability = Durability(storage, self._stopping, self._tell_everybody)
-        await durability.recover()
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(storage.watch(config.storage_probe_interval),
                                             name="storage watch"))
@@ -147,16 +163,25 @@ class ArenaServer:
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping, hosted_slots=self.hosted_slots)
+            stopping=self._stopping, write_ahead=config.write_ahead,
+            hosted_slots=self.hosted_slots)
+        durability.resume = games.restore_running  # running games resume from their moves
+        await durability.recover()
+        challenges = self._challenges = Challenges(
+            config.challenges, notify=self._notify_challenge, start=self._start_challenge,
+            rating=self._ladder_rating, check=self._check_challenge,
+            capable=lambda name: name in self.sessions
+            and "challenges" in self.sessions[name].capabilities)
         revocations = Revocations(storage, interval=config.revocation_interval,
                                   purge_interval=config.guest_purge_interval,
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
             revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping)
-        self.web = WebFront(self)
-        await self.web.start()
+            challenges=challenges, stopping=self._stopping)
+        if self._front_factory is not None:
+            self.front = self._front_factory(self)
+            await self.front.start()
         web = config.web
         self._ws = await serve(
             self._clients.handle,
@@ -166,7 +191,8 @@ class ArenaServer:
             process_request=self._process_request,
             process_response=subprotocol_response,
             create_connection=dispatching(  # type: ignore[arg-type]
-                ArenaConnection, self.web.protocol, max_head=web.max_head,
+                ArenaConnection, self.front.protocol if self.front is not None else no_http,
+                max_head=web.max_head,
                 head_timeout=web.head_timeout, pending=self._dispatching),
             max_size=config.max_ws_frame,
             compression=None,
@@ -189,7 +215,8 @@ class ArenaServer:
         log.info("arena server listening on %s:%s", config.host, self.port)
 
     async def close(self) -> None:
-        """Stop the ladder, abort and record live games, close connections (1001).
+        """Stop the ladder, suspend the live games (they stay running in storage and
+        resume on the next start), close connections (1012, service restart).
 
         Safe to call twice, and concurrently: later calls wait for the first.
         """
@@ -203,6 +230,8 @@ class ArenaServer:
                 task.cancel()
             if self.ladder is not None:
                 await self.ladder.stop()
+            if self._challenges is not None:
+                self._challenges.close()
             if self.hosted is not None:  # their sandboxes stop with their clients
                 await self.hosted.close()
             if self._ws is not None:
@@ -210,18 +239,17 @@ class ArenaServer:
             for dispatcher in list(self._dispatching):  # no request head yet: drop them
                 dispatcher.close()
             if self._games is not None:
-                self._games.abort_all("the server shut down")
-                if self._games.tasks:
-                    await asyncio.wait(self._games.tasks, timeout=10)
+                self._games.suspend_all()
+                await self._games.wait_suspended(timeout=10)
             # all at once: one by one, ten thousand bots would take ten thousand waits
-            await asyncio.gather(*(session.drain_and_close(1001, "server shutting down")
+            await asyncio.gather(*(session.drain_and_close(1012, "server restarting")
                                    for session in list(self.sessions.values())))
-            if self.web is not None:  # HTTP requests in progress finish (they use storage)
-                await self.web.close()
+            if self.front is not None:  # HTTP requests in progress finish (they use storage)
+                await self.front.close()
             if self.uploads is not None:  # builds in progress finish (they use storage)
                 await self.uploads.wait()
             if self._ws is not None:
-                self._ws.close()
+                self._ws.close(code=1012, reason="server restarting")
                 await self._ws.wait_closed()
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
@@ -241,6 +269,14 @@ class ArenaServer:
         await self.close()
 
     # -- the parts (from `start` on) ---------------------------------------------------
+
+    @property
+    def config(self) -> ServerConfig:
+        return self._config
+
+    @property
+    def registry(self) -> Registry:
+        return self._registry
 
     @property
     def storage(self) -> Storage:
@@ -270,6 +306,11 @@ class ArenaServer:
         return _started(self._clients)
 
     @property
+    def challenges(self) -> Challenges:
+        """The open challenges (`arena.server.challenges`)."""
+        return _started(self._challenges)
+
+    @property
     def live(self) -> dict[str, LiveGame]:
         """The live games by id."""
         return self.games.live
@@ -285,8 +326,14 @@ class ArenaServer:
 
     @property
     def recovered(self) -> list[str]:
-        """Ids of the games a crash had left running, recorded as aborted at start."""
+        """Ids of the games left running that could not be resumed at start (their
+        record cannot be replayed), recorded as aborted."""
         return self.durability.recovered
+
+    @property
+    def resumed(self) -> list[str]:
+        """Ids of the games left running, resumed at start from their stored moves."""
+        return self.durability.resumed
 
     @property
     def port(self) -> int:
@@ -302,9 +349,16 @@ class ArenaServer:
             session.send(type, **fields)
 
     async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        """A WebSocket handshake (plain HTTP never gets here): the browser checks."""
-        assert self.web is not None
-        return await self.web.websocket_request(connection, request)
+        """A WebSocket handshake (plain HTTP never gets here): the HTTP side's checks of
+        a browser's (host, origin), and the guest cookie it carries (`ArenaConnection`)."""
+        if self.front is None:
+            return None
+        handshake = await self.front.check_handshake(connection, request)
+        if handshake.refusal is not None:
+            return handshake.refusal
+        if handshake.guest_token is not None and isinstance(connection, ArenaConnection):
+            connection.cookie_token = handshake.guest_token
+        return None
 
     # -- games -------------------------------------------------------------------------
 
@@ -408,6 +462,116 @@ class ArenaServer:
         return session is not None and not session.hosted
 
     # -- views for the HTTP API --------------------------------------------------------
+    # -- challenges --------------------------------------------------------------------
+
+    def _notify_challenge(self, name: str, type: str, fields: dict[str, Any]) -> None:
+        """Challenge news for a connected bot that opted in to challenges."""
+        session = self.sessions.get(name)
+        if session is not None and session.challenges:
+            session.send(type, **fields)
+
+    async def _ladder_rating(self, name: str) -> float | None:
+        """`name`'s displayed rating on the ladder's game (None: not rated yet)."""
+        ladder = self.config.ladder
+        row = None if ladder is None else await self.storage.rating(name, ladder.game)
+        return None if row is None else round(row.conservative, 3)
+
+    def _check_challenge(self, challenger: str, opponent: str, rated: bool) -> None:
+        """Refuse (`ChallengeError`) a challenge the ladder could not play now: both
+        bots connected, playing its game, with room for the pairing's two games
+        (`LadderConfig.max_games`); a rated one between accounts (not guests) whose
+        pair cap is not spent."""
+        ladder = self.config.ladder
+        if ladder is None:
+            raise ChallengeError("bad-challenge", "this server has no ladder to play "
+                                 "challenges on")
+        for name in (challenger, opponent):
+            session = self.sessions.get(name)
+            if session is None:
+                raise ChallengeError("bad-challenge", f"bot {name!r} is not connected")
+            if session.games_played and ladder.game not in session.games_played:
+                raise ChallengeError("bad-challenge", f"bot {name!r} does not play "
+                                     f"{ladder.game}")
+            playing = len(self.bot_games.get(name, ()))
+            if playing > ladder.max_games - 2:
+                raise ChallengeError("bad-challenge", (
+                    f"bot {name!r} plays {playing} games already; a pairing needs room for "
+                    f"two (at most {ladder.max_games} at once)"))
+        if rated and (is_guest(challenger) or is_guest(opponent)):
+            raise ChallengeError("bad-challenge", "guests play no rated games: challenge "
+                                 "with rated false")
+        if rated and self.ladder is not None and not self.ladder.may_pair(
+                challenger, opponent, time.time()):
+            raise ChallengeError("bad-challenge", (
+                f"{challenger} and {opponent} have been paired "
+                f"{ladder.pairings_per_hour} times in the last hour, the ladder's cap "
+                "(pairings_per_hour): no more rated games between them for now"))
+
+    def _start_challenge(self, challenge: Challenge) -> list[str]:
+        """An accepted challenge's games on the ladder's settings: the pairing (seats
+        swapped, each game with its own secret seed), or one game for a person on the
+        web, in the seat chosen; rated ones count against the ladder's pair cap."""
+        ladder = self.config.ladder
+        assert ladder is not None
+        first, second = challenge.challenger, challenge.opponent
+        seatings = ([(first, second), (second, first)] if challenge.games == 2
+                    else [(first, second) if challenge.seat == 0 else (second, first)])
+        control = (self.config.web_time_control if is_guest(first) or is_guest(second)
+                   else None)
+        pair = "p" + uuid.uuid4().hex[:12]
+        started: list[str] = []
+        for players in seatings:
+            try:
+                live = self.start_game(ladder.game, ladder.settings, players,
+                                       time_control=control, ladder=challenge.rated,
+                                       pair=pair)
+            except (ArenaError, RuntimeError):
+                if not started:
+                    raise
+                log.warning("challenge %s: its second game could not start", challenge.id)
+                break
+            started.append(live.id)
+        if challenge.rated and self.ladder is not None:
+            self.ladder.paired(first, second, time.time())
+        return started
+
+    # -- the service (`arena.service.ArenaService`): what the web asks -----------------
+
+    @property
+    def records(self) -> Records:
+        return self.storage
+
+    async def live_game(self, game_id: str) -> LiveView | None:
+        return await self.games.stored_view(game_id)
+
+    def live_games_of(self, player: str) -> Collection[str]:
+        return frozenset(self.games.bot_games.get(player, ()))
+
+    def connected(self, name: str) -> bool:
+        return name in self.sessions
+
+    def challenge(self, challenger: str, opponent: str, *, seat: int) -> dict[str, Any]:
+        return self.challenges.challenge(challenger, opponent, rated=False, games=1,
+                                         seat=seat).status_fields()
+
+    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+        found = self.challenges.get(challenge_id)
+        return None if found is None else found.status_fields()
+
+    def counts(self) -> ServerCounts:
+        games, pool = self.games, self.house_bots.pool
+        return ServerCounts(
+            connected_bots=sum(1 for session in self.sessions.values() if session.role == "bot"),
+            games_in_flight=len(games.live),
+            moves=games.moves_ended + sum(live.turn for live in games.live.values()),
+            games_finished=games.finished,
+            house_bot_jobs=sum(pool.load(worker) for worker in range(pool.size)),
+            house_bot_workers=pool.size)
+
+    def game_task(self, live: LiveView) -> asyncio.Task[MatchRecord]:
+        if not isinstance(live, LiveGame):
+            raise TypeError(f"{live!r} is not one of this server's games")
+        return self.games.task_of(live)
 
     def health(self) -> dict[str, Any]:
         """The server's health for ``/healthz`` (`arena.server.health`)."""
@@ -415,7 +579,8 @@ class ArenaServer:
             closing=self._closing,
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=self.config.ladder is not None,
-            recovered=len(self._durability.recovered) if self._durability is not None else 0)
+            recovered=len(self._durability.recovered) if self._durability is not None else 0,
+            resumed=len(self._durability.resumed) if self._durability is not None else 0)
 
 
 def _started(part: T | None) -> T:

@@ -31,6 +31,7 @@ from arena.record import MatchRecord
 from arena.registry import Registry
 from arena.server.aids import LegalMoves, Notes, Reply
 from arena.server.auth import Revocations, authenticate
+from arena.server.challenges import AcceptPolicy, ChallengeError, Challenges
 from arena.server.config import ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
 from arena.server.durability import STORAGE_UNAVAILABLE, StorageUnavailable
@@ -41,6 +42,7 @@ from arena.server.session import Outbox, Session
 from arena.storage import Storage, StorageFailure
 from protocol import (
     CAPABILITIES,
+    OPT_IN_CAPABILITIES,
     PROTOCOL_VERSION,
     AuthenticationError,
     Encoding,
@@ -75,13 +77,14 @@ class Clients:
         games: the live games (and the grace periods of bots away from them).
         revocations: the logged-in sessions' tokens.
         legal_moves, notes: the aids to bots.
+        challenges: the open challenges and the bots' accept policies.
         stopping: set when the server begins to close.
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  outbox: Outbox, *, storage: Storage, games: Games,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
-                 stopping: asyncio.Event) -> None:
+                 challenges: Challenges, stopping: asyncio.Event) -> None:
         self.config = config
         self.registry = registry
         self.sessions = sessions
@@ -90,6 +93,9 @@ class Clients:
         self.revocations = revocations
         self.legal_moves = legal_moves
         self.notes = notes
+        self.challenges = challenges
+        self._watching: set[asyncio.Task[bool]] = set()
+        """New spectators waiting for their game's moves to be stored (`Games.watch`)."""
         self.addresses = AddressCounter(config.max_connections_per_address)
         self.hosted_tokens: dict[str, str] = {}
         """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
@@ -227,6 +233,7 @@ class Clients:
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
+        self.challenges.left(name)
         self.games.client_changed(name, None)  # its grace periods start
 
     def drop(self, session: Session) -> None:
@@ -287,7 +294,7 @@ class Clients:
                 f"unknown role {role!r} (roles: bot, spectator, operator)"))
             return True
         if self._stopping.is_set():
-            await session.drain_and_close(1001, "server shutting down")
+            await session.drain_and_close(1012, "server restarting")
             return False
         session.role = role
         session.name = name
@@ -295,44 +302,56 @@ class Clients:
             session.rate = None  # trusted: a tournament runner asks for games in bursts
         session.games_played = frozenset(hello.get("games") or ())
         session.capabilities = frozenset(hello.get("capabilities") or ())
+        opted_in = [c for c in OPT_IN_CAPABILITIES if c in session.capabilities]
+        policy, bad_policy = _policy(hello.get("accept"))
         if role == "bot" and name is not None:
+            session.seeking = hello.get("seek", True)
+            session.challenges = "challenges" in opted_in or "accept" in hello.body
             old = self.sessions.get(name)
             if old is not None and old is not session:
                 old.close(CLOSE_REPLACED, "replaced by a new connection")
             self.sessions[name] = session
+            self.challenges.connected(name, policy)
             self.games.client_changed(name, session)
         games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
         ladder = self.config.ladder
         session.send(
             "welcome", protocol=PROTOCOL_VERSION,
             server=f"{self.config.name} (protocol {PROTOCOL_VERSION})",
-            role=role, bot=name, capabilities=list(CAPABILITIES), games=games, in_progress=games,
+            role=role, bot=name, capabilities=[*CAPABILITIES, *opted_in], games=games,
+            in_progress=games,
             ladder=None if ladder is None else {"game": ladder.game,
                                                 "settings": dict(ladder.settings)},
-            limits=self._limits(),
+            limits=self._limits(challenges="challenges" in opted_in),
         )
         self._check_capabilities(session, hello.get("capabilities") or ())
+        if bad_policy is not None and role == "bot":
+            session.send("error", code="bad-policy", fatal=False, message=(
+                f"hello.accept: {bad_policy}; the policy stays "
+                f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
         return True
 
-    def _limits(self) -> dict[str, Any]:
-        """``welcome.limits``: every bound a client can run into, announced."""
+    def _limits(self, *, challenges: bool = False) -> dict[str, Any]:
+        """``welcome.limits``: every bound a client can run into, announced (those of
+        challenges to the bots that opted in to them)."""
         config = self.config
         return {"max_frame": config.max_frame,
                 "ping_interval": _whole(config.ping_interval or 0),
                 "max_legal": config.max_legal, **config.log_limits.to_json(),
                 "legal_requests_per_turn": config.legal_requests_per_turn,
                 "message_rate": _whole(config.message_rate),
-                "message_burst": config.message_burst}
+                "message_burst": config.message_burst,
+                **(config.challenges.to_json() if challenges else {})}
 
     def _check_capabilities(self, session: Session, listed: Sequence[str]) -> None:
         """Tell a client that lists a capability the server does not know (a misspelling
         would otherwise be ignored in silence)."""
-        unknown = sorted(set(listed) - set(CAPABILITIES))
-        if unknown:
+        unknown = sorted(set(listed) - {*CAPABILITIES, *OPT_IN_CAPABILITIES})
+        if unknown:  # worded as before the opt-in ones came: the golden transcripts
             session.send("error", code="unknown-capability", fatal=False, message=(
                 f"hello.capabilities names unknown capabilities {unknown}; ignored (known: "
                 f"{', '.join(CAPABILITIES)})"))
@@ -379,13 +398,13 @@ class Clients:
                 self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
                                           f"{session.name} resigned")
         elif kind == "spectate":
-            live = self.games.live.get(message["game_id"])
-            if live is None:
+            if message["game_id"] not in self.games.live:
                 self._game_error(session, message["game_id"], "unknown-game", "no such live game")
-            else:
-                live.spectators.add(session)
-                session.spectating.add(live.id)
-                session.send("game_state", **live.state_message())
+            else:  # its state once its moves are stored (`Games.watch`)
+                task = asyncio.get_running_loop().create_task(
+                    self.games.watch(message["game_id"], session))
+                self._watching.add(task)
+                task.add_done_callback(self._watching.discard)
         elif kind == "unspectate":
             live = self.games.live.get(message["game_id"])
             if live is not None:
@@ -395,6 +414,50 @@ class Clients:
             self._request_game(session, message)
         elif kind in ("legal", "log"):
             self._aid(session, message)
+        elif kind in _CHALLENGE_MESSAGES:
+            self._challenge_message(session, message)
+
+    def _challenge_message(self, session: Session, message: Message) -> None:
+        """``challenge``, ``accept``, ``decline``, ``policy``, ``seek``, ``pause``
+        (`arena.server.challenges`); a refusal is a non-fatal error with its code."""
+        name = session.name
+        kind = message.type
+        if session.role != "bot" or name is None:
+            self._error(session, UnexpectedMessage(f"only bots may send {kind!r}"))
+            return
+        ladder = self.config.ladder
+        asked = message.get("ladder")
+        echo = {"request_id": message["request_id"]} if "request_id" in message.body else {}
+        if (asked is not None or kind in ("seek", "pause")) and (
+                ladder is None or asked not in (None, ladder.name)):
+            session.send("error", code="unknown-ladder", fatal=False, **echo, message=(
+                f"no ladder {asked!r}" + (f" (the ladder: {ladder.name!r})" if ladder else
+                                          " (this server has no ladder)")))
+            return
+        try:
+            if kind == "challenge":
+                theirs = sorted({"challenge_id", "rating", "expires_ms"} & message.body.keys())
+                if theirs:
+                    raise ChallengeError("bad-challenge", f"{', '.join(theirs)}: the "
+                                         "server's to give in its notices; leave it out")
+                self.challenges.challenge(name, message["opponent"], rated=message["rated"],
+                                          request_id=message.get("request_id"))
+            elif kind in ("accept", "decline"):
+                self.challenges.answer(name, message["challenge_id"], accept=kind == "accept",
+                                       reason=message.get("reason"))
+            elif kind == "policy":
+                policy, bad = _policy(message["accept"])
+                if policy is None:
+                    raise ChallengeError("bad-policy", f"policy.accept: {bad}")
+                self.challenges.policies[name] = policy
+                session.challenges = True
+                session.send("policy", accept=policy.to_json())
+            else:  # seek, pause
+                session.seeking = kind == "seek"
+                assert ladder is not None  # refused above otherwise
+                session.send("seeking", ladder=ladder.name, seeking=session.seeking)
+        except ChallengeError as error:
+            session.send("error", code=error.code, message=str(error), fatal=False, **echo)
 
     def _error(self, session: Session, error: ProtocolError, game_id: str | None = None) -> None:
         session.core.send_error(error, game_id=game_id)
@@ -493,6 +556,20 @@ class Clients:
             session.send("game_over", **fields)
 
         self.games.task_of(live).add_done_callback(done)
+
+
+_CHALLENGE_MESSAGES = frozenset({"challenge", "accept", "decline", "policy", "seek", "pause"})
+
+
+def _policy(data: Any) -> tuple[AcceptPolicy | None, str | None]:
+    """An accept policy from ``hello.accept`` or ``policy.accept``: (policy, None), or
+    (None, what is wrong); (None, None) when absent."""
+    if data is None:
+        return None, None
+    try:
+        return AcceptPolicy.from_json(data), None
+    except ValueError as error:
+        return None, str(error)
 
 
 def _whole(value: float) -> float | int:

@@ -20,4 +20,4 @@ class ArenaConnection(FastFrames, ServerConnection):
 
     cookie_token: str | None = None
     """The guest token of the browser's cookie, if its handshake carried one: its
-    ``hello`` may then come without a token (`arena.web.app.WebFront.websocket_request`)."""
+    ``hello`` may then come without a token (`arena.service.Handshake.guest_token`)."""

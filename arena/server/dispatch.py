@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
-__all__ = ["Dispatcher", "Head", "HeadError", "dispatching", "parse_head"]
+__all__ = ["Dispatcher", "Head", "HeadError", "dispatching", "no_http", "parse_head"]
 
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _REQUEST_LINE = re.compile(rb"(" + _TOKEN + rb") ([\x21-\x7e]+) HTTP/1\.[01]")
@@ -104,6 +104,22 @@ def error_response(status: HTTPStatus, code: str, message: str) -> bytes:
 
 
 ProtocolFactory = Callable[[], asyncio.Protocol]
+
+
+class _NoHttp(asyncio.Protocol):
+    """A plain HTTP connection to a server that has no HTTP side: 404, closed."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        transport.write(error_response(
+            HTTPStatus.NOT_FOUND, "not-found",
+            "this server has no HTTP side: only its WebSocket protocol (docs/protocol.md)"))
+        transport.close()
+
+
+def no_http() -> asyncio.Protocol:
+    """The HTTP handler of a server without a web (`ArenaServer` without a ``front``)."""
+    return _NoHttp()
 
 
 class Dispatcher(asyncio.Protocol):

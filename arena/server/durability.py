@@ -1,24 +1,26 @@
 """The server's promise about results: none is announced unless it is stored.
 
-`Durability` stands between the server and its `Storage`. At start it records the
-games a crash left running as aborted and checks that the database takes writes
-(`recover`). While the storage fails (a full or read-only disk), or until that recovery
+`Durability` stands between the server and its `Storage`. At start it hands the games
+a stop or a crash left running to be resumed from their stored moves (`resume`: the
+live games' `restore_running`; one whose record cannot be replayed is aborted there, with
+the reason) and checks that the database takes writes (`recover`). While the storage fails (a full or read-only disk), or until that recovery
 has happened, `unhealthy` says why: the server starts no game and `/healthz` answers
 503. A finished game's result is stored before it is announced (`store_result`); while
 the storage fails, the players are told and the result waits, unannounced, until the
-storage works again (or the server closes, and the next start records the game as
-aborted).
+storage works again (or the server closes, and the next start finds the game still
+resumed, since nobody heard of its end). Every move is stored before anybody hears of
+it (`arena.server.writeahead`); while it cannot be, the game waits the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.record import MatchRecord
-from arena.storage import Storage, StorageFailure
+from arena.service import StorageUnavailable
+from arena.storage import RunningGame, Storage, StorageFailure
 
 __all__ = ["STORAGE_UNAVAILABLE", "Durability", "StorageUnavailable"]
 
@@ -28,9 +30,8 @@ STORAGE_UNAVAILABLE = "storage-unavailable"
 Tell = Callable[..., Any]
 """Sends a message: ``tell(type, **fields)``."""
 
-
-class StorageUnavailable(ArenaError):
-    """The server cannot store games now (a full or read-only disk): no game starts."""
+Resume = Callable[[Sequence[RunningGame]], Awaitable[tuple[list[str], list[str]]]]
+"""Resumes stored running games: returns the ids resumed and the ids aborted."""
 
 
 class Durability:
@@ -46,7 +47,14 @@ class Durability:
                  tell_everybody: Tell) -> None:
         self.storage = storage
         self.recovered: list[str] = []
-        """Ids of the games a crash had left running, recorded as aborted at start."""
+        """Ids of the games left running that could not be resumed at start (their
+        record cannot be replayed), recorded as aborted."""
+        self.resumed: list[str] = []
+        """Ids of the games left running, resumed at start from their stored moves."""
+        self.resume: Resume | None = None
+        """Resumes the stored running games (the live games' `restore_running`); set by
+        the server before `recover`. None: they are recorded as aborted (a server that
+        plays no games)."""
         self._stopping = stopping
         self._tell_everybody = tell_everybody
         self._recover_pending = True
@@ -58,7 +66,7 @@ class Durability:
         if self.storage.failure is not None:
             return self.storage.failure
         if self._recover_pending:
-            return "recording the games a crash left running"
+            return "resuming the games a stop or a crash left running"
         return None
 
     def check(self) -> None:
@@ -68,11 +76,17 @@ class Durability:
             raise StorageUnavailable(f"the server cannot store games now ({reason})")
 
     async def recover(self) -> None:
-        """Record the games a crash left running as aborted and check that the database
-        takes writes; if it does not, both happen again when the storage works again."""
+        """Resume the games a stop or a crash left running (`resume`) and check that the
+        database takes writes; if it does not, both happen again when the storage works
+        again (games resumed already are not resumed twice)."""
         storage = self.storage
         try:
-            self.recovered = await storage.recover()
+            if self.resume is None:
+                self.recovered = await storage.recover()
+            else:
+                resumed, aborted = await self.resume(await storage.running_games())
+                self.resumed += resumed
+                self.recovered += aborted
             await storage.check_writable()
             self._recover_pending = False
         except StorageFailure:
@@ -110,10 +124,10 @@ class Durability:
                              message=f"game {record.id} is over, but its result cannot be "
                                      f"stored now ({failure}); it is announced once it is "
                                      "stored")
-                if not await self._recovers():
+                if not await self.recovers():
                     raise StorageUnavailable(str(failure)) from None
 
-    async def _recovers(self) -> bool:
+    async def recovers(self) -> bool:
         """Wait until the storage works again (True) or the server closes (False)."""
         if self._stopping.is_set():
             return False

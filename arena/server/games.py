@@ -11,22 +11,32 @@ players and settings, runs it to its end in a task of its own, stores the result
 (`Durability`: nothing is announced unless it is stored) and only then sends
 ``game_over``. A bot that disconnects has each game's grace period to come back
 (`arena.server.grace`, given the time too; one timer here) before it forfeits.
+
+Every accepted move is stored before anybody hears of it (`arena.server.writeahead`:
+what a move asks to send waits for its commit), so a restarted server resumes each
+running game from its stored moves (`restore_running`, through `LiveGame.restore`, the
+one replay path, with the clocks as stored): the game waits for its players to come
+back (each has the game's grace period, from the restart), then begins again with a
+fresh ``your_turn``. A closing server suspends its games instead of ending them
+(`suspend_all`); a game whose record cannot be replayed is aborted with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots import EXEC_PREFIX, HOSTED_PREFIX
 from arena.errors import ArenaError, BotSpecError
-from arena.game import Termination
+from arena.game import Game, Outcome, Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
@@ -39,10 +49,12 @@ from arena.server.config import ServerConfig, TimeControl
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
-from arena.server.live import Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
+from arena.server.live import ClockState, Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
 from arena.server.session import Session
-from arena.server.workers import JobFailed
-from arena.storage import Storage, StorageFailure
+from arena.server.writeahead import WriteAhead
+from arena.service import PlayerUnavailable
+from arena.storage import RunningGame, Storage, StorageFailure, StoredTurn
+from arena.workers import JobFailed
 from protocol import Message
 
 __all__ = ["Games", "PlayerUnavailable"]
@@ -51,10 +63,6 @@ log = logging.getLogger("arena.server")
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
-
-
-class PlayerUnavailable(ArenaError):
-    """A game was requested for a bot that is not connected (or plays another game)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -73,6 +81,16 @@ class _Run:
     queued: bool = False
     """Waiting for hosted slots (`HostedSlots`) before it begins: ending it then
     cancels its task."""
+    header: MatchRecord | None = None
+    """The game's record without turns: how its turns are written (`turn_json`)."""
+    resumed: bool = False
+    """Rebuilt from storage after a restart (`Games.restore_running`)."""
+    waiting: set[str] = field(default_factory=set)
+    """The players a resumed game waits for before it begins again."""
+    ready: bool = False
+    """Its house bots are prepared: the game begins once nobody is waited for."""
+    clock_held: bool = False
+    """The clock is stopped while the move that began this turn is stored."""
 
 
 class Games:
@@ -87,12 +105,14 @@ class Games:
         house_bots: the workers that play ``house:SPEC`` seats.
         legal_moves, notes: the aids to bots (`arena.server.aids`).
         stopping: set when the server begins to close (no game starts then).
+        write_ahead: store each move before anybody is told of it (False: the figures'
+            baseline only, `arena.server.writeahead`).
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 hosted_slots: HostedSlots | None = None) -> None:
+                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
         """Where games with hosted bots wait their turn (None: the server hosts none)."""
@@ -108,6 +128,9 @@ class Games:
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
         self.tasks: set[asyncio.Task[Any]] = set()
         self.finished = 0
+        self.moves_ended = 0
+        """The accepted moves of the games that ended (with each live game's `turn`: all
+        the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
         self._runs: dict[str, _Run] = {}
@@ -116,6 +139,10 @@ class Games:
         self._loop = asyncio.get_running_loop()
         self._stopping = stopping
         self._make = Message.make if config.validate_outgoing else Message.unchecked
+        self._suspending = False
+        self.writeahead: WriteAhead[_Run] = WriteAhead(
+            storage, self._released, recovers=durability.recovers, enabled=write_ahead,
+            concurrency=storage.write_concurrency)
 
     # -- starting and ending -----------------------------------------------------------
 
@@ -140,17 +167,10 @@ class Games:
                        else self.config.settings_limits)
         if len(players) != game.num_players():
             raise ValueError(f"{game_name} needs {game.num_players()} players, got {len(players)}")
-        house: dict[int, HousePlayer] = {}
+        house = self._house_players(game_name, game, players)
         compact: set[str] = set()
         for seat, name in enumerate(players):
-            if is_house(name):
-                spec = name[len(HOUSE_PREFIX):]
-                if spec.lstrip().startswith((EXEC_PREFIX, HOSTED_PREFIX)):
-                    raise BotSpecError(f"{name!r}: a server never runs a program a client names")
-                specs = self.registry.parse_bots(game_name, spec)
-                if len(specs) != 1:
-                    raise BotSpecError(f"{name!r} names {len(specs)} bots, not one")
-                house[seat] = HousePlayer(spec, self.house_bots.key(game, str(specs[0])))
+            if seat in house:
                 continue
             session = self.sessions.get(name)
             if session is None:
@@ -166,14 +186,155 @@ class Games:
         live = LiveGame(game_id, game, match, time_control or self.config.time_control,
                         ladder=ladder, pair=pair, house=house, compact_turns=compact,
                         max_state_bytes=self.config.max_state_bytes)
-        self.live[game_id] = live
-        for name in set(players):
-            self.bot_games[name].add(game_id)
-        run = self._runs[game_id] = _Run(live, self._loop.create_future())
-        task = run.task = self._loop.create_task(self._play(run), name=f"game {game_id}")
+        return self._launch(_Run(live, self._loop.create_future(), header=match.record()))
+
+    def _launch(self, run: _Run) -> LiveGame:
+        """Make `run`'s game live and play it in a task of its own."""
+        live = run.live
+        self.live[live.id] = live
+        for name in set(live.players):
+            self.bot_games[name].add(live.id)
+        self._runs[live.id] = run
+        task = run.task = self._loop.create_task(self._play(run), name=f"game {live.id}")
         self.tasks.add(task)
         task.add_done_callback(functools.partial(self._done, run))
         return live
+
+    def _house_players(self, game_name: str, game: Game[Any, Any],
+                       players: Sequence[str]) -> dict[int, HousePlayer]:
+        """The seats the server plays (``house:SPEC``), each with its bot."""
+        house: dict[int, HousePlayer] = {}
+        for seat, name in enumerate(players):
+            if is_house(name):
+                spec = name[len(HOUSE_PREFIX):]
+                if spec.lstrip().startswith((EXEC_PREFIX, HOSTED_PREFIX)):
+                    raise BotSpecError(f"{name!r}: a server never runs a program a client names")
+                specs = self.registry.parse_bots(game_name, spec)
+                if len(specs) != 1:
+                    raise BotSpecError(f"{name!r} names {len(specs)} bots, not one")
+                house[seat] = HousePlayer(spec, self.house_bots.key(game, str(specs[0])))
+        return house
+
+    # -- after a restart ---------------------------------------------------------------
+
+    async def restore_running(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
+        """Resume the games a stopped server left running, from their stored moves;
+        abort (and store as aborted, with the reason) those that cannot be replayed.
+        Returns the ids resumed and the ids aborted. Games already live are left alone
+        (a retry after a storage failure).
+
+        Raises:
+            StorageFailure: a game that cannot be replayed could not be stored as aborted.
+        """
+        resumed: list[str] = []
+        aborted: list[str] = []
+        away: defaultdict[str, set[int]] = defaultdict(set)
+        try:
+            for stored in running:
+                if stored.id in self.live:
+                    continue
+                try:
+                    run = self._restore(stored)
+                except (ArenaError, ValueError, KeyError) as error:  # DefectiveRecord too
+                    await self._abort_stored(stored, "the game could not be resumed after a "
+                                                     f"restart: {error}")
+                    aborted.append(stored.id)
+                    continue
+                for name in run.waiting:
+                    away[name].add(run.live.control.grace_ms)
+                self._launch(run)
+                resumed.append(stored.id)
+        finally:  # (a storage failure above: the games resumed so far wait all the same)
+            now = self._loop.time()
+            for name, graces in away.items():
+                if name not in self.sessions:
+                    self.grace.start(name, graces, now)  # each game's grace, from the restart
+            self._arm_grace()
+        if resumed or aborted:
+            log.info("resumed %d running game(s) from their stored moves; aborted %d that "
+                     "could not be replayed", len(resumed), len(aborted))
+        return resumed, aborted
+
+    def _restore(self, stored: RunningGame) -> _Run:
+        """A stored running game rebuilt through the one replay path (not begun).
+
+        Raises:
+            DefectiveRecord, LogFormatError, ValueError: its record cannot be replayed.
+        """
+        game = self.registry.load_game(stored.game, stored.settings)
+        record = stored.record(game.type.chance_name)
+        control = stored.time_control or self.config.time_control
+        if stored.turns:
+            last = stored.turns[-1]
+            clocks = ClockState(last.banks_ms, last.retries_left)
+        else:
+            clocks = ClockState(tuple(float(control.bank_ms) for _ in stored.players),
+                                control.retries)
+        house = self._house_players(stored.game, game, stored.players)
+        live = LiveGame.restore(record, game, control, clocks, ladder=stored.ladder,
+                                pair=stored.pair, house=house,
+                                max_state_bytes=self.config.max_state_bytes)
+        waiting = {name for seat, name in enumerate(stored.players) if seat not in house}
+        return _Run(live, self._loop.create_future(), header=record, resumed=True,
+                    waiting=waiting)
+
+    async def _abort_stored(self, stored: RunningGame, detail: str) -> None:
+        """Store a running game that cannot be resumed as aborted, with `detail`."""
+        log.error("game %s: %s", stored.id, detail)
+        record = MatchRecord(
+            game=stored.game, settings=stored.settings, players=stored.players, turns=(),
+            outcome=Outcome(None, None, Termination.ABORTED, detail=detail[:1000]), seed=stored.seed,
+            id=stored.id, seed_commitment=stored.seed_commitment)
+        await self.storage.finish_game(record, rated=False, log=to_jsonl(record))
+
+    # -- a closing server: games suspended, resumed on the next start ------------------
+
+    def suspend_all(self) -> None:
+        """The server closes: stop every game where it is, without a result (its stored
+        moves are all it needs to resume on the next start); no grace period runs on.
+        A game already over is left to store and announce its result."""
+        self._suspending = True
+        for run in list(self._runs.values()):
+            if run.live.over:
+                continue
+            if run.timer is not None:
+                run.timer.cancel()
+                run.timer = None
+            if run.house_task is not None:
+                run.house_task.cancel()
+            if run.task is not None:
+                run.task.cancel()
+        self.grace.cancel_all()
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
+
+    async def wait_suspended(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) for the games' tasks and the commit in
+        progress: the moves it stores are told before the connections close."""
+        waits: list[asyncio.Future[Any]] = [*self.tasks]
+        waits.append(self._loop.create_task(self.writeahead.idle()))
+        await asyncio.wait(waits, timeout=timeout)
+
+    async def stored_view(self, game_id: str) -> LiveGame | None:
+        """The live game `game_id` once every move it accepted is stored (None: no such
+        live game): what the web and a new spectator may be shown, never a move that
+        is not stored yet. Read it before the next await."""
+        while (run := self._runs.get(game_id)) is not None and self.writeahead.holds(run):
+            await self.writeahead.settled(run)
+        return None if run is None else run.live
+
+    async def watch(self, game_id: str, session: Session) -> bool:
+        """Make `session` a spectator of `game_id` and send it the game's state, as of
+        its last stored move (later moves reach it as frames). False: no such game."""
+        live = await self.stored_view(game_id)
+        if live is None:
+            return False
+        if not session.closed:
+            live.spectators.add(session)
+            session.spectating.add(live.id)
+            session.send("game_state", **live.state_message())
+        return True
 
     def task_of(self, live: LiveGame) -> asyncio.Task[MatchRecord]:
         """The task that plays `live` to its end and returns its stored record (it
@@ -190,13 +351,14 @@ class Games:
     async def _play(self, run: _Run) -> MatchRecord:
         live = run.live
         match = live.match
-        try:
-            await self.storage.start_game(match.record(), ladder=live.ladder, pair=live.pair,
-                                          time_control=live.control)
-        except StorageFailure as failure:
-            # not stored, so not started: nobody was told of it yet
-            self._forget(live)
-            raise StorageUnavailable(str(failure)) from None
+        if not run.resumed:
+            try:
+                await self.storage.start_game(match.record(), ladder=live.ladder,
+                                              pair=live.pair, time_control=live.control)
+            except StorageFailure as failure:
+                # not stored, so not started: nobody was told of it yet
+                self._forget(live)
+                raise StorageUnavailable(str(failure)) from None
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
@@ -208,11 +370,16 @@ class Games:
                     await self._run(run)
             else:
                 await self._run(run)
+            await self.writeahead.settled(run)  # its last move stored and told
         except Exception as error:  # never lose a game to a bug: record it as aborted
             log.exception("game %s failed", live.id)
             if match.outcome is None:
                 match.abort(f"server error: {error!r}")
         except asyncio.CancelledError:
+            if self._suspending:  # stays running in storage: resumed on the next start
+                self.writeahead.forget(run)
+                self._forget(live)
+                raise
             if match.outcome is None:
                 match.abort("the server shut down")
         if match.outcome is None:
@@ -237,12 +404,21 @@ class Games:
         return record
 
     async def _run(self, run: _Run) -> None:
-        """Begin the game and wait for its end; the caller stores the result."""
-        self._apply(run, run.live.begin(self._loop.time()))
+        """Begin the game (a resumed one once its players are back) and wait for its
+        end; the caller stores the result."""
+        run.ready = True
+        self._begin(run)
+        self._settle_run(run)  # a resumed game its stored moves ended is over at once
         try:
             await asyncio.shield(run.ended)
         finally:
             self._end(run)
+
+    def _begin(self, run: _Run) -> None:
+        """Begin `run`'s game if it is ready and waits for nobody."""
+        live = run.live
+        if run.ready and not run.waiting and not live.started and not live.over:
+            self._apply(run, live.begin(self._loop.time(), announce=not run.resumed))
 
     def _end(self, run: _Run) -> None:
         """The game is over (or its task done): stop its timer and its house seat's move,
@@ -288,7 +464,8 @@ class Games:
         self.notes.forget(live.id)
         for session in live.spectators:
             session.spectating.discard(live.id)
-        self.live.pop(live.id, None)
+        if self.live.pop(live.id, None) is not None:
+            self.moves_ended += live.turn
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:
@@ -296,15 +473,6 @@ class Games:
                 if not games:
                     del self.bot_games[name]
                     self.grace.cancel(name)  # no game left to forfeit
-
-    def abort_all(self, detail: str) -> None:
-        """Abort every live game (the server is closing); no grace period runs on."""
-        for live in list(self.live.values()):
-            self.abort(live, detail)
-        self.grace.cancel_all()
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
 
     def of(self, name: str) -> list[LiveGame]:
         """The live games `name` plays in."""
@@ -314,14 +482,56 @@ class Games:
     # -- what happens to a game: given to it with the time, then settled ---------------
 
     def submit(self, live: LiveGame, seat: int, turn: int, text: str) -> None:
-        """A move from seat `seat` for `turn` has come: judge it, tell everybody."""
-        run = self._runs[live.id]  # (`_apply`, inlined: every move comes this way)
-        self._deliver(run, live.submit(seat, turn, text, self._loop.time()))
+        """A move from seat `seat` for `turn` has come: judge it, then tell everybody
+        once it is stored (a move sent while the server closes is not judged: the bot
+        has its turn again after the restart)."""
+        if self._suspending:
+            return
+        run = self._runs[live.id]
+        before = live.turn
+        self._moved(run, before, live.submit(seat, turn, text, self._loop.time()))
+
+    def _moved(self, run: _Run, before: int, effects: Sequence[Effect]) -> None:
+        """What a move asked for: held until the move is stored if it was accepted
+        (`arena.server.writeahead`), delivered now otherwise; then settle the game."""
+        live = run.live
+        turn = None
+        if live.turn != before:
+            record = live.match.turns[-1]
+            header = run.header
+            assert header is not None
+            turn = StoredTurn(live.id, record.turn, json.dumps(header.turn_json(record)),
+                              tuple(clock.bank_ms for clock in live.clocks),
+                              live.retries_left, time.time())
+        if not self.writeahead.add(run, turn, effects):
+            self._deliver(run, effects)
+        elif turn is not None and not run.clock_held:
+            # nobody is told of the next turn until the move is stored: its clock waits
+            run.clock_held = True
+            live.pause_clock(self._loop.time())
+        self._settle_run(run)
+
+    def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
+        """`run`'s moves are stored: tell everybody (or, if they could not be, end it)."""
+        if run.task is None or run.task.done():
+            return  # suspended: the server closes, and nobody is told any more
+        if run.clock_held:
+            run.clock_held = False
+            run.live.resume_clock(self._loop.time())
+        if error is not None:
+            run.live.abort(f"server error: its moves could not be stored ({error!r})")
+        else:
+            self._deliver(run, effects)
         self._settle_run(run)
 
     def resume(self, live: LiveGame, name: str) -> None:
-        """The player `name` is back: send it its games' state and turn again."""
-        self._apply(self._runs[live.id], live.resume_messages(name, self._loop.time()))
+        """The player `name` is back: send it its games' state and turn again (a game
+        resumed after a restart begins once all its players are back)."""
+        run = self._runs[live.id]
+        self._apply(run, live.resume_messages(name, self._loop.time()))
+        if name in run.waiting:
+            run.waiting.discard(name)
+            self._begin(run)
 
     def forfeit_player(self, live: LiveGame, name: str, termination: Termination,
                        detail: str) -> None:
@@ -338,9 +548,10 @@ class Games:
         run.live.forfeit(seat, termination, detail)
         self._settle_run(run)
 
-    def _apply(self, run: _Run, effects: Iterable[Effect]) -> None:
-        """Deliver what a game returned, then settle it."""
-        self._deliver(run, effects)
+    def _apply(self, run: _Run, effects: Sequence[Effect]) -> None:
+        """Deliver what a game returned (behind its moves not yet stored), then settle it."""
+        if not self.writeahead.add(run, None, effects):
+            self._deliver(run, effects)
         self._settle_run(run)
 
     def _settle(self, live: LiveGame) -> None:
@@ -492,7 +703,8 @@ class Games:
                                   f"house bot {player.spec} failed: {failure}")
                 return
             if move is not None:
-                self._apply(run, live.submit(seat, turn, move, loop.time()))
+                before = live.turn
+                self._moved(run, before, live.submit(seat, turn, move, loop.time()))
                 return
         self._forfeit(run, seat, Termination.ILLEGAL_MOVE,
                       f"house bot {player.spec} could not be prepared in a worker")

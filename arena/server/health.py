@@ -14,9 +14,10 @@ __all__ = ["health_report"]
 
 def health_report(*, closing: bool, failure: str | None, games: Games | None,
                   sessions: Mapping[str, Session], ladder: bool,
-                  recovered: int) -> dict[str, Any]:
+                  recovered: int, resumed: int = 0) -> dict[str, Any]:
     """``status`` is ``ok``, ``closing`` or ``unhealthy`` (`failure` says why: the
-    storage fails, or the server has not started); only ``ok`` is healthy."""
+    storage fails, or the server has not started); only ``ok`` is healthy. `resumed`:
+    the running games it resumed at start; `recovered`: those it could not (aborted)."""
     status = "closing" if closing else "unhealthy" if failure is not None else "ok"
     return {
         "status": status,
@@ -27,4 +28,5 @@ def health_report(*, closing: bool, failure: str | None, games: Games | None,
         "connected_bots": sorted(n for n, s in sessions.items() if s.role == "bot"),
         "ladder": ladder,
         "recovered_games": recovered,
+        "resumed_games": resumed,
     }

@@ -33,7 +33,7 @@ from cachetools import LRUCache
 from arena.bots import Bot, prepare_bot
 from arena.game import Game
 from arena.registry import BUILTIN_PLUGINS, Registry, default_registry
-from arena.server.workers import WorkerPool
+from arena.workers import WorkerPool
 
 __all__ = ["HouseBotKey", "HouseBots", "choose_move_job", "move_seed", "prepare_bot_job"]
 

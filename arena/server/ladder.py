@@ -42,13 +42,14 @@ PAIR_WINDOW = 3600.0
 
 def ladder_candidates(config: LadderConfig, sessions: Mapping[str, Session],
                       bot_games: Mapping[str, set[str]]) -> list[str]:
-    """The players with room for a pairing's two games: connected bots (not guests)
-    that play the ladder's game, and the ladder's house bots (``house:SPEC``) when
+    """The players with room for a pairing's two games: connected bots (not guests,
+    not paused: `Session.seeking`) that play the ladder's game, and the ladder's house bots (``house:SPEC``) when
     there is somebody for them to play."""
     room = config.max_games - 2
     names = [
         name for name, session in sessions.items()
         if session.role == "bot" and not is_guest(name)
+        and session.seeking
         and (not session.games_played or config.game in session.games_played)
         and len(bot_games.get(name, ())) <= room
     ]
@@ -130,6 +131,17 @@ class Ladder:
             self.pairings += 1
             made += 1
         return made
+
+    def may_pair(self, first: str, second: str, now: float) -> bool:
+        """Whether the pair cap lets `first` and `second` be paired at `now` (a rated
+        challenge asks too: it counts as a pairing)."""
+        return self._may_pair(first, second, now)
+
+    def paired(self, first: str, second: str, now: float) -> None:
+        """Count a pairing made outside the ladder's loop (an accepted rated challenge)."""
+        pair = frozenset((first, second))
+        self._met[pair] += 1
+        self._count(pair, now)
 
     def _may_pair(self, first: str, second: str, now: float) -> bool:
         """Whether `first` and `second` may be paired at `now`: two house bots only

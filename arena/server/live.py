@@ -242,12 +242,13 @@ class LiveGame:
 
     def resume_messages(self, name: str, now: float) -> list[Outgoing]:
         """Everything a player coming back needs: per seat it holds, its ``game_start``,
-        the state, and its ``your_turn`` if it is to move."""
+        the state, and its ``your_turn`` if it is to move (once the game has begun: a
+        resumed game begins when its players are back)."""
         out = []
         for seat in self.seats_of(name):
             out.append(Outgoing(name, "game_start", self.start_message(seat)))
             out.append(Outgoing(name, "game_state", self.state_message()))
-            if self.match.to_act() == seat:
+            if self.started and self.match.to_act() == seat:
                 out.append(Outgoing(name, "your_turn", self.turn_message(seat, now)))
         return out
 
@@ -265,15 +266,16 @@ class LiveGame:
 
     # -- the clock ---------------------------------------------------------------------
 
-    def begin(self, now: float) -> list[Effect]:
-        """Start the game at `now`: ``game_start`` for the players, and the first turn
-        (for a `restore`d game, the turn it stopped at)."""
+    def begin(self, now: float, *, announce: bool = True) -> list[Effect]:
+        """Start the game at `now`: ``game_start`` for the players (unless not
+        `announce`: a resumed game's players had it when they came back), and the first
+        turn (for a `restore`d game, the turn it stopped at)."""
         out: list[Effect] = []
         if self.started:
             return out
         self.started = True
         for seat, name in enumerate(self.players):
-            if seat not in self.house:
+            if announce and seat not in self.house:
                 out.append(Outgoing(name, "game_start", self.start_message(seat)))
         if not self.over and self._state_fits():
             self._begin_turn(out, now)

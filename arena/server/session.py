@@ -73,6 +73,11 @@ class Session:
         self.games_played: frozenset[str] = frozenset()
         self.capabilities: frozenset[str] = frozenset()
         """The capabilities the client listed in its hello (`protocol.CAPABILITIES`)."""
+        self.seeking = True
+        """Whether the ladder pairs this bot (``hello.seek``, ``seek``, ``pause``)."""
+        self.challenges = False
+        """Whether the client opted in to challenges (the ``challenges`` capability or
+        ``hello.accept``): only then is it sent challenge news."""
         self.operator = False
         self.hosted = False
         """A hosted bot's connection (`arena.server.hosted`): its games hold hosted slots."""

@@ -11,6 +11,7 @@ from arena.storage.interface import (
     BotAccount,
     BuildRow,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
     Storage,
@@ -23,7 +24,7 @@ from arena.storage.interface import (
 from arena.storage.urls import DatabaseUrl, open_storage, parse_url
 
 __all__ = [
-    "BotAccount", "BuildRow", "DatabaseUrl", "GameRow", "RatingRow", "RunningGame", "Storage",
+    "BotAccount", "BuildRow", "DatabaseUrl", "GameRow", "Lease", "RatingRow", "RunningGame", "Storage",
     "StorageFailure", "StorageVersionError", "StoredGame", "StoredTurn", "hash_token",
     "open_storage", "parse_url",
 ]

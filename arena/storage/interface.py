@@ -31,10 +31,13 @@ from typing import Any, ClassVar
 from arena.clock import TimeControl
 from arena.errors import ArenaError
 from arena.record import MatchRecord, read_jsonl
+from arena.seasons import Standing
 
 __all__ = [
-    "BUILD_STATES", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow", "GameRow",
-    "RatingRow", "RunningGame", "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
+    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow",
+    "GameRow", "Lease", "RatingRow",
+    "RunningGame", "SeasonRecord",
+    "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
 ]
 
@@ -228,6 +231,47 @@ class RunningGame:
         return read_jsonl([json.dumps(header), *(turn.line for turn in self.turns)])
 
 
+@dataclass(frozen=True)
+class Lease:
+    """Which host plays a running game, and until when (`Storage.leases`)."""
+
+    game_id: str
+    host: str | None
+    """None: no host has leased the game (stored by a single process, or its host died
+    before leasing it); any host may claim it."""
+    until: float | None
+    """When the lease ends (seconds since the epoch, by the database's clock)."""
+
+
+CLAIM_LIMIT = 100
+"""Games one `Storage.claim_expired` takes at most: the games of a dead host are shared
+among the hosts that look, rather than all taken by the first."""
+
+@dataclass(frozen=True)
+class SeasonRecord:
+    """A season as stored once it ended: when its standings froze, and its final."""
+
+    name: str
+    ladder: str
+    frozen: float
+    """When the standings were frozen (seconds since the epoch)."""
+    final_status: str | None
+    """None (no final), ``running``, ``finished`` or ``failed``."""
+    final_report: Mapping[str, Any] | None
+    """The final's report (`arena.web.seasons` writes it: its ranking, the tournament's
+    name, or the reason it failed)."""
+    final_updated: float | None
+    settings: Mapping[str, Any] | None = None
+    """The season's settings when it froze (`SeasonConfig.to_json`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ladder": self.ladder, "frozen": self.frozen,
+                "settings": None if self.settings is None else dict(self.settings),
+                "final_status": self.final_status,
+                "final_report": None if self.final_report is None else dict(self.final_report),
+                "final_updated": self.final_updated}
+
+
 # -- copying between databases -----------------------------------------------------------
 
 COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
@@ -245,13 +289,19 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
                    "log"),
     "hosted_stderr": ("game_id", "bot", "created", "text"),
+    "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
+                "final_updated"),
+    "season_standings": ("season", "bot", "rank", "mu", "sigma", "games", "wins", "losses",
+                         "draws", "entered"),
 }
 """Every table `arena db copy` copies, with its columns, as both backends read and write
 them (`Snapshot.rows`, `Storage.insert_rows`): booleans as bool, times as float seconds,
 JSON as its text, seeds as decimal text. Games are copied in the order they were stored
-(that order breaks ties in listings). The ``probe`` table is always empty."""
+(that order breaks ties in listings). The ``probe`` table is always empty. A game's host
+and lease are not copied: in the copy no host holds a game, so any may claim it."""
 
-BOOLEAN_COLUMNS = frozenset({("bots", "operator"), ("games", "ladder")})
+BOOLEAN_COLUMNS = frozenset({("bots", "operator"), ("games", "ladder"),
+                             ("season_standings", "entered")})
 
 
 class Snapshot(ABC):
@@ -280,6 +330,9 @@ class Storage(ABC):
 
     kind: ClassVar[str]
     """``sqlite`` or ``postgresql``."""
+    write_concurrency: ClassVar[int] = 1
+    """Writes worth having in flight at once (`append_turns` from the server's
+    write-ahead): 1 where writes queue behind each other anyway (SQLite's one thread)."""
 
     def __init__(self, description: str) -> None:
         self.description = description
@@ -417,6 +470,12 @@ class Storage(ABC):
         transaction (the server gathers the moves accepted meanwhile and commits them
         together before telling anybody of them).
 
+        Committed when it returns, for every process using the database: a crash or
+        ``kill -9`` of the server loses none. Unlike results, the commit does not wait
+        for the disk (SQLite ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit``
+        off): a power loss of the database's machine may lose the last moves; the next
+        synced commit (a result) takes them along.
+
         Raises:
             ValueError: a turn of that game and index is stored already.
         """
@@ -495,6 +554,43 @@ class Storage(ABC):
     async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
         """Per bot, ``[finished, conservative rating after]`` for each rated game, in order."""
 
+    # -- seasons (arena.seasons) -----------------------------------------------------
+
+    @abstractmethod
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        """Store a season's frozen standings and its `settings` (`SeasonConfig.to_json`),
+        once: in one transaction, unless the season is stored already (then nothing
+        changes). Whether they were stored now."""
+
+    @abstractmethod
+    async def seasons(self) -> list[SeasonRecord]:
+        """Every stored (ended) season, the latest frozen first."""
+
+    @abstractmethod
+    async def season(self, name: str) -> SeasonRecord | None:
+        """The stored season `name`; None before it ended."""
+
+    @abstractmethod
+    async def season_standings(self, name: str) -> list[Standing]:
+        """A stored season's standings: its entrants by rank, then the others by rating."""
+
+    @abstractmethod
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        """Mark a stored season's final ``running`` (at `at`) for the caller to play, if
+        nobody plays it: it has no state yet, or it was marked running before
+        `stale_before` (its player died: a final runs for a bounded time). Whether the
+        caller got it (one of several servers sharing the database does)."""
+
+    @abstractmethod
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None:
+        """Record the state of a stored season's final (`SeasonRecord.final_status`).
+
+        Raises:
+            ValueError: no season `name` is stored.
+        """
+
     # -- settings presets (saved from the web interface, per game) --------------------
 
     @abstractmethod
@@ -560,3 +656,37 @@ class Storage(ABC):
     @abstractmethod
     async def clear(self) -> None:
         """Delete every row of every table of `COPIED_TABLES`, in one transaction."""
+
+    # -- host leases (docs/cluster.md, "Host leases") ---------------------------------
+    # Each running game of a cluster is played by one host, which holds a lease on it
+    # and renews it; when the lease runs out (its host died), another host claims the
+    # game and resumes it from its stored moves. Times are the database's clock (one
+    # clock for every host); durations are seconds. The claims are atomic: however
+    # many hosts claim at once, a game has one host.
+
+    @abstractmethod
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        """Lease the running game `game_id` to `host` for `seconds`, if no other host
+        holds an unexpired lease on it (a new game, or one to take over). Whether `host`
+        now holds it."""
+
+    @abstractmethod
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        """Extend every lease `host` holds on a running game to `seconds` from now;
+        return those games' ids (a game missing from them was claimed by another host
+        once its lease ran out: `host` must stop playing it)."""
+
+    @abstractmethod
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        """Lease to `host`, for `seconds`, up to `limit` running games whose lease ran
+        out or that no host holds, oldest first; return their ids."""
+
+    @abstractmethod
+    async def release_leases(self, host: str) -> list[str]:
+        """End `host`'s leases now (a host handing its games over as it stops), so that
+        other hosts claim them at once; return the games' ids."""
+
+    @abstractmethod
+    async def leases(self) -> list[Lease]:
+        """The lease of every running game, oldest game first."""

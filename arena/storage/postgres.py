@@ -24,7 +24,7 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -33,18 +33,23 @@ import asyncpg
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seasons import Standing
 from arena.seeds import seed_to_text
 from arena.storage.interface import (
+    CLAIM_LIMIT,
     COPIED_TABLES,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
     BuildRow,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
+    SeasonRecord,
     Snapshot,
     Storage,
     StorageFailure,
@@ -59,12 +64,18 @@ from arena.storage.rows import (
     BUILD_COLUMNS,
     GAME_COLUMNS,
     RUNNING_COLUMNS,
+    SEASON_COLUMNS,
+    STANDING_COLUMNS,
+    STANDING_ORDER,
     build_values,
     clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
+    season_record,
+    standing,
+    standing_values,
     stored_game,
     stored_turn,
 )
@@ -81,6 +92,9 @@ if TYPE_CHECKING:
 _GAMES = GAME_COLUMNS.format(seed="seed")
 _RUNNING = RUNNING_COLUMNS.format(seed="seed")
 _RATING = "bot, game, mu, sigma, games, wins, losses, draws"
+_SECONDS = STORAGE_SECONDS.labels("postgresql")
+_NOW = "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION"
+"""The database's clock, in seconds since the epoch: the one clock of every host's leases."""
 
 _FAILING_CLASSES = frozenset({"08", "53", "57", "58", "XX"})
 """SQLSTATE classes of a failing server: connection exceptions, insufficient resources
@@ -125,11 +139,23 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
+_APPEND_TURNS = """
+WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true))
+INSERT INTO game_turns(game_id, idx, line, clocks, ended)
+SELECT t.* FROM unsynced,
+    unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::float8[]) AS t
+"""
+"""`Storage.append_turns` in one statement, so one round trip and one transaction of its
+own: the moves survive the server's process, not a crash of PostgreSQL's machine, since
+the commit does not wait for its WAL flush (``synchronous_commit`` off for this
+transaction only; the next result's commit, synced, flushes it too)."""
+
 class PostgresStorage(Storage):
     """`Storage` on PostgreSQL (module docstring); open it with `open` or
     `arena.storage.open_storage`."""
 
     kind = "postgresql"
+    write_concurrency = 4  # commits of other games in flight on their own connections
 
     def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str) -> None:
         super().__init__(description)
@@ -169,6 +195,7 @@ class PostgresStorage(Storage):
         the server closed while idle is mostly replaced by the pool unnoticed: that is
         no failure, the database answers.)"""
         connection: Connection | None = None
+        started = time.perf_counter()
         try:
             async with self._pool.acquire() as connection:
                 return await work(connection)
@@ -179,6 +206,8 @@ class PostgresStorage(Storage):
                 raise
             await self._pool.expire_connections()  # the next ones are fresh
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def _tx(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """`_run` with `work` in one transaction."""
@@ -290,16 +319,15 @@ class PostgresStorage(Storage):
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         async def work(db: Connection) -> None:
             try:
-                await db.executemany(
-                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
-                    " VALUES ($1, $2, $3, $4, $5)",
-                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
-                      turn.ended) for turn in turns])
+                await db.execute(_APPEND_TURNS, [turn.game_id for turn in turns],
+                                 [turn.index for turn in turns], [turn.line for turn in turns],
+                                 [clocks_json(turn) for turn in turns],
+                                 [turn.ended for turn in turns])
             except asyncpg.UniqueViolationError as error:
                 raise ValueError(f"a turn is stored already ({error.detail})") from None
 
         if turns:
-            await self._tx(work)
+            await self._run(work)
 
     async def running_games(self) -> list[RunningGame]:
         async def work(db: Connection) -> list[RunningGame]:
@@ -459,6 +487,55 @@ class PostgresStorage(Storage):
 
     # -- settings presets ------------------------------------------------------------
 
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        async def work(db: Connection) -> bool:
+            status = await db.execute(
+                "INSERT INTO seasons(name, ladder, settings, frozen) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (name) DO NOTHING", name, ladder,
+                None if settings is None else json.dumps(settings), at)
+            if not _affected(status):
+                return False
+            await db.executemany(
+                f"INSERT INTO season_standings(season, {STANDING_COLUMNS})"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                [standing_values(name, row) for row in standings])
+            return True
+
+        return await self._tx(work)
+
+    async def seasons(self) -> list[SeasonRecord]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY frozen DESC, name"))
+        return [season_record(tuple(row)) for row in rows]
+
+    async def season(self, name: str) -> SeasonRecord | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {SEASON_COLUMNS} FROM seasons WHERE name = $1", name))
+        return None if row is None else season_record(tuple(row))
+
+    async def season_standings(self, name: str) -> list[Standing]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT {STANDING_COLUMNS} FROM season_standings WHERE season = $1"
+            f"{STANDING_ORDER}", name))
+        return [standing(tuple(row)) for row in rows]
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = $1 WHERE name = $2 AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < $3))", at, name, stale_before))
+        return _affected(status) > 0
+
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None:
+        changed = await self._run(lambda db: db.execute(
+            "UPDATE seasons SET final_status = $1, final_report = $2, final_updated = $3"
+            " WHERE name = $4", status, None if report is None else json.dumps(report), at,
+            name))
+        if not _affected(changed):
+            raise ValueError(f"no season {name!r} is stored")
+
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self._run(lambda db: db.execute(
             "INSERT INTO presets(game, name, text, created) VALUES ($1, $2, $3, $4)"
@@ -544,6 +621,46 @@ class PostgresStorage(Storage):
 
     async def clear(self) -> None:
         await self._run(lambda db: db.execute(f"TRUNCATE {', '.join(COPIED_TABLES)}"))
+
+    # -- host leases -------------------------------------------------------------------
+    # One statement each, on the database's clock (`_NOW`): an UPDATE that waits for
+    # another's row lock re-reads the row before it writes, so two hosts never both
+    # take a game; `claim_expired` skips the rows other claims hold (SKIP LOCKED).
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            f"UPDATE games SET host = $2, lease_until = {_NOW} + $3 WHERE id = $1"
+            f" AND status = 'running' AND (host IS NULL OR host = $2 OR lease_until <= {_NOW})",
+            game_id, host, seconds))
+        return _affected(status) > 0
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            f"UPDATE games SET lease_until = {_NOW} + $2 WHERE host = $1"
+            " AND status = 'running' RETURNING id", host, seconds))
+        return [row[0] for row in rows]
+
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            f"UPDATE games SET host = $1, lease_until = {_NOW} + $2 WHERE id IN ("
+            " SELECT id FROM games WHERE status = 'running'"
+            f" AND (host IS NULL OR lease_until <= {_NOW})"
+            " ORDER BY started, seq LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id, started, seq",
+            host, seconds, limit))
+        return [row[0] for row in sorted(rows, key=lambda row: (row[1], row[2]))]
+
+    async def release_leases(self, host: str) -> list[str]:
+        rows = await self._run(lambda db: db.fetch(
+            "UPDATE games SET lease_until = 0 WHERE host = $1 AND status = 'running'"
+            " RETURNING id", host))
+        return [row[0] for row in rows]
+
+    async def leases(self) -> list[Lease]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT id, host, lease_until FROM games WHERE status = 'running'"
+            " ORDER BY started, seq"))
+        return [Lease(*row) for row in rows]
 
 
 class _PostgresSnapshot(Snapshot):

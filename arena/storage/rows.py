@@ -10,12 +10,21 @@ from typing import Any
 from arena.bot_logs import note_size
 from arena.clock import TimeControl
 from arena.record import MatchRecord
+from arena.seasons import Standing
 from arena.seeds import parse_seed
-from arena.storage.interface import BuildRow, GameRow, RunningGame, StoredGame, StoredTurn
+from arena.storage.interface import (
+    BuildRow,
+    GameRow,
+    RunningGame,
+    SeasonRecord,
+    StoredGame,
+    StoredTurn,
+)
 
-__all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RUNNING_COLUMNS", "build_values", "clocks_json",
-           "game_row",
-           "notes_bytes", "pairings", "running_game", "stored_game", "stored_turn"]
+__all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS", "STANDING_COLUMNS",
+           "STANDING_ORDER",
+           "build_values", "clocks_json", "game_row", "notes_bytes", "pairings", "running_game",
+           "season_record", "standing", "standing_values", "stored_game", "stored_turn"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
                 "winner, scores, termination, reason, turns, started, finished")
@@ -83,6 +92,37 @@ def running_game(values: Sequence[Any], turns: Sequence[StoredTurn]) -> RunningG
         ladder=bool(ladder), pair=pair, started=started, turns=tuple(turns))
 
 
+
+SEASON_COLUMNS = "name, ladder, frozen, final_status, final_report, final_updated, settings"
+"""The columns `season_record` reads, in order."""
+
+STANDING_COLUMNS = "rank, bot, mu, sigma, games, wins, losses, draws, entered"
+"""The columns `standing` reads (and `standing_values` gives, after the season's name)."""
+
+STANDING_ORDER = " ORDER BY entered DESC, CASE WHEN entered THEN rank END, mu - 3 * sigma DESC, bot"
+"""A season's standings in order: entrants by rank, then the others by rating."""
+
+
+def season_record(values: Sequence[Any]) -> SeasonRecord:
+    """A `SeasonRecord` from the columns of `SEASON_COLUMNS`."""
+    name, ladder, frozen, status, report, updated, settings = values
+    return SeasonRecord(name, ladder, float(frozen), status,
+                        None if report is None else json.loads(report),
+                        None if updated is None else float(updated),
+                        None if settings is None else json.loads(settings))
+
+
+def standing(values: Sequence[Any]) -> Standing:
+    """A `Standing` from the columns of `STANDING_COLUMNS`."""
+    rank, bot, mu, sigma, games, wins, losses, draws, entered = values
+    return Standing(int(rank), str(bot), float(mu), float(sigma), int(games), int(wins),
+                    int(losses), int(draws), bool(entered))
+
+
+def standing_values(season: str, row: Standing) -> tuple[Any, ...]:
+    """A row of ``season_standings``: the season, then `STANDING_COLUMNS`."""
+    return (season, row.rank, row.bot, row.mu, row.sigma, row.games, row.wins, row.losses,
+            row.draws, row.entered)
 
 
 def notes_bytes(record: MatchRecord) -> Counter[str]:

@@ -5,7 +5,10 @@ is the `Storage` interface over it, calling it from one worker thread so the eve
 never waits on the disk (one writer: games that end together are rated one after the
 other). Durability is the point: WAL mode with ``synchronous=FULL``, and every write
 that must survive together is one transaction (`finish_game`: result, log, ratings, and
-the game's write-ahead turns dropped), committed before the call returns.
+the game's write-ahead turns dropped), committed before the call returns. Write-ahead
+turns (`append_turns`) are committed with ``synchronous=NORMAL``: they survive the
+server's process (a crash, ``kill -9``), and the next fully synced commit takes them
+to the disk.
 
 A failure of the database itself (a full or read-only disk, an I/O error, a corrupt
 file: `is_storage_failure`) raises `StorageFailure` and makes the storage unhealthy.
@@ -21,7 +24,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,19 +32,24 @@ from typing import Any, TypeVar
 from arena.bot_logs import utc_day
 from arena.clock import TimeControl
 from arena.game import Outcome, Termination
+from arena.metrics import STORAGE_SECONDS
 from arena.names import GUEST_PREFIX, check_account_name
 from arena.record import MatchRecord, to_jsonl, without_notes
+from arena.seasons import Standing
 from arena.seeds import parse_seed, seed_to_text
 from arena.storage.interface import (
     BOOLEAN_COLUMNS,
+    CLAIM_LIMIT,
     COPIED_TABLES,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
     BuildRow,
     GameRow,
+    Lease,
     RatingRow,
     RunningGame,
+    SeasonRecord,
     Snapshot,
     Storage,
     StorageFailure,
@@ -56,12 +64,18 @@ from arena.storage.rows import (
     BUILD_COLUMNS,
     GAME_COLUMNS,
     RUNNING_COLUMNS,
+    SEASON_COLUMNS,
+    STANDING_COLUMNS,
+    STANDING_ORDER,
     build_values,
     clocks_json,
     game_row,
     notes_bytes,
     pairings,
     running_game,
+    season_record,
+    standing,
+    standing_values,
     stored_game,
     stored_turn,
 )
@@ -72,6 +86,9 @@ T = TypeVar("T")
 
 _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
+
+_SECONDS = STORAGE_SECONDS.labels("sqlite")
+"""Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
 _RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
@@ -281,7 +298,14 @@ class SQLiteDatabase:
                 raise ValueError(f"a turn is stored already ({error})") from None
 
         if turns:
-            self._tx(work)
+            # the moves survive the server's process, not the machine's power: the WAL is
+            # written, not synced (the next result's commit syncs it), so a move costs no
+            # disk flush (docs/server.md "Restarts")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._tx(work)
+            finally:
+                self.db.execute("PRAGMA synchronous=FULL")
 
     def running_games(self) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
@@ -444,6 +468,53 @@ class SQLiteDatabase:
             history.setdefault(bot, []).append([finished, round(mu - 3 * sigma, 3)])
         return history
 
+    # -- seasons ---------------------------------------------------------------------
+
+    def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                      at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            if db.execute("SELECT 1 FROM seasons WHERE name = ?", (name,)).fetchone():
+                return False
+            db.execute("INSERT INTO seasons(name, ladder, settings, frozen) VALUES (?, ?, ?, ?)",
+                       (name, ladder, None if settings is None else json.dumps(settings), at))
+            db.executemany(f"INSERT INTO season_standings(season, {STANDING_COLUMNS})"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           [standing_values(name, row) for row in standings])
+            return True
+
+        return self._tx(work)
+
+    def seasons(self) -> list[SeasonRecord]:
+        rows = self.db.execute(f"SELECT {SEASON_COLUMNS} FROM seasons"
+                               " ORDER BY frozen DESC, name").fetchall()
+        return [season_record(row) for row in rows]
+
+    def season(self, name: str) -> SeasonRecord | None:
+        row = self.db.execute(f"SELECT {SEASON_COLUMNS} FROM seasons WHERE name = ?",
+                              (name,)).fetchone()
+        return None if row is None else season_record(row)
+
+    def season_standings(self, name: str) -> list[Standing]:
+        rows = self.db.execute(f"SELECT {STANDING_COLUMNS} FROM season_standings"
+                               f" WHERE season = ?{STANDING_ORDER}", (name,)).fetchall()
+        return [standing(row) for row in rows]
+
+    def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return self.db.execute(
+            "UPDATE seasons SET final_status = 'running', final_report = NULL,"
+            " final_updated = ? WHERE name = ? AND (final_status IS NULL OR"
+            " (final_status = 'running' AND final_updated < ?))",
+            (at, name, stale_before)).rowcount > 0
+
+    def set_season_final(self, name: str, status: str, report: Mapping[str, Any] | None,
+                         at: float) -> None:
+        changed = self.db.execute(
+            "UPDATE seasons SET final_status = ?, final_report = ?, final_updated = ?"
+            " WHERE name = ?",
+            (status, None if report is None else json.dumps(report), at, name)).rowcount
+        if not changed:
+            raise ValueError(f"no season {name!r} is stored")
+
     # -- settings presets ------------------------------------------------------------
 
     def save_preset(self, game: str, name: str, text: str) -> None:
@@ -518,6 +589,44 @@ class SQLiteDatabase:
 
         self._tx(work)
 
+    # -- host leases (Storage's; one writer, so each is atomic) ---------------------
+
+    def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        now = time.time()
+        cursor = self.db.execute(
+            "UPDATE games SET host = ?, lease_until = ? WHERE id = ? AND status = 'running'"
+            " AND (host IS NULL OR host = ? OR lease_until <= ?)",
+            (host, now + seconds, game_id, host, now))
+        return cursor.rowcount > 0
+
+    def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = ? WHERE host = ? AND status = 'running'"
+            " RETURNING id", (time.time() + seconds, host)).fetchall()]
+
+    def claim_expired(self, host: str, seconds: float, limit: int) -> list[str]:
+        def work(db: sqlite3.Connection) -> list[str]:
+            now = time.time()
+            ids = [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE status = 'running'"
+                " AND (host IS NULL OR lease_until <= ?) ORDER BY started, rowid LIMIT ?",
+                (now, limit))]
+            db.executemany("UPDATE games SET host = ?, lease_until = ? WHERE id = ?",
+                           [(host, now + seconds, game_id) for game_id in ids])
+            return ids
+
+        return self._tx(work)
+
+    def release_leases(self, host: str) -> list[str]:
+        return [row[0] for row in self.db.execute(
+            "UPDATE games SET lease_until = 0 WHERE host = ? AND status = 'running'"
+            " RETURNING id", (host,)).fetchall()]
+
+    def leases(self) -> list[Lease]:
+        return [Lease(*row) for row in self.db.execute(
+            "SELECT id, host, lease_until FROM games WHERE status = 'running'"
+            " ORDER BY started, rowid")]
+
 
 def _table(name: str) -> str:
     """`name` if it is a table of `COPIED_TABLES` (never an arbitrary text in SQL)."""
@@ -565,12 +674,15 @@ class SQLiteStorage(Storage):
             StorageFailure: the database itself failed (the storage is now unhealthy).
         """
         loop = asyncio.get_running_loop()
+        started = time.perf_counter()
         try:
             return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
         except Exception as error:
             if not is_storage_failure(error):
                 raise
             raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
         try:
@@ -650,6 +762,27 @@ class SQLiteStorage(Storage):
     async def rating_history(self, game: str | None = None) -> dict[str, list[list[float]]]:
         return await self.run(self.database.rating_history, game)
 
+    async def freeze_season(self, name: str, ladder: str, standings: Sequence[Standing],
+                            at: float, settings: Mapping[str, Any] | None = None) -> bool:
+        return await self.run(self.database.freeze_season, name, ladder, list(standings), at,
+                              settings)
+
+    async def seasons(self) -> list[SeasonRecord]:
+        return await self.run(self.database.seasons)
+
+    async def season(self, name: str) -> SeasonRecord | None:
+        return await self.run(self.database.season, name)
+
+    async def season_standings(self, name: str) -> list[Standing]:
+        return await self.run(self.database.season_standings, name)
+
+    async def claim_season_final(self, name: str, at: float, stale_before: float) -> bool:
+        return await self.run(self.database.claim_season_final, name, at, stale_before)
+
+    async def set_season_final(self, name: str, status: str,
+                               report: Mapping[str, Any] | None, at: float) -> None:
+        await self.run(self.database.set_season_final, name, status, report, at)
+
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self.run(self.database.save_preset, game, name, text)
 
@@ -699,6 +832,22 @@ class SQLiteStorage(Storage):
 
     async def clear(self) -> None:
         await self.run(self.database.clear)
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        return await self.run(self.database.lease_game, game_id, host, seconds)
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        return await self.run(self.database.renew_leases, host, seconds)
+
+    async def claim_expired(self, host: str, seconds: float,
+                            limit: int = CLAIM_LIMIT) -> list[str]:
+        return await self.run(self.database.claim_expired, host, seconds, limit)
+
+    async def release_leases(self, host: str) -> list[str]:
+        return await self.run(self.database.release_leases, host)
+
+    async def leases(self) -> list[Lease]:
+        return await self.run(self.database.leases)
 
 
 def _reader(path: str) -> sqlite3.Connection:

@@ -1,6 +1,8 @@
 """The HTTP side of the arena: an aiohttp application in the server's own process and loop.
 
-`WebFront` is its lifecycle, in aiohttp's order: `start` sets the application up
+`WebFront` is the server's `arena.service.HttpFront`, made by the composition root
+(`arena.app`) with the server as its `arena.service.ArenaService`, the one interface the
+web uses (it imports nothing of `arena.server`). Its lifecycle, in aiohttp's order: `start` sets the application up
 (``AppRunner.setup``), `protocol` makes the request handler the port's dispatcher
 hands plain HTTP connections to (`arena.server.dispatch`), `close` closes idle
 keep-alive connections, waits for requests in progress and stops the replay workers
@@ -11,8 +13,8 @@ The application: the endpoints of `arena.web.endpoints` (its OpenAPI document at
 names that are not the server's (`arena.web.origins.host_guard`), of compressed
 bodies (`arena.web.http.refuse_encoded_bodies`) and of state-changing requests from
 foreign pages (`arena.web.origins.cross_site_guard`),
-gzip for text, and `WebFront.websocket_request`, the check of the WebSocket handshake
-(host, origin, guest cookie) that runs in websockets' ``process_request``.
+gzip for text, and `WebFront.check_handshake`, the check of the WebSocket handshake
+(host, origin, guest cookie) that the server runs in websockets' ``process_request``.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from websockets.asyncio.server import ServerConnection
-from websockets.http11 import Request, Response
+from websockets.http11 import Request
 
-from arena.server.connection import ArenaConnection
+from arena.service import Handshake, HttpFront
 from arena.web import GUEST_COOKIE
 from arena.web.endpoints import endpoints
 from arena.web.endpoints.launch import MATCHES, RUNS, Matches
@@ -40,11 +42,12 @@ from arena.web.http import PRESET_CHANGES, compress, errors, refuse_encoded_bodi
 from arena.web.openapi import openapi_document
 from arena.web.origins import ServerNames, cross_site_guard, host_guard, websocket_origin_problem
 from arena.web.quota import RateLimit
-from arena.web.routes import SERVER
+from arena.web.routes import SERVICE
+from arena.web.seasons import SEASONS, SeasonKeeper
 from arena.web.tournaments import TournamentRuns
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
+    from arena.service import ArenaService
 
 __all__ = ["WebFront", "make_app"]
 
@@ -67,21 +70,22 @@ _QUIET = _BadRequestsAreNotErrors()
 logging.getLogger("aiohttp.server").addFilter(_QUIET)
 
 
-def make_app(server: ArenaServer) -> web.Application:
-    """The aiohttp application serving `server`'s HTTP side."""
-    config = server.config.web
-    app = web.Application(middlewares=[compress, errors, host_guard(server_names(server)),
+def make_app(service: ArenaService) -> web.Application:
+    """The aiohttp application serving `service`'s HTTP side."""
+    config = service.config.web
+    app = web.Application(middlewares=[compress, errors, host_guard(server_names(service)),
                                        refuse_encoded_bodies, cross_site_guard(config.origins)],
                           client_max_size=config.max_upload)
-    app[SERVER] = server
+    app[SERVICE] = service
     app[QUOTAS] = GuestQuotas(RateLimit(config.guests_per_client_minute),
-                              RateLimit(server.config.guests_per_minute))
+                              RateLimit(service.config.guests_per_minute))
     app[PRESET_CHANGES] = RateLimit(config.presets_per_client_minute)
-    app[REPLAYS] = Replays(config, server.registry)
+    app[REPLAYS] = Replays(config, service.registry)
     app[MATCHES] = Matches(config)
-    app[RUNS] = TournamentRuns(config, Path(server.config.tournaments)
-                               if server.config.tournaments else None)
-    served = endpoints(server.registry)
+    app[RUNS] = TournamentRuns(config, Path(service.config.tournaments)
+                               if service.config.tournaments else None)
+    app[SEASONS] = SeasonKeeper(service, app[RUNS])
+    served = endpoints(service.registry)
     app[OPENAPI] = openapi_document(served, version=_version())
     for endpoint in served:
         if endpoint.method == "GET":  # and HEAD
@@ -90,17 +94,22 @@ def make_app(server: ArenaServer) -> web.Application:
             app.router.add_route(endpoint.method, endpoint.path, endpoint.handler,
                                  name=endpoint.operation_id)
 
+    async def start_seasons(app: web.Application) -> None:
+        app[SEASONS].start()
+
     async def stop_replays(app: web.Application) -> None:
+        await app[SEASONS].close()  # first: a final stopped now is played again at a restart
         app[RUNS].close()
         app[REPLAYS].close()
 
+    app.on_startup.append(start_seasons)
     app.on_cleanup.append(stop_replays)
     return app
 
 
-def server_names(server: ArenaServer) -> ServerNames:
+def server_names(service: ArenaService) -> ServerNames:
     """The names requests may come to: ``--server-name``s and the bound address."""
-    return ServerNames.of((*server.config.web.server_names, server.config.host or ""))
+    return ServerNames.of((*service.config.web.server_names, service.config.host or ""))
 
 
 def _version() -> str:
@@ -112,20 +121,20 @@ def _version() -> str:
         return "0"
 
 
-class WebFront:
-    """The HTTP side's lifecycle (module docstring)."""
+class WebFront(HttpFront):
+    """The HTTP side's lifecycle (module docstring), an `HttpFront`."""
 
-    def __init__(self, server: ArenaServer) -> None:
-        self.server = server
-        self.app = make_app(server)
-        config = server.config.web
+    def __init__(self, service: ArenaService) -> None:
+        self.service = service
+        self.app = make_app(service)
+        config = service.config.web
         self._runner = web.AppRunner(
             self.app, handle_signals=False, access_log=None, shutdown_timeout=5.0,
             keepalive_timeout=config.keepalive_timeout, max_line_size=config.max_head,
             max_field_size=config.max_head,
             # nothing is inflated: compressed bodies are refused unread (refuse_encoded_bodies)
             auto_decompress=False)
-        self._names = server_names(server)
+        self._names = server_names(service)
         self._closed = False
 
     async def start(self) -> None:
@@ -145,27 +154,29 @@ class WebFront:
             self._closed = True
             await self._runner.cleanup()
 
-    async def websocket_request(self, connection: ServerConnection,
-                                request: Request) -> Response | None:
-        """websockets' ``process_request``: refuse a foreign page's handshake (403) or a
-        browser's to a name that is not the server's (421), and note the guest cookie a
-        browser's handshake carries (`ArenaConnection`). A bot sends no ``Origin``:
-        it may come by any name."""
+    async def check_handshake(self, connection: ServerConnection,
+                              request: Request) -> Handshake:
+        """The check of a WebSocket handshake (in websockets' ``process_request``):
+        refuse a foreign page's (403) or a browser's to a name that is not the server's
+        (421), and read the guest cookie a browser's carries (its ``hello`` may then
+        omit the token). A bot sends no ``Origin``: it may come by any name."""
         hosts = request.headers.get_all("Host")
         if request.headers.get_all("Origin"):
             misdirected = self._names.problem(hosts)
             if misdirected is not None:
-                return connection.respond(HTTPStatus.MISDIRECTED_REQUEST, misdirected + "\n")
+                return Handshake(connection.respond(HTTPStatus.MISDIRECTED_REQUEST,
+                                                    misdirected + "\n"))
         problem = websocket_origin_problem(request.headers.get_all("Origin"),
                                            hosts[0] if len(hosts) == 1 else None,
-                                           self.server.config.web.origins)
+                                           self.service.config.web.origins)
         if problem is not None:
-            return connection.respond(HTTPStatus.FORBIDDEN, problem + "\n")
+            return Handshake(connection.respond(HTTPStatus.FORBIDDEN, problem + "\n"))
+        token = None
         for header in request.headers.get_all("Cookie"):
             try:
                 morsel = SimpleCookie(header).get(GUEST_COOKIE)
             except CookieError:
                 continue
-            if morsel is not None and morsel.value and isinstance(connection, ArenaConnection):
-                connection.cookie_token = morsel.value
-        return None
+            if morsel is not None and morsel.value:
+                token = morsel.value
+        return Handshake(guest_token=token)

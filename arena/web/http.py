@@ -22,7 +22,8 @@ from aiohttp import web
 
 from arena import json_bounds
 from arena.errors import ArenaError
-from arena.storage import StorageFailure
+from arena.service import StorageUnavailable
+from arena.storage.interface import StorageFailure
 from arena.web.quota import RateLimit, client_key
 
 __all__ = [
@@ -123,8 +124,6 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
                        f"allowed: {error.headers.get('Allow', '')}")
         return ApiError(error.status, message, headers=headers).response()
     except (ArenaError, ValueError) as error:
-        from arena.server.durability import StorageUnavailable  # loaded by now (no cycle)
-
         if isinstance(error, StorageFailure | StorageUnavailable):  # the server's fault
             return ApiError(503, f"the server cannot store anything now ({error}); try "
                                  "again later", code="storage-unavailable",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from cachetools import TTLCache
 
-from arena.server.limits import TokenBucket
+from arena.buckets import TokenBucket
 
 __all__ = ["RateLimit", "client_key"]
 

@@ -1,7 +1,7 @@
 """Replay frames: every state of a recorded game, recomputed by the referee.
 
 `frames` is the replay itself. `replay_job` is what the server runs for the HTTP API,
-in a worker process (`arena.server.workers.WorkerPool`), never on its event loop: it
+in a worker process (`arena.workers.WorkerPool`), never on its event loop: it
 parses the log, replays it and writes the JSON answer to a file, within `ReplayLimits`:
 a log of more turns is refused before it is replayed, and the replay stops as soon as
 one frame or the whole answer grows past its limit. A game whose state grows with every

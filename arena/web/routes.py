@@ -25,16 +25,23 @@ from aiohttp import web
 from arena.web.http import Handler
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
+    from arena.service import ArenaService
 
-__all__ = ["SERVER", "Endpoint", "Param", "server_of"]
+__all__ = ["SERVICE", "Endpoint", "Param", "server_of", "service_of"]
 
-SERVER: web.AppKey[ArenaServer] = web.AppKey("arena.server")
-"""The `ArenaServer` whose HTTP side the application is."""
+SERVICE: web.AppKey[ArenaService] = web.AppKey("arena.service")
+"""The arena whose HTTP side the application is, as the one interface the web uses
+(`arena.service.ArenaService`)."""
 
 
-def server_of(request: web.Request) -> ArenaServer:
-    return request.app[SERVER]
+def service_of(request: web.Request) -> ArenaService:
+    """The arena a request came to (a handler's way to the server: `ArenaService`)."""
+    return request.app[SERVICE]
+
+
+server_of = service_of
+"""The name `service_of` had before the web was given a service (plugins written for it
+keep working; what it returns is an `ArenaService` now: ``.records``, not ``.storage``)."""
 
 
 @dataclass(frozen=True)

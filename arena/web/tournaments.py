@@ -4,7 +4,7 @@ The one adapter between the web interface and the tournament runner: it uses onl
 `arena.tournament.TournamentSpec` and `arena.tournament.run_tournament`. A run never
 touches the event loop: `run_tournament` plays in a process of its own (started from
 the forkserver, niced below the server and under an address-space limit like every
-worker, `arena.server.workers.limit_worker`; killed after `WebConfig.tournament_seconds`),
+worker, `arena.workers.limit_worker`; killed after `WebConfig.tournament_seconds`),
 which writes the usual results directory (``tournament.json``, the logs) under the
 server's ``--tournaments`` directory and sends ``(done, total)`` through a pipe the loop
 watches with ``add_reader``. The page asks `TournamentRuns.get` for the progress and
@@ -22,6 +22,7 @@ import logging
 import multiprocessing
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -33,6 +34,7 @@ from arena.game import Game
 from arena.registry import default_registry
 from arena.tournament import TournamentSpec, run_tournament
 from arena.web.config import WebConfig
+from arena.workers import limit_worker
 
 __all__ = ["Run", "RunRefused", "TournamentRuns"]
 
@@ -70,6 +72,8 @@ class Run:
     process: BaseProcess | None = None
     pipe: Connection | None = None
     timer: asyncio.TimerHandle | None = None
+    on_end: Callable[[Run], None] | None = None
+    """Called (on the loop) once the run has finished or failed (a season's final)."""
 
     def to_json(self, ahead: int) -> dict[str, Any]:
         eta = None
@@ -91,9 +95,6 @@ def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
           pipe: Connection) -> None:
     """The worker process: run the tournament, telling the server its progress. Its
     own processes (`processes` > 1) inherit its priority and memory limit."""
-    # imported here: this module is the worker's first (arena.server imports the web)
-    from arena.server.workers import limit_worker
-
     limit_worker(memory_mb)
     try:
         run_tournament(TournamentSpec.from_json(spec), out=Path(out), processes=processes,
@@ -117,8 +118,10 @@ class TournamentRuns:
     def _active(self) -> list[Run]:
         return [r for r in self.runs.values() if r.status in ("queued", "running")]
 
-    def start(self, client: str, spec: TournamentSpec) -> Run:
-        """Queue a run for `client` (started at once if a slot is free).
+    def start(self, client: str, spec: TournamentSpec, *, label: str = "web",
+              on_end: Callable[[Run], None] | None = None) -> Run:
+        """Queue a run for `client` (started at once if a slot is free), in the results
+        directory ``LABEL-ID``; `on_end` is called with it when it ends.
 
         Raises:
             RunRefused: no results directory, too many bots or games, the client has a
@@ -146,8 +149,9 @@ class TournamentRuns:
                              f"{len(active)} tournaments are running or waiting; try again later")
         self._forget_old()
         run_id = secrets.token_hex(4)
-        out = self.directory / f"web-{run_id}"
-        run = Run(run_id, client, spec, out, f"web-{run_id}/tournament.json", total=total)
+        out = self.directory / f"{label}-{run_id}"
+        run = Run(run_id, client, spec, out, f"{label}-{run_id}/tournament.json", total=total,
+                  on_end=on_end)
         self.runs[run_id] = run
         self._next()
         return run
@@ -232,6 +236,8 @@ class TournamentRuns:
             asyncio.get_running_loop().run_in_executor(None, run.process.join, 10)
         if status == "failed":
             log.info("web tournament %s failed: %s", run.id, error)
+        if run.on_end is not None:
+            run.on_end(run)
         self._next()
 
     def close(self) -> None:

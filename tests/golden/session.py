@@ -10,8 +10,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from arena.app import Arena as ArenaApp
 from arena.seeds import seed_commitment
-from arena.server import ArenaServer, ServerConfig, TimeControl
+from arena.server import ServerConfig, TimeControl
 from protocol import Encoding
 from tests.golden.transcript import Step, dumps, normalise, parse, substitute
 from tests.server.conftest import Arena
@@ -112,9 +113,9 @@ class Replay:
 async def run(path: Path, db: Path, *, record: bool = False) -> Replay:
     """Play `path` against a new server; with `record`, collect what the server says."""
     config = ServerConfig(host="127.0.0.1", port=0, db=str(db), ping_interval=None)
-    server = ArenaServer(config)
-    await server.start()
-    arena = Arena(server)
+    app = ArenaApp(config)
+    await app.start()
+    arena = Arena(app)
     replay = Replay(arena)
     try:
         for step in parse(path):

@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.config import HostedConfig
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
-from arena.server.config import HostedConfig
 from arena.server.hosted import STDERR_BYTES
 from clients.sdk import ArenaClient, BuiltinBot
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from arena.app import Arena as ArenaApp
 from arena.games.substitution import Settings
 from arena.record import MatchRecord
 from arena.registry import Registry
-from arena.server import ArenaServer, ServerConfig, TimeControl
+from arena.server import ServerConfig, TimeControl
 from arena.server.live import LiveGame
 from clients.sdk import ArenaBot, ArenaClient, BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding, Message
@@ -31,16 +32,24 @@ async def stored_record(live: LiveGame, timeout: float = 20) -> MatchRecord:
 
 
 class Arena:
-    """A running server plus helpers to add bots and connect clients."""
+    """A running arena (built by the composition root, `arena.app`) plus helpers to add
+    bots and connect clients."""
 
-    def __init__(self, server: ArenaServer) -> None:
-        self.server = server
+    def __init__(self, app: ArenaApp) -> None:
+        self.app = app
+        self.server = app.server
+        """The server core (`arena.server.ArenaServer`)."""
         self.clients: list[tuple[ArenaClient, asyncio.Task[None]]] = []
         self.raws: list[RawClient] = []
 
     @property
     def url(self) -> str:
         return self.server.url
+
+    @property
+    def web(self) -> Any:
+        """The HTTP side (`arena.web.app.WebFront`)."""
+        return self.app.web
 
     async def add_bot(self, name: str, *, operator: bool = False) -> str:
         assert self.server.storage is not None
@@ -90,7 +99,7 @@ class Arena:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await task
-        await self.server.close()
+        await self.app.close()
         for client, _ in self.clients:  # every server message followed the schema
             assert client.bad_frames == [], client.bad_frames
 
@@ -140,9 +149,9 @@ async def make_arena(tmp_path) -> AsyncIterator[Callable[..., Any]]:
         config = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "arena.sqlite"),
                               time_control=FAST, ping_interval=None)
         config = replace(config, **options)
-        server = ArenaServer(config, registry=registry)
-        await server.start()
-        arena = Arena(server)
+        app = ArenaApp(config, registry=registry)
+        await app.start()
+        arena = Arena(app)
         started.append(arena)
         return arena
 

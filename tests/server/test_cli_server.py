@@ -297,3 +297,23 @@ async def test_connect_exec_says_a_crash_once_with_the_last_line_sent(arena, tmp
     assert "was killed by signal SIGSEGV (11); its last lines on standard error:\n  | " \
         "about to fail\nthe last line it was sent: turn {" in output
     assert "0 game(s) played" in output.splitlines()[-1]
+
+
+async def test_connect_paused_accepts_challenges_by_its_policy(make_arena):
+    """`arena connect --paused --accept auto --max-rating`: out of the ladder's pairing,
+    and a challenge within the range is accepted (the pairing's two games are played)."""
+    from arena.server import LadderConfig
+
+    arena = await make_arena(ladder=LadderConfig(settings={**SUBST, "moves": 2}))
+    token = await arena.add_bot("cli")
+    task = asyncio.create_task(run_connect(
+        "--url", arena.url, "--token", token, "--bot", "random", "--stop-after", "2",
+        "--paused", "--accept", "auto", "--max-rating", "5"))
+    await wait_connected(arena, "cli")
+    assert not arena.server.sessions["cli"].seeking
+    assert arena.server.challenges.policies["cli"].max_rating == 5.0
+    challenger = await arena.client("alice", "random", seek=False, challenges=True)
+    status = await challenger.challenge("cli")
+    assert status["status"] == "accepted", status
+    code, output = await task
+    assert code == 0 and "2 game(s) played" in output, output

@@ -1,35 +1,67 @@
-"""kill -9 mid-ladder: nothing announced is lost, in-flight games become aborted, the
-ladder resumes. The server runs as a subprocess; the bots are in-process SDK clients."""
+"""No game lost on a restart: ``kill -9`` (or SIGTERM) of ``arena serve`` mid-ladder, on
+SQLite and on PostgreSQL, and a restart: every game that was running resumes from its
+stored moves and finishes normally (none aborted), nothing announced is lost, and each
+finished game's log is the moves both bots saw. The server runs as a subprocess; the
+bots are in-process SDK clients that write down what they were told."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import urllib.request
+from collections import defaultdict
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
 from arena.record import read_jsonl
-from arena.storage.sqlite import SQLiteDatabase
+from arena.storage import Storage, open_storage
 from arena.validate import validate_record
 from clients.sdk import ArenaClient, BuiltinBot, Turn
+from protocol import PROTOCOL_VERSION, Encoding, Message
+from tests.storage.conftest import database_url
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class UnhurriedBot(BuiltinBot):
-    """The random bot, taking a few milliseconds a move, so that a 20-move game lasts long
-    enough for the kill to catch games in flight however fast the server is."""
+class Witness(BuiltinBot):
+    """The random bot, taking a few milliseconds a move (so that a game lasts long enough
+    for the kill to catch games in flight however fast the server is), that writes down
+    every move it was told of: its own accepted ones and its opponents'."""
+
+    def __init__(self) -> None:
+        super().__init__("random")
+        self.sent: dict[tuple[str, int], str] = {}
+        """The last move sent for each (game, turn)."""
+        self.told: defaultdict[str, dict[int, str]] = defaultdict(dict)
+        """Per game, the moves this bot was told of, by turn."""
 
     async def move(self, turn: Turn) -> str:  # type: ignore[override]
         await asyncio.sleep(0.005)
         answer = super().move(turn)
-        return answer if isinstance(answer, str) else await answer
+        move = answer if isinstance(answer, str) else await answer
+        self.sent[turn.game_id, turn.turn] = move
+        return move
+
+    def heard(self, message: Message) -> None:
+        kind = message.type
+        if kind == "move_accepted":
+            self.told[message["game_id"]][message["turn"]] = \
+                self.sent[message["game_id"], message["turn"]]
+        elif kind == "opponent_moved":
+            self.told[message["game_id"]][message["turn"]] = message["move"]
+        elif kind == "your_turn" and message.get("last_move"):
+            last = message["last_move"]
+            self.told[message["game_id"]][last["turn"]] = last["move"]
 
 
 def announced_ids(clients: list[ArenaClient]) -> set[str]:
@@ -42,12 +74,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+async def start_server(db: str, port: int, stderr: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    errors = open(db.with_suffix(".stderr"), "ab")  # noqa: SIM115, ASYNC230 - the child keeps it
+    errors = open(stderr, "ab")  # noqa: SIM115, ASYNC230 - the child keeps it
     process = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
-         "--db", str(db), "--moves", "20", "--interval", "0.05", "--house", "random",
+         "--db", db, "--moves", "20", "--interval", "0.05", "--house", "random",
          "--grace-ms", "60000", "--max-games", "4"],
         env=env, stdout=subprocess.DEVNULL, stderr=errors,
     )
@@ -57,70 +89,127 @@ async def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()
         except OSError:
-            assert process.poll() is None, db.with_suffix(".stderr").read_text()
+            assert process.poll() is None, stderr.read_text()
             return False
         return True
 
-    await wait_for(lambda: asyncio.to_thread(healthy), 20, "the server answers /healthz")
+    await wait_for(lambda: asyncio.to_thread(healthy), 30, "the server answers /healthz")
     return process
 
 
-async def test_sigkill_mid_ladder_loses_nothing_announced(tmp_path):
-    db = tmp_path / "arena.sqlite"
-    storage = SQLiteDatabase(db)
-    tokens = {name: storage.add_bot(name) for name in ("alice", "bob", "carol")}
-    storage.close()
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}/"
-    server = await start_server(db, port)
-    clients = [ArenaClient(url, token, UnhurriedBot("random"), reconnect_delay=0.05,
-                           max_reconnect_delay=0.2) for token in tokens.values()]
-    tasks = [asyncio.create_task(client.run()) for client in clients]
+@contextlib.asynccontextmanager
+async def opened(url: str) -> AsyncIterator[Storage]:
+    storage = await open_storage(url)
     try:
-        await wait_for(lambda: len(announced_ids(clients)) >= 10, 30, "10 results announced")
-        server.send_signal(signal.SIGKILL)  # mid-ladder: games are in flight
-        server.wait()
-        announced = {r.game_id: r for c in clients for r in c.results}
-        before_restart = len(announced)
-
-        rows = sqlite3.connect(db).execute("SELECT id, status FROM games").fetchall()
-        running = {game_id for game_id, status in rows if status == "running"}
-        assert running, "the kill should catch games in flight"
-
-        server = await start_server(db, port)  # restart: recovery, then the ladder resumes
-        await wait_for(lambda: len(announced_ids(clients)) >= before_restart + 10, 30,
-                       "10 more results announced after the restart")
+        yield storage
     finally:
-        for client in clients:
-            await client.stop()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=20)
+        await storage.close()
 
-    check = SQLiteDatabase(db)
-    try:
-        for game_id, result in announced.items():
-            row = check.game(game_id)
-            assert row is not None and row.status == "finished", game_id
-            assert row.result == result.result and row.seed == str(result.seed)
-            assert result.seed_verified  # the revealed seed is the one committed to
-            record = read_jsonl(row.log.splitlines())
-            assert validate_record(record) is None
-        for game_id in running:
-            row = check.game(game_id)
-            assert row.status == "aborted" and row.termination == "aborted"
-            assert row.reason == "server stopped while the game was in flight"
-            assert read_jsonl(row.log.splitlines()).outcome.result == "aborted"
-        finished_after = [g for g in check.games(limit=10_000, status="finished")
-                          if g.id not in announced]
-        assert finished_after, "the ladder resumed after the restart"
-        # every rated game is in the ratings, and only those
-        rated = check.db.execute(
-            "SELECT bot, COUNT(*) FROM rating_updates GROUP BY bot").fetchall()
-        for bot, count in rated:
-            assert check.rating(bot, "substitution").games == count
-        finished = check.games(limit=10_000, status="finished")
-        assert sum(count for _, count in rated) == 2 * len(finished)
-    finally:
-        check.close()
-    assert before_restart >= 10
+
+async def in_flight(url: str) -> dict[str, int]:
+    """The games stored as running, with their stored moves' count."""
+    async with opened(url) as storage:
+        return {game.id: len(game.turns) for game in await storage.running_games()}
+
+
+async def spectator_close_code(url: str) -> asyncio.Task[int | None]:
+    """A spectator connected now; the task gives the code its connection is closed with."""
+    ws = await connect(url, subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await ws.send(Encoding.JSON.encode({"type": "hello", "protocol": PROTOCOL_VERSION,
+                                        "role": "spectator"}))
+    await ws.recv()  # welcome
+
+    async def closed() -> int | None:
+        with contextlib.suppress(ConnectionClosed):
+            async for _ in ws:
+                pass
+        return ws.close_code
+
+    return asyncio.create_task(closed())
+
+
+@pytest.mark.parametrize(("backend", "stop"), [
+    ("sqlite", signal.SIGKILL), ("postgresql", signal.SIGKILL), ("sqlite", signal.SIGTERM)])
+async def test_a_restart_mid_ladder_loses_no_game(tmp_path: Path, backend: str,
+                                                  stop: signal.Signals) -> None:
+    async with database_url(backend, tmp_path) as db:
+        async with opened(db) as storage:
+            tokens = {name: await storage.add_bot(name) for name in ("alice", "bob", "carol")}
+        port = free_port()
+        url = f"ws://127.0.0.1:{port}/"
+        stderr = tmp_path / "serve.stderr"
+        server = await start_server(db, port, stderr)
+        witnesses = {name: Witness() for name in tokens}
+        clients = []
+        for name, token in tokens.items():
+            client = ArenaClient(url, token, witnesses[name], reconnect_delay=0.05,
+                                 max_reconnect_delay=0.2, compact=name != "carol")
+            client.on_message = witnesses[name].heard
+            clients.append(client)
+        tasks = [asyncio.create_task(client.run()) for client in clients]
+        try:
+            def deep_in_a_game() -> bool:  # a move told after a few: a game is in flight
+                return len(announced_ids(clients)) >= 4 and any(
+                    max(told, default=0) >= 5 and game_id not in announced_ids(clients)
+                    for witness in witnesses.values() for game_id, told in witness.told.items())
+
+            await wait_for(deep_in_a_game, 60, "four results, and a game in flight")
+            closing = await spectator_close_code(url)
+            server.send_signal(stop)
+            await asyncio.to_thread(server.wait)
+            if stop == signal.SIGTERM:
+                assert server.returncode == 0, stderr.read_text()
+                assert await closing == 1012  # service restart: clients come back
+            announced = {r.game_id: r for c in clients for r in c.results}
+            before_restart = len(announced)
+            running = await in_flight(db)
+            assert running and any(running.values()), "the stop should catch games in flight"
+
+            server = await start_server(db, port, stderr)  # the running games resume
+            await wait_for(lambda: f"resumed {len(running)} running game(s) from their "
+                           "stored moves" in stderr.read_text(), 30, "serve says it resumed")
+            await wait_for(lambda: set(running) <= announced_ids(clients), 60,
+                           "every game that was running is over and announced")
+            await wait_for(lambda: len(announced_ids(clients)) >= before_restart + 6, 60,
+                           "the ladder goes on after the restart")
+        finally:
+            for client in clients:
+                await client.stop()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            server.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(server.wait, 30)
+
+        async with opened(db) as check:
+            results = {r.game_id: r for c in clients for r in c.results}
+            for game_id in running:  # none aborted: each finished as its players played it
+                row = await check.game(game_id)
+                assert row is not None and row.status == "finished", (game_id, row)
+                assert row.termination == "normal", row.reason
+                record = read_jsonl(row.log.splitlines())  # type: ignore[union-attr]
+                assert validate_record(record) is None
+                assert len(record.turns) >= running[game_id]  # the stored moves, then more
+                assert results[game_id].result == row.result
+                assert results[game_id].seed_verified  # the commitment survived the restart
+            for game_id, result in announced.items():  # nothing announced was lost
+                row = await check.game(game_id)
+                assert row is not None and row.status == "finished"
+                assert row.result == result.result and row.seed == str(result.seed)
+            # each finished game's log is the moves its bots saw: every move a bot was told
+            # of is the logged one, every logged move of a bot is the one it sent, and each
+            # bot was told of every move but those stored and not yet told at the stop
+            for game_id in results:
+                row = await check.game(game_id)
+                assert row is not None
+                record = read_jsonl(row.log.splitlines())  # type: ignore[union-attr]
+                logged = {turn.turn: turn.move for turn in record.turns}
+                told_from = running.get(game_id, 0)
+                for name, witness in witnesses.items():
+                    if name not in record.players:
+                        continue
+                    told = witness.told.get(game_id, {})
+                    assert all(logged.get(t) == move for t, move in told.items()), (name, game_id)
+                    assert {t for t in logged if t >= told_from} <= set(told), (name, game_id)
+                    for turn in record.turns:
+                        if record.players[turn.player] == name:
+                            assert witness.sent[game_id, turn.turn] == turn.move
+            assert await check.games(limit=10_000, status="aborted") == []

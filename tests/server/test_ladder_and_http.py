@@ -12,6 +12,7 @@ import pytest
 from arena.chance import ChanceSource
 from arena.record import read_jsonl
 from arena.server import LadderConfig
+from arena.storage import open_storage
 from arena.validate import validate_record
 from clients.operator import Operator
 from protocol import RemoteError
@@ -128,14 +129,26 @@ async def test_operator_requests_games_for_a_tournament(arena):
             pass
 
 
-async def test_close_is_safe_to_call_twice_and_aborts_live_games(arena):
+async def test_close_is_safe_to_call_twice_and_suspends_live_games(arena):
     await arena.client("a", never)
-    await arena.client("b", "random")
+    b = await arena.client("b", "random", reconnect=False)
     live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1)
     await wait_for(lambda: live.started)
+    task = arena.server.games.task_of(live)
+    ws = b._ws
     await asyncio.gather(arena.server.close(), arena.server.close())
     await arena.server.close()
-    assert live.record is not None and live.record.outcome.result == "aborted"
+    # no result: the game stays running in storage, to resume on the next start
+    assert live.record is None and task.cancelled()
+    assert ws is not None and ws.close_code == 1012  # service restart: the bots come back
+    storage = await open_storage(arena.server.config.db)
+    try:
+        row = await storage.game(live.id)
+        assert row is not None and row.status == "running"
+        [running] = await storage.running_games()
+        assert running.id == live.id
+    finally:
+        await storage.close()
 
 
 async def test_blocking_play_games_for_a_synchronous_runner(arena):

@@ -17,7 +17,7 @@ from arena.game import Termination
 from arena.games.tiles.rules import TilesState
 from arena.registry import Registry
 from arena.server import TimeControl
-from arena.server.workers import WorkerLimits
+from arena.workers import WorkerLimits
 from bots.tiles.bots import RandomBot
 from clients.sdk import BuiltinBot
 from tests.server import house_bots, worker_jobs

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from arena.app import Arena
 from arena.game import Termination
 from arena.server import ArenaServer, ServerConfig
 from arena.server.durability import StorageUnavailable
@@ -120,9 +121,10 @@ async def test_a_read_only_database_starts_unhealthy_and_plays_once_writable(
             self.db.execute("PRAGMA query_only=1")
 
     monkeypatch.setattr("arena.storage.sqlite.SQLiteDatabase", ReadOnlyDatabase)
-    server = ArenaServer(ServerConfig(port=0, db=str(db), time_control=FAST, ping_interval=None,
-                                      storage_probe_interval=0.05))
-    await server.start()
+    app = Arena(ServerConfig(port=0, db=str(db), time_control=FAST, ping_interval=None,
+                             storage_probe_interval=0.05))
+    await app.start()
+    server = app.server
     clients = [ArenaClient(server.url, token, BuiltinBot("random"), reconnect_delay=0.05)
                for token in tokens.values()]
     tasks = [asyncio.create_task(client.run()) for client in clients]
@@ -144,7 +146,7 @@ async def test_a_read_only_database_starts_unhealthy_and_plays_once_writable(
         for client in clients:
             await client.stop()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await server.close()
+        await app.close()
 
 
 async def test_a_game_whose_start_cannot_be_stored_never_starts(make_arena, monkeypatch):

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
+from arena.workers import JobFailed, WorkerLimits, WorkerPool
 from tests.server import worker_jobs
 
 

@@ -4,7 +4,9 @@ SQLite -> PostgreSQL -> SQLite gives back the same rows."""
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +15,11 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.record import Note
+from arena.seasons import SeasonConfig, rank_standings
 from arena.storage import BuildRow, Storage, open_storage
 from arena.storage.copy import TargetNotEmpty, copy_database, row_counts
 from arena.storage.interface import COPIED_TABLES
+from arena.storage.migrations.sqlite import SCHEMA_VERSION
 
 from .conftest import postgres_schema
 from .games import ended, played, started, turns_of
@@ -44,6 +48,11 @@ async def fill(storage: Storage) -> None:
     await storage.save_build(BuildRow("b1", "alice", "python", "ok", 1.0, 2.0, "ab" * 32,
                                       None, "compiled\n"))
     await storage.save_stderr("g1", "alice", "thinking hard\n")
+    season = SeasonConfig("s1", "sim", datetime(2026, 1, 1, tzinfo=UTC),
+                          datetime(2026, 2, 1, tzinfo=UTC), min_games=2)
+    await storage.freeze_season("s1", "sim", rank_standings(season, await storage.leaderboard()),
+                                1000.0)
+    await storage.set_season_final("s1", "finished", {"ranking": ["alice"]}, 1001.0)
 
 
 async def everything(storage: Storage) -> dict[str, list[tuple[Any, ...]]]:
@@ -78,6 +87,8 @@ async def test_sqlite_to_postgresql_to_sqlite_gives_the_same_data(tmp_path: Path
                 assert await storage.rating_history() == await first.rating_history()
                 assert await storage.running_games() == await first.running_games()
                 assert await storage.bots() == await first.bots()
+                assert await storage.seasons() == await first.seasons()
+                assert await storage.season_standings("s1") == await first.season_standings("s1")
         finally:
             await asyncio.gather(first.close(), middle.close(), last.close())
     assert ("games", 6, 7) in seen and ("games", 7, 7) in seen  # in batches of 2
@@ -130,8 +141,9 @@ def test_the_db_commands(tmp_path: Path) -> None:
     source, target = str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")
     assert runner.invoke(main, ["bots", "add", "alice", "--db", source]).exit_code == 0
     info = runner.invoke(main, ["db", "info", "--db", source])
-    assert info.exit_code == 0 and "sqlite, schema version 6" in info.output
-    assert "bots            1" in info.output
+    assert info.exit_code == 0 and f"sqlite, schema version {SCHEMA_VERSION}" in info.output
+    assert re.search(r"^  bots +1$", info.output, re.MULTILINE)
+    assert re.search(r"^  season_standings 0$", info.output, re.MULTILINE)  # aligned
     copied = runner.invoke(main, ["db", "copy", "--from", source, "--to", target])
     assert copied.exit_code == 0 and "bots: 1/1 rows" in copied.output
     assert "every table's rows counted again in the target: the same" in copied.output
@@ -144,7 +156,7 @@ def test_the_db_commands(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["db", "copy", "--from", source, "--to", "mysql://x/y"])
     assert bad.exit_code == 2 and "postgresql://USER@HOST/DATABASE" in bad.output
     migrated = runner.invoke(main, ["db", "migrate", "--db", target])
-    assert migrated.output == f"{target}: schema version 6\n"
+    assert migrated.output == f"{target}: schema version {SCHEMA_VERSION}\n"
     accounts = runner.invoke(main, ["bots", "accounts", "--db", target])
     assert accounts.output == "alice\n"
     unreachable = runner.invoke(main, ["bots", "accounts", "--db",

@@ -11,7 +11,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from arena.storage import StorageFailure, StorageVersionError, StoredTurn, hash_token, open_storage
+from arena.storage import (
+    Lease,
+    StorageFailure,
+    StorageVersionError,
+    StoredTurn,
+    hash_token,
+    open_storage,
+)
 from arena.storage.migrations.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from arena.storage.migrations.postgres import SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION
 from arena.storage.migrations.sqlite import MIGRATIONS, SCHEMA_VERSION
@@ -34,7 +41,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         db.execute("INSERT INTO bots(name, token_hash, created) VALUES ('alice', 'h', 1.0)")
         assert db.execute("PRAGMA user_version").fetchone()[0] == 0
     storage = Storage(path)
-    assert storage.version == SCHEMA_VERSION == 6
+    assert storage.version == SCHEMA_VERSION
     assert storage.presets("substitution") == [("mine", "S->a\n")]
     assert [bot.name for bot in storage.bots()] == ["alice"]
     storage.close()
@@ -45,6 +52,9 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         assert db.execute("SELECT expires FROM bots WHERE name = 'alice'").fetchone() == (None,)
         assert "notes_bytes" in columns and "log_bytes" in _tables(path)  # step 4
         assert "time_control" in columns and "game_turns" in _tables(path)  # step 5
+        assert {"host", "lease_until"} <= columns  # step 6
+        assert {"seasons", "season_standings"} <= _tables(path)  # step 7
+        assert {"bot_builds", "hosted_stderr"} <= _tables(path)  # step 8
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -186,17 +196,21 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             await setup.close()
         storage = await open_storage(url)
         try:
-            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION == 3
+            assert await storage.schema_version() == POSTGRES_SCHEMA_VERSION
             assert (await storage.authenticate("token")).name == "alice"  # type: ignore[union-attr]
             assert await storage.presets("substitution") == [("mine", "S->a")]
             [running] = await storage.running_games()
             assert running.id == "g1" and running.seed == 2**100 and running.time_control is None
             await storage.append_turns([StoredTurn("g1", 0, line(0), (0.0, 0.0), 0, 4.0)])
             assert [t.line for t in (await storage.running_games())[0].turns] == [line(0)]
+            assert await storage.leases() == [Lease("g1", None, None)]  # version 3: any host
+            assert await storage.claim_expired("host-a", 60) == ["g1"]  # may claim it
+            assert await storage.seasons() == []  # version 4: the seasons' tables
+            assert await storage.builds() == []  # version 5: the hosted bots' builds
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing
-        assert await again.schema_version() == 3
+        assert await again.schema_version() == POSTGRES_SCHEMA_VERSION
         await again.close()
 
 
@@ -204,7 +218,7 @@ async def test_postgresql_servers_starting_at_once_migrate_once() -> None:
     async with postgres_schema() as url:
         opened = await asyncio.gather(*(open_storage(url) for _ in range(4)))
         try:
-            assert {await storage.schema_version() for storage in opened} == {3}
+            assert {await storage.schema_version() for storage in opened} == {POSTGRES_SCHEMA_VERSION}
             await opened[0].add_bot("alice")
             assert [b.name for b in await opened[3].bots()] == ["alice"]
         finally:

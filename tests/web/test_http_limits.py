@@ -134,8 +134,8 @@ async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena)
                                       b"Transfer-Encoding: chunked\r\n\r\n"
                                 + chunks * (4 * 16 + 1))
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
-    assert arena.server.web is not None
-    assert arena.server.web.app[REPLAYS].pool is None  # no worker ever saw them
+    assert arena.web is not None
+    assert arena.web.app[REPLAYS].pool is None  # no worker ever saw them
 
 
 async def test_json_bodies_have_a_limit_and_a_type(arena: Arena) -> None:
@@ -191,7 +191,7 @@ async def test_a_replay_runs_in_a_worker_while_the_server_answers(
     """A replay works in its worker while the server answers; a second replay beyond the
     queue is 429. (The job waits for the test to release it, so nothing hangs on time.)"""
     arena = await make_arena(web=WebConfig(replay_queue=1, replay_seconds=300))
-    arena.server.web.app[REPLAYS].job = worker_jobs.replay_when_released
+    arena.web.app[REPLAYS].job = worker_jobs.replay_when_released
     release = tmp_path / "release"
     first = asyncio.create_task(post(arena, "/api/replay", raw=str(release).encode()))
     while True:  # the event loop is free: health checks come back while it works
@@ -214,11 +214,11 @@ async def test_a_replay_runs_in_a_worker_while_the_server_answers(
 
 async def test_a_replay_past_its_time_is_killed_with_a_clear_error(make_arena: Any) -> None:
     arena = await make_arena(web=WebConfig(replay_seconds=0.5))
-    arena.server.web.app[REPLAYS].job = worker_jobs.replay_forever
+    arena.web.app[REPLAYS].job = worker_jobs.replay_forever
     status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
     assert status == 400 and error["code"] == "replay-limit", error
     assert "0.5 s" in error["message"]
-    arena.server.web.app[REPLAYS].job = replay_job  # the worker was replaced: replays go on
+    arena.web.app[REPLAYS].job = replay_job  # the worker was replaced: replays go on
     small = _played(SubstitutionGame(Settings.preset("medium", 3)))
     status, answer = await post(arena, "/api/replay", raw=to_jsonl(small).encode())
     assert status == 200 and answer["frames"], answer
@@ -574,8 +574,8 @@ async def test_a_replay_answer_is_streamed_and_never_held_whole(
             tracemalloc.stop()
         assert status == 200 and (size, got) == (expected.stat().st_size, digest)
         assert peak < 3 << 20, f"{peak} bytes at the peak for a {size}-byte answer"
-    assert arena.server.web is not None
-    replays = arena.server.web.app[REPLAYS]
+    assert arena.web is not None
+    replays = arena.web.app[REPLAYS]
     assert replays.in_flight == 0
     assert replays.directory is not None and list(replays.directory.iterdir()) == []
 
@@ -583,7 +583,7 @@ async def test_a_replay_answer_is_streamed_and_never_held_whole(
 async def test_a_client_that_does_not_read_its_replay_is_cut_off_and_frees_its_place(
         make_arena: Any) -> None:
     arena = await make_arena(web=WebConfig(replay_send_seconds=1))
-    replays = arena.server.web.app[REPLAYS]
+    replays = arena.web.app[REPLAYS]
     log = amplifying_log().encode()
     client = socket.socket()
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)  # buffers hold < the answer
@@ -646,8 +646,8 @@ async def test_deep_or_huge_json_gets_a_400_naming_it_never_a_500(
 
 async def test_a_replay_that_fails_is_a_500_that_quotes_no_python(
         arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
-    assert arena.server.web is not None
-    arena.server.web.app[REPLAYS].job = worker_jobs.replay_that_fails
+    assert arena.web is not None
+    arena.web.app[REPLAYS].job = worker_jobs.replay_that_fails
     status, error = await post(arena, "/api/replay", raw=b"anything")
     assert status == 500 and error == {"code": "internal-error",
                                        "message": "the replay failed (the server logged it)"}

@@ -22,9 +22,9 @@ async def test_the_document_is_valid_openapi_3(arena: Arena) -> None:
 
 
 def _routed(arena: Arena) -> set[tuple[str, str]]:
-    assert arena.server.web is not None
+    assert arena.web is not None
     return {(route.method, route.resource.canonical)  # type: ignore[union-attr]
-            for route in arena.server.web.app.router.routes() if route.method != "HEAD"}
+            for route in arena.web.app.router.routes() if route.method != "HEAD"}
 
 
 async def test_every_route_is_documented_and_every_documented_path_routed(arena: Arena) -> None:

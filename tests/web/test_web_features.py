@@ -14,9 +14,9 @@ from typing import Any
 
 from arena.record import read_jsonl, to_jsonl
 from arena.registry import default_registry
-from arena.server.workers import WORKER_NICE
 from arena.web.config import WebConfig
 from arena.web.endpoints.launch import RUNS
+from arena.workers import WORKER_NICE
 from tests.server.conftest import Arena
 from tests.waiting import wait_for
 
@@ -213,8 +213,8 @@ async def test_a_tournament_from_the_web_plays_niced_like_the_house_bots(
         "game": "sim", "settings": {"vertices": 6}, "games": 200,
         "bots": ["sim-mc:trials=400", "sim-mc:trials=400"]})  # minutes: stopped at close
     assert status == 200, started
-    assert arena.server.web is not None
-    run = arena.server.web.app[RUNS].runs[started["id"]]
+    assert arena.web is not None
+    run = arena.web.app[RUNS].runs[started["id"]]
 
     def worker_niceness() -> int | None:
         process = run.process

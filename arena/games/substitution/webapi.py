@@ -1,6 +1,6 @@
 """The substitution game's web endpoints: check a grammar text, save one as a preset.
 
-Served through the plugin hook `arena.hookspecs.arena_web_endpoints` (the web layer
+Served through the plugin hook `arena.web.hookspecs.arena_web_endpoints` (the web layer
 names no game); the presets are the game's in the server's storage
 (`Storage.presets`). An adapter to the web layer: the rules never import it.
 
@@ -22,10 +22,10 @@ from arena.games.substitution.grammar import Grammar
 from arena.games.substitution.settings import Settings
 from arena.games.substitution.webplay import builtin_presets
 from arena.web.http import ApiError, check_preset_change, json_response, read_json
-from arena.web.routes import Endpoint, server_of
+from arena.web.routes import Endpoint, service_of
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
+    from arena.service import ArenaService
 
 __all__ = ["ENDPOINTS"]
 
@@ -57,13 +57,13 @@ class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
     name: str
 
 
-def _check(server: ArenaServer, text: str) -> dict[str, Any]:
+def _check(service: ArenaService, text: str) -> dict[str, Any]:
     if len(text) > MAX_GRAMMAR:
         return {"ok": False, "line": 0, "reason": f"longer than {MAX_GRAMMAR} characters",
                 "message": f"a grammar text is at most {MAX_GRAMMAR} characters"}
     try:
         grammar = Grammar.from_text(text)
-        server.registry.load_game(GAME, Settings(grammar, 1).to_json())
+        service.registry.load_game(GAME, Settings(grammar, 1).to_json())
     except GrammarError as error:
         return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
     except ArenaError as error:
@@ -73,30 +73,30 @@ def _check(server: ArenaServer, text: str) -> dict[str, Any]:
 
 
 async def check_grammar(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, GrammarText, server.config.web.max_body)
-    return json_response(_check(server, body.text))
+    service = service_of(request)
+    body = await read_json(request, GrammarText, service.config.web.max_body)
+    return json_response(_check(service, body.text))
 
 
 async def save_grammar(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, NamedGrammar, server.config.web.max_body)
+    service = service_of(request)
+    body = await read_json(request, NamedGrammar, service.config.web.max_body)
     name = body.name.strip()
     if not _NAME.fullmatch(name):
         raise ApiError(400, "a preset name is 1-40 letters, digits, '_', '.', '-'")
     if name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{name!r} is a built-in preset")
-    check = _check(server, body.text)
+    check = _check(service, body.text)
     if not check["ok"]:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
                        reason=check["reason"])
-    storage = server.storage
+    storage = service.records
     check_preset_change(request)
     exists = await storage.preset(GAME, name) is not None
     if exists and not body.overwrite:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
                             "replace it", code="exists")
-    most = server.config.web.presets
+    most = service.config.web.presets
     if not exists and await storage.preset_count() >= most:
         raise ApiError(409, f"{most} presets are saved, the most this server keeps: delete "
                             "one first", code="full")
@@ -105,12 +105,12 @@ async def save_grammar(request: web.Request) -> web.Response:
 
 
 async def delete_grammar(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, GrammarName, server.config.web.max_body)
+    service = service_of(request)
+    body = await read_json(request, GrammarName, service.config.web.max_body)
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
     check_preset_change(request)
-    if not await server.storage.delete_preset(GAME, body.name):
+    if not await service.records.delete_preset(GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})
 

@@ -116,6 +116,41 @@ CREATE TABLE game_turns (
 """Version 2 (SQLite's 5): the write-ahead turns of running games and each game's time
 control, so that a restarted server resumes its games."""
 
+_HOST_LEASES = """
+ALTER TABLE games ADD COLUMN host TEXT;
+ALTER TABLE games ADD COLUMN lease_until DOUBLE PRECISION;
+CREATE INDEX games_host ON games(host) WHERE status = 'running';
+"""
+"""Version 3 (SQLite's 6): each running game's host and its lease (``lease_until``,
+seconds since the epoch by the database's clock), so that another host takes over the
+games of a host that died (`Storage.claim_expired`); NULL for a game no host has leased."""
+
+_SEASONS = """
+CREATE TABLE seasons (
+    name TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    settings TEXT,
+    frozen DOUBLE PRECISION NOT NULL,
+    final_status TEXT,
+    final_report TEXT,
+    final_updated DOUBLE PRECISION
+);
+CREATE TABLE season_standings (
+    season TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    entered BOOLEAN NOT NULL,
+    PRIMARY KEY (season, bot)
+);
+"""
+"""Version 4 (SQLite's 7): seasons, their final and their frozen standings."""
+
 _BOT_BUILDS = """
 CREATE TABLE bot_builds (
     id TEXT PRIMARY KEY,
@@ -138,10 +173,11 @@ CREATE TABLE hosted_stderr (
 );
 CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
 """
-"""Version 3 (SQLite's 6): the builds of uploaded (hosted) bots with their build logs
+"""Version 5 (SQLite's 8): the builds of uploaded (hosted) bots with their build logs
 (`arena.uploads`), and the hosted programs' standard error per game, for their owners."""
 
-MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _BOT_BUILDS)
+MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
+                               _SEASONS, _BOT_BUILDS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -137,6 +137,44 @@ of it (``game_turns``: its log line, the seats' clocks after it, when it ended),
 the game's time control, so that a restarted server resumes the game; a finished
 game's turns are dropped when its log is stored."""
 
+_HOST_LEASES = """
+ALTER TABLE games ADD COLUMN host TEXT;
+ALTER TABLE games ADD COLUMN lease_until REAL;
+CREATE INDEX games_host ON games(host) WHERE status = 'running';
+"""
+"""Version 6: each running game's host and its lease (``lease_until``, seconds since the
+epoch), so that in a cluster another host takes over the games of a host that died
+(`Storage.claim_expired`); NULL for a game no host has leased."""
+
+_SEASONS = """
+CREATE TABLE seasons (
+    name TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    settings TEXT,
+    frozen REAL NOT NULL,
+    final_status TEXT,
+    final_report TEXT,
+    final_updated REAL
+);
+CREATE TABLE season_standings (
+    season TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    entered INTEGER NOT NULL,
+    PRIMARY KEY (season, bot)
+);
+"""
+"""Version 7: seasons (`arena.seasons`): each ended season once, with its settings as
+they were (``SeasonConfig.to_json``: a past season is shown after it leaves the
+configuration) and the state and report of its final (``seasons``), and its standings as they froze at its end
+(``season_standings``)."""
+
 _BOT_BUILDS = """
 CREATE TABLE bot_builds (
     id TEXT PRIMARY KEY,
@@ -159,7 +197,7 @@ CREATE TABLE hosted_stderr (
 );
 CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
 """
-"""Version 6: the builds of uploaded (hosted) bots (`arena.uploads`): each upload's
+"""Version 8: the builds of uploaded (hosted) bots (`arena.uploads`): each upload's
 language, state (``building``, ``ok``, ``failed``), digest of its sources, why it
 failed and its build log, for the bot's owner; the build itself is a directory under
 the server's ``--hosted-dir`` named by the row's id. ``hosted_stderr`` is a hosted
@@ -167,7 +205,8 @@ program's standard error in one game (bounded), for its owner only, dropped with
 debug lines after the retention period."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
-                               _WRITE_AHEAD, _BOT_BUILDS)
+                               _WRITE_AHEAD, _HOST_LEASES,
+                               _SEASONS, _BOT_BUILDS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -4,12 +4,24 @@ in order, and `endpoints` adds those the plugins serve (`arena_web_endpoints`)."
 from __future__ import annotations
 
 from arena.registry import Registry
-from arena.web.endpoints import builds, files, games, language, launch, play, replays, status
+from arena.web.endpoints import (
+    builds,
+    challenges,
+    files,
+    games,
+    language,
+    launch,
+    metrics,
+    play,
+    replays,
+    seasons,
+    status,
+)
 from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, builds, play, language, launch, replays, files)
+MODULES = (status, games, builds, seasons, play, challenges, language, launch, replays, files, metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 

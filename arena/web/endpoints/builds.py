@@ -22,10 +22,11 @@ from typing import BinaryIO
 
 from aiohttp import BodyPartReader, StreamReader, web
 
-from arena.storage import BotAccount
-from arena.uploads import LANGS, BuildQueueFull, UploadError, Uploads
+from arena.service import Builds
+from arena.storage.interface import BotAccount
+from arena.uploads import LANGS, BuildQueueFull, UploadError
 from arena.web.http import ApiError, json_response
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -50,7 +51,7 @@ def _bearer(request: web.Request) -> str:
 
 
 async def _account(request: web.Request) -> BotAccount:
-    account = await server_of(request).storage.authenticate(_bearer(request))
+    account = await service_of(request).records.authenticate(_bearer(request))
     if account is None:
         raise ApiError(401, "unknown or revoked token", code="unauthorized",
                        headers={"WWW-Authenticate": "Bearer"})
@@ -66,8 +67,8 @@ async def _reader(request: web.Request, name: str) -> BotAccount:
     return account
 
 
-def _uploads(request: web.Request) -> Uploads:
-    uploads = server_of(request).uploads
+def _uploads(request: web.Request) -> Builds:
+    uploads = service_of(request).uploads
     if uploads is None:
         raise ApiError(404, "this server hosts no bots (start it with --hosted-dir DIR)",
                        code="not-hosting")
@@ -188,17 +189,17 @@ async def builds(request: web.Request) -> web.Response:
     uploads = _uploads(request)
     name = request.match_info["name"]
     await _reader(request, name)
-    rows = await uploads.storage.builds(name)
+    rows = await service_of(request).records.builds(name)
     current = await uploads.current(name)
     return json_response({"bot": name, "builds": [row.to_json() for row in rows],
                           "current": None if current is None else current[0].id})
 
 
 async def build(request: web.Request) -> web.Response:
-    uploads = _uploads(request)
+    _uploads(request)  # 404 when this server hosts no bots
     name = request.match_info["name"]
     await _reader(request, name)
-    row = await uploads.storage.build(request.match_info["id"])
+    row = await service_of(request).records.build(request.match_info["id"])
     if row is None or row.bot != name:
         raise ApiError(404, f"no build {request.match_info['id']!r} of {name}",
                        code="unknown-build")
@@ -209,7 +210,7 @@ async def stderr(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     await _reader(request, name)
     game_id = request.match_info["id"]
-    text = await server_of(request).storage.stderr(game_id, name)
+    text = await service_of(request).records.stderr(game_id, name)
     if text is None:
         raise ApiError(404, f"no standard error of {name} kept for game {game_id!r}",
                        code="unknown-game")

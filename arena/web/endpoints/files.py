@@ -14,7 +14,7 @@ from aiohttp import web
 
 from arena.web import STATIC
 from arena.web.http import ApiError
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -52,7 +52,7 @@ async def static_file(request: web.Request) -> web.FileResponse:
 async def renderer(request: web.Request) -> web.FileResponse:
     """``/static/games/NAME.js``: the web renderer a game plugin ships, if any."""
     name = request.match_info["name"]
-    game_class = server_of(request).registry.games.get(name.removesuffix(".js")) \
+    game_class = service_of(request).registry.games.get(name.removesuffix(".js")) \
         if name.endswith(".js") else None
     path = game_class.web_renderer() if game_class is not None else None
     if path is None or not path.is_file():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from arena.web.http import ApiError, json_response
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -23,57 +23,57 @@ def _int(request: web.Request, name: str, default: int, low: int, high: int) -> 
 
 
 def _ladder_game(request: web.Request) -> str | None:
-    server = server_of(request)
-    return request.query.get("game") or (server.config.ladder.game if server.config.ladder
+    service = service_of(request)
+    return request.query.get("game") or (service.config.ladder.game if service.config.ladder
                                          else None)
 
 
 async def games(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     status = request.query.get("status")
     if status is not None and status not in STATUSES:
         raise ApiError(400, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     limit = _int(request, "limit", 50, 1, 500)
-    rows = await server.storage.games(bot=request.query.get("bot"),
+    rows = await service.records.games(bot=request.query.get("bot"),
                                       game=request.query.get("game"), status=status, limit=limit)
     return json_response({"games": [row.to_json() for row in rows]})
 
 
 async def game(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     game_id = request.match_info["id"]
-    stored = await server.storage.game(game_id)
+    stored = await service.records.game(game_id)
     if stored is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
     data = stored.to_json()
-    live = server.live.get(game_id)
+    live = await service.live_game(game_id)
     if live is not None:
         data["live"] = live.state_message()
     return json_response(data)
 
 
 async def leaderboard(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     name = _ladder_game(request)
-    rows = await server.storage.leaderboard(name)
+    rows = await service.records.leaderboard(name)
     board = [{"rank": rank, **row.to_json()} for rank, row in enumerate(rows, start=1)]
     return json_response({"game": name, "leaderboard": board})
 
 
 async def rating_history(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     name = _ladder_game(request)
-    history = await server.storage.rating_history(name)
+    history = await service.records.rating_history(name)
     return json_response({"game": name, "history": history})
 
 
 async def bots(request: web.Request) -> web.Response:
-    server = server_of(request)
-    accounts = await server.storage.bots()
+    service = service_of(request)
+    accounts = await service.records.bots()
     rows = [{"name": a.name, "operator": a.operator, "revoked": a.revoked,
-             "connected": a.name in server.sessions,
-             "games_in_flight": len(server.bot_games.get(a.name, ()))} for a in accounts]
-    house = list(server.config.ladder.house) if server.config.ladder else []
+             "connected": service.connected(a.name),
+             "games_in_flight": len(service.live_games_of(a.name))} for a in accounts]
+    house = list(service.config.ladder.house) if service.config.ladder else []
     return json_response({"bots": rows, "house": ["house:" + h for h in house]})
 
 

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from arena.web.catalogue import LANGUAGES, catalogue, negotiate
 from arena.web.http import ApiError, json_response
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
 
@@ -17,7 +17,7 @@ async def messages(request: web.Request) -> web.Response:
     lang = request.query.get("lang") or negotiate(request.headers.get("Accept-Language"))
     if lang not in LANGUAGES:
         raise ApiError(400, f"lang must be one of {', '.join(LANGUAGES)}, not {lang!r}")
-    return json_response(catalogue(server_of(request).registry, lang),
+    return json_response(catalogue(service_of(request).registry, lang),
                          headers={"Vary": "Accept-Language"})
 
 

@@ -17,7 +17,7 @@ from arena.web.config import WebConfig
 from arena.web.endpoints.play import GameRequest, resolve_game
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import client_key
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 from arena.web.tournaments import RunRefused, TournamentRuns
 
 __all__ = ["ENDPOINTS", "MATCHES", "RUNS", "Matches"]
@@ -83,29 +83,29 @@ def _specs(bots: list[str], low: int, high: int) -> list[str]:
 
 
 async def start_match(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, MatchRequest, server.config.web.max_body)
+    service = service_of(request)
+    body = await read_json(request, MatchRequest, service.config.web.max_body)
     specs = _specs(body.bots, 2, 2)
     matches = request.app[MATCHES]
     client = client_key(request.remote)
     matches.check(client)
-    name, game = await resolve_game(server, body)
+    name, game = await resolve_game(service, body)
     for spec in specs:  # a BotSpecError (400) naming the problem; never a program
-        server.registry.make_bot(game, spec, allow_exec=False)
-    live = server.start_game(name, game.settings(), ["house:" + s for s in specs])
+        service.registry.make_bot(game, spec, allow_exec=False)
+    live = service.start_game(name, game.settings(), ["house:" + s for s in specs])
     matches.add(client, live.id)
-    server.games.task_of(live).add_done_callback(lambda _: matches.done(client, live.id))
+    service.game_task(live).add_done_callback(lambda _: matches.done(client, live.id))
     return json_response({"game_id": live.id, "game": name, "players": list(live.players)})
 
 
 async def start_tournament(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, TournamentRequest, server.config.web.max_body)
-    config = server.config.web
+    service = service_of(request)
+    body = await read_json(request, TournamentRequest, service.config.web.max_body)
+    config = service.config.web
     specs = _specs(body.bots, 2, config.tournament_bots)
-    name, game = await resolve_game(server, body)
+    name, game = await resolve_game(service, body)
     for bot in specs:
-        server.registry.make_bot(game, bot, allow_exec=False)
+        service.registry.make_bot(game, bot, allow_exec=False)
     tournament = TournamentSpec(game=name, settings=game.settings(), bots=tuple(specs),
                                 games=body.games, seed=body.seed)
     try:

@@ -26,11 +26,10 @@ from arena.record import TurnRecord, read_jsonl
 from arena.web import GUEST_COOKIE
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 if TYPE_CHECKING:
-    from arena.server.app import ArenaServer
-    from arena.server.live import LiveGame
+    from arena.service import ArenaService, LiveView
 
 __all__ = ["ENDPOINTS", "QUOTAS", "GuestQuotas"]
 
@@ -50,7 +49,7 @@ QUOTAS: web.AppKey[GuestQuotas] = web.AppKey("arena.guest-quotas")
 
 class GameRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A game and its settings. `settings` are the game's; without them, a game's plugin
-    may read fields of its own (`arena.hookspecs.arena_web_settings`: the substitution
+    may read fields of its own (`arena.web.hookspecs.arena_web_settings`: the substitution
     game takes `moves` with `grammar`, a preset's name, or `text`, a grammar)."""
 
     game: str | None = None
@@ -77,9 +76,9 @@ def _param_json(param: Any) -> dict[str, Any]:
             "minimum": param.minimum, "maximum": param.maximum, "choices": list(param.choices)}
 
 
-def _game_json(server: ArenaServer, name: str) -> dict[str, Any]:
+def _game_json(service: ArenaService, name: str) -> dict[str, Any]:
     """A game as the lobby and the pages see it: what it is, its renderer, its bots."""
-    game_class = server.registry.game_class(name)
+    game_class = service.registry.game_class(name)
     kind = game_class.type
     return {
         "name": kind.name, "title": kind.title, "description": kind.description,
@@ -89,31 +88,31 @@ def _game_json(server: ArenaServer, name: str) -> dict[str, Any]:
         "log_formats": sorted(game_class.log_formats()),
         "bots": [{"name": f.name, "description": f.description,
                   "params": [_param_json(p) for p in f.params], "presets": sorted(f.presets)}
-                 for f in server.registry.bot_factories(kind.name)],
+                 for f in service.registry.bot_factories(kind.name)],
     }
 
 
-def _game_name(server: ArenaServer, name: str) -> str:
+def _game_name(service: ArenaService, name: str) -> str:
     name = name.strip()
-    server.registry.game_class(name)  # a SettingsError naming the known games
+    service.registry.game_class(name)  # a SettingsError naming the known games
     return name
 
 
 async def options(request: web.Request) -> web.Response:
-    server = server_of(request)
-    game = _game_name(server, request.query.get("game", server.config.web.default_game))
-    saved = await server.storage.presets(game)
-    web_config = server.config.web
-    games = [_game_json(server, name) for name in sorted(server.registry.games)]
+    service = service_of(request)
+    game = _game_name(service, request.query.get("game", service.config.web.default_game))
+    saved = await service.records.presets(game)
+    web_config = service.config.web
+    games = [_game_json(service, name) for name in sorted(service.registry.games)]
     return json_response({
         "game": game,
         "games": games,
-        "presets": list(server.registry.game_class(game).web_lobby().get("presets", [])) + [
+        "presets": list(service.registry.game_class(game).web_lobby().get("presets", [])) + [
             {"name": name, "description": "saved", "builtin": False, "text": text}
             for name, text in saved],
         "bots": next(g["bots"] for g in games if g["name"] == game),
-        "time_control": server.config.web_time_control.to_json(),
-        "tournaments": server.config.tournaments is not None,
+        "time_control": service.config.web_time_control.to_json(),
+        "tournaments": service.config.tournaments is not None,
         "limits": {key: getattr(web_config, key) for key in (
             "tournament_bots", "tournament_games", "tournaments", "matches_per_client")},
     })
@@ -123,7 +122,7 @@ async def options(request: web.Request) -> web.Response:
 
 
 async def guest(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     quotas = request.app[QUOTAS]
     client = client_key(request.remote)
     for quota, whose in ((quotas.per_client, client), (quotas.total, "*")):
@@ -133,7 +132,7 @@ async def guest(request: web.Request) -> web.Response:
             raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
                                 f"try again in {math.ceil(wait)} s",
                            headers={"Retry-After": str(max(1, math.ceil(wait)))})
-    name, token = await server.storage.add_guest(server.config.guest_lifetime)
+    name, token = await service.records.add_guest(service.config.guest_lifetime)
     response = json_response({"name": name})
     response.set_cookie(GUEST_COOKIE, token, httponly=True, samesite="Strict", path="/",
                         secure=request.secure)
@@ -151,32 +150,33 @@ def guest_token(request: web.Request) -> str | None:
 # -- starting a game ------------------------------------------------------------------------------
 
 
-async def _guest_name(request: web.Request) -> str | None:
+async def guest_name(request: web.Request) -> str | None:
     """The guest account the request's cookie (or bearer token) names, if any."""
-    server = server_of(request)
+    service = service_of(request)
     token = guest_token(request)
-    account = await server.storage.authenticate(token) if token else None
+    account = await service.records.authenticate(token) if token else None
     return account.name if account is not None and is_guest(account.name) else None
 
 
 async def me(request: web.Request) -> web.Response:
     """Who the browser is (its guest cookie) and the live games it plays: a reloaded
     page finds its game again here."""
-    server = server_of(request)
-    name = await _guest_name(request)
+    service = service_of(request)
+    name = await guest_name(request)
     games = []
-    for game_id in sorted(server.bot_games.get(name, ())) if name else ():
-        live = server.live.get(game_id)
+    for game_id in sorted(service.live_games_of(name)) if name else ():
+        live = await service.live_game(game_id)
         if live is not None:
             games.append({"game_id": live.id, "game": live.game.type.name,
                           "seat": live.seats_of(name or "")[0], "players": list(live.players),
                           "turn": live.turn})
-    return json_response({"name": name, "connected": name is not None and name in server.sessions,
+    return json_response({"name": name,
+                          "connected": name is not None and service.connected(name),
                           "games": games})
 
 
-def _default_bot(server: ArenaServer, name: str) -> str:
-    names = [f.name for f in server.registry.bot_factories(name)]
+def _default_bot(service: ArenaService, name: str) -> str:
+    names = [f.name for f in service.registry.bot_factories(name)]
     if not names:
         raise ApiError(400, f"no bot plays {name}")
     return "random" if "random" in names else next(
@@ -186,49 +186,49 @@ def _default_bot(server: ArenaServer, name: str) -> str:
 async def check_settings(request: web.Request) -> web.Response:
     """The lobby's check before it leaves: the settings loaded by the game's own rules
     (and the registry's limits), the bot spec made for them; nothing is started."""
-    server = server_of(request)
-    body = await read_json(request, PlayRequest, server.config.web.max_body)
-    name, game = await resolve_game(server, body)
-    spec = body.bot.strip() or _default_bot(server, name)
-    server.registry.make_bot(game, spec, allow_exec=False)  # a BotSpecError (400) naming it
+    service = service_of(request)
+    body = await read_json(request, PlayRequest, service.config.web.max_body)
+    name, game = await resolve_game(service, body)
+    spec = body.bot.strip() or _default_bot(service, name)
+    service.registry.make_bot(game, spec, allow_exec=False)  # a BotSpecError (400) naming it
     return json_response({"ok": True, "game": name, "settings": game.settings(), "bot": spec})
 
 
 async def play(request: web.Request) -> web.Response:
-    server = server_of(request)
-    body = await read_json(request, PlayRequest, server.config.web.max_body)
-    player = await _guest_name(request)
+    service = service_of(request)
+    body = await read_json(request, PlayRequest, service.config.web.max_body)
+    player = await guest_name(request)
     if player is None:
         raise ApiError(403, "no guest account: POST /api/guest first (it sets the cookie)",
                        code="not-a-guest")
-    if player not in server.sessions:
+    if not service.connected(player):
         raise ApiError(409, f"{player} is not connected: open the WebSocket first",
                        code="not-connected")
-    if len(server.bot_games.get(player, ())) >= GUEST_GAMES:
+    if len(service.live_games_of(player)) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
-    name, game = await resolve_game(server, body)
-    house = "house:" + (body.bot.strip() or _default_bot(server, name))
+    name, game = await resolve_game(service, body)
+    house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
-    live = server.start_game(name, game.settings(), players,
-                             time_control=server.config.web_time_control)
+    live = service.start_game(name, game.settings(), players,
+                             time_control=service.config.web_time_control)
     return json_response({"game_id": live.id, "game": name, "seat": body.seat,
                           "players": players})
 
 
-async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Game[Any, Any]]:
+async def resolve_game(service: ArenaService, body: GameRequest) -> tuple[str, Game[Any, Any]]:
     """The game a request names, loaded with its settings through the registry (the
     referee's own rules) and held to the guests' settings limits (`arena.limits`), or a
     400 naming what is wrong. One path for
     ``/api/play``, ``/api/match`` and the lobby's ``/api/settings/check``."""
-    name = _game_name(server, body.game or server.config.web.default_game)
+    name = _game_name(service, body.game or service.config.web.default_game)
     if body.settings is not None:
         settings = body.settings
     else:
-        settings = await _web_settings(server, name, body)
-    game = _load_game(server, name, settings)
+        settings = await _web_settings(service, name, body)
+    game = _load_game(service, name, settings)
     # every request here is a stranger's: the guests' settings limits, whoever plays
-    limits.check_settings(game, "guest", server.config.guest_settings_limits)
+    limits.check_settings(game, "guest", service.config.guest_settings_limits)
     if game.num_players() != 2:
         raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
                             "player(s); the web interface plays two-player games",
@@ -236,21 +236,21 @@ async def resolve_game(server: ArenaServer, body: GameRequest) -> tuple[str, Gam
     return name, game
 
 
-async def _web_settings(server: ArenaServer, name: str, body: GameRequest) -> dict[str, Any]:
+async def _web_settings(service: ArenaService, name: str, body: GameRequest) -> dict[str, Any]:
     """The settings of a request without ``settings``: what the game's plugin makes of
     the request's other fields and the game's saved presets, or else the lobby's."""
-    presets = dict(await server.storage.presets(name))
+    presets = dict(await service.records.presets(name))
     fields = {"moves": body.moves, "grammar": body.grammar, "text": body.text}
-    settings = server.registry.web_settings(name, fields, presets)
+    settings = service.registry.web_settings(name, fields, presets)
     if settings is None:
-        settings = dict(server.registry.game_class(name).web_lobby().get("settings", {}))
+        settings = dict(service.registry.game_class(name).web_lobby().get("settings", {}))
     return settings
 
 
-def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game[Any, Any]:
+def _load_game(service: ArenaService, name: str, settings: dict[str, Any]) -> Game[Any, Any]:
     """The game `name` with `settings`; a `SettingsError` for any settings it refuses."""
     try:
-        return server.registry.load_game(name, settings)
+        return service.registry.load_game(name, settings)
     except ArenaError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
@@ -262,7 +262,7 @@ def _load_game(server: ArenaServer, name: str, settings: dict[str, Any]) -> Game
 # -- a live game's position -------------------------------------------------------------------
 
 
-def _clocks(live: LiveGame, seat: int) -> dict[str, Any]:
+def _clocks(live: LiveView, seat: int) -> dict[str, Any]:
     """Both seats' clocks: the overage bank and the allowance of their next move, and
     the time the seat to act has left (its allowance and bank) as of now."""
     now = asyncio.get_running_loop().time()
@@ -273,16 +273,16 @@ def _clocks(live: LiveGame, seat: int) -> dict[str, Any]:
 
 async def moves(request: web.Request) -> web.Response:
     """The moves of a live game so far: what a page that joins late, or reloads, shows."""
-    server = server_of(request)
+    service = service_of(request)
     game_id = request.query.get("game_id")
     if not game_id:
         raise ApiError(400, "missing parameter 'game_id'")
-    live = server.live.get(game_id)
+    live = await service.live_game(game_id)
     if live is not None:
         return json_response({"game_id": live.id, "turn": live.turn,
                               "moves": _moves(live.match.turns)})
     # a page that asks just after the end (a spectator who came as it ended): its stored log
-    stored = await server.storage.game(game_id)
+    stored = await service.records.game(game_id)
     if stored is None or not stored.log:
         raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
     record = await asyncio.to_thread(read_jsonl, stored.log.splitlines())
@@ -294,10 +294,10 @@ def _moves(turns: Iterable[TurnRecord]) -> list[dict[str, Any]]:
     return [{"turn": t.turn, "seat": t.player, "move": t.move, "chance": t.chance} for t in turns]
 
 
-async def _ended(server: ArenaServer, game_id: str) -> web.Response:
+async def _ended(service: ArenaService, game_id: str) -> web.Response:
     """/api/legal of a game that is no longer live: a stored game has ended (a page that
     asks just after the last move is told so, not sent a 404); 404 for any other id."""
-    stored = await server.storage.game(game_id)
+    stored = await service.records.game(game_id)
     if stored is None or stored.status == "running":
         raise ApiError(404, f"no live game {game_id!r}", code="unknown-game")
     return json_response({"game_id": game_id, "game": stored.game, "players": list(stored.players),
@@ -307,13 +307,13 @@ async def _ended(server: ArenaServer, game_id: str) -> web.Response:
 
 
 async def legal(request: web.Request) -> web.Response:
-    server = server_of(request)
+    service = service_of(request)
     query = request.query
     if "game_id" not in query:
         raise ApiError(400, "missing parameter 'game_id'")
-    live = server.live.get(query["game_id"])
+    live = await service.live_game(query["game_id"])
     if live is None:
-        return await _ended(server, query["game_id"])
+        return await _ended(service, query["game_id"])
     game, state = live.game, live.match.state
     seat = live.match.to_act()
     answer: dict[str, Any] = {
@@ -322,7 +322,7 @@ async def legal(request: web.Request) -> web.Response:
         "clocks": _clocks(live, seat),
     }
     # a move built step by step, where the game's plugin builds them (arena_web_partial_move)
-    partial = server.registry.web_partial_move(game, state, query.get("steps", "")) \
+    partial = service.registry.web_partial_move(game, state, query.get("steps", "")) \
         if seat >= 0 and not live.over else None
     if partial is None and "steps" in query and seat >= 0 and not live.over:
         raise ApiError(400, f"{game.type.name} moves are not built in steps: drop 'steps'")

@@ -27,13 +27,13 @@ from aiohttp import web
 
 from arena.record import to_jsonl
 from arena.registry import Registry
-from arena.server.workers import JobFailed, WorkerLimits, WorkerPool
 from arena.tournament.store import iter_game_logs
 from arena.validate import parse_log
 from arena.web.config import WebConfig
 from arena.web.http import ApiError, accepts_gzip, json_response, read_body, send_file
 from arena.web.replay import ReplayAnswer, ReplayLimits, replay_job, tournament_log
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
+from arena.workers import JobFailed, WorkerLimits, WorkerPool
 
 __all__ = ["ENDPOINTS", "REPLAYS", "Replays"]
 
@@ -111,16 +111,16 @@ REPLAYS: web.AppKey[Replays] = web.AppKey("arena.replays")
 
 
 async def replay_game(request: web.Request) -> web.StreamResponse:
-    server = server_of(request)
+    service = service_of(request)
     replays = request.app[REPLAYS]
     game_id = request.query.get("id")
     if not game_id:
         raise ApiError(400, "missing parameter 'id' (to replay a file, POST it)")
-    live = server.live.get(game_id)
+    live = await service.live_game(game_id)
     if live is not None:  # no seed before the end
         return await replays.replay(request, to_jsonl(replace(live.match.record(), seed=None)),
                                     live=True)
-    row = await server.storage.game(game_id)
+    row = await service.records.game(game_id)
     if row is None:
         raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
     if not row.log:
@@ -142,10 +142,10 @@ async def replay_upload(request: web.Request) -> web.StreamResponse:
 async def _stored_log(request: web.Request) -> tuple[str, str]:
     """The JSON Lines log a request names, with a file name stem: a stored game
     (``id``) or a tournament's game (``t`` and ``g``)."""
-    server = server_of(request)
+    service = service_of(request)
     game_id = request.query.get("id")
     if game_id:
-        row = await server.storage.game(game_id)
+        row = await service.records.game(game_id)
         if row is None:
             raise ApiError(404, f"no game {game_id!r}", code="unknown-game")
         if not row.log:
@@ -176,7 +176,7 @@ async def download_log(request: web.Request) -> web.Response:
     log, stem = await _stored_log(request)
     form = request.query.get("format", "jsonl")
     text, suffix = (log, "jsonl") if form == "jsonl" else await asyncio.to_thread(
-        _convert, log, form, server_of(request).registry)
+        _convert, log, form, service_of(request).registry)
     response = web.Response(text=text, content_type="text/plain", charset="utf-8")
     response.headers["Content-Disposition"] = f'attachment; filename="{stem}.{suffix}"'
     response.headers["Cache-Control"] = "no-store"
@@ -234,7 +234,7 @@ def _tournament_files(root: Path) -> dict[str, Path]:
 
 
 async def tournaments(request: web.Request) -> web.Response:
-    root = server_of(request).config.tournaments
+    root = service_of(request).config.tournaments
     if root is None:
         return json_response({"tournaments": [], "directory": None})
 
@@ -254,7 +254,7 @@ async def _tournament_path(request: web.Request, key: str = "name") -> Path:
     name = request.query.get(key)
     if not name:
         raise ApiError(400, f"missing parameter {key!r}")
-    root = server_of(request).config.tournaments
+    root = service_of(request).config.tournaments
     files = await asyncio.to_thread(_tournament_files, Path(root)) if root else {}
     if name not in files:
         raise ApiError(404, f"no tournament {name!r}", code="unknown-tournament")

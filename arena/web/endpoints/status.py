@@ -8,7 +8,7 @@ from arena.errors import SettingsError
 from arena.schema import contract
 from arena.web.endpoints.replays import REPLAYS
 from arena.web.http import ApiError, json_response
-from arena.web.routes import Endpoint, Param, server_of
+from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS", "OPENAPI"]
 
@@ -18,14 +18,14 @@ OPENAPI: web.AppKey[dict[str, object]] = web.AppKey("arena.openapi")
 async def healthz(request: web.Request) -> web.Response:
     """200 while the server can play; 503 (with the reason) while it cannot store games
     or is closing, so that a load balancer stops sending it players."""
-    health = server_of(request).health()
+    health = service_of(request).health()
     return json_response({**health, "replays_in_flight": request.app[REPLAYS].in_flight},
                          status=200 if health["status"] == "ok" else 503)
 
 
 async def schema(request: web.Request) -> web.Response:
     try:
-        return json_response(contract(server_of(request).registry,
+        return json_response(contract(service_of(request).registry,
                                       request.query.get("game") or None))
     except SettingsError as error:
         raise ApiError(404, str(error), code="unknown-game") from None

@@ -350,7 +350,7 @@ async function playPage({ params }) {
         return;
       }
       try {
-        const started = await post("/api/play", request);
+        const started = request.challenge ? await challenged(request, note) : await post("/api/play", request);
         game.id = started.game_id;
         history.replaceState(null, "", `#/play?id=${game.id}`);  // a reload finds this game
         const early = pending.filter((p) => p.game_id === game.id);
@@ -414,10 +414,27 @@ async function playPage({ params }) {
   }
 }
 
-// The same game again: the same settings, opponent and seat.
+// The same game again: the same settings, opponent and seat (a bot that is no house bot
+// is challenged again).
 function againRequest(name, game) {
   const house = game.players.find((p, seat) => seat !== game.seat) || "";
+  if (!house.startsWith("house:")) return { game: name, challenge: house, seat: game.seat };
   return { game: name, settings: game.settings, bot: house.replace(/^house:/, ""), seat: game.seat };
+}
+
+// A challenge to a connected bot (POST /api/challenges), followed until the bot or its
+// policy answers: the game's id once accepted, or an error saying why not.
+async function challenged(request, note) {
+  let answer = await post("/api/challenges", { bot: request.challenge, seat: request.seat || 0 });
+  note(t("{bot} is challenged; waiting for the answer…", { bot: request.challenge }));
+  while (answer.status === "pending") {
+    await new Promise((done) => setTimeout(done, 1000));
+    answer = await api(`/api/challenges/${answer.challenge_id}`);
+  }
+  if (answer.status !== "accepted") {
+    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: answer.reason || answer.status }));
+  }
+  return { game_id: answer.game_ids[0] };
 }
 
 function resultCard(renderer, name, outcome, game, ctx, headline, ...actions) {
@@ -952,20 +969,112 @@ function ratingChart(history, width) {
 
 async function ladderPage() {
   const board = await api("/api/leaderboard");
+  // bots connected now (not guests, not operators) may be challenged to a game
+  const online = new Set((await api("/api/bots")).bots.filter((b) => b.connected && !b.operator && !b.name.startsWith("guest-")).map((b) => b.name));
+  const challenge = (bot) => online.has(bot) && board.game
+    ? h("button", { class: "challenge", "data-bot": bot, onclick: () => startGame({ game: board.game, challenge: bot, seat: 0 }) }, t("Challenge"))
+    : "";
+  const rated = new Set(board.leaderboard.map((r) => r.bot));
+  const unrated = [...online].filter((bot) => !rated.has(bot)).sort();
   const history = await api("/api/ratings/history", { game: board.game || undefined });
   const chartBox = h("div", { class: "chart-box" });
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
   show(h("h1", {}, t("Ladder")), h("p", { class: "muted" }, board.game ? t("game: {game}", { game: titles[board.game] || board.game })
     : t("no ladder game configured; all games")),
     board.leaderboard.length ? scrollBox(t("the leaderboard, scrolled sideways"), h("table", { class: "leaderboard", id: "leaderboard" },
-      h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws")].map((c, k) =>
+      h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), "μ", "σ", t("games"), t("wins"), t("losses"), t("draws"), t("play it")].map((c, k) =>
         h("th", { scope: "col", class: k === 3 || k === 4 ? "detail" : null }, c))),
       board.leaderboard.map((r) => h("tr", {}, [r.rank, r.bot, r.rating, r.mu, r.sigma, r.games, r.wins, r.losses, r.draws]
-        .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))))))
+        .map((v, k) => h("td", { class: k === 3 || k === 4 ? "detail" : null }, typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v))
+        .concat([h("td", {}, challenge(r.bot))])))))
       : h("p", { class: "muted" }, t("no rated games yet")),
+    unrated.length && board.game ? h("p", { id: "unrated-bots" }, t("Also connected, not rated yet:"), " ",
+      unrated.map((bot) => h("span", { class: "unrated-bot" }, bot, " ", challenge(bot), " "))) : null,
     h("h2", {}, t("Rating history")), chartBox);
   chartBox.append(ratingChart(history.history, chartBox.clientWidth || 720));
   setPhase("ladder");
+}
+
+// -- seasons ---------------------------------------------------------------------------------------
+
+const PHASES = { upcoming: N_("upcoming"), running: N_("running"), final: N_("final being played"), over: N_("over") };
+
+// An ISO 8601 time in UTC, as people read it (2026-12-01 00:00 UTC).
+function utc(iso) { return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "—"; }
+
+function finalLine(final) {
+  if (!final) return t("No final.");
+  const what = final.format === "swiss" ? t("a Swiss of {rounds} rounds", { rounds: final.rounds, count: final.rounds }) : t("a round robin");
+  return t("Final: the top {top}, {what}, {n} pairs of dice per pairing", { top: final.top, what, n: final.games, count: final.games });
+}
+
+async function seasonsPage() {
+  const data = await api("/api/seasons");
+  show(h("h1", {}, t("Seasons")),
+    data.seasons.length ? scrollBox(t("the seasons, scrolled sideways"), h("table", { id: "season-list" },
+      h("tr", {}, [t("season"), t("ladder"), t("start"), t("end"), t("phase")].map((c) => h("th", { scope: "col" }, c))),
+      data.seasons.map((s) => h("tr", { "data-season": s.name },
+        h("th", { scope: "row" }, h("a", { href: `#/season?name=${encodeURIComponent(s.name)}` }, s.name)),
+        h("td", {}, s.ladder), h("td", {}, utc(s.start)), h("td", {}, utc(s.end)), h("td", { class: "phase" }, t(PHASES[s.phase]))))))
+      : h("p", { class: "muted" }, t("no seasons on this server")));
+  setTitle(t("Seasons"));
+  setPhase("seasons");
+}
+
+async function seasonPage({ params }) {
+  const name = params.get("name");
+  const data = await api(`/api/seasons/${encodeURIComponent(name)}`);
+  const rules = [];
+  if (data.min_games) rules.push(t("at least {n} rated games", { n: data.min_games, count: data.min_games }));
+  if (data.min_rating !== null && data.min_rating !== undefined) rules.push(t("a rating of {rating} or more", { rating: data.min_rating }));
+  const standings = data.standings.length ? scrollBox(t("the standings, scrolled sideways"), h("table", { class: "leaderboard", id: "season-standings" },
+    h("tr", {}, ["#", t("bot"), t("rating (μ − 3σ)"), t("games"), t("wins"), t("losses"), t("draws")].map((c) => h("th", { scope: "col" }, c))),
+    data.standings.map((r) => h("tr", { class: r.entered ? null : "muted" },
+      [r.entered ? r.rank : "—", playerName([r.bot], 0), r.rating.toFixed(2), r.games, r.wins, r.losses, r.draws].map((v) => h("td", {}, v))))))
+    : h("p", { class: "muted" }, t("no rated games yet"));
+  const base = `/api/seasons/${encodeURIComponent(name)}`;
+  const parts = [h("h1", {}, t("Season {name}", { name })),
+    h("p", { id: "season-phase" }, `${t(PHASES[data.phase])} · ${t("ladder {ladder}", { ladder: data.ladder })} · ${utc(data.start)} – ${utc(data.end)}`),
+    h("p", { class: "muted" }, rules.length ? t("Entry: {rules}.", { rules: rules.join(", ") }) : t("Every rated bot enters."), " ", finalLine(data.final)),
+    h("h2", {}, data.live ? t("Standings now (they freeze at the end)") : t("Final standings (frozen at the end)")),
+    standings,
+    h("p", {}, t("Download the standings:"), " ", h("a", { href: `${base}?format=csv`, download: `season-${name}.csv` }, "CSV"), " · ",
+      h("a", { href: `${base}?format=json`, download: `season-${name}.json` }, "JSON"))];
+  const state = data.final_state;
+  if (state) {
+    parts.push(h("h2", {}, t("The final")));
+    const report = state.report || {};
+    if (state.status === "finished") {
+      parts.push(h("p", { id: "final-champion" }, t("Champion: {bot}", { bot: playerName([report.champion], 0) })),
+        scrollBox(t("the final's ranking, scrolled sideways"), h("table", { class: "leaderboard", id: "final-ranking" },
+          h("tr", {}, ["#", t("bot"), t("points"), t("games"), t("wins"), t("losses"), t("draws"), t("season rank")].map((c) => h("th", { scope: "col" }, c))),
+          report.ranking.map((r) => h("tr", {}, [r.rank, playerName([r.bot], 0), r.points, r.games, r.wins, r.losses, r.draws, r.season_rank].map((v) => h("td", {}, v)))))),
+        h("p", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(report.tournament)}` }, t("The final's full report (tables, Elo, pairings)"))));
+    } else if (state.status === "failed") {
+      parts.push(h("p", { class: "error", id: "final-error" }, t("The final failed: "), h("span", { lang: "en" }, report.error || "")));
+    } else {
+      const progress = state.progress || { done: 0, total: report.total || 1 };
+      const bar = h("progress", { id: "final-progress", max: Math.max(1, progress.total), value: progress.done, "aria-label": t("games played") });
+      const status = h("p", { id: "final-status", "aria-live": "polite" }, t("{done} of {total} games played", { done: progress.done, total: progress.total }));
+      parts.push(h("div", { class: "card" }, bar, status));
+      let stopped = false;
+      cleanup.push(() => { stopped = true; });
+      (async () => {
+        while (!stopped) {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          if (stopped) return;
+          const now = await api(base).catch(() => null);
+          if (!now || stopped) continue;
+          if (!now.final_state || now.final_state.status !== "running") { navigate(); return; }
+          const p = now.final_state.progress;
+          if (p) { bar.max = Math.max(1, p.total); bar.value = p.done; status.textContent = t("{done} of {total} games played", { done: p.done, total: p.total }); }
+        }
+      })();
+    }
+  }
+  show(...parts);
+  setTitle(t("Season {name}", { name }));
+  setPhase(state && state.status === "running" ? "running" : "season");
 }
 
 // -- pages the games add ---------------------------------------------------------------------------
@@ -1142,7 +1251,7 @@ function preferences() {
 const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
-  "/bots": botsPage, "/run": runPage, "/howto": howtoPage,
+  "/bots": botsPage, "/run": runPage, "/howto": howtoPage, "/seasons": seasonsPage, "/season": seasonPage,
 };
 
 async function navigate() {

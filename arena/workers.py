@@ -1,4 +1,4 @@
-"""Worker processes: where the server's heavy work runs, never on its event loop.
+"""Worker processes: where the heavy work of the server and the web runs, off the event loop.
 
 A house bot's move (a solver may think for seconds and take gigabytes) or the replay
 of an uploaded log would stall every game if it ran on the event loop, and even in a

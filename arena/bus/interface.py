@@ -1,0 +1,234 @@
+"""The bus between the arena's processes, as one small typed interface: `Bus`.
+
+Three kinds of delivery, the least each use needs (docs/cluster.md, "What the bus
+carries"):
+
+* **publish/subscribe** (`Bus.publish`, `Bus.subscribe`): at most once, to every
+  subscriber of a matching subject, or to one member of a subscriber `group`; in order
+  per publisher and subscription. Lost if nobody listens (or a process dies): for what
+  is stored anyway, or soon said again (a game's moves, who is online).
+* **request/reply** (`Bus.request`, `Bus.serve`): one answer, or `NoResponders` /
+  `BusTimeout`.
+* **durable queues** (`Bus.put`, `Bus.consume`): at least once, to one consumer of the
+  queue, kept until a consumer's handler returns (its ack) — across a restart of any
+  process on a broker (NATS JetStream); for what must not be lost between two stores.
+
+Subjects are dot-separated tokens (``game.g1.move``); a subscription may use NATS's
+wildcards, ``*`` for one token and ``>`` for the rest. Every bus prefixes its subjects
+with its own namespace (`BusUrl.prefix`), so several arenas (or tests) share a broker
+without seeing each other. Messages are bytes, at most `MAX_MESSAGE_BYTES`.
+
+Errors:
+
+    BusError
+    ├── BusFailure          the broker cannot be reached or refused the work
+    ├── NoResponders        a request nobody serves
+    ├── BusTimeout          a request not answered in time (TimeoutError)
+    └── MessageTooLarge     a message over MAX_MESSAGE_BYTES (ValueError)
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from arena.errors import ArenaError
+
+__all__ = [
+    "MAX_MESSAGE_BYTES", "PENDING_LIMIT", "REDELIVERY_DELAY", "Bus", "BusError", "BusFailure", "BusTimeout", "Handler", "Message",
+    "MessageTooLarge", "NoResponders", "Responder", "Subscription", "check_name",
+    "check_subject", "subject_matches",
+]
+
+log = logging.getLogger("arena.bus")
+
+MAX_MESSAGE_BYTES = 512 * 1024
+"""The largest message either bus carries: half of NATS's default ``max_payload`` (1 MiB),
+so a broker with its defaults takes every message the arena sends. The largest the
+arena means to send is a game's state or log line, bounded far below by the server's
+own budgets (docs/server.md)."""
+
+PENDING_LIMIT = 65_536
+"""Messages a subscription may have waiting for its handler; more are dropped (and
+logged, and counted: ``arena_bus_messages_total{way="dropped"}``), as NATS drops a slow
+consumer's: a stuck handler costs bounded memory (both buses)."""
+
+REDELIVERY_DELAY = 0.5
+"""Seconds before a durable message whose handler failed is delivered again (both buses)."""
+
+_TOKEN = re.compile(r"[A-Za-z0-9_\-]+")
+_NAME = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+
+
+class BusError(ArenaError):
+    """Root of the bus's errors."""
+
+
+class BusFailure(BusError):
+    """The broker cannot be reached, or refused the work (its message says which)."""
+
+
+class NoResponders(BusError):
+    """A request to a subject nobody serves."""
+
+
+class BusTimeout(BusError, TimeoutError):
+    """A request whose answer did not come in time."""
+
+
+class MessageTooLarge(BusError, ValueError):
+    """A message over `MAX_MESSAGE_BYTES`."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message as a handler gets it: its subject (without the bus's prefix) and data."""
+
+    subject: str
+    data: bytes
+
+
+Handler = Callable[[Message], Awaitable[None]]
+"""Handles a message; an exception is logged (and, for a durable queue, the message is
+delivered again), never ends the subscription."""
+
+Responder = Callable[[Message], Awaitable[bytes]]
+"""Answers a request with the reply's data."""
+
+
+class Subscription(ABC):
+    """A subscription, a server of requests or a consumer of a queue; `close` ends it."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Stop delivering (safe to call twice). A handler running now finishes; a
+        durable queue's message it had not finished is delivered again later."""
+
+
+def check_subject(subject: str, *, wildcards: bool = False) -> str:
+    """`subject` if it is one the bus carries: dot-separated tokens of letters, digits,
+    ``_`` and ``-``; with `wildcards`, also ``*`` tokens and a last ``>``.
+
+    Raises:
+        ValueError: any other text, quoted in the message.
+
+    Example:
+        >>> check_subject("game.g1.move"), check_subject("game.*.>", wildcards=True)
+        ('game.g1.move', 'game.*.>')
+    """
+    tokens = subject.split(".")
+    for index, token in enumerate(tokens):
+        if _TOKEN.fullmatch(token):
+            continue
+        if wildcards and (token == "*" or (token == ">" and index == len(tokens) - 1)):
+            continue
+        kind = "subject pattern" if wildcards else "subject (no wildcards)"
+        raise ValueError(f"bad bus {kind} {subject!r}: dot-separated tokens of letters, "
+                         "digits, '_' and '-'" + (", '*' or a last '>'" if wildcards else ""))
+    return subject
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """`name` if it may name a prefix or a durable queue (1-64 letters, digits, ``_``,
+    ``-``: JetStream's stream names are made of them).
+
+    Raises:
+        ValueError: any other text.
+    """
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"bad bus {what} {name!r}: 1-64 letters, digits, '_' and '-'")
+    return name
+
+
+def subject_matches(pattern: str, subject: str) -> bool:
+    """Whether `subject` matches `pattern` as NATS matches them.
+
+    Example:
+        >>> [subject_matches(p, "game.g1.move") for p in ("game.*.move", "game.>", "game.*")]
+        [True, True, False]
+    """
+    want, have = pattern.split("."), subject.split(".")
+    for index, token in enumerate(want):
+        if token == ">":
+            return len(have) > index
+        if index >= len(have) or (token != "*" and token != have[index]):
+            return False
+    return len(want) == len(have)
+
+
+def check_size(data: bytes) -> bytes:
+    """`data` if it is at most `MAX_MESSAGE_BYTES`; else `MessageTooLarge`."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise MessageTooLarge(
+            f"a bus message of {len(data)} bytes: at most {MAX_MESSAGE_BYTES} are carried")
+    return data
+
+
+class Bus(ABC):
+    """The bus (module docstring); open one with `arena.bus.open_bus`."""
+
+    @abstractmethod
+    async def publish(self, subject: str, data: bytes) -> None:
+        """Send `data` to the subscribers of `subject` now (at most once).
+
+        Raises:
+            ValueError: a bad subject. MessageTooLarge: too much data.
+            BusFailure: the broker is gone.
+        """
+
+    @abstractmethod
+    async def subscribe(self, subject: str, handler: Handler, *,
+                        group: str | None = None) -> Subscription:
+        """Call `handler` with every message on subjects matching `subject`, one at a
+        time, in order; with a `group`, each message goes to one member of the group.
+        Once this returns, a message published anywhere reaches the handler."""
+
+    @abstractmethod
+    async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
+        """Send a request to one server of `subject`; return its answer.
+
+        Raises:
+            NoResponders: nobody serves `subject`.
+            BusTimeout: no answer within `timeout` seconds.
+        """
+
+    @abstractmethod
+    async def serve(self, subject: str, responder: Responder, *,
+                    group: str | None = None) -> Subscription:
+        """Answer requests on `subject` with `responder` (an exception: no answer, the
+        requester times out)."""
+
+    @abstractmethod
+    async def put(self, queue: str, data: bytes) -> None:
+        """Add `data` to the durable `queue`; once this returns, the message is kept
+        until a consumer has handled it.
+
+        Raises:
+            ValueError: a bad queue name. MessageTooLarge: too much data.
+            BusFailure: the broker did not confirm it.
+        """
+
+    @abstractmethod
+    async def consume(self, queue: str, handler: Handler, *,
+                      ack_wait: float = 30.0) -> Subscription:
+        """Handle the messages of the durable `queue`, each by one of its consumers: a
+        message whose handler raises, or that was not handled within `ack_wait` seconds
+        (its consumer died), is delivered again. (On NATS the queue's first consumer
+        ever sets `ack_wait`: its consumers share one durable consumer.)"""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """End every subscription and disconnect (safe to call twice)."""
+
+
+async def call_handler(handler: Handler, message: Message) -> bool:
+    """`handler(message)`; an exception is logged. Whether it returned."""
+    try:
+        await handler(message)
+    except Exception:
+        log.exception("bus handler for %s failed", message.subject)
+        return False
+    return True

@@ -1,0 +1,275 @@
+"""The bus over NATS (``--bus nats://HOST:PORT``), through nats-py: core NATS for
+publish/subscribe and request/reply, JetStream for the durable queues.
+
+A subject ``S`` is ``PREFIX.S`` on the broker. A durable queue ``Q`` is the JetStream
+stream ``PREFIX_Q`` (work-queue retention, kept on disk: a message is gone once acked)
+on the subject ``_queue.PREFIX.Q``, outside the prefix's subjects, so that a
+subscription to ``>`` never sees the queues' traffic; all consumers of a queue share the
+one durable pull consumer ``consumers``, so each message goes to one of them, and one
+not acked within its ``ack_wait`` (its process died) goes to another.
+
+The connection reconnects by itself for as long as the process runs (nats-py buffers
+what is published meanwhile); only the first connection must succeed at once
+(`CONNECT_ATTEMPTS`), so that a wrong ``--bus`` fails at start with a clear error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.api import ConsumerConfig, RetentionPolicy, StorageType
+
+from arena.bus import interface
+from arena.bus.interface import (
+    MAX_MESSAGE_BYTES,
+    REDELIVERY_DELAY,
+    Bus,
+    BusFailure,
+    BusTimeout,
+    Handler,
+    Message,
+    NoResponders,
+    Responder,
+    Subscription,
+    call_handler,
+    check_name,
+    check_size,
+    check_subject,
+)
+from arena.metrics import BUS_MESSAGES, BUS_REQUEST_SECONDS
+
+__all__ = ["CONNECT_ATTEMPTS", "NatsBus"]
+
+log = logging.getLogger("arena.bus")
+
+CONNECT_ATTEMPTS = 2
+"""Tries of each server for the first connection (half a second apart)."""
+CONNECT_TIMEOUT = 5.0
+"""Seconds one try to connect may take."""
+FETCH_WAIT = 5.0
+"""Seconds one pull of a durable queue waits for a message (a message that comes
+meanwhile is delivered at once; the pull is then renewed)."""
+CONSUMER = "consumers"
+"""The durable consumer every consumer of a queue pulls from."""
+
+_PUBLISHED, _DELIVERED, _DROPPED = (BUS_MESSAGES.labels("nats", way)
+                                    for way in ("published", "delivered", "dropped"))
+_REQUESTS = BUS_REQUEST_SECONDS.labels("nats")
+
+_BROKER_ERRORS: tuple[type[BaseException], ...] = (nats.errors.Error, OSError)
+
+
+@dataclass(eq=False)
+class _NatsSubscription(Subscription):
+    subscription: Any  # nats.aio.subscription.Subscription
+
+    async def close(self) -> None:
+        with contextlib.suppress(*_BROKER_ERRORS):
+            await self.subscription.unsubscribe()
+
+
+@dataclass(eq=False)
+class _Consumer(Subscription):
+    pull: Any  # JetStreamContext.PullSubscription
+    queue: str
+    handler: Handler
+    task: asyncio.Task[None] | None = field(default=None)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                messages = await self.pull.fetch(1, timeout=FETCH_WAIT)
+            except nats.errors.TimeoutError:
+                continue
+            except _BROKER_ERRORS as error:  # a reconnect under way: try again soon
+                log.warning("bus queue %s: %s", self.queue, error)
+                await asyncio.sleep(REDELIVERY_DELAY)
+                continue
+            for message in messages:
+                await self._handle(message)
+
+    async def _handle(self, message: Msg) -> None:
+        handled = False
+        try:
+            handled = await call_handler(self.handler, Message(self.queue, message.data))
+        finally:  # failed, or this consumer closed meanwhile: to another consumer, later
+            with contextlib.suppress(*_BROKER_ERRORS):
+                if handled:
+                    await message.ack()
+                else:
+                    await message.nak(delay=REDELIVERY_DELAY)
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        with contextlib.suppress(*_BROKER_ERRORS):
+            await self.pull.unsubscribe()
+
+
+class NatsBus(Bus):
+    """`Bus` on a NATS server (module docstring); open it with `connect`."""
+
+    def __init__(self, client: Client, prefix: str, description: str) -> None:
+        self._client = client
+        self._js = client.jetstream()
+        self.prefix = prefix
+        self.description = description
+        self._streams: set[str] = set()
+        self._consumers: list[_Consumer] = []
+
+    def __repr__(self) -> str:
+        return f"NatsBus({self.description!r}, prefix={self.prefix!r})"
+
+    @classmethod
+    async def connect(cls, servers: tuple[str, ...], *, prefix: str,
+                      description: str) -> NatsBus:
+        """Connect to the first of `servers` that answers.
+
+        Raises:
+            BusFailure: none answers.
+        """
+        dropped = 0
+
+        async def error(error: Exception) -> None:
+            nonlocal dropped
+            if isinstance(error, nats.errors.SlowConsumerError):
+                _DROPPED.inc()  # nats-py tells of each message it drops: logged sparingly
+                dropped += 1
+                if dropped & (dropped - 1) == 0:
+                    log.warning("bus %s: a slow subscriber of %s: %d messages dropped",
+                                description, error.subject, dropped)
+                return
+            log.warning("bus %s: %s: %s", description, type(error).__name__, error)
+
+        try:
+            client = await nats.connect(
+                servers=list(servers), name=f"arena {prefix}", error_cb=error,
+                connect_timeout=CONNECT_TIMEOUT, reconnect_time_wait=0.5,
+                max_reconnect_attempts=CONNECT_ATTEMPTS, dont_randomize=True,
+                pending_size=8 * MAX_MESSAGE_BYTES)
+        except (nats.errors.Error, OSError, TimeoutError) as failure:
+            raise BusFailure(f"cannot connect to the bus at {description}: "
+                             f"{type(failure).__name__}: {failure}") from failure
+        client.options["max_reconnect_attempts"] = -1  # connected: never give up now
+        return cls(client, prefix, description)
+
+    def _full(self, subject: str) -> str:
+        return f"{self.prefix}.{subject}"
+
+    def _message(self, message: Msg) -> Message:
+        return Message(message.subject[len(self.prefix) + 1:], message.data)
+
+    async def publish(self, subject: str, data: bytes) -> None:
+        check_subject(subject)
+        try:
+            await self._client.publish(self._full(subject), check_size(data))
+            _PUBLISHED.inc()
+        except _BROKER_ERRORS as error:
+            raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
+
+    async def _subscribe(self, subject: str, group: str | None,
+                         callback: Any) -> Subscription:
+        check_subject(subject, wildcards=True)
+        if group is not None:
+            check_name(group, "group")
+        try:
+            subscription = await self._client.subscribe(
+                self._full(subject), queue=group or "", cb=callback,
+                pending_msgs_limit=interface.PENDING_LIMIT)
+            await self._client.flush()  # the server has it: what comes next reaches us
+        except _BROKER_ERRORS as error:
+            raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
+        return _NatsSubscription(subscription)
+
+    async def subscribe(self, subject: str, handler: Handler, *,
+                        group: str | None = None) -> Subscription:
+        async def deliver(message: Msg) -> None:
+            _DELIVERED.inc()
+            await call_handler(handler, self._message(message))
+
+        return await self._subscribe(subject, group, deliver)
+
+    async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
+        check_subject(subject)
+        try:
+            with _REQUESTS.time():
+                answer = await self._client.request(self._full(subject), check_size(data),
+                                                    timeout=timeout)
+        except nats.errors.NoRespondersError:
+            raise NoResponders(f"nobody serves {subject!r}") from None
+        except nats.errors.TimeoutError:
+            raise BusTimeout(f"no answer to {subject!r} within {timeout} s") from None
+        except _BROKER_ERRORS as error:
+            raise BusFailure(f"cannot request {subject!r}: {error}") from error
+        return answer.data
+
+    async def serve(self, subject: str, responder: Responder, *,
+                    group: str | None = None) -> Subscription:
+        async def answer(message: Msg) -> None:
+            try:
+                reply = check_size(await responder(self._message(message)))
+            except Exception:
+                log.exception("bus responder for %s failed", subject)
+                return
+            with contextlib.suppress(*_BROKER_ERRORS):
+                await message.respond(reply)
+
+        return await self._subscribe(subject, group, answer)
+
+    def _queue(self, queue: str) -> tuple[str, str]:
+        """The stream and the subject of durable `queue`."""
+        check_name(queue, "queue")
+        return f"{self.prefix}_{queue}", f"_queue.{self.prefix}.{queue}"
+
+    async def _stream(self, queue: str) -> tuple[str, str]:
+        """`_queue`, with the stream made if this bus has not yet."""
+        stream, subject = self._queue(queue)
+        if stream not in self._streams:
+            try:  # the same configuration every time: adding it again is a no-op
+                await self._js.add_stream(
+                    name=stream, subjects=[subject], retention=RetentionPolicy.WORK_QUEUE,
+                    storage=StorageType.FILE, max_msg_size=MAX_MESSAGE_BYTES)
+            except _BROKER_ERRORS as error:
+                raise BusFailure(f"cannot make the queue {queue!r}: {error}") from error
+            self._streams.add(stream)
+        return stream, subject
+
+    async def put(self, queue: str, data: bytes) -> None:
+        check_size(data)
+        stream, subject = await self._stream(queue)
+        try:
+            await self._js.publish(subject, data, stream=stream)
+        except _BROKER_ERRORS as error:
+            raise BusFailure(f"the queue {queue!r} did not take a message: {error}") from error
+
+    async def consume(self, queue: str, handler: Handler, *,
+                      ack_wait: float = 30.0) -> Subscription:
+        stream, subject = await self._stream(queue)
+        try:
+            pull = await self._js.pull_subscribe(
+                subject, durable=CONSUMER, stream=stream,
+                config=ConsumerConfig(ack_wait=ack_wait, max_ack_pending=-1))
+        except _BROKER_ERRORS as error:
+            raise BusFailure(f"cannot consume the queue {queue!r}: {error}") from error
+        consumer = _Consumer(pull, queue, handler)
+        consumer.task = asyncio.create_task(consumer.run(), name=f"bus queue {queue}")
+        self._consumers.append(consumer)
+        return consumer
+
+    async def close(self) -> None:
+        for consumer in self._consumers:
+            await consumer.close()
+        self._consumers.clear()
+        with contextlib.suppress(*_BROKER_ERRORS):
+            await self._client.close()

@@ -1,0 +1,269 @@
+"""The arena's settings: time control, ladder, the server's and the web's limits (frozen).
+
+A neutral module (`arena.app` wires the parts): the server (`arena.server`) and the web
+(`arena.web`, through `arena.service.ArenaService.config`) both read it, and neither
+imports the other. Every limit a stranger meets is a field here with its default;
+docs/security.md lists them with the `arena serve` flag that changes each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.bot_logs import LogLimits
+from arena.clock import TimeControl
+from arena.legal import DEFAULT_MAX_LEGAL
+from arena.sandbox.spec import BuildLimits, UploadLimits
+from arena.seasons import SeasonConfig
+from arena.workers import WorkerLimits
+
+__all__ = ["ChallengeLimits", "HostedConfig", "LadderConfig", "SeasonConfig", "ServerConfig", "TimeControl",
+           "WebConfig"]
+
+
+@dataclass(frozen=True)
+class ChallengeLimits:
+    """The budgets of challenges (`arena.server.challenges`; docs/security.md lists
+    them with their flags)."""
+
+    per_hour: int = 20
+    """``challenge`` messages an account may send in any 60 minutes, refused ones
+    included; beyond it a non-fatal ``challenge-limit`` error (0: no challenges)."""
+    pending: int = 3
+    """Unanswered challenges an account may have sent at once, and may have been
+    sent at once (beyond either: ``challenge-limit``)."""
+    timeout: float = 60.0
+    """Seconds a challenge waits for its answer before it expires."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields of ``welcome.limits`` (bots with the ``challenges`` capability)."""
+        timeout = self.timeout
+        return {"challenges_per_hour": self.per_hour, "challenges_pending": self.pending,
+                "challenge_timeout": int(timeout) if float(timeout).is_integer() else timeout}
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """Continuous matchmaking for one game and settings.
+
+    Bots that play `game` and have fewer than `max_games` games in flight are paired
+    every `interval` seconds; each pairing plays two games with the seats swapped, each
+    with its own secret dice seed. `house` lists built-in bot specs that the server
+    plays (in its worker processes); they are only paired with external bots unless
+    `house_vs_house` is set. `seed` seeds the pairing order, not the dice. The same two
+    accounts meet at most `pairings_per_hour` times an hour.
+    """
+
+    game: str = "substitution"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    house: tuple[str, ...] = ()
+    house_vs_house: bool = False
+    interval: float = 0.5
+    max_games: int = 2
+    seed: int | None = None
+    pairings_per_hour: int = 10
+    """Times the same two accounts may be paired in any 60 minutes (a pairing is two
+    games; 0: no limit), so that a bot that resigns every game feeds a partner at most
+    twice that many wins an hour. Pairings with a house bot are not counted: a house bot plays
+    every game and belongs to nobody (`arena.server.ladder`)."""
+    name: str = "main"
+    """The ladder's name: what a ``challenge``, ``seek`` or ``pause`` names it by (the
+    field is optional while a server has one ladder)."""
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Every budget of the HTTP side (docs/server.md lists them with their errors).
+
+    Requests are refused before the work starts: a request head beyond `max_head` bytes
+    gets 431, a body beyond its limit 413, a guest account beyond the quotas 429.
+    """
+
+    default_game: str = "substitution"
+    """The game of the lobby and of a request that names none (the flagship game; any
+    registered game may be named)."""
+    origins: tuple[str, ...] = ()
+    """Browser origins allowed besides the server's own (``https://arena.example.org``):
+    their pages may open the WebSocket and send state-changing requests."""
+    server_names: tuple[str, ...] = ()
+    """Host names the server answers to (``arena.example.org``) besides the address it
+    is bound to, ``localhost`` and any IP address; a request to another name gets 421
+    (a browser's WebSocket handshake too), so a rebound DNS name reaches nothing."""
+    max_head: int = 8192
+    """Bytes of a request's line and headers."""
+    head_timeout: float = 10.0
+    """Seconds for a new connection to send its first request head."""
+    keepalive_timeout: float = 15.0
+    """Seconds an idle HTTP keep-alive connection stays open."""
+    max_body: int = 64 * 1024
+    """Bytes of a JSON request body."""
+    max_upload: int = 4 * 1024 * 1024
+    """Bytes of a log uploaded for replay."""
+    replay_turns: int = 10_000
+    """Turns of a replayed log."""
+    replay_state_bytes: int = 256 * 1024
+    """Bytes of one replay frame (a state and its render, as JSON)."""
+    replay_bytes: int = 32 * 1024 * 1024
+    """Bytes of a replay's answer (all its frames, as JSON, before gzip)."""
+    replay_seconds: float = 10.0
+    """Seconds a replay may take in its worker (the worker is killed after that)."""
+    replay_send_seconds: float = 60.0
+    """Seconds a client has to read a replay's answer (streamed from a file); it is cut
+    off after that, and its place in `replay_queue` freed."""
+    replay_memory_mb: int = 1024
+    """Address space of a replay worker, in MiB."""
+    replay_workers: int = 1
+    """Worker processes for replays (their own pool: replays never delay house bots)."""
+    replay_queue: int = 4
+    """Replays running, waiting or being sent at once; more get 429. Each answer being
+    sent is a file of at most `replay_bytes` in the server's temporary directory."""
+    guests_per_client_minute: int = 5
+    """Guest accounts one client address (an IPv6 /64) may create per minute."""
+    presets: int = 200
+    """Grammar presets saved at most (``POST /api/grammars`` of a new name beyond: 409)."""
+    presets_per_client_minute: int = 10
+    """Grammar presets one client address may save or delete per minute (429 beyond)."""
+    matches_per_client: int = 2
+    """Bot-versus-bot games (``POST /api/match``) one client address may have running."""
+    matches: int = 8
+    """Bot-versus-bot games started from the web running at once on the server."""
+    tournament_bots: int = 8
+    """Bots of a tournament started from the web."""
+    tournament_games: int = 2000
+    """Games in all of a tournament started from the web (pairings times games each)."""
+    tournaments: int = 1
+    """Tournaments from the web running at once (each in its own worker process)."""
+    tournament_queue: int = 3
+    """Tournaments waiting for a free slot; more get 429."""
+    tournament_processes: int = 1
+    """Processes each tournament plays in."""
+    tournament_seconds: float = 600.0
+    """Seconds a tournament from the web may run; its worker is killed after that."""
+
+
+@dataclass(frozen=True)
+class HostedConfig:
+    """Hosted bots: uploads built in the sandbox into `directory` and played by the
+    server as their accounts (`arena.uploads`, `arena.server.hosted`; docs/bots.md,
+    "Hosted bots"). Without a `directory` the server hosts none and refuses uploads."""
+
+    directory: str | None = None
+    """The builds (``--hosted-dir``); the sandbox must be available (root, bubblewrap)."""
+    slots: int | None = None
+    """Hosted programs at once (a slot per hosted seat of a game in progress; games that
+    find none free wait, before their clocks start); None: a slot per core but one
+    (`arena.sandbox.spec.default_hosted_slots`)."""
+    builds_at_once: int = 1
+    """Builds running at once (each in a thread and a sandbox)."""
+    build_queue: int = 4
+    """Uploads that may wait for a build; more get 503 with ``Retry-After``."""
+    refresh_interval: float = 5.0
+    """Seconds between reads of the hosted bots from the database (an upload on this
+    server, or a revocation, is seen at once or within this time)."""
+    upload: UploadLimits = field(default_factory=UploadLimits)
+    """Bounds on an upload: `UploadLimits.archive_bytes` is also the largest HTTP body."""
+    build: BuildLimits = field(default_factory=BuildLimits)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    db: str = "arena.sqlite"
+    """The database: a SQLite file path (or ``sqlite:///PATH``) or a PostgreSQL URL
+    (``postgresql://USER@HOST/DATABASE``); `arena.storage.open_storage`."""
+    time_control: TimeControl = field(default_factory=TimeControl)
+    ladder: LadderConfig | None = None
+    hello_timeout: float = 10.0
+    max_frame: int = 256 * 1024
+    """Largest message accepted; longer frames get an ``oversize`` error."""
+    max_ws_frame: int = 4 * 1024 * 1024
+    """Frames longer than this close the connection (1009)."""
+    max_queue_bytes: int = 1024 * 1024
+    """Bytes of frames queued for a client that does not read; beyond that it is
+    disconnected (1008, slow consumer)."""
+    max_state_bytes: int = 64 * 1024
+    """Largest game state (its msgpack encoding); a game whose state grows beyond it is
+    aborted with that reason (0: no limit)."""
+    max_connections_per_address: int = 64
+    """WebSocket connections open at once from one IP address (bots, spectators,
+    operators, browsers); more are closed at once with 1013."""
+    message_rate: float = 50.0
+    """Messages a second a connection may send beyond those the server asked for (a
+    ``your_turn`` asks for a move; the debug lines it keeps and, up to
+    `legal_requests_per_turn`, the ``legal`` requests of the bot's turn are free too);
+    0: no limit."""
+    message_burst: int = 200
+    """Messages a connection may send at once before `message_rate` applies; beyond
+    both, a fatal ``rate-limited`` error and the connection closes (4006)."""
+    settings_limits: Mapping[str, int] = field(default_factory=dict)
+    """Changed limits on games' settings for bots with accounts and the ladder, as
+    ``{"GAME.SIZE": value}`` (defaults: each game's `GameType.limits`)."""
+    guest_settings_limits: Mapping[str, int] = field(default_factory=dict)
+    """The same for guests' games."""
+    guest_lifetime: float = 24 * 3600.0
+    """Seconds a guest account lives; then it can no longer log in and is deleted."""
+    guest_purge_interval: float = 600.0
+    """Seconds between deletions of expired guest accounts."""
+    workers: WorkerLimits = field(default_factory=WorkerLimits)
+    """The worker processes house bots think in: how many, and the memory of each."""
+    house_prepare_timeout: float = 60.0
+    """Seconds a worker may take to build and prepare a house bot (off the clock)."""
+    storage_probe_interval: float = 5.0
+    """Seconds between test writes while the database fails (a full or read-only disk);
+    the server starts games again once one succeeds."""
+    max_legal: int = DEFAULT_MAX_LEGAL
+    """Longest ``legal`` list in a ``your_turn`` (the ``legal-moves`` capability)."""
+    log_limits: LogLimits = field(default_factory=LogLimits)
+    """Bounds on the bots' ``log`` messages (size, per turn, per game, bytes per bot and
+    UTC day), announced in ``welcome.limits``."""
+    debug_retention_days: float = 14.0
+    """Days a game's debug lines are kept after it ends; then they are dropped from its
+    stored log, the moves and the result staying (0: kept for ever)."""
+    debug_disk_reserve_mb: int = 256
+    """MiB of free space on the database's file system below which no debug line is
+    kept (the games go on); 0: no reserve."""
+    challenges: ChallengeLimits = field(default_factory=ChallengeLimits)
+    """Bounds on challenges (per account an hour, unanswered at once, their timeout),
+    announced in ``welcome.limits`` to bots with the ``challenges`` capability."""
+    legal_requests_per_turn: int = 100
+    """``legal`` requests a bot may have answered in a turn of its own at no cost to its
+    message budget (`message_rate`); more count against it."""
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    write_ahead: bool = True
+    """Store every accepted move before anybody is told of it, so a restart resumes the
+    running games (`arena.server.writeahead`). False is only the figures' baseline
+    (``bench/bench_server.py``): a restart then loses the moves of the games in flight."""
+    validate_outgoing: bool = False
+    """Check the server's own messages against the schema before sending (receivers
+    always validate; the SDK and the tests do)."""
+    revocation_interval: float = 2.0
+    """Seconds between checks that the accounts of connected clients still hold their
+    tokens (`arena bots revoke` works on the database; a revoked bot is dropped within
+    this time and forfeits its games)."""
+    close_timeout: float = 2.0
+    """Seconds to wait for a client's closing handshake (at shutdown, for example)."""
+    name: str = "arena"
+    web_time_control: TimeControl = field(default_factory=lambda: TimeControl(
+        move_ms=600_000, bank_ms=600_000, first_move_ms=600_000, retries=5, grace_ms=120_000))
+    """Time control of the games people play in the browser against house bots."""
+    guests_per_minute: int = 600
+    """Guest accounts ``POST /api/guest`` issues at most per minute in all (one per game
+    played in a browser); each client address has its own, smaller quota
+    (`WebConfig.guests_per_client_minute`)."""
+    tournaments: str | None = None
+    """A directory of tournament results (``*.json`` with ``bots`` and ``table``, in it or
+    one level down, with their ``logs/``) shown by the web interface."""
+    web: WebConfig = field(default_factory=WebConfig)
+    """The HTTP side's limits and allowed browser origins (`WebConfig`)."""
+    hosted: HostedConfig = field(default_factory=HostedConfig)
+    """Hosted bots: uploads, builds and the slots their programs take."""
+    seasons: tuple[SeasonConfig, ...] = ()
+    """The ladder's seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
+    read by `arena.seasons.seasons_from_toml`)."""
+    season_interval: float = 5.0
+    """Seconds between checks of the seasons' phases: a season's standings freeze
+    within this time of its end, and its final starts then."""

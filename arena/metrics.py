@@ -1,0 +1,88 @@
+"""The process's Prometheus metrics (prometheus-client), served at ``/metrics``
+(docs/cluster.md, "Metrics").
+
+What any part of a process measures as it goes lives here, in prometheus-client's
+process-wide registry beside its own process metrics (CPU, memory, open files): the
+storage's latency (`STORAGE_SECONDS`, timed by both storages around each call), the
+bus's messages and request latency (`BUS_MESSAGES`, `BUS_REQUEST_SECONDS`, counted by
+both buses) and the event loop's lag (`LOOP_LAG_SECONDS`, `watch_loop`). What a server counts anyway
+(connected bots, games, moves, house-bot jobs) is read from it when ``/metrics`` is
+asked (`arena.web.endpoints.metrics`). No series is labelled by a bot, a game or
+anything a stranger names, so the page has a fixed size (a few KB) whatever the load.
+
+This module imports nothing of the arena: storage, the bus, the server and the web all
+use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+from prometheus_client import REGISTRY, Counter, Histogram
+
+__all__ = [
+    "BUS_MESSAGES", "BUS_REQUEST_SECONDS", "LOOP_LAG_INTERVAL", "LOOP_LAG_SECONDS",
+    "STORAGE_SECONDS", "probe_loop", "watch_loop",
+]
+
+STORAGE_SECONDS = Histogram(
+    "arena_storage_seconds", "Seconds a storage call took, as its caller waited for it",
+    ["backend"], registry=REGISTRY,
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
+
+BUS_MESSAGES = Counter(
+    "arena_bus_messages", "Messages of the bus's publish/subscribe: published by this "
+    "process, delivered to its handlers, dropped because a handler fell behind",
+    ["bus", "way"], registry=REGISTRY)
+
+BUS_REQUEST_SECONDS = Histogram(
+    "arena_bus_request_seconds", "Seconds from a request on the bus to its answer",
+    ["bus"], registry=REGISTRY,
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1.0, 10.0))
+
+LOOP_LAG_SECONDS = Histogram(
+    "arena_event_loop_lag_seconds",
+    "How late a callback the event loop was to run ran: what every message waits on top",
+    registry=REGISTRY,
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0))
+
+LOOP_LAG_INTERVAL = 0.5
+"""Seconds between two measurements of the loop's lag (`watch_loop`)."""
+
+_watched: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def watch_loop(loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Measure the running (or given) loop's lag every `LOOP_LAG_INTERVAL` seconds from
+    now on, by a timer that notes how late it fires (idempotent per loop; no task, so
+    nothing is left to stop when the loop closes)."""
+    loop = loop or asyncio.get_running_loop()
+    if loop in _watched:
+        return
+    _watched.add(loop)
+
+    def tick(expected: float) -> None:
+        now = loop.time()
+        LOOP_LAG_SECONDS.observe(max(0.0, now - expected))
+        loop.call_at(now + LOOP_LAG_INTERVAL, tick, now + LOOP_LAG_INTERVAL)
+
+    start = loop.time() + LOOP_LAG_INTERVAL
+    loop.call_at(start, tick, start)
+
+
+async def probe_loop() -> float:
+    """The running loop's lag now: how long a callback scheduled now waits for its turn
+    (also noted in `LOOP_LAG_SECONDS`)."""
+    loop = asyncio.get_running_loop()
+    ran: asyncio.Future[float] = loop.create_future()
+    start = loop.time()
+
+    def run() -> None:
+        if not ran.done():
+            ran.set_result(loop.time())
+
+    loop.call_soon(run)
+    lag = max(0.0, await ran - start)
+    LOOP_LAG_SECONDS.observe(lag)
+    return lag

@@ -1,0 +1,346 @@
+"""Challenges: a bot (or a person on the web) asks a named bot for a pairing.
+
+A challenge names the opponent, whether the games are rated, and the ladder whose
+game, settings and time control they use. The challenged bot's accept policy
+(`AcceptPolicy`, set in ``hello.accept`` or by a ``policy`` message) answers it at
+once (``auto``, ``decline``, or a challenger rated outside its range), or the bot is
+sent a ``challenge`` notice to ``accept`` or ``decline`` (``ask``: only bots that
+listed the ``challenges`` capability; for the others ``ask`` declines, so a
+protocol-1 bot never gets games it did not opt in to). On acceptance the pairing's
+two games start with the seats swapped, each with its own secret dice, as the ladder's.
+
+Every challenge is budgeted (`ChallengeLimits`, announced in ``welcome.limits`` to bots
+that opted in): challenges a bot sends in any hour, unanswered ones it has sent and
+has been sent at once, and how long one waits for its answer. A rated challenge also
+counts against the ladder's pair cap (`LadderConfig.pairings_per_hour`), exactly as a
+ladder pairing does, so a challenge is no way around it.
+
+The states of a challenge::
+
+    pending --> accepted            (its games start)
+            --> declined            (by the bot, or its policy)
+            --> expired             (no answer within the timeout)
+            --> cancelled           (the challenger or the opponent left)
+            --> failed              (accepted, but the games could not start)
+
+`Challenges` does no I/O of its own but the rating look-up (an awaited storage read,
+in a task): it is given the time, sends through its `Notify` callback, and starts
+games through `StartPair`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from arena.config import ChallengeLimits
+from arena.errors import ArenaError
+from arena.names import is_house
+from arena.service import ChallengeError
+from arena.storage import StorageFailure
+
+__all__ = ["AcceptPolicy", "Challenge", "ChallengeError", "ChallengeLimits", "Challenges"]
+
+log = logging.getLogger("arena.server")
+
+Mode = Literal["ask", "auto", "decline"]
+Status = Literal["pending", "accepted", "declined", "expired", "cancelled", "failed"]
+HOUR = 3600.0
+KEPT = 1000
+"""Challenges that ended kept for the web to read their outcome."""
+
+
+@dataclass(frozen=True)
+class AcceptPolicy:
+    """How a bot answers challenges: a challenger rated outside ``[min_rating,
+    max_rating]`` (bounds optional; an unrated challenger counts as rated 0) is
+    declined, the others as `mode` says.
+
+    >>> AcceptPolicy.from_json({"mode": "auto", "min_rating": 10})
+    AcceptPolicy(mode='auto', min_rating=10.0, max_rating=None)
+    >>> AcceptPolicy("auto", 10.0).verdict(3.5)
+    'decline: the challenger is rated 3.5, below 10'
+    """
+
+    mode: Mode = "ask"
+    min_rating: float | None = None
+    max_rating: float | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AcceptPolicy:
+        """Read ``hello.accept`` or ``policy.accept``.
+
+        Raises:
+            ValueError: an unknown mode or key, a bound that is not a number.
+        """
+        unknown = sorted(set(data) - {"mode", "min_rating", "max_rating"})
+        if unknown:
+            raise ValueError(f"unknown keys {unknown} (keys: mode, min_rating, max_rating)")
+        mode = data.get("mode")
+        if mode not in ("ask", "auto", "decline"):
+            raise ValueError(f"mode must be 'ask', 'auto' or 'decline', not {mode!r}")
+        bounds: list[float | None] = []
+        for key in ("min_rating", "max_rating"):
+            value = data.get(key)
+            if value is not None and (type(value) not in (int, float) or not math.isfinite(value)):
+                raise ValueError(f"{key} must be a number or null, not {value!r}")
+            bounds.append(None if value is None else float(value))
+        return cls(mode, bounds[0], bounds[1])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "min_rating": self.min_rating, "max_rating": self.max_rating}
+
+    def verdict(self, rating: float | None) -> str:
+        """``accept``, ``ask`` or ``decline: WHY`` for a challenger rated `rating`."""
+        shown = 0.0 if rating is None else rating
+        if self.min_rating is not None and shown < self.min_rating:
+            return f"decline: the challenger is rated {shown:g}, below {self.min_rating:g}"
+        if self.max_rating is not None and shown > self.max_rating:
+            return f"decline: the challenger is rated {shown:g}, above {self.max_rating:g}"
+        if self.mode == "decline":
+            return "decline: the bot declines challenges"
+        return "accept" if self.mode == "auto" else "ask"
+
+
+@dataclass(eq=False)
+class Challenge:
+    """One challenge and where it stands."""
+
+    id: str
+    challenger: str
+    opponent: str
+    rated: bool
+    expires: float
+    """Event-loop time at which an unanswered challenge expires."""
+    request_id: str | None = None
+    games: int = 2
+    """Games on acceptance: 2 (the pairing, seats swapped), or 1 for a person on the
+    web, who plays `seat`."""
+    seat: int = 0
+    status: Status = "pending"
+    reason: str | None = None
+    game_ids: tuple[str, ...] = ()
+    asked: bool = False
+    """Whether the opponent was sent the notice (then it hears of the end too)."""
+    timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+
+    def status_fields(self) -> dict[str, Any]:
+        """The ``challenge_status`` message's fields."""
+        fields: dict[str, Any] = {"challenge_id": self.id, "status": self.status,
+                                  "challenger": self.challenger, "opponent": self.opponent,
+                                  "rated": self.rated}
+        if self.request_id is not None:
+            fields["request_id"] = self.request_id
+        if self.reason is not None:
+            fields["reason"] = self.reason
+        if self.status == "accepted":
+            fields["game_ids"] = list(self.game_ids)
+        return fields
+
+
+Notify = Callable[[str, str, dict[str, Any]], None]
+"""``notify(account, type, fields)``: send a message to a connected account that opted
+in to challenges (dropped otherwise: a person on the web reads them over HTTP)."""
+StartPair = Callable[[Challenge], list[str]]
+"""Start an accepted challenge's games; their ids (raises `ArenaError`,
+`RuntimeError` when they cannot start)."""
+
+
+class Challenges:
+    """The open challenges of a server (see the module docstring).
+
+    Args:
+        limits: the budgets.
+        notify: sends a message to an account (`Notify`).
+        start: starts an accepted challenge's games (`StartPair`).
+        rating: the challenger's rating on the ladder's game (None: unrated).
+        check: raises `ChallengeError` when `challenger` may not challenge `opponent`
+            now (not connected, a guest asking for rated games, the pair cap...).
+        capable: whether a connected account listed the ``challenges`` capability.
+    """
+
+    def __init__(self, limits: ChallengeLimits, *, notify: Notify, start: StartPair,
+                 rating: Callable[[str], Awaitable[float | None]],
+                 check: Callable[[str, str, bool], None],
+                 capable: Callable[[str], bool]) -> None:
+        self.limits = limits
+        self.open: dict[str, Challenge] = {}
+        """The pending challenges by id."""
+        self.policies: dict[str, AcceptPolicy] = {}
+        """The policies of connected bots."""
+        self._notify = notify
+        self._start = start
+        self._rating = rating
+        self._check = check
+        self._capable = capable
+        self._sent: dict[str, deque[float]] = {}
+        """Per account, the times (`time.time`) of its challenges of the last hour."""
+        self._next_sweep = 0.0
+        self._ended: dict[str, Challenge] = {}
+        """The last `KEPT` challenges that ended, oldest first (``GET /api/challenges/ID``)."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop = asyncio.get_running_loop()
+
+    # -- a bot's settings ----------------------------------------------------------------
+
+    def connected(self, name: str, policy: AcceptPolicy | None) -> None:
+        """A bot logged in with ``hello.accept`` (or none: ``ask``, which declines for a
+        bot without the ``challenges`` capability)."""
+        self.policies[name] = policy or AcceptPolicy()
+
+    def left(self, name: str) -> None:
+        """A bot disconnected: its pending challenges, sent or received, are cancelled."""
+        self.policies.pop(name, None)
+        for challenge in list(self.open.values()):
+            if name in (challenge.challenger, challenge.opponent):
+                self._end(challenge, "cancelled", f"{name} disconnected")
+
+    # -- challenging -----------------------------------------------------------------------
+
+    def challenge(self, challenger: str, opponent: str, *, rated: bool,
+                  request_id: str | None = None, games: int = 2, seat: int = 0) -> Challenge:
+        """Open a challenge; the policy of `opponent` answers it soon (a task reads the
+        challenger's rating first).
+
+        Raises:
+            ChallengeError: over a budget, or a challenge the server refuses.
+        """
+        self._charge(challenger)
+        if challenger == opponent:
+            raise ChallengeError("bad-challenge", "a bot cannot challenge itself")
+        if is_house(opponent):
+            raise ChallengeError("bad-challenge", f"{opponent!r}: house bots take no challenges")
+        self._check(challenger, opponent, rated)
+        limit = self.limits.pending
+        if sum(c.challenger == challenger for c in self.open.values()) >= limit:
+            raise ChallengeError("challenge-limit", f"{challenger} has {limit} challenges "
+                                 "waiting for an answer already (at most "
+                                 f"{limit}): wait for one to end")
+        if sum(c.opponent == opponent for c in self.open.values()) >= limit:
+            raise ChallengeError("challenge-limit", f"{opponent} has {limit} challenges to "
+                                 "answer already: try again later")
+        challenge = Challenge("c" + uuid.uuid4().hex[:12], challenger, opponent, rated,
+                              self._loop.time() + self.limits.timeout, request_id, games, seat)
+        self.open[challenge.id] = challenge
+        challenge.timer = self._loop.call_at(challenge.expires, self._expire, challenge)
+        self._notify(challenger, "challenge_status", challenge.status_fields())
+        task = self._loop.create_task(self._answer(challenge), name=f"challenge {challenge.id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return challenge
+
+    def _charge(self, name: str) -> None:
+        """Count a challenge against `name`'s hourly budget, or refuse it."""
+        now = time.time()
+        if now >= self._next_sweep:  # forget the accounts quiet for an hour (guests)
+            self._next_sweep = now + 60.0
+            for quiet in [n for n, times in self._sent.items() if not times or times[-1] <= now - HOUR]:
+                del self._sent[quiet]
+        sent = self._sent.setdefault(name, deque())
+        while sent and sent[0] <= now - HOUR:
+            sent.popleft()
+        if len(sent) >= self.limits.per_hour:
+            wait = int(sent[0] + HOUR - now) + 1 if sent else 0
+            raise ChallengeError("challenge-limit", (
+                f"{name} has sent {len(sent)} challenges in the last hour, the most "
+                f"limits.challenges_per_hour allows ({self.limits.per_hour})"
+                + (f"; the next may go in {wait} s" if sent else "")))
+        sent.append(now)
+
+    async def _answer(self, challenge: Challenge) -> None:
+        """The opponent's policy answers, knowing the challenger's rating."""
+        try:
+            rating = await self._rating(challenge.challenger)
+        except StorageFailure as error:  # unknown: counted as unrated
+            log.warning("challenge %s: no rating for %s: %s", challenge.id,
+                        challenge.challenger, error)
+            rating = None
+        if challenge.status != "pending":
+            return
+        policy = self.policies.get(challenge.opponent, AcceptPolicy("decline"))
+        verdict = policy.verdict(rating)
+        if verdict == "ask" and not self._capable(challenge.opponent):
+            verdict = "decline: the bot takes no challenges"
+        if verdict == "accept":
+            self._accepted(challenge)
+        elif verdict == "ask":
+            challenge.asked = True
+            self._notify(challenge.opponent, "challenge", {
+                "opponent": challenge.challenger, "rated": challenge.rated,
+                "challenge_id": challenge.id, "rating": rating,
+                "expires_ms": max(0, int((challenge.expires - self._loop.time()) * 1000))})
+        else:
+            self._end(challenge, "declined", verdict.removeprefix("decline: "))
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def answer(self, name: str, challenge_id: str, *, accept: bool,
+               reason: str | None = None) -> Challenge:
+        """`name` accepts or declines the challenge `challenge_id` it was sent.
+
+        Raises:
+            ChallengeError: ``unknown-challenge``: no such pending challenge to `name`.
+        """
+        challenge = self.open.get(challenge_id)
+        if challenge is None or challenge.opponent != name or not challenge.asked:
+            raise ChallengeError("unknown-challenge", f"no challenge {challenge_id!r} waits "
+                                 f"for {name}'s answer (it may have expired)")
+        if accept:
+            self._accepted(challenge)
+        else:
+            self._end(challenge, "declined", reason or f"{name} declined")
+        return challenge
+
+    def _accepted(self, challenge: Challenge) -> None:
+        try:
+            self._check(challenge.challenger, challenge.opponent, challenge.rated)
+            challenge.game_ids = tuple(self._start(challenge))
+        except (ArenaError, RuntimeError, ValueError) as error:
+            self._end(challenge, "failed", str(error))
+            return
+        self._end(challenge, "accepted", None)
+
+    def _expire(self, challenge: Challenge) -> None:
+        challenge.timer = None
+        if challenge.status == "pending":
+            self._end(challenge, "expired",
+                      f"no answer within {self.limits.timeout:g} s")
+
+    def _end(self, challenge: Challenge, status: Status, reason: str | None) -> None:
+        """Close a pending challenge and tell both sides (the opponent if it was asked,
+        or if games start)."""
+        if challenge.status != "pending":
+            return
+        challenge.status = status
+        challenge.reason = reason
+        self.open.pop(challenge.id, None)
+        self._ended[challenge.id] = challenge
+        while len(self._ended) > KEPT:
+            del self._ended[next(iter(self._ended))]
+        if challenge.timer is not None:
+            challenge.timer.cancel()
+            challenge.timer = None
+        fields = challenge.status_fields()
+        self._notify(challenge.challenger, "challenge_status", fields)
+        if challenge.asked or status == "accepted":
+            self._notify(challenge.opponent, "challenge_status", fields)
+
+    def close(self) -> None:
+        """The server stops: the rating look-ups end, the timers stop."""
+        for task in self._tasks:
+            task.cancel()
+        for challenge in self.open.values():
+            if challenge.timer is not None:
+                challenge.timer.cancel()
+
+
+    def get(self, challenge_id: str) -> Challenge | None:
+        """A challenge, pending or ended recently (the last `KEPT` are kept)."""
+        return self.open.get(challenge_id) or self._ended.get(challenge_id)

@@ -1,0 +1,172 @@
+"""Write-ahead moves: every accepted move is stored before anybody hears of it.
+
+`WriteAhead` stands between the live games and the players. A game that accepted a move
+hands it over (`add`) with everything the move asks to send (the mover's
+``move_accepted``, the opponent's news, the spectators' frame, the next ``your_turn``);
+those messages are held until the move is committed (`Storage.append_turns`), then given
+back (`release`) in the order they came. The moves accepted while one commit runs go
+together in the next (a group commit: one transaction per flush, however many games
+moved), and whatever a game asks to send meanwhile waits behind its held move. A
+database that takes concurrent writers (PostgreSQL) has several commits in flight,
+each of other games, so that a move waits for a free commit, not for the one in
+progress to end; a game's moves are stored and told in order either way. So the
+moves a database holds are exactly those the players were told of, or about to be: a
+restarted server resumes each running game from them (`arena.server.games`).
+
+While the storage fails, the held games wait until it works again, and nothing about
+them is told (their driver stops the clock of a turn nobody was told of, while it is
+held: `arena.server.games`); if the server closes first, they stay as stored and
+resume on the next start. Writing no move ahead (``enabled``
+False) hands everything back at once: the figures' baseline (``arena serve
+--no-write-ahead``), not a way to run an arena.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from typing import Generic, TypeVar
+
+from arena.server.live import Effect
+from arena.storage import Storage, StorageFailure, StoredTurn
+
+__all__ = ["WriteAhead"]
+
+log = logging.getLogger("arena.server")
+
+K = TypeVar("K", bound=Hashable)
+
+
+class WriteAhead(Generic[K]):
+    """See the module docstring; `K` is the driver's key of a game.
+
+    Args:
+        storage: where the moves go.
+        release: delivers a game's held messages once its moves are stored (`error`:
+            they could not be, for a reason other than a storage failure: a bug; the
+            messages are dropped and the game should end).
+        concurrency: commits in flight at once (`Storage.write_concurrency`).
+        recovers: waits until the storage works again (True) or the server closes (False).
+        enabled: False writes nothing ahead (the baseline of the figures).
+    """
+
+    def __init__(self, storage: Storage,
+                 release: Callable[[K, list[Effect], BaseException | None], None], *,
+                 recovers: Callable[[], Awaitable[bool]], enabled: bool = True,
+                 concurrency: int = 1) -> None:
+        self.storage = storage
+        self.enabled = enabled
+        self.concurrency = max(1, concurrency)
+        """Commits in flight at once, each of other games (`Storage.write_concurrency`)."""
+        self.batches = 0
+        """Commits so far (a group commit stores many games' moves in one)."""
+        self._release = release
+        self._recovers = recovers
+        self._turns: dict[K, list[StoredTurn]] = {}
+        self._next: dict[K, list[Effect]] = {}
+        """What waits for the next commit, per game, in order."""
+        self._inflight: set[K] = set()
+        """The games whose moves a commit in progress stores (what they ask to send
+        meanwhile waits in `_next`, for a later commit)."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._waiters: dict[K, list[asyncio.Future[None]]] = {}
+        self._closing = False
+
+    @property
+    def holds_any(self) -> bool:
+        return bool(self._next or self._inflight)
+
+    def holds(self, key: K) -> bool:
+        """Whether messages of game `key` wait for a commit (later ones must wait too)."""
+        return key in self._next or key in self._inflight
+
+    def add(self, key: K, turn: StoredTurn | None, effects: Sequence[Effect]) -> bool:
+        """Hold `effects` of game `key` until `turn` (if any) and every move before it
+        are stored. False if nothing needs holding: deliver them now."""
+        if turn is None and not self.holds(key):
+            return False
+        if not self.enabled:
+            return False
+        if turn is not None:
+            self._turns.setdefault(key, []).append(turn)
+        held = self._next.get(key)
+        if held is None:
+            self._next[key] = list(effects)
+        else:
+            held.extend(effects)
+        self._kick()
+        return True
+
+    async def settled(self, key: K) -> None:
+        """Return once nothing of game `key` is held (its moves are stored and told)."""
+        if not self.holds(key):
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(key, []).append(waiter)
+        await waiter
+
+    async def idle(self) -> None:
+        """Return once the commits in progress (and what queued behind them) are done."""
+        while self._tasks:
+            await asyncio.wait([asyncio.shield(task) for task in self._tasks])
+
+    def forget(self, key: K) -> None:
+        """Drop what game `key` waits for (it is suspended: the server closes)."""
+        self._next.pop(key, None)
+        self._turns.pop(key, None)
+        for waiter in self._waiters.pop(key, ()):
+            if not waiter.done():
+                waiter.cancel()
+
+    def _kick(self) -> None:
+        """Start a commit of the games waiting and in none in progress, if a slot is free."""
+        if self._closing or len(self._tasks) >= self.concurrency:
+            return
+        if not any(key not in self._inflight for key in self._next):
+            return
+        task = asyncio.get_running_loop().create_task(self._flush(), name="write-ahead")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self) -> None:
+        """Commit what waits (of the games no other commit stores), then tell it."""
+        batch = {key: effects for key, effects in self._next.items()
+                 if key not in self._inflight}
+        for key in batch:
+            del self._next[key]
+        turns = [turn for key in batch for turn in self._turns.pop(key, ())]
+        self._inflight.update(batch)
+        error: BaseException | None = None
+        if turns:
+            try:
+                stored = await self._store(turns)
+            except Exception as failure:  # a bug (a duplicate turn): not a storage failure
+                log.exception("the moves of %d games could not be stored", len(batch))
+                stored, error = True, failure
+            if not stored:
+                self._closing = True
+                return  # the server closes: the held moves stay untold
+        self._inflight.difference_update(batch)
+        for key, effects in batch.items():
+            self._release(key, effects, error)
+            if not self.holds(key):
+                for waiter in self._waiters.pop(key, ()):
+                    if not waiter.done():
+                        waiter.set_result(None)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.discard(task)  # its slot is free: the next commit may start
+        self._kick()
+
+    async def _store(self, turns: list[StoredTurn]) -> bool:
+        """Commit `turns`; while the storage fails, wait for it. False if the server
+        closes first."""
+        while True:
+            try:
+                await self.storage.append_turns(turns)
+                self.batches += 1
+                return True
+            except StorageFailure:
+                if not await self._recovers():
+                    return False

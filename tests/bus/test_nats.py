@@ -1,0 +1,107 @@
+"""What only a broker can show: processes that share it, and a message that outlives the
+process that held it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import textwrap
+
+import pytest
+
+from arena.bus import BusFailure, open_bus
+from arena.bus.interface import Message
+from tests.waiting import wait_for
+
+from .conftest import connect, nats_prefix, nats_url
+from .test_bus import Inbox
+
+
+async def test_buses_of_one_prefix_share_messages_and_other_prefixes_see_none() -> None:
+    async with nats_prefix() as prefix, nats_prefix() as other_prefix:
+        gateway, host, other = [await connect(nats_url(p))
+                                for p in (prefix, prefix, other_prefix)]
+        try:
+            at_host, at_other = Inbox(), Inbox()
+            await host.subscribe("game.>", at_host)
+            await other.subscribe("game.>", at_other)
+            await gateway.publish("game.g1.move", b"e2e4")
+            await other.publish("game.g9.move", b"mine")
+            await wait_for(lambda: at_host.messages and at_other.messages)
+            assert at_host.messages == [Message("game.g1.move", b"e2e4")]
+            assert at_other.messages == [Message("game.g9.move", b"mine")]
+
+            async def echo(message: Message) -> bytes:
+                return message.data
+
+            await host.serve("ping", echo)
+            assert await gateway.request("ping", b"pong", timeout=10) == b"pong"
+        finally:
+            for bus in (gateway, host, other):
+                await bus.close()
+
+
+async def test_a_durable_message_outlives_the_bus_that_put_it() -> None:
+    async with nats_prefix() as prefix:
+        before = await connect(nats_url(prefix))
+        await before.put("jobs", b"start g1")
+        await before.close()  # the process that put it is gone
+        after = await connect(nats_url(prefix))
+        try:
+            inbox = Inbox()
+            await after.consume("jobs", inbox)
+            await wait_for(lambda: inbox.data == [b"start g1"])
+        finally:
+            await after.close()
+
+
+CONSUMER = textwrap.dedent("""
+    import asyncio, sys
+    from arena.bus import open_bus
+
+    async def main():
+        bus = await open_bus(sys.argv[1])
+
+        async def stuck(message):
+            print("got", message.data.decode(), flush=True)
+            await asyncio.Event().wait()
+
+        await bus.consume("jobs", stuck, ack_wait=1.0)
+        print("consuming", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+""")
+
+
+async def test_a_message_of_a_killed_consumer_goes_to_another_after_its_ack_wait() -> None:
+    async with nats_prefix() as prefix:
+        url = nats_url(prefix)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", CONSUMER, url, stdout=asyncio.subprocess.PIPE,
+            cwd=os.getcwd())
+        try:
+            assert process.stdout is not None
+            assert await asyncio.wait_for(process.stdout.readline(), 60) == b"consuming\n"
+            bus = await connect(url)
+            try:
+                await bus.put("jobs", b"g1")
+                assert await asyncio.wait_for(process.stdout.readline(), 60) == b"got g1\n"
+                os.kill(process.pid, signal.SIGKILL)  # no ack, no nak: it just dies
+                await process.wait()
+                inbox = Inbox()
+                await bus.consume("jobs", inbox, ack_wait=1.0)
+                await wait_for(lambda: inbox.data == [b"g1"])
+            finally:
+                await bus.close()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+
+async def test_a_bus_that_does_not_answer_fails_at_once_with_its_address() -> None:
+    with pytest.raises(BusFailure, match=r"cannot connect to the bus at nats://127.0.0.1:9"):
+        await open_bus("nats://127.0.0.1:9")
