@@ -116,8 +116,7 @@ class ArenaServer(ArenaService):
         """Set when `close` begins (`_closed` when it is done)."""
         self._closed = asyncio.Event()
         self._dispatching: set[Dispatcher] = set()
-        self.uploads: Uploads | None = None
-        """Uploads and builds of hosted bots (`ServerConfig.hosted`; None: none hosted)."""
+        self._uploads: Uploads | None = None
         self.hosted: HostedRunner | None = None
         """The hosted bots playing (`arena.server.hosted`)."""
         self.hosted_slots: HostedSlots | None = None
@@ -155,11 +154,11 @@ class ArenaServer(ArenaService):
         if hosted.directory is not None:
             probe_host()  # SandboxUnavailable says what is missing
             self.hosted_slots = HostedSlots(hosted.slots)
-            self.uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
+            self._uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
                                    upload_limits=hosted.upload,
                                    builds_at_once=hosted.builds_at_once,
                                    queue=hosted.build_queue, on_new_version=self._new_version)
-            self.uploads.check_reachable()  # UploadError: which directory to open
+            self._uploads.check_reachable()  # UploadError: which directory to open
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
@@ -540,6 +539,11 @@ class ArenaServer(ArenaService):
     @property
     def records(self) -> Records:
         return self.storage
+
+    @property
+    def uploads(self) -> Uploads | None:
+        """Uploads and builds of hosted bots (`ServerConfig.hosted`; None: none hosted)."""
+        return self._uploads
 
     async def live_game(self, game_id: str) -> LiveView | None:
         return await self.games.stored_view(game_id)
