@@ -15,10 +15,11 @@ from typing import Any, Literal
 from arena.bot_logs import LogLimits
 from arena.clock import TimeControl
 from arena.legal import DEFAULT_MAX_LEGAL
+from arena.sandbox.spec import BuildLimits, UploadLimits
 from arena.seasons import SeasonConfig
 from arena.workers import WorkerLimits
 
-__all__ = ["SIGNUP_MODES", "AccountsConfig", "ChallengeLimits", "LadderConfig", "SeasonConfig",
+__all__ = ["SIGNUP_MODES", "AccountsConfig", "ChallengeLimits", "HostedConfig", "LadderConfig", "SeasonConfig",
            "ServerConfig", "TimeControl", "WebConfig"]
 
 SIGNUP_MODES = ("open", "invite", "closed")
@@ -215,6 +216,30 @@ class AccountsConfig:
 
 
 @dataclass(frozen=True)
+class HostedConfig:
+    """Hosted bots: uploads built in the sandbox into `directory` and played by the
+    server as their accounts (`arena.uploads`, `arena.server.hosted`; docs/bots.md,
+    "Hosted bots"). Without a `directory` the server hosts none and refuses uploads."""
+
+    directory: str | None = None
+    """The builds (``--hosted-dir``); the sandbox must be available (root, bubblewrap)."""
+    slots: int | None = None
+    """Hosted programs at once (a slot per hosted seat of a game in progress; games that
+    find none free wait, before their clocks start); None: a slot per core but one
+    (`arena.sandbox.spec.default_hosted_slots`)."""
+    builds_at_once: int = 1
+    """Builds running at once (each in a thread and a sandbox)."""
+    build_queue: int = 4
+    """Uploads that may wait for a build; more get 503 with ``Retry-After``."""
+    refresh_interval: float = 5.0
+    """Seconds between reads of the hosted bots from the database (an upload on this
+    server, or a revocation, is seen at once or within this time)."""
+    upload: UploadLimits = field(default_factory=UploadLimits)
+    """Bounds on an upload: `UploadLimits.archive_bytes` is also the largest HTTP body."""
+    build: BuildLimits = field(default_factory=BuildLimits)
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
@@ -312,6 +337,8 @@ class ServerConfig:
     """The HTTP side's limits and allowed browser origins (`WebConfig`)."""
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
     """People's accounts: who may sign up, their limits and budgets (`AccountsConfig`)."""
+    hosted: HostedConfig = field(default_factory=HostedConfig)
+    """Hosted bots: uploads, builds and the slots their programs take."""
     seasons: tuple[SeasonConfig, ...] = ()
     """The ladders' seasons (`arena.seasons`; ``[[seasons]]`` of the configuration file,
     read by `arena.seasons.seasons_from_toml`)."""

@@ -22,6 +22,7 @@ server nor the web.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from websockets.asyncio.server import ServerConnection
     from websockets.http11 import Request, Response
 
@@ -38,12 +41,21 @@ if TYPE_CHECKING:
     from arena.match import Match
     from arena.record import MatchRecord
     from arena.registry import Registry
+    from arena.sandbox.spec import UploadLimits
     from arena.seasons import Standing
-    from arena.storage.interface import BotAccount, GameRow, RatingRow, SeasonRecord, StoredGame
+    from arena.storage.interface import (
+        BotAccount,
+        BuildRow,
+        GameRow,
+        RatingRow,
+        SeasonRecord,
+        StoredGame,
+    )
     from arena.storage.people import BotVersion, OwnedBot
 
 __all__ = [
     "ArenaService",
+    "Builds",
     "ChallengeError",
     "Handshake",
     "HttpFront",
@@ -143,6 +155,33 @@ class Records(Protocol):
     async def bot_versions(self, bot: str) -> list[BotVersion]: ...
 
     async def versions_played(self, bot: str, game_ids: Iterable[str]) -> dict[str, int]: ...
+
+    async def build(self, build_id: str) -> BuildRow | None: ...
+
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]: ...
+
+    async def stderr(self, game_id: str, bot: str) -> str | None: ...
+
+
+class Builds(Protocol):
+    """The uploads and builds of hosted bots, as the web starts and reads them
+    (`arena.uploads.Uploads` documents each member; its errors, `UploadError` and
+    `BuildQueueFull`, are neutral too)."""
+
+    @property
+    def upload_limits(self) -> UploadLimits: ...
+
+    @property
+    def incoming(self) -> Path:
+        """Where an upload being received is written."""
+
+    async def check(self, bot: str, lang: str) -> None: ...
+
+    async def start(self, bot: str, source: str | os.PathLike[str], lang: str, *,
+                    remove_source: bool = False) -> BuildRow: ...
+
+    async def current(self, bot: str) -> tuple[BuildRow, Path] | None: ...
 
 
 class LiveView(Protocol):
@@ -255,6 +294,11 @@ class ArenaService(Protocol):
 
     def counts(self) -> ServerCounts:
         """What the server counts anyway, for ``/metrics``."""
+
+    @property
+    def uploads(self) -> Builds | None:
+        """The hosted bots' uploads and builds (`ServerConfig.hosted`); None: this
+        server hosts no bots."""
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ class Context:
     """Accounts for the attacker: ``attacker0``... (bots), ``attack-operator``."""
     honest_games: list[str] = field(default_factory=list)
     """Ids of honest games in flight (to spectate)."""
+    db: str = ""
+    """The server's database (SQLite): the uploaded attacks revoke their accounts in it."""
     attacker_address: str = ATTACKER
 
     async def connect(self, encoding: Encoding = Encoding.JSON) -> ClientConnection:
@@ -676,6 +678,80 @@ HOSTED_ATTACKS = {
 ATTACKS.update(HOSTED_ATTACKS)
 
 
+def uploaded(program: str, *args: str) -> Attack:
+    """Issue 26: a hostile program uploaded to the server (``POST /api/bots/NAME/builds``
+    by an operator, built there) and played by the server itself as the account
+    ``up-PROGRAM``, game after game against a house bot for the attack's seconds; then
+    the account is revoked, so the server stops hosting it."""
+
+    async def attack(ctx: Context) -> str:
+        from arena.sandbox.host import SandboxUnavailable, probe_host
+
+        try:
+            probe_host()
+        except SandboxUnavailable as error:
+            return f"not run: {error}"
+        name = f"up-{program.replace('_', '-')}"
+        port = ctx.http.rsplit(":", 1)[1]
+        text = (HOSTILE / f"{program}.py").read_text()
+        if args:  # what the program takes as its argument, written in
+            text = text.replace("sys.argv[1]", repr(args[0].replace("PORT", port)))
+        headers = {"Authorization": f"Bearer {ctx.tokens['attack-operator']}"}
+        async with ctx.session() as http:
+            async with http.post(f"/api/bots/{name}/builds?lang=python", headers=headers,
+                                 data=text.encode()) as reply:
+                build = await reply.json()
+                if reply.status != 202:
+                    return f"upload refused: {reply.status} {build}"
+            while build["status"] == "building":
+                await asyncio.sleep(0.2)
+                async with http.get(f"/api/bots/{name}/builds/{build['id']}",
+                                    headers=headers) as reply:
+                    build = await reply.json()
+        if build["status"] != "ok":
+            return f"its build failed: {build.get('detail')}"
+        lost = games = 0
+        try:
+            deadline = time.perf_counter() + ctx.seconds
+            connect_by = time.perf_counter() + 30
+            while time.perf_counter() < deadline:
+                try:
+                    log = await ctx.operator.play_log(
+                        "substitution", HONEST_SETTINGS, [name, "house:random"],
+                        time_control=HOSTILE_CONTROL)
+                except RemoteError:  # not hosted yet
+                    if time.perf_counter() > connect_by:
+                        return "the server never hosted it"
+                    await asyncio.sleep(0.1)
+                    continue
+                outcome = read_jsonl(log.splitlines()).outcome
+                games += 1
+                lost += outcome is not None and outcome.winner == 1
+        finally:
+            database = SQLiteDatabase(ctx.db)
+            try:
+                database.revoke_bot(name)  # the runner stops hosting it within seconds
+            finally:
+                database.close()
+        left = await _sandbox_leftovers()
+        after = "nothing of it left" if not left else f"{len(left)} of its processes LEFT"
+        return f"uploaded and hosted by the server, it lost {lost} of {games} games; {after}"
+
+    attack.__doc__ = f"Issue 26: the hostile program {program}, uploaded to the server."
+    return attack
+
+
+UPLOADED_ATTACKS = {
+    "uploaded-fork-bomb": uploaded("fork_bomb"),
+    "uploaded-memory-bomb": uploaded("memory_bomb"),
+    "uploaded-connect": uploaded("connect", "PORT"),
+    "uploaded-infinite-loop": uploaded("infinite_loop"),
+    "uploaded-daemon": uploaded("daemon"),
+    "uploaded-huge-output": uploaded("huge_output", "both"),
+}
+ATTACKS.update(UPLOADED_ATTACKS)
+
+
 # -- the honest players ---------------------------------------------------------------------
 
 
@@ -748,15 +824,30 @@ async def run(args: argparse.Namespace) -> list[Row]:
         tokens.update({f"attacker{i}": storage.add_bot(f"attacker{i}") for i in range(4)})
         tokens["honest-operator"] = storage.add_bot("honest-operator", operator=True)
         tokens["attack-operator"] = storage.add_bot("attack-operator", operator=True)
+        for name in UPLOADED_ATTACKS:  # the accounts the server hosts uploads for
+            storage.add_bot("up-" + name.removeprefix("uploaded-"))
         storage.close()
+        Path(tmp).chmod(0o755)  # the hosted builds: reachable by the sandboxes' uids
+        hosting = ("--hosted-dir", str(Path(tmp) / "hosted")) if _can_host() else ()
         watch = Path(tmp) / "loopwatch.txt"
         watch.touch()
         async with arena_server(
-                port, db, "--no-ladder", preamble="import loopwatch",
+                port, db, "--no-ladder", *hosting, preamble="import loopwatch",
                 env={"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'bench'}",
                      "ARENA_LOOPWATCH": str(watch)}) as server:
             rows = await attack_all(args, server.pid, url, http, tokens, watch)
     return rows
+
+
+def _can_host() -> bool:
+    """Whether this machine runs sandboxes (root and bubblewrap: `make sandbox`)."""
+    from arena.sandbox.host import SandboxUnavailable, probe_host
+
+    try:
+        probe_host()
+    except SandboxUnavailable:
+        return False
+    return True
 
 
 async def attack_all(args: argparse.Namespace, pid: int, url: str, http: str,
@@ -774,7 +865,8 @@ async def attack_all(args: argparse.Namespace, pid: int, url: str, http: str,
         for name in args.attack or list(ATTACKS):
             async with Operator(url, tokens["attack-operator"]) as operator:
                 ctx = Context(url, http, args.seconds, operator, tokens,
-                              await asyncio.to_thread(honest.live_games, http))
+                              await asyncio.to_thread(honest.live_games, http),
+                              db=str(Path(watch).with_name("abuse.sqlite")))
                 await asyncio.sleep(1)
                 await asyncio.to_thread(mine.send, "reset")
                 await asyncio.to_thread(mine.recv)

@@ -143,3 +143,15 @@ def test_every_accounts_budget_is_documented() -> None:
     assert f"| {defaults.bots_per_person} | `bots_per_person`" in DOC
     assert f"| {defaults.versions_per_day} | `versions_per_day`" in DOC
     assert f"{defaults.password_min} to {defaults.password_max} characters" in DOC
+
+
+def test_the_hosted_budgets_are_documented_with_their_defaults() -> None:
+    from arena.config import HostedConfig
+    from arena.uploads import KEEP_BUILDS
+
+    hosted = HostedConfig()
+    assert f"| builds at once | {hosted.builds_at_once} | `HostedConfig.builds_at_once` |" in DOC
+    assert f"| builds waiting | {hosted.build_queue} | `HostedConfig.build_queue` |" in DOC
+    assert f"| {KEEP_BUILDS} (the newest successful ones) | `arena.uploads.KEEP_BUILDS` |" in DOC
+    assert f"| {hosted.upload.archive_bytes // 2**20} MiB (the program;" in DOC
+    assert "`arena serve --hosted-slots`" in DOC

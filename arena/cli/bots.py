@@ -134,3 +134,74 @@ def run(directory: str) -> None:
         sys.exit(run_build(directory))
     except (NotABuild, SandboxUnavailable) as error:
         raise click.UsageError(str(error)) from None
+
+
+HOSTED_DIR_OPTION = click.option(
+    "--hosted-dir", "hosted_dir", default="hosted", show_default=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="The directory of the hosted bots' builds (the server's --hosted-dir).")
+
+
+@bots.command("upload")
+@click.argument("name")
+@click.argument("path", type=click.Path(exists=True, path_type=str))
+@click.option("--lang", required=True,
+              type=click.Choice(["python", "c", "cpp", "js", "go", "java", "binary"]),
+              help="The language of the sources (docs/bots.md, 'Hosted bots').")
+@DB_OPTION
+@HOSTED_DIR_OPTION
+def upload(name: str, path: str, lang: str, db: str, hosted_dir: str) -> None:
+    """Upload PATH (a file, a directory or an archive) as the bot NAME's program: build
+    it in the sandbox into --hosted-dir, record the build and its log in --db, and
+    print the log. A server with the same --db and --hosted-dir plays it from the bot's
+    next game on (exit status 1 if the build failed)."""
+    from arena.sandbox.host import SandboxUnavailable
+    from arena.uploads import UploadError, Uploads
+
+    check_url(db)
+    try:
+        row = with_storage(db, lambda storage: Uploads(storage, hosted_dir).upload(
+            name, path, lang))
+    except (UploadError, SandboxUnavailable) as error:
+        raise click.UsageError(str(error)) from None
+    if row.log and row.log.strip():
+        click.echo(row.log.rstrip("\n"))
+    if row.status != "ok":
+        click.echo(f"build {row.id} of {name} failed: {row.detail}", err=True)
+        sys.exit(1)
+    click.echo(f"build {row.id}: {name} now plays this {lang} program", err=True)
+
+
+@bots.command("builds")
+@click.argument("name")
+@DB_OPTION
+def builds(name: str, db: str) -> None:
+    """List the bot NAME's builds, newest first (the first 'ok' one is what it plays)."""
+    check_url(db)
+    for row in with_storage(db, lambda storage: storage.builds(name)):
+        detail = f"  {row.detail}" if row.detail else ""
+        click.echo(f"{row.id}  {row.status:8s} {row.lang:7s}{detail}")
+
+
+@bots.command("build-log")
+@click.argument("name")
+@click.argument("build_id", required=False)
+@DB_OPTION
+def build_log(name: str, build_id: str | None, db: str) -> None:
+    """Print the log of the bot NAME's build BUILD_ID (default: its newest build)."""
+    check_url(db)
+
+    async def work(storage: Storage) -> str | None:
+        wanted = build_id
+        if wanted is None:
+            newest = await storage.builds(name, limit=1)
+            if not newest:
+                return None
+            wanted = newest[0].id
+        row = await storage.build(wanted)
+        return None if row is None or row.bot != name else (row.log or "")
+
+    text = with_storage(db, work)
+    if text is None:
+        raise click.UsageError(f"no build {build_id + ' ' if build_id else ''}of {name!r}")
+    click.echo(text.rstrip("\n"))

@@ -122,6 +122,14 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               help="Who may sign up on the web: anybody, people with an invite code "
                    "('arena users invite'), or nobody (the operator adds people: "
                    "'arena users add NAME').")
+@click.option("--hosted-dir", "hosted_dir", default=None,
+              type=click.Path(file_okay=False, path_type=str),
+              help="Host uploaded bots: their builds go here (arena bots upload, POST "
+                   "/api/bots/NAME/builds) and the server plays them in the sandbox (root "
+                   "and bubblewrap needed). Without it no bot is hosted.")
+@click.option("--hosted-slots", default=None, type=click.IntRange(1),
+              help="Hosted programs at once; more games of hosted bots wait their turn "
+                   "(default: a slot per core but one).")
 @click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
               default=None, metavar="FILE.toml",
               help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladders' "
@@ -140,7 +148,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, signup: str,
-          seasons_file: str | None,
+          hosted_dir: str | None, hosted_slots: int | None, seasons_file: str | None,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
@@ -148,6 +156,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     from arena.config import (
         AccountsConfig,
         ChallengeLimits,
+        HostedConfig,
         LadderConfig,
         ServerConfig,
         TimeControl,
@@ -240,6 +249,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
         accounts=AccountsConfig(signup=signup),  # type: ignore[arg-type]  # click's Choice
+        hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots),
         seasons=seasons,
     )
 
@@ -269,12 +279,16 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                        "no game starts until it can (/healthz answers 503)", err=True)
         await arena.serve_forever()
 
+    from arena.sandbox.host import SandboxUnavailable
     from arena.storage import StorageFailure, StorageVersionError
+    from arena.uploads import UploadError
 
     try:
         asyncio.run(main())
     except (StorageFailure, StorageVersionError) as error:  # the database cannot be opened
         raise click.ClickException(str(error)) from None
+    except (SandboxUnavailable, UploadError) as error:  # --hosted-dir, and no sandbox
+        raise click.UsageError(str(error)) from None
 
 
 def _default_settings(registry: Any, game: str) -> dict[str, Any]:

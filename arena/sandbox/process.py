@@ -141,6 +141,18 @@ class SandboxedProcess:
         self._lease.release()
         return True
 
+    def stop_now(self) -> None:
+        """Kill the sandbox's processes without waiting for anything or reaping: safe in
+        a signal handler that interrupts `popen.wait` or `kill`. Bubblewrap's init in
+        the sandbox dies (the kernel then kills its pid namespace), so bubblewrap exits
+        and a `popen.wait` in progress returns; `kill` then makes sure of it all and
+        gives the uid back."""
+        if self._killed:
+            return
+        for child in tree.children(self.popen.pid):
+            tree.kill_if_uid(child, self.uid)
+        self.cgroup.kill()
+
     def left(self) -> set[int]:
         """The sandbox's processes still alive (zombies, dead already, not counted)."""
         return {pid for pid in tree.uid_pids(self.uid) | self.cgroup.pids()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import sys
 from types import FrameType
 
 from arena.sandbox.launch import start_build
@@ -37,22 +36,28 @@ def run_build(directory: str, spec: SandboxSpec | None = None) -> int:
         return 128 + signal.SIGTERM
     build = load_build(directory)
     started: list[SandboxedProcess] = []
+    stopped: list[int] = []
 
     def stop(number: int, frame: FrameType | None) -> None:
+        # Only a flag and signals: the handler runs inside whatever the main code is
+        # doing -- `Popen.wait` (whose lock it holds: a wait or a poll here never reaps,
+        # and a kill that waits for the reaping would spin) or `kill` itself.
         del frame
+        stopped.append(number)
         for sandbox in started:
-            sandbox.kill()
-        sys.exit(128 + number)
+            sandbox.stop_now()
 
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, stop)
-    started.append(start_build(build, spec or SandboxSpec(),
-                               stdin=None, stdout=None, stderr=None))
+    sandbox = start_build(build, spec or SandboxSpec(), stdin=None, stdout=None, stderr=None)
+    started.append(sandbox)
     try:
-        status = started[0].popen.wait()
+        if stopped:  # told to stop while it started
+            sandbox.stop_now()
+        status = sandbox.popen.wait()  # returns once the sandbox's init is killed
     finally:
-        started[0].kill()
-    return status
+        sandbox.kill()  # the whole tree, verified, and the uid given back
+    return 128 + stopped[0] if stopped else status
 
 
 def _die_with_parent() -> None:

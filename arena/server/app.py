@@ -37,6 +37,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from websockets.asyncio.server import ServerConnection
@@ -45,6 +46,8 @@ from arena.errors import ArenaError
 from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
+from arena.sandbox.host import probe_host
+from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
@@ -55,6 +58,7 @@ from arena.server.connection import ArenaConnection
 from arena.server.durability import Durability, StorageUnavailable
 from arena.server.games import Games, PlayerUnavailable
 from arena.server.health import health_report
+from arena.server.hosted import HostedRunner
 from arena.server.house import HouseBots
 from arena.server.ladder import PAIR_WINDOW, Ladder, check_ladders, ladder_candidates
 from arena.server.live import LiveGame
@@ -62,7 +66,8 @@ from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
 from arena.starts import draw_settings, pair_start_seed
-from arena.storage import Storage, StorageFailure, open_storage
+from arena.storage import BuildRow, Storage, StorageFailure, open_storage
+from arena.uploads import Uploads
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
@@ -137,6 +142,11 @@ class ArenaServer(ArenaService):
         self._shut_down = asyncio.Event()
         self._closing = False
         self._closed = asyncio.Event()
+        self._uploads: Uploads | None = None
+        self.hosted: HostedRunner | None = None
+        """The hosted bots playing (`arena.server.hosted`)."""
+        self.hosted_slots: HostedSlots | None = None
+        """Where games with hosted bots wait their turn."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -170,10 +180,20 @@ class ArenaServer(ArenaService):
         self._pool = WorkerPool(config.workers)
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
+        hosted = config.hosted
+        if hosted.directory is not None:
+            probe_host()  # SandboxUnavailable says what is missing
+            self.hosted_slots = HostedSlots(hosted.slots)
+            self._uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
+                                   upload_limits=hosted.upload,
+                                   builds_at_once=hosted.builds_at_once,
+                                   queue=hosted.build_queue, on_new_version=self._new_version)
+            self._uploads.check_reachable()  # UploadError: which directory to open
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
-            stopping=self._stopping, write_ahead=config.write_ahead)
+            stopping=self._stopping, write_ahead=config.write_ahead,
+            hosted_slots=self.hosted_slots)
         durability.resume = games.restore_running  # running games resume from their moves
         await durability.recover()
         challenges = self._challenges = Challenges(
@@ -188,6 +208,8 @@ class ArenaServer(ArenaService):
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
             revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
             challenges=challenges, stopping=self._stopping)
+        if self.uploads is not None:
+            await self.uploads.recover()  # builds a stop left half-done are failed
         for ladder_config in config.all_ladders:
             ladder = Ladder(ladder_config, functools.partial(self._ladder_candidates,
                                                              ladder_config.name),
@@ -233,6 +255,13 @@ class ArenaServer(ArenaService):
     def _listening(self, host: str, port: int) -> None:
         self._address = (host, port)
         log.info("arena server listening on %s:%s", host, port)
+        if self.uploads is not None and self.hosted is None and not self._stopping.is_set():
+            # the hosted bots connect to the port like any bot: once it listens
+            self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
+                                       refresh_interval=self.config.hosted.refresh_interval,
+                                       taken=self._taken_by_its_author)
+            self._tasks.append(asyncio.get_running_loop().create_task(
+                self.hosted.watch(), name="hosted bots"))
 
     async def shutdown(self) -> None:
         """Stop the ladder, the challenges and the watches, suspend the live games
@@ -253,6 +282,8 @@ class ArenaServer(ArenaService):
                 await ladder.stop()
             if self._challenges is not None:
                 self._challenges.close()
+            if self.hosted is not None:  # their sandboxes stop with their clients
+                await self.hosted.close()
             if self._games is not None:
                 self._games.suspend_all()
                 await self._games.wait_suspended(timeout=10)
@@ -274,6 +305,8 @@ class ArenaServer(ArenaService):
         self._closing = True
         try:
             await self.shutdown()
+            if self.uploads is not None:  # builds in progress finish (they use storage)
+                await self.uploads.wait()
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
             if self._storage is not None and self._owns_storage:
@@ -492,6 +525,24 @@ class ArenaServer(ArenaService):
                                  pair_start_seed(drawn))
         return settings, list(drawn)
 
+    # -- hosted bots -------------------------------------------------------------------
+
+    async def _new_version(self, build: BuildRow, directory: Path) -> None:
+        """A successful upload: the bot plays it from its next sandbox on (the runner
+        reads the hosted bots again now rather than at its next refresh)."""
+        del build, directory
+        if self.hosted is not None and not self._closing:
+            try:
+                await self.hosted.refresh()
+            except StorageFailure as failure:  # the watch tries again
+                log.warning("the hosted bots could not be refreshed: %s", failure)
+
+    def _taken_by_its_author(self, name: str) -> bool:
+        """Whether a program of `name`'s author is connected (not the hosted one)."""
+        session = self.sessions.get(name)
+        return session is not None and not session.hosted
+
+    # -- views for the HTTP API --------------------------------------------------------
     # -- challenges --------------------------------------------------------------------
 
     def _notify_challenge(self, name: str, type: str, fields: dict[str, Any]) -> None:
@@ -587,6 +638,11 @@ class ArenaServer(ArenaService):
     @property
     def records(self) -> Records:
         return self.storage
+
+    @property
+    def uploads(self) -> Uploads | None:
+        """Uploads and builds of hosted bots (`ServerConfig.hosted`; None: none hosted)."""
+        return self._uploads
 
     async def live_game(self, game_id: str) -> LiveView | None:
         return await self.games.stored_view(game_id)

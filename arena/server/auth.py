@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,11 +35,17 @@ class Login:
     token: str
     owner: str | None = None
     """The person the account belongs to, if any (the ladder never pairs two of theirs)."""
+    hosted: bool = False
+    """Logged in with a hosted bot's token (`arena.server.hosted`), which lives in the
+    server's memory only: the runner, not `Revocations`, follows the account."""
 
 
-async def authenticate(storage: Storage, hello: Message, cookie: str | None) -> Login:
+async def authenticate(storage: Storage, hello: Message, cookie: str | None,
+                       hosted: Mapping[str, str] | None = None) -> Login:
     """The account a bot's or an operator's ``hello`` logs in as; `cookie` is the guest
-    token of a browser's handshake (a bot's hello may then come without a token).
+    token of a browser's handshake (a bot's hello may then come without a token);
+    `hosted` maps the tokens of the server's own hosted bots to their names
+    (`arena.server.hosted.HostedRunner.tokens`).
 
     Raises:
         AuthenticationError: no token, an unknown or revoked one, one of another bot,
@@ -49,6 +55,11 @@ async def authenticate(storage: Storage, hello: Message, cookie: str | None) -> 
     """
     role = hello["role"]
     token: str | None = hello.get("token")
+    if role == "bot" and token and hosted and token in hosted:
+        name = hosted[token]
+        if hello.get("bot") not in (None, name):
+            raise AuthenticationError(f"the token belongs to {name!r}, not {hello.get('bot')!r}")
+        return Login(name, token, hosted=True)
     cookie = cookie if role == "bot" else None
     account = None
     secret = token or cookie  # a browser's guest sends its token in a cookie

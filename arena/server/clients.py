@@ -103,6 +103,8 @@ class Clients:
         self._watching: set[asyncio.Task[bool]] = set()
         """New spectators waiting for their game's moves to be stored (`Games.watch`)."""
         self.addresses = AddressCounter(config.max_connections_per_address)
+        self.hosted_tokens: dict[str, str] = {}
+        """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
         self._stopping = stopping
 
@@ -283,7 +285,8 @@ class Clients:
         if role in ("bot", "operator"):
             try:
                 login = await authenticate(self.storage, hello,
-                                           getattr(session.ws, "cookie_token", None))
+                                           getattr(session.ws, "cookie_token", None),
+                                           self.hosted_tokens)
                 if role == "bot":
                     await self._load_log_bytes(login.name)
             except StorageFailure as failure:
@@ -296,7 +299,9 @@ class Clients:
                 await session.drain_and_close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return False
             name, owner = login.name, login.owner
-            self.revocations.add(session, login.token)
+            session.hosted = login.hosted
+            if not login.hosted:
+                self.revocations.add(session, login.token)
         elif role != "spectator":
             self._error(session, UnexpectedMessage(
                 f"unknown role {role!r} (roles: bot, spectator, operator)"))

@@ -1,5 +1,5 @@
 """The server's settings (`arena.config`, where the web reads them too)."""
 
-from arena.config import ChallengeLimits, LadderConfig, ServerConfig, TimeControl
+from arena.config import ChallengeLimits, HostedConfig, LadderConfig, ServerConfig, TimeControl
 
-__all__ = ["ChallengeLimits", "LadderConfig", "ServerConfig", "TimeControl"]
+__all__ = ["ChallengeLimits", "HostedConfig", "LadderConfig", "ServerConfig", "TimeControl"]

@@ -42,6 +42,7 @@ from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
 from arena.record import MatchRecord, to_jsonl
 from arena.registry import Registry
+from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed, seed_commitment, seed_to_text
 from arena.server.aids import LegalMoves, Notes
 from arena.server.config import ServerConfig, TimeControl
@@ -77,6 +78,9 @@ class _Run:
     due before the deadline stays, and is moved on when it fires early)."""
     house_task: asyncio.Task[None] | None = None
     """The house seat's move being chosen in a worker (cancelled when the game ends)."""
+    queued: bool = False
+    """Waiting for hosted slots (`HostedSlots`) before it begins: ending it then
+    cancels its task."""
     header: MatchRecord | None = None
     """The game's record without turns: how its turns are written (`turn_json`)."""
     resumed: bool = False
@@ -108,8 +112,10 @@ class Games:
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 write_ahead: bool = True) -> None:
+                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None) -> None:
         self.config = config
+        self.hosted_slots = hosted_slots
+        """Where games with hosted bots wait their turn (None: the server hosts none)."""
         self.registry = registry
         self.sessions = sessions
         self.storage = storage
@@ -359,7 +365,14 @@ class Games:
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
-            await self._run(run)
+            hosted = self._hosted_seats(live)
+            if hosted and self.hosted_slots is not None and not live.over:
+                run.queued = True
+                async with self.hosted_slots.hold(min(hosted, self.hosted_slots.capacity)):
+                    run.queued = False
+                    await self._run(run)
+            else:
+                await self._run(run)
             await self.writeahead.settled(run)  # its last move stored and told
         except Exception as error:  # never lose a game to a bug: record it as aborted
             log.exception("game %s failed", live.id)
@@ -419,8 +432,16 @@ class Games:
         house, run.house_task = run.house_task, None
         if house is not None and house is not asyncio.current_task():
             house.cancel()
+        if run.queued and run.task is not None and run.task is not asyncio.current_task():
+            run.queued = False
+            run.task.cancel()  # ended while it waited for hosted slots
         if not run.ended.done():
             run.ended.set_result(None)
+
+    def _hosted_seats(self, live: LiveGame) -> int:
+        """The seats of `live` that hosted bots play (each holds a hosted slot)."""
+        return sum(1 for name in live.players
+                   if (session := self.sessions.get(name)) is not None and session.hosted)
 
     def game_over_fields(self, live: LiveGame, record: MatchRecord) -> dict[str, Any]:
         """The ``game_over`` message of a stored game."""

@@ -87,6 +87,8 @@ class Session:
         """Whether the client opted in to challenges (the ``challenges`` capability or
         ``hello.accept``): only then is it sent challenge news."""
         self.operator = False
+        self.hosted = False
+        """A hosted bot's connection (`arena.server.hosted`): its games hold hosted slots."""
         self.spectating: set[str] = set()
         self.closed = False
         self.busy = False

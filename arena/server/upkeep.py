@@ -100,6 +100,7 @@ class DebugLineUpkeep:
             return 0
         storage = self.storage
         before = now - self.retention_days * DAY_SECONDS
+        await storage.drop_old_stderr(before)  # hosted programs' standard error, likewise
         looked = 0
         batch = 25  # a short database call each: finished games are stored in between
         while True:

@@ -9,6 +9,7 @@ See docs/server.md ("Storage").
 
 from arena.storage.interface import (
     BotAccount,
+    BuildRow,
     GameRow,
     Lease,
     RatingRow,
@@ -27,6 +28,7 @@ __all__ = [
     "AccountLimit",
     "BotAccount",
     "BotVersion",
+    "BuildRow",
     "DatabaseUrl",
     "GameRow",
     "Lease",

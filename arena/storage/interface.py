@@ -35,7 +35,8 @@ from arena.seasons import Standing
 from arena.storage.people import PeopleStorage
 
 __all__ = [
-    "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "GameRow", "Lease", "RatingRow",
+    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow",
+    "GameRow", "Lease", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
@@ -75,6 +76,39 @@ class BotAccount:
     created: float
     owner: str | None = None
     """The person the bot belongs to (`arena.storage.people`), if any."""
+
+
+BUILD_STATES = ("building", "ok", "failed")
+"""The states of an uploaded bot's build (`BuildRow.status`)."""
+
+
+@dataclass(frozen=True)
+class BuildRow:
+    """One upload of a hosted bot and its build (`arena.uploads`): the build itself is
+    a directory named `id` under the server's hosted directory; the row keeps its
+    state, why it failed and its log, which only the bot's owner (and operators) read."""
+
+    id: str
+    bot: str
+    lang: str
+    status: str
+    """One of `BUILD_STATES`."""
+    created: float
+    finished: float | None = None
+    sha256: str | None = None
+    """Digest of the sources (`arena.sandbox.unpack.SourceTree.sha256`)."""
+    detail: str | None = None
+    """Why the build failed."""
+    log: str | None = None
+    """The build log, bounded by `arena.sandbox.spec.BuildLimits.log_bytes`."""
+
+    def to_json(self, *, with_log: bool = False) -> dict[str, Any]:
+        fields = {"id": self.id, "bot": self.bot, "lang": self.lang, "status": self.status,
+                  "created": self.created, "finished": self.finished,
+                  "sha256": self.sha256, "detail": self.detail}
+        if with_log:
+            fields["log"] = self.log or ""
+        return fields
 
 
 @dataclass(frozen=True)
@@ -267,6 +301,9 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "person_sessions": ("token_hash", "person", "created", "expires"),
     "invites": ("code_hash", "created", "expires", "used_by"),
     "bot_versions": ("bot", "version", "note", "created"),
+    "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
+                   "log"),
+    "hosted_stderr": ("game_id", "bot", "created", "text"),
     "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
                 "final_updated"),
     "season_standings": ("season", "bot", "rank", "mu", "sigma", "games", "wins", "losses",
@@ -600,6 +637,35 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
+
+    # -- hosted bots' builds (arena.uploads) ------------------------------------------
+
+    @abstractmethod
+    async def save_build(self, build: BuildRow) -> None:
+        """Store `build`, or replace the row of the same id (a build that finished)."""
+
+    @abstractmethod
+    async def build(self, build_id: str) -> BuildRow | None:
+        """The build `build_id`, with its log; None if there is none."""
+
+    @abstractmethod
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]:
+        """Builds, newest first, without their logs: of `bot` (default: every bot's),
+        in `status` (default: any)."""
+
+    @abstractmethod
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        """Keep a hosted program's standard error in one game (for its owner only)."""
+
+    @abstractmethod
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        """`bot`'s standard error in `game_id`; None if none was kept."""
+
+    @abstractmethod
+    async def drop_old_stderr(self, before: float) -> int:
+        """Forget the standard error kept before `before` (seconds since the epoch);
+        how much was dropped."""
 
     # -- copying (arena db copy) ------------------------------------------------------
 

@@ -44,6 +44,7 @@ from arena.storage.interface import (
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
+    BuildRow,
     GameRow,
     Lease,
     RatingRow,
@@ -61,12 +62,14 @@ from arena.storage.migrations.postgres import MIGRATIONS
 from arena.storage.postgres_people import PostgresPeople
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
+    BUILD_COLUMNS,
     GAME_COLUMNS,
     RATING_COLUMNS,
     RUNNING_COLUMNS,
     SEASON_COLUMNS,
     STANDING_COLUMNS,
     STANDING_ORDER,
+    build_values,
     clocks_json,
     game_row,
     notes_bytes,
@@ -572,6 +575,44 @@ class PostgresStorage(PostgresPeople, Storage):
         status = await self._run(lambda db: db.execute(
             "DELETE FROM presets WHERE game = $1 AND name = $2", game, name))
         return _affected(status) > 0
+
+    # -- hosted bots' builds -----------------------------------------------------------
+
+    async def save_build(self, build: BuildRow) -> None:
+        placeholders = ", ".join(f"${n}" for n in range(1, len(BUILD_COLUMNS) + 1))
+        updates = ", ".join(f"{column} = excluded.{column}" for column in BUILD_COLUMNS[1:])
+        await self._run(lambda db: db.execute(
+            f"INSERT INTO bot_builds({', '.join(BUILD_COLUMNS)}) VALUES ({placeholders})"
+            f" ON CONFLICT (id) DO UPDATE SET {updates}", *build_values(build)))
+
+    async def build(self, build_id: str) -> BuildRow | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {', '.join(BUILD_COLUMNS)} FROM bot_builds WHERE id = $1", build_id))
+        return None if row is None else BuildRow(*row)
+
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT {', '.join(BUILD_COLUMNS[:-1])} FROM bot_builds"
+            " WHERE ($1::text IS NULL OR bot = $1) AND ($2::text IS NULL OR status = $2)"
+            " ORDER BY created DESC, id DESC LIMIT $3", bot, status, limit))
+        return [BuildRow(*row) for row in rows]
+
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO hosted_stderr(game_id, bot, created, text) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game_id, bot) DO UPDATE SET created = excluded.created,"
+            " text = excluded.text", game_id, bot, time.time(), text))
+
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        text = await self._run(lambda db: db.fetchval(
+            "SELECT text FROM hosted_stderr WHERE game_id = $1 AND bot = $2", game_id, bot))
+        return None if text is None else str(text)
+
+    async def drop_old_stderr(self, before: float) -> int:
+        status = await self._run(lambda db: db.execute(
+            "DELETE FROM hosted_stderr WHERE created < $1", before))
+        return _affected(status)
 
     # -- copying ---------------------------------------------------------------------
 

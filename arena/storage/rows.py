@@ -12,12 +12,19 @@ from arena.clock import TimeControl
 from arena.record import MatchRecord
 from arena.seasons import Standing
 from arena.seeds import parse_seed
-from arena.storage.interface import GameRow, RunningGame, SeasonRecord, StoredGame, StoredTurn
+from arena.storage.interface import (
+    BuildRow,
+    GameRow,
+    RunningGame,
+    SeasonRecord,
+    StoredGame,
+    StoredTurn,
+)
 
-__all__ = ["GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS", "STANDING_COLUMNS",
-           "STANDING_ORDER", "clocks_json", "game_row", "notes_bytes", "pairings", "running_game",
-           "season_record", "standing", "standing_values", "stored_game", "stored_ladder_name",
-           "stored_turn"]
+__all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS",
+           "STANDING_COLUMNS", "STANDING_ORDER", "build_values", "clocks_json", "game_row",
+           "notes_bytes", "pairings", "running_game", "season_record", "standing",
+           "standing_values", "stored_game", "stored_ladder_name", "stored_turn"]
 
 GAME_COLUMNS = ("id, game, players, {seed}, seed_commitment, ladder, pair, status, result, "
                 "winner, scores, termination, reason, turns, started, finished, ladder_name")
@@ -37,6 +44,16 @@ def stored_ladder_name(record: MatchRecord, ladder: bool, name: str | None) -> s
     if name is not None:
         return name
     return record.game if ladder else None
+
+
+BUILD_COLUMNS = ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail", "log")
+"""The columns of ``bot_builds`` in `BuildRow`'s order (listings leave out the last, the log)."""
+
+
+def build_values(build: BuildRow) -> tuple[Any, ...]:
+    """`build` as the values of `BUILD_COLUMNS`."""
+    return (build.id, build.bot, build.lang, build.status, build.created, build.finished,
+            build.sha256, build.detail, build.log)
 
 
 def game_row(values: Sequence[Any]) -> GameRow:

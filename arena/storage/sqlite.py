@@ -44,6 +44,7 @@ from arena.storage.interface import (
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
+    BuildRow,
     GameRow,
     Lease,
     RatingRow,
@@ -60,12 +61,14 @@ from arena.storage.interface import (
 from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
+    BUILD_COLUMNS,
     GAME_COLUMNS,
     RATING_COLUMNS,
     RUNNING_COLUMNS,
     SEASON_COLUMNS,
     STANDING_COLUMNS,
     STANDING_ORDER,
+    build_values,
     clocks_json,
     game_row,
     notes_bytes,
@@ -553,6 +556,40 @@ class SQLiteDatabase(SQLitePeople):
         return self.db.execute("DELETE FROM presets WHERE game = ? AND name = ?",
                                (game, name)).rowcount > 0
 
+    # -- hosted bots' builds -----------------------------------------------------------
+
+    def save_build(self, build: BuildRow) -> None:
+        self.db.execute(
+            f"INSERT OR REPLACE INTO bot_builds({', '.join(BUILD_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(BUILD_COLUMNS))})", build_values(build))
+
+    def build(self, build_id: str) -> BuildRow | None:
+        row = self.db.execute(f"SELECT {', '.join(BUILD_COLUMNS)} FROM bot_builds WHERE id = ?",
+                              (build_id,)).fetchone()
+        return None if row is None else BuildRow(*row)
+
+    def builds(self, bot: str | None = None, *, status: str | None = None,
+               limit: int = 50) -> list[BuildRow]:
+        columns = ", ".join(BUILD_COLUMNS[:-1])
+        rows = self.db.execute(
+            f"SELECT {columns} FROM bot_builds WHERE (? IS NULL OR bot = ?)"
+            " AND (? IS NULL OR status = ?) ORDER BY created DESC, rowid DESC LIMIT ?",
+            (bot, bot, status, status, limit)).fetchall()
+        return [BuildRow(*row) for row in rows]
+
+    def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO hosted_stderr(game_id, bot, created, text)"
+                        " VALUES (?, ?, ?, ?)", (game_id, bot, time.time(), text))
+
+    def stderr(self, game_id: str, bot: str) -> str | None:
+        row = self.db.execute("SELECT text FROM hosted_stderr WHERE game_id = ? AND bot = ?",
+                              (game_id, bot)).fetchone()
+        return None if row is None else str(row[0])
+
+    def drop_old_stderr(self, before: float) -> int:
+        return int(self.db.execute("DELETE FROM hosted_stderr WHERE created < ?",
+                                   (before,)).rowcount)
+
     # -- copying ---------------------------------------------------------------------
 
     def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -779,6 +816,25 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def delete_preset(self, game: str, name: str) -> bool:
         return await self.run(self.database.delete_preset, game, name)
+
+    async def save_build(self, build: BuildRow) -> None:
+        await self.run(self.database.save_build, build)
+
+    async def build(self, build_id: str) -> BuildRow | None:
+        return await self.run(self.database.build, build_id)
+
+    async def builds(self, bot: str | None = None, *, status: str | None = None,
+                     limit: int = 50) -> list[BuildRow]:
+        return await self.run(self.database.builds, bot, status=status, limit=limit)
+
+    async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
+        await self.run(self.database.save_stderr, game_id, bot, text)
+
+    async def stderr(self, game_id: str, bot: str) -> str | None:
+        return await self.run(self.database.stderr, game_id, bot)
+
+    async def drop_old_stderr(self, before: float) -> int:
+        return await self.run(self.database.drop_old_stderr, before)
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Snapshot]:

@@ -80,8 +80,8 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         operation["requestBody"] = {"required": True, "content": {"application/json": {
             "schema": {"$ref": f"#/components/schemas/{endpoint.body.__name__}"}}}}
     elif endpoint.upload is not None:
-        operation["requestBody"] = {"required": True, "content": {endpoint.upload: {
-            "schema": {"type": "string"}}}}
+        operation["requestBody"] = {"required": True, "content": {
+            media.strip(): {"schema": {"type": "string"}} for media in endpoint.upload.split(",")}}
     return operation
 
 

@@ -69,7 +69,8 @@ class Endpoint:
     body: type[Any] | None = None
     """A msgspec Struct: the JSON body it takes (its JSON Schema goes into the document)."""
     upload: str | None = None
-    """The media type of a raw body it takes (a log file), instead of JSON."""
+    """The media type of a raw body it takes (a log file), instead of JSON; several,
+    comma-separated, for a body it takes in several forms (an uploaded program)."""
     answers: Mapping[int, str] = field(default_factory=lambda: {200: "the answer"})
     """Status codes and what they mean (error answers are the `Error` object)."""
     content: str = "application/json"

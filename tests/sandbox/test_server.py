@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -107,3 +108,26 @@ def test_arena_bots_run_takes_its_sandbox_along_when_its_parent_dies(builds: Pat
     wait_for_sync(lambda: leftovers()["processes"] == [], 30, "no process of the sandbox")
     wait_for_sync(lambda: not Path(f"/proc/{keeper}").exists() or tree.is_zombie(keeper),
                   what="the keeper is gone")
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGTERM, signal.SIGHUP)])
+def test_arena_bots_run_stopped_by_a_signal_kills_its_sandbox_at_once(
+        builds: Path, signals: tuple[signal.Signals, ...]) -> None:
+    """``SIGTERM`` (then another signal, as a dying parent sends) while the keeper waits
+    for its program: the handler only kills, so the keeper's wait returns and it ends
+    with 128 + the signal, its sandbox verified gone -- not a kill inside the wait that
+    never sees the program reaped (it spun to its deadline, leaving the uid taken)."""
+    source = builds / "sleeper-source-signal"
+    source.mkdir(exist_ok=True)
+    (source / "bot").write_text("#!/bin/sh\nexec sleep 1000\n")
+    built = build_bot(source / "bot", "binary", builds / f"sleeper-{len(signals)}").bot.directory
+    with subprocess.Popen([sys.executable, "-m", "arena", "bots", "run", str(built)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          cwd=Path(__file__).parents[2]) as keeper:
+        wait_for_sync(lambda: leftovers()["processes"], what="the sandbox runs")
+        for number in signals:
+            keeper.send_signal(number)
+        _, stderr = keeper.communicate(timeout=60)
+    assert keeper.returncode in {128 + number for number in signals}, stderr  # the first
+    assert b"survive" not in stderr and b"Traceback" not in stderr, stderr
+    assert leftovers()["processes"] == []

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.record import Note
 from arena.seasons import SeasonConfig, rank_standings
-from arena.storage import Storage, open_storage
+from arena.storage import BuildRow, Storage, open_storage
 from arena.storage.copy import TargetNotEmpty, copy_database, row_counts
 from arena.storage.interface import COPIED_TABLES
 from arena.storage.migrations.sqlite import SCHEMA_VERSION
@@ -51,6 +51,9 @@ async def fill(storage: Storage) -> None:
     await storage.start_game(started(running), ladder=True, pair=None)
     await storage.append_turns(turns_of(running))
     await storage.save_preset("substitution", "mine", "S->a\n")
+    await storage.save_build(BuildRow("b1", "alice", "python", "ok", 1.0, 2.0, "ab" * 32,
+                                      None, "compiled\n"))
+    await storage.save_stderr("g1", "alice", "thinking hard\n")
     season = SeasonConfig("s1", "sim", datetime(2026, 1, 1, tzinfo=UTC),
                           datetime(2026, 2, 1, tzinfo=UTC), min_games=2)
     await storage.freeze_season("s1", "sim", rank_standings(season, await storage.leaderboard()),

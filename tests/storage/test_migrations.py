@@ -56,6 +56,7 @@ def test_a_database_from_before_versions_keeps_its_accounts_and_grammars(tmp_pat
         assert {"host", "lease_until"} <= columns  # step 6
         assert {"seasons", "season_standings"} <= _tables(path)  # step 7
         assert {"people", "person_sessions", "invites", "bot_versions"} <= _tables(path)  # step 8
+        assert {"bot_builds", "hosted_stderr"} <= _tables(path)  # step 10
     Storage(path).close()  # opening an up-to-date database again changes nothing
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -230,6 +231,7 @@ async def test_a_postgresql_database_of_version_1_is_upgraded_with_its_data() ->
             assert await storage.seasons() == []  # version 4: the seasons' tables
             assert await storage.people() == []  # version 5: people and their bots
             assert await storage.versions_played("alice", ["g1"]) == {}  # no version then
+            assert await storage.builds() == []  # version 7: the hosted bots' builds
         finally:
             await storage.close()
         again = await open_storage(url)  # up to date: opening changes nothing

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,7 @@ from arena.game import Outcome, Termination
 from arena.names import InvalidName
 from arena.record import read_jsonl
 from arena.seeds import seed_to_text
-from arena.storage import Storage
+from arena.storage import BuildRow, Storage
 from arena.storage.interface import RECOVERED
 from arena.storage.ratings import initial_rating
 from arena.validate import validate_record
@@ -194,6 +195,37 @@ async def test_presets_are_saved_per_game_replaced_and_deleted(storage: Storage)
     assert await storage.delete_preset("sim", "small")
     assert not await storage.delete_preset("sim", "small")
     assert await storage.presets("sim") == [] and await storage.preset_count() == 2
+
+
+# -- hosted bots' builds -------------------------------------------------------------------
+
+
+async def test_builds_are_stored_finished_and_listed_newest_first(storage: Storage) -> None:
+    await storage.save_build(BuildRow("b1", "alice", "python", "building", 1.0))
+    await storage.save_build(BuildRow("b2", "bob", "c", "building", 2.0))
+    finished = BuildRow("b1", "alice", "python", "ok", 1.0, 1.5, "ab" * 32, None, "log\n")
+    await storage.save_build(finished)
+    await storage.save_build(BuildRow("b3", "alice", "c", "failed", 3.0, 3.5, "cd" * 32,
+                                      "the build failed (exit status 1)", "error: x\n"))
+    assert await storage.build("b1") == finished
+    assert await storage.build("nope") is None
+    listed = await storage.builds("alice")
+    assert [b.id for b in listed] == ["b3", "b1"] and all(b.log is None for b in listed)
+    assert [b.id for b in await storage.builds("alice", status="ok")] == ["b1"]
+    assert [b.id for b in await storage.builds(limit=2)] == ["b3", "b2"]
+    assert await storage.builds("carol") == []
+
+
+async def test_a_hosted_programs_stderr_is_kept_per_game_and_dropped_when_old(
+        storage: Storage) -> None:
+    await storage.save_stderr("g1", "alice", "first\n")
+    await storage.save_stderr("g1", "alice", "first\nsecond\n")
+    await storage.save_stderr("g1", "bob", "his\n")
+    assert await storage.stderr("g1", "alice") == "first\nsecond\n"
+    assert await storage.stderr("g1", "carol") is None
+    assert await storage.drop_old_stderr(0.0) == 0
+    assert await storage.drop_old_stderr(time.time() + 1) == 2
+    assert await storage.stderr("g1", "bob") is None
 
 
 # -- health --------------------------------------------------------------------------------

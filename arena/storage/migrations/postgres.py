@@ -197,8 +197,33 @@ ALTER TABLE ratings ADD PRIMARY KEY (bot, ladder);
 (``games.ladder_name``, ``ratings.ladder``); what was stored before belongs to the
 ladder named after its game."""
 
+_BOT_BUILDS = """
+CREATE TABLE bot_builds (
+    id TEXT PRIMARY KEY,
+    bot TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    finished DOUBLE PRECISION,
+    sha256 TEXT,
+    detail TEXT,
+    log TEXT
+);
+CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+CREATE TABLE hosted_stderr (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
+"""
+"""Version 7 (SQLite's 10): the builds of uploaded (hosted) bots with their build logs
+(`arena.uploads`), and the hosted programs' standard error per game, for their owners."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE, _LADDERS)
+                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

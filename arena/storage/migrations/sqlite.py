@@ -238,9 +238,38 @@ each with its own ratings and history: a ladder game keeps its ladder's name
 The ladder of the games and ratings stored before is the one named after their game,
 which is the name of the ladder the single-ladder flags define."""
 
+_BOT_BUILDS = """
+CREATE TABLE bot_builds (
+    id TEXT PRIMARY KEY,
+    bot TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    sha256 TEXT,
+    detail TEXT,
+    log TEXT
+);
+CREATE INDEX bot_builds_by_bot ON bot_builds(bot, created);
+CREATE TABLE hosted_stderr (
+    game_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    created REAL NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
+"""
+"""Version 10: the builds of uploaded (hosted) bots (`arena.uploads`): each upload's
+language, state (``building``, ``ok``, ``failed``), digest of its sources, why it
+failed and its build log, for the bot's owner; the build itself is a directory under
+the server's ``--hosted-dir`` named by the row's id. ``hosted_stderr`` is a hosted
+program's standard error in one game (bounded), for its owner only, dropped with the
+debug lines after the retention period."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE, _LADDERS)
+                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

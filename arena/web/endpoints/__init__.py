@@ -6,6 +6,7 @@ from __future__ import annotations
 from arena.registry import Registry
 from arena.web.endpoints import (
     accounts,
+    builds,
     challenges,
     files,
     games,
@@ -21,8 +22,8 @@ from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, seasons, play, accounts, challenges, language, launch, replays, files,
-           metrics)
+MODULES = (status, games, builds, seasons, play, accounts, challenges, language, launch,
+           replays, files, metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 
