@@ -184,8 +184,14 @@ ALTER TABLE game_players ADD COLUMN version INTEGER;
 """Version 5 (SQLite's 8): people's accounts, sessions and invite codes, bots that
 belong to a person, their versions, and the version of each bot a game recorded."""
 
+_OPERATORS = """
+ALTER TABLE people ADD COLUMN operator BOOLEAN NOT NULL DEFAULT FALSE;
+"""
+"""Version 6 (SQLite's 9): a person may be an operator (``people.operator``), who reads
+the operators' page of the web."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE)
+                               _SEASONS, _PEOPLE, _OPERATORS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -211,9 +211,15 @@ a person (``bots.owner``) and have versions (``bot_versions``), and a game recor
 version of each bot that played it (``game_players.version``; NULL: a bot of nobody's,
 or a game stored before)."""
 
+_OPERATORS = """
+ALTER TABLE people ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;
+"""
+"""Version 9: a person may be an operator (``people.operator``, 1), who reads the
+operators' page of the web (`arena users add NAME --operator`)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE)
+                               _SEASONS, _PEOPLE, _OPERATORS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
