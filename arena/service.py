@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from arena.registry import Registry
     from arena.seasons import Standing
     from arena.storage.interface import BotAccount, GameRow, RatingRow, SeasonRecord, StoredGame
-    from arena.storage.people import BotVersion, OwnedBot
+    from arena.storage.people import BotVersion, OwnedBot, Person
 
 __all__ = [
     "ArenaService",
@@ -123,6 +123,10 @@ class Records(Protocol):
                          invite: str | None = None) -> None: ...
 
     async def password_hash(self, name: str) -> str | None: ...
+
+    async def people(self) -> list[Person]: ...
+
+    async def is_operator(self, name: str) -> bool: ...
 
     async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str: ...
 

@@ -12,6 +12,7 @@ from arena.web.endpoints import (
     language,
     launch,
     metrics,
+    operator,
     play,
     replays,
     seasons,
@@ -21,8 +22,8 @@ from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, seasons, play, accounts, challenges, language, launch, replays, files,
-           metrics)
+MODULES = (status, games, seasons, play, accounts, operator, challenges, language, launch,
+           replays, files, metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)
 
