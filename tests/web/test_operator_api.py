@@ -23,6 +23,7 @@ async def test_an_operator_sees_people_bots_games_and_health_and_nobody_else_doe
     await storage.add_person("olga", hashed, operator=True)
     await storage.add_person("ann", hashed)
     await arena.client("solo")  # an operator's bot account, connected
+    guest_name, _ = await storage.add_guest(3600)
     record = MatchRecord(game="sim", settings={"vertices": 5}, players=("solo", "rival"),
                          turns=(), outcome=None, seed=1, id="g1")
     await storage.start_game(record, ladder=False, pair=None)
@@ -50,6 +51,7 @@ async def test_an_operator_sees_people_bots_games_and_health_and_nobody_else_doe
             ("ann", 1, False), ("olga", 0, True)]
         status, bots = await olga.get("/api/operator/bots")
         listed = {b["name"]: b for b in bots["bots"]}
+        assert guest_name not in listed and bots["guests"] == 1  # counted, not listed
         assert (listed["ann-bot"]["owner"], listed["ann-bot"]["version"],
                 listed["ann-bot"]["connected"]) == ("ann", 1, False)
         assert (listed["solo"]["owner"], listed["solo"]["version"],

@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from arena.names import is_guest
 from arena.web.endpoints.accounts import person_of
 from arena.web.endpoints.replays import REPLAYS
 from arena.web.http import ApiError, json_response
@@ -60,12 +61,14 @@ async def operator_people(request: web.Request) -> web.Response:
 async def operator_bots(request: web.Request) -> web.Response:
     service = service_of(request)
     name = await operator_of(request)
-    bots, truncated = _capped(await service.records.bots())
+    every = await service.records.bots()
+    bots, truncated = _capped([bot for bot in every if not is_guest(bot.name)])
     versions: dict[str, int] = {}
     for owner in sorted({bot.owner for bot in bots if bot.owner is not None}):
         versions.update((owned.name, owned.version)
                         for owned in await service.records.owned_bots(owner))
-    return json_response({"operator": name, "truncated": truncated, "bots": [
+    return json_response({"operator": name, "truncated": truncated,
+                          "guests": sum(1 for bot in every if is_guest(bot.name)), "bots": [
         {"name": bot.name, "owner": bot.owner, "operator": bot.operator,
          "revoked": bot.revoked, "created": bot.created, "version": versions.get(bot.name),
          "connected": service.connected(bot.name),
@@ -127,9 +130,11 @@ ENDPOINTS = (
              answers={200: '{"operator", "truncated", "people": [{"name", "created", "bots", '
                            '"operator"}]}', **_NOT_OPERATOR}),
     Endpoint("GET", "/api/operator/bots", operator_bots,
-             "Every bot account: owner, connected or not, version (operators only)", _TAG,
+             "Every bot account but the guests': owner, connected or not, version "
+             "(operators only)", _TAG,
              security=_SESSION,
-             answers={200: '{"operator", "truncated", "bots": [{"name", "owner" (null: the '
+             answers={200: '{"operator", "truncated", "guests" (how many guest accounts the '
+                           'web issued: not listed), "bots": [{"name", "owner" (null: the '
                            'operator\'s), "operator", "revoked", "created", "version" (null: '
                            'nobody\'s bot), "connected", "games_in_flight"}]}',
                       **_NOT_OPERATOR}),
