@@ -31,7 +31,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         storage.add_owned_bot("ann", "ann-bot", max_bots=5)
     finally:
         storage.close()
-    with arena_serve("--db", str(database), "--no-ladder",
+    seasons = base / "seasons.toml"
+    seasons.write_text('[[seasons]]\nname = "course"\nladder = "substitution"\n'
+                       'start = 2020-01-01T00:00:00Z\nend = 2099-01-01T00:00:00Z\n')
+    with arena_serve("--db", str(database), "--seasons", str(seasons),
                      "--guests-per-client", "1000") as (url, process):
         yield {"url": url, "db": database}
     if process.stdout:
@@ -68,6 +71,8 @@ def test_an_operator_reads_health_people_and_bots(browser: Any, server: dict[str
         assert bots["ann-bot"][1:4] == ["ann", "1", "no"]  # its owner, version, not connected
         assert page.inner_text("#guests").endswith(": 1")  # the visitor's, not listed
         assert page.inner_text("#no-games") == "No games are being played."
+        seasons = page.locator("#seasons tr").all_inner_texts()
+        assert seasons[1].split("\t")[:3] == ["course", "substitution", "running"]
         no_overflow(page)
         accessible(page)
         shot(page, "operator")
@@ -82,3 +87,18 @@ def test_a_person_who_is_not_an_operator_is_told_so(browser: Any, server: dict[s
         wait_phase(page, "not-operator")
         assert "for the server's operators" in page.inner_text("#not-operator")
         assert page.locator("#people").count() == 0
+
+
+def test_the_operators_page_speaks_russian_on_a_phone(browser: Any, server: dict[str, Any],
+                                                     visitor: dict[str, str]) -> None:
+    for page in open_page(browser, visitor, "phone", locale="ru-RU"):
+        page.goto(server["url"] + "/#/operator")
+        wait_phase(page, "not-operator")
+        assert "для операторов сервера" in page.inner_text("#not-operator")
+        sign_in(page, server["url"], "olga")
+        page.goto(server["url"] + "/#/operator")
+        wait_phase(page, "operator")
+        assert page.inner_text("#health-title") == "Состояние"
+        assert page.inner_text("#people-title") == "Люди"
+        no_overflow(page)  # the tables scroll in their own boxes on a phone
+        accessible(page)

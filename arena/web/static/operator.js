@@ -3,7 +3,12 @@
 // an operator (`arena users add NAME --operator`). Everybody else is told so (403 from
 // /api/operator/...): the server decides, this page only shows.
 
-import { api, errorText, h, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { N_, api, errorText, h, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+
+// A season's phase and time as the seasons' pages say them.
+const PHASES = { upcoming: N_("upcoming"), running: N_("running"), final: N_("final being played"), over: N_("over") };
+
+function utc(iso) { return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "–"; }
 
 function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : "–"; }
 
@@ -75,8 +80,8 @@ export async function operatorPage() {
         : h("p", { class: "muted", id: "no-games" }, t("No games are being played.")), more(games)),
     h("section", { class: "card", "aria-labelledby": "seasons-title" }, h("h2", { id: "seasons-title" }, t("Seasons")),
       seasons.seasons.length ? table("seasons", t("the seasons, scrolled sideways"), t("Seasons"), [t("name"), t("ladder"), t("phase"), t("start"), t("end")],
-        seasons.seasons.map((s) => [h("a", { href: `#/season?name=${encodeURIComponent(s.name)}` }, s.name), s.ladder, s.phase,
-          s.start ?? "–", s.end ?? "–"]))
+        seasons.seasons.map((s) => [h("a", { href: `#/season?name=${encodeURIComponent(s.name)}` }, s.name), s.ladder,
+          PHASES[s.phase] ? t(PHASES[s.phase]) : s.phase, utc(s.start), utc(s.end)]))
         : h("p", { class: "muted" }, t("No seasons."))));
   setPhase("operator");
 }
