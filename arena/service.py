@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         SeasonRecord,
         StoredGame,
     )
-    from arena.storage.people import BotVersion, OwnedBot
+    from arena.storage.people import BotVersion, OwnedBot, Person
 
 __all__ = [
     "ArenaService",
@@ -136,6 +136,10 @@ class Records(Protocol):
                          invite: str | None = None) -> None: ...
 
     async def password_hash(self, name: str) -> str | None: ...
+
+    async def people(self) -> list[Person]: ...
+
+    async def is_operator(self, name: str) -> bool: ...
 
     async def open_session(self, person: str, lifetime: float, *, keep: int = 10) -> str: ...
 

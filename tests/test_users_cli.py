@@ -64,3 +64,19 @@ def test_people_are_added_listed_invited_and_removed(tmp_path: Path) -> None:
     assert runner.invoke(main, ["users", "list", "--db", db]).output == \
         "bob  (0 bots)\ncy  (0 bots)\n"
     assert second != first
+
+
+def test_an_operator_is_added_listed_and_demoted(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "arena.sqlite")
+    made = runner.invoke(main, ["users", "add", "olga", "--operator", "--db", db])
+    assert made.exit_code == 0 and "an operator" in made.output
+    assert runner.invoke(main, ["users", "add", "ann", "--db", db]).exit_code == 0
+    listed = runner.invoke(main, ["users", "list", "--db", db]).stdout.splitlines()
+    assert listed == ["ann  (0 bots)", "olga  (0 bots)  operator"]
+    assert runner.invoke(main, ["users", "operator", "ann", "--db", db]).exit_code == 0
+    assert runner.invoke(main, ["users", "operator", "olga", "--off", "--db", db]).exit_code == 0
+    listed = runner.invoke(main, ["users", "list", "--db", db]).stdout.splitlines()
+    assert listed == ["ann  (0 bots)  operator", "olga  (0 bots)"]
+    nobody = runner.invoke(main, ["users", "operator", "zed", "--db", db])
+    assert nobody.exit_code == 2 and "no person" in nobody.output

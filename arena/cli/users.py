@@ -24,14 +24,16 @@ PASSWORD_STDIN = click.option(
 
 @click.group()
 def users() -> None:
-    """People's accounts: add, list, remove, password, invite."""
+    """People's accounts: add, list, remove, password, invite, operator."""
 
 
 @users.command("add")
 @click.argument("name")
 @DB_OPTION
 @PASSWORD_STDIN
-def add(name: str, db: str, password_stdin: bool) -> None:
+@click.option("--operator", is_flag=True,
+              help="An operator: they may read the operators' page (/#/operator).")
+def add(name: str, db: str, password_stdin: bool, operator: bool) -> None:
     """Add a person. Without --password-stdin a random password is made and printed once
     (only its argon2id hash is stored); they sign in on the web with it."""
     from arena.names import InvalidName, check_account_name
@@ -43,10 +45,11 @@ def add(name: str, db: str, password_stdin: bool) -> None:
         raise click.UsageError(str(error)) from None
     password, hashed = _password(password_stdin)
     try:
-        with_storage(db, lambda storage: storage.add_person(name, hashed))
+        with_storage(db, lambda storage: storage.add_person(name, hashed,
+                                                                operator=operator))
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    click.echo(f"added {name}", err=True)
+    click.echo(f"added {name}{' (an operator)' if operator else ''}", err=True)
     if not password_stdin:
         click.echo(password)
 
@@ -87,7 +90,21 @@ def list_people(db: str) -> None:
     """List the people and how many bots each has (never their passwords)."""
     check_url(db)
     for person in with_storage(db, lambda storage: storage.people()):
-        click.echo(f"{person.name}  ({person.bots} bot{'s' if person.bots != 1 else ''})")
+        click.echo(f"{person.name}  ({person.bots} bot{'s' if person.bots != 1 else ''})"
+                   + ("  operator" if person.operator else ""))
+
+
+@users.command("operator")
+@click.argument("name")
+@DB_OPTION
+@click.option("--off", is_flag=True, help="Take the operator's rights away instead.")
+def operator(name: str, db: str, off: bool) -> None:
+    """Make a person an operator (they may read the operators' page), or with --off no
+    longer one. A running server sees the change at their next request."""
+    check_url(db)
+    if not with_storage(db, lambda storage: storage.set_operator(name, not off)):
+        raise click.UsageError(f"no person named {name!r}")
+    click.echo(f"{name} is {'no longer ' if off else ''}an operator")
 
 
 @users.command("remove")

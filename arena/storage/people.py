@@ -38,6 +38,8 @@ class Person:
     created: float
     bots: int
     """Their bots that are not revoked."""
+    operator: bool = False
+    """Whether they may read the operators' page (`arena users add NAME --operator`)."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,10 @@ class PeopleStorage(ABC):
 
     @abstractmethod
     async def add_person(self, name: str, password_hash: str, *,
-                         invite: str | None = None) -> None:
-        """Create a person's account. With `invite`, the invite code is used up in the
-        same transaction (and the account is not made if it is unknown, used or expired).
+                         invite: str | None = None, operator: bool = False) -> None:
+        """Create a person's account (an operator's with `operator`). With `invite`, the
+        invite code is used up in the same transaction (and the account is not made if it
+        is unknown, used or expired).
 
         Raises:
             InvalidName: the name is outside the character set (`arena.names`).
@@ -113,6 +116,14 @@ class PeopleStorage(ABC):
     @abstractmethod
     async def people(self) -> list[Person]:
         """Every person, by name."""
+
+    @abstractmethod
+    async def set_operator(self, name: str, operator: bool) -> bool:
+        """Make a person an operator or not; False if there is no such person."""
+
+    @abstractmethod
+    async def is_operator(self, name: str) -> bool:
+        """Whether `name` is a person who is an operator (False for nobody)."""
 
     @abstractmethod
     async def remove_person(self, name: str) -> bool:

@@ -50,7 +50,7 @@ class PostgresPeople(PeopleStorage):
         raise NotImplementedError  # PostgresStorage's
 
     async def add_person(self, name: str, password_hash: str, *,
-                         invite: str | None = None) -> None:
+                         invite: str | None = None, operator: bool = False) -> None:
         check_account_name(name)
 
         async def work(db: Connection) -> None:
@@ -59,8 +59,9 @@ class PostgresPeople(PeopleStorage):
                     " AND expires > $3", name, hash_token(invite), time.time())) != 1:
                 raise ValueError("unknown, used or expired invite code")
             try:
-                await db.execute("INSERT INTO people(name, password_hash, created)"
-                                 " VALUES ($1, $2, $3)", name, password_hash, time.time())
+                await db.execute("INSERT INTO people(name, password_hash, created, operator)"
+                                 " VALUES ($1, $2, $3, $4)", name, password_hash, time.time(),
+                                 operator)
             except asyncpg.UniqueViolationError:
                 raise ValueError(f"the name {name!r} is taken") from None
 
@@ -84,8 +85,16 @@ class PostgresPeople(PeopleStorage):
     async def people(self) -> list[Person]:
         rows = await self._run(lambda db: db.fetch(
             "SELECT p.name, p.created, (SELECT COUNT(*) FROM bots b WHERE b.owner = p.name"
-            " AND b.revoked IS NULL) FROM people p ORDER BY p.name"))
-        return [Person(r[0], r[1], int(r[2])) for r in rows]
+            " AND b.revoked IS NULL), p.operator FROM people p ORDER BY p.name"))
+        return [Person(r[0], r[1], int(r[2]), bool(r[3])) for r in rows]
+
+    async def set_operator(self, name: str, operator: bool) -> bool:
+        return _affected(await self._run(lambda db: db.execute(
+            "UPDATE people SET operator = $1 WHERE name = $2", operator, name))) > 0
+
+    async def is_operator(self, name: str) -> bool:
+        return bool(await self._run(lambda db: db.fetchval(
+            "SELECT operator FROM people WHERE name = $1", name)))
 
     async def remove_person(self, name: str) -> bool:
         async def work(db: Connection) -> bool:

@@ -37,7 +37,8 @@ class SQLitePeople:
     db: sqlite3.Connection
     _tx: Callable[..., Any]
 
-    def add_person(self, name: str, password_hash: str, *, invite: str | None = None) -> None:
+    def add_person(self, name: str, password_hash: str, *, invite: str | None = None,
+                   operator: bool = False) -> None:
         check_account_name(name)
 
         def work(db: sqlite3.Connection) -> None:
@@ -47,8 +48,8 @@ class SQLitePeople:
                     "UPDATE invites SET used_by = ? WHERE code_hash = ? AND used_by IS NULL"
                     " AND expires > ?", (name, hash_token(invite), time.time())).rowcount != 1:
                 raise ValueError("unknown, used or expired invite code")
-            db.execute("INSERT INTO people(name, password_hash, created) VALUES (?, ?, ?)",
-                       (name, password_hash, time.time()))
+            db.execute("INSERT INTO people(name, password_hash, created, operator)"
+                       " VALUES (?, ?, ?, ?)", (name, password_hash, time.time(), int(operator)))
 
         self._tx(work)
 
@@ -70,8 +71,16 @@ class SQLitePeople:
     def people(self) -> list[Person]:
         rows = self.db.execute(
             "SELECT p.name, p.created, (SELECT COUNT(*) FROM bots b WHERE b.owner = p.name"
-            " AND b.revoked IS NULL) FROM people p ORDER BY p.name").fetchall()
-        return [Person(str(r[0]), float(r[1]), int(r[2])) for r in rows]
+            " AND b.revoked IS NULL), p.operator FROM people p ORDER BY p.name").fetchall()
+        return [Person(str(r[0]), float(r[1]), int(r[2]), bool(r[3])) for r in rows]
+
+    def set_operator(self, name: str, operator: bool) -> bool:
+        return bool(self._tx(lambda db: db.execute(
+            "UPDATE people SET operator = ? WHERE name = ?", (int(operator), name)).rowcount))
+
+    def is_operator(self, name: str) -> bool:
+        row = self.db.execute("SELECT operator FROM people WHERE name = ?", (name,)).fetchone()
+        return row is not None and bool(row[0])
 
     def remove_person(self, name: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
@@ -226,8 +235,9 @@ class SQLitePeopleStorage(PeopleStorage):
         raise NotImplementedError  # SQLiteStorage's
 
     async def add_person(self, name: str, password_hash: str, *,
-                         invite: str | None = None) -> None:
-        await self.run(self.database.add_person, name, password_hash, invite=invite)
+                         invite: str | None = None, operator: bool = False) -> None:
+        await self.run(self.database.add_person, name, password_hash, invite=invite,
+                       operator=operator)
 
     async def password_hash(self, name: str) -> str | None:
         return await self.run(self.database.password_hash, name)
@@ -237,6 +247,12 @@ class SQLitePeopleStorage(PeopleStorage):
 
     async def people(self) -> list[Person]:
         return await self.run(self.database.people)
+
+    async def set_operator(self, name: str, operator: bool) -> bool:
+        return await self.run(self.database.set_operator, name, operator)
+
+    async def is_operator(self, name: str) -> bool:
+        return await self.run(self.database.is_operator, name)
 
     async def remove_person(self, name: str) -> bool:
         return await self.run(self.database.remove_person, name)

@@ -29,6 +29,18 @@ async def test_a_person_is_added_once_and_listed_without_the_hash(storage: Stora
     assert (ann.name, ann.bots) == ("ann", 0)
 
 
+async def test_an_operator_is_a_person_with_the_flag(storage: Storage) -> None:
+    await storage.add_person("ann", HASH)
+    await storage.add_person("olga", HASH, operator=True)
+    assert [(p.name, p.operator) for p in await storage.people()] == [("ann", False),
+                                                                     ("olga", True)]
+    assert await storage.is_operator("olga") and not await storage.is_operator("ann")
+    assert not await storage.is_operator("nobody")
+    assert await storage.set_operator("ann", True) and await storage.is_operator("ann")
+    assert await storage.set_operator("olga", False) and not await storage.is_operator("olga")
+    assert not await storage.set_operator("nobody", True)
+
+
 async def test_an_invite_code_signs_up_one_person_only(storage: Storage) -> None:
     code = await storage.add_invite(3600)
     with pytest.raises(ValueError, match="invite"):

@@ -222,8 +222,15 @@ CREATE INDEX hosted_stderr_by_time ON hosted_stderr(created);
 """Version 7 (SQLite's 10): the builds of uploaded (hosted) bots with their build logs
 (`arena.uploads`), and the hosted programs' standard error per game, for their owners."""
 
+_OPERATORS = """
+ALTER TABLE people ADD COLUMN operator BOOLEAN NOT NULL DEFAULT FALSE;
+"""
+"""Version 8 (SQLite's 11): a person may be an operator (``people.operator``), who reads
+the operators' page of the web."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS)
+                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
+                               _OPERATORS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

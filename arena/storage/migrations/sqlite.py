@@ -267,9 +267,16 @@ the server's ``--hosted-dir`` named by the row's id. ``hosted_stderr`` is a host
 program's standard error in one game (bounded), for its owner only, dropped with the
 debug lines after the retention period."""
 
+_OPERATORS = """
+ALTER TABLE people ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;
+"""
+"""Version 11: a person may be an operator (``people.operator``, 1), who reads the
+operators' page of the web (`arena users add NAME --operator`)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
-                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS)
+                               _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
+                               _OPERATORS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -13,6 +13,7 @@ from arena.web.endpoints import (
     language,
     launch,
     metrics,
+    operator,
     play,
     replays,
     seasons,
@@ -22,7 +23,7 @@ from arena.web.routes import Endpoint
 
 __all__ = ["ENDPOINTS", "endpoints"]
 
-MODULES = (status, games, builds, seasons, play, accounts, challenges, language, launch,
+MODULES = (status, games, builds, seasons, play, accounts, operator, challenges, language, launch,
            replays, files, metrics)
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(e for module in MODULES for e in module.ENDPOINTS)

@@ -203,8 +203,10 @@ async def signout(request: web.Request) -> web.Response:
 
 async def account_me(request: web.Request) -> web.Response:
     config = _config(request)
+    name = await person_of(request)
     return json_response({
-        "name": await person_of(request), "signup": config.signup,
+        "name": name, "signup": config.signup,
+        "operator": name is not None and await service_of(request).records.is_operator(name),
         "limits": {"bots": config.bots_per_person, "versions_per_day": config.versions_per_day,
                    "password_min": config.password_min, "password_max": config.password_max,
                    "note_length": NOTE_LENGTH}})
@@ -344,7 +346,8 @@ ENDPOINTS = (
              answers={200: '{"name": null}; the cookie is deleted'}),
     Endpoint("GET", "/api/account/me", account_me, "Who is signed in, and the accounts' rules", _TAG,
              answers={200: '{"name" (null when nobody is signed in), "signup" (open, invite '
-                           'or closed), "limits": {"bots", "versions_per_day", "password_min", '
+                           'or closed), "operator" (whether they may read /api/operator/...), '
+                           '"limits": {"bots", "versions_per_day", "password_min", '
                            '"password_max", "note_length"}}'}),
     Endpoint("GET", "/api/account/bots", my_bots, "The signed-in person's bots", _TAG,
              security=_SESSION,

@@ -19,7 +19,8 @@ export async function accountPage() {
   setTitle(t("Sign in"));
   if (me.name) {
     show(h("h1", {}, t("Your account")), h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name })),
-      h("p", {}, h("a", { href: "#/mine" }, t("My bots"))), signOutButton());
+      h("p", {}, h("a", { href: "#/mine" }, t("My bots"))),
+      me.operator ? h("p", {}, h("a", { id: "operator-link", href: "#/operator" }, t("Operators' page"))) : null, signOutButton());
     setPhase("account");
     return;
   }
@@ -100,6 +101,7 @@ export async function myBotsPage() {
   const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown)));
   show(h("h1", {}, t("My bots")),
     h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name }), " ", signOutButton()),
+    me.operator ? h("p", {}, h("a", { id: "operator-link", href: "#/operator" }, t("Operators' page"))) : null,
     h("p", { class: "muted", id: "account-limits" }, t("At most {bots} bots; {versions} new versions a day, of all your bots.",
       { bots: me.limits.bots, versions: me.limits.versions_per_day })),
     tokenShown,

@@ -14,6 +14,7 @@ import {
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
 import { accountPage, myBotsPage } from "/static/accounts.js";
+import { operatorPage } from "/static/operator.js";
 
 // -- lobby -----------------------------------------------------------------------------------
 
@@ -1263,7 +1264,7 @@ const PAGES = {
   "/": lobbyPage, "/play": playPage, "/watch": watchPage, "/replay": replayPage,
   "/tournaments": tournamentsPage, "/tournament": tournamentPage, "/ladder": ladderPage,
   "/bots": botsPage, "/run": runPage, "/howto": howtoPage, "/seasons": seasonsPage, "/season": seasonPage,
-  "/account": accountPage, "/mine": myBotsPage,
+  "/account": accountPage, "/mine": myBotsPage, "/operator": operatorPage,
 };
 
 async function navigate() {

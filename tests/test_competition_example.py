@@ -1,0 +1,27 @@
+"""examples/competition.toml, docs/competitions.md's worked example, stays what the
+arena reads: its seasons parse, each ranks one of its ladders, and its ``[accounts]``
+keys are `AccountsConfig`'s. (The whole file is `arena serve --config`'s; the
+configuration file's own tests read every key.)"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+from arena.config import AccountsConfig
+from arena.seasons import seasons_from_toml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_competition_example_s_seasons_ladders_and_accounts() -> None:
+    config = tomllib.loads((ROOT / "examples" / "competition.toml").read_text(encoding="utf-8"))
+    ladders = {table["name"]: table for table in config["ladders"]}
+    [season] = seasons_from_toml(config["seasons"])
+    assert season.ladder in ladders and ladders[season.ladder]["rated"]
+    assert (season.end - season.start).days == 14 and season.final is None
+    assert set(config["accounts"]) <= {field.name for field in fields(AccountsConfig)}
+    assert config["accounts"]["signup"] == "invite"
+    doc = (ROOT / "docs" / "competitions.md").read_text(encoding="utf-8")
+    assert "examples/competition.toml" in doc
