@@ -9,6 +9,10 @@ import tomllib
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
+from arena.cli.config_file import ACCOUNTS_META, LADDERS_META, SEASONS_META
+from arena.cli.serve import serve
 from arena.config import AccountsConfig
 from arena.seasons import seasons_from_toml
 
@@ -25,3 +29,16 @@ def test_the_competition_example_s_seasons_ladders_and_accounts() -> None:
     assert config["accounts"]["signup"] == "invite"
     doc = (ROOT / "docs" / "competitions.md").read_text(encoding="utf-8")
     assert "examples/competition.toml" in doc
+
+
+def test_arena_serve_reads_the_whole_example(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every key of the worked example is one `arena serve --config` takes (from a
+    directory with the ``results`` it names), its ``[accounts]`` budgets included."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    ctx = serve.make_context("serve", ["--config", str(ROOT / "examples" / "competition.toml")])
+    assert ctx.params["signup"] == "invite"
+    assert ctx.meta[ACCOUNTS_META] == {"bots_per_person": 3, "versions_per_day": 10}
+    assert [table["name"] for table in ctx.meta[LADDERS_META]] == ["course", "practice"]
+    assert [season.name for season in ctx.meta[SEASONS_META]] == ["course-2026"]

@@ -136,6 +136,11 @@ def test_the_accounts_table_gives_its_options(tmp_path: Path) -> None:
     text = "[accounts]\nsignup = \"invite\"\n"
     assert parse(tmp_path, text).params["signup"] == "invite"
     assert parse(tmp_path, text, "--signup", "closed").params["signup"] == "closed"
+    budgets = parse(tmp_path, "[accounts]\nbots_per_person = 2\nsession_lifetime = 60\n")
+    assert budgets.meta["arena.config.accounts"] == {"bots_per_person": 2,
+                                                     "session_lifetime": 60.0}
+    assert "accounts.bots_per_person must be a positive integer, not" in refused(
+        tmp_path, "[accounts]\nbots_per_person = 0\n")
 
 
 def test_seasons_come_from_the_file_or_from_the_seasons_flag(tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from arena.server.config import LadderConfig
 
 __all__ = [
+    "ACCOUNTS_META",
+    "ACCOUNT_BUDGETS",
     "LADDERS_META",
     "LADDER_KEYS",
     "SEASONS_META",
@@ -46,6 +48,10 @@ LADDERS_META = "arena.config.ladders"
 """Where `load_config` leaves the file's ``[[ladders]]`` tables, in the click context's
 ``meta`` (a list; absent: the file has none)."""
 
+ACCOUNTS_META = "arena.config.accounts"
+"""Where `load_config` leaves the ``[accounts]`` budgets that are no option of their own
+(`ACCOUNT_BUDGETS`: ``bots_per_person = 3``...), a dict, in the click context's ``meta``."""
+
 SEASONS_META = "arena.config.seasons"
 """Where `load_config` leaves the file's ``[[seasons]]`` (a tuple of
 `arena.seasons.SeasonConfig`), in the click context's ``meta`` (absent: none)."""
@@ -55,8 +61,23 @@ SECTIONS: Mapping[str, tuple[str, ...]] = {
 }
 """The section tables a file may have, each with the keys of the options it groups
 (``[accounts]`` ``signup = "invite"`` is ``--signup invite``). A key of a section
-whose option this server does not have yet (``signup`` comes with people's
-accounts) is an error saying so; a future section is one line here."""
+whose option this server does not have yet is an error saying so; a future section is
+one line here."""
+
+
+def _account_budgets() -> dict[str, type]:
+    from dataclasses import fields
+
+    from arena.config import AccountsConfig
+
+    return {field.name: type(getattr(AccountsConfig(), field.name))
+            for field in fields(AccountsConfig) if field.name not in SECTIONS["accounts"]}
+
+
+ACCOUNT_BUDGETS: Mapping[str, type] = _account_budgets()
+"""The ``[accounts]`` keys that are budgets of `arena.config.AccountsConfig` with no
+option of their own (``bots_per_person``, ``versions_per_day``...), with their types:
+the file is the one place an operator changes them."""
 
 LADDER_KEYS: Mapping[str, str] = {
     "name": "the ladder's name, unique on the server (required)",
@@ -162,6 +183,17 @@ def _single(option: click.Option) -> click.Option:
     return click.Option(option.opts, type=option.type)
 
 
+def _budget(where: str, key: str, kind: type, value: Any) -> int | float:
+    """A budget's value: a positive integer, or a positive number for one in seconds."""
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise _wrong(where, key, "a positive integer", value)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise _wrong(where, key, "a positive number", value)
+    return float(value)
+
+
 def _unknown(where: str, key: str, known: Sequence[str]) -> click.BadParameter:
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -195,8 +227,13 @@ def load_config(ctx: click.Context, param: click.Parameter, value: str | None) -
                 raise _wrong(value, key, f"a table ([{key}])", item)
             for inner, inner_item in item.items():
                 where = f"{key}.{inner}"
+                if key == "accounts" and inner in ACCOUNT_BUDGETS:
+                    budgets = ctx.meta.setdefault(ACCOUNTS_META, {})
+                    budgets[inner] = _budget(value, where, ACCOUNT_BUDGETS[inner], inner_item)
+                    continue
                 if inner not in SECTIONS[key]:
-                    raise _unknown(value, where, [f"{key}.{k}" for k in SECTIONS[key]])
+                    known = [*SECTIONS[key], *(ACCOUNT_BUDGETS if key == "accounts" else ())]
+                    raise _unknown(value, where, [f"{key}.{k}" for k in known])
                 if inner not in options:
                     raise click.BadParameter(
                         f"{value}: {where}: this server has no --{inner.replace('_', '-')} "

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import click
 
 from arena.cli.config_file import (
+    ACCOUNTS_META,
     LADDERS_META,
     SEASONS_META,
     ladder_configs,
@@ -248,7 +249,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         web=WebConfig(origins=tuple(o.rstrip("/") for o in origins),
                       server_names=tuple(n.lower() for n in server_names),
                       guests_per_client_minute=guests_per_client),
-        accounts=AccountsConfig(signup=signup),  # type: ignore[arg-type]  # click's Choice
+        accounts=AccountsConfig(signup=signup,  # type: ignore[arg-type]  # click's Choice
+                                **ctx.meta.get(ACCOUNTS_META, {})),
         hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots),
         seasons=seasons,
     )
