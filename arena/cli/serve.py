@@ -114,6 +114,13 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               default=None, metavar="FILE.toml",
               help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladder's "
                    "seasons, their entry rules and finals.")
+@click.option("--host-id", default=None, metavar="NAME",
+              help="This server's name as a host of games on a shared PostgreSQL database "
+                   "(docs/cluster.md); default: machine:pid:random.")
+@click.option("--lease-seconds", default=10.0, show_default=True,
+              type=click.FloatRange(0.5, 3600),
+              help="How long a game's lease lasts: a dead server's games are taken over "
+                   "by another within about 1.33 times this.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -127,7 +134,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, signup: str,
-          seasons_file: str | None,
+          seasons_file: str | None, host_id: str | None, lease_seconds: float,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
@@ -179,6 +186,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                 raise ValueError(f"--server-name {name!r}: give a host name "
                                  "(arena.example.org), no scheme or port")
         seasons = _seasons(seasons_file, game if ladder else None)
+        if host_id is not None and not (0 < len(host_id) <= 200 and host_id.isprintable()):
+            raise ValueError("--host-id: give 1 to 200 printable characters")
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -187,6 +196,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         ladder=LadderConfig(game, settings, house_specs, house_vs_house, interval, max_games,
                             pairings_per_hour=pairings_per_hour) if ladder else None,
         tournaments=tournaments, write_ahead=not no_write_ahead,
+        host_id=host_id, lease_seconds=lease_seconds,
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,

@@ -53,6 +53,7 @@ from arena.server.session import Session
 from arena.server.writeahead import WriteAhead
 from arena.service import PlayerUnavailable
 from arena.storage import RunningGame, Storage, StorageFailure, StoredTurn
+from arena.storage.leases import LeaseKeeper
 from arena.workers import JobFailed
 from protocol import Message
 
@@ -87,6 +88,8 @@ class _Run:
     """Its house bots are prepared: the game begins once nobody is waited for."""
     clock_held: bool = False
     """The clock is stopped while the move that began this turn is stored."""
+    lost: bool = False
+    """Another host took the game over (`Games.lose`): it stops here, announcing nothing."""
 
 
 class Games:
@@ -103,12 +106,14 @@ class Games:
         stopping: set when the server begins to close (no game starts then).
         write_ahead: store each move before anybody is told of it (False: the figures'
             baseline only, `arena.server.writeahead`).
+        leases: this host's leases (docs/cluster.md): each game started is leased, a
+            result is stored only while the lease is held. None: no leases (tests).
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 write_ahead: bool = True) -> None:
+                 write_ahead: bool = True, leases: LeaseKeeper | None = None) -> None:
         self.config = config
         self.registry = registry
         self.sessions = sessions
@@ -117,6 +122,7 @@ class Games:
         self.house_bots = house_bots
         self.legal_moves = legal_moves
         self.notes = notes
+        self.leases = leases
         self.live: dict[str, LiveGame] = {}
         self.bot_games: defaultdict[str, set[str]] = defaultdict(set)
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
@@ -212,8 +218,8 @@ class Games:
     # -- after a restart ---------------------------------------------------------------
 
     async def restore_running(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
-        """Resume the games a stopped server left running, from their stored moves;
-        abort (and store as aborted, with the reason) those that cannot be replayed.
+        """Resume the games a stopped server (or a dead host) left running, from their
+        stored moves; abort (and store as aborted, with the reason) those that cannot be replayed.
         Returns the ids resumed and the ids aborted. Games already live are left alone
         (a retry after a storage failure).
 
@@ -233,11 +239,16 @@ class Games:
                     await self._abort_stored(stored, "the game could not be resumed after a "
                                                      f"restart: {error}")
                     aborted.append(stored.id)
+                    if self.leases is not None:
+                        self.leases.forget(stored.id)
                     continue
                 for name in run.waiting:
                     away[name].add(run.live.control.grace_ms)
                 self._launch(run)
                 resumed.append(stored.id)
+                for name in list(run.waiting):  # a game taken over from a dead host: its
+                    if name in self.sessions:   # players may be connected here already
+                        self.resume(run.live, name)
         finally:  # (a storage failure above: the games resumed so far wait all the same)
             now = self._loop.time()
             for name, graces in away.items():
@@ -353,6 +364,7 @@ class Games:
                 # not stored, so not started: nobody was told of it yet
                 self._forget(live)
                 raise StorageUnavailable(str(failure)) from None
+            await self._adopt(live.id)
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
@@ -363,7 +375,8 @@ class Games:
             if match.outcome is None:
                 match.abort(f"server error: {error!r}")
         except asyncio.CancelledError:
-            if self._suspending:  # stays running in storage: resumed on the next start
+            # stays running in storage: resumed on the next start, or by another host
+            if self._suspending or run.lost:
                 self.writeahead.forget(run)
                 self._forget(live)
                 raise
@@ -371,6 +384,10 @@ class Games:
                 match.abort("the server shut down")
         if match.outcome is None:
             match.abort("the server shut down")
+        if not await self._still_held(run):
+            self.writeahead.forget(run)
+            self._forget(live)
+            raise asyncio.CancelledError  # another host plays it: nothing is announced here
         record = match.record()
         log_text = to_jsonl(record)
         try:
@@ -389,6 +406,55 @@ class Games:
         self.finished += 1
         self._announce_end(live, record)
         return record
+
+    async def _adopt(self, game_id: str) -> None:
+        """Lease a game just started to this host. A failure is logged only: the game,
+        stored with no host, is claimed by the next claiming round (this host's too:
+        a live game it claims it keeps playing)."""
+        if self.leases is None:
+            return
+        try:
+            if not await self.leases.adopt(game_id, self._loop.time()):
+                log.warning("game %s: another host holds its lease already", game_id)
+        except StorageFailure as failure:
+            log.warning("game %s could not be leased (%s); it is claimed later", game_id,
+                        failure)
+
+    async def _still_held(self, run: _Run) -> bool:
+        """Whether this host still holds `run`'s lease, asked of the database just
+        before its result is stored (a host paused past its lease must not store the
+        result of a game another host took over). A storage failure answers True: the
+        result then waits for the storage, and a keeper that cannot renew for a whole
+        lease gives its games up (`lose`)."""
+        if run.lost:
+            return False
+        if self.leases is None:
+            return True
+        try:
+            held = await self.leases.adopt(run.live.id, self._loop.time())
+        except StorageFailure:
+            return True
+        if not held:
+            run.lost = True
+            log.warning("game %s: another host took it over; its result is not stored here",
+                        run.live.id)
+        return held
+
+    def lose(self, game_ids: frozenset[str]) -> None:
+        """Another host took these games over (this host's leases ran out): stop them
+        where they are, announcing nothing (`LeaseKeeper`'s ``on_lost``)."""
+        for game_id in game_ids:
+            run = self._runs.get(game_id)
+            if run is None or run.live.over:
+                continue
+            run.lost = True
+            if run.timer is not None:
+                run.timer.cancel()
+                run.timer = None
+            if run.house_task is not None:
+                run.house_task.cancel()
+            if run.task is not None:
+                run.task.cancel()
 
     async def _run(self, run: _Run) -> None:
         """Begin the game (a resumed one once its players are back) and wait for its
@@ -439,6 +505,8 @@ class Games:
         self._forget(live)
 
     def _forget(self, live: LiveGame) -> None:
+        if self.leases is not None:
+            self.leases.forget(live.id)
         self.legal_moves.forget(live.id)
         self.notes.forget(live.id)
         for session in live.spectators:
@@ -464,9 +532,9 @@ class Games:
         """A move from seat `seat` for `turn` has come: judge it, then tell everybody
         once it is stored (a move sent while the server closes is not judged: the bot
         has its turn again after the restart)."""
-        if self._suspending:
-            return
         run = self._runs[live.id]
+        if self._suspending or run.lost:
+            return
         before = live.turn
         self._moved(run, before, live.submit(seat, turn, text, self._loop.time()))
 
@@ -492,8 +560,8 @@ class Games:
 
     def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
         """`run`'s moves are stored: tell everybody (or, if they could not be, end it)."""
-        if run.task is None or run.task.done():
-            return  # suspended: the server closes, and nobody is told any more
+        if run.task is None or run.task.done() or run.lost:
+            return  # suspended (the server closes, or another host took it): nobody is told
         if run.clock_held:
             run.clock_held = False
             run.live.resume_clock(self._loop.time())
