@@ -357,14 +357,18 @@ class Games:
         live = run.live
         match = live.match
         if not run.resumed:
-            try:
-                await self.storage.start_game(match.record(), ladder=live.ladder,
-                                              pair=live.pair, time_control=live.control)
+            leases = self.leases
+            try:  # leased to this host as it is stored: no moment for another to claim it
+                await self.storage.start_game(
+                    match.record(), ladder=live.ladder, pair=live.pair, time_control=live.control,
+                    host=None if leases is None else leases.host,
+                    lease=0.0 if leases is None else leases.lease)
             except StorageFailure as failure:
                 # not stored, so not started: nobody was told of it yet
                 self._forget(live)
                 raise StorageUnavailable(str(failure)) from None
-            await self._adopt(live.id)
+            if leases is not None:
+                leases.hold(live.id, self._loop.time())
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
@@ -406,19 +410,6 @@ class Games:
         self.finished += 1
         self._announce_end(live, record)
         return record
-
-    async def _adopt(self, game_id: str) -> None:
-        """Lease a game just started to this host. A failure is logged only: the game,
-        stored with no host, is claimed by the next claiming round (this host's too:
-        a live game it claims it keeps playing)."""
-        if self.leases is None:
-            return
-        try:
-            if not await self.leases.adopt(game_id, self._loop.time()):
-                log.warning("game %s: another host holds its lease already", game_id)
-        except StorageFailure as failure:
-            log.warning("game %s could not be leased (%s); it is claimed later", game_id,
-                        failure)
 
     async def _still_held(self, run: _Run) -> bool:
         """Whether this host still holds `run`'s lease, asked of the database just

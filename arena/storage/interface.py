@@ -422,7 +422,8 @@ class Storage(PeopleStorage):
 
     @abstractmethod
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         """Store a game as running before its first move (its seed kept secret until
         `finish_game`), with what a restart needs to resume it (`running_games`).
 
@@ -431,6 +432,9 @@ class Storage(PeopleStorage):
             ladder: whether the ladder paired it (rated when it ends).
             pair: the id shared by a ladder pairing's two games, if any.
             time_control: the game's clocks.
+            host, lease: store it leased to `host` for `lease` seconds (a cluster's host
+                starting a game: no other host can claim it between its insertion and
+                its lease); None: nobody holds it (`lease_game`).
 
         Raises:
             ValueError: a game of that id is stored already.

@@ -83,6 +83,13 @@ class LeaseKeeper:
             self._renewed = now
         return True
 
+    def hold(self, game_id: str, now: float) -> None:
+        """A game this host stored already leased to itself (`Storage.start_game`'s
+        ``host``): its lease is kept from now on."""
+        self.held.add(game_id)
+        if self._renewed is None:
+            self._renewed = now
+
     async def take_free(self, now: float) -> frozenset[str]:
         """At start: take back the games leased under this host's name (a restart of a
         host with a fixed name, ``--host-id``) and claim every game no live host holds

@@ -297,19 +297,21 @@ class PostgresStorage(PostgresPeople, Storage):
     # -- games -----------------------------------------------------------------------
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         async def work(db: Connection) -> None:
             try:
                 await db.execute(
                     "INSERT INTO games(id, game, settings, players, seed, seed_commitment,"
-                    " time_control, ladder, pair, status, started)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10)",
+                    " time_control, ladder, pair, status, started, host, lease_until)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11::text,"
+                    f" CASE WHEN $11::text IS NULL THEN NULL ELSE {_NOW} + $12 END)",
                     record.id, record.game, json.dumps(record.settings),
                     json.dumps(record.players),
                     None if record.seed is None else seed_to_text(record.seed),
                     record.seed_commitment,
                     None if time_control is None else json.dumps(time_control.to_json()),
-                    ladder, pair, time.time())
+                    ladder, pair, time.time(), host, lease)
             except asyncpg.UniqueViolationError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
             await db.executemany(  # with each bot's current version (a person's bot has one)

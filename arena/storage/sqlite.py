@@ -263,19 +263,21 @@ class SQLiteDatabase(SQLitePeople):
     # -- games -----------------------------------------------------------------------
 
     def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                   time_control: TimeControl | None = None) -> None:
+                   time_control: TimeControl | None = None, host: str | None = None,
+                   lease: float = 0.0) -> None:
         def work(db: sqlite3.Connection) -> None:
+            now = time.time()
             try:
                 db.execute(
                     "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment,"
-                    " time_control, ladder, pair, status, started)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                    " time_control, ladder, pair, status, started, host, lease_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
                     (record.id, record.game, json.dumps(record.settings),
                      json.dumps(record.players),
                      None if record.seed is None else seed_to_text(record.seed),
                      record.seed_commitment,
                      None if time_control is None else json.dumps(time_control.to_json()),
-                     int(ladder), pair, time.time()),
+                     int(ladder), pair, now, host, None if host is None else now + lease),
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
@@ -685,9 +687,10 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         return await self.run(self.database.bots)
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
-                         time_control: TimeControl | None = None) -> None:
+                         time_control: TimeControl | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         await self.run(self.database.start_game, record, ladder=ladder, pair=pair,
-                       time_control=time_control)
+                       time_control=time_control, host=host, lease=lease)
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         await self.run(self.database.append_turns, list(turns))
