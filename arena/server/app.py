@@ -235,8 +235,7 @@ class ArenaServer(ArenaService):
             if not wanted:
                 return
             try:
-                running = [game for game in await self.storage.running_games()
-                           if game.id in wanted]
+                running = await self.storage.running_games(wanted)
                 resumed, aborted = await self.games.restore_running(running)
             except StorageFailure as failure:
                 log.error("the games taken over could not be resumed yet: %s", failure)

@@ -23,7 +23,7 @@ import hashlib
 import json
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -457,8 +457,9 @@ class Storage(PeopleStorage):
         """
 
     @abstractmethod
-    async def running_games(self) -> list[RunningGame]:
-        """Every game stored as running, with its stored turns in order, oldest first."""
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        """Every game stored as running (of `ids` only, if given: the games a host took
+        over), with its stored turns in order, oldest first."""
 
     @abstractmethod
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,

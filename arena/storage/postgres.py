@@ -24,7 +24,15 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -334,16 +342,19 @@ class PostgresStorage(PostgresPeople, Storage):
         if turns:
             await self._run(work)
 
-    async def running_games(self) -> list[RunningGame]:
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        chosen = "" if ids is None else " AND g.id = ANY($1::text[])"
+        args = () if ids is None else (list(ids),)
+
         async def work(db: Connection) -> list[RunningGame]:
             async with db.transaction(isolation="repeatable_read", readonly=True):
-                games = await db.fetch(f"SELECT {_RUNNING} FROM games WHERE status = 'running'"
-                                       " ORDER BY started, seq")
+                games = await db.fetch(f"SELECT {_RUNNING} FROM games g WHERE status = 'running'"
+                                       f"{chosen} ORDER BY started, seq", *args)
                 turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
                 for game_id, index, line, clocks, ended in await db.fetch(
                         "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
-                        " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
-                        " ORDER BY t.game_id, t.idx"):
+                        f" JOIN games g ON g.id = t.game_id WHERE g.status = 'running'{chosen}"
+                        " ORDER BY t.game_id, t.idx", *args):
                     turns[game_id].append(
                         stored_turn(game_id, index, line, clocks, ended))
             return [running_game(tuple(row), turns[row[0]]) for row in games]

@@ -24,7 +24,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -310,18 +310,20 @@ class SQLiteDatabase(SQLitePeople):
             finally:
                 self.db.execute("PRAGMA synchronous=FULL")
 
-    def running_games(self) -> list[RunningGame]:
+    def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
+        chosen = "" if ids is None else " AND g.id IN (SELECT value FROM json_each(?))"
+        args = () if ids is None else (json.dumps(list(ids)),)
         self.db.execute("BEGIN")
         try:
             games = self.db.execute(
-                f"SELECT {_RUNNING} FROM games WHERE status = 'running' ORDER BY started, rowid"
-            ).fetchall()
+                f"SELECT {_RUNNING} FROM games g WHERE status = 'running'{chosen}"
+                " ORDER BY started, rowid", args).fetchall()
             turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
             for game_id, index, line, clocks, ended in self.db.execute(
                     "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
-                    " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
-                    " ORDER BY t.game_id, t.idx"):
+                    f" JOIN games g ON g.id = t.game_id WHERE g.status = 'running'{chosen}"
+                    " ORDER BY t.game_id, t.idx", args):
                 turns[game_id].append(
                     stored_turn(game_id, index, line, clocks, ended))
         finally:
@@ -695,8 +697,8 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         await self.run(self.database.append_turns, list(turns))
 
-    async def running_games(self) -> list[RunningGame]:
-        return await self.run(self.database.running_games)
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        return await self.run(self.database.running_games, ids)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
                           log: str | None = None) -> list[RatingRow]:
