@@ -427,7 +427,8 @@ class ArenaClient:
                 waited = loop.time() - since
                 if self._gives_up(failures, waited + delay):
                     raise CannotConnect(
-                        f"cannot connect to {self.url}: {failures} attempt(s) in {waited:.1f} s "
+                        f"cannot connect to {', '.join(self._urls)}: {failures} attempt(s) in "
+                        f"{waited:.1f} s "
                         f"failed; the last: {error or type(error).__name__}") from None
                 # the first failure is news (is the server up?); the retries are not
                 (log.warning if failures == 1 else log.info)(

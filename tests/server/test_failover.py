@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.record import read_jsonl
 from arena.validate import validate_record
-from clients.sdk import ArenaClient
+from clients.sdk import ArenaClient, BuiltinBot, CannotConnect
 from tests.server.test_durability import (
     Witness,
     announced_ids,
@@ -110,3 +111,22 @@ async def test_the_other_server_takes_a_dead_servers_games_over(
                 assert row is not None and row.status == "finished"
                 assert row.result == result.result
             assert await check.games(limit=10_000, status="aborted") == []
+
+
+async def test_a_client_given_several_urls_tries_the_next(arena: Any) -> None:
+    dead = f"ws://127.0.0.1:{free_port()}/"  # nobody listens there
+    token = await arena.add_bot("bob")
+    client = ArenaClient(f"{dead}, {arena.url}", token, BuiltinBot("random"), reconnect_delay=0.01)
+    task = asyncio.create_task(client.run())
+    try:
+        async with asyncio.timeout(10):
+            await client.connected.wait()
+        assert client.url == arena.url and "bob" in arena.server.sessions
+    finally:
+        await client.stop()
+        await task
+    with pytest.raises(ValueError, match="URL"):
+        ArenaClient(" , ", token, BuiltinBot("random"))
+    with pytest.raises(CannotConnect, match=f"cannot connect to {dead}, {dead}x"):
+        await ArenaClient(dead, token, BuiltinBot("random"), urls=[dead + "x"], reconnect_delay=0.01,
+                          connect_retries=2).run()
