@@ -6,7 +6,9 @@ announced unless stored), house bots in worker processes (`arena.server.house`),
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
 messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
-report (`arena.server.health`). It neither opens its database nor listens: the
+report (`arena.server.health`), the leases of its games on a database shared with
+other servers (`arena.storage.leases.LeaseKeeper`: a dead server's games are taken
+over, docs/cluster.md). It neither opens its database nor listens: the
 composition root `arena.app` opens the storage and gives it to `start`, and serves the
 server's WebSocket side (`websocket_side`) and the web's HTTP side on one port
 (`arena.server.dispatch`). To the web it is an `arena.service.ArenaService`, the one

@@ -19,6 +19,12 @@ one replay path, with the clocks as stored): the game waits for its players to c
 back (each has the game's grace period, from the restart), then begins again with a
 fresh ``your_turn``. A closing server suspends its games instead of ending them
 (`suspend_all`); a game whose record cannot be replayed is aborted with the reason.
+
+On a database shared by several servers (docs/cluster.md), each game is leased to its
+host (`arena.storage.leases.LeaseKeeper`): a game is stored already leased, a dead
+host's games are resumed here through the same `restore_running`, and a game another
+host took over stops here announcing nothing (`lose`; its result is stored only while
+the lease is held).
 """
 
 from __future__ import annotations
