@@ -287,6 +287,13 @@ class ServerConfig:
     """The worker processes house bots think in: how many, and the memory of each."""
     house_prepare_timeout: float = 60.0
     """Seconds a worker may take to build and prepare a house bot (off the clock)."""
+    host_id: str | None = None
+    """This server's name as a host of games on a shared database (docs/cluster.md):
+    the holder of its games' leases. None: machine, pid and a random part
+    (`arena.storage.leases.host_id`)."""
+    lease_seconds: float = 10.0
+    """How long a game's lease lasts (`arena.storage.leases.LEASE_SECONDS`): a dead
+    host's games are taken over by another within about 1⅓ of it."""
     storage_probe_interval: float = 5.0
     """Seconds between test writes while the database fails (a full or read-only disk);
     the server starts games again once one succeeds."""

@@ -318,7 +318,11 @@ class ArenaClient:
     """A bot's connection to an arena server, reconnecting until stopped.
 
     Args:
-        url: the server's WebSocket URL (``ws://host:port/``).
+        url: the server's WebSocket URL (``ws://host:port/``), or several separated by
+            commas: servers of one arena (docs/cluster.md). When one refuses or dies,
+            the client tries the next, in turn, and resumes its games there as after a
+            restart. `url` is then the one in use.
+        urls: more servers to try after those of `url`.
         token: the bot's token (``arena bots add NAME``).
         bot: an `ArenaBot` or a function ``Turn -> move string``.
         games: the games the bot plays (empty: any).
@@ -372,8 +376,15 @@ class ArenaClient:
     challenges: bool = False
     accept: dict[str, Any] | None = None
     seek: bool = True
+    urls: Sequence[str] = ()
 
     def __post_init__(self) -> None:
+        self._urls = list(dict.fromkeys(
+            part.strip() for text in (self.url, *self.urls) for part in text.split(",")
+            if part.strip()))
+        if not self._urls:
+            raise ValueError("give the server's URL (ws://host:port/)")
+        self.url = self._urls[0]
         self._bot: ArenaBot = self.bot if isinstance(self.bot, ArenaBot) else _FunctionBot(self.bot)
         self._bot.arena_client = self
         self._questions: dict[tuple[str, int, str], list[asyncio.Future[Message]]] = {}
@@ -422,11 +433,13 @@ class ArenaClient:
                 waited = loop.time() - since
                 if self._gives_up(failures, waited + delay):
                     raise CannotConnect(
-                        f"cannot connect to {self.url}: {failures} attempt(s) in {waited:.1f} s "
+                        f"cannot connect to {', '.join(self._urls)}: {failures} attempt(s) in "
+                        f"{waited:.1f} s "
                         f"failed; the last: {error or type(error).__name__}") from None
                 # the first failure is news (is the server up?); the retries are not
                 (log.warning if failures == 1 else log.info)(
                     "cannot connect to %s (%s); retrying in %.1f s", self.url, error, delay)
+                self._next_url()
             finally:
                 self.connected.clear()
             if self.connections != connections:  # it was connected: start counting again
@@ -437,6 +450,12 @@ class ArenaClient:
             delay = min(self.max_reconnect_delay, delay * 2)
         if self._failure is not None:
             raise self._failure
+
+    def _next_url(self) -> None:
+        """Try the next of the servers given, after one refused or did not answer."""
+        if len(self._urls) > 1:
+            self.url = self._urls[(self._urls.index(self.url) + 1) % len(self._urls)]
+            log.info("trying %s next", self.url)
 
     def _gives_up(self, failures: int, waited: float) -> bool:
         """Whether to stop retrying after `failures` failed attempts, the next retry

@@ -52,7 +52,9 @@ def forfeited(results: Sequence[GameResult]) -> list[GameResult]:
 
 
 @click.command()
-@click.option("--url", required=True, help="The server, e.g. ws://127.0.0.1:8765/")
+@click.option("--url", required=True,
+              help="The server, e.g. ws://127.0.0.1:8765/, or several servers of one arena "
+                   "separated by commas: when one refuses or dies, the next is tried.")
 @click.option("--token", required=True, envvar="ARENA_TOKEN", help="The bot's token ($ARENA_TOKEN).")
 @click.option("--bot", "spec", default=None, help="A built-in bot spec, e.g. 'random'.")
 @click.option("--exec", "command", default=None,

@@ -136,6 +136,13 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladders' "
                    "seasons, their entry rules and finals (instead of the --config file's "
                    "[[seasons]]).")
+@click.option("--host-id", default=None, metavar="NAME",
+              help="This server's name as a host of games on a shared PostgreSQL database "
+                   "(docs/cluster.md); default: machine:pid:random.")
+@click.option("--lease-seconds", default=10.0, show_default=True,
+              type=click.FloatRange(0.5, 3600),
+              help="How long a game's lease lasts: a dead server's games are taken over "
+                   "by another within about 1.33 times this.")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -150,6 +157,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, signup: str,
           hosted_dir: str | None, hosted_slots: int | None, seasons_file: str | None,
+          host_id: str | None, lease_seconds: float,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
@@ -228,6 +236,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         names = ([ladder.name for ladder in ladders] if ladders
                  else [game] if ladder else [])  # the single ladder is named after its game
         seasons = _seasons(seasons_file, ctx.meta.get(SEASONS_META, ()), names)
+        if host_id is not None and not (0 < len(host_id) <= 200 and host_id.isprintable()):
+            raise ValueError("--host-id: give 1 to 200 printable characters")
     except (ArenaError, ValueError) as error:
         raise click.UsageError(str(error)) from None
     config = ServerConfig(
@@ -238,6 +248,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         else None,
         ladders=ladders,
         tournaments=tournaments, write_ahead=not no_write_ahead,
+        host_id=host_id, lease_seconds=lease_seconds,
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,

@@ -6,7 +6,9 @@ announced unless stored), house bots in worker processes (`arena.server.house`),
 live games (`arena.server.games`, each a sans-I/O `LiveGame` given the time, and the
 grace periods of bots away from them, `arena.server.grace`), the clients' sessions and
 messages (`arena.server.clients`, with `arena.server.auth`), the `Ladder`, the health
-report (`arena.server.health`). It neither opens its database nor listens: the
+report (`arena.server.health`), the leases of its games on a database shared with
+other servers (`arena.storage.leases.LeaseKeeper`: a dead server's games are taken
+over, docs/cluster.md). It neither opens its database nor listens: the
 composition root `arena.app` opens the storage and gives it to `start`, and serves the
 server's WebSocket side (`websocket_side`) and the web's HTTP side on one port
 (`arena.server.dispatch`). To the web it is an `arena.service.ArenaService`, the one
@@ -66,7 +68,8 @@ from arena.server.session import Outbox, Session
 from arena.server.upkeep import DebugLineUpkeep
 from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
 from arena.starts import draw_settings, pair_start_seed
-from arena.storage import BuildRow, Storage, StorageFailure, open_storage
+from arena.storage import BuildRow, RunningGame, Storage, StorageFailure, open_storage
+from arena.storage.leases import LeaseKeeper, host_id
 from arena.uploads import Uploads
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
@@ -126,6 +129,9 @@ class ArenaServer(ArenaService):
         """Whether `start` opened the storage (then `close` closes it)."""
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
+        self.host = config.host_id or host_id()
+        """This server's name as a host of games (`--host-id`; docs/cluster.md)."""
+        self._leases: LeaseKeeper | None = None
         self._games: Games | None = None
         self._upkeep: DebugLineUpkeep | None = None
         self._clients: Clients | None = None
@@ -194,8 +200,12 @@ class ArenaServer(ArenaService):
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
             stopping=self._stopping, write_ahead=config.write_ahead,
             hosted_slots=self.hosted_slots)
-        durability.resume = games.restore_running  # running games resume from their moves
+        games.leases = self._leases = LeaseKeeper(
+            storage, self.host, on_lost=games.lose, on_claimed=self._claimed,
+            lease=config.lease_seconds)
+        durability.resume = self._resume_free  # running games resume from their moves
         await durability.recover()
+        self._tasks.append(loop.create_task(self._leases.run(), name="lease keeper"))
         challenges = self._challenges = Challenges(
             config.challenges, notify=self._notify_challenge, start=self._start_challenge,
             rating=self._ladder_rating, check=self._check_challenge,
@@ -220,6 +230,52 @@ class ArenaServer(ArenaService):
             self.ladder = self.ladder or ladder
             ladder.start()  # no bot is connected before the port listens
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
+
+    async def _resume_free(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
+        """At start: take the games no live host holds (a stop or a crash left them
+        running) and resume them from their stored moves. On SQLite this is the only
+        process, so every other host named in a lease is a dead predecessor: its leases
+        are ended first."""
+        keeper = self._leases
+        assert keeper is not None
+        storage = self.storage
+        if storage.kind == "sqlite":
+            for host in {lease.host for lease in await storage.leases()} - {None, self.host}:
+                await storage.release_leases(host)  # type: ignore[arg-type]
+        await keeper.take_free(asyncio.get_running_loop().time())
+        return await self.games.restore_running(
+            [game for game in running if game.id in keeper.held])
+
+    def _claimed(self, game_ids: frozenset[str]) -> None:
+        """The lease keeper took over a dead host's games: resume them here."""
+        task = asyncio.get_running_loop().create_task(self._resume_claimed(game_ids),
+                                                      name="resume claimed games")
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks.remove)
+
+    async def _resume_claimed(self, game_ids: frozenset[str]) -> None:
+        """Resume claimed games through the restart's path (`Games.restore_running`:
+        their players have each game's grace period to come here); while the storage
+        fails, try again at the lease keeper's pace, as long as the games are held."""
+        keeper = self._leases
+        assert keeper is not None
+        while not self._stopping.is_set():
+            wanted = game_ids & keeper.held
+            if not wanted:
+                return
+            try:
+                running = await self.storage.running_games(wanted)
+                resumed, aborted = await self.games.restore_running(running)
+            except StorageFailure as failure:
+                log.error("the games taken over could not be resumed yet: %s", failure)
+                await asyncio.sleep(keeper.lease / 3)
+                continue
+            self.durability.resumed += resumed
+            self.durability.recovered += aborted
+            log.warning("resumed %d game(s) taken over from stopped hosts, from their stored "
+                        "moves; aborted %d that could not be replayed", len(resumed),
+                        len(aborted))
+            return
 
     def websocket_side(self, check_handshake: HandshakeCheck | None = None) -> WebSocketSide:
         """The server's WebSocket side, for the port (`arena.server.dispatch.OnePort`):
@@ -287,6 +343,11 @@ class ArenaServer(ArenaService):
             if self._games is not None:
                 self._games.suspend_all()
                 await self._games.wait_suspended(timeout=10)
+            if self._leases is not None:  # after the moves are stored: a peer takes over
+                try:
+                    await self._leases.release()
+                except StorageFailure as failure:  # they run out by themselves
+                    log.error("the games' leases could not be released: %s", failure)
             # all at once: one by one, ten thousand bots would take ten thousand waits
             await asyncio.gather(*(session.drain_and_close(1012, "server restarting")
                                    for session in list(self.sessions.values())))

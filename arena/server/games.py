@@ -19,6 +19,12 @@ one replay path, with the clocks as stored): the game waits for its players to c
 back (each has the game's grace period, from the restart), then begins again with a
 fresh ``your_turn``. A closing server suspends its games instead of ending them
 (`suspend_all`); a game whose record cannot be replayed is aborted with the reason.
+
+On a database shared by several servers (docs/cluster.md), each game is leased to its
+host (`arena.storage.leases.LeaseKeeper`): a game is stored already leased, a dead
+host's games are resumed here through the same `restore_running`, and a game another
+host took over stops here announcing nothing (`lose`; its result is stored only while
+the lease is held).
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ from arena.server.session import Session
 from arena.server.writeahead import WriteAhead
 from arena.service import PlayerUnavailable
 from arena.storage import RunningGame, Storage, StorageFailure, StoredTurn
+from arena.storage.leases import LeaseKeeper
 from arena.workers import JobFailed
 from protocol import Message
 
@@ -91,6 +98,8 @@ class _Run:
     """Its house bots are prepared: the game begins once nobody is waited for."""
     clock_held: bool = False
     """The clock is stopped while the move that began this turn is stored."""
+    lost: bool = False
+    """Another host took the game over (`Games.lose`): it stops here, announcing nothing."""
 
 
 class Games:
@@ -107,12 +116,15 @@ class Games:
         stopping: set when the server begins to close (no game starts then).
         write_ahead: store each move before anybody is told of it (False: the figures'
             baseline only, `arena.server.writeahead`).
+        leases: this host's leases (docs/cluster.md): each game started is leased, a
+            result is stored only while the lease is held. None: no leases (tests).
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None) -> None:
+                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None,
+                 leases: LeaseKeeper | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
         """Where games with hosted bots wait their turn (None: the server hosts none)."""
@@ -123,6 +135,7 @@ class Games:
         self.house_bots = house_bots
         self.legal_moves = legal_moves
         self.notes = notes
+        self.leases = leases
         self.live: dict[str, LiveGame] = {}
         self.bot_games: defaultdict[str, set[str]] = defaultdict(set)
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
@@ -220,8 +233,8 @@ class Games:
     # -- after a restart ---------------------------------------------------------------
 
     async def restore_running(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
-        """Resume the games a stopped server left running, from their stored moves;
-        abort (and store as aborted, with the reason) those that cannot be replayed.
+        """Resume the games a stopped server (or a dead host) left running, from their
+        stored moves; abort (and store as aborted, with the reason) those that cannot be replayed.
         Returns the ids resumed and the ids aborted. Games already live are left alone
         (a retry after a storage failure).
 
@@ -241,11 +254,16 @@ class Games:
                     await self._abort_stored(stored, "the game could not be resumed after a "
                                                      f"restart: {error}")
                     aborted.append(stored.id)
+                    if self.leases is not None:
+                        self.leases.forget(stored.id)
                     continue
                 for name in run.waiting:
                     away[name].add(run.live.control.grace_ms)
                 self._launch(run)
                 resumed.append(stored.id)
+                for name in list(run.waiting):  # a game taken over from a dead host: its
+                    if name in self.sessions:   # players may be connected here already
+                        self.resume(run.live, name)
         finally:  # (a storage failure above: the games resumed so far wait all the same)
             now = self._loop.time()
             for name, graces in away.items():
@@ -354,14 +372,19 @@ class Games:
         live = run.live
         match = live.match
         if not run.resumed:
-            try:
-                await self.storage.start_game(match.record(), ladder=live.ladder,
-                                              pair=live.pair, time_control=live.control,
-                                              ladder_name=live.ladder_name)
+            leases = self.leases
+            try:  # leased to this host as it is stored: no moment for another to claim it
+                await self.storage.start_game(
+                    match.record(), ladder=live.ladder, pair=live.pair, time_control=live.control,
+                    ladder_name=live.ladder_name,
+                    host=None if leases is None else leases.host,
+                    lease=0.0 if leases is None else leases.lease)
             except StorageFailure as failure:
                 # not stored, so not started: nobody was told of it yet
                 self._forget(live)
                 raise StorageUnavailable(str(failure)) from None
+            if leases is not None:
+                leases.hold(live.id, self._loop.time())
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
@@ -379,7 +402,8 @@ class Games:
             if match.outcome is None:
                 match.abort(f"server error: {error!r}")
         except asyncio.CancelledError:
-            if self._suspending:  # stays running in storage: resumed on the next start
+            # stays running in storage: resumed on the next start, or by another host
+            if self._suspending or run.lost:
                 self.writeahead.forget(run)
                 self._forget(live)
                 raise
@@ -387,6 +411,10 @@ class Games:
                 match.abort("the server shut down")
         if match.outcome is None:
             match.abort("the server shut down")
+        if not await self._still_held(run):
+            self.writeahead.forget(run)
+            self._forget(live)
+            raise asyncio.CancelledError  # another host plays it: nothing is announced here
         record = match.record()
         log_text = to_jsonl(record)
         try:
@@ -405,6 +433,42 @@ class Games:
         self.finished += 1
         self._announce_end(live, record)
         return record
+
+    async def _still_held(self, run: _Run) -> bool:
+        """Whether this host still holds `run`'s lease, asked of the database just
+        before its result is stored (a host paused past its lease must not store the
+        result of a game another host took over). A storage failure answers True: the
+        result then waits for the storage, and a keeper that cannot renew for a whole
+        lease gives its games up (`lose`)."""
+        if run.lost:
+            return False
+        if self.leases is None:
+            return True
+        try:
+            held = await self.leases.adopt(run.live.id, self._loop.time())
+        except StorageFailure:
+            return True
+        if not held:
+            run.lost = True
+            log.warning("game %s: another host took it over; its result is not stored here",
+                        run.live.id)
+        return held
+
+    def lose(self, game_ids: frozenset[str]) -> None:
+        """Another host took these games over (this host's leases ran out): stop them
+        where they are, announcing nothing (`LeaseKeeper`'s ``on_lost``)."""
+        for game_id in game_ids:
+            run = self._runs.get(game_id)
+            if run is None or run.live.over:
+                continue
+            run.lost = True
+            if run.timer is not None:
+                run.timer.cancel()
+                run.timer = None
+            if run.house_task is not None:
+                run.house_task.cancel()
+            if run.task is not None:
+                run.task.cancel()
 
     async def _run(self, run: _Run) -> None:
         """Begin the game (a resumed one once its players are back) and wait for its
@@ -463,6 +527,8 @@ class Games:
         self._forget(live)
 
     def _forget(self, live: LiveGame) -> None:
+        if self.leases is not None:
+            self.leases.forget(live.id)
         self.legal_moves.forget(live.id)
         self.notes.forget(live.id)
         for session in live.spectators:
@@ -488,9 +554,9 @@ class Games:
         """A move from seat `seat` for `turn` has come: judge it, then tell everybody
         once it is stored (a move sent while the server closes is not judged: the bot
         has its turn again after the restart)."""
-        if self._suspending:
-            return
         run = self._runs[live.id]
+        if self._suspending or run.lost:
+            return
         before = live.turn
         self._moved(run, before, live.submit(seat, turn, text, self._loop.time()))
 
@@ -516,8 +582,8 @@ class Games:
 
     def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
         """`run`'s moves are stored: tell everybody (or, if they could not be, end it)."""
-        if run.task is None or run.task.done():
-            return  # suspended: the server closes, and nobody is told any more
+        if run.task is None or run.task.done() or run.lost:
+            return  # suspended (the server closes, or another host took it): nobody is told
         if run.clock_held:
             run.clock_held = False
             run.live.resume_clock(self._loop.time())

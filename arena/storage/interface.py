@@ -23,7 +23,7 @@ import hashlib
 import json
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -467,7 +467,8 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
                          time_control: TimeControl | None = None,
-                         ladder_name: str | None = None) -> None:
+                         ladder_name: str | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         """Store a game as running before its first move (its seed kept secret until
         `finish_game`), with what a restart needs to resume it (`running_games`).
 
@@ -478,6 +479,9 @@ class Storage(PeopleStorage):
             time_control: the game's clocks.
             ladder_name: the ladder that paired it, whose ratings it changes (default:
                 the ladder named after the game, for a ladder game).
+            host, lease: store it leased to `host` for `lease` seconds (a cluster's host
+                starting a game: no other host can claim it between its insertion and
+                its lease); None: nobody holds it (`lease_game`).
 
         Raises:
             ValueError: a game of that id is stored already.
@@ -500,8 +504,9 @@ class Storage(PeopleStorage):
         """
 
     @abstractmethod
-    async def running_games(self) -> list[RunningGame]:
-        """Every game stored as running, with its stored turns in order, oldest first."""
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        """Every game stored as running (of `ids` only, if given: the games a host took
+        over), with its stored turns in order, oldest first."""
 
     @abstractmethod
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,

@@ -83,6 +83,29 @@ class LeaseKeeper:
             self._renewed = now
         return True
 
+    def hold(self, game_id: str, now: float) -> None:
+        """A game this host stored already leased to itself (`Storage.start_game`'s
+        ``host``): its lease is kept from now on."""
+        self.held.add(game_id)
+        if self._renewed is None:
+            self._renewed = now
+
+    async def take_free(self, now: float) -> frozenset[str]:
+        """At start: take back the games leased under this host's name (a restart of a
+        host with a fixed name, ``--host-id``) and claim every game no live host holds
+        (those a stop or a crash left running), `CLAIM_LIMIT` at a time until none is
+        left; the games taken (not reported to `on_claimed`: the caller resumes them)."""
+        taken = set(await self.storage.renew_leases(self.host, self.lease))
+        while True:
+            claimed = await self.storage.claim_expired(self.host, self.lease, CLAIM_LIMIT)
+            taken.update(claimed)
+            if len(claimed) < CLAIM_LIMIT:
+                break
+        self.held |= taken
+        if self._renewed is None:
+            self._renewed = now
+        return frozenset(taken)
+
     def forget(self, game_id: str) -> None:
         """A game ended here: no more a lease to keep (its row is no longer running; a
         game not forgotten is reported lost at the next round)."""

@@ -24,7 +24,15 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -303,19 +311,23 @@ class PostgresStorage(PostgresPeople, Storage):
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
                          time_control: TimeControl | None = None,
-                         ladder_name: str | None = None) -> None:
+                         ladder_name: str | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         async def work(db: Connection) -> None:
             try:
                 await db.execute(
                     "INSERT INTO games(id, game, settings, players, seed, seed_commitment,"
-                    " time_control, ladder, pair, status, started, ladder_name)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11)",
+                    " time_control, ladder, pair, status, started, ladder_name, host,"
+                    " lease_until)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12::text,"
+                    f" CASE WHEN $12::text IS NULL THEN NULL ELSE {_NOW} + $13 END)",
                     record.id, record.game, json.dumps(record.settings),
                     json.dumps(record.players),
                     None if record.seed is None else seed_to_text(record.seed),
                     record.seed_commitment,
                     None if time_control is None else json.dumps(time_control.to_json()),
-                    ladder, pair, time.time(), stored_ladder_name(record, ladder, ladder_name))
+                    ladder, pair, time.time(), stored_ladder_name(record, ladder, ladder_name),
+                    host, lease)
             except asyncpg.UniqueViolationError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
             await db.executemany(  # with each bot's current version (a person's bot has one)
@@ -338,16 +350,19 @@ class PostgresStorage(PostgresPeople, Storage):
         if turns:
             await self._run(work)
 
-    async def running_games(self) -> list[RunningGame]:
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        chosen = "" if ids is None else " AND g.id = ANY($1::text[])"
+        args = () if ids is None else (list(ids),)
+
         async def work(db: Connection) -> list[RunningGame]:
             async with db.transaction(isolation="repeatable_read", readonly=True):
-                games = await db.fetch(f"SELECT {_RUNNING} FROM games WHERE status = 'running'"
-                                       " ORDER BY started, seq")
+                games = await db.fetch(f"SELECT {_RUNNING} FROM games g WHERE status = 'running'"
+                                       f"{chosen} ORDER BY started, seq", *args)
                 turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
                 for game_id, index, line, clocks, ended in await db.fetch(
                         "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
-                        " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
-                        " ORDER BY t.game_id, t.idx"):
+                        f" JOIN games g ON g.id = t.game_id WHERE g.status = 'running'{chosen}"
+                        " ORDER BY t.game_id, t.idx", *args):
                     turns[game_id].append(
                         stored_turn(game_id, index, line, clocks, ended))
             return [running_game(tuple(row), turns[row[0]]) for row in games]

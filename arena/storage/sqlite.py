@@ -24,7 +24,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -269,20 +269,23 @@ class SQLiteDatabase(SQLitePeople):
 
     def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
                    time_control: TimeControl | None = None,
-                   ladder_name: str | None = None) -> None:
+                   ladder_name: str | None = None, host: str | None = None,
+                   lease: float = 0.0) -> None:
         def work(db: sqlite3.Connection) -> None:
+            now = time.time()
             try:
                 db.execute(
                     "INSERT INTO games(id, game, settings, players, seed_text, seed_commitment,"
-                    " time_control, ladder, pair, status, started, ladder_name)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                    " time_control, ladder, pair, status, started, ladder_name, host,"
+                    " lease_until)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
                     (record.id, record.game, json.dumps(record.settings),
                      json.dumps(record.players),
                      None if record.seed is None else seed_to_text(record.seed),
                      record.seed_commitment,
                      None if time_control is None else json.dumps(time_control.to_json()),
-                     int(ladder), pair, time.time(), stored_ladder_name(record, ladder,
-                                                                        ladder_name)),
+                     int(ladder), pair, now, stored_ladder_name(record, ladder, ladder_name),
+                     host, None if host is None else now + lease),
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
@@ -315,18 +318,20 @@ class SQLiteDatabase(SQLitePeople):
             finally:
                 self.db.execute("PRAGMA synchronous=FULL")
 
-    def running_games(self) -> list[RunningGame]:
+    def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
+        chosen = "" if ids is None else " AND g.id IN (SELECT value FROM json_each(?))"
+        args = () if ids is None else (json.dumps(list(ids)),)
         self.db.execute("BEGIN")
         try:
             games = self.db.execute(
-                f"SELECT {_RUNNING} FROM games WHERE status = 'running' ORDER BY started, rowid"
-            ).fetchall()
+                f"SELECT {_RUNNING} FROM games g WHERE status = 'running'{chosen}"
+                " ORDER BY started, rowid", args).fetchall()
             turns: dict[str, list[StoredTurn]] = {row[0]: [] for row in games}
             for game_id, index, line, clocks, ended in self.db.execute(
                     "SELECT t.game_id, t.idx, t.line, t.clocks, t.ended FROM game_turns t"
-                    " JOIN games g ON g.id = t.game_id WHERE g.status = 'running'"
-                    " ORDER BY t.game_id, t.idx"):
+                    f" JOIN games g ON g.id = t.game_id WHERE g.status = 'running'{chosen}"
+                    " ORDER BY t.game_id, t.idx", args):
                 turns[game_id].append(
                     stored_turn(game_id, index, line, clocks, ended))
         finally:
@@ -735,16 +740,17 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def start_game(self, record: MatchRecord, *, ladder: bool, pair: str | None,
                          time_control: TimeControl | None = None,
-                         ladder_name: str | None = None) -> None:
+                         ladder_name: str | None = None, host: str | None = None,
+                         lease: float = 0.0) -> None:
         await self.run(self.database.start_game, record, ladder=ladder, pair=pair,
-                       ladder_name=ladder_name,
-                       time_control=time_control)
+                       ladder_name=ladder_name, time_control=time_control, host=host,
+                       lease=lease)
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         await self.run(self.database.append_turns, list(turns))
 
-    async def running_games(self) -> list[RunningGame]:
-        return await self.run(self.database.running_games)
+    async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
+        return await self.run(self.database.running_games, ids)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
                           log: str | None = None) -> list[RatingRow]:

@@ -74,13 +74,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def start_server(db: str, port: int, stderr: Path) -> subprocess.Popen[bytes]:
+async def start_server(db: str, port: int, stderr: Path,
+                       *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     errors = open(stderr, "ab")  # noqa: SIM115, ASYNC230 - the child keeps it
     process = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port", str(port),
          "--db", db, "--moves", "20", "--interval", "0.05", "--house", "random",
-         "--grace-ms", "60000", "--max-games", "4"],
+         "--grace-ms", "60000", "--max-games", "4", *extra],
         env=env, stdout=subprocess.DEVNULL, stderr=errors,
     )
     errors.close()
@@ -138,7 +139,9 @@ async def test_a_restart_mid_ladder_loses_no_game(tmp_path: Path, backend: str,
         port = free_port()
         url = f"ws://127.0.0.1:{port}/"
         stderr = tmp_path / "serve.stderr"
-        server = await start_server(db, port, stderr)
+        # on PostgreSQL, a restart under the same name takes its games back at once
+        same_name = ("--host-id", "restarted") if backend == "postgresql" else ()
+        server = await start_server(db, port, stderr, *same_name)
         witnesses = {name: Witness() for name in tokens}
         clients = []
         for name, token in tokens.items():
@@ -165,7 +168,7 @@ async def test_a_restart_mid_ladder_loses_no_game(tmp_path: Path, backend: str,
             running = await in_flight(db)
             assert running and any(running.values()), "the stop should catch games in flight"
 
-            server = await start_server(db, port, stderr)  # the running games resume
+            server = await start_server(db, port, stderr, *same_name)  # the games resume
             await wait_for(lambda: f"resumed {len(running)} running game(s) from their "
                            "stored moves" in stderr.read_text(), 30, "serve says it resumed")
             await wait_for(lambda: set(running) <= announced_ids(clients), 60,

@@ -137,3 +137,18 @@ async def test_run_renews_and_claims_until_cancelled(storage: Storage) -> None:
 
 def test_host_ids_differ() -> None:
     assert host_id() != host_id()
+
+
+async def test_at_start_a_host_takes_back_its_own_games_and_every_free_one(
+        storage: Storage) -> None:
+    await start(storage, "mine", "free", "theirs", "dead")
+    before, live, dead = Host(storage, "host-1"), Host(storage, "live"), Host(storage, "dead")
+    assert await before.keeper.adopt("mine", now=0)  # host-1, before its restart
+    assert await live.keeper.adopt("theirs", now=0)
+    assert await dead.keeper.adopt("dead", now=0)
+    await storage.release_leases("dead")  # its leases ran out
+    restarted = Host(storage, "host-1")  # the same name (--host-id), a new process
+    assert await restarted.keeper.take_free(now=0) == {"mine", "free", "dead"}
+    assert restarted.keeper.held == {"mine", "free", "dead"}
+    assert restarted.claimed == []  # the caller resumes them
+    assert (await hosts(storage))["theirs"] == "live"

@@ -92,3 +92,14 @@ async def test_hosts_claiming_at_once_never_share_a_game(storage: Storage) -> No
                                    for i in range(12)))
     assert races.count(True) == 1
     assert (await hosts(storage))["g07"] == f"racer-{races.index(True)}"
+
+
+async def test_a_game_stored_leased_is_never_anybody_elses(storage: Storage) -> None:
+    await storage.start_game(started(ended("g1", ("alice", "bob"), 0)), ladder=False,
+                             pair=None, host="host-a", lease=HELD)
+    await start(storage, "g2")  # no host: anybody's
+    [held, free] = await storage.leases()
+    assert (held.host, free.host, free.until) == ("host-a", None, None)
+    assert held.until is not None
+    assert await storage.claim_expired("host-b", HELD) == ["g2"]
+    assert await storage.renew_leases("host-a", HELD) == ["g1"]

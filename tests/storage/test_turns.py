@@ -56,6 +56,20 @@ async def test_a_running_game_comes_back_with_its_turns_and_replays(storage: Sto
         assert await snapshot.count("game_turns") == 0  # dropped with the result
 
 
+async def test_running_games_of_chosen_ids_only(storage: Storage) -> None:
+    """What a host that took games over reads: those games, with their turns."""
+    records = [played(f"g{number}", moves=3) for number in range(3)]
+    for record in records:
+        await storage.start_game(started(record), ladder=False, pair=None)
+        await storage.append_turns(turns_of(record))
+    chosen = await storage.running_games(["g2", "g0", "nothing"])
+    assert [game.id for game in chosen] == ["g0", "g2"]
+    assert [game.turns for game in chosen] == [tuple(turns_of(records[0])),
+                                               tuple(turns_of(records[2]))]
+    assert await storage.running_games([]) == []
+    assert len(await storage.running_games()) == 3
+
+
 async def test_a_game_of_1000_turns_and_a_batch_of_200_games(storage: Storage) -> None:
     banks, retries = (2500.5, 3000.0), 1
     long = replace(played("long"), turns=())
