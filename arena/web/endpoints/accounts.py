@@ -26,8 +26,8 @@ from arena.config import AccountsConfig
 from arena.names import check_account_name
 from arena.passwords import HashingBusy, Passwords, check_password
 from arena.record import read_jsonl
-from arena.storage.people import AccountLimit
 from arena.service import ChallengeError
+from arena.storage.people import AccountLimit
 from arena.web import PERSON_COOKIE
 from arena.web.endpoints.challenges import CHALLENGE_STATUS
 from arena.web.http import ApiError, json_response, read_json
