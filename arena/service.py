@@ -281,11 +281,13 @@ class ArenaService(Protocol):
         """The task that plays `live` (just started) to its end and returns its stored
         record."""
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int,
-                  ladder: str | None = None) -> dict[str, Any]:
-        """A person's unrated challenge to `opponent` for one game in `seat` on the
-        settings of the ladder named `ladder` (None: the server's first ladder;
-        `arena.server.challenges`): its ``challenge_status`` fields.
+    def challenge(self, challenger: str, opponent: str, *, seat: int | None,
+                  ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
+        """A challenge from the web to `opponent` on the settings of the ladder named
+        `ladder` (None: the server's first ladder; `arena.server.challenges`): its
+        ``challenge_status`` fields. A browser's guest plays one game in `seat`; a
+        person's own bot (`seat` None) plays the pairing's two games, seats swapped,
+        rated or not, exactly as its own ``challenge`` message would.
 
         Raises:
             ChallengeError: over a budget, or a challenge the server cannot play

@@ -714,14 +714,15 @@ class ArenaServer(ArenaService):
     def connected(self, name: str) -> bool:
         return name in self.sessions
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int,
-                  ladder: str | None = None) -> dict[str, Any]:
+    def challenge(self, challenger: str, opponent: str, *, seat: int | None,
+                  ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
         ladders = self.config.all_ladders
         named = ladders[0] if ladder is None and ladders else self.config.ladder_named(ladder)
         if isinstance(named, str):
             raise ChallengeError("unknown-ladder", named)
-        return self.challenges.challenge(challenger, opponent, rated=False, games=1,
-                                         seat=seat, ladder=named.name).status_fields()
+        return self.challenges.challenge(
+            challenger, opponent, rated=rated, games=2 if seat is None else 1,
+            seat=seat or 0, ladder=named.name).status_fields()
 
     def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         found = self.challenges.get(challenge_id)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from aiohttp import web
@@ -26,8 +26,10 @@ from arena.config import AccountsConfig
 from arena.names import check_account_name
 from arena.passwords import HashingBusy, Passwords, check_password
 from arena.record import read_jsonl
+from arena.service import ChallengeError
 from arena.storage.people import AccountLimit
 from arena.web import PERSON_COOKIE
+from arena.web.endpoints.challenges import CHALLENGE_STATUS
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
 from arena.web.routes import Endpoint, Param, service_of
@@ -84,6 +86,19 @@ class NewBot(msgspec.Struct, forbid_unknown_fields=True):
     """A new bot of the signed-in person's (its name is global: no other bot may have it)."""
 
     name: str
+
+
+class BotChallenge(msgspec.Struct, forbid_unknown_fields=True):
+    """A challenge from one of the signed-in person's connected bots to a named bot: the
+    pairing's two games on a ladder's settings, as the bot's own ``challenge`` message."""
+
+    opponent: Annotated[str, msgspec.Meta(max_length=64)]
+    """The bot challenged (an account's name)."""
+    ladder: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    """The ladder whose game, settings and time control the games use (``GET
+    /api/ladders``); None: the server's first ladder."""
+    rated: bool = False
+    """Rated games (refused on an unrated ladder, and between two bots of one person)."""
 
 
 class NewVersion(msgspec.Struct, forbid_unknown_fields=True):
@@ -320,6 +335,27 @@ async def debug_lines(request: web.Request) -> web.Response:
                               for note in record.notes if note.player in seats]})
 
 
+async def bot_challenge(request: web.Request) -> web.Response:
+    """A person challenges a named bot with one of their own connected bots; the same
+    rules and budgets as the bot's ``challenge`` message (`ArenaService.challenge`)."""
+    service = service_of(request)
+    person = await _person(request)
+    name = request.match_info["bot"]
+    if not any(bot.name == name for bot in await service.records.owned_bots(person)):
+        raise ApiError(403, f"{name[:60]!r} is not a bot of yours", code="not-your-bot")
+    body = await read_json(request, BotChallenge, service.config.web.max_body)
+    if not service.connected(name):
+        raise ApiError(409, f"your bot {name!r} is not connected: connect it (with its "
+                            "token) and challenge again", code="not-connected")
+    try:
+        opened = service.challenge(name, body.opponent.strip(), seat=None, ladder=body.ladder,
+                                   rated=body.rated)
+    except ChallengeError as error:
+        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error),
+                       code=error.code) from None
+    return json_response(opened)
+
+
 _TAG = "accounts"
 _SIGNED_IN = {401: "not signed in"}
 _SESSION = ("session",)
@@ -390,6 +426,22 @@ ENDPOINTS = (
              answers={200: '{"bot", "games": [a game as /api/games lists it, with "version"]}',
                       400: "a bad limit or before", **_SIGNED_IN,
                       404: "no such bot of yours"}),
+    Endpoint("POST", "/api/account/bots/{bot}/challenges", bot_challenge,
+             "Challenge a named bot with one of your connected bots (two games on a "
+             "ladder's settings, seats swapped)", _TAG, params=(_BOT,), body=BotChallenge,
+             security=_SESSION, answers={
+                 200: '{"challenge_id", "status" (pending, accepted, declined, expired, '
+                      'cancelled, failed), "challenger", "opponent", "rated", "reason"?, '
+                      '"game_ids"? (accepted: the two games)}; the opponent\'s policy or the '
+                      'opponent answers soon: poll GET /api/challenges/{id}',
+                 400: "a bad body", **_SIGNED_IN,
+                 403: "not a bot of yours (or a page of another site)",
+                 404: "no ladder of the name given (code unknown-ladder)",
+                 409: "your bot is not connected (code not-connected), or the challenge is "
+                      "refused (code bad-challenge: the opponent is not connected or busy, "
+                      "rated on an unrated ladder, rated between two bots of yours, the "
+                      "pair's cap is spent...)",
+                 429: "over the bot's challenge budget (code challenge-limit)"}),
     Endpoint("GET", "/api/account/bots/{bot}/games/{id}/debug", debug_lines,
              "The debug lines a bot logged in one of its games", _TAG,
              params=(_BOT, Param("id", "the game", required=True, where="path")),

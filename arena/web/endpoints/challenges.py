@@ -5,8 +5,9 @@ connected over the WebSocket so that it can play: ``POST /api/challenges`` opens
 unrated challenge through the service (`arena.service.ArenaService.challenge`), the
 same challenges the bots make (the same budgets, the bot's own accept policy), for one game on the ladder's settings
 in the seat the person chose; ``GET /api/challenges/{id}`` says where it stands
-(pending, accepted with its game's id, declined...). People's own accounts, and so
-rated challenges from the web, come with the accounts (issue 25).
+(pending, accepted with its game's id, declined...). A signed-in person challenges with
+one of their own bots, rated or not, through ``POST /api/account/bots/{bot}/challenges``
+(`arena.web.endpoints.accounts`); its status is read here too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from arena.web.endpoints.play import guest_ready_to_play
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.routes import Endpoint, Param, service_of
 
-__all__ = ["ENDPOINTS"]
+__all__ = ["CHALLENGE_STATUS", "ENDPOINTS"]
 
 
 class ChallengeRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -36,7 +37,8 @@ class ChallengeRequest(msgspec.Struct, forbid_unknown_fields=True):
     server's first ladder."""
 
 
-_STATUS = {"bad-challenge": 409, "challenge-limit": 429, "unknown-ladder": 404}
+CHALLENGE_STATUS = {"bad-challenge": 409, "challenge-limit": 429, "unknown-ladder": 404}
+"""The HTTP status of each `ChallengeError` code (400 for the others)."""
 
 
 async def challenge(request: web.Request) -> web.Response:
@@ -47,7 +49,7 @@ async def challenge(request: web.Request) -> web.Response:
         opened = service.challenge(player, body.bot.strip(), seat=body.seat,
                                    ladder=body.ladder)
     except ChallengeError as error:
-        raise ApiError(_STATUS.get(error.code, 400), str(error), code=error.code) from None
+        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code) from None
     return json_response(opened)
 
 
@@ -60,8 +62,8 @@ async def challenge_status(request: web.Request) -> web.Response:
 
 
 _FIELDS = ('{"challenge_id", "status" (pending, accepted, declined, expired, cancelled, '
-           'failed), "challenger", "opponent", "rated" (false), "reason"?, "game_ids"? '
-           '(accepted: the one game)}')
+           'failed), "challenger", "opponent", "rated", "reason"?, "game_ids"? '
+           '(accepted: the guest\'s one game, or the two games of a person\'s bot)}')
 
 ENDPOINTS = (
     Endpoint("POST", "/api/challenges", challenge,

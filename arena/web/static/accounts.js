@@ -1,8 +1,9 @@
 // People and their bots (docs/web.md, "My bots"): signing in and up (#/account), and a
-// person's bots with their tokens, versions, games and debug lines (#/mine). The session
-// is an HttpOnly cookie the server sets: this page never sees it.
+// person's bots with their tokens, versions, games and debug lines, and challenges made
+// with them (#/mine). The session is an HttpOnly cookie the server sets: this page never
+// sees it.
 
-import { api, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -86,7 +87,7 @@ export async function myBotsPage() {
     setPhase("signed-out");
     return;
   }
-  const mine = await api("/api/account/bots");
+  const [mine, { ladders }] = await Promise.all([api("/api/account/bots"), api("/api/ladders")]);
   const tokenShown = h("div", { id: "token-box", class: "card", role: "status", tabindex: "-1", hidden: true });
   const [nameLabel, name] = field("new-bot", t("Name of the new bot"), { required: true, maxlength: 40, autocomplete: "off" });
   const createMessage = message("create-message");
@@ -98,7 +99,7 @@ export async function myBotsPage() {
       tokenBox(document.getElementById("token-box"), made.name, made.token);
     } catch (error) { failed(createMessage, error); }
   } }, nameLabel, name, h("p", {}, h("button", { id: "create-bot", class: "primary", type: "submit" }, t("Create the bot"))), createMessage);
-  const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown)));
+  const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown, ladders)));
   show(h("h1", {}, t("My bots")),
     h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name }), " ", signOutButton()),
     me.operator ? h("p", {}, h("a", { id: "operator-link", href: "#/operator" }, t("Operators' page"))) : null,
@@ -112,7 +113,58 @@ export async function myBotsPage() {
 
 function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
 
-async function botCard(bot, tokenShown) {
+// (a function: the catalogue is loaded after this module)
+const challengeStates = () => ({ pending: t("waiting for the answer"), accepted: t("accepted"), declined: t("declined"),
+  expired: t("expired"), cancelled: t("cancelled"), failed: t("failed") });
+
+// Where a challenge stands, in `box`: its state, why it ended, and the games once accepted.
+function challengeStatus(box, answer) {
+  const state = challengeStates()[answer.status] || answer.status;
+  box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
+  box.dataset.status = answer.status;
+  box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
+    answer.reason ? ` (${answer.reason})` : "",
+    ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
+}
+
+// A connected bot challenges a named bot (POST /api/account/bots/{bot}/challenges): the two
+// games of a pairing on a ladder's settings, rated or not; its status is read until it ends.
+function challengeForm(bot, ladders) {
+  const name = encodeURIComponent(bot.name);
+  const id = (part) => `challenge-${part}-${bot.name}`;
+  const opponent = h("input", { id: id("opponent"), class: "challenge-opponent", required: true, maxlength: 64, autocomplete: "off" });
+  const ladder = h("select", { id: id("ladder"), class: "challenge-ladder" },
+    ladders.map((l) => h("option", { value: l.name }, l.rated ? l.name : t("{ladder} (unrated)", { ladder: l.name }))));
+  const rated = h("input", { id: id("rated"), class: "challenge-rated", type: "checkbox" });
+  const ratedOk = () => { rated.disabled = !ladders[ladder.selectedIndex]?.rated; if (rated.disabled) rated.checked = false; };
+  ladder.addEventListener("change", ratedOk);
+  ratedOk();
+  const status = h("p", { class: "challenge-status", "aria-live": "polite" });
+  return h("form", { class: "challenge-form", "data-bot": bot.name, onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      let answer = await post(`/api/account/bots/${name}/challenges`, { opponent: opponent.value.trim(), ladder: ladder.value, rated: rated.checked });
+      challengeStatus(status, answer);
+      while (answer.status === "pending") {
+        await new Promise((done) => setTimeout(done, 1000));
+        answer = await api(`/api/challenges/${encodeURIComponent(answer.challenge_id)}`);
+        challengeStatus(status, answer);
+      }
+    } catch (error) {
+      if (error instanceof StalePage) return;
+      delete status.dataset.status;
+      status.className = "challenge-status error";
+      status.replaceChildren(errorText(error));
+    }
+  } }, h("fieldset", {}, h("legend", {}, t("Challenge a bot with {bot}", { bot: bot.name })),
+    h("p", { class: "muted" }, t("Two games on the ladder's settings, seats swapped.")),
+    h("label", { for: id("opponent") }, t("Opponent (a bot's name)")), opponent,
+    h("label", { for: id("ladder") }, t("Ladder")), ladder,
+    h("label", {}, rated, " ", t("Rated games")),
+    h("p", {}, h("button", { type: "submit" }, t("Challenge"))), status));
+}
+
+async function botCard(bot, tokenShown, ladders) {
   const name = encodeURIComponent(bot.name);
   const [versions, games] = await Promise.all([api(`/api/account/bots/${name}/versions`),
     api(`/api/account/bots/${name}/games`, { limit: 20 })]);
@@ -147,12 +199,13 @@ async function botCard(bot, tokenShown) {
   return h("section", { class: "card bot", "data-bot": bot.name, "aria-labelledby": `bot-${bot.name}` },
     h("h2", { id: `bot-${bot.name}` }, bot.name),
     h("p", {}, t("Version {version}", { version: bot.version }), " · ", state), rotate, register, cardMessage,
-    scrollBox(t("the versions, scrolled sideways"), h("table", { class: "versions" },
+    bot.connected && !bot.revoked && ladders.length ? challengeForm(bot, ladders) : null,
+    scrollBox(t("the versions of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "versions" },
       h("caption", {}, t("Versions")),
       h("tr", {}, [t("version"), t("note"), t("games"), t("rated games"), t("rating (μ − 3σ)")].map((c) => h("th", { scope: "col" }, c))),
       versions.versions.map((v) => h("tr", {}, [v.version, v.note, v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
         .map((c) => h("td", {}, String(c))))))),
-    games.games.length ? scrollBox(t("the games, scrolled sideways"), h("table", { class: "games" },
+    games.games.length ? scrollBox(t("the games of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "games" },
       h("caption", {}, t("Recent games")),
       h("tr", {}, [t("started"), t("players"), t("version"), t("result"), t("Debug lines")].map((c) => h("th", { scope: "col" }, c))),
       games.games.map((g) => h("tr", {},

@@ -1,0 +1,122 @@
+"""What a person sees challenging a bot with one of their own, in a real Chromium: the
+form on "My bots" for a connected bot only, the challenge's state as it changes, the
+links to its two games once accepted, the reason once declined; in Russian too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from arena.storage.sqlite import SQLiteDatabase
+from clients import ArenaClient, BuiltinBot
+from tests.waiting import wait_for_sync
+
+from .browser import accessible, browser, no_overflow, open_page, shot, visitor, wait_phase
+from .live import arena_serve
+from .test_browser_accounts import sign_up
+
+__all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
+
+
+def _new_bot(url: str, cookie: dict[str, str], name: str) -> str:
+    """A bot of the person whose session `cookie` is: its token."""
+    request = urllib.request.Request(
+        url + "/api/account/bots", method="POST", data=json.dumps({"name": name}).encode(),
+        headers={"Content-Type": "application/json",
+                 "Cookie": f"{cookie['name']}={cookie['value']}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)["token"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A server with its default (rated) ladder, people signing up freely, and two
+    connected bots out of the pairing: alpha accepting every challenge, carol none; ann
+    (signed up) has ann-bot, connected, and ann-off, not."""
+    base = tmp_path_factory.mktemp("account-challenge")
+    database = SQLiteDatabase(base / "arena.sqlite")
+    tokens = {"alpha": database.add_bot("alpha"), "carol": database.add_bot("carol")}
+    database.close()
+    with arena_serve("--db", str(base / "arena.sqlite"), "--signup", "open",
+                     "--guests-per-client", "1000") as (url, process):
+        cookie = sign_up(url, "ann")
+        tokens["ann-bot"] = _new_bot(url, cookie, "ann-bot")
+        _new_bot(url, cookie, "ann-off")
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+        url_ws = "ws" + url.removeprefix("http") + "/"
+        accept = {"alpha": "auto", "carol": "decline", "ann-bot": "decline"}
+        clients = [ArenaClient(url_ws, tokens[name], BuiltinBot("random"),
+                               accept={"mode": accept[name]}, seek=False, reconnect_delay=0.05)
+                   for name in accept]
+        running = [asyncio.run_coroutine_threadsafe(client.run(), loop) for client in clients]
+        for client in clients:
+            wait_for_sync(client.connected.is_set, 30, "the bots are connected")
+        try:
+            yield {"url": url, "cookie": cookie}
+        finally:
+            for client, run in zip(clients, running, strict=True):
+                asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
+                run.result(timeout=30)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(30)
+            loop.close()
+    if process.stdout:
+        process.stdout.close()
+
+
+def test_a_person_challenges_a_bot_with_their_own(browser: Any, server: dict[str, Any],
+                                                  visitor: dict[str, str]) -> None:
+    for page in open_page(browser, visitor, "desktop"):
+        page.context.add_cookies([server["cookie"]])
+        page.goto(server["url"] + "/#/mine")
+        wait_phase(page, "mine")
+        # a connected bot has the form; one not connected has none
+        assert page.locator("form.challenge-form").count() == 1
+        form = page.locator("form.challenge-form[data-bot='ann-bot']")
+        assert "Challenge a bot with ann-bot" in form.inner_text()
+        assert not form.locator(".challenge-rated").is_disabled()  # the ladder is rated
+        form.locator(".challenge-opponent").fill("alpha")
+        form.locator(".challenge-rated").check()
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector("form.challenge-form .challenge-status[data-status='accepted']")
+        status = form.locator(".challenge-status")
+        assert status.inner_text().startswith("Challenge to alpha: accepted")
+        links = status.locator("a")
+        assert links.count() == 2
+        assert all(link.get_attribute("href").startswith("#/watch?id=")
+                   for link in links.all())
+        accessible(page)
+        no_overflow(page)
+        shot(page, "my-bots-challenge")
+        form.locator(".challenge-opponent").fill("carol")
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector("form.challenge-form .challenge-status[data-status='declined']")
+        assert status.inner_text() == (
+            "Challenge to carol: declined (the bot declines challenges)")
+        assert status.locator("a").count() == 0
+        form.locator(".challenge-opponent").fill("ann-bot")
+        page.expected_console.append("409")  # the refused challenge's request
+        form.locator("button[type=submit]").click()
+        page.wait_for_function("() => !document.querySelector('.challenge-status')"
+                               ".dataset.status")
+        assert "cannot challenge itself" in status.inner_text()
+
+
+def test_the_challenge_form_speaks_russian(browser: Any, server: dict[str, Any],
+                                          visitor: dict[str, str]) -> None:
+    for page in open_page(browser, visitor, "phone", locale="ru-RU"):
+        page.context.add_cookies([server["cookie"]])
+        page.goto(server["url"] + "/#/mine")
+        wait_phase(page, "mine")
+        form = page.locator("form.challenge-form[data-bot='ann-bot']")
+        assert "Вызвать бота ботом ann-bot" in form.inner_text()
+        assert "Соперник (имя бота)" in form.inner_text()
+        no_overflow(page)
