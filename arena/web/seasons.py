@@ -136,6 +136,14 @@ def connected_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
                           rounds=rounds)
 
 
+def _with_points(pairing: dict[str, Any]) -> dict[str, Any]:
+    """A pairing's summary (`arena.tournament.report.PairingSummary`) with each bot's
+    game points against the other, read off its pentanomial counts."""
+    counts = pairing.get("pentanomial") or []
+    first = sum(k / 2 * count for k, count in enumerate(counts))
+    return {**pairing, "points": [first, 2 * sum(counts) - first]}
+
+
 class SeasonKeeper:
     """Freezes ended seasons and plays their finals (module docstring)."""
 
@@ -302,7 +310,8 @@ class SeasonKeeper:
                       "games": final.spec.games, "total": final.total,
                       "bots": list(final.spec.bots), "ranking": lines,
                       "champion": lines[0]["bot"] if lines else None,
-                      "pairings": data["pairings"], "rounds": data.get("rounds"),
+                      "pairings": [_with_points(p) for p in data["pairings"]],
+                      "rounds": data.get("rounds"),
                       "played": final.played, "forfeits": final.forfeits}
             await self.service.records.set_season_final(season.name, "finished", report,
                                                         time.time())

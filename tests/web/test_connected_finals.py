@@ -90,6 +90,9 @@ async def test_a_final_of_connected_bots_is_played_to_its_report(make_arena: Any
     assert sum(line["points"] for line in report["ranking"]) == 6
     assert report["champion"] == report["ranking"][0]["bot"]
     assert len(report["pairings"]) == 3 and report["forfeits"] == {}
+    for pairing in report["pairings"]:  # per pair: points and the engine's statistics
+        assert sum(pairing["points"]) == 2 and sum(pairing["pentanomial"]) == 1
+        assert "elo" in pairing
     # the results are the stored games: unrated, each on its own secret dice
     assert len(report["played"]) == 6
     seeds = set()
