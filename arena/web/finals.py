@@ -40,7 +40,7 @@ __all__ = ["POLL", "ConnectedFinal", "ranking_report"]
 
 POLL = 0.5
 """Seconds between looks at an absent finalist, or at a game another server plays."""
-ABSENT = "the finalist was not connected when its game was due"
+ABSENT = "the finalist was not connected (or could not play the game) when its game was due"
 
 
 def ranking_report(spec: TournamentSpec, names: tuple[str, ...], standings: Mapping[str, int],
@@ -111,8 +111,10 @@ class ConnectedFinal:
         return result
 
     async def _game(self, key: GameKey) -> GameResult:
-        """One game of the final: read back if stored, forfeited if a finalist stays away,
+        """One game of the final: read back if stored, forfeited if a finalist stays away
+        (or keeps being refused: a bot that does not play the game) for `wait` seconds,
         else played now."""
+        deadline = time.monotonic() + self.wait
         while True:
             if key.id in self.forfeits:
                 self.done += 1
@@ -127,25 +129,30 @@ class ConnectedFinal:
                     return game
                 del self.played[key.id]  # aborted: played again
             players = (self.spec.bots[key.first], self.spec.bots[key.second])
-            absent = await self._absent(players)
-            if absent:
-                present = [seat for seat in (0, 1) if seat not in absent]
-                self.forfeits[key.id] = present[0] if present else None
-                await self.progress(self.state())
-                continue
-            try:
-                live = self.service.start_game(
-                    self.spec.game, self.spec.settings, players, time_control=self.time_control,
-                    pair=f"final:{self.season}:{key.pairing.low}-{key.pairing.high}-{key.pair}")
-            except PlayerUnavailable:  # gone between the look and the start
-                continue
-            self.played[key.id] = live.id
+            absent = await self._absent(players, deadline)
+            if not absent:
+                try:
+                    live = self.service.start_game(
+                        self.spec.game, self.spec.settings, players,
+                        time_control=self.time_control,
+                        pair=f"final:{self.season}:{key.pairing.low}-{key.pairing.high}-{key.pair}")
+                except PlayerUnavailable as error:  # gone since the look, or refused
+                    if time.monotonic() < deadline:
+                        await asyncio.sleep(POLL)
+                        continue
+                    named = {seat for seat, name in enumerate(players) if repr(name) in str(error)}
+                    absent = named or {0, 1}
+                else:
+                    self.played[key.id] = live.id
+                    await self.progress(self.state())
+                    record = await asyncio.shield(self.service.game_task(live))
+                    assert record.outcome is not None
+                    self.done += 1
+                    await self.progress(self.state())
+                    return game_result(key.first, key.second, key.pair, record.outcome)
+            present = [seat for seat in (0, 1) if seat not in absent]
+            self.forfeits[key.id] = present[0] if present else None
             await self.progress(self.state())
-            record = await asyncio.shield(self.service.game_task(live))
-            assert record.outcome is not None
-            self.done += 1
-            await self.progress(self.state())
-            return game_result(key.first, key.second, key.pair, record.outcome)
 
     async def _stored(self, key: GameKey, game_id: str) -> GameResult | None:
         """A game of the final already started: its result once finished (waiting while
@@ -163,9 +170,8 @@ class ConnectedFinal:
                                   termination, row.reason or "")
             await asyncio.sleep(POLL)  # resumed by a server (failover): it finishes it
 
-    async def _absent(self, players: tuple[str, str]) -> set[int]:
-        """The seats whose bot is still not connected after `wait` seconds."""
-        deadline = time.monotonic() + self.wait
+    async def _absent(self, players: tuple[str, str], deadline: float) -> set[int]:
+        """The seats whose bot is still not connected at `deadline` (`time.monotonic`)."""
         while True:
             absent = {seat for seat, name in enumerate(players)
                       if not name.startswith(HOUSE_PREFIX) and not self.service.connected(name)}

@@ -9,10 +9,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.clock import TimeControl
 from arena.config import LadderConfig
 from arena.seasons import FinalConfig, SeasonConfig, rank_standings
 from arena.storage.sqlite import SQLiteDatabase
+from arena.web.seasons import SEASONS, SeasonKeeper
 from clients.sdk import Turn
 from tests.storage.games import ended
 from tests.waiting import wait_for
@@ -106,12 +109,26 @@ async def test_a_final_of_connected_bots_is_played_to_its_report(make_arena: Any
     assert len(seeds) == 6
 
 
-async def test_a_finalist_not_connected_forfeits_its_games(make_arena: Any,
-                                                           tmp_path: Path) -> None:
+async def with_bots_first(make_arena: Any, monkeypatch: pytest.MonkeyPatch,
+                          bots: dict[str, Any], **options: Any) -> Any:
+    """A server whose seasons are looked at only once `bots` are connected (with no
+    wait for absent finalists, one connecting late would forfeit)."""
+    start = SeasonKeeper.start
+    monkeypatch.setattr(SeasonKeeper, "start", lambda self: None)
+    arena = await make_arena(**options)
+    for name, (bot, extra) in bots.items():
+        await arena.client(name, bot, **extra)
+    start(arena.web.app[SEASONS])
+    return arena
+
+
+async def test_a_finalist_not_connected_forfeits_its_games(
+        make_arena: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed_ratings(tmp_path / "arena.sqlite").close()
-    arena = await make_arena(ladder=LADDER, seasons=(season(wait=0.0),), season_interval=0.05)
-    for name in BOTS[:2]:
-        await arena.client(name, any_move)
+    arena = await with_bots_first(make_arena, monkeypatch,
+                                  {name: (any_move, {}) for name in BOTS[:2]},
+                                  ladder=LADDER, seasons=(season(wait=0.0),),
+                                  season_interval=0.05)
     report = (await final_over(arena))["report"]
     lines = {line["bot"]: line for line in report["ranking"]}
     assert lines["cid"]["points"] == 0 and lines["cid"]["losses"] == 4
@@ -121,6 +138,19 @@ async def test_a_finalist_not_connected_forfeits_its_games(make_arena: Any,
     for key in report["forfeits"]:
         first, second, _ = (int(part) for part in key.split("-"))
         assert "cid" in (order[first], order[second])
+
+
+async def test_a_finalist_that_cannot_play_the_game_forfeits_without_holding_up_the_final(
+        make_arena: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed_ratings(tmp_path / "arena.sqlite").close()
+    bots = {"ann": (any_move, {}), "bob": (any_move, {}),
+            "cid": ("random", {"games": ["substitution"]})}  # connected, not for sim
+    arena = await with_bots_first(make_arena, monkeypatch, bots, ladder=LADDER,
+                                  seasons=(season(wait=0.0),), season_interval=0.05)
+    report = (await final_over(arena))["report"]
+    lines = {line["bot"]: line for line in report["ranking"]}
+    assert lines["cid"]["losses"] == 4 and len(report["forfeits"]) == 4
+    assert len(report["played"]) == 2
 
 
 async def test_a_restarted_server_resumes_the_final_from_its_stored_games(
