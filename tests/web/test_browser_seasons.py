@@ -29,7 +29,7 @@ from .live import arena_serve
 from .test_browser_i18n import names_of, reads_russian
 from .test_seasons import seed_ratings
 
-CONNECTED_REPORT = {  # a final of connected bots as the server stores it (test_connected_finals.py)
+CONNECTED_REPORT: dict[str, Any] = {  # a final of connected bots as the server stores it (test_connected_finals.py)
     "tournament": None, "mode": "connected", "format": "round-robin", "games": 1, "total": 2,
     "bots": ["ann", "bob"], "champion": "ann", "played": {}, "forfeits": {}, "rounds": None,
     "ranking": [{"rank": rank, "bot": bot, "season_rank": rank, "points": 2.0 * wins,
