@@ -159,6 +159,11 @@ class SeasonKeeper:
         self.connected: dict[str, ConnectedFinal] = {}
         """The finals with connected bots this process plays (`arena.web.finals`)."""
         self._connected_tasks: dict[str, asyncio.Task[None]] = {}
+        self._writing = asyncio.Lock()
+        """Orders a final's progress and its report: a look's progress never lands after
+        the report (which would leave a finished final marked running)."""
+        self._over: set[str] = set()
+        """The finals with connected bots whose report this process stored."""
         self._resume: dict[str, dict[str, Any]] = {}
         """What a final with connected bots had stored when this process claimed it."""
         self._claimed: set[str] = set()
@@ -297,7 +302,10 @@ class SeasonKeeper:
                  season.name, len(spec.bots), final.total, len(final.played))
 
     async def _store_progress(self, season: SeasonConfig, state: dict[str, Any]) -> None:
-        await self.service.records.set_season_final(season.name, "running", state, time.time())
+        async with self._writing:
+            if season.name not in self._over:
+                await self.service.records.set_season_final(season.name, "running", state,
+                                                            time.time())
 
     async def _play_connected(self, season: SeasonConfig, final: ConnectedFinal) -> None:
         try:
@@ -313,8 +321,10 @@ class SeasonKeeper:
                       "pairings": [_with_points(p) for p in data["pairings"]],
                       "rounds": data.get("rounds"),
                       "played": final.played, "forfeits": final.forfeits}
-            await self.service.records.set_season_final(season.name, "finished", report,
-                                                        time.time())
+            async with self._writing:
+                await self.service.records.set_season_final(season.name, "finished", report,
+                                                            time.time())
+                self._over.add(season.name)
             log.info("season %s: its final is over; champion %s", season.name,
                      report["champion"])
         except asyncio.CancelledError:
@@ -325,7 +335,9 @@ class SeasonKeeper:
         except Exception as error:  # a bug or a schedule that cannot go on
             log.exception("season %s: its final failed", season.name)
             with contextlib.suppress(StorageFailure, StorageUnavailable):
-                await self._fail(season, f"{type(error).__name__}: {error}")
+                async with self._writing:
+                    await self._fail(season, f"{type(error).__name__}: {error}")
+                    self._over.add(season.name)
 
     async def _fail(self, season: SeasonConfig, error: str) -> None:
         self._claimed.discard(season.name)
