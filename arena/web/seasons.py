@@ -277,8 +277,16 @@ class SeasonKeeper:
                                finalists: list[Standing]) -> None:
         """Play a final with connected bots here, from the games stored so far."""
         assert season.final is not None
+        limits = self.runs.config
         try:
             spec = connected_spec(season, game, settings, finalists)
+            if len(spec.bots) > limits.tournament_bots:
+                raise ValueError(f"a final has 2 to {limits.tournament_bots} bots "
+                                 f"(tournament_bots), not {len(spec.bots)}")
+            if spec.total_games() > limits.tournament_games:
+                raise ValueError(f"{len(spec.bots)} finalists at {spec.games} games per pairing "
+                                 f"and seat order is {spec.total_games()} games; a final plays "
+                                 f"at most {limits.tournament_games} (tournament_games)")
         except ValueError as error:
             await self._fail(season, str(error))
             return

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from arena.clock import TimeControl
-from arena.config import LadderConfig
+from arena.config import LadderConfig, WebConfig
 from arena.seasons import FinalConfig, SeasonConfig, rank_standings
 from arena.storage.sqlite import SQLiteDatabase
 from arena.web.seasons import SEASONS, SeasonKeeper
@@ -151,6 +151,20 @@ async def test_a_finalist_that_cannot_play_the_game_forfeits_without_holding_up_
     lines = {line["bot"]: line for line in report["ranking"]}
     assert lines["cid"]["losses"] == 4 and len(report["forfeits"]) == 4
     assert len(report["played"]) == 2
+
+
+async def test_a_final_over_the_tournament_limits_fails_saying_so(make_arena: Any,
+                                                                   tmp_path: Path) -> None:
+    seed_ratings(tmp_path / "arena.sqlite").close()
+    arena = await make_arena(ladder=LADDER, seasons=(season(wait=600.0),), season_interval=0.05,
+                             web=WebConfig(tournament_games=5))
+
+    async def failed() -> Any:
+        state = await state_of(arena)
+        return state if state and state["status"] == "failed" else None
+
+    state = await wait_for(failed, what="the final refused")
+    assert "is 6 games; a final plays at most 5 (tournament_games)" in state["report"]["error"]
 
 
 async def test_a_restarted_server_resumes_the_final_from_its_stored_games(
