@@ -3,7 +3,8 @@
 A season (`SeasonConfig`, the ``[[seasons]]`` tables of the configuration file, read by
 `seasons_from_toml`) names a ladder, a start and an end (UTC), the entry rules a bot
 must meet to be ranked, and optionally a final: the top N entrants play a round robin or
-a Swiss on paired dice with the tournament engine (`arena.tournament`). Its phase is a
+a Swiss with the tournament engine (`arena.tournament`): on paired dice when they
+are all house bots, else played by the server like ladder pairings (`arena.web.finals`). Its phase is a
 pure function of the time (`phase`)::
 
     upcoming ──start──▶ running ──end──▶ final ──report stored──▶ over
@@ -30,8 +31,10 @@ from typing import Any, Protocol
 from arena.errors import ArenaError
 
 __all__ = [
+    "DEFAULT_FINAL_WAIT",
     "FINAL_FORMATS",
     "MAX_FINALISTS",
+    "MAX_FINAL_WAIT",
     "FinalConfig",
     "Phase",
     "Rated",
@@ -50,6 +53,10 @@ MAX_FINALISTS = 64
 (`WebConfig.tournament_bots`, `tournament_games`) apply to a final too."""
 MAX_FINAL_GAMES = 1000
 """Most pairs of dice per pairing (per round in a Swiss) a final may play."""
+DEFAULT_FINAL_WAIT = 300.0
+"""`FinalConfig.wait` unless the ``final`` table gives it."""
+MAX_FINAL_WAIT = 86_400.0
+"""The longest wait for an absent finalist a ``final`` table may ask (a day)."""
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """A season's name: it appears in URLs and in the final's directory name."""
 
@@ -83,7 +90,11 @@ class FinalConfig:
     rounds: int = 0
     """Rounds of a Swiss (1 to half the finalists, rounded up); 0 for a round robin."""
     seed: int | None = None
-    """The dice of the final; by default drawn from the season's name (reproducible)."""
+    """The dice of a house-bot final; by default drawn from the season's name
+    (reproducible). A final with connected bots plays each game on its own secret dice."""
+    wait: float = DEFAULT_FINAL_WAIT
+    """Seconds a final with connected bots waits for a finalist that is not connected
+    when its game is due; then it forfeits that game (0 to `MAX_FINAL_WAIT`)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +124,8 @@ class SeasonConfig:
         final = None
         if self.final is not None:
             final = {"format": self.final.format, "top": self.final.top,
-                     "games": self.final.games, "rounds": self.final.rounds}
+                     "games": self.final.games, "rounds": self.final.rounds,
+                     "wait": self.final.wait}
         return {"name": self.name, "ladder": self.ladder, "start": _iso(self.start),
                 "end": _iso(self.end), "min_games": self.min_games,
                 "min_rating": self.min_rating, "final": final}
@@ -221,7 +233,7 @@ def standings_csv(standings: Sequence[Standing]) -> str:
 # -- the configuration file ------------------------------------------------------------
 
 _KEYS = {"name", "ladder", "start", "end", "min_games", "min_rating", "final"}
-_FINAL_KEYS = {"format", "top", "games", "rounds", "seed"}
+_FINAL_KEYS = {"format", "top", "games", "rounds", "seed", "wait"}
 
 
 def seasons_from_toml(tables: Sequence[Mapping[str, Any]]) -> tuple[SeasonConfig, ...]:
@@ -304,7 +316,12 @@ def _final(table: Any, where: str) -> FinalConfig:
     seed = table.get("seed")
     if seed is not None:
         seed = _int(seed, where, "seed", 0, 2**63 - 1)
-    return FinalConfig(str(form), top, games, rounds, seed)
+    wait = table.get("wait", DEFAULT_FINAL_WAIT)
+    if (isinstance(wait, bool) or not isinstance(wait, int | float)
+            or not 0 <= wait <= MAX_FINAL_WAIT):
+        raise SeasonConfigError(f"{where}: 'wait' must be a number of seconds from 0 to "
+                                f"{MAX_FINAL_WAIT:g}, not {wait!r}")
+    return FinalConfig(str(form), top, games, rounds, seed, float(wait))
 
 
 def _int(value: Any, where: str, key: str, low: int, high: int) -> int:

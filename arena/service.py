@@ -266,9 +266,11 @@ class ArenaService(Protocol):
 
     def start_game(self, game_name: str, settings: Mapping[str, Any], players: Sequence[str],
                    *, seed: int | None = None,
-                   time_control: TimeControl | None = None) -> LiveView:
+                   time_control: TimeControl | None = None,
+                   pair: str | None = None) -> LiveView:
         """Start a game between connected bots and/or ``house:SPEC`` players (the
-        server's `ArenaServer.start_game` documents it).
+        server's `ArenaServer.start_game` documents it); `pair` is stored with it (a
+        season final's games: ``final:SEASON:F-S-I``).
 
         Raises:
             PlayerUnavailable: a named bot is not connected.

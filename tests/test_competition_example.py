@@ -24,7 +24,8 @@ def test_the_competition_example_s_seasons_ladders_and_accounts() -> None:
     ladders = {table["name"]: table for table in config["ladders"]}
     [season] = seasons_from_toml(config["seasons"])
     assert season.ladder in ladders and ladders[season.ladder]["rated"]
-    assert (season.end - season.start).days == 14 and season.final is None
+    assert (season.end - season.start).days == 14
+    assert season.final is not None and season.final.top == 8 and season.final.wait == 600
     assert set(config["accounts"]) <= {field.name for field in fields(AccountsConfig)}
     assert config["accounts"]["signup"] == "invite"
     doc = (ROOT / "docs" / "competitions.md").read_text(encoding="utf-8")

@@ -31,7 +31,7 @@ start = 2026-09-01T00:00:00Z
 end = "2026-11-30T18:00:00+03:00"
 min_games = 10
 min_rating = -5
-final = { format = "swiss", top = 6, games = 3, rounds = 2 }
+final = { format = "swiss", top = 6, games = 3, rounds = 2, wait = 120 }
 
 [[seasons]]
 name = "winter"
@@ -47,10 +47,11 @@ END = datetime(2026, 11, 30, 15, tzinfo=UTC)
 def test_the_configuration_file_s_seasons_are_read() -> None:
     autumn, winter = seasons_from_toml(tomllib.loads(TOML)["seasons"])
     assert autumn == SeasonConfig("autumn-2026", "substitution", START, END, min_games=10,
-                                  min_rating=-5.0, final=FinalConfig("swiss", 6, 3, 2))
+                                  min_rating=-5.0, final=FinalConfig("swiss", 6, 3, 2, wait=120.0))
     assert winter.start == datetime(2026, 12, 1, tzinfo=UTC)  # no zone: UTC
     assert winter.final is None and winter.min_games == 0 and winter.min_rating is None
     assert autumn.to_json()["end"] == "2026-11-30T15:00:00Z"
+    assert autumn.to_json()["final"]["wait"] == 120.0
     assert autumn.final_seed() == autumn.final_seed() != winter.final_seed()
     assert seasons_from_toml([]) == ()
 
@@ -77,6 +78,8 @@ def test_the_configuration_file_s_seasons_are_read() -> None:
       "final": {"rounds": 2}}, "'rounds' is for a Swiss"),
     ({"name": "a", "ladder": "sim", "start": "2026-01-01", "end": "2026-02-01",
       "final": {"players": 2}}, "final: unknown key 'players'"),
+    ({"name": "a", "ladder": "sim", "start": "2026-01-01", "end": "2026-02-01",
+      "final": {"wait": 86401}}, "final: 'wait' must be a number of seconds from 0 to 86400"),
 ])
 def test_a_bad_table_is_refused_naming_the_key(table: dict[str, object], message: str) -> None:
     with pytest.raises(SeasonConfigError, match=message):

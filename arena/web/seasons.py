@@ -17,9 +17,11 @@ whose player has not been heard of for `SeasonKeeper.stale_after` seconds (its s
 stopped) is claimed again and played from the start (on the same dice: the same games),
 so servers sharing a database never play a final twice at once.
 
-A final's players are run by the worker as built-in bots, so today only house bots
-(``house:SPEC``) can play one: a final whose entrants include an external bot fails
-with that reason.
+A worker runs only built-in bots, so a final whose finalists are all house bots
+(``house:SPEC``) is a tournament run there, on paired dice; a final with any connected
+bot is played by this server through `ArenaService.start_game`, each game on its own
+secret dice (`arena.web.finals.ConnectedFinal`), and resumed from its stored games by the
+server that claims it next.
 """
 
 from __future__ import annotations
@@ -40,13 +42,15 @@ from arena.seasons import Phase, SeasonConfig, Standing, phase, rank_standings
 from arena.service import StorageUnavailable
 from arena.storage.interface import SeasonRecord, StorageFailure
 from arena.tournament import TournamentSpec
+from arena.tournament.report import to_json as tournament_json
+from arena.web.finals import ConnectedFinal, ranking_report
 from arena.web.tournaments import Run, RunRefused, TournamentRuns
 
 if TYPE_CHECKING:
     from arena.service import ArenaService
 
-__all__ = ["SEASONS", "SeasonKeeper", "final_report", "final_spec", "ladder_of", "season_ratings",
-           "season_view"]
+__all__ = ["SEASONS", "SeasonKeeper", "connected_spec", "final_report", "final_spec", "ladder_of",
+           "season_ratings", "season_view"]
 
 log = logging.getLogger("arena.web")
 
@@ -103,20 +107,41 @@ def final_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
 def final_report(run: Run, standings: dict[str, int], data: dict[str, Any]) -> dict[str, Any]:
     """The stored report of a finished final: its ranking by points (ties: the season's
     rank), each line with the bot's account name and its games."""
-    summary = data.get("summary") or {}
-    lines = []
-    for spec in run.spec.bots:
-        bot = HOUSE_PREFIX + spec
-        row = summary.get(spec, {})
-        lines.append({"bot": bot, "season_rank": standings.get(bot, 0),
-                      "points": row.get("points", 0.0), "games": row.get("games", 0),
-                      "wins": row.get("wins", 0), "losses": row.get("losses", 0),
-                      "draws": row.get("draws", 0), "elo": row.get("elo")})
-    lines.sort(key=lambda line: (-line["points"], line["season_rank"]))
-    for rank, line in enumerate(lines, start=1):
-        line["rank"] = rank
+    lines = ranking_report(run.spec, tuple(HOUSE_PREFIX + b for b in run.spec.bots), standings,
+                           data)
     return {"tournament": run.name, "format": run.spec.format, "games": run.spec.games,
             "total": run.total, "ranking": lines, "champion": lines[0]["bot"] if lines else None}
+
+
+def connected_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
+                   finalists: list[Standing]) -> TournamentSpec:
+    """The schedule of a final with connected bots (`arena.web.finals`): the finalists'
+    account names in rank order; its seed breaks a Swiss's ties (the dice are each
+    game's own).
+
+    Raises:
+        ValueError: fewer than two finalists.
+    """
+    final = season.final
+    assert final is not None
+    if len(finalists) < 2:
+        raise ValueError(f"{len(finalists)} bots met the entry rules: a final needs two")
+    bots = tuple(s.bot for s in finalists)
+    pairs = None
+    if final.format == "round-robin":
+        pairs = tuple((i, j) for i in range(len(bots)) for j in range(len(bots)) if i != j)
+    rounds = min(final.rounds, (len(bots) + 1) // 2) if final.format == "swiss" else 0
+    return TournamentSpec(game=game, settings=settings, bots=bots, games=final.games,
+                          seed=season.final_seed(), pairs=pairs, format=final.format,
+                          rounds=rounds)
+
+
+def _with_points(pairing: dict[str, Any]) -> dict[str, Any]:
+    """A pairing's summary (`arena.tournament.report.PairingSummary`) with each bot's
+    game points against the other, read off its pentanomial counts."""
+    counts = pairing.get("pentanomial") or []
+    first = sum(k / 2 * count for k, count in enumerate(counts))
+    return {**pairing, "points": [first, 2 * sum(counts) - first]}
 
 
 class SeasonKeeper:
@@ -131,6 +156,16 @@ class SeasonKeeper:
         self.clock = clock
         self.finals: dict[str, Run] = {}
         """The finals this process runs, by season."""
+        self.connected: dict[str, ConnectedFinal] = {}
+        """The finals with connected bots this process plays (`arena.web.finals`)."""
+        self._connected_tasks: dict[str, asyncio.Task[None]] = {}
+        self._writing = asyncio.Lock()
+        """Orders a final's progress and its report: a look's progress never lands after
+        the report (which would leave a finished final marked running)."""
+        self._over: set[str] = set()
+        """The finals with connected bots whose report this process stored."""
+        self._resume: dict[str, dict[str, Any]] = {}
+        """What a final with connected bots had stored when this process claimed it."""
         self._claimed: set[str] = set()
         """The seasons whose final this process took on (`Records.claim_season_final`)."""
         self._task: asyncio.Task[None] | None = None
@@ -162,11 +197,16 @@ class SeasonKeeper:
             stored = await self._freeze(season)
             if season.final is None or stored.final_status in ("finished", "failed"):
                 continue
+            playing = self.connected.get(season.name)
+            if playing is not None:
+                if not self._connected_tasks[season.name].done():
+                    await self._store_progress(season, playing.state())
+                continue
             run = self.finals.get(season.name)
             if run is not None:
                 if run.status in ("queued", "running"):
                     await self._playing(season, run)
-            elif season.name in self._claimed or await self._claim(season):
+            elif season.name in self._claimed or await self._claim(season, stored):
                 await self._start_final(season)
 
     def stale_after(self) -> float:
@@ -174,12 +214,15 @@ class SeasonKeeper:
         lost its player (a server that stopped), so that another start plays it."""
         return 60.0 + 6 * self.service.config.season_interval
 
-    async def _claim(self, season: SeasonConfig) -> bool:
+    async def _claim(self, season: SeasonConfig, stored: SeasonRecord) -> bool:
         at = time.time()
         if not await self.service.records.claim_season_final(
                 season.name, at, stale_before=at - self.stale_after()):
             return False  # another server plays it, or it is over
         self._claimed.add(season.name)
+        if stored.final_report is not None and stored.final_report.get("mode") == "connected":
+            # the claim clears the report: its games played so far are kept to resume
+            self._resume[season.name] = dict(stored.final_report)
         return True
 
     async def _playing(self, season: SeasonConfig, run: Run) -> None:
@@ -208,6 +251,9 @@ class SeasonKeeper:
         standings = await records.season_standings(season.name)
         finalists = [s for s in standings if s.entered][:season.final.top]
         game, settings = ladder_of(self.service, season)
+        if any(not s.bot.startswith(HOUSE_PREFIX) for s in finalists):
+            await self._start_connected(season, game, settings, finalists)
+            return
         try:
             spec = final_spec(season, game, settings, finalists)
             run = self.runs.start(f"season:{season.name}", spec, label=f"season-{season.name}",
@@ -226,6 +272,80 @@ class SeasonKeeper:
         await self._playing(season, run)
         log.info("season %s: its final of %d bots started (%d games)", season.name,
                  len(spec.bots), run.total)
+
+    async def _start_connected(self, season: SeasonConfig, game: str, settings: dict[str, Any],
+                               finalists: list[Standing]) -> None:
+        """Play a final with connected bots here, from the games stored so far."""
+        assert season.final is not None
+        limits = self.runs.config
+        try:
+            spec = connected_spec(season, game, settings, finalists)
+            if len(spec.bots) > limits.tournament_bots:
+                raise ValueError(f"a final has 2 to {limits.tournament_bots} bots "
+                                 f"(tournament_bots), not {len(spec.bots)}")
+            if spec.total_games() > limits.tournament_games:
+                raise ValueError(f"{len(spec.bots)} finalists at {spec.games} games per pairing "
+                                 f"and seat order is {spec.total_games()} games; a final plays "
+                                 f"at most {limits.tournament_games} (tournament_games)")
+        except ValueError as error:
+            await self._fail(season, str(error))
+            return
+        stored = await self.service.records.season(season.name)
+        report = stored.final_report if stored is not None else None
+        if report is None or report.get("mode") != "connected":
+            report = self._resume.get(season.name)
+        ladder = self.service.config.find_ladder(season.ladder)
+        final = ConnectedFinal(
+            self.service, season.name, spec,
+            time_control=ladder.time_control if ladder is not None else None,
+            wait=season.final.wait,
+            stored=report,
+            progress=lambda state: self._store_progress(season, state))
+        self.connected[season.name] = final
+        task = asyncio.create_task(self._play_connected(season, final),
+                                   name=f"final {season.name}")
+        self._connected_tasks[season.name] = task
+        await self._store_progress(season, final.state())
+        log.info("season %s: its final of %d bots started here (%d games, %d stored)",
+                 season.name, len(spec.bots), final.total, len(final.played))
+
+    async def _store_progress(self, season: SeasonConfig, state: dict[str, Any]) -> None:
+        async with self._writing:
+            if season.name not in self._over:
+                await self.service.records.set_season_final(season.name, "running", state,
+                                                            time.time())
+
+    async def _play_connected(self, season: SeasonConfig, final: ConnectedFinal) -> None:
+        try:
+            result = await final.play()
+            standings = {s.bot: s.rank for s in
+                         await self.service.records.season_standings(season.name)}
+            data = tournament_json(result)
+            lines = ranking_report(final.spec, final.spec.bots, standings, data)
+            report = {"tournament": None, "mode": "connected", "format": final.spec.format,
+                      "games": final.spec.games, "total": final.total,
+                      "bots": list(final.spec.bots), "ranking": lines,
+                      "champion": lines[0]["bot"] if lines else None,
+                      "pairings": [_with_points(p) for p in data["pairings"]],
+                      "rounds": data.get("rounds"),
+                      "played": final.played, "forfeits": final.forfeits}
+            async with self._writing:
+                await self.service.records.set_season_final(season.name, "finished", report,
+                                                            time.time())
+                self._over.add(season.name)
+            log.info("season %s: its final is over; champion %s", season.name,
+                     report["champion"])
+        except asyncio.CancelledError:
+            raise  # the server stops: the next to claim it resumes it
+        except (StorageFailure, StorageUnavailable) as error:
+            log.warning("season %s: its final stopped: %s; resumed later", season.name, error)
+            self.connected.pop(season.name, None)  # started again at a later check
+        except Exception as error:  # a bug or a schedule that cannot go on
+            log.exception("season %s: its final failed", season.name)
+            with contextlib.suppress(StorageFailure, StorageUnavailable):
+                async with self._writing:
+                    await self._fail(season, f"{type(error).__name__}: {error}")
+                    self._over.add(season.name)
 
     async def _fail(self, season: SeasonConfig, error: str) -> None:
         self._claimed.discard(season.name)
@@ -261,6 +381,11 @@ class SeasonKeeper:
     async def close(self) -> None:
         """Stop checking (the runs themselves are stopped by `TournamentRuns.close`)."""
         self._closed = True
+        for task in self._connected_tasks.values():
+            task.cancel()
+        for task in self._connected_tasks.values():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

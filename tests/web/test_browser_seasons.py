@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from arena.seasons import Standing
+from arena.storage.sqlite import SQLiteDatabase
+
 from .browser import (
     BOTH,
     accessible,
@@ -26,6 +29,26 @@ from .live import arena_serve
 from .test_browser_i18n import names_of, reads_russian
 from .test_seasons import seed_ratings
 
+CONNECTED_REPORT: dict[str, Any] = {  # a final of connected bots as the server stores it (test_connected_finals.py)
+    "tournament": None, "mode": "connected", "format": "round-robin", "games": 1, "total": 2,
+    "bots": ["ann", "bob"], "champion": "ann", "played": {}, "forfeits": {}, "rounds": None,
+    "ranking": [{"rank": rank, "bot": bot, "season_rank": rank, "points": 2.0 * wins,
+                 "games": 2, "wins": 2 * wins, "losses": 2 - 2 * wins, "draws": 0, "elo": None}
+                for rank, bot, wins in ((1, "ann", 1), (2, "bob", 0))],
+    "pairings": [{"bots": ["ann", "bob"], "pentanomial": [0, 0, 0, 0, 1], "points": [2.0, 0.0],
+                  "elo": None, "elo_ci": [None, None]}]}
+
+
+def seed_connected_final(path: Any) -> None:
+    """A past season (no longer configured) whose final of connected bots is over."""
+    database = SQLiteDatabase(path)
+    standings = [Standing(rank, bot, 25.0, 1.0, 4, 2, 2, 0, True)
+                 for rank, bot in ((1, "ann"), (2, "bob"))]
+    database.freeze_season("winter", "sim", standings, 1.0)
+    database.claim_season_final("winter", 1.0, stale_before=2.0)
+    database.set_season_final("winter", "finished", CONNECTED_REPORT, 2.0)
+    database.close()
+
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
 
 NOW = datetime.now(UTC)
@@ -39,6 +62,7 @@ def _iso(moment: datetime) -> str:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     base = tmp_path_factory.mktemp("seasons")
     seed_ratings(base / "arena.sqlite")
+    seed_connected_final(base / "arena.sqlite")
     (base / "tournaments").mkdir()
     (base / "seasons.toml").write_text(f"""
 [[seasons]]
@@ -70,7 +94,7 @@ def test_a_season_s_standings_and_final_as_a_person_reads_them(page: Any,
     page.goto(server["url"] + "/#/seasons")
     wait_phase(page, "seasons")
     rows = page.locator("#season-list tr[data-season]")
-    assert rows.count() == 2
+    assert rows.count() == 3  # spring, summer, and the past winter
     summer = page.locator('#season-list tr[data-season="summer"]')
     assert summer.locator(".phase").inner_text() == "running"
     no_overflow(page)
@@ -103,6 +127,20 @@ def test_a_season_s_standings_and_final_as_a_person_reads_them(page: Any,
     no_overflow(page)
     accessible(page)
     shot(page, "season")
+    # a final of connected bots, played by the server: its pairings instead of a link
+    page.goto(server["url"] + "/#/season?name=winter")
+    page.wait_for_selector("#final-pairings")
+    wait_phase(page, "season")
+    assert page.locator("#final-champion").inner_text() == "Champion: ann"
+    pairs = page.locator("#final-pairings tr")
+    assert pairs.count() == 2  # a heading and one pairing
+    cells = pairs.nth(1).locator("td")
+    assert cells.nth(0).inner_text() == "ann – bob" and cells.nth(1).inner_text() == "2 – 0"
+    assert cells.nth(2).inner_text() == "—"  # no Elo from one pair
+    assert page.get_by_role("link", name="The final's full report (tables, Elo, pairings)") \
+        .count() == 0
+    no_overflow(page)
+    accessible(page)
 
 
 def test_the_season_pages_speak_russian(browser: Any, visitor: dict[str, str],
@@ -114,8 +152,10 @@ def test_the_season_pages_speak_russian(browser: Any, visitor: dict[str, str],
         assert russian.locator("#season-phase").inner_text().startswith("идёт · рейтинг sim")
         assert "Таблица сейчас (фиксируется в конце)" in russian.locator("main").inner_text()
         assert russian.get_by_role("link", name="Сезоны").is_visible()
-        seasons = {"spring", "summer", "sim", "CSV", "JSON", "UTC", "alice"}  # names, formats
-        for path in ("/season?name=summer", "/seasons", "/season?name=spring"):
+        seasons = {"spring", "summer", "winter", "sim", "CSV", "JSON", "UTC", "alice", "ann",
+                   "bob"}  # names, formats
+        for path in ("/season?name=summer", "/seasons", "/season?name=spring",
+                     "/season?name=winter"):
             russian.goto(server["url"] + "/#" + path)
             wait_phase(russian, "season", "seasons")
             reads_russian(russian, sorted(set(names_of(russian)) | seasons), path)

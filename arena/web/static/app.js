@@ -1061,7 +1061,13 @@ async function seasonPage({ params }) {
         scrollBox(t("the final's ranking, scrolled sideways"), h("table", { class: "leaderboard", id: "final-ranking" },
           h("tr", {}, ["#", t("bot"), t("points"), t("games"), t("wins"), t("losses"), t("draws"), t("season rank")].map((c) => h("th", { scope: "col" }, c))),
           report.ranking.map((r) => h("tr", {}, [r.rank, playerName([r.bot], 0), r.points, r.games, r.wins, r.losses, r.draws, r.season_rank].map((v) => h("td", {}, v)))))),
-        h("p", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(report.tournament)}` }, t("The final's full report (tables, Elo, pairings)"))));
+        report.tournament ? h("p", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(report.tournament)}` }, t("The final's full report (tables, Elo, pairings)")))
+          : scrollBox(t("the final's pairings, scrolled sideways"), h("table", { class: "leaderboard", id: "final-pairings" },
+            h("tr", {}, [t("pairing"), t("points"), t("Elo (95% CI)")].map((c) => h("th", { scope: "col" }, c))),
+            (report.pairings || []).map((p) => h("tr", {},
+              h("td", {}, playerName(p.bots, 0), " – ", playerName(p.bots, 1)),
+              h("td", {}, `${p.points[0]} – ${p.points[1]}`),
+              h("td", {}, p.elo === undefined || p.elo === null ? "—" : `${p.elo} [${(p.elo_ci || []).join(", ")}]`))))));
     } else if (state.status === "failed") {
       parts.push(h("p", { class: "error", id: "final-error" }, t("The final failed: "), h("span", { lang: "en" }, report.error || "")));
     } else {
