@@ -40,8 +40,8 @@ from arena.sandbox.spec import BuildLimits, UploadLimits
 from arena.storage.interface import BuildRow, Storage
 from arena.storage.people import DAY, AccountLimit
 
-__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "BuildQueueFull", "UploadError", "Uploads",
-           "VersionBudget", "new_build_id"]
+__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "VERSIONS_PER_DAY", "BuildQueueFull",
+           "UploadError", "Uploads", "VersionBudget", "new_build_id"]
 
 log = logging.getLogger("arena.uploads")
 
