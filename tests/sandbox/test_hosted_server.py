@@ -407,6 +407,35 @@ async def test_a_game_that_ends_while_it_waits_for_slots_leaves_the_queue(
     await arena.close()
 
 
+async def test_a_game_resumed_after_a_restart_holds_hosted_slots_like_a_new_one(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    hosted = HostedConfig(directory=str(builds / "hosted-resumed"), slots=2)
+    arena = await make_arena(time_control=LADDER_CLOCK, hosted=hosted)
+    server = arena.server
+    slots = server.hosted_slots
+    assert server.uploads is not None and slots is not None
+    for account in ("alice", "bob"):
+        await arena.add_bot(account)
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: {"alice", "bob"} <= set(server.sessions), what="both hosted")
+    async with slots.hold(2):  # the machine is busy: the game is stored, not begun
+        live = server.start_game("sim", {"vertices": 6}, ["alice", "bob"])
+        await wait_for(lambda: slots.waiting == 1, what="the game waits for its slots")
+        await arena.close()  # it stays running in storage
+    again = await make_arena(time_control=LADDER_CLOCK, hosted=hosted)
+    resumed = again.server
+    assert resumed.hosted_slots is not None and live.id in resumed.games.live
+
+    async def finished() -> Any:
+        game = await resumed.storage.game(live.id)
+        return game if game is not None and game.status != "running" else None
+
+    game = await wait_for(finished, 120, "the resumed game finished")
+    assert game.termination == "normal", game
+    assert resumed.hosted_slots.peak == 2  # its two hosted seats held a slot each
+    await again.close()
+
+
 async def test_an_upload_from_the_command_line_is_played_by_a_running_server(
         make_arena: Any, builds: Path) -> None:  # noqa: F811
     hosted = builds / "hosted-cli-server"
