@@ -194,7 +194,11 @@ class AccountsConfig:
     bots_per_person: int = 5
     """Bots a person may have (revoked ones do not count)."""
     versions_per_day: int = 10
-    """Versions a person may register in any 24 hours, of all their bots."""
+    """Versions a person may register in any 24 hours, of all their bots (a successful
+    build of an uploaded program is one)."""
+    builds_per_day: int = 20
+    """Programs a person may upload to be built in any 24 hours, of all their hosted bots
+    (successful or not; operators' uploads do not count)."""
     changes_per_person_minute: int = 30
     """Bots made, tokens replaced and versions registered per person per minute."""
     signups_per_client_minute: int = 2

@@ -14,7 +14,10 @@ disk (a game still running the previous one keeps its files); older ones, and fa
 builds' directories (their log is in the database), are removed.
 
 `Uploads.new_version` is the one place where a successful build becomes a new version
-of its bot: the competitions' accounts and versions wire in there (``on_new_version``).
+of its bot: a person's bot (`arena.storage.people`) registers its next version there,
+noted "build ID (LANG)", within its owner's versions a day (`versions_per_day`); an upload
+that would go beyond them is refused before it is built (`VersionBudget`). The server
+wires in there too (``on_new_version``).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from arena.names import is_guest
 from arena.sandbox.build import LANGS, BuildError, build_bot
 from arena.sandbox.spec import BuildLimits, UploadLimits
 from arena.storage.interface import BuildRow, Storage
+from arena.storage.people import DAY, AccountLimit
 
-__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "BuildQueueFull", "UploadError", "Uploads",
-           "new_build_id"]
+__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "VERSIONS_PER_DAY", "BuildQueueFull",
+           "UploadError", "Uploads", "VersionBudget", "new_build_id"]
 
 log = logging.getLogger("arena.uploads")
 
@@ -45,6 +49,8 @@ INCOMING = ".incoming"
 """The hosted directory's subdirectory for uploads being received."""
 KEEP_BUILDS = 3
 """Successful builds kept on disk per bot (the current one and those before it)."""
+VERSIONS_PER_DAY = 10
+"""A person's versions a day when nobody says (`arena.config.AccountsConfig`'s default)."""
 
 NewVersion = Callable[[BuildRow, Path], Awaitable[None]]
 
@@ -55,6 +61,11 @@ class UploadError(ArenaError, ValueError):
 
 class BuildQueueFull(UploadError):
     """Too many builds running and waiting; try again later."""
+
+
+class VersionBudget(UploadError):
+    """The bot's owner registered their versions of the day (with the builds under way,
+    each of which would be one more)."""
 
 
 def new_build_id() -> str:
@@ -73,12 +84,16 @@ class Uploads:
         queue: builds that may wait for their turn; more are `BuildQueueFull`.
         on_new_version: called with every successful build and its directory
             (`new_version`).
+        versions_per_day: a person's versions in any 24 hours, of all their bots
+            (`AccountsConfig.versions_per_day`): a successful build of a person's bot is
+            one.
     """
 
     def __init__(self, storage: Storage, directory: str | os.PathLike[str], *,
                  build_limits: BuildLimits | None = None,
                  upload_limits: UploadLimits | None = None, builds_at_once: int = 1,
-                 queue: int = 4, on_new_version: NewVersion | None = None) -> None:
+                 queue: int = 4, on_new_version: NewVersion | None = None,
+                 versions_per_day: int = VERSIONS_PER_DAY) -> None:
         if builds_at_once < 1 or queue < 0:
             raise ValueError("builds_at_once must be at least 1 and queue at least 0")
         self.storage = storage
@@ -88,6 +103,7 @@ class Uploads:
         self.builds_at_once = builds_at_once
         self.queue = queue
         self.on_new_version = on_new_version
+        self.versions_per_day = versions_per_day
         self._running = asyncio.Semaphore(builds_at_once)
         self._admitted = 0
         """Builds running or waiting."""
@@ -126,17 +142,36 @@ class Uploads:
         Raises:
             UploadError: an unknown language, or no active bot account `bot`.
             BuildQueueFull: no room for another build now.
+            VersionBudget: the bot's owner has no version of the day left for it.
         """
         if lang not in LANGS:
             raise UploadError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
-        if is_guest(bot) or bot not in await self.storage.token_hashes([bot]) or any(
-                account.operator for account in await self.storage.bots()
-                if account.name == bot):
+        account = None if is_guest(bot) else next(
+            (account for account in await self.storage.bots() if account.name == bot), None)
+        if account is None or account.operator or bot not in await self.storage.token_hashes(
+                [bot]):
             raise UploadError(f"no bot account {bot!r} to upload for ('arena bots add "
                               f"{bot}' makes one; guests and operators host no bot)")
         if self._admitted >= self.builds_at_once + self.queue:
             raise BuildQueueFull(f"{self._admitted} builds are running or waiting; "
                                  "try again in a minute")
+        if account.owner is not None:
+            await self._check_versions(account.owner)
+
+    async def _check_versions(self, owner: str) -> None:
+        """Refuse a build of `owner`'s bot that would be a version beyond their day's."""
+        since = time.time() - DAY
+        spent = 0
+        for owned in await self.storage.owned_bots(owner):
+            spent += sum(1 for version in await self.storage.bot_versions(owned.name)
+                         if version.version > 1 and version.created > since)
+            spent += len(await self.storage.builds(owned.name, status="building",
+                                                   limit=self.versions_per_day + 1))
+        if spent >= self.versions_per_day:
+            raise VersionBudget(
+                f"{owner} registered {self.versions_per_day} versions (or builds under way) "
+                f"in the last 24 hours, the most a day: each build that succeeds is a new "
+                "version; try again tomorrow")
 
     async def upload(self, bot: str, source: str | os.PathLike[str], lang: str, *,
                      remove_source: bool = False) -> BuildRow:
@@ -228,9 +263,20 @@ class Uploads:
         return [row.id for row in stale]
 
     async def new_version(self, build: BuildRow) -> None:
-        """A successful build becomes its bot's current one: the one place where the
-        competitions' versions wire in (`on_new_version`); older builds are pruned."""
+        """A successful build becomes its bot's current one and, for a person's bot, its
+        next version (noted "build ID (LANG)"); older builds are pruned, then
+        `on_new_version` is told."""
         await asyncio.to_thread(self._prune, build.bot)
+        owner = next((account.owner for account in await self.storage.bots()
+                      if account.name == build.bot), None)
+        if owner is not None:
+            try:
+                await self.storage.add_version(owner, build.bot,
+                                               f"build {build.id} ({build.lang})",
+                                               per_day=self.versions_per_day)
+            except (AccountLimit, ValueError) as error:  # checked before; a race, a revoke
+                log.warning("build %s of %s is no new version: %s", build.id, build.bot,
+                            error)
         if self.on_new_version is not None:
             await self.on_new_version(build, self.build_dir(build))
 

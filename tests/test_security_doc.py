@@ -142,6 +142,9 @@ def test_every_accounts_budget_is_documented() -> None:
     defaults = AccountsConfig()
     assert f"| {defaults.bots_per_person} | `bots_per_person`" in DOC
     assert f"| {defaults.versions_per_day} | `versions_per_day`" in DOC
+    assert f"| {defaults.builds_per_day} | `builds_per_day`" in DOC
+    from arena.uploads import VERSIONS_PER_DAY  # the command line's uploads count the same
+    assert VERSIONS_PER_DAY == defaults.versions_per_day
     assert f"{defaults.password_min} to {defaults.password_max} characters" in DOC
 
 

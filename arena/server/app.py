@@ -193,7 +193,8 @@ class ArenaServer(ArenaService):
             self._uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
                                    upload_limits=hosted.upload,
                                    builds_at_once=hosted.builds_at_once,
-                                   queue=hosted.build_queue, on_new_version=self._new_version)
+                                   queue=hosted.build_queue, on_new_version=self._new_version,
+                                   versions_per_day=config.accounts.versions_per_day)
             self._uploads.check_reachable()  # UploadError: which directory to open
         games = self._games = Games(
             config, self.registry, self.sessions, storage=storage, durability=durability,

@@ -94,6 +94,9 @@ class _Run:
     """Rebuilt from storage after a restart (`Games.restore_running`)."""
     waiting: set[str] = field(default_factory=set)
     """The players a resumed game waits for before it begins again."""
+    back: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once nobody is waited for (or the game ended): a resumed game then knows which
+    of its players are hosted, and takes their slots before it begins."""
     ready: bool = False
     """Its house bots are prepared: the game begins once nobody is waited for."""
     clock_held: bool = False
@@ -388,6 +391,8 @@ class Games:
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)
+            if run.waiting and not live.over:  # resumed: its hosted players are back first
+                await run.back.wait()
             hosted = self._hosted_seats(live)
             if hosted and self.hosted_slots is not None and not live.over:
                 run.queued = True
@@ -499,6 +504,7 @@ class Games:
         if run.queued and run.task is not None and run.task is not asyncio.current_task():
             run.queued = False
             run.task.cancel()  # ended while it waited for hosted slots
+        run.back.set()
         if not run.ended.done():
             run.ended.set_result(None)
 
@@ -600,6 +606,8 @@ class Games:
         self._apply(run, live.resume_messages(name, self._loop.time()))
         if name in run.waiting:
             run.waiting.discard(name)
+            if not run.waiting:
+                run.back.set()
             self._begin(run)
 
     def forfeit_player(self, live: LiveGame, name: str, termination: Termination,

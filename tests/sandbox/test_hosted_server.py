@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.config import HostedConfig
+from arena.config import AccountsConfig, HostedConfig
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
 from arena.server.hosted import STDERR_BYTES
@@ -140,6 +140,62 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         body = spec["paths"]["/api/bots/{name}/builds"]["post"]["requestBody"]["content"]
         assert set(body) == {"application/octet-stream", "multipart/form-data"}
     assert list((builds / "hosted-http" / ".incoming").iterdir()) == []
+
+
+async def test_a_person_uploads_for_their_own_bot_within_their_budgets(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    arena = await make_arena(
+        hosted=HostedConfig(directory=str(builds / "hosted-person")),
+        accounts=AccountsConfig(signup="open", builds_per_day=2, versions_per_day=1))
+    operator = await arena.add_bot("runner", operator=True)
+    await arena.add_bot("alice")
+    base = f"http://127.0.0.1:{arena.server.port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+        api = Api(session, arena.server.port)
+
+        async def upload(body: bytes, name: str = "ann-bot", lang: str = "python",
+                         **headers: str) -> tuple[int, dict[str, Any]]:
+            return await api.upload(None, name, body, lang, **headers)
+
+        async def built(build_id: str) -> dict[str, Any]:
+            async def done() -> dict[str, Any] | None:
+                status, build = await api.get(None, f"/api/bots/ann-bot/builds/{build_id}")
+                assert status == 200, build
+                return build if build["status"] != "building" else None
+            return await wait_for(done, 60, f"build {build_id} finished")  # type: ignore[no-any-return]
+
+        assert (await upload(_zip(HONEST)))[0] == 401  # nobody signed in
+        async with session.post(f"{base}/api/account/signup",
+                                json={"name": "ann", "password": "a long enough secret"}) as answer:
+            assert answer.status == 200
+        async with session.post(f"{base}/api/account/bots", json={"name": "ann-bot"}) as answer:
+            assert answer.status == 200
+        status, error = await upload(_zip(HONEST), "alice")
+        assert status == 403 and error["code"] == "forbidden"  # not her bot
+        assert (await api.get(None, "/api/bots/alice/builds"))[0] == 403
+        status, error = await upload(_zip(HONEST), Origin="http://evil.example")
+        assert status == 403 and error["code"] == "cross-site"
+
+        status, broken = await upload(b"int main(void) { return undeclared; }\n", lang="c")
+        assert status == 202, broken
+        assert (await built(broken["id"]))["status"] == "failed"
+        status, build = await upload(_zip(HONEST))
+        assert status == 202, build
+        assert (await built(build["id"]))["status"] == "ok"
+        status, listed = await api.get(None, "/api/bots/ann-bot/builds")
+        assert status == 200 and listed["current"] == build["id"]
+        status, versions = await api.get(None, "/api/account/bots/ann-bot/versions")
+        assert [(v["version"], v["note"]) for v in versions["versions"]] == [
+            (1, ""), (2, f"build {build['id']} (python)")]  # the failed build is none
+
+        status, error = await upload(_zip(HONEST))  # her third upload of the day
+        assert status == 429 and error["code"] == "build-budget", error
+        assert "at most 2 programs a day" in error["message"]
+        status, error = await api.upload(operator, "ann-bot", _zip(HONEST))
+        assert status == 409 and error["code"] == "limit-reached", error  # before building
+        assert "1 versions" in error["message"]
+        _, listed = await api.get(None, "/api/bots/ann-bot/builds")
+        assert len(listed["builds"]) == 2
 
 
 async def test_a_server_that_hosts_nothing_says_so(make_arena: Any) -> None:  # noqa: F811
@@ -349,6 +405,35 @@ async def test_a_game_that_ends_while_it_waits_for_slots_leaves_the_queue(
         assert slots.waiting == 0 and slots.used == 1
     assert slots.used == 0
     await arena.close()
+
+
+async def test_a_game_resumed_after_a_restart_holds_hosted_slots_like_a_new_one(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    hosted = HostedConfig(directory=str(builds / "hosted-resumed"), slots=2)
+    arena = await make_arena(time_control=LADDER_CLOCK, hosted=hosted)
+    server = arena.server
+    slots = server.hosted_slots
+    assert server.uploads is not None and slots is not None
+    for account in ("alice", "bob"):
+        await arena.add_bot(account)
+        assert (await server.uploads.upload(account, BOTS / "python", "python")).status == "ok"
+    await wait_for(lambda: {"alice", "bob"} <= set(server.sessions), what="both hosted")
+    async with slots.hold(2):  # the machine is busy: the game is stored, not begun
+        live = server.start_game("sim", {"vertices": 6}, ["alice", "bob"])
+        await wait_for(lambda: slots.waiting == 1, what="the game waits for its slots")
+        await arena.close()  # it stays running in storage
+    again = await make_arena(time_control=LADDER_CLOCK, hosted=hosted)
+    resumed = again.server
+    assert resumed.hosted_slots is not None and live.id in resumed.games.live
+
+    async def finished() -> Any:
+        game = await resumed.storage.game(live.id)
+        return game if game is not None and game.status != "running" else None
+
+    game = await wait_for(finished, 120, "the resumed game finished")
+    assert game.termination == "normal", game
+    assert resumed.hosted_slots.peak == 2  # its two hosted seats held a slot each
+    await again.close()
 
 
 async def test_an_upload_from_the_command_line_is_played_by_a_running_server(

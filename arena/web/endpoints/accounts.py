@@ -28,6 +28,7 @@ from arena.passwords import HashingBusy, Passwords, check_password
 from arena.record import read_jsonl
 from arena.service import ChallengeError
 from arena.storage.people import AccountLimit
+from arena.uploads import LANGS
 from arena.web import PERSON_COOKIE
 from arena.web.endpoints.challenges import CHALLENGE_STATUS
 from arena.web.http import ApiError, json_response, read_json
@@ -219,12 +220,16 @@ async def signout(request: web.Request) -> web.Response:
 async def account_me(request: web.Request) -> web.Response:
     config = _config(request)
     name = await person_of(request)
+    uploads = service_of(request).uploads
     return json_response({
         "name": name, "signup": config.signup,
         "operator": name is not None and await service_of(request).records.is_operator(name),
         "limits": {"bots": config.bots_per_person, "versions_per_day": config.versions_per_day,
                    "password_min": config.password_min, "password_max": config.password_max,
-                   "note_length": NOTE_LENGTH}})
+                   "note_length": NOTE_LENGTH},
+        "hosting": None if uploads is None else {
+            "languages": list(LANGS), "upload_bytes": uploads.upload_limits.archive_bytes,
+            "builds_per_day": config.builds_per_day}})
 
 
 # -- a person's bots ------------------------------------------------------------------------
@@ -384,7 +389,9 @@ ENDPOINTS = (
              answers={200: '{"name" (null when nobody is signed in), "signup" (open, invite '
                            'or closed), "operator" (whether they may read /api/operator/...), '
                            '"limits": {"bots", "versions_per_day", "password_min", '
-                           '"password_max", "note_length"}}'}),
+                           '"password_max", "note_length"}, "hosting" (null when the server '
+                           'hosts no bots, else {"languages", "upload_bytes", '
+                           '"builds_per_day"}: uploads from "My bots")}'}),
     Endpoint("GET", "/api/account/bots", my_bots, "The signed-in person's bots", _TAG,
              security=_SESSION,
              answers={200: '{"name", "bots": [{"name", "created", "revoked", "version", '

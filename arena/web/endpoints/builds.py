@@ -1,6 +1,11 @@
-"""Hosted bots' uploads and builds (`arena.uploads`): an operator uploads a bot's program,
-the server builds it in the sandbox; the bot's owner (its token) and operators read
-its builds and their logs, and its program's standard error in each game.
+"""Hosted bots' uploads and builds (`arena.uploads`): an operator (a token) or the bot's
+owner (signed in: the person's session cookie of `arena.web.endpoints.accounts`, with
+its same-site and origin protections) uploads a bot's program, the server builds it in
+the sandbox; the bot's owner (its token, or the signed-in person it belongs to) and
+operators read its builds and their logs, and its program's standard error in each game.
+A person uploads at most `AccountsConfig.builds_per_day` programs a day, of all their
+bots (429 ``build-budget``), and a successful build is a version of the bot, within
+their versions a day (409 ``limit-reached`` before the build).
 
 The body of an upload is the program itself -- a single source file or an archive (zip,
 tar, tar.gz, tar.bz2, tar.xz, recognised by their first bytes) -- either raw or as the
@@ -14,9 +19,11 @@ when it is done, with its log.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import secrets
 import shutil
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,7 +31,9 @@ from aiohttp import BodyPartReader, StreamReader, web
 
 from arena.service import Builds
 from arena.storage.interface import BotAccount
-from arena.uploads import LANGS, BuildQueueFull, UploadError
+from arena.storage.people import DAY
+from arena.uploads import LANGS, BuildQueueFull, UploadError, VersionBudget
+from arena.web.endpoints.accounts import person_of
 from arena.web.http import ApiError, json_response
 from arena.web.routes import Endpoint, Param, service_of
 
@@ -58,13 +67,51 @@ async def _account(request: web.Request) -> BotAccount:
     return account
 
 
-async def _reader(request: web.Request, name: str) -> BotAccount:
-    """The account of a request reading `name`'s builds: its owner or an operator."""
+async def _owner(request: web.Request, name: str) -> str | None:
+    """The signed-in person of a request without a token, if `name` is a bot of theirs
+    (None: the request carries a token instead).
+
+    Raises:
+        ApiError: 401 with neither a token nor a session; 403 for another's bot.
+    """
+    if "Authorization" in request.headers:
+        return None
+    person = await person_of(request)
+    if person is None:
+        raise ApiError(401, "send a token as 'Authorization: Bearer TOKEN', or sign in "
+                            "(POST /api/account/signin)", code="unauthorized",
+                       headers={"WWW-Authenticate": "Bearer"})
+    if not any(bot.name == name and not bot.revoked
+               for bot in await service_of(request).records.owned_bots(person)):
+        raise ApiError(403, f"{name} is no bot of yours", code="forbidden")
+    return person
+
+
+async def _reader(request: web.Request, name: str) -> None:
+    """Let a request read `name`'s builds: its token, its owner signed in, or an
+    operator's token."""
+    if await _owner(request, name) is not None:
+        return
     account = await _account(request)
     if account.name != name and not account.operator:
-        raise ApiError(403, f"only {name} (its token) and operators read its builds",
-                       code="forbidden")
-    return account
+        raise ApiError(403, f"only {name} (its token or its owner) and operators read its "
+                            "builds", code="forbidden")
+
+
+async def _within_builds_a_day(request: web.Request, person: str) -> None:
+    """Refuse (429) a person's upload beyond their builds a day, of all their bots."""
+    service = service_of(request)
+    per_day = service.config.accounts.builds_per_day
+    now = time.time()
+    created: list[float] = []
+    for bot in await service.records.owned_bots(person):
+        created += [row.created for row in await service.records.builds(bot.name, limit=per_day)
+                    if row.created > now - DAY]
+    if len(created) >= per_day:
+        wait = max(1, math.ceil(sorted(created, reverse=True)[per_day - 1] + DAY - now))
+        raise ApiError(429, f"a person uploads at most {per_day} programs a day, of all "
+                            f"their bots; the next one in {math.ceil(wait / 3600)} h",
+                       code="build-budget", headers={"Retry-After": str(wait)})
 
 
 def _uploads(request: web.Request) -> Builds:
@@ -111,11 +158,14 @@ async def _receive(chunks: StreamReader | BodyPartReader, handle: BinaryIO,
 
 async def upload_build(request: web.Request) -> web.Response:
     uploads = _uploads(request)
-    account = await _account(request)
-    if not account.operator:
-        raise ApiError(403, "uploads are an operator's (an operator token: 'arena bots add "
-                            "NAME --operator')", code="forbidden")
     name = request.match_info["name"]
+    person = await _owner(request, name)
+    if person is None:
+        account = await _account(request)
+        if not account.operator:
+            raise ApiError(403, "uploads are the bot's owner's (signed in) or an operator's "
+                                "(an operator token: 'arena bots add NAME --operator')",
+                           code="forbidden")
     lang = request.query.get("lang")
     if lang is None:
         raise ApiError(400, f"say the program's language: ?lang= one of {', '.join(LANGS)}")
@@ -125,8 +175,12 @@ async def upload_build(request: web.Request) -> web.Response:
     if declared is not None and declared > limit + (MULTIPART_SLACK if multipart else 0):
         raise ApiError(413, f"the body is {declared} bytes; at most {limit} are accepted "
                             "(the upload limit)", code="too-large")
+    if person is not None:
+        await _within_builds_a_day(request, person)
     try:
         await uploads.check(name, lang)
+    except VersionBudget as error:
+        raise ApiError(409, str(error), code="limit-reached") from None
     except BuildQueueFull as error:
         raise ApiError(503, str(error), code="builds-busy", headers={"Retry-After": "60"}
                        ) from None
@@ -138,6 +192,8 @@ async def upload_build(request: web.Request) -> web.Response:
         path = await _store_body(request, folder, lang, limit, multipart)
         try:
             row = await uploads.start(name, path, lang, remove_source=True)
+        except VersionBudget as error:
+            raise ApiError(409, str(error), code="limit-reached") from None
         except BuildQueueFull as error:
             raise ApiError(503, str(error), code="builds-busy", headers={"Retry-After": "60"}
                            ) from None
@@ -220,20 +276,27 @@ async def stderr(request: web.Request) -> web.Response:
 _NAME = Param("name", "the bot's account", required=True, where="path")
 _BUILD = ("id, bot, lang, status (building, ok, failed), created, finished, sha256 (of the "
           "sources), detail (why it failed)")
-_READERS = {401: "no token, or an unknown one", 403: "neither the bot's token nor an operator's",
+_READERS = {401: "no token nor session, or an unknown token",
+            403: "neither the bot's token, its owner signed in nor an operator's token",
             404: "this server hosts no bots (code not-hosting)"}
 
 ENDPOINTS = (
     Endpoint("POST", "/api/bots/{name}/builds", upload_build,
-             "Upload a bot's program to be built and hosted (operators)", "hosted",
+             "Upload a bot's program to be built and hosted (its owner signed in, operators)",
+             "hosted",
              params=(_NAME, Param("lang", f"the language: {', '.join(LANGS)}", required=True)),
              upload="application/octet-stream, multipart/form-data",
              answers={202: f"the build, being built ({_BUILD}); Location: where to read it",
                       400: "no or an unknown language, no such bot account, an empty body "
                            "or a form without a 'file' part (code bad-upload)",
-                      401: "no token, or an unknown one", 403: "not an operator's token",
+                      401: "no token nor session, or an unknown token",
+                      403: "neither an operator's token nor the bot's owner signed in",
                       404: "this server hosts no bots (code not-hosting)",
+                      409: "a successful build would be one of the owner's versions beyond "
+                           "their versions a day (code limit-reached)",
                       413: "a program over the upload limit (16 MiB; code too-large)",
+                      429: "the person uploaded their builds a day (20; code build-budget, "
+                           "with Retry-After)",
                       503: "too many builds running and waiting (code builds-busy, with "
                            "Retry-After)"}),
     Endpoint("GET", "/api/bots/{name}/builds", builds, "A hosted bot's builds, newest first "

@@ -1,7 +1,7 @@
 // People and their bots (docs/web.md, "My bots"): signing in and up (#/account), and a
-// person's bots with their tokens, versions, games and debug lines, and challenges made
-// with them (#/mine). The session is an HttpOnly cookie the server sets: this page never
-// sees it.
+// person's bots with their tokens, versions, games and debug lines, challenges made with
+// them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
+// The session is an HttpOnly cookie the server sets: this page never sees it.
 
 import { StalePage, api, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
@@ -99,12 +99,14 @@ export async function myBotsPage() {
       tokenBox(document.getElementById("token-box"), made.name, made.token);
     } catch (error) { failed(createMessage, error); }
   } }, nameLabel, name, h("p", {}, h("button", { id: "create-bot", class: "primary", type: "submit" }, t("Create the bot"))), createMessage);
-  const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown, ladders)));
+  const cards = await Promise.all(mine.bots.map((bot) => botCard(bot, tokenShown, ladders, me.hosting)));
   show(h("h1", {}, t("My bots")),
     h("p", { id: "signed-in" }, t("Signed in as {name}.", { name: me.name }), " ", signOutButton()),
     me.operator ? h("p", {}, h("a", { id: "operator-link", href: "#/operator" }, t("Operators' page"))) : null,
     h("p", { class: "muted", id: "account-limits" }, t("At most {bots} bots; {versions} new versions a day, of all your bots.",
-      { bots: me.limits.bots, versions: me.limits.versions_per_day })),
+      { bots: me.limits.bots, versions: me.limits.versions_per_day }),
+    me.hosting ? [" ", t("The server runs your bots' programs: {builds} uploads a day, each at most {size} MiB; a program that builds is a new version.",
+      { builds: me.hosting.builds_per_day, size: Math.round(me.hosting.upload_bytes / 1048576) })] : null),
     tokenShown,
     h("section", { class: "card" }, h("h2", {}, t("A new bot")), create),
     mine.bots.length ? cards : h("p", { class: "muted", id: "no-bots" }, t("You have no bots yet.")));
@@ -164,7 +166,55 @@ function challengeForm(bot, ladders) {
     h("p", {}, h("button", { type: "submit" }, t("Challenge"))), status));
 }
 
-async function botCard(bot, tokenShown, ladders) {
+// A hosted bot's uploads: the form (a file and its language) and its builds, each with
+// its log; while one is being built the list is read again every few seconds.
+async function buildsSection(bot, hosting, cardMessage) {
+  const name = encodeURIComponent(bot.name);
+  const buildLog = h("pre", { class: "build-log", hidden: true, tabindex: "0" });
+  const list = h("div", { class: "builds-list" });
+  const logButton = (build) => h("button", { class: "build-log-button", "data-build": build.id, onclick: async () => {
+    try {
+      const found = await api(`/api/bots/${name}/builds/${encodeURIComponent(build.id)}`);
+      buildLog.textContent = [found.detail, found.log].filter(Boolean).join("\n\n") || t("The build wrote nothing.");
+      buildLog.hidden = false;
+    } catch (error) { failed(cardMessage, error); }
+  } }, t("Read the log"));
+  const states = { building: t("building…"), ok: t("built"), failed: t("failed") };
+  const render = (listed) => list.replaceChildren(listed.builds.length ? scrollBox(t("the builds of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "builds" },
+    h("caption", {}, t("Builds")),
+    h("tr", {}, [t("uploaded"), t("language"), t("state"), t("Build log")].map((c) => h("th", { scope: "col" }, c))),
+    listed.builds.map((b) => h("tr", { "data-build": b.id, "data-status": b.status },
+      h("td", {}, when(b.created)), h("td", {}, b.lang),
+      h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null),
+      h("td", {}, b.status === "building" ? "–" : logButton(b))))))
+    : h("p", { class: "muted" }, t("No uploads yet.")));
+  const refresh = async () => {
+    const listed = await api(`/api/bots/${name}/builds`);
+    render(listed);
+    if (listed.builds.some((b) => b.status === "building")) {
+      setTimeout(() => { if (list.isConnected) refresh().catch((error) => failed(cardMessage, error)); }, 2000);
+    }
+  };
+  await refresh();
+  const fileId = `upload-file-${bot.name}`;
+  const langId = `upload-lang-${bot.name}`;
+  const file = h("input", { id: fileId, type: "file", required: true });
+  const lang = h("select", { id: langId }, hosting.languages.map((l) => h("option", { value: l }, l)));
+  const form = h("form", { class: "upload-form", "data-bot": bot.name, onsubmit: async (event) => {
+    event.preventDefault();
+    if (!file.files.length) return;
+    try {
+      await post(`/api/bots/${name}/builds?lang=${encodeURIComponent(lang.value)}`, file.files[0]);
+      form.reset();
+      await refresh();
+    } catch (error) { failed(cardMessage, error); }
+  } }, h("label", { for: fileId }, t("The program (a source file or an archive)")), file,
+  h("label", { for: langId }, t("Language")), lang,
+  h("button", { type: "submit", disabled: bot.revoked }, t("Upload and build")));
+  return h("div", { class: "hosting" }, h("h3", {}, t("Hosted by the server")), form, list, buildLog);
+}
+
+async function botCard(bot, tokenShown, ladders, hosting) {
   const name = encodeURIComponent(bot.name);
   const [versions, games] = await Promise.all([api(`/api/account/bots/${name}/versions`),
     api(`/api/account/bots/${name}/games`, { limit: 20 })]);
@@ -196,9 +246,10 @@ async function botCard(bot, tokenShown, ladders) {
     } catch (error) { failed(cardMessage, error); }
   } }, t("Show"));
   const state = bot.revoked ? t("revoked") : bot.connected ? t("connected") : t("not connected");
+  const builds = hosting ? await buildsSection(bot, hosting, cardMessage) : null;
   return h("section", { class: "card bot", "data-bot": bot.name, "aria-labelledby": `bot-${bot.name}` },
     h("h2", { id: `bot-${bot.name}` }, bot.name),
-    h("p", {}, t("Version {version}", { version: bot.version }), " · ", state), rotate, register, cardMessage,
+    h("p", {}, t("Version {version}", { version: bot.version }), " · ", state), rotate, register, cardMessage, builds,
     bot.connected && !bot.revoked && ladders.length ? challengeForm(bot, ladders) : null,
     scrollBox(t("the versions of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "versions" },
       h("caption", {}, t("Versions")),

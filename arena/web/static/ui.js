@@ -121,6 +121,7 @@ const ERRORS = {
   "storage-unavailable": N_("The server cannot store games just now: try again in a minute."),
   "unknown-game": N_("There is no such game (any more)."),
   "not-a-guest": N_("This browser has no guest account here: reload the page."),
+  "build-budget": N_("You uploaded as many programs today as you may: try again tomorrow."),
   "not-operator": N_("This page is for the server's operators: sign in as one (an operator adds one with 'arena users add NAME --operator')."),
 };
 

@@ -1,0 +1,89 @@
+"""What a person sees of their hosted bot in the browser ("My bots" on a server that hosts
+bots): the upload form, a program that fails to build with its log, one that builds and
+becomes the bot's next version and the program it plays; in Russian too."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.sandbox.conftest import require_sandbox
+
+from .browser import accessible, browser, no_overflow, open_page, visitor, wait_phase
+from .live import arena_serve
+from .test_browser_accounts import sign_up
+
+__all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A server that hosts bots and lets people sign up: its URL."""
+    require_sandbox()
+    database = tmp_path_factory.mktemp("hosting") / "arena.sqlite"
+    hosted = Path(tempfile.mkdtemp(prefix="arena-hosting-web-"))
+    hosted.chmod(0o755)  # the sandboxes' uids reach it (pytest's directories are root's)
+    try:
+        with arena_serve("--db", str(database), "--signup", "open", "--no-ladder",
+                         "--guests-per-client", "1000", "--hosted-dir", str(hosted)) as (url, process):
+            yield {"url": url}
+        if process.stdout:
+            process.stdout.close()
+    finally:
+        shutil.rmtree(hosted, ignore_errors=True)
+
+
+def upload(page: Any, bot: str, name: str, text: str) -> None:
+    page.set_input_files(f"#upload-file-{bot}", files=[
+        {"name": name, "mimeType": "text/x-python", "buffer": text.encode()}])
+    page.select_option(f"#upload-lang-{bot}", "python")
+    page.click(f"form.upload-form[data-bot='{bot}'] button")
+
+
+def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
+        browser: Any, server: dict[str, Any], visitor: dict[str, str]) -> None:
+    hosting = server["url"]
+    for page in open_page(browser, visitor, "desktop"):
+        page.context.add_cookies([sign_up(hosting, "hana")])
+        page.goto(hosting + "/#/mine")
+        wait_phase(page, "mine")
+        assert "20 uploads a day" in page.inner_text("#account-limits")
+        page.fill("#new-bot", "hana-bot")
+        page.click("#create-bot")
+        page.wait_for_selector("#token")
+        card = "section.bot[data-bot='hana-bot']"
+        assert "No uploads yet." in page.inner_text(card)
+        upload(page, "hana-bot", "bot.py", "def broken(:\n")
+        page.wait_for_selector(f"{card} table.builds tr[data-status='failed']")
+        page.click(f"{card} button.build-log-button")
+        page.wait_for_selector(f"{card} pre.build-log:not([hidden])")
+        assert "SyntaxError" in page.inner_text(f"{card} pre.build-log")
+        upload(page, "hana-bot", "bot.py", "print('pass')\n")
+        page.wait_for_selector(f"{card} table.builds tr[data-status='ok']")
+        rows = page.locator(f"{card} table.builds tr").all_inner_texts()
+        assert rows[1].split("\t")[1:3] == ["python", "built · playing"], rows
+        assert rows[2].split("\t")[1:3] == ["python", "failed"], rows
+        page.reload()
+        wait_phase(page, "mine")
+        assert "Version 2" in page.inner_text(card)  # the build is the bot's next version
+        versions = page.locator(f"{card} table.versions tr").all_inner_texts()
+        assert versions[2].split("\t")[1].startswith("build ") and "(python)" in versions[2]
+        no_overflow(page)
+        accessible(page)
+    for page in open_page(browser, visitor, "phone", locale="ru-RU"):
+        page.context.add_cookies([sign_up(hosting, "gleb")])
+        page.goto(hosting + "/#/mine")
+        wait_phase(page, "mine")
+        page.fill("#new-bot", "gleb-bot")
+        page.click("#create-bot")
+        page.wait_for_selector("#token")
+        card = "section.bot[data-bot='gleb-bot']"
+        assert "Загрузок пока нет." in page.inner_text(card)
+        assert page.inner_text(f"{card} form.upload-form button") == "Загрузить и собрать"
+        no_overflow(page)
+        accessible(page)
