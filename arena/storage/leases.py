@@ -119,6 +119,7 @@ class LeaseKeeper:
             StorageFailure: the storage failed, or took over half a lease to renew (the
                 leases are given up once that has lasted a whole lease).
         """
+        asked = frozenset(self.held)  # games started or ended meanwhile are not judged now
         try:
             async with asyncio.timeout(self.lease / 2):
                 renewed = set(await self.storage.renew_leases(self.host, self.lease))
@@ -130,8 +131,7 @@ class LeaseKeeper:
                     from None
             raise
         self._renewed = now
-        self._lose(self.held - renewed, "another host claimed them")
-        self.held = renewed
+        self._lose((asked & self.held) - renewed, "another host claimed them")
         if self.claim:
             claimed = frozenset(await self.storage.claim_expired(self.host, self.lease,
                                                                  CLAIM_LIMIT))

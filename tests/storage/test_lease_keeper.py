@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from arena.storage import Storage, StorageFailure
 from arena.storage.leases import LeaseKeeper, host_id
 from tests.waiting import wait_for
 
-from .games import ended
+from .games import ended, started
 from .test_leases import HELD, hosts, start
 
 
@@ -74,6 +75,45 @@ async def test_a_game_that_ended_is_forgotten_not_lost(storage: Storage) -> None
     host.keeper.forget("g1")
     await host.keeper.tick(now=1)
     assert host.lost == [] and host.keeper.held == set()
+
+
+class Slow:
+    """A storage whose renewals wait for `go`, so that games start and end meanwhile."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.storage, name)
+
+    async def renew_leases(self, host: str, seconds: float) -> list[str]:
+        renewed = await self.storage.renew_leases(host, seconds)
+        self.asked.set()
+        await self.go.wait()
+        return renewed
+
+
+async def test_games_that_start_or_end_during_a_renewal_are_not_lost(storage: Storage) -> None:
+    """A busy host starts and ends games while its renewal is on the way: a game stored
+    after the renewal's answer was made is held, not lost (nor one that ended)."""
+    await start(storage, "old", "ending")
+    slow = Slow(storage)
+    host = Host(slow, "host")  # type: ignore[arg-type]
+    assert await host.keeper.adopt("old", now=0) and await host.keeper.adopt("ending", now=0)
+    renewal = asyncio.create_task(host.keeper.tick(now=1))
+    await slow.asked.wait()  # renewed: old and ending; not yet told
+    await storage.start_game(started(ended("new", ("alice", "bob"), 0)), ladder=False,
+                             pair=None, host="host", lease=HELD)
+    host.keeper.hold("new", now=1)
+    await storage.finish_game(ended("ending", ("alice", "bob"), 0))
+    host.keeper.forget("ending")
+    slow.go.set()
+    await renewal
+    assert host.lost == [] and host.keeper.held == {"old", "new"}
+    await host.keeper.tick(now=2)  # the next round renews the new game too
+    assert host.lost == [] and host.keeper.held == {"old", "new"}
 
 
 class Failing:
