@@ -146,7 +146,11 @@ class ExecBot(ArenaBot):
                 return
             text = raw.decode("utf-8", "replace").rstrip("\r\n")
             self._stderr_tail.append(text)
-            print(text, file=sys.stderr, flush=True)
+            self._stderr_line(text)
+
+    def _stderr_line(self, text: str) -> None:
+        """A line of the child's standard error: copied to ours."""
+        print(text, file=sys.stderr, flush=True)
 
     async def _died(self) -> str:
         """What to tell the bot author about a child that is gone (or going)."""

@@ -320,13 +320,7 @@ class Games:
         for run in list(self._runs.values()):
             if run.live.over:
                 continue
-            if run.timer is not None:
-                run.timer.cancel()
-                run.timer = None
-            if run.house_task is not None:
-                run.house_task.cancel()
-            if run.task is not None:
-                run.task.cancel()
+            self._stop(run)
         self.grace.cancel_all()
         if self._grace_timer is not None:
             self._grace_timer.cancel()
@@ -467,13 +461,18 @@ class Games:
             if run is None or run.live.over:
                 continue
             run.lost = True
-            if run.timer is not None:
-                run.timer.cancel()
-                run.timer = None
-            if run.house_task is not None:
-                run.house_task.cancel()
-            if run.task is not None:
-                run.task.cancel()
+            self._stop(run)
+
+    @staticmethod
+    def _stop(run: _Run) -> None:
+        """Stop `run` where it is: its clock's timer, its house bot's move, its task."""
+        if run.timer is not None:
+            run.timer.cancel()
+            run.timer = None
+        if run.house_task is not None:
+            run.house_task.cancel()
+        if run.task is not None:
+            run.task.cancel()
 
     async def _run(self, run: _Run) -> None:
         """Begin the game (a resumed one once its players are back) and wait for its

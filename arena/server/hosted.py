@@ -41,7 +41,7 @@ from pathlib import Path
 
 from websockets.exceptions import ConnectionClosed
 
-from arena.lines import MAX_LINE, Comment, LegalQuery
+from arena.lines import Comment, LegalQuery
 from arena.uploads import Uploads
 from clients.bridge import BridgeError, ExecBot
 from clients.sdk import ArenaClient, GameInfo, GameResult, Rejected, Turn
@@ -129,20 +129,10 @@ class HostedBridge(ExecBot):
             return "the program was stopped"
         return await super()._died()
 
-    async def _pass_stderr(self, process: asyncio.subprocess.Process) -> None:
+    def _stderr_line(self, text: str) -> None:
         """The program's standard error, kept with the game it plays (or, between turns,
         with every game in progress) for the bot's owner."""
-        assert process.stderr is not None
-        while True:
-            try:
-                raw = await process.stderr.readline()
-            except ValueError:  # a line over the limit: take what is there
-                raw = await process.stderr.read(MAX_LINE)
-            if not raw:
-                return
-            text = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self._stderr_tail.append(text)
-            self._keep(text)
+        self._keep(text)
 
     def _keep(self, text: str, games: list[str] | None = None) -> None:
         """Keep a line of the program's output (standard error, ``#``) with `games`
