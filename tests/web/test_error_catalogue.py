@@ -86,7 +86,8 @@ def page_errors() -> dict[str, str]:
     block = script[script.index("const ERRORS = {"):]
     block = block[:block.index("\n};")]
     return {key.strip('"'): text for key, text in
-            re.findall(r'^\s+("[^"]+"|[a-z-]+): N_\("((?:[^"\\]|\\.)*)"\)', block, re.M)}
+            re.findall(r'^\s+("[^"]+"|[a-z-]+): N_\("((?:[^"\\]|\\.)*)"\)', block,
+                       re.MULTILINE)}
 
 
 def test_the_page_knows_every_code_the_api_gives() -> None:

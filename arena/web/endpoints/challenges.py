@@ -12,7 +12,7 @@ one of their own bots, rated or not, through ``POST /api/account/bots/{bot}/chal
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from aiohttp import web
@@ -41,7 +41,7 @@ CHALLENGE_STATUS = {"bad-challenge": 409, "challenge-limit": 429, "unknown-ladde
 """The HTTP status of each `ChallengeError` code (400 for the others)."""
 
 
-def challenge_params(error: ChallengeError) -> dict[str, dict[str, str | int]]:
+def challenge_params(error: ChallengeError) -> dict[str, Any]:
     """The refusal's optional ``params`` field (its ``reason`` and the names and numbers
     it mentions), so that a page says it in its own language (docs/web.md, "Languages");
     none when the refusal has none."""
