@@ -176,6 +176,7 @@ const ERRORS = {
   malformed: N_("This move cannot be read: "),
 };
 
+// One string or node (never an array: `replaceChildren` would print it as "a,[object …]").
 export function errorText(error) {
   if (typeof error === "string") return error;  // said already in the page's language
   const data = (error && error.data) || {};
@@ -184,10 +185,10 @@ export function errorText(error) {
   const reasoned = ERRORS[`${data.code}/${params.reason}`];
   const known = reasoned || ERRORS[data.code] || (error && error.status === 429 ? ERRORS["too-many-requests"] : null);
   // a text ending in ": " leads the server's own words (which setting, which limit)
-  if (known && known.endsWith(": ") && own) return [t(known, params), h("span", { lang: "en" }, own)];
+  if (known && known.endsWith(": ") && own) return h("span", {}, t(known, params), h("span", { lang: "en" }, own));
   if (known) return t(known, params);
   if (speech.lang === "en" || !own) return own || t("The server could not be reached: try again.");
-  return [t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own)];
+  return h("span", {}, t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own));
 }
 
 export function errorBox(error) {
