@@ -78,11 +78,13 @@ class PlayerUnavailable(ArenaError):
 class ChallengeError(ArenaError):
     """A challenge, acceptance or refusal the server cannot act on: `code` is the
     protocol's error code (``bad-challenge``, ``challenge-limit``,
-    ``unknown-challenge``, ``bad-policy``), the message says why."""
+    ``unknown-challenge``, ``bad-policy``), the message says why; `params` (a ``reason``
+    and the names and numbers it mentions) let a web page say it in its own language."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **params: str | int) -> None:
         super().__init__(message)
         self.code = code
+        self.params = params
 
 
 class Records(Protocol):

@@ -631,33 +631,39 @@ class ArenaServer(ArenaService):
         for name in (challenger, opponent):
             session = self.sessions.get(name)
             if session is None:
-                raise ChallengeError("bad-challenge", f"bot {name!r} is not connected")
+                raise ChallengeError("bad-challenge", f"bot {name!r} is not connected",
+                                     reason="not-connected", bot=name)
             if session.games_played and ladder.game not in session.games_played:
                 raise ChallengeError("bad-challenge", f"bot {name!r} does not play "
-                                     f"{ladder.game}")
+                                     f"{ladder.game}", reason="other-game", bot=name,
+                                     game=ladder.game)
             playing = len(self.bot_games.get(name, ()))
             if playing > ladder.max_games - 2:
                 raise ChallengeError("bad-challenge", (
                     f"bot {name!r} plays {playing} games already; a pairing needs room for "
-                    f"two (at most {ladder.max_games} at once)"))
+                    f"two (at most {ladder.max_games} at once)"), reason="bot-busy", bot=name,
+                    count=playing, limit=ladder.max_games)
         if rated and not ladder.rated:
             raise ChallengeError("bad-challenge", f"ladder {ladder.name!r} is unrated: "
-                                 "challenge with rated false")
+                                 "challenge with rated false", reason="unrated-ladder",
+                                 ladder=ladder.name)
         if rated and (is_guest(challenger) or is_guest(opponent)):
             raise ChallengeError("bad-challenge", "guests play no rated games: challenge "
-                                 "with rated false")
+                                 "with rated false", reason="guest-rated")
         owner = self._owner_of(challenger)
         if rated and owner is not None and owner == self._owner_of(opponent):
             raise ChallengeError("bad-challenge", (
                 f"{challenger} and {opponent} are both bots of {owner}'s, and a person's "
-                "bots play no rated games against each other: challenge with rated false"))
+                "bots play no rated games against each other: challenge with rated false"),
+                reason="same-owner", owner=owner)
         loop = self.ladders.get(ladder.name)
         if rated and loop is not None and not loop.may_pair(
                 challenger, opponent, time.time()):
             raise ChallengeError("bad-challenge", (
                 f"{challenger} and {opponent} have been paired "
                 f"{ladder.pairings_per_hour} times in the last hour, the ladder's cap "
-                "(pairings_per_hour): no more rated games between them for now"))
+                "(pairings_per_hour): no more rated games between them for now"),
+                reason="pair-cap", count=ladder.pairings_per_hour)
 
     def _start_challenge(self, challenge: Challenge) -> list[str]:
         """An accepted challenge's games on its ladder's settings (a start drawn for the

@@ -218,18 +218,20 @@ class Challenges:
         """
         self._charge(challenger)
         if challenger == opponent:
-            raise ChallengeError("bad-challenge", "a bot cannot challenge itself")
+            raise ChallengeError("bad-challenge", "a bot cannot challenge itself", reason="self")
         if is_house(opponent):
-            raise ChallengeError("bad-challenge", f"{opponent!r}: house bots take no challenges")
+            raise ChallengeError("bad-challenge", f"{opponent!r}: house bots take no challenges",
+                                 reason="house-bot", bot=opponent)
         self._check(challenger, opponent, rated, ladder)
         limit = self.limits.pending
         if sum(c.challenger == challenger for c in self.open.values()) >= limit:
             raise ChallengeError("challenge-limit", f"{challenger} has {limit} challenges "
                                  "waiting for an answer already (at most "
-                                 f"{limit}): wait for one to end")
+                                 f"{limit}): wait for one to end", reason="waiting", limit=limit)
         if sum(c.opponent == opponent for c in self.open.values()) >= limit:
             raise ChallengeError("challenge-limit", f"{opponent} has {limit} challenges to "
-                                 "answer already: try again later")
+                                 "answer already: try again later", reason="to-answer", bot=opponent,
+                                 limit=limit)
         challenge = Challenge("c" + uuid.uuid4().hex[:12], challenger, opponent, rated,
                               self._loop.time() + self.limits.timeout, request_id, games, seat,
                               ladder)
@@ -256,7 +258,8 @@ class Challenges:
             raise ChallengeError("challenge-limit", (
                 f"{name} has sent {len(sent)} challenges in the last hour, the most "
                 f"limits.challenges_per_hour allows ({self.limits.per_hour})"
-                + (f"; the next may go in {wait} s" if sent else "")))
+                + (f"; the next may go in {wait} s" if sent else "")),
+                reason="per-hour", limit=self.limits.per_hour)
         sent.append(now)
 
     async def _answer(self, challenge: Challenge) -> None:

@@ -127,10 +127,12 @@ async def test_only_the_owner_challenges_with_a_connected_bot(make_arena) -> Non
         status, error = await ann.post("/api/account/bots/ann-off/challenges",
                                        {"opponent": "bob"})
         assert (status, error["code"]) == (409, "not-connected")
+        assert error["params"] == {"reason": "own-bot", "bot": "ann-off"}
         status, error = await ann.post("/api/account/bots/ann-bot/challenges",
                                        {"opponent": "ann-two", "rated": True})
         assert (status, error["code"]) == (409, "bad-challenge")
         assert "bots of ann's" in error["message"]
+        assert error["params"] == {"reason": "same-owner", "owner": "ann"}
         status, error = await ann.post("/api/account/bots/ann-bot/challenges",
                                        {"opponent": "bob", "ladder": "nine"})
         assert (status, error["code"]) == (404, "unknown-ladder")

@@ -120,3 +120,35 @@ def test_the_challenge_form_speaks_russian(browser: Any, server: dict[str, Any],
         assert "Вызвать бота ботом ann-bot" in form.inner_text()
         assert "Соперник (имя бота)" in form.inner_text()
         no_overflow(page)
+
+
+def test_the_servers_refusals_read_in_russian(browser: Any, server: dict[str, Any],
+                                              visitor: dict[str, str]) -> None:
+    """Refusals of the server read in the page's language (issue 28): a challenge to a bot
+    that is not connected, one to the challenger itself, a sign-in with a wrong password;
+    no English sentence of the server is left (the refusals' params fill the names in)."""
+    for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
+        page.context.add_cookies([server["cookie"]])
+        page.goto(server["url"] + "/#/mine")
+        wait_phase(page, "mine")
+        form = page.locator("form.challenge-form[data-bot='ann-bot']")
+        status = "form.challenge-form[data-bot='ann-bot'] .challenge-status"
+        shows = "([selector, text]) => document.querySelector(selector).textContent === text"
+        for opponent, said in [
+                ("nobody-here", "Бот nobody-here не подключён: сейчас он не может принять вызов."),
+                ("ann-bot", "Бот не может вызвать сам себя.")]:
+            form.locator(".challenge-opponent").fill(opponent)
+            page.expected_console.append("409")  # the refused challenge's request
+            form.locator("button[type=submit]").click()
+            page.wait_for_function(shows, arg=[status, said])
+            assert page.locator(status + " [lang=en]").count() == 0  # no server words left over
+        no_overflow(page)
+        page.context.clear_cookies()
+        page.goto(server["url"] + "/#/account")
+        wait_phase(page, "account")
+        page.fill("#signin-name", "ann")
+        page.fill("#signin-password", "not the password")
+        page.expected_console.append("401")  # the refused sign-in's request
+        page.click("#signin")
+        page.wait_for_selector("#signin-message.error")
+        assert page.inner_text("#signin-message") == "Войти не удалось: неверное имя или пароль."

@@ -143,3 +143,21 @@ def test_a_game_without_russian_stays_english(russian: Any, server: dict[str, An
       const known = m.localise({ name: 'sim', title: 'Sim', description: '', bots: [] });
       return [game.title, game.description, game.bots[0].label, game.bots[0].description, known.title, [...m.untranslated]]; })""")
     assert shown == ["Third Sim", "Sim from outside", "third-random", "Any free edge.", "Сим", []]
+
+
+def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
+                                                                 server: dict[str, Any]) -> None:
+    """A setting the game's rules refuse: the page's own words lead, the rules' English
+    reason follows marked lang=en, and the two are one text (not "…,[object …]")."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusal shown
+    page.goto(server["url"] + "/#/")
+    wait_phase(page, "lobby")
+    page.select_option("#grammar", "")
+    page.fill("#grammar-text", "S->a||b\n")
+    page.click("#start")
+    wait_phase(page, "lobby-error")
+    said = page.inner_text("#lobby-message")
+    assert said.startswith("Сервер отказал: ") and "[object" not in said, said
+    assert "empty alternative" in page.inner_text("#lobby-message [lang=en]")
+    reads_russian(page, names_of(page), "a refused setting")

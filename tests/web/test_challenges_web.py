@@ -49,10 +49,11 @@ async def test_web_challenges_are_refused_with_reasons(make_arena) -> None:
     assert status == 403 and error["code"] == "not-a-guest"
     guest = await new_guest(arena)
     status, error = await post(arena, "/api/challenges", {"bot": "carol"}, headers=guest.cookie)
-    assert status == 409 and error["code"] == "not-connected"
+    assert status == 409 and error["code"] == "not-connected" and "params" not in error
     await guest.connect("substitution")
     status, error = await post(arena, "/api/challenges", {"bot": "nobody"}, headers=guest.cookie)
     assert status == 409 and error["code"] == "bad-challenge" and "'nobody'" in error["message"]
+    assert error["params"] == {"reason": "not-connected", "bot": "nobody"}  # for the page's words
     status, opened = await post(arena, "/api/challenges", {"bot": "carol"}, headers=guest.cookie)
     assert status == 200
 

@@ -30,7 +30,7 @@ from arena.service import ChallengeError
 from arena.storage.people import AccountLimit
 from arena.uploads import LANGS
 from arena.web import PERSON_COOKIE
-from arena.web.endpoints.challenges import CHALLENGE_STATUS
+from arena.web.endpoints.challenges import CHALLENGE_STATUS, challenge_params
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.quota import RateLimit, client_key
 from arena.web.routes import Endpoint, Param, service_of
@@ -351,13 +351,14 @@ async def bot_challenge(request: web.Request) -> web.Response:
     body = await read_json(request, BotChallenge, service.config.web.max_body)
     if not service.connected(name):
         raise ApiError(409, f"your bot {name!r} is not connected: connect it (with its "
-                            "token) and challenge again", code="not-connected")
+                            "token) and challenge again", code="not-connected",
+                       params={"reason": "own-bot", "bot": name})
     try:
         opened = service.challenge(name, body.opponent.strip(), seat=None, ladder=body.ladder,
                                    rated=body.rated)
     except ChallengeError as error:
-        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error),
-                       code=error.code) from None
+        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code,
+                       **challenge_params(error)) from None
     return json_response(opened)
 
 

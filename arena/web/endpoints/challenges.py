@@ -12,7 +12,7 @@ one of their own bots, rated or not, through ``POST /api/account/bots/{bot}/chal
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from aiohttp import web
@@ -22,7 +22,7 @@ from arena.web.endpoints.play import guest_ready_to_play
 from arena.web.http import ApiError, json_response, read_json
 from arena.web.routes import Endpoint, Param, service_of
 
-__all__ = ["CHALLENGE_STATUS", "ENDPOINTS"]
+__all__ = ["CHALLENGE_STATUS", "ENDPOINTS", "challenge_params"]
 
 
 class ChallengeRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -41,6 +41,13 @@ CHALLENGE_STATUS = {"bad-challenge": 409, "challenge-limit": 429, "unknown-ladde
 """The HTTP status of each `ChallengeError` code (400 for the others)."""
 
 
+def challenge_params(error: ChallengeError) -> dict[str, Any]:
+    """The refusal's optional ``params`` field (its ``reason`` and the names and numbers
+    it mentions), so that a page says it in its own language (docs/web.md, "Languages");
+    none when the refusal has none."""
+    return {"params": dict(error.params)} if error.params else {}
+
+
 async def challenge(request: web.Request) -> web.Response:
     service = service_of(request)
     body = await read_json(request, ChallengeRequest, service.config.web.max_body)
@@ -49,7 +56,8 @@ async def challenge(request: web.Request) -> web.Response:
         opened = service.challenge(player, body.bot.strip(), seat=body.seat,
                                    ladder=body.ladder)
     except ChallengeError as error:
-        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code) from None
+        raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code,
+                       **challenge_params(error)) from None
     return json_response(opened)
 
 

@@ -114,25 +114,81 @@ export function show(...children) { fill(main, ...children); }
 
 // An error as a person reads it: what it means for them in their language, and the
 // server's own words (for a refused setting, say: the rules' reason) where they say more.
+// A code's text, or `code/reason` for a refusal whose optional `params.reason` says more;
+// {names} are filled in from the answer's fields and its `params`. Every code the API
+// raises has one here, or is listed in tests/web/test_error_catalogue.py with the reason
+// no player sees it.
 const ERRORS = {
   busy: N_("You have as many bot games running as you may: watch them to their end."),
   "too-many-games": N_("You are playing as many games as you may at once: finish one first."),
   "not-connected": N_("The page lost its connection to the server: reload it."),
+  "not-connected/own-bot": N_("Your bot {bot} is not connected: connect it (with its token) and challenge again."),
   "storage-unavailable": N_("The server cannot store games just now: try again in a minute."),
   "unknown-game": N_("There is no such game (any more)."),
   "not-a-guest": N_("This browser has no guest account here: reload the page."),
   "build-budget": N_("You uploaded as many programs today as you may: try again tomorrow."),
   "not-operator": N_("This page is for the server's operators: sign in as one (an operator adds one with 'arena users add NAME --operator')."),
+  "too-many-requests": N_("Too many requests from this browser: try again in a minute."),
+  "rate-limited": N_("Too many tries from this address: try again in a minute."),
+  "internal-error": N_("The server failed (it logged why): try again later."),
+  "bad-settings": N_("These settings are refused: "),
+  "bad-upload": N_("The upload is refused: "),
+  "too-large": N_("This is too big for the server: "),
+  "builds-busy": N_("The server is building too many programs just now: try again in a minute."),
+  "limit-reached": N_("You have reached a limit of your account: "),
+  "name-taken": N_("This name is taken: choose another."),
+  revoked: N_("This bot was retired: it takes no new token or version."),
+  "not-signed-in": N_("Sign in first."),
+  unauthorized: N_("Sign in first."),
+  forbidden: N_("This is not yours to see or change."),
+  "wrong-credentials": N_("Sign-in failed: wrong name or password."),
+  "signup-closed": N_("Sign-up is closed on this server: its operator adds people."),
+  "invite-needed": N_("Sign-up here is by invitation: give the invite code the operator sent you."),
+  "bad-invite": N_("This invite code is not valid (or was used already)."),
+  "unknown-bot": N_("You have no bot of this name."),
+  "not-your-bot": N_("This bot is not yours."),
+  "not-hosting": N_("This server hosts no bots."),
+  "unknown-build": N_("There is no such build."),
+  "no-log": N_("This game has no log (yet)."),
+  "bad-log": N_("This log cannot be read: "),
+  "replay-limit": N_("The replay needs more time or memory than the server gives it: "),
+  "unknown-challenge": N_("There is no such challenge (any more)."),
+  "unknown-ladder": N_("There is no such ladder."),
+  "unknown-tournament": N_("There is no such tournament."),
+  "unknown-run": N_("This tournament run is gone: runs are kept until the server restarts."),
+  "unknown-season": N_("There is no such season."),
+  "no-directory": N_("This server keeps no tournament results."),
+  "bad-challenge": N_("The challenge is refused: "),
+  "bad-challenge/self": N_("A bot cannot challenge itself."),
+  "bad-challenge/house-bot": N_("{bot} is a house bot: house bots take no challenges."),
+  "bad-challenge/not-connected": N_("The bot {bot} is not connected: it can take no challenge now."),
+  "bad-challenge/other-game": N_("The bot {bot} does not play {game}."),
+  "bad-challenge/bot-busy": N_("The bot {bot} is playing {count} games already: a challenge needs room for two more (at most {limit} at once)."),
+  "bad-challenge/unrated-ladder": N_("This ladder is unrated: challenge without rating."),
+  "bad-challenge/guest-rated": N_("Guests play no rated games: challenge without rating."),
+  "bad-challenge/same-owner": N_("Both bots are {owner}'s, and a person's bots play no rated games against each other: challenge without rating."),
+  "bad-challenge/pair-cap": N_("These bots were paired {count} times in the last hour, the most the ladder allows: no more rated games between them for now."),
+  "challenge-limit": N_("Too many challenges: "),
+  "challenge-limit/waiting": N_("Your bot has {limit} challenges waiting for an answer already: wait for one to end."),
+  "challenge-limit/to-answer": N_("{bot} has {limit} challenges to answer already: try again later."),
+  "challenge-limit/per-hour": N_("Your bot has sent {limit} challenges in the last hour, the most it may: try again later."),
+  "bad-request": N_("The server refused: "),
+  malformed: N_("This move cannot be read: "),
 };
 
+// One string or node (never an array: `replaceChildren` would print it as "a,[object …]").
 export function errorText(error) {
   if (typeof error === "string") return error;  // said already in the page's language
   const data = (error && error.data) || {};
   const own = String((error && error.message) || error || "");
-  const known = ERRORS[data.code] || (error && error.status === 429 ? N_("Too many requests from this browser: try again in a minute.") : null);
-  if (known) return t(known);
+  const params = { ...data, ...(data.params || {}) };
+  const reasoned = ERRORS[`${data.code}/${params.reason}`];
+  const known = reasoned || ERRORS[data.code] || (error && error.status === 429 ? ERRORS["too-many-requests"] : null);
+  // a text ending in ": " leads the server's own words (which setting, which limit)
+  if (known && known.endsWith(": ") && own) return h("span", {}, t(known, params), h("span", { lang: "en" }, own));
+  if (known) return t(known, params);
   if (speech.lang === "en" || !own) return own || t("The server could not be reached: try again.");
-  return [t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own)];
+  return h("span", {}, t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own));
 }
 
 export function errorBox(error) {
