@@ -99,11 +99,14 @@ async def test_http_endpoints(arena):
 async def test_live_game_hides_its_seed(arena):
     await arena.client("a", never)
     await arena.client("b", "random")
-    live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=1234)
+    seed = 0x5EED_C0FF_EE12_3456_789A_BCDE_F012_3456  # no clock or id reads like it
+    live = arena.server.start_game("substitution", SUBST, ["a", "b"], seed=seed)
     await wait_for(lambda: live.started)
     status, game = await asyncio.to_thread(get, arena, f"/api/games/{live.id}")
     assert status == 200 and game["status"] == "running" and game["seed"] is None
-    assert "1234" not in json.dumps(game) and game["live"]["turn"] == 0
+    text = json.dumps(game)
+    assert str(seed) not in text and f"{seed:x}" not in text.lower()
+    assert game["live"]["turn"] == 0
 
 
 async def test_operator_requests_games_for_a_tournament(arena):
