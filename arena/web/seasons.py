@@ -86,22 +86,12 @@ def final_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
     Raises:
         ValueError: fewer than two finalists, or one that is not a house bot.
     """
-    final = season.final
-    assert final is not None
-    if len(finalists) < 2:
-        raise ValueError(f"{len(finalists)} bots met the entry rules: a final needs two")
     outside = [s.bot for s in finalists if not s.bot.startswith(HOUSE_PREFIX)]
-    if outside:
+    if len(finalists) >= 2 and outside:
         raise ValueError(f"only house bots can play a final for now, and {', '.join(outside)} "
                          "is not one")
-    bots = tuple(s.bot[len(HOUSE_PREFIX):] for s in finalists)
-    pairs = None
-    if final.format == "round-robin":
-        pairs = tuple((i, j) for i in range(len(bots)) for j in range(len(bots)) if i != j)
-    rounds = min(final.rounds, (len(bots) + 1) // 2) if final.format == "swiss" else 0
-    return TournamentSpec(game=game, settings=settings, bots=bots, games=final.games,
-                          seed=season.final_seed(), pairs=pairs, format=final.format,
-                          rounds=rounds)
+    return _schedule(season, game, settings,
+                     tuple(s.bot[len(HOUSE_PREFIX):] for s in finalists))
 
 
 def final_report(run: Run, standings: dict[str, int], data: dict[str, Any]) -> dict[str, Any]:
@@ -122,11 +112,21 @@ def connected_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
     Raises:
         ValueError: fewer than two finalists.
     """
+    return _schedule(season, game, settings, tuple(s.bot for s in finalists))
+
+
+def _schedule(season: SeasonConfig, game: str, settings: dict[str, Any],
+              bots: tuple[str, ...]) -> TournamentSpec:
+    """The final's tournament of `bots` (rank order): every ordered pair of a round robin
+    (no self-play), or a Swiss of at most half as many rounds as bots, on the final's seed.
+
+    Raises:
+        ValueError: fewer than two finalists.
+    """
     final = season.final
     assert final is not None
-    if len(finalists) < 2:
-        raise ValueError(f"{len(finalists)} bots met the entry rules: a final needs two")
-    bots = tuple(s.bot for s in finalists)
+    if len(bots) < 2:
+        raise ValueError(f"{len(bots)} bots met the entry rules: a final needs two")
     pairs = None
     if final.format == "round-robin":
         pairs = tuple((i, j) for i in range(len(bots)) for j in range(len(bots)) if i != j)
