@@ -3,18 +3,24 @@ from outside the test's event loop (a browser, schemathesis)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.waiting import wait_for_sync
+
+if TYPE_CHECKING:
+    from clients import ArenaClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,3 +62,24 @@ def arena_serve(*args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def bots_in_background(clients: Sequence[ArenaClient]) -> Iterator[None]:
+    """Run SDK `clients` on an event loop of their own in a thread (the test's own thread
+    drives a browser) until the block ends; the block begins once all are connected."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    running = [asyncio.run_coroutine_threadsafe(client.run(), loop) for client in clients]
+    try:
+        for client in clients:
+            wait_for_sync(client.connected.is_set, 30, "the bots are connected")
+        yield
+    finally:
+        for client, run in zip(clients, running, strict=True):
+            asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
+            run.result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        loop.close()

@@ -4,9 +4,7 @@ links to its two games once accepted, the reason once declined; in Russian too."
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -15,10 +13,9 @@ import pytest
 
 from arena.storage.sqlite import SQLiteDatabase
 from clients import ArenaClient, BuiltinBot
-from tests.waiting import wait_for_sync
 
 from .browser import accessible, browser, no_overflow, open_page, shot, visitor, wait_phase
-from .live import arena_serve
+from .live import arena_serve, bots_in_background
 from .test_browser_accounts import sign_up
 
 __all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
@@ -48,26 +45,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         cookie = sign_up(url, "ann")
         tokens["ann-bot"] = _new_bot(url, cookie, "ann-bot")
         _new_bot(url, cookie, "ann-off")
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
         url_ws = "ws" + url.removeprefix("http") + "/"
         accept = {"alpha": "auto", "carol": "decline", "ann-bot": "decline"}
         clients = [ArenaClient(url_ws, tokens[name], BuiltinBot("random"),
                                accept={"mode": accept[name]}, seek=False, reconnect_delay=0.05)
                    for name in accept]
-        running = [asyncio.run_coroutine_threadsafe(client.run(), loop) for client in clients]
-        for client in clients:
-            wait_for_sync(client.connected.is_set, 30, "the bots are connected")
-        try:
+        with bots_in_background(clients):
             yield {"url": url, "cookie": cookie}
-        finally:
-            for client, run in zip(clients, running, strict=True):
-                asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
-                run.result(timeout=30)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(30)
-            loop.close()
     if process.stdout:
         process.stdout.close()
 

@@ -3,8 +3,6 @@ button, the play page that waits for the answer, the game in the seat it chose."
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,10 +10,9 @@ import pytest
 
 from arena.storage.sqlite import SQLiteDatabase
 from clients import ArenaClient, BuiltinBot
-from tests.waiting import wait_for_sync
 
 from .browser import _seed_database, browser, page, visitor, wait_phase
-from .live import arena_serve
+from .live import arena_serve, bots_in_background
 
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
 
@@ -32,25 +29,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     database.close()
     with arena_serve("--db", str(base / "arena.sqlite"), "--guests-per-client", "1000") as (
             url, process):
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
         url_ws = "ws" + url.removeprefix("http") + "/"
         clients = [ArenaClient(url_ws, token, BuiltinBot("random"), accept={"mode": "auto"},
                                seek=False, reconnect_delay=0.05) for token in tokens]
-        running = [asyncio.run_coroutine_threadsafe(client.run(), loop) for client in clients]
         # connected before the page opens: the ladder page asks /api/bots who is
-        for client in clients:
-            wait_for_sync(client.connected.is_set, 30, "the bots are connected")
-        try:
+        with bots_in_background(clients):
             yield {"url": url}
-        finally:
-            for client, run in zip(clients, running, strict=True):
-                asyncio.run_coroutine_threadsafe(client.stop(), loop).result(timeout=30)
-                run.result(timeout=30)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(30)
-            loop.close()
     if process.stdout:
         process.stdout.close()
 
