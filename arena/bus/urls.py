@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlsplit
 
 import click
 
 from arena.bus.interface import Bus, check_name
+from arena.urls import redact
 
 __all__ = ["DEFAULT_PREFIX", "BusUrl", "BusUrlType", "open_bus", "parse_bus_url"]
 
@@ -33,16 +34,8 @@ class BusUrl:
         """For people and logs: without passwords."""
         if self.kind == "local":
             return "local:"
-        text = ",".join(_redact(server) for server in self.servers)
+        text = ",".join(redact(server) for server in self.servers)
         return text if self.prefix == DEFAULT_PREFIX else f"{text}?prefix={self.prefix}"
-
-
-def _redact(server: str) -> str:
-    parts = urlsplit(server)
-    if parts.password is None:
-        return server
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def parse_bus_url(url: str) -> BusUrl:

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 
 import asyncpg
 
-from arena.storage.postgres import redact
+from arena.urls import redact
 
 __all__ = ["KEEPALIVE", "Leader"]
 

@@ -34,7 +34,6 @@ from collections.abc import (
     Sequence,
 )
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
@@ -90,6 +89,7 @@ from arena.storage.rows import (
     stored_ladder_name,
     stored_turn,
 )
+from arena.urls import redact
 
 __all__ = ["PostgresStorage", "is_storage_failure", "redact"]
 
@@ -139,15 +139,6 @@ def is_storage_failure(error: BaseException, connection: Connection | None = Non
     if isinstance(error, asyncpg.InterfaceError):
         return connection is not None and connection.is_closed()
     return False
-
-
-def redact(url: str) -> str:
-    """`url` without its password, to show or log."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 _APPEND_TURNS = """

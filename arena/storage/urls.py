@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from arena.storage.interface import Storage
+from arena.urls import redact
 
 __all__ = ["DatabaseUrl", "open_storage", "parse_url"]
 
@@ -25,8 +26,6 @@ class DatabaseUrl:
         """For people: a PostgreSQL URL without its password."""
         if self.kind == "sqlite":
             return self.target
-        from arena.storage.postgres import redact
-
         return redact(self.target)
 
 
