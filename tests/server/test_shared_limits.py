@@ -1,0 +1,91 @@
+"""Limits that hold for the arena, not for each process (issue 24, docs/cluster.md
+"Limits across processes"): two servers on one PostgreSQL schema and one Redis prefix
+(``--shared-limits``), in this test process, share the connections per address, the
+guest quota per address and the sign-in attempts per name. (A dead process's
+connections stop counting: tests/counters.)"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from arena.config import AccountsConfig, WebConfig
+from tests.counters.conftest import REDIS, keys_under, redis_prefix
+from tests.storage.conftest import postgres_schema
+from tests.waiting import wait_for
+
+
+@pytest.fixture
+async def two(make_arena: Any) -> AsyncIterator[tuple[Any, Any, str]]:
+    """Two servers of one arena (their limits in Redis under a prefix of the test's)."""
+    async with postgres_schema() as db, redis_prefix() as prefix:
+        options = {"db": db, "ladder": None, "max_connections_per_address": 3,
+                   "shared_limits": f"{REDIS}?prefix={prefix}",
+                   "web": WebConfig(guests_per_client_minute=2),
+                   "accounts": AccountsConfig(signins_per_name_minute=2)}
+        one = await make_arena(host_id="one", **options)
+        other = await make_arena(host_id="other", **options)
+        assert one.server.counters.kind == "redis"
+        yield one, other, prefix
+        await one.close()
+        await other.close()
+
+
+def post(port: int, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("POST", path, body=json.dumps(body).encode(),
+                           headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
+
+
+async def refused(arena: Any) -> str:
+    """The reason a new connection to `arena` is closed with at once (1013)."""
+    extra = await arena.raw()
+    with pytest.raises(ConnectionClosed) as closed:
+        await extra.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+    return closed.value.rcvd.reason
+
+
+async def test_connections_per_address_are_counted_across_the_servers(two):
+    one, other, prefix = two
+    viewers = [await one.raw(), await one.raw(), await other.raw()]
+    for viewer in viewers:
+        assert (await viewer.hello(None, role="spectator"))["type"] == "welcome"
+    for server in (one, other):  # the fourth from 127.0.0.1, wherever it goes
+        assert "too many connections from 127.0.0.1 (at most 3)" in await refused(server)
+    await viewers[0].ws.close()  # a place freed on one is free on the other
+    await wait_for(lambda: one.server.counters.local.slots["connections"]["127.0.0.1"] == 1,
+                   what="the closed connection released")
+    again = await other.raw()
+    assert (await again.hello(None, role="spectator"))["type"] == "welcome"
+    assert await one.server.clients.addresses.count("127.0.0.1") == 3
+    await one.close()  # a stopped server's connections stop counting at once
+    assert await other.server.clients.addresses.count("127.0.0.1") == 2
+    assert f"{prefix}:slots:connections:one" not in await keys_under(prefix)
+
+
+async def test_the_guest_quota_and_the_sign_in_attempts_are_counted_across_the_servers(two):
+    one, other, _ = two
+    ports = (one.server.port, other.server.port)
+    statuses = [(await asyncio.to_thread(post, port, "/api/guest", {}))[0] for port in ports]
+    assert statuses == [200, 200]
+    for port in ports:
+        status, error = await asyncio.to_thread(post, port, "/api/guest", {})
+        assert status == 429 and "2 guest accounts a minute from your address" in error["message"]
+    signin = {"name": "alice", "password": "wrong password"}
+    for port in ports:  # a guess on each server
+        status, error = await asyncio.to_thread(post, port, "/api/account/signin", signin)
+        assert status == 401 and error["code"] == "wrong-credentials"
+    status, error = await asyncio.to_thread(post, ports[0], "/api/account/signin", signin)
+    assert status == 429 and error["code"] == "rate-limited"
