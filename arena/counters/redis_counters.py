@@ -157,6 +157,7 @@ class RedisCounters(Counters):
         """Some of this process's slots changed while Redis failed: write them back."""
         self.failures = 0
         self._heartbeat: asyncio.Task[None] | None = None
+        self._closing = False
         self._closed = False
 
     # -- keys and time -----------------------------------------------------------------
@@ -188,15 +189,16 @@ class RedisCounters(Counters):
 
     async def close(self) -> None:
         """Stop heartbeating and take this process's slots out at once (once)."""
-        if self._closed:
+        if self._closing:
             return
-        self._closed = True
+        self._closing = True
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
         scopes = list(self.local.slots)
         await self._try(self._forget(scopes), None)
+        self._closed = True  # from now on, this process's own counts only
         await self._redis.aclose()
 
     async def _forget(self, scopes: list[str]) -> None:
@@ -243,7 +245,7 @@ class RedisCounters(Counters):
     async def _try(self, work: Awaitable[T], failed: T) -> T:
         """`work`'s answer, or `failed` if Redis failed or is given up on for now."""
         loop = asyncio.get_running_loop()
-        if loop.time() < self._down_until:
+        if self._closed or loop.time() < self._down_until:
             if asyncio.iscoroutine(work):
                 work.close()
             return failed

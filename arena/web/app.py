@@ -90,7 +90,7 @@ def make_app(service: ArenaService) -> web.Application:
     app[PRESET_CHANGES] = RateLimit("preset-changes-per-client",
                                     config.presets_per_client_minute, counters)
     app[REPLAYS] = Replays(config, service.registry)
-    app[MATCHES] = Matches(config)
+    app[MATCHES] = Matches(config, counters)
     app[ACCOUNTS] = Accounts.of(service.config.accounts, counters)
     app[RUNS] = TournamentRuns(config, Path(service.config.tournaments)
                                if service.config.tournaments else None)

@@ -89,3 +89,18 @@ async def test_the_guest_quota_and_the_sign_in_attempts_are_counted_across_the_s
         assert status == 401 and error["code"] == "wrong-credentials"
     status, error = await asyncio.to_thread(post, ports[0], "/api/account/signin", signin)
     assert status == 429 and error["code"] == "rate-limited"
+
+
+async def test_a_web_match_holds_its_client_s_place_until_it_ends(two):
+    one, other, _ = two
+    status, started = await asyncio.to_thread(
+        post, one.server.port, "/api/match", {"bots": ["random", "random"]})
+    assert status == 200, started
+    counters = other.server.counters
+    await wait_for(lambda: started["game_id"] not in one.server.live, what="the game's end")
+    await wait_for(lambda: not one.server.counters.local.slots["matches-per-client"],
+                   what="its place given back")
+    assert await counters.count("matches-per-client", "127.0.0.1") == 0
+    status, _ = await asyncio.to_thread(
+        post, other.server.port, "/api/match", {"bots": ["random", "random"]})
+    assert status == 200
