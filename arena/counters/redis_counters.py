@@ -211,7 +211,10 @@ class RedisCounters(Counters):
     async def _beat_forever(self) -> None:
         while True:
             await asyncio.sleep(self.ttl / 3)
-            await self.beat()
+            try:
+                await self.beat()
+            except Exception:  # never the end of the heartbeat: the next one tries again
+                log.exception("the shared limits' heartbeat failed")
 
     async def beat(self) -> None:
         """Keep this process's slots counting for another `ttl`; write them back where
