@@ -1,14 +1,16 @@
 """Limits that hold for the arena, not for each process (issue 24, docs/cluster.md
 "Limits across processes"): two servers on one PostgreSQL schema and one Redis prefix
 (``--shared-limits``), in this test process, share the connections per address, the
-guest quota per address and the sign-in attempts per name. (A dead process's
-connections stop counting: tests/counters.)"""
+guest quota per address, the sign-in attempts per name and a web game's place; a dead
+process's connections do not count, a living one's do. (The counters themselves, with a
+clock the tests drive: tests/counters.)"""
 
 from __future__ import annotations
 
 import asyncio
 import http.client
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from arena.config import AccountsConfig, WebConfig
+from arena.counters.redis_counters import RedisCounters
 from tests.counters.conftest import REDIS, keys_under, redis_prefix
 from tests.storage.conftest import postgres_schema
 from tests.waiting import wait_for
@@ -104,3 +107,31 @@ async def test_a_web_match_holds_its_client_s_place_until_it_ends(two):
     status, _ = await asyncio.to_thread(
         post, other.server.port, "/api/match", {"bots": ["random", "random"]})
     assert status == 200
+
+
+async def test_a_dead_process_s_connections_do_not_count_a_living_one_s_do(two):
+    """Two more processes of the arena, each with connections from 127.0.0.1: one last
+    heard of a minute ago (dead: its 30 s are over), one just now."""
+    one, _, prefix = two
+    url = f"{REDIS}?prefix={prefix}"
+
+    async def process(name: str, heard: float, connections: int) -> RedisCounters:
+        counters = RedisCounters(url.split("?")[0], prefix=prefix, process=name,
+                                 clock=lambda: time.time() - heard)
+        await counters.start()
+        counters._heartbeat.cancel()  # type: ignore[union-attr]  # no more heartbeats
+        for _ in range(connections):
+            assert await counters.admit("connections", "127.0.0.1", 3)
+        return counters
+
+    dead = await process("dead", 60, 3)
+    viewers = [await one.raw() for _ in range(3)]  # as if the dead one held none
+    for viewer in viewers:
+        assert (await viewer.hello(None, role="spectator"))["type"] == "welcome"
+    await viewers[0].ws.close()
+    await wait_for(lambda: one.server.counters.local.slots["connections"]["127.0.0.1"] == 2,
+                   what="the closed connection released")
+    living = await process("living", 0, 1)  # the last place
+    assert "too many connections from 127.0.0.1" in await refused(one)
+    for counters in (dead, living):
+        await counters.close()
