@@ -48,6 +48,11 @@ log = logging.getLogger("arena.counters")
 
 T = TypeVar("T")
 
+CONNECTIONS = 16
+"""Connections to Redis a process opens at most: a flood of bots connecting at once
+waits its turn for one (within `RedisCounters.timeout`) instead of opening thousands of
+sockets to Redis (and of the process's open files)."""
+
 RETRY_SECONDS = 1.0
 """After a failure, calls use the process's own counts for this long before trying
 Redis again (a dead Redis costs one timeout a second, not one per connection)."""
@@ -144,9 +149,9 @@ class RedisCounters(Counters):
         self.local = LocalCounters(clock=clock or time.monotonic)
         """This process's own slots (what it writes back), and the counts it falls
         back on while Redis fails."""
-        self._redis = redis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout,
-            health_check_interval=0, decode_responses=True)
+        self._redis = redis.Redis.from_pool(redis.BlockingConnectionPool.from_url(
+            url, max_connections=CONNECTIONS, timeout=timeout, socket_timeout=timeout,
+            socket_connect_timeout=timeout, decode_responses=True))
         self._admit = self._redis.register_script(_ADMIT)
         self._count = self._redis.register_script(_COUNT)
         self._release = self._redis.register_script(_RELEASE)

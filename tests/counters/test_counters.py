@@ -44,10 +44,13 @@ async def test_the_processes_of_one_arena_share_their_slots(make_counters: MakeC
 
 
 async def test_slots_taken_at_once_never_pass_the_limit(make_counters: MakeCounters):
+    """200 at once from two processes (more than a process's connections to Redis,
+    `CONNECTIONS`: they wait their turn for one)."""
     a, b = await make_counters("a"), await make_counters("b")
-    admitted = await asyncio.gather(*(process.admit(S, "10.0.0.9", 5)
-                                      for _ in range(10) for process in (a, b)))
-    assert sum(admitted) == 5 and await a.count(S, "10.0.0.9") == 5
+    admitted = await asyncio.gather(*(process.admit(S, "10.0.0.9", 50)
+                                      for _ in range(100) for process in (a, b)))
+    assert sum(admitted) == 50 and await a.count(S, "10.0.0.9") == 50
+    assert getattr(a, "failures", 0) == 0  # none timed out waiting for a connection
 
 
 async def test_a_rate_is_a_bucket_per_key_forgotten_a_minute_after_its_last_use(
