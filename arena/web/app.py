@@ -81,6 +81,7 @@ def make_app(service: ArenaService) -> web.Application:
                                        refuse_encoded_bodies, cross_site_guard(config.origins)],
                           client_max_size=config.max_upload)
     app[SERVICE] = service
+
     def counters() -> Counters:  # the server's, shared by the arena's processes
         return service.counters
 
