@@ -67,6 +67,16 @@ async def keys_under(prefix: str) -> list[str]:
         await client.aclose()
 
 
+async def start(counters: RedisCounters) -> RedisCounters:
+    """`counters` started, or a failure that says how to get a Redis."""
+    try:
+        await counters.start()
+    except CountersFailure as error:
+        pytest.fail(f"Redis does not answer at {REDIS} ({error}): run 'make services' "
+                    "(or set ARENA_TEST_REDIS to a Redis the tests may use)")
+    return counters
+
+
 MakeCounters = Callable[[str], Awaitable[Counters]]
 """Counters for a process of the given name, all sharing one store."""
 
@@ -87,13 +97,8 @@ async def make_counters(request: pytest.FixtureRequest,
     started: list[RedisCounters] = []
     async with redis_prefix() as prefix:
         async def make_redis(process: str) -> Counters:
-            counters = RedisCounters(f"{REDIS}", prefix=prefix, process=process, clock=clock,
-                                     ttl=30.0)
-            try:
-                await counters.start()
-            except CountersFailure as error:
-                pytest.fail(f"Redis does not answer at {REDIS} ({error}): run 'make services' "
-                            "(or set ARENA_TEST_REDIS to a Redis the tests may use)")
+            counters = await start(RedisCounters(REDIS, prefix=prefix, process=process,
+                                                 clock=clock, ttl=30.0))
             started.append(counters)
             return counters
 

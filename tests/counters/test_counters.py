@@ -17,7 +17,7 @@ from prometheus_client import REGISTRY
 from arena.counters import CountersFailure, LocalCounters, open_counters, parse_counters_url
 from arena.counters.redis_counters import RedisCounters
 
-from .conftest import REDIS, Clock, MakeCounters, delete_keys, keys_under, redis_prefix
+from .conftest import REDIS, Clock, MakeCounters, delete_keys, keys_under, redis_prefix, start
 
 S = "connections"
 
@@ -100,7 +100,7 @@ async def processes(prefix: str, clock: Clock, *names: str) -> AsyncIterator[lis
     started = [RedisCounters(REDIS, prefix=prefix, process=name, clock=clock, ttl=30.0)
                for name in names]
     for counters in started:
-        await counters.start()
+        await start(counters)
     try:
         yield started
     finally:

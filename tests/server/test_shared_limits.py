@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from arena.config import AccountsConfig, WebConfig
 from arena.counters.redis_counters import RedisCounters
-from tests.counters.conftest import REDIS, keys_under, redis_prefix
+from tests.counters.conftest import REDIS, keys_under, redis_prefix, start
 from tests.storage.conftest import postgres_schema
 from tests.waiting import wait_for
 
@@ -113,12 +113,10 @@ async def test_a_dead_process_s_connections_do_not_count_a_living_one_s_do(two):
     """Two more processes of the arena, each with connections from 127.0.0.1: one last
     heard of a minute ago (dead: its 30 s are over), one just now."""
     one, _, prefix = two
-    url = f"{REDIS}?prefix={prefix}"
 
     async def process(name: str, heard: float, connections: int) -> RedisCounters:
-        counters = RedisCounters(url.split("?")[0], prefix=prefix, process=name,
-                                 clock=lambda: time.time() - heard)
-        await counters.start()
+        counters = await start(RedisCounters(REDIS, prefix=prefix, process=name,
+                                             clock=lambda: time.time() - heard))
         counters._heartbeat.cancel()  # type: ignore[union-attr]  # no more heartbeats
         for _ in range(connections):
             assert await counters.admit("connections", "127.0.0.1", 3)
