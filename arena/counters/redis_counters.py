@@ -5,10 +5,11 @@ Keys, all under ``PREFIX:`` (``?prefix=`` of the URL, default ``arena``):
 
 * ``PREFIX:procs``: a sorted set of the living processes, each scored by the time its
   slots stop counting (its last heartbeat plus `RedisCounters.ttl`).
-* ``PREFIX:slots:SCOPE:PROCESS``: a hash of a process's slots (key -> how many), its
-  Redis expiry renewed by the same heartbeat. A slot is taken by one Lua script that
-  sums the living processes' hashes and adds one to its own only under the limit, so
-  two processes admitting at once cannot both pass the last place. A dead process stops
+* ``PREFIX:slots:PROCESS``: a hash of a process's slots (``SCOPE KEY`` -> how many),
+  its Redis expiry renewed by the same heartbeat; a process starting under the name of
+  a dead one clears it first (those slots were not its own). A slot is taken by one Lua
+  script that sums the living processes' hashes and adds one to its own only under the
+  limit, so two processes admitting at once cannot both pass the last place. A dead process stops
   heartbeating: its score falls behind the clock and its slots stop counting (then its
   hash expires). A process whose hash vanished (Redis restarted, or it was paused past
   the ttl) writes it again from its own counts at its next heartbeat.
@@ -98,13 +99,7 @@ return left
 _BEAT = _NOW + """
 local ttl, me = tonumber(ARGV[2]), ARGV[3]
 redis.call('ZADD', KEYS[1], now + ttl, me)
-local missing = {}
-for i = 4, #ARGV do
-  if redis.call('PEXPIRE', ARGV[i], math.ceil(ttl * 1000)) == 0 then
-    table.insert(missing, ARGV[i])
-  end
-end
-return missing
+return redis.call('PEXPIRE', KEYS[2], math.ceil(ttl * 1000))
 """
 
 _RATE = _NOW + """
@@ -171,8 +166,14 @@ class RedisCounters(Counters):
     def _procs(self) -> str:
         return f"{self.prefix}:procs"
 
-    def _slots(self, scope: str, process: str | None = None) -> str:
-        return f"{self.prefix}:slots:{scope}:{process or self.process}"
+    @property
+    def _base(self) -> str:
+        return f"{self.prefix}:slots:"
+
+    @property
+    def _slots(self) -> str:
+        """This process's hash of slots."""
+        return f"{self._base}{self.process}"
 
     def _now(self) -> str:
         return "" if self._clock is None else repr(self._clock())
@@ -188,6 +189,7 @@ class RedisCounters(Counters):
             await self._redis.aclose()
             raise CountersFailure(f"the shared limits' Redis does not answer at "
                                   f"{self.description}: {error or type(error).__name__}") from None
+        await self._try(self._redis.delete(self._slots), None)  # a predecessor's, by name
         await self.beat()
         self._heartbeat = asyncio.get_running_loop().create_task(
             self._beat_forever(), name="shared limits heartbeat")
@@ -201,16 +203,14 @@ class RedisCounters(Counters):
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
-        scopes = list(self.local.slots)
-        await self._try(self._forget(scopes), None)
+        await self._try(self._forget(), None)
         self._closed = True  # from now on, this process's own counts only
         await self._redis.aclose()
 
-    async def _forget(self, scopes: list[str]) -> None:
+    async def _forget(self) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.zrem(self._procs, self.process)
-            for scope in scopes:
-                pipe.delete(self._slots(scope))
+            pipe.delete(self._slots)
             await pipe.execute()
 
     async def _beat_forever(self) -> None:
@@ -224,27 +224,25 @@ class RedisCounters(Counters):
     async def beat(self) -> None:
         """Keep this process's slots counting for another `ttl`; write them back where
         Redis lost them (or they changed while it failed)."""
-        scopes = list(self.local.slots)
         stale, self._stale = self._stale, False
-        missing = await self._try(self._beat(
-            keys=[self._procs],
-            args=[self._now(), self.ttl, self.process, *(self._slots(s) for s in scopes)]), None)
-        if missing is None:
+        found: Any = await self._try(self._beat(
+            keys=[self._procs, self._slots], args=[self._now(), self.ttl, self.process]), None)
+        if found is None:  # Redis failed: write them back next time
             self._stale = True
             return
-        rewrite = scopes if stale else [s for s in scopes if self._slots(s) in set(missing)]
-        for scope in rewrite:
-            if await self._try(self._write_back(scope), False) is False:
-                self._stale = True
-                return
+        lost = not int(found)  # Redis restarted, or this process was paused past the ttl
+        if (stale or lost) and not await self._try(self._write_back(), False):
+            self._stale = True
 
-    async def _write_back(self, scope: str) -> bool:
-        own: dict[Any, Any] = {key: count for key, count in self.local.slots.get(scope, {}).items() if count > 0}
+    async def _write_back(self) -> bool:
+        own: dict[Any, Any] = {_field(scope, key): count
+                               for scope, taken in self.local.slots.items()
+                               for key, count in taken.items() if count > 0}
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._slots(scope))
+            pipe.delete(self._slots)
             if own:
-                pipe.hset(self._slots(scope), mapping=own)
-                pipe.pexpire(self._slots(scope), int(self.ttl * 1000))
+                pipe.hset(self._slots, mapping=own)
+                pipe.pexpire(self._slots, int(self.ttl * 1000))
             await pipe.execute()
         return True
 
@@ -276,8 +274,8 @@ class RedisCounters(Counters):
     async def admit(self, scope: str, key: str, limit: int) -> bool:
         admitted: Any = await self._try(self._admit(
             keys=[self._procs],
-            args=[self._now(), self.ttl, self.process, key, limit,
-                  f"{self.prefix}:slots:{scope}:"]), None)
+            args=[self._now(), self.ttl, self.process, _field(scope, key), limit, self._base]),
+            None)
         if admitted is None:  # Redis failed: this process's own share
             return self.local.take(scope, key, limit)
         if not int(admitted):
@@ -287,12 +285,13 @@ class RedisCounters(Counters):
 
     async def release(self, scope: str, key: str) -> None:
         self.local.give_back(scope, key)
-        if await self._try(self._release(keys=[self._slots(scope)], args=[key]), None) is None:
+        if await self._try(self._release(keys=[self._slots], args=[_field(scope, key)]),
+                           None) is None:
             self._stale = True
 
     async def count(self, scope: str, key: str) -> int:
         total: Any = await self._try(self._count(
-            keys=[self._procs], args=[self._now(), key, f"{self.prefix}:slots:{scope}:"]), None)
+            keys=[self._procs], args=[self._now(), _field(scope, key), self._base]), None)
         return int(total) if total is not None else await self.local.count(scope, key)
 
     async def wait(self, scope: str, key: str, per_minute: int) -> float:
@@ -303,3 +302,8 @@ class RedisCounters(Counters):
         if wait is None:
             return self.local.wait_now(scope, key, per_minute)
         return float(wait)
+
+
+def _field(scope: str, key: str) -> str:
+    """A slot's field in a process's hash (scopes are ours, without spaces)."""
+    return f"{scope} {key}"

@@ -130,7 +130,7 @@ async def test_a_stopped_process_s_connections_stop_counting_at_once(prefix: str
         assert await a.admit(S, "10.0.0.1", 2) and await a.admit(S, "10.0.0.1", 2)
         await a.close()
         assert await b.count(S, "10.0.0.1") == 0
-        assert f"{prefix}:slots:{S}:a" not in await keys_under(prefix)
+        assert f"{prefix}:slots:a" not in await keys_under(prefix)
 
 
 async def test_a_process_writes_back_the_slots_redis_lost(prefix: str, clock: Clock):
@@ -140,6 +140,18 @@ async def test_a_process_writes_back_the_slots_redis_lost(prefix: str, clock: Cl
         await a.beat()
         assert await b.count(S, "10.0.0.1") == 2
         assert await b.admit(S, "10.0.0.1", 3) and not await b.admit(S, "10.0.0.1", 3)
+
+
+async def test_a_process_started_under_a_dead_one_s_name_does_not_inherit_its_slots(
+        prefix: str, clock: Clock):
+    async with processes(prefix, clock, "a", "b") as (a, b):
+        assert await a.admit(S, "10.0.0.1", 2) and await a.admit(S, "10.0.0.1", 2)
+        assert a._heartbeat is not None
+        a._heartbeat.cancel()  # killed: no clean stop; restarted at once, same --host-id
+        async with processes(prefix, clock, "a") as (again,):
+            assert await b.count(S, "10.0.0.1") == 0
+            assert await again.admit(S, "10.0.0.1", 2) and await b.admit(S, "10.0.0.1", 2)
+            assert not await b.admit(S, "10.0.0.1", 2)
 
 
 async def test_a_redis_that_is_down_at_start_is_an_error_naming_it():
@@ -214,7 +226,7 @@ async def test_a_process_s_keys_live_under_its_prefix(prefix: str, clock: Clock)
         await a.admit(S, "10.0.0.1", 1)
         await a.wait("guests", "*", 5)
         assert await keys_under(prefix) == [f"{prefix}:procs", f"{prefix}:rate:guests:*",
-                                            f"{prefix}:slots:{S}:a"]
+                                            f"{prefix}:slots:a"]
     client = redis.Redis.from_url(REDIS)
     try:
         assert 0 < await client.pttl(f"{prefix}:rate:guests:*") <= 60_000

@@ -75,7 +75,7 @@ async def test_connections_per_address_are_counted_across_the_servers(two):
     assert await one.server.clients.addresses.count("127.0.0.1") == 3
     await one.close()  # a stopped server's connections stop counting at once
     assert await other.server.clients.addresses.count("127.0.0.1") == 2
-    assert f"{prefix}:slots:connections:one" not in await keys_under(prefix)
+    assert f"{prefix}:slots:one" not in await keys_under(prefix)
 
 
 async def test_the_guest_quota_and_the_sign_in_attempts_are_counted_across_the_servers(two):
