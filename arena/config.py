@@ -270,6 +270,11 @@ class ServerConfig:
     max_connections_per_address: int = 64
     """WebSocket connections open at once from one IP address (bots, spectators,
     operators, browsers); more are closed at once with 1013."""
+    shared_limits: str = "local"
+    """Where the budgets per address and per person are counted (`arena.counters`):
+    ``local``, in this process (one process serves the arena), or
+    ``redis://HOST[:PORT][/DB][?prefix=NAME]``, shared by every process serving one
+    arena (docs/cluster.md, "Limits across processes")."""
     message_rate: float = 50.0
     """Messages a second a connection may send beyond those the server asked for (a
     ``your_turn`` asks for a move; the debug lines it keeps and, up to

@@ -5,10 +5,11 @@ What any part of a process measures as it goes lives here, in prometheus-client'
 process-wide registry beside its own process metrics (CPU, memory, open files): the
 storage's latency (`STORAGE_SECONDS`, timed by both storages around each call), the
 bus's messages and request latency (`BUS_MESSAGES`, `BUS_REQUEST_SECONDS`, counted by
-both buses) and the event loop's lag (`LOOP_LAG_SECONDS`, `watch_loop`). What a server counts anyway
-(connected bots, games, moves, house-bot jobs) is read from it when ``/metrics`` is
-asked (`arena.web.endpoints.metrics`). No series is labelled by a bot, a game or
-anything a stranger names, so the page has a fixed size (a few KB) whatever the load.
+both buses), the shared limits' failures (`SHARED_LIMITS_FAILURES`) and the event
+loop's lag (`LOOP_LAG_SECONDS`, `watch_loop`). What a server counts anyway (connected
+bots, games, moves, house-bot jobs) is read from it when ``/metrics`` is asked
+(`arena.web.endpoints.metrics`). No series is labelled by a bot, a game or anything a
+stranger names, so the page has a fixed size (a few KB) whatever the load.
 
 This module imports nothing of the arena: storage, the bus, the server and the web all
 use it.
@@ -23,7 +24,7 @@ from prometheus_client import REGISTRY, Counter, Histogram
 
 __all__ = [
     "BUS_MESSAGES", "BUS_REQUEST_SECONDS", "LOOP_LAG_INTERVAL", "LOOP_LAG_SECONDS",
-    "STORAGE_SECONDS", "probe_loop", "watch_loop",
+    "SHARED_LIMITS_FAILURES", "STORAGE_SECONDS", "probe_loop", "watch_loop",
 ]
 
 STORAGE_SECONDS = Histogram(
@@ -40,6 +41,10 @@ BUS_REQUEST_SECONDS = Histogram(
     "arena_bus_request_seconds", "Seconds from a request on the bus to its answer",
     ["bus"], registry=REGISTRY,
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1.0, 10.0))
+
+SHARED_LIMITS_FAILURES = Counter(
+    "arena_shared_limits_failures", "Calls to the shared limits' Redis that failed or timed "
+    "out: the process enforced the limits on its own counts meanwhile", registry=REGISTRY)
 
 LOOP_LAG_SECONDS = Histogram(
     "arena_event_loop_lag_seconds",

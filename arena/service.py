@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from arena.clock import Clock, TimeControl
     from arena.config import ServerConfig
+    from arena.counters import Counters
     from arena.game import Game
     from arena.match import Match
     from arena.record import MatchRecord
@@ -250,6 +251,10 @@ class ArenaService(Protocol):
     def records(self) -> Records:
         """The stored games, ratings, accounts, presets, seasons, and people with their
         bots."""
+
+    @property
+    def counters(self) -> Counters:
+        """The budgets' counters, shared by the arena's processes (`arena.counters`)."""
 
     def health(self) -> dict[str, Any]:
         """The server's health (``/healthz``): ``status`` is ``ok``, ``closing`` or

@@ -79,6 +79,12 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               help="A directory of tournament results to show in the web interface.")
 @click.option("--max-connections-per-address", default=64, show_default=True,
               type=click.IntRange(1), help="WebSocket connections open at once from one address.")
+@click.option("--shared-limits", default="local", show_default=True,
+              metavar="local|redis://HOST[:PORT][/DB][?prefix=NAME]",
+              help="Where the budgets per address and per person (connections, guest "
+                   "accounts, sign-ups, sign-ins...) are counted: 'local' in this process, "
+                   "or a Redis shared by every process. Needed when several processes "
+                   "serve one arena (docs/cluster.md, 'Limits across processes').")
 @click.option("--message-rate", default=50.0, show_default=True, type=click.FloatRange(0),
               help="Messages a second a connection may send beyond those the server asked "
                    "for (0: no limit).")
@@ -150,7 +156,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           max_games: int, interval: float,
           pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
           challenge_timeout: float,
-          tournaments: str | None, max_connections_per_address: int, message_rate: float,
+          tournaments: str | None, max_connections_per_address: int, shared_limits: str,
+          message_rate: float,
           message_burst: int, max_state_bytes: int, max_queue_bytes: int,
           limits: tuple[str, ...], guest_limits: tuple[str, ...], guest_lifetime: float,
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
@@ -171,6 +178,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         TimeControl,
         WebConfig,
     )
+    from arena.counters import parse_counters_url
     from arena.registry import default_registry
     from arena.workers import WorkerLimits
 
@@ -236,6 +244,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         names = ([ladder.name for ladder in ladders] if ladders
                  else [game] if ladder else [])  # the single ladder is named after its game
         seasons = _seasons(seasons_file, ctx.meta.get(SEASONS_META, ()), names)
+        parse_counters_url(shared_limits)  # ValueError says what to give
         if host_id is not None and not (0 < len(host_id) <= 200 and host_id.isprintable()):
             raise ValueError("--host-id: give 1 to 200 printable characters")
     except (ArenaError, ValueError) as error:
@@ -250,7 +259,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         tournaments=tournaments, write_ahead=not no_write_ahead,
         host_id=host_id, lease_seconds=lease_seconds,
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
-        max_connections_per_address=max_connections_per_address, message_rate=message_rate,
+        max_connections_per_address=max_connections_per_address,
+        shared_limits=shared_limits, message_rate=message_rate,
         message_burst=message_burst, max_state_bytes=max_state_bytes,
         max_queue_bytes=max_queue_bytes, settings_limits=settings_limits,
         guest_settings_limits=guest_settings_limits, guest_lifetime=guest_lifetime,
@@ -280,7 +290,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         click.echo(f"arena server listening\n"
                    f"  bots (WebSocket):          {server.url}\n"
                    f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
-                   f"  database:                  {server.storage.description}")
+                   f"  database:                  {server.storage.description}\n"
+                   f"  limits counted:            {server.counters.description}")
         if server.resumed:
             click.echo(f"resumed {len(server.resumed)} running game(s) from their stored moves",
                        err=True)
@@ -292,6 +303,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                        "no game starts until it can (/healthz answers 503)", err=True)
         await arena.serve_forever()
 
+    from arena.counters import CountersFailure
     from arena.sandbox.host import SandboxUnavailable
     from arena.storage import StorageFailure, StorageVersionError
     from arena.uploads import UploadError
@@ -299,6 +311,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     try:
         asyncio.run(main())
     except (StorageFailure, StorageVersionError) as error:  # the database cannot be opened
+        raise click.ClickException(str(error)) from None
+    except CountersFailure as error:  # --shared-limits: Redis does not answer
         raise click.ClickException(str(error)) from None
     except (SandboxUnavailable, UploadError) as error:  # --hosted-dir, and no sandbox
         raise click.UsageError(str(error)) from None

@@ -44,6 +44,7 @@ from typing import Any, Self, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 
+from arena.counters import Counters, open_counters
 from arena.errors import ArenaError
 from arena.names import is_guest
 from arena.record import MatchRecord
@@ -127,6 +128,7 @@ class ArenaServer(ArenaService):
         self._storage: Storage | None = None
         self._owns_storage = False
         """Whether `start` opened the storage (then `close` closes it)."""
+        self._counters: Counters | None = None
         self._durability: Durability | None = None
         self._house_bots: HouseBots | None = None
         self.host = config.host_id or host_id()
@@ -170,6 +172,8 @@ class ArenaServer(ArenaService):
         self._started = True
         config = self.config
         check_ladders(self.registry, config)  # fail early on bad settings, and on a ladder that cannot pair
+        # the budgets per address and person, shared with the arena's other processes
+        self._counters = await open_counters(config.shared_limits, process=self.host)
         if storage is None:
             storage = await open_storage(config.db)
             self._owns_storage = True
@@ -217,8 +221,8 @@ class ArenaServer(ArenaService):
                                   drop=lambda session: self.clients.drop(session))
         self._clients = Clients(
             config, self.registry, self.sessions, self._outbox, storage=storage, games=games,
-            revocations=revocations, legal_moves=self.legal_moves, notes=self.notes,
-            challenges=challenges, stopping=self._stopping)
+            counters=self._counters, revocations=revocations, legal_moves=self.legal_moves,
+            notes=self.notes, challenges=challenges, stopping=self._stopping)
         if self.uploads is not None:
             await self.uploads.recover()  # builds a stop left half-done are failed
         for ladder_config in config.all_ladders:
@@ -371,6 +375,8 @@ class ArenaServer(ArenaService):
                 await self.uploads.wait()
             if self._pool is not None:
                 await asyncio.to_thread(self._pool.close)
+            if self._counters is not None:  # this process's connections stop counting
+                await self._counters.close()
             if self._storage is not None and self._owns_storage:
                 await self._storage.close()
         finally:
@@ -706,6 +712,11 @@ class ArenaServer(ArenaService):
     @property
     def records(self) -> Records:
         return self.storage
+
+    @property
+    def counters(self) -> Counters:
+        """The budgets' counters (`ServerConfig.shared_limits`; `arena.counters`)."""
+        return _started(self._counters)
 
     @property
     def uploads(self) -> Uploads | None:

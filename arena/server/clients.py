@@ -25,6 +25,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from arena.bot_logs import utc_day
+from arena.counters import Counters
 from arena.errors import ArenaError
 from arena.game import Termination
 from arena.record import MatchRecord
@@ -80,6 +81,8 @@ class Clients:
         sessions: the connected bots by name (kept here, read by the rest).
         outbox: flushes the sessions' frames together (`arena.server.session`).
         storage: the accounts (for the hellos).
+        counters: where the connections per address are counted (`arena.counters`:
+            this process's, or every process's of the arena).
         games: the live games (and the grace periods of bots away from them).
         revocations: the logged-in sessions' tokens.
         legal_moves, notes: the aids to bots.
@@ -88,7 +91,7 @@ class Clients:
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
-                 outbox: Outbox, *, storage: Storage, games: Games,
+                 outbox: Outbox, *, storage: Storage, games: Games, counters: Counters,
                  revocations: Revocations, legal_moves: LegalMoves, notes: Notes,
                  challenges: Challenges, stopping: asyncio.Event) -> None:
         self.config = config
@@ -102,7 +105,7 @@ class Clients:
         self.challenges = challenges
         self._watching: set[asyncio.Task[bool]] = set()
         """New spectators waiting for their game's moves to be stored (`Games.watch`)."""
-        self.addresses = AddressCounter(config.max_connections_per_address)
+        self.addresses = AddressCounter(config.max_connections_per_address, counters)
         self.hosted_tokens: dict[str, str] = {}
         """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
@@ -114,14 +117,14 @@ class Clients:
         """A connection's task: the handshake, and any frame the fast path (`_on_frame`)
         leaves to it (fragmented messages, frames queued behind a busy one)."""
         address = str(ws.remote_address[0]) if ws.remote_address else "?"
-        if not self.addresses.admit(address):
+        if not await self.addresses.admit(address):
             await ws.close(CLOSE_TRY_LATER, f"too many connections from {address} (at most "
                                             f"{self.addresses.limit})")
             return
         try:
             await self._serve_connection(ws)
         finally:
-            self.addresses.release(address)
+            await self.addresses.release(address)
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
         config = self.config

@@ -7,41 +7,45 @@ caller passes the time), so they are tested without waiting.
   come back at `rate` a second up to `burst`, and every message of the server that
   asks for an answer (a ``your_turn``) gives one back at once, so an honest bot that
   answers every turn is never limited, however fast its games go, while a flood is.
-* `AddressCounter`: open connections per remote address, against a limit.
+* `AddressCounter`: open connections per remote address, against a limit, counted in
+  this process or across the arena's processes (`arena.counters`).
 * `clip`: a quote of untrusted text cut to a bounded length, for anything stored.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 from arena.buckets import TokenBucket
+from arena.counters import Counters, LocalCounters
 
 __all__ = ["AddressCounter", "TokenBucket", "clip"]
 
 
 class AddressCounter:
-    """Open connections per remote address, each admitted against `limit`."""
+    """Open connections per remote address, each admitted against `limit`.
 
-    def __init__(self, limit: int) -> None:
+    Args:
+        limit: connections at once from one address.
+        counters: where they are counted (by default this process's memory); with
+            Redis, the limit holds across the arena's processes.
+    """
+
+    SCOPE = "connections"
+
+    def __init__(self, limit: int, counters: Counters | None = None) -> None:
         self.limit = limit
-        self._open: Counter[str] = Counter()
+        self.counters = counters if counters is not None else LocalCounters()
 
-    def admit(self, address: str) -> bool:
+    async def admit(self, address: str) -> bool:
         """Count a new connection from `address`; False (and not counted) over the limit."""
-        if self._open[address] >= self.limit:
-            return False
-        self._open[address] += 1
-        return True
+        return await self.counters.admit(self.SCOPE, address, self.limit)
 
-    def release(self, address: str) -> None:
+    async def release(self, address: str) -> None:
         """A connection admitted from `address` closed."""
-        self._open[address] -= 1
-        if self._open[address] <= 0:
-            del self._open[address]
+        await self.counters.release(self.SCOPE, address)
 
-    def count(self, address: str) -> int:
-        return self._open.get(address, 0)
+    async def count(self, address: str) -> int:
+        """Connections open from `address` (in every process sharing the counters)."""
+        return await self.counters.count(self.SCOPE, address)
 
 
 def clip(text: str, limit: int = 80) -> str:

@@ -50,6 +50,7 @@ from arena.web.seasons import SEASONS, SeasonKeeper
 from arena.web.tournaments import TournamentRuns
 
 if TYPE_CHECKING:
+    from arena.counters import Counters
     from arena.service import ArenaService
 
 __all__ = ["WebFront", "make_app"]
@@ -80,12 +81,18 @@ def make_app(service: ArenaService) -> web.Application:
                                        refuse_encoded_bodies, cross_site_guard(config.origins)],
                           client_max_size=config.max_upload)
     app[SERVICE] = service
-    app[QUOTAS] = GuestQuotas(RateLimit(config.guests_per_client_minute),
-                              RateLimit(service.config.guests_per_minute))
-    app[PRESET_CHANGES] = RateLimit(config.presets_per_client_minute)
+
+    def counters() -> Counters:  # the server's, shared by the arena's processes
+        return service.counters
+
+    app[QUOTAS] = GuestQuotas(
+        RateLimit("guests-per-client", config.guests_per_client_minute, counters),
+        RateLimit("guests", service.config.guests_per_minute, counters))
+    app[PRESET_CHANGES] = RateLimit("preset-changes-per-client",
+                                    config.presets_per_client_minute, counters)
     app[REPLAYS] = Replays(config, service.registry)
-    app[MATCHES] = Matches(config)
-    app[ACCOUNTS] = Accounts.of(service.config.accounts)
+    app[MATCHES] = Matches(config, counters)
+    app[ACCOUNTS] = Accounts.of(service.config.accounts, counters)
     app[RUNS] = TournamentRuns(config, Path(service.config.tournaments)
                                if service.config.tournaments else None)
     app[SEASONS] = SeasonKeeper(service, app[RUNS])

@@ -80,14 +80,14 @@ PRESET_CHANGES: web.AppKey[RateLimit] = web.AppKey("arena.preset-changes")
 (`WebConfig.presets_per_client_minute`)."""
 
 
-def check_preset_change(request: web.Request) -> None:
+async def check_preset_change(request: web.Request) -> None:
     """Count a save or deletion of a preset against the client's budget.
 
     Raises:
         ApiError: 429 with ``Retry-After`` when the client's address is over its budget.
     """
     limit = request.app[PRESET_CHANGES]
-    wait = limit.wait(client_key(request.remote))
+    wait = await limit.wait(client_key(request.remote))
     if wait > 0:
         raise ApiError(429, f"at most {limit.per_minute} presets saved or deleted a minute "
                             f"from your address; try again in {math.ceil(wait)} s",

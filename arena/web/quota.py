@@ -1,15 +1,13 @@
-"""Rate limits per client: token buckets in a bounded cache (cachetools)."""
+"""Rate limits per client, per person or in all: token buckets in the arena's counters
+(`arena.counters`: this process's memory, bounded whatever the number of clients, or
+Redis, shared by every process serving the arena)."""
 
 from __future__ import annotations
 
 import ipaddress
-import math
-import time
 from collections.abc import Callable
 
-from cachetools import TTLCache
-
-from arena.buckets import TokenBucket
+from arena.counters import Counters
 
 __all__ = ["RateLimit", "client_key"]
 
@@ -17,30 +15,24 @@ __all__ = ["RateLimit", "client_key"]
 class RateLimit:
     """At most `per_minute` events per key in any minute, `per_minute` at once.
 
-    Each key has a token bucket that refills at ``per_minute / 60`` tokens a second. An
-    idle key's bucket is full again after a minute, so the cache forgets it then; the
-    cache holds at most `keys` keys (the least recently used go first), so the limiter's
-    memory is bounded whatever the number of clients.
+    Each key has a token bucket that refills at ``per_minute / 60`` tokens a second; an
+    idle key's bucket is full again after a minute, and forgotten then.
+
+    Args:
+        scope: the budget's name among the counters' (``signups-per-client``).
+        per_minute: the budget (0: nothing allowed).
+        counters: the arena's counters, asked for at each event (the web is made
+            before they are needed).
     """
 
-    def __init__(self, per_minute: int, *, keys: int = 65_536,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, scope: str, per_minute: int, counters: Callable[[], Counters]) -> None:
+        self.scope = scope
         self.per_minute = per_minute
-        self._clock = clock
-        self._buckets: TTLCache[str, TokenBucket] = TTLCache(keys, 60.0, timer=clock)
+        self._counters = counters
 
-    def wait(self, key: str) -> float:
+    async def wait(self, key: str) -> float:
         """Seconds until `key` may act again; 0.0 means it may now (and the event counts)."""
-        if self.per_minute <= 0:
-            return math.inf
-        now = self._clock()
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = TokenBucket(self.per_minute / 60.0, self.per_minute, now)
-        wait = bucket.wait(now)
-        if wait == 0.0:
-            self._buckets[key] = bucket  # kept a minute after its last event, then full
-        return wait
+        return await self._counters().wait(self.scope, key, self.per_minute)
 
 
 def client_key(remote: str | None) -> str:

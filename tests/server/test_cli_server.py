@@ -317,3 +317,14 @@ async def test_connect_paused_accepts_challenges_by_its_policy(make_arena):
     assert status["status"] == "accepted", status
     code, output = await task
     assert code == 0 and "2 game(s) played" in output, output
+
+
+def test_serve_says_what_shared_limits_to_give_and_which_redis_does_not_answer(tmp_path):
+    db = str(tmp_path / "x.sqlite")
+    result = CliRunner().invoke(main, ["serve", "--db", db, "--shared-limits", "nats://x"])
+    assert result.exit_code == 2 and "give 'local' or redis://HOST" in result.output
+    result = CliRunner().invoke(main, ["serve", "--db", db, "--port", "0",
+                                       "--shared-limits", "redis://127.0.0.1:1/0"])
+    assert result.exit_code == 1
+    assert "the shared limits' Redis does not answer at redis (redis://127.0.0.1:1/0" \
+        in result.output

@@ -40,12 +40,12 @@ def test_the_bucket_says_how_long_until_a_token_is_back():
     assert TokenBucket(rate=0, burst=0, now=0.0).wait(5.0) == math.inf
 
 
-def test_connections_are_counted_per_address():
+async def test_connections_are_counted_per_address():
     counter = AddressCounter(2)
-    assert counter.admit("10.0.0.1") and counter.admit("10.0.0.1")
-    assert not counter.admit("10.0.0.1") and counter.admit("10.0.0.2")
-    counter.release("10.0.0.1")
-    assert counter.admit("10.0.0.1") and counter.count("10.0.0.1") == 2
+    assert await counter.admit("10.0.0.1") and await counter.admit("10.0.0.1")
+    assert not await counter.admit("10.0.0.1") and await counter.admit("10.0.0.2")
+    await counter.release("10.0.0.1")
+    assert await counter.admit("10.0.0.1") and await counter.count("10.0.0.1") == 2
 
 
 async def test_a_message_flood_gets_an_error_then_a_close(make_arena):
@@ -139,7 +139,7 @@ async def test_connections_per_address_are_limited_and_spectators_count(make_are
     assert "too many connections from 127.0.0.1 (at most 3)" in closed.value.rcvd.reason
     await viewers[0].ws.close()
     async with asyncio.timeout(5):  # a closed one frees its place
-        while arena.server.clients.addresses.count("127.0.0.1") > 2:
+        while await arena.server.clients.addresses.count("127.0.0.1") > 2:
             await asyncio.sleep(0.01)
     again = await arena.raw()
     assert (await again.hello(None, role="spectator"))["type"] == "welcome"
@@ -178,18 +178,18 @@ async def test_operators_are_trusted_with_bursts(make_arena):
     assert len(logs) == 10
 
 
-def test_a_client_quota_is_a_bucket_per_key_forgotten_a_minute_after_its_last_use():
-    """`arena.web.quota.RateLimit`: the web's quotas per client are token buckets too."""
+async def test_a_client_quota_is_a_bucket_per_key_in_the_arena_s_counters():
+    """`arena.web.quota.RateLimit`: the web's quotas per client are token buckets in the
+    arena's counters (tests/counters: this process's, or Redis shared by its processes)."""
+    from arena.counters import LocalCounters
     from arena.web.quota import RateLimit
 
     now = [0.0]
-    quota = RateLimit(2, keys=2, clock=lambda: now[0])  # 2 a minute: one back every 30 s
-    assert quota.wait("a") == 0.0 and quota.wait("a") == 0.0
-    assert quota.wait("a") == 30.0 and quota.wait("b") == 0.0  # each key its own
+    counters = LocalCounters(clock=lambda: now[0])
+    quota = RateLimit("q", 2, lambda: counters)  # 2 a minute: one back every 30 s
+    assert await quota.wait("a") == 0.0 and await quota.wait("a") == 0.0
+    assert await quota.wait("a") == 30.0 and await quota.wait("b") == 0.0  # each key its own
+    assert await RateLimit("other", 2, lambda: counters).wait("a") == 0.0  # each quota its own
     now[0] = 20.0
-    assert quota.wait("a") == pytest.approx(10.0)
-    now[0] = 30.0
-    assert quota.wait("a") == 0.0 and quota.wait("a") == pytest.approx(30.0)
-    now[0] = 91.0  # a minute after its last event: forgotten, so full again
-    assert quota.wait("a") == 0.0 and quota.wait("a") == 0.0 and quota.wait("a") > 0
-    assert RateLimit(0).wait("a") == math.inf
+    assert await quota.wait("a") == pytest.approx(10.0)
+    assert await RateLimit("q", 0, lambda: counters).wait("a") == math.inf

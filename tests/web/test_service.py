@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from arena.app import Arena
 from arena.config import LadderConfig, ServerConfig
+from arena.counters import Counters, LocalCounters
 from arena.registry import Registry
 from arena.service import LiveView, Records, StorageUnavailable
 from arena.storage import BotAccount, StorageFailure
@@ -46,6 +47,7 @@ class StandInService:
     config: ServerConfig = field(default_factory=lambda: ServerConfig(
         ladder=LadderConfig(house=("random",))))
     records: Records = field(default_factory=StandInRecords)
+    counters: Counters = field(default_factory=LocalCounters)
     started: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def health(self) -> dict[str, Any]:

@@ -91,7 +91,7 @@ async def save_grammar(request: web.Request) -> web.Response:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
                        reason=check["reason"])
     storage = service.records
-    check_preset_change(request)
+    await check_preset_change(request)
     exists = await storage.preset(GAME, name) is not None
     if exists and not body.overwrite:
         raise ApiError(409, f"a preset {name!r} is saved already; send overwrite: true to "
@@ -109,7 +109,7 @@ async def delete_grammar(request: web.Request) -> web.Response:
     body = await read_json(request, GrammarName, service.config.web.max_body)
     if body.name in {p["name"] for p in builtin_presets()}:
         raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
-    check_preset_change(request)
+    await check_preset_change(request)
     if not await service.records.delete_preset(GAME, body.name):
         raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
     return json_response({"deleted": body.name})

@@ -36,6 +36,9 @@ from arena.web.quota import RateLimit, client_key
 from arena.web.routes import Endpoint, Param, service_of
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from arena.counters import Counters
     from arena.service import ArenaService
     from arena.storage.people import OwnedBot
 
@@ -58,12 +61,13 @@ class Accounts:
     changes_per_person: RateLimit
 
     @classmethod
-    def of(cls, config: AccountsConfig) -> Accounts:
+    def of(cls, config: AccountsConfig, counters: Callable[[], Counters]) -> Accounts:
         return cls(Passwords(threads=config.hash_threads, queue=config.hash_queue),
-                   RateLimit(config.signups_per_client_minute), RateLimit(config.signups_per_minute),
-                   RateLimit(config.signins_per_client_minute),
-                   RateLimit(config.signins_per_name_minute),
-                   RateLimit(config.changes_per_person_minute))
+                   RateLimit("signups-per-client", config.signups_per_client_minute, counters),
+                   RateLimit("signups", config.signups_per_minute, counters),
+                   RateLimit("signins-per-client", config.signins_per_client_minute, counters),
+                   RateLimit("signins-per-name", config.signins_per_name_minute, counters),
+                   RateLimit("changes-per-person", config.changes_per_person_minute, counters))
 
 
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("arena.accounts")
@@ -112,8 +116,8 @@ def _config(request: web.Request) -> AccountsConfig:
     return service_of(request).config.accounts
 
 
-def _limit(quota: RateLimit, key: str, what: str) -> None:
-    wait = quota.wait(key)
+async def _limit(quota: RateLimit, key: str, what: str) -> None:
+    wait = await quota.wait(key)
     if wait > 0:
         raise ApiError(429, f"at most {quota.per_minute} {what} a minute; try again in "
                             f"{math.ceil(wait)} s", code="rate-limited",
@@ -152,7 +156,7 @@ async def _person(request: web.Request) -> str:
 async def _changing(request: web.Request) -> str:
     """The signed-in person, within their changes a minute (bots, tokens, versions)."""
     person = await _person(request)
-    _limit(request.app[ACCOUNTS].changes_per_person, person, "changes to your bots")
+    await _limit(request.app[ACCOUNTS].changes_per_person, person, "changes to your bots")
     return person
 
 
@@ -170,9 +174,9 @@ async def signup(request: web.Request) -> web.Response:
         raise ApiError(403, "sign-up is by invitation: give the invite code the operator "
                             "sent you", code="invite-needed")
     accounts = request.app[ACCOUNTS]
-    _limit(accounts.signups_per_client, client_key(request.remote),
-           "sign-ups from your address")
-    _limit(accounts.signups, "*", "sign-ups in all")
+    await _limit(accounts.signups_per_client, client_key(request.remote),
+                 "sign-ups from your address")
+    await _limit(accounts.signups, "*", "sign-ups in all")
     check_account_name(body.name)
     check_password(body.password, minimum=config.password_min, maximum=config.password_max)
     if await service.records.password_hash(body.name) is not None:
@@ -195,9 +199,9 @@ async def signin(request: web.Request) -> web.Response:
     config = service.config.accounts
     body = await read_json(request, SignIn, service.config.web.max_body)
     accounts = request.app[ACCOUNTS]
-    _limit(accounts.signins_per_client, client_key(request.remote),
-           "sign-in attempts from your address")
-    _limit(accounts.signins_per_name, body.name[:64], "sign-in attempts for one name")
+    await _limit(accounts.signins_per_client, client_key(request.remote),
+                 "sign-in attempts from your address")
+    await _limit(accounts.signins_per_name, body.name[:64], "sign-in attempts for one name")
     if len(body.password) > config.password_max:
         raise ApiError(400, f"a password has at most {config.password_max} characters")
     stored = await service.records.password_hash(body.name)

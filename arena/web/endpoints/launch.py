@@ -7,11 +7,14 @@ Both are bounded per client address and in all (`WebConfig`, docs/server.md).
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
+from collections.abc import Callable
 
 import msgspec
 from aiohttp import web
 
+from arena.counters import Counters
 from arena.tournament import TournamentSpec
 from arena.web.config import WebConfig
 from arena.web.endpoints.play import GameRequest, resolve_game
@@ -41,30 +44,56 @@ class TournamentRequest(GameRequest, forbid_unknown_fields=True):
 
 
 class Matches:
-    """The bot-versus-bot games started from the web, by client address."""
+    """The bot-versus-bot games started from the web: per client address in the arena's
+    counters (shared by its processes), in all per process (its own games' load).
 
-    def __init__(self, config: WebConfig) -> None:
+    Args:
+        config: the web's limits.
+        counters: the arena's counters, asked for at each game.
+    """
+
+    SCOPE = "matches-per-client"
+
+    def __init__(self, config: WebConfig, counters: Callable[[], Counters]) -> None:
         self.config = config
         self.by_client: defaultdict[str, set[str]] = defaultdict(set)
+        self._counters = counters
+        self._releases: set[asyncio.Task[None]] = set()
 
-    def check(self, client: str) -> None:
-        running = sum(len(games) for games in self.by_client.values())
-        if len(self.by_client.get(client, ())) >= self.config.matches_per_client:
-            raise ApiError(409, f"you have {self.config.matches_per_client} bot games running "
+    async def take(self, client: str) -> None:
+        """Take a place for a game of `client`'s (`add` it once started, else `give_back`).
+
+        Raises:
+            ApiError: 409 `busy`, the client's games are running already; 429, the
+                process's.
+        """
+        limit = self.config.matches_per_client
+        if not await self._counters().admit(self.SCOPE, client, limit):
+            raise ApiError(409, f"you have {limit} bot games running "
                                 "already: watch them to their end", code="busy")
+        running = sum(len(games) for games in self.by_client.values())
         if running >= self.config.matches:
+            await self.give_back(client)
             raise ApiError(429, f"{running} bot games started from the web are running; try "
                                 "again in a minute", headers={"Retry-After": "30"})
+
+    async def give_back(self, client: str) -> None:
+        await self._counters().release(self.SCOPE, client)
 
     def add(self, client: str, game_id: str) -> None:
         self.by_client[client].add(game_id)
 
     def done(self, client: str, game_id: str) -> None:
+        """A game of `client`'s ended (a callback: its place is given back in a task)."""
         games = self.by_client.get(client)
-        if games is not None:
-            games.discard(game_id)
-            if not games:
-                del self.by_client[client]
+        if games is None or game_id not in games:
+            return
+        games.discard(game_id)
+        if not games:
+            del self.by_client[client]
+        task = asyncio.get_running_loop().create_task(self.give_back(client))
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
 
 
 MATCHES: web.AppKey[Matches] = web.AppKey("arena.matches")
@@ -88,11 +117,15 @@ async def start_match(request: web.Request) -> web.Response:
     specs = _specs(body.bots, 2, 2)
     matches = request.app[MATCHES]
     client = client_key(request.remote)
-    matches.check(client)
-    name, game = await resolve_game(service, body)
-    for spec in specs:  # a BotSpecError (400) naming the problem; never a program
-        service.registry.make_bot(game, spec, allow_exec=False)
-    live = service.start_game(name, game.settings(), ["house:" + s for s in specs])
+    await matches.take(client)
+    try:
+        name, game = await resolve_game(service, body)
+        for spec in specs:  # a BotSpecError (400) naming the problem; never a program
+            service.registry.make_bot(game, spec, allow_exec=False)
+        live = service.start_game(name, game.settings(), ["house:" + s for s in specs])
+    except BaseException:
+        await matches.give_back(client)
+        raise
     matches.add(client, live.id)
     service.game_task(live).add_done_callback(lambda _: matches.done(client, live.id))
     return json_response({"game_id": live.id, "game": name, "players": list(live.players)})

@@ -126,7 +126,7 @@ async def guest(request: web.Request) -> web.Response:
     quotas = request.app[QUOTAS]
     client = client_key(request.remote)
     for quota, whose in ((quotas.per_client, client), (quotas.total, "*")):
-        wait = quota.wait(whose)
+        wait = await quota.wait(whose)
         if wait > 0:
             scope = "from your address" if whose != "*" else "in all"
             raise ApiError(429, f"at most {quota.per_minute} guest accounts a minute {scope}; "
