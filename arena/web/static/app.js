@@ -10,7 +10,8 @@
 import {
   announce, api, beep, boardOf, cleanup, context, errorBox, errorText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
-  playerName, post, protocolNote, recall, remember, rendererFor, resultText, route, scoresLine, scrollBox,
+  playerName, post, protocolNote, quotedMove, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
+  route, scoresLine, scrollBox,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
 import { accountPage, myBotsPage } from "/static/accounts.js";
@@ -272,7 +273,10 @@ async function playPage({ params }) {
       answer = await api("/api/legal", { game_id: game.id, ...params });
     } catch (error) {
       if (error.status === 404) return;  // the game is over: game_over brings the end
-      note(t("the legal moves could not be loaded: "), errorText(error));
+      const refused = error.status === 400 && rejectionKey(error.data && error.data.code, info.chance_name, renderer.rejections || {});
+      note(t("the legal moves could not be loaded: "), refused  // a step or move the referee refuses
+        ? rejectionText({ code: error.data.code, message: error.message }, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat })
+        : errorText(error));
       game.local = {};
       try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
     }
@@ -389,7 +393,8 @@ async function playPage({ params }) {
       const line = logMove(m.seat, m.move, m.chance);
       announce(textOf(line));
     } else if (m.type === "move_rejected") {
-      note(t("the referee refused the move: "), h("span", { lang: "en" }, humanDetail(m.message, game.players, game.seat)));
+      note(t("the referee refused the move '{move}': ", { move: quotedMove(m.move) }),
+        rejectionText(m, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat }));
       if (m.retries_left >= 0 && game.lastTurn && !game.over) {  // try again
         log.firstChild?.remove(); game.moves -= 1;
         game.myTurn = game.lastTurn;
@@ -630,6 +635,20 @@ async function replayPage({ params }) {
   } catch (error) { viewer.replaceChildren(errorBox(error)); }
 }
 
+// The referee's verdict on a log's turn (`/api/replay`'s error fields), in the page's
+// words: who played what, and why the referee refuses it. An English page, or a code the
+// page does not know (or a server that sends none), shows the server's own English words.
+function verdictText(data, renderer) {
+  const english = h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, ""));
+  const key = rejectionKey(data.error_code, data.chance_name, renderer.rejections || {});
+  if (language().lang === "en" || !key) return english;
+  const name = playerName(data.players, data.error_seat);
+  const lead = data.error_move === null || data.error_move === undefined ? t("{name}'s turn: ", { name })
+    : t("{name} played '{move}': ", { name, move: quotedMove(data.error_move) });
+  return h("span", { class: "verdict-words" }, lead,
+    rejectionText({ code: data.error_code }, { game: data.game, renderer, chance: data.chance_name, players: data.players }));
+}
+
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×", 100]];
 
 // The viewer: start / back / play-pause / forward / end, the speed, a slider and the keys
@@ -656,7 +675,7 @@ async function viewReplay(viewer, data, source) {
       h("button", { class: "frame-link", "data-frame": frame.index, onclick: () => { pause(); go(frame.index); } },
         moveLine(renderer, baseCtx(), frame.player, frame.move, frame.chance)))),
     data.error_turn ? h("li", { value: data.error_turn, class: "rejected", id: "rejected-move" },
-      h("span", {}, t("rejected by the referee: "), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, "")))) : null);
+      h("span", {}, t("rejected by the referee: "), verdictText(data, renderer))) : null);
   };
   const go = (i) => {
     index = Math.max(0, Math.min(frames.length - 1, i));
@@ -734,7 +753,7 @@ async function viewReplay(viewer, data, source) {
   const verdict = data.error ? h("div", { class: "verdict", id: "verdict" },
     h("section", { class: "card" }, h("h3", {}, t("The log claims")), h("p", { id: "claimed" }, claimed)),
     h("section", { class: "card bad" }, h("h3", {}, t("The referee's verdict")),
-      h("p", { id: "referee-verdict" }, t("Turn {n} is illegal: ", { n: data.error_turn }), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, ""))),
+      h("p", { id: "referee-verdict" }, t("Turn {n} is illegal: ", { n: data.error_turn }), verdictText(data, renderer)),
       h("p", { class: "muted" }, t("The replay stops after turn {n}; the claimed result was not reached by legal play.", { n: data.error_turn - 1 }))))
     : null;
   fill(viewer,
