@@ -14,6 +14,7 @@ import pytest
 
 from .a11y_states import LOBBY, PAGES
 from .browser import (
+    ALL_S,
     browser,
     my_turn,
     no_overflow,
@@ -177,8 +178,9 @@ def english_left(page: Any, selector: str) -> list[str]:
 def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, Any],
                                                tmp_path: Path) -> None:
     """A move the referee refuses, live (the server's own `move_rejected` for an edge
-    coloured twice) and in a replay's verdict on an edited log, reads in Russian: the
-    rejection's code picks the text, and none of the referee's English is left."""
+    coloured twice) and in a replay's verdict on an edited log, and why a substitution
+    turn cannot end yet, read in Russian: the rejection's code picks the text, and none of
+    the referee's English is left."""
     from dataclasses import replace
 
     from arena.record import to_jsonl
@@ -212,6 +214,15 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     reads_russian(page, names, "a move refused live")
     if page.locator("#resign:not([disabled])").count():
         page.click("#resign")
+    wait_phase(page, "over")
+
+    start_from_lobby(page, server, "substitution", choose={"#grammar": "", "#bot": "random"},
+                     fill={"#grammar-text": ALL_S})  # every roll is an S group: it must be applied
+    assert my_turn(page)
+    assert page.inner_text("#problem") == "выпавшую группу нужно применить"
+    assert english_left(page, "#play-area") == []
+    reads_russian(page, names, "a turn that cannot end yet")
+    page.click("#resign")
     wait_phase(page, "over")
 
     record = server["others"]["sim"]  # a stored game's log, edited: an edge coloured twice

@@ -28,7 +28,8 @@ NOT_SHOWN = {
 DYNAMIC = {
     "answer.code": "the replay job's codes, bad-log and replay-limit (arena/web/replay.py), both in ERRORS",
     "rejection.code": "a game's referee's own codes (/api/legal with a move): the page leads with "
-                      "'the legal moves could not be loaded' and shows the referee's words in English",
+                      "'the legal moves could not be loaded' and says the code's text of REJECTIONS "
+                      "or the game's rejections (test_every_rejection_any_game_gives_...)",
     "partial.code": "as rejection.code, for a move built in steps",
     "error.code": "ChallengeError and RunRefused codes: collected from their raises below",
     "error.status": "aiohttp's own HTTP errors: the default code of their status",
@@ -146,7 +147,7 @@ def rejection_codes(sources: list[Path], chance: str) -> dict[str, str]:
                 holes = re.findall(r"\{([^}]+)\}", code)
                 assert set(holes) <= CHANCE_HOLES | FACT_HOLES, where
                 code = re.sub(r"\{([^}]+)\}", lambda m: chance if m[1] in CHANCE_HOLES
-                              else "heaps", code)
+                              else "position", code)
             codes[code] = where
     return codes
 

@@ -216,7 +216,11 @@ export function controls(ctx) {
     }
     parts.push(choices);
   }
-  if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));  // the referee's words
+  if (legal.problem && !legal.can_end) {  // why the turn cannot end yet: the code's words, else the referee's
+    const known = ctx.lang !== "en" && Object.hasOwn(rejections, legal.problem_code || "") ? rejections[legal.problem_code] : null;
+    parts.push(known ? h("p", { class: "muted", id: "problem" }, t(known))
+      : h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));
+  }
   return h("div", {}, parts);
 }
 

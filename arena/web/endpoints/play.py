@@ -355,7 +355,8 @@ async def legal(request: web.Request) -> web.Response:
         return json_response({**answer, "moves": list(found.moves), "complete": found.complete})
     if isinstance(partial, Rejection):
         step = "" if partial.step is None else f"step {partial.step + 1}: "
-        raise ApiError(400, f"{step}{partial.message}", code=partial.code)
+        raise ApiError(400, f"{step}{partial.message}", code=partial.code,
+                       params={"step": partial.step})  # for the page's own words
     return json_response({**answer, **partial})
 
 

@@ -275,7 +275,7 @@ async function playPage({ params }) {
       if (error.status === 404) return;  // the game is over: game_over brings the end
       const refused = error.status === 400 && rejectionKey(error.data && error.data.code, info.chance_name, renderer.rejections || {});
       note(t("the legal moves could not be loaded: "), refused  // a step or move the referee refuses
-        ? rejectionText({ code: error.data.code, message: error.message }, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat })
+        ? rejectionText({ code: error.data.code, message: error.message, step: error.data.params?.step }, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat })
         : errorText(error));
       game.local = {};
       try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
