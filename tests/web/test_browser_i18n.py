@@ -88,6 +88,9 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
         page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
         assert page.evaluate("document.body.dataset.phase") != "error", path
         reads_russian(page, names, path)
+        if path.startswith("/tournament?"):  # the thesis's strategies by their names in words
+            assert page.inner_text("#cell-heading") == \
+                "Случайная стратегия (random) (первый) против greedy (второй)"
     shot(page, "howto-ru")
     for record in (server["games"][0], *(r.id for r in server["others"].values())):
         for move in (0, 1, 2):
@@ -101,6 +104,8 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
         start_from_lobby(page, server, name, choose=choose)
         assert my_turn(page)
         assert page.inner_text("#builder").startswith("Ваш ход") or page.locator("#finish").count()
+        said = page.inner_text("main")  # the house bot's strategy by its name in words
+        assert "(бот сервера)" in said and f"{choose['#bot']} (" not in said, said
         reads_russian(page, names, f"play {name}")
         shot(page, f"play-{name}-ru")
         page.click("#resign")

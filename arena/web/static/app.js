@@ -11,7 +11,7 @@ import {
   announce, api, beep, boardOf, cleanup, context, errorBox, errorText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
   playerName, post, protocolNote, quotedMove, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
-  route, scoresLine, scrollBox,
+  route, scoresLine, scrollBox, strategyName,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
 import { accountPage, myBotsPage } from "/static/accounts.js";
@@ -658,6 +658,8 @@ const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×
 // `source`: {title, id} (a stored or live game), {tournament, tgame} or {title} (an
 // upload); `move`: the position to open.
 async function viewReplay(viewer, data, source) {
+  // a tournament's players are bot specs: its strategies by their names in words
+  if (source.tournament) data = { ...data, players: data.players.map(strategyName) };
   const info = await gameInfo(data.game);
   const renderer = await rendererFor(data.game);
   let frames = data.frames;
@@ -855,15 +857,16 @@ async function tournamentPage({ params }) {
   const name = params.get("name");
   const data = await api("/api/tournament", { name });
   const bots = data.bots;
+  const named = (bot) => strategyName(bot);  // the thesis's strategies by their names in words
   const table = h("table", { class: "crosstable", id: "crosstable" },
     h("caption", { class: "muted" }, t("Rows: the first player; columns: the second; cells: wins / losses / draws of the first player.")),
-    h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, b))),
-    bots.map((first) => h("tr", {}, h("th", { scope: "row" }, first), bots.map((second) => {
+    h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, named(b)))),
+    bots.map((first) => h("tr", {}, h("th", { scope: "row" }, named(first)), bots.map((second) => {
       const cell = (data.table[first] || {})[second];
       if (!cell) return h("td", { class: "empty" }, "—");
       const i = bots.indexOf(first), j = bots.indexOf(second);
       return h("td", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(name)}&cell=${i}-${j}`,
-        title: t("{first} (first) vs {second} (second): wins / losses / draws of {first}", { first, second }) },
+        title: t("{first} (first) vs {second} (second): wins / losses / draws of {first}", { first: named(first), second: named(second) }) },
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
@@ -877,7 +880,7 @@ async function tournamentPage({ params }) {
         + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority.")),
       scrollBox(t("the summary, scrolled sideways"), h("table", { class: "summary", id: "summary" },
         h("tr", {}, h("th", { scope: "col" }, t("bot")), columns.map(([c]) => h("th", { scope: "col" }, c))),
-        Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, bot),
+        Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, named(bot)),
           columns.map(([, cell]) => h("td", {}, cell(s) ?? "")))))));
   }
   if (data.pairings && data.pairings.length) {
@@ -887,23 +890,23 @@ async function tournamentPage({ params }) {
       scrollBox(t("the pairings, scrolled sideways"), h("table", { class: "summary", id: "tournament-pairings" },
         h("tr", {}, [t("pairing"), t("pairs"), t("pentanomial (0 … 2)"), t("score"), t("Elo (95% CI)"), "nElo", "LOS"]
           .map((c) => h("th", { scope: "col" }, c))),
-        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]}${t(" vs ")}${p.bots[1]}`),
+        data.pairings.map((p) => h("tr", {}, h("td", {}, `${named(p.bots[0])}${t(" vs ")}${named(p.bots[1])}`),
           h("td", {}, p.units ?? 0), h("td", {}, p.pentanomial.join(" · ")),
           h("td", {}, p.score === undefined ? "" : p.score.toFixed(3)),
           h("td", {}, eloText(p)), h("td", {}, neloText(p)), h("td", {}, losText(p)))))));
   }
   if (data.standings) {
     parts.push(h("h2", {}, t("Swiss standings")), h("ol", { id: "tournament-standings" },
-      data.standings.map((s) => h("li", {}, `${s.bot}: `, t("{n} points", { n: s.points, count: s.points })))));
+      data.standings.map((s) => h("li", {}, `${named(s.bot)}: `, t("{n} points", { n: s.points, count: s.points })))));
   }
   const cell = params.get("cell");
   if (cell) {
     const [i, j] = cell.split("-").map(Number);
-    parts.push(h("h2", { id: "cell-heading" }, t("{first} (first) vs {second} (second)", { first: bots[i], second: bots[j] })));
+    parts.push(h("h2", { id: "cell-heading" }, t("{first} (first) vs {second} (second)", { first: named(bots[i]), second: named(bots[j]) })));
     if (!data.logs) parts.push(h("p", { class: "muted" }, t("this tournament was run without logs")));
     else {
       const games = await api("/api/tournament/cell", { name, cell });
-      const players = [bots[i], bots[j]];
+      const players = [named(bots[i]), named(bots[j])];
       parts.push(h("ol", { class: "games", id: "cell-games", start: "0" }, games.games.map((g) => h("li", {},
         h("a", { href: `#/replay?t=${encodeURIComponent(name)}&g=${g.id}` }, t("game {id}", { id: g.id })), ": ",
         h("span", { class: "game-result" }, g.result ? resultText(g, players) : t("no result"))))),

@@ -427,9 +427,29 @@ export function formatMs(ms) {
 // An account as people read it: "random (house bot)" for a built-in bot, "guest 1a2b"
 // for a guest.
 function accountName(name) {
-  if (name.startsWith("house:")) return t("{name} (house bot)", { name: name.slice(6) });
+  if (name.startsWith("house:")) return t("{name} (house bot)", { name: botLabel(name.slice(6)) });
   if (name.startsWith("guest-")) return t("guest {id}", { id: name.slice(6, 10) });
   return name;
+}
+
+// The name in words of the strategy a bot spec names (search:depth=2: "Переборная
+// стратегия"), where a game's catalogue has one in the page's language; else null.
+function strategyOf(spec) {
+  const base = String(spec).split(":")[0];
+  return Object.values(speech.games).map((own) => lookup(own, base)).find((said) => typeof said === "string") ?? null;
+}
+
+// A house bot's spec as people read it: "Переборная стратегия depth=2" (search:depth=2).
+function botLabel(spec) {
+  const label = strategyOf(spec);
+  return label ? [label, ...spec.split(":").slice(1)].join(" ") : spec;
+}
+
+// A bot spec of a tournament as people read it, its strategy's name in words first:
+// "Переборная стратегия (search:depth=2)", as the lobby names it; else as written.
+export function strategyName(spec) {
+  const label = strategyOf(spec);
+  return label ? `${label} (${spec})` : spec;
 }
 
 const ORDINALS = [N_("first"), N_("second"), N_("third"), N_("fourth")];  // t() at use
