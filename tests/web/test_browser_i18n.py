@@ -14,7 +14,6 @@ import pytest
 
 from .a11y_states import LOBBY, PAGES
 from .browser import (
-    ALL_S,
     browser,
     my_turn,
     no_overflow,
@@ -221,8 +220,9 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
         page.click("#resign")
     wait_phase(page, "over")
 
+    # every roll is an S group of two alternatives: it must be applied, and by hand
     start_from_lobby(page, server, "substitution", choose={"#grammar": "", "#bot": "random"},
-                     fill={"#grammar-text": ALL_S})  # every roll is an S group: it must be applied
+                     fill={"#grammar-text": "S->aS|b\nS->c|d\n"})
     assert my_turn(page)
     assert page.inner_text("#problem") == "выпавшую группу нужно применить"
     assert english_left(page, "#play-area") == []
@@ -256,6 +256,7 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
         { game: 'substitution', renderer: await m.rendererFor('substitution'), chance: 'roll', players: ['a', 'b'] });
       const rolled = m.rejectionText({ code: 'roll-mismatch', message: 'the roll 2 does not follow' },
         { game: 'substitution', renderer: null, chance: 'roll', players: ['a', 'b'] });
-      return [said.lang, said.textContent, stepped, rolled]; })""")
+      const aborted = m.resultText({ result: 'aborted', termination: 'aborted', detail: 'the server shut down' }, ['a', 'b']);
+      return [said.lang, said.textContent, stepped, rolled, aborted]; })""")
     assert unknown == ["en", "edge 0 1 was stolen", "шаг 2: этой группы нет в банке",
-                       "бросок в записи не тот, что даёт зерно партии"]
+                       "бросок в записи не тот, что даёт зерно партии", "Прервана: сервер остановился"]

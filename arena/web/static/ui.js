@@ -485,13 +485,25 @@ export function humanDetail(text, players, me = null) {
 const ENDINGS = { resignation: N_("by resignation"), timeout: N_("on time"), disconnect: N_("(a player left)"),
   illegal_move: N_("by an illegal move"), aborted: "" };  // t() at use
 
+// Why the server aborted a game (arena/server: games.py, live.py), by how its English
+// reason begins; the reason itself on an English page, where it says more.
+const ABORTS = [["the server shut down", N_("the server shut down")], ["server error", N_("the server failed")],
+  ["the game's state grew", N_("the game's position grew too large")], ["the state is too large", N_("the game's position grew too large")],
+  ["the game could not be resumed", N_("the game could not be taken up again after the server restarted")]];
+
+function abortedWhy(reason, players) {
+  const known = ABORTS.find(([start]) => reason.startsWith(start));
+  if (speech.lang === "en" || !known) return humanDetail(reason, players);  // an unknown reason: as the server says it
+  return t(known[1]);
+}
+
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
 // `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
 export function resultText(outcome, players, me = null, meaning) {
   if (!outcome) return t("no result");
   const { result, winner, termination } = outcome;
   let scores = outcome.scores && meaning !== null ? [...outcome.scores] : null;
-  if (result === "aborted" || termination === "aborted") return t("Aborted: {why}", { why: humanDetail(outcome.reason || outcome.detail || "", players) });
+  if (result === "aborted" || termination === "aborted") return t("Aborted: {why}", { why: abortedWhy(outcome.reason || outcome.detail || "", players) });
   const how = termination && termination !== "normal" && ENDINGS[termination] ? ` ${t(ENDINGS[termination])}` : "";
   const mine = me !== null && me !== undefined && players.length === 2;
   if (scores && scores.length === 2) {
