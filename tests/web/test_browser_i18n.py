@@ -241,10 +241,10 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     wait_phase(page, "replay")
     mover = record.players[turns[2].player]
     verdict = page.inner_text("#referee-verdict")
-    assert verdict == f"Ход 3 не по правилам: {mover}, ход «{turns[0].move}»: это ребро уже закрашено", verdict
+    assert verdict == f"Ход 3 не по правилам: {mover} играет «{turns[0].move}»: это ребро уже закрашено", verdict
     page.click("#last")
     assert page.inner_text("#rejected-move") == (
-        f"отклонён судьёй: {mover}, ход «{turns[0].move}»: это ребро уже закрашено")
+        f"отклонён судьёй: {mover} играет «{turns[0].move}»: это ребро уже закрашено")
     assert english_left(page, "#viewer") == []
     assert "already" not in page.inner_text("#viewer")  # the referee's English: "is already red"
     reads_russian(page, names, "the verdict on an edited log")
