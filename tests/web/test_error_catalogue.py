@@ -208,3 +208,21 @@ def test_every_rejection_any_game_gives_reads_in_english_and_russian() -> None:
     assert set(shared) <= seen, "ui.js's REJECTIONS has a code no game gives"
     # the check can fail: a code that has no text
     assert rejection_key("edge-stolen", "chance", {}, shared) is None
+
+
+def test_every_reason_the_server_aborts_a_game_for_reads_in_russian() -> None:
+    """ui.js's ABORTS says why the server aborted a game by how the reason begins: each
+    reason the server gives (an `abort(...)` of a literal in arena/server) begins as one
+    of them does, and each has its text in English and Russian."""
+    script = (WEB / "static" / "ui.js").read_text(encoding="utf-8")
+    block = script[script.index("const ABORTS = ["):]
+    block = block[:block.index("]];") + 2]
+    starts = dict(re.findall(r'\["([^"]+)", N_\("([^"]+)"\)\]', block))
+    given = {m[1] for path in (ROOT / "arena" / "server").rglob("*.py") for m in re.finditer(
+        r'abort(?:_stored)?\((?:stored, )?f?"([^"{]+)', path.read_text(encoding="utf-8"))}
+    assert len(given) >= 4 and "the server shut down" in given
+    assert {g for g in given if not any(g.startswith(s) for s in starts)} == set()
+    assert {s for s in starts if not any(g.startswith(s) for g in given)} == set()
+    russian = json.loads((WEB / "i18n" / "ru.json").read_text(encoding="utf-8"))
+    for text in starts.values():
+        assert re.search("[а-яё]", russian.get(text, "")), text

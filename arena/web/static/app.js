@@ -857,7 +857,7 @@ async function tournamentPage({ params }) {
   const name = params.get("name");
   const data = await api("/api/tournament", { name });
   const bots = data.bots;
-  const named = (bot) => strategyName(bot);  // the thesis's strategies by their names in words
+  const named = strategyName;  // the thesis's strategies by their names in words
   const table = h("table", { class: "crosstable", id: "crosstable" },
     h("caption", { class: "muted" }, t("Rows: the first player; columns: the second; cells: wins / losses / draws of the first player.")),
     h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, named(b)))),
