@@ -216,6 +216,7 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     assert said == "судья отклонил ход «0 1»: это ребро уже закрашено", said
     assert english_left(page, "#events") == []
     reads_russian(page, names, "a move refused live")
+    shot(page, "refused-move-ru")
     if page.locator("#resign:not([disabled])").count():
         page.click("#resign")
     wait_phase(page, "over")
@@ -248,6 +249,7 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     assert english_left(page, "#viewer") == []
     assert "already" not in page.inner_text("#viewer")  # the referee's English: "is already red"
     reads_russian(page, names, "the verdict on an edited log")
+    shot(page, "replay-verdict-ru")
     # a code the page does not know: the server's words, marked English
     unknown = page.evaluate("""() => import('/static/ui.js').then(async (m) => {
       const said = m.rejectionText({ code: 'edge-stolen', message: 'edge 0 1 was stolen', step: null },
