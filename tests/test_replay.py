@@ -75,6 +75,7 @@ def test_a_roll_the_seed_does_not_give_stops_validation_and_the_viewer_at_that_t
     assert defect.turn == index
     view = frames(edited, default_registry())
     assert view["error_turn"] == index + 1 and f"({chance_name}-mismatch)" in view["error"]
+    assert (view["error_code"], view["error_move"]) == (f"{chance_name}-mismatch", None)
     assert len(view["frames"]) == index + 1
 
 
@@ -101,6 +102,8 @@ def test_a_rejected_move_is_named_with_its_move_and_the_referees_reason() -> Non
     view = frames(edited, default_registry())
     assert view["error"] == (f"turn 2: {record.players[record.turns[1].player]} played 'flip': "
                              f"{defect.message}")
+    assert (view["error_code"], view["error_seat"], view["error_move"]) == (
+        "malformed", record.turns[1].player, "flip")
 
 
 def test_the_accelerated_replay_ends_where_the_referee_does() -> None:

@@ -36,6 +36,12 @@ __all__ = ["ReplayAnswer", "ReplayLimitError", "ReplayLimits", "frames", "replay
            "tournament_log", "write_frames"]
 
 
+ERROR_FIELDS = ("error", "error_turn", "error_code", "error_seat", "error_move")
+"""The answer's fields on its first defect (all null for a log that checks out)."""
+MOVE_QUOTE = 200
+"""The longest move string ``error_move`` quotes (a line bot may send a long one)."""
+
+
 @dataclass(frozen=True)
 class ReplayLimits:
     """What one replay may cost (`WebConfig` holds the server's values)."""
@@ -102,7 +108,10 @@ def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any
             text = f"{_seat_name(record, seat)} played {defect.move!r}: {defect.message}"
         else:
             text = f"{_seat_name(record, seat)}'s turn: {defect.message} ({defect.code})"
-        yield {"error": f"turn {number}: {text}", "error_turn": number}
+        # what the page says in its own language: the code, the seat, the move (cut short)
+        yield {"error": f"turn {number}: {text}", "error_turn": number, "error_code": defect.code,
+               "error_seat": seat, "error_move": None if defect.move is None
+               else defect.move[:MOVE_QUOTE]}
 
 
 def _seat_name(record: MatchRecord, seat: int) -> str:
@@ -127,13 +136,15 @@ def frames(record: MatchRecord, registry: Registry) -> dict[str, Any]:
     and, for a game with its own `Game.render`, what that gives (``render``; the web
     page draws ``state`` where there is none). A move the referee rejects ends the
     frames and is reported as ``error`` (``error_turn``: its number, as the frames
-    count: the frame it would have made).
+    count: the frame it would have made; ``error_code``, ``error_seat`` and
+    ``error_move``: the defect's code, the seat of the turn and the move rejected, null
+    for a defect that is no rejected move, so that a page can say it in its language).
     """
     game = registry.load_game(record.game, record.settings)
     items = list(_frames(record, game))
     stop = items.pop() if "error" in items[-1] else {}
-    return {**_header(record), "frames": items, "error": stop.get("error"),
-            "error_turn": stop.get("error_turn")}
+    return {**_header(record), "frames": items,
+            **{key: stop.get(key) for key in ERROR_FIELDS}}
 
 
 class Writable(Protocol):
@@ -158,10 +169,10 @@ def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
     game = registry.load_game(record.game, record.settings)
     head = json.dumps({**_header(record), **(extra or {})}, ensure_ascii=False)
     written = out.write(f'{head[:-1]}, "frames": ['.encode())
-    error = error_turn = None
+    stop: dict[str, Any] = {}
     for item in _frames(record, game):
         if "error" in item:
-            error, error_turn = item["error"], item["error_turn"]
+            stop = item
             break
         text = json.dumps(item, ensure_ascii=False).encode()
         if len(text) > limits.frame_bytes:
@@ -173,8 +184,8 @@ def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
                 f"the replay passed {limits.total_bytes} bytes of JSON at frame "
                 f"{item['index']} of {len(record.turns)}; replays are at most that large")
         written += out.write(b"," + text if item["index"] else text)
-    tail = (f'], "error": {json.dumps(error, ensure_ascii=False)}, '
-            f'"error_turn": {json.dumps(error_turn)}}}')
+    fields = json.dumps({key: stop.get(key) for key in ERROR_FIELDS}, ensure_ascii=False)
+    tail = f"], {fields[1:]}"
     return written + out.write(tail.encode())
 
 

@@ -179,6 +179,11 @@ async def test_a_guest_plays_a_house_bot_with_legal_steps_from_the_server(arena:
             continue
         status, legal = await get(arena, "/api/legal", game_id=game_id)
         assert status == 200 and legal["roll"] == message["chance"]
+        # why the turn cannot end yet, by its code too (the page says it in its language)
+        assert legal["problem_code"] == (None if legal["can_end"] else "rolled-group-unapplied")
+        status, refused = await get(arena, "/api/legal", game_id=game_id, steps="-1 99 0")
+        assert status == 400 and refused["params"] == {"step": 0}, refused
+        assert refused["code"] in {"group-out-of-range", "not-rolled-group"}, refused
         steps: list[str] = []
         while not legal["can_end"]:  # always take the first legal step
             assert legal["steps"], legal

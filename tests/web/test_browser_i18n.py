@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,6 +87,9 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
         page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
         assert page.evaluate("document.body.dataset.phase") != "error", path
         reads_russian(page, names, path)
+        if path.startswith("/tournament?"):  # the thesis's strategies by their names in words
+            assert page.inner_text("#cell-heading") == \
+                "Случайная стратегия (random) (первый) против greedy (второй)"
     shot(page, "howto-ru")
     for record in (server["games"][0], *(r.id for r in server["others"].values())):
         for move in (0, 1, 2):
@@ -99,6 +103,8 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
         start_from_lobby(page, server, name, choose=choose)
         assert my_turn(page)
         assert page.inner_text("#builder").startswith("Ваш ход") or page.locator("#finish").count()
+        said = page.inner_text("main")  # the house bot's strategy by its name in words
+        assert "(бот сервера)" in said and f"{choose['#bot']} (" not in said, said
         reads_russian(page, names, f"play {name}")
         shot(page, f"play-{name}-ru")
         page.click("#resign")
@@ -161,3 +167,98 @@ def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
     assert said.startswith("Сервер отказал: ") and "[object" not in said, said
     assert "empty alternative" in page.inner_text("#lobby-message [lang=en]")
     reads_russian(page, names_of(page), "a refused setting")
+
+
+ONE_PAGE = pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+"""A Russian page at the desktop's size only (what is read does not change with it)."""
+
+
+def english_left(page: Any, selector: str) -> list[str]:
+    """Text marked English (the server's own words) inside `selector`."""
+    return list(page.locator(f"{selector} [lang=en]").all_inner_texts())
+
+
+@ONE_PAGE
+def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, Any],
+                                               tmp_path: Path) -> None:
+    """A move the referee refuses, live (the server's own `move_rejected` for an edge
+    coloured twice) and in a replay's verdict on an edited log, and why a substitution
+    turn cannot end yet, read in Russian: the rejection's code picks the text, and none of
+    the referee's English is left."""
+    from dataclasses import replace
+
+    from arena.record import to_jsonl
+
+    page = russian
+    sent: list[str] = []
+
+    def moves_once_more(route: Any) -> None:  # the page's second move: its first again
+        upstream = route.connect_to_server()
+
+        def passed(message: str | bytes) -> None:
+            if isinstance(message, str) and '"type":"move"' in message:
+                sent.append(message)
+                if len(sent) == 2:
+                    message = message.replace(re.search(r'"move":"[^"]*"', message)[0],
+                                              re.search(r'"move":"[^"]*"', sent[0])[0])
+            upstream.send(message)
+        route.on_message(passed)
+
+    page.route_web_socket(re.compile(r"^ws://"), moves_once_more)
+    start_from_lobby(page, server, "sim", choose=LOBBY["sim"])
+    assert my_turn(page)
+    names = names_of(page)
+    page.click("#sim-board .hit[data-move='0 1']")
+    assert my_turn(page)
+    page.locator("#sim-board .hit").first.dispatch_event("click")  # sent as "0 1": taken already
+    page.wait_for_function("document.getElementById('events').innerText.includes('судья')")
+    said = page.inner_text("#events li:first-child")
+    assert said == "судья отклонил ход «0 1»: это ребро уже закрашено", said
+    assert english_left(page, "#events") == []
+    reads_russian(page, names, "a move refused live")
+    shot(page, "refused-move-ru")
+    if page.locator("#resign:not([disabled])").count():
+        page.click("#resign")
+    wait_phase(page, "over")
+
+    # every roll is an S group of two alternatives: it must be applied, and by hand
+    start_from_lobby(page, server, "substitution", choose={"#grammar": "", "#bot": "random"},
+                     fill={"#grammar-text": "S->aS|b\nS->c|d\n"})
+    assert my_turn(page)
+    assert page.inner_text("#problem") == "выпавшую группу нужно применить"
+    assert english_left(page, "#play-area") == []
+    reads_russian(page, names, "a turn that cannot end yet")
+    page.click("#resign")
+    wait_phase(page, "over")
+
+    record = server["others"]["sim"]  # a stored game's log, edited: an edge coloured twice
+    turns = list(record.turns)
+    turns[2] = turns[2]._replace(move=turns[0].move)
+    path = tmp_path / "edited.jsonl"
+    path.write_text(to_jsonl(replace(record, turns=tuple(turns))), encoding="utf-8")
+    page.goto(server["url"] + "/#/replay")
+    wait_phase(page, "replay-empty")
+    page.set_input_files("#upload", str(path))
+    wait_phase(page, "replay")
+    mover = record.players[turns[2].player]
+    verdict = page.inner_text("#referee-verdict")
+    assert verdict == f"Ход 3 не по правилам: {mover} играет «{turns[0].move}»: это ребро уже закрашено", verdict
+    page.click("#last")
+    assert page.inner_text("#rejected-move") == (
+        f"отклонён судьёй: {mover} играет «{turns[0].move}»: это ребро уже закрашено")
+    assert english_left(page, "#viewer") == []
+    assert "already" not in page.inner_text("#viewer")  # the referee's English: "is already red"
+    reads_russian(page, names, "the verdict on an edited log")
+    shot(page, "replay-verdict-ru")
+    # a code the page does not know: the server's words, marked English
+    unknown = page.evaluate("""() => import('/static/ui.js').then(async (m) => {
+      const said = m.rejectionText({ code: 'edge-stolen', message: 'edge 0 1 was stolen', step: null },
+        { game: 'sim', renderer: await m.rendererFor('sim'), chance: 'chance', players: ['a', 'b'] });
+      const stepped = m.rejectionText({ code: 'not-in-bank', message: 'step 1: group 2 is not in the bank', step: 1 },
+        { game: 'substitution', renderer: await m.rendererFor('substitution'), chance: 'roll', players: ['a', 'b'] });
+      const rolled = m.rejectionText({ code: 'roll-mismatch', message: 'the roll 2 does not follow' },
+        { game: 'substitution', renderer: null, chance: 'roll', players: ['a', 'b'] });
+      const aborted = m.resultText({ result: 'aborted', termination: 'aborted', detail: 'the server shut down' }, ['a', 'b']);
+      return [said.lang, said.textContent, stepped, rolled, aborted]; })""")
+    assert unknown == ["en", "edge 0 1 was stolen", "шаг 2: этой группы нет в банке",
+                       "бросок в записи не тот, что даёт зерно партии", "Прервана: сервер остановился"]

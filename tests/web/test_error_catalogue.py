@@ -28,7 +28,8 @@ NOT_SHOWN = {
 DYNAMIC = {
     "answer.code": "the replay job's codes, bad-log and replay-limit (arena/web/replay.py), both in ERRORS",
     "rejection.code": "a game's referee's own codes (/api/legal with a move): the page leads with "
-                      "'the legal moves could not be loaded' and shows the referee's words in English",
+                      "'the legal moves could not be loaded' and says the code's text of REJECTIONS "
+                      "or the game's rejections (test_every_rejection_any_game_gives_...)",
     "partial.code": "as rejection.code, for a move built in steps",
     "error.code": "ChallengeError and RunRefused codes: collected from their raises below",
     "error.status": "aiohttp's own HTTP errors: the default code of their status",
@@ -108,3 +109,120 @@ def test_every_error_text_is_in_english_and_russian() -> None:
         said = catalogues["ru"].get(text)
         assert said and said != text and re.search("[а-яё]", said), code
         assert set(re.findall(r"\{\w+\}", said)) == set(re.findall(r"\{\w+\}", text)), code
+
+
+# -- the referee's rejections ----------------------------------------------------------------
+
+_RAISED = re.compile(r'\b(Rejection|Refusal|Defect)\(\s*(f?)"([^"]+)"')
+_NAMED = re.compile(r"\b(?:Rejection|Refusal)\(\s*([A-Z][A-Z_]+)\s*,")
+_WRONG = re.compile(r'\bwrong = "([a-z-]+)"')
+CHANCE_HOLES = {"name", "self._chance_name"}
+"""The f-string holes of a code that are the game's chance event's name (`bad-{name}` in
+the referee, `{self._chance_name}-mismatch` in the replay); any other hole is the name
+of a fact a log records (`missing-{key}`): a new kind of hole fails the test."""
+FACT_HOLES = {"key"}
+SHARED = [ROOT / "arena" / "referee.py", ROOT / "arena" / "match.py", ROOT / "arena" / "replay.py",
+          ROOT / "arena" / "server" / "live.py"]
+"""The rejections every game's pages can show: the referee's, the replay's (a log's
+defects) and the server's own (a move for another turn)."""
+NO_PAGE = {"no-seed": "Match.resume refuses to take up a record of a game of chance without "
+                      "its seed (a server restart); it is logged, no page shows it"}
+"""Codes of the sources above that no person at a page reads, with why."""
+
+
+def rejection_codes(sources: list[Path], chance: str) -> dict[str, str]:
+    """Each code `sources` can give, with where: literal codes, module constants
+    (``NOT_IN_BANK = "not-in-bank"`` in a .pyx), and f-string codes with their holes
+    filled in by `chance` or by a fact's name."""
+    codes: dict[str, str] = {}
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        constants = dict(re.findall(r'^([A-Z][A-Z_]+) = "([a-z-]+)"$', text, re.MULTILINE))
+        found = [(m.start(), m[2], m[3]) for m in _RAISED.finditer(text)]
+        found += [(m.start(), "", constants[m[1]]) for m in _NAMED.finditer(text)]
+        found += [(m.start(), "", m[1]) for m in _WRONG.finditer(text)]
+        for at, formatted, code in found:
+            where = f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, at) + 1}"
+            if formatted:
+                holes = re.findall(r"\{([^}]+)\}", code)
+                assert set(holes) <= CHANCE_HOLES | FACT_HOLES, where
+                code = re.sub(r"\{([^}]+)\}", lambda m: chance if m[1] in CHANCE_HOLES
+                              else "position", code)
+            codes[code] = where
+    return codes
+
+
+def rejection_key(code: str, chance: str, own: dict[str, str], shared: dict[str, str]) -> str | None:
+    """ui.js's `rejectionKey`: the table entry that says `code`."""
+    if code in own or code in shared:
+        return code
+    for kind in ("bad-", "missing-", "unexpected-"):
+        if code == kind + chance:
+            return f"{kind}chance"
+    if code == f"{chance}-mismatch":
+        return "chance-mismatch"
+    if code.startswith("missing-"):
+        return "missing-fact"
+    return "fact-mismatch" if code.endswith("-mismatch") else None
+
+
+def _table(source: str, start: str) -> dict[str, str]:
+    """A JavaScript object of code: text (the text plain or in `N_(...)`)."""
+    block = source[source.index(start):]
+    block = block[:block.index("\n};")]
+    return {key.strip('"'): json.loads(f'"{text}"') for key, text in re.findall(
+        r'^\s+("[^"]+"|[a-z-]+): (?:N_\()?"((?:[^"\\]|\\.)*)"', block, re.MULTILINE)}
+
+
+def test_every_rejection_any_game_gives_reads_in_english_and_russian() -> None:
+    """A person reads the referee's refusal of a move (live, or in a replay's verdict on an
+    edited log) in the page's language: every code a game's source (and the referee, the
+    replay, the server) can give has a text in ui.js's REJECTIONS or in the game's
+    renderer's `rejections`, in the catalogues of both languages."""
+    from arena.registry import default_registry
+
+    registry = default_registry()
+    shared = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const REJECTIONS = {")
+    app = {lang: json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+           for lang in ("en", "ru")}
+    seen = set()
+    for name in sorted(registry.games):
+        chance = registry.game_class(name).type.chance_name
+        folder = ROOT / "arena" / "games" / name
+        sources = [*SHARED, *sorted(folder.rglob("*.py")), *sorted(folder.rglob("*.pyx"))]
+        own = _table((folder / "web.js").read_text(encoding="utf-8"), "export const rejections = {")
+        catalogues = {lang: {**app[lang], **json.loads(
+            (folder / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))} for lang in ("en", "ru")}
+        codes = rejection_codes(sources, chance)
+        assert {"malformed", "game-over", "stale-turn", f"bad-{chance}"} <= set(codes), name
+        assert set(NO_PAGE) <= set(codes), "NO_PAGE lists a code the sources no longer give"
+        for code, where in sorted((c, w) for c, w in codes.items() if c not in NO_PAGE):
+            key = rejection_key(code, chance, own, shared)
+            assert key is not None, f"{code} ({where}): give it a text in {name}'s web.js rejections"
+            text = own.get(key) or shared[key]
+            seen.add(key)
+            assert catalogues["en"].get(text) == text, (name, code)
+            said = catalogues["ru"].get(text)
+            assert said and said != text and re.search("[а-яё]", said), (name, code)
+        assert set(own) <= set(codes), f"{name}'s web.js names a code the game never gives"
+    assert set(shared) <= seen, "ui.js's REJECTIONS has a code no game gives"
+    # the check can fail: a code that has no text
+    assert rejection_key("edge-stolen", "chance", {}, shared) is None
+
+
+def test_every_reason_the_server_aborts_a_game_for_reads_in_russian() -> None:
+    """ui.js's ABORTS says why the server aborted a game by how the reason begins: each
+    reason the server gives (an `abort(...)` of a literal in arena/server) begins as one
+    of them does, and each has its text in English and Russian."""
+    script = (WEB / "static" / "ui.js").read_text(encoding="utf-8")
+    block = script[script.index("const ABORTS = ["):]
+    block = block[:block.index("]];") + 2]
+    starts = dict(re.findall(r'\["([^"]+)", N_\("([^"]+)"\)\]', block))
+    given = {m[1] for path in (ROOT / "arena" / "server").rglob("*.py") for m in re.finditer(
+        r'abort(?:_stored)?\((?:stored, )?f?"([^"{]+)', path.read_text(encoding="utf-8"))}
+    assert len(given) >= 4 and "the server shut down" in given
+    assert {g for g in given if not any(g.startswith(s) for s in starts)} == set()
+    assert {s for s in starts if not any(g.startswith(s) for g in given)} == set()
+    russian = json.loads((WEB / "i18n" / "ru.json").read_text(encoding="utf-8"))
+    for text in starts.values():
+        assert re.search("[а-яё]", russian.get(text, "")), text

@@ -126,6 +126,9 @@ async def test_an_edited_log_shows_the_claim_and_the_verdict_with_the_viewers_nu
     assert status == 200
     assert replay["outcome"] == record.outcome.to_json()  # what the log claims
     assert replay["error_turn"] == 3 and replay["error"].startswith("turn 3: a played")
+    # what a page needs to say it in its own language (issue 28)
+    assert (replay["error_code"], replay["error_seat"], replay["error_move"]) == (
+        "edge-taken", turns[2].player, turns[0].move)
     assert len(replay["frames"]) == 3  # frames 0..2: the viewer's turns 1 and 2
 
 

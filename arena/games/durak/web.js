@@ -194,3 +194,13 @@ export const howto = {
     },
   },
 };
+
+// The referee's rejection codes of this game in words (ui.js's `rejectionText` says
+// them in the page's language; the move and its step lead them).
+export const rejections = {
+  "no-such-card": "there is no such card",
+  "must-answer": "a card is on the table: take it or beat it",
+  "not-your-card": "this card is not in the mover's hand",
+  "nothing-to-answer": "no card is on the table: lay one",
+  "too-low": "this card is too low to beat the card on the table",
+};

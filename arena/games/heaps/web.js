@@ -184,3 +184,10 @@ export const howto = {
     },
   },
 };
+
+// The referee's rejection codes of this game in words (ui.js's `rejectionText` says
+// them in the page's language; the move and its step lead them).
+export const rejections = {
+  "no-such-heap": "there is no such heap",
+  "move-not-allowed": "the rules do not allow this operation on this heap now",
+};

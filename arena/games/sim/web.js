@@ -212,3 +212,12 @@ export const howto = {
     },
   },
 };
+
+// The referee's rejection codes of this game in words (ui.js's `rejectionText` says
+// them in the page's language; the move and its step lead them).
+export const rejections = {
+  "vertex-out-of-range": "the graph has no such vertex",
+  "same-vertex": "an edge joins two different vertices",
+  "not-an-edge": "the graph has no such edge",
+  "edge-taken": "this edge is coloured already",
+};

@@ -216,7 +216,11 @@ export function controls(ctx) {
     }
     parts.push(choices);
   }
-  if (legal.problem && !legal.can_end) parts.push(h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));  // the referee's words
+  if (legal.problem && !legal.can_end) {  // why the turn cannot end yet: the code's words, else the referee's
+    const known = ctx.lang !== "en" && Object.hasOwn(rejections, legal.problem_code || "") ? rejections[legal.problem_code] : null;
+    parts.push(known ? h("p", { class: "muted", id: "problem" }, t(known))
+      : h("p", { class: "muted", id: "problem", lang: "en" }, legal.problem));
+  }
   return h("div", {}, parts);
 }
 
@@ -372,4 +376,21 @@ export const howto = {
     4: "Boris's last roll goes to the bank as well. Two moves each are played: Anna wins 4 : 0.",
     },
   },
+};
+
+// The referee's rejection codes of this game in words (ui.js's `rejectionText` says
+// them in the page's language; the move and its step lead them).
+export const rejections = {
+  "not-rolled-group": "the first step must apply the rolled group",
+  "group-out-of-range": "the grammar has no such group",
+  "production-out-of-range": "the group has no such production",
+  "word-out-of-range": "the player has no such derivation",
+  "nonterminal-missing": "the derivation has no nonterminal this group applies to",
+  "new-derivation-not-s": "only an S group can start a new derivation",
+  "new-derivation-from-bank": "only the rolled S group may start a new derivation",
+  "not-in-bank": "this group is not in the bank",
+  "rolled-group-unapplied": "the rolled group must be applied",
+  "bank-group-applicable": "a group in the bank still applies to a derivation: the turn cannot end yet",
+  "program-exception": "under the thesis program's bank rule this turn cannot end here: with group 0 in the bank and derivations held, the program fails",
+  "not-to-move": "nobody is to move in this position",
 };

@@ -63,7 +63,7 @@ def web_settings(request: Mapping[str, Any], presets: Mapping[str, str]) -> dict
 
 def partial_move(game: SubstitutionGame, state: GameState, steps: str) -> dict[str, Any] | Rejection:
     """The turn after `steps` (``"-1 0 1, 0 3 0"``): the legal next steps, whether it
-    may end (and why not), the derivations and the bank as the steps leave them; or
+    may end (and why not: ``problem``, the referee's words, and ``problem_code``), the derivations and the bank as the steps leave them; or
     the `Rejection` of the first bad step."""
     turn = game.turn(state)
     for index, part in enumerate(steps.split(",") if steps.strip() else []):
@@ -82,5 +82,6 @@ def partial_move(game: SubstitutionGame, state: GameState, steps: str) -> dict[s
         "applied": [list(s) for s in turn.applied],
         "steps": [list(s) for s in turn.legal_steps()], "can_end": can_end,
         "problem": problem.message if problem is not None else None,
+        "problem_code": problem.code if problem is not None else None,  # the page's words
         "derivations": [d.text for d in turn.derivations], "bank": list(turn.bank),
     }

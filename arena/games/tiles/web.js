@@ -145,3 +145,12 @@ export const howto = {
     },
   },
 };
+
+// The referee's rejection codes of this game in words (ui.js's `rejectionText` says
+// them in the page's language; the move and its step lead them).
+export const rejections = {
+  "no-such-tile": "there is no such tile",
+  "wrong-tiles": "the roll of the dice does not turn down these tiles",
+  "must-move": "a move is possible, so the turn cannot be passed",
+  "tile-down": "a tile of this move is turned down already",
+};

@@ -355,7 +355,8 @@ async def legal(request: web.Request) -> web.Response:
         return json_response({**answer, "moves": list(found.moves), "complete": found.complete})
     if isinstance(partial, Rejection):
         step = "" if partial.step is None else f"step {partial.step + 1}: "
-        raise ApiError(400, f"{step}{partial.message}", code=partial.code)
+        raise ApiError(400, f"{step}{partial.message}", code=partial.code,
+                       params={"step": partial.step})  # for the page's own words
     return json_response({**answer, **partial})
 
 
@@ -397,9 +398,11 @@ ENDPOINTS = (
                      Param("move", "a move to check without playing it")),
              answers={200: "game, players, turn, to_act, over, render, clocks (seats: bank_ms, "
                            "limit_ms; left_ms of the seat to act), moves, complete (substitution: "
-                           "roll, applied, steps, can_end, problem, derivations, bank); a "
+                           "roll, applied, steps, can_end, problem, problem_code, derivations, "
+                           "bank); a "
                            "stored game that has ended: over true, to_act -2, render and "
                            "clocks null, no moves",
-                      400: "an illegal move or step (code: the referee's)",
+                      400: "an illegal move or step (code: the referee's; a step's: "
+                           "params.step, 0-based)",
                       404: "no such game"}),
 )

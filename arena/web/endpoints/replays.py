@@ -282,7 +282,8 @@ async def tournament_game(request: web.Request) -> web.StreamResponse:
 _REPLAY = ("the header (game, settings, players, seed, outcome: the result the log "
            "claims) and frames ({index, player, chance, move, state, render}), error (the "
            "referee's verdict on a move it rejects), error_turn (that move's number, as the "
-           "frames count)")
+           "frames count), error_code, error_seat, error_move (the verdict's code, the "
+           "seat of that turn, the move rejected or null)")
 _LIMITS = "a log of more turns, or a replay larger, than the replay limits (code replay-limit)"
 
 ENDPOINTS = (

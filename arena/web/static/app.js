@@ -10,7 +10,8 @@
 import {
   announce, api, beep, boardOf, cleanup, context, errorBox, errorText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
-  playerName, post, protocolNote, recall, remember, rendererFor, resultText, route, scoresLine, scrollBox,
+  playerName, post, protocolNote, quotedMove, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
+  route, scoresLine, scrollBox, strategyName,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
 import { accountPage, myBotsPage } from "/static/accounts.js";
@@ -272,7 +273,10 @@ async function playPage({ params }) {
       answer = await api("/api/legal", { game_id: game.id, ...params });
     } catch (error) {
       if (error.status === 404) return;  // the game is over: game_over brings the end
-      note(t("the legal moves could not be loaded: "), errorText(error));
+      const refused = error.status === 400 && rejectionKey(error.data && error.data.code, info.chance_name, renderer.rejections || {});
+      note(t("the legal moves could not be loaded: "), refused  // a step or move the referee refuses
+        ? rejectionText({ code: error.data.code, message: error.message, step: error.data.params?.step }, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat })
+        : errorText(error));
       game.local = {};
       try { answer = await api("/api/legal", { game_id: game.id }); } catch { return; }
     }
@@ -389,7 +393,8 @@ async function playPage({ params }) {
       const line = logMove(m.seat, m.move, m.chance);
       announce(textOf(line));
     } else if (m.type === "move_rejected") {
-      note(t("the referee refused the move: "), h("span", { lang: "en" }, humanDetail(m.message, game.players, game.seat)));
+      note(t("the referee refused the move '{move}': ", { move: quotedMove(m.move) }),
+        rejectionText(m, { game: name, renderer, chance: info.chance_name, players: game.players, me: game.seat }));
       if (m.retries_left >= 0 && game.lastTurn && !game.over) {  // try again
         log.firstChild?.remove(); game.moves -= 1;
         game.myTurn = game.lastTurn;
@@ -630,6 +635,20 @@ async function replayPage({ params }) {
   } catch (error) { viewer.replaceChildren(errorBox(error)); }
 }
 
+// The referee's verdict on a log's turn (`/api/replay`'s error fields), in the page's
+// words: who played what, and why the referee refuses it. An English page, or a code the
+// page does not know (or a server that sends none), shows the server's own English words.
+function verdictText(data, renderer) {
+  const english = h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, ""));
+  const key = rejectionKey(data.error_code, data.chance_name, renderer.rejections || {});
+  if (language().lang === "en" || !key) return english;
+  const name = playerName(data.players, data.error_seat);
+  const lead = data.error_move === null || data.error_move === undefined ? t("{name}'s turn: ", { name })
+    : t("{name} played '{move}': ", { name, move: quotedMove(data.error_move) });
+  return h("span", { class: "verdict-words" }, lead,
+    rejectionText({ code: data.error_code }, { game: data.game, renderer, chance: data.chance_name, players: data.players }));
+}
+
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×", 100]];
 
 // The viewer: start / back / play-pause / forward / end, the speed, a slider and the keys
@@ -639,6 +658,8 @@ const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200], ["8×
 // `source`: {title, id} (a stored or live game), {tournament, tgame} or {title} (an
 // upload); `move`: the position to open.
 async function viewReplay(viewer, data, source) {
+  // a tournament's players are bot specs: its strategies by their names in words
+  if (source.tournament) data = { ...data, players: data.players.map(strategyName) };
   const info = await gameInfo(data.game);
   const renderer = await rendererFor(data.game);
   let frames = data.frames;
@@ -656,7 +677,7 @@ async function viewReplay(viewer, data, source) {
       h("button", { class: "frame-link", "data-frame": frame.index, onclick: () => { pause(); go(frame.index); } },
         moveLine(renderer, baseCtx(), frame.player, frame.move, frame.chance)))),
     data.error_turn ? h("li", { value: data.error_turn, class: "rejected", id: "rejected-move" },
-      h("span", {}, t("rejected by the referee: "), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, "")))) : null);
+      h("span", {}, t("rejected by the referee: "), verdictText(data, renderer))) : null);
   };
   const go = (i) => {
     index = Math.max(0, Math.min(frames.length - 1, i));
@@ -734,7 +755,7 @@ async function viewReplay(viewer, data, source) {
   const verdict = data.error ? h("div", { class: "verdict", id: "verdict" },
     h("section", { class: "card" }, h("h3", {}, t("The log claims")), h("p", { id: "claimed" }, claimed)),
     h("section", { class: "card bad" }, h("h3", {}, t("The referee's verdict")),
-      h("p", { id: "referee-verdict" }, t("Turn {n} is illegal: ", { n: data.error_turn }), h("span", { lang: "en" }, data.error.replace(/^turn \d+: /, ""))),
+      h("p", { id: "referee-verdict" }, t("Turn {n} is illegal: ", { n: data.error_turn }), verdictText(data, renderer)),
       h("p", { class: "muted" }, t("The replay stops after turn {n}; the claimed result was not reached by legal play.", { n: data.error_turn - 1 }))))
     : null;
   fill(viewer,
@@ -836,15 +857,16 @@ async function tournamentPage({ params }) {
   const name = params.get("name");
   const data = await api("/api/tournament", { name });
   const bots = data.bots;
+  const named = strategyName;  // the thesis's strategies by their names in words
   const table = h("table", { class: "crosstable", id: "crosstable" },
     h("caption", { class: "muted" }, t("Rows: the first player; columns: the second; cells: wins / losses / draws of the first player.")),
-    h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, b))),
-    bots.map((first) => h("tr", {}, h("th", { scope: "row" }, first), bots.map((second) => {
+    h("tr", {}, h("th", { class: "corner", scope: "col" }, t("first ↓ second →")), bots.map((b) => h("th", { scope: "col" }, named(b)))),
+    bots.map((first) => h("tr", {}, h("th", { scope: "row" }, named(first)), bots.map((second) => {
       const cell = (data.table[first] || {})[second];
       if (!cell) return h("td", { class: "empty" }, "—");
       const i = bots.indexOf(first), j = bots.indexOf(second);
       return h("td", {}, h("a", { href: `#/tournament?name=${encodeURIComponent(name)}&cell=${i}-${j}`,
-        title: t("{first} (first) vs {second} (second): wins / losses / draws of {first}", { first, second }) },
+        title: t("{first} (first) vs {second} (second): wins / losses / draws of {first}", { first: named(first), second: named(second) }) },
         `${cell.first_wins} / ${cell.second_wins} / ${cell.draws}`));
     }))));
   const titles = Object.fromEntries((await games()).map((g) => [g.name, g.title]));
@@ -858,7 +880,7 @@ async function tournamentPage({ params }) {
         + "Elo from the score of seat-swapped pairs on the same dice; LOS: the likelihood of superiority.")),
       scrollBox(t("the summary, scrolled sideways"), h("table", { class: "summary", id: "summary" },
         h("tr", {}, h("th", { scope: "col" }, t("bot")), columns.map(([c]) => h("th", { scope: "col" }, c))),
-        Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, bot),
+        Object.entries(data.summary).map(([bot, s]) => h("tr", {}, h("th", { scope: "row" }, named(bot)),
           columns.map(([, cell]) => h("td", {}, cell(s) ?? "")))))));
   }
   if (data.pairings && data.pairings.length) {
@@ -868,23 +890,23 @@ async function tournamentPage({ params }) {
       scrollBox(t("the pairings, scrolled sideways"), h("table", { class: "summary", id: "tournament-pairings" },
         h("tr", {}, [t("pairing"), t("pairs"), t("pentanomial (0 … 2)"), t("score"), t("Elo (95% CI)"), "nElo", "LOS"]
           .map((c) => h("th", { scope: "col" }, c))),
-        data.pairings.map((p) => h("tr", {}, h("td", {}, `${p.bots[0]}${t(" vs ")}${p.bots[1]}`),
+        data.pairings.map((p) => h("tr", {}, h("td", {}, `${named(p.bots[0])}${t(" vs ")}${named(p.bots[1])}`),
           h("td", {}, p.units ?? 0), h("td", {}, p.pentanomial.join(" · ")),
           h("td", {}, p.score === undefined ? "" : p.score.toFixed(3)),
           h("td", {}, eloText(p)), h("td", {}, neloText(p)), h("td", {}, losText(p)))))));
   }
   if (data.standings) {
     parts.push(h("h2", {}, t("Swiss standings")), h("ol", { id: "tournament-standings" },
-      data.standings.map((s) => h("li", {}, `${s.bot}: `, t("{n} points", { n: s.points, count: s.points })))));
+      data.standings.map((s) => h("li", {}, `${named(s.bot)}: `, t("{n} points", { n: s.points, count: s.points })))));
   }
   const cell = params.get("cell");
   if (cell) {
     const [i, j] = cell.split("-").map(Number);
-    parts.push(h("h2", { id: "cell-heading" }, t("{first} (first) vs {second} (second)", { first: bots[i], second: bots[j] })));
+    parts.push(h("h2", { id: "cell-heading" }, t("{first} (first) vs {second} (second)", { first: named(bots[i]), second: named(bots[j]) })));
     if (!data.logs) parts.push(h("p", { class: "muted" }, t("this tournament was run without logs")));
     else {
       const games = await api("/api/tournament/cell", { name, cell });
-      const players = [bots[i], bots[j]];
+      const players = [named(bots[i]), named(bots[j])];
       parts.push(h("ol", { class: "games", id: "cell-games", start: "0" }, games.games.map((g) => h("li", {},
         h("a", { href: `#/replay?t=${encodeURIComponent(name)}&g=${g.id}` }, t("game {id}", { id: g.id })), ": ",
         h("span", { class: "game-result" }, g.result ? resultText(g, players) : t("no result"))))),

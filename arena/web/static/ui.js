@@ -214,6 +214,69 @@ export function protocolNote(message) {
   return t(PROTOCOL_NOTES[message.code] || "the server did not understand this page: reload it");
 }
 
+// -- the referee's rejections (docs/web.md, "Languages") -------------------------------------
+
+// What the referee's rejection codes (and a log's defects) mean for a person, by code: the
+// referee's, the server's and the replay's own here, each game's own in its renderer's
+// `rejections`. A code named after the game's chance event (`bad-roll`, `dice-mismatch`)
+// or after a fact its log records (`missing-heaps`) reads as its kind (`rejectionKey`).
+// tests/web/test_error_catalogue.py derives every code a game can give from the games'
+// source and checks each has a text here or in its game's table, in English and Russian.
+const REJECTIONS = {
+  malformed: N_("the move cannot be read"),
+  "too-long": N_("the move is longer than any move of this game"),
+  "game-over": N_("the game is already over"),
+  "not-your-turn": N_("it is the other player's turn"),
+  "stale-turn": N_("the move came for a turn already played"),
+  "future-turn": N_("the move came for a turn that has not begun"),
+  "bad-chance": N_("this roll of the dice cannot happen here"),
+  "missing-chance": N_("the dice have not been rolled for this move"),
+  "unexpected-chance": N_("no roll of the dice belongs before this move"),
+  "chance-mismatch": N_("the log's roll of the dice is not the one the game's seed gives"),
+  "missing-fact": N_("the log leaves out what the referee records after this move"),
+  "fact-mismatch": N_("the log records a position after this move that is not the referee's"),
+  "turn-number": N_("the log's turns are not numbered in order"),
+  "no-result": N_("the log ends without a result"),
+  unfinished: N_("the log records a result, but the game is not over"),
+  "score-mismatch": N_("the log's scores are not the referee's"),
+  "result-mismatch": N_("the log's result is not the referee's"),
+};
+
+// The key of `code` in REJECTIONS or the game's `rejections` (`own`), or null for a code
+// neither knows. `chance`: the game's chance event's name (`roll`, `dice`).
+export function rejectionKey(code, chance, own = {}) {
+  if (!code) return null;
+  if (Object.hasOwn(own, code) || Object.hasOwn(REJECTIONS, code)) return code;
+  if (chance && code === `${chance}-mismatch`) return "chance-mismatch";
+  for (const kind of ["bad-", "missing-", "unexpected-"]) if (chance && code === kind + chance) return `${kind}chance`;
+  if (code.startsWith("missing-")) return "missing-fact";
+  if (code.endsWith("-mismatch")) return "fact-mismatch";
+  return null;
+}
+
+// A rejection as the person at the page reads it: its code's text in the page's language
+// (led by the step it is about, 1-based, for a move built in steps); an English page
+// shows the referee's own words instead (they say more: which heap, which card), and so
+// does any page for a code no table knows, marked lang="en". `game`: the game's name;
+// `renderer`: its renderer (for `rejections`); `players`, `me`: to name seats in words.
+export function rejectionText({ code, message, step }, { game, renderer, chance, players, me = null }) {
+  const own = (renderer && renderer.rejections) || {};
+  const key = rejectionKey(code, chance, own);
+  if (speech.lang === "en" || !key) {
+    const words = humanDetail(message || code || "", players, me);
+    return speech.lang === "en" ? words : h("span", { lang: "en" }, words);
+  }
+  const gt = gameT(game, !speech.games[game]);  // a game with no catalogue stays as written
+  const text = Object.hasOwn(own, key) ? gt(own[key]) : t(REJECTIONS[key]);
+  return step === null || step === undefined ? text : t("step {n}: ", { n: step + 1 }) + text;
+}
+
+// A move as a rejection's lead quotes it: cut short, it is any text a bot sent.
+export function quotedMove(move) {
+  const text = String(move ?? "");
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
 // A table that scrolls sideways inside its own box on a narrow screen (the page never does).
 // It can be focused, so that a keyboard scrolls it too.
 export function scrollBox(label, ...children) {
@@ -364,9 +427,29 @@ export function formatMs(ms) {
 // An account as people read it: "random (house bot)" for a built-in bot, "guest 1a2b"
 // for a guest.
 function accountName(name) {
-  if (name.startsWith("house:")) return t("{name} (house bot)", { name: name.slice(6) });
+  if (name.startsWith("house:")) return t("{name} (house bot)", { name: botLabel(name.slice(6)) });
   if (name.startsWith("guest-")) return t("guest {id}", { id: name.slice(6, 10) });
   return name;
+}
+
+// The name in words of the strategy a bot spec names (search:depth=2: "Переборная
+// стратегия"), where a game's catalogue has one in the page's language; else null.
+function strategyOf(spec) {
+  const base = String(spec).split(":")[0];
+  return Object.values(speech.games).map((own) => lookup(own, base)).find((said) => typeof said === "string") ?? null;
+}
+
+// A house bot's spec as people read it: "Переборная стратегия depth=2" (search:depth=2).
+function botLabel(spec) {
+  const label = strategyOf(spec);
+  return label ? [label, ...spec.split(":").slice(1)].join(" ") : spec;
+}
+
+// A bot spec of a tournament as people read it, its strategy's name in words first:
+// "Переборная стратегия (search:depth=2)", as the lobby names it; else as written.
+export function strategyName(spec) {
+  const label = strategyOf(spec);
+  return label ? `${label} (${spec})` : spec;
 }
 
 const ORDINALS = [N_("first"), N_("second"), N_("third"), N_("fourth")];  // t() at use
@@ -402,13 +485,25 @@ export function humanDetail(text, players, me = null) {
 const ENDINGS = { resignation: N_("by resignation"), timeout: N_("on time"), disconnect: N_("(a player left)"),
   illegal_move: N_("by an illegal move"), aborted: "" };  // t() at use
 
+// Why the server aborted a game (arena/server: games.py, live.py), by how its English
+// reason begins; the reason itself on an English page, where it says more.
+const ABORTS = [["the server shut down", N_("the server shut down")], ["server error", N_("the server failed")],
+  ["the game's state grew", N_("the game's position grew too large")], ["the state is too large", N_("the game's position grew too large")],
+  ["the game could not be resumed", N_("the game could not be taken up again after the server restarted")]];
+
+function abortedWhy(reason, players) {
+  const known = ABORTS.find(([start]) => reason.startsWith(start));
+  if (speech.lang === "en" || !known) return humanDetail(reason, players);  // an unknown reason: as the server says it
+  return t(known[1]);
+}
+
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
 // `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
 export function resultText(outcome, players, me = null, meaning) {
   if (!outcome) return t("no result");
   const { result, winner, termination } = outcome;
   let scores = outcome.scores && meaning !== null ? [...outcome.scores] : null;
-  if (result === "aborted" || termination === "aborted") return t("Aborted: {why}", { why: humanDetail(outcome.reason || outcome.detail || "", players) });
+  if (result === "aborted" || termination === "aborted") return t("Aborted: {why}", { why: abortedWhy(outcome.reason || outcome.detail || "", players) });
   const how = termination && termination !== "normal" && ENDINGS[termination] ? ` ${t(ENDINGS[termination])}` : "";
   const mine = me !== null && me !== undefined && players.length === 2;
   if (scores && scores.length === 2) {
