@@ -18,7 +18,7 @@ import signal
 from types import FrameType
 
 from arena.sandbox.launch import start_build
-from arena.sandbox.manifest import load_build
+from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import SandboxSpec
 
@@ -38,6 +38,10 @@ def run_build(directory: str, spec: SandboxSpec | None = None, *, relay: str | N
     if os.getppid() != parent:  # it died before it could take us along
         return 128 + signal.SIGTERM
     build = load_build(directory)
+    if (build.speaks == "ws") != (relay is not None):
+        raise NotABuild(f"{build.directory} speaks {build.speaks}: "
+                        + ("run it with --relay SOCKET (a server hosts it: arena serve "
+                           "--hosted-dir)" if relay is None else "it takes no --relay"))
     started: list[SandboxedProcess] = []
     stopped: list[int] = []
 

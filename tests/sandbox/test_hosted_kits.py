@@ -12,8 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.config import HostedConfig
+from arena.sandbox.hosted import HostedBot
+from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.relay import AT_ONCE
 from arena.server import LadderConfig, TimeControl
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
@@ -146,3 +150,29 @@ async def test_a_websocket_bot_reaches_nothing_but_the_server_and_is_restarted_a
     await arena.close()
     assert server.hosted.ws_bots == {}
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+def test_what_a_build_speaks_is_in_its_manifest_and_only_its_kind_of_runner_runs_it(
+        builds: Path) -> None:
+    """``arena bots build --speaks ws`` keeps the choice with the build; a line runner
+    (``hosted:DIR``, ``arena bots run DIR``) refuses a WebSocket build, and only a
+    WebSocket build takes a relay."""
+    runner = CliRunner()
+    out = builds / "speaks-ws"
+    done = runner.invoke(main, ["bots", "build", str(EXAMPLES / "python"), "--lang", "python",
+                                "--speaks", "ws", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert load_build(out).speaks == "ws"
+    with pytest.raises(NotABuild, match="speaks ws, not lines"):
+        HostedBot(out)
+    refused = runner.invoke(main, ["bots", "run", str(out)])
+    assert refused.exit_code == 2 and "run it with --relay SOCKET" in refused.output
+    lines = builds / "speaks-lines"
+    assert runner.invoke(main, ["bots", "build", str(ROOT / "examples/c"), "--lang", "c",
+                                "--out", str(lines)]).exit_code == 0
+    assert load_build(lines).speaks == "lines"
+    refused = runner.invoke(main, ["bots", "run", str(lines), "--relay", "/nowhere"])
+    assert refused.exit_code == 2 and "takes no --relay" in refused.output
+    bad = runner.invoke(main, ["bots", "build", str(EXAMPLES / "python"), "--lang", "python",
+                               "--speaks", "smoke", "--out", str(builds / "speaks-bad")])
+    assert bad.exit_code == 2 and "'smoke'" in bad.output
