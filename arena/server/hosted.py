@@ -327,7 +327,8 @@ class HostedRunner:
             speaks = {name: await asyncio.to_thread(_speaks, directory)
                       for name, directory in wanted.items()}
             for name, ws_bot in list(self.ws_bots.items()):
-                if speaks.get(name) != "ws" or wanted[name] != ws_bot.directory:
+                if (speaks.get(name) != "ws" or wanted[name] != ws_bot.directory
+                        or ws_bot.task.done()):  # replaced, no longer hosted, or it failed
                     await self.ws_bots.pop(name).close()
             for name in [name for name in self.bots if speaks.get(name) != "lines"]:
                 await self._stop(name)

@@ -209,6 +209,14 @@ class WsHostedBot:
         self.socket: HostedSocket | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"hosted ws {name}")
+        self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """It ends only when stopped; anything else is the machine's failure (its socket
+        could not be made...), logged, and the runner starts it again at its next
+        refresh."""
+        if not task.cancelled() and task.exception() is not None:
+            log.error("hosted bot %s (ws) failed: %r", self.name, task.exception())
 
     async def _run(self) -> None:
         self.socket = HostedSocket(*self.address)
