@@ -304,17 +304,21 @@ class Uploads:
         return None
 
     async def hosted(self) -> dict[str, Path]:
-        """Every active bot account with a current build: name -> its build (read every
-        few seconds by the server: it lists no other account)."""
+        """Every active bot account with a current build: name -> its build."""
+        return {name: path for name, (path, _) in (await self.hosted_builds()).items()}
+
+    async def hosted_builds(self) -> dict[str, tuple[Path, str]]:
+        """Every active bot account with a current build: name -> its build and what it
+        speaks (read every few seconds by the server: it lists no other account)."""
         rows = await self.storage.builds(status="ok", limit=100_000)
         names = sorted({row.bot for row in rows})
         active = await self.storage.token_hashes(names)  # not revoked, not expired
-        found: dict[str, Path] = {}
+        found: dict[str, tuple[Path, str]] = {}
         for row in rows:  # newest first
             if row.bot in active and row.bot not in found:
                 path = self.build_dir(row)
                 if path.is_dir():
-                    found[row.bot] = path
+                    found[row.bot] = (path, row.speaks)
         return found
 
     async def wait(self) -> None:

@@ -48,7 +48,6 @@ from pathlib import Path
 from websockets.exceptions import ConnectionClosed
 
 from arena.lines import Comment, LegalQuery
-from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.slots import HostedSlots
 from arena.server.hosted_ws import WsHostedBot
 from arena.uploads import Uploads
@@ -323,9 +322,9 @@ class HostedRunner:
         async with self._lock:
             if self._closed:
                 return
-            wanted = await self.uploads.hosted()
-            speaks = {name: await asyncio.to_thread(_speaks, directory)
-                      for name, directory in wanted.items()}
+            builds = await self.uploads.hosted_builds()
+            wanted = {name: directory for name, (directory, _) in builds.items()}
+            speaks = {name: spoken for name, (_, spoken) in builds.items()}
             for name, ws_bot in list(self.ws_bots.items()):
                 if (speaks.get(name) != "ws" or wanted[name] != ws_bot.directory
                         or ws_bot.task.done()):  # replaced, no longer hosted, or it failed
@@ -405,14 +404,6 @@ class HostedRunner:
         """The hosted bots and the builds they play."""
         return {**{name: hosted.directory for name, hosted in self.bots.items()},
                 **{name: ws_bot.directory for name, ws_bot in self.ws_bots.items()}}
-
-
-def _speaks(directory: Path) -> str | None:
-    """What the build in `directory` speaks (None: it is no longer a build)."""
-    try:
-        return load_build(directory).speaks
-    except NotABuild:
-        return None
 
 
 def _address(url: str) -> tuple[str, int]:
