@@ -46,11 +46,14 @@ browsers:
 # The starter kits (examples/, docs/bots.md) are built and played by the tests: Node and
 # npm, gcc, a JDK (javac 17), and Go with Debian's gorilla/websocket (GOPATH mode: no module proxy) are
 # installed here when missing (as root, as in CI); each kit's own steps are in its README.
+# Debian's python3-websockets is the system Python's, for the Python kit hosted (its sandbox
+# runs /usr/bin/python3, which sees no virtual environment).
 # Ruby runs the acceptance bot written from the docs alone (tests/acceptance/ruby).
 GOPATH_DEBIAN = /usr/share/gocode
 
 kits:
 	@command -v node >/dev/null && command -v npm >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+	@test -d /usr/lib/python3/dist-packages/websockets || { apt-get update && apt-get install -y python3-websockets; }
 	@command -v cc >/dev/null || { apt-get update && apt-get install -y gcc; }
 	@command -v go >/dev/null && test -d $(GOPATH_DEBIAN)/src/github.com/gorilla/websocket || \
 		{ apt-get update && apt-get install -y golang-go golang-github-gorilla-websocket-dev; }

@@ -228,9 +228,13 @@ class HostedConfig:
     directory: str | None = None
     """The builds (``--hosted-dir``); the sandbox must be available (root, bubblewrap)."""
     slots: int | None = None
-    """Hosted programs at once (a slot per hosted seat of a game in progress; games that
-    find none free wait, before their clocks start); None: a slot per core but one
-    (`arena.sandbox.spec.default_hosted_slots`)."""
+    """Hosted programs playing at once (a slot per hosted seat of a game in progress,
+    whatever the program speaks; games that find none free wait, before their clocks
+    start); None: a slot per core but one (`arena.sandbox.spec.default_hosted_slots`)."""
+    ws_programs: int | None = None
+    """WebSocket-speaking hosted programs running at once (each runs all the time,
+    playing or not, so each holds one of these while it runs; more wait their turn to
+    start); None: as many as `slots`."""
     builds_at_once: int = 1
     """Builds running at once (each in a thread and a sandbox)."""
     build_queue: int = 4

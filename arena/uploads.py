@@ -36,11 +36,12 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.names import is_guest
 from arena.sandbox.build import LANGS, BuildError, build_bot
+from arena.sandbox.manifest import SPEAKS
 from arena.sandbox.spec import BuildLimits, UploadLimits
 from arena.storage.interface import BuildRow, Storage
 from arena.storage.people import DAY, AccountLimit
 
-__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "VERSIONS_PER_DAY", "BuildQueueFull",
+__all__ = ["INCOMING", "KEEP_BUILDS", "LANGS", "SPEAKS", "VERSIONS_PER_DAY", "BuildQueueFull",
            "UploadError", "Uploads", "VersionBudget", "new_build_id"]
 
 log = logging.getLogger("arena.uploads")
@@ -136,16 +137,19 @@ class Uploads:
         """The directory of `build` (a finished, successful one holds a build)."""
         return self.directory / build.bot / build.id
 
-    async def check(self, bot: str, lang: str) -> None:
+    async def check(self, bot: str, lang: str, speaks: str = "lines") -> None:
         """Refuse an upload before a byte of it is read.
 
         Raises:
-            UploadError: an unknown language, or no active bot account `bot`.
+            UploadError: an unknown language or `speaks`, or no active bot account `bot`.
             BuildQueueFull: no room for another build now.
             VersionBudget: the bot's owner has no version of the day left for it.
         """
         if lang not in LANGS:
             raise UploadError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
+        if speaks not in SPEAKS:
+            raise UploadError(f"a program speaks {' or '.join(SPEAKS)}, not {speaks!r} "
+                              "(ws: a WebSocket bot such as the starter kits)")
         account = None if is_guest(bot) else next(
             (account for account in await self.storage.bots() if account.name == bot), None)
         if account is None or account.operator or bot not in await self.storage.token_hashes(
@@ -174,9 +178,10 @@ class Uploads:
                 "version; try again tomorrow")
 
     async def upload(self, bot: str, source: str | os.PathLike[str], lang: str, *,
-                     remove_source: bool = False) -> BuildRow:
+                     remove_source: bool = False, speaks: str = "lines") -> BuildRow:
         """Build `source` (a file, a directory or an archive) for `bot` and record it;
         the finished row (``ok``, or ``failed`` with its `BuildRow.detail` and log).
+        `speaks` (`SPEAKS`) is how the program talks to the server, kept with the build.
 
         Raises:
             UploadError, BuildQueueFull: refused before building (`check`), or the
@@ -184,13 +189,13 @@ class Uploads:
             SandboxUnavailable: this machine cannot build in a sandbox.
         """
         await asyncio.to_thread(self.check_reachable)
-        return await self._finish(await self._begin(bot, lang), source, remove_source)
+        return await self._finish(await self._begin(bot, lang, speaks), source, remove_source)
 
     async def start(self, bot: str, source: str | os.PathLike[str], lang: str, *,
-                    remove_source: bool = False) -> BuildRow:
+                    remove_source: bool = False, speaks: str = "lines") -> BuildRow:
         """`upload` in a task of its own: the ``building`` row at once (the finished
         one is read back by its id)."""
-        row = await self._begin(bot, lang)
+        row = await self._begin(bot, lang, speaks)
         task = asyncio.get_running_loop().create_task(
             self._finish(row, source, remove_source), name=f"build {row.id}")
         self.tasks.add(task)
@@ -202,9 +207,9 @@ class Uploads:
         if not task.cancelled() and task.exception() is not None:
             log.error("build failed: %s", task.exception())  # recorded as failed already
 
-    async def _begin(self, bot: str, lang: str) -> BuildRow:
-        await self.check(bot, lang)
-        row = BuildRow(new_build_id(), bot, lang, "building", time.time())
+    async def _begin(self, bot: str, lang: str, speaks: str) -> BuildRow:
+        await self.check(bot, lang, speaks)
+        row = BuildRow(new_build_id(), bot, lang, "building", time.time(), speaks=speaks)
         await self.storage.save_build(row)
         self._admitted += 1
         return row
@@ -217,7 +222,7 @@ class Uploads:
                 try:
                     result = await asyncio.to_thread(
                         build_bot, source, row.lang, out, limits=self.build_limits,
-                        upload=self.upload_limits)
+                        upload=self.upload_limits, speaks=row.speaks)
                 except BuildError as error:
                     shutil.rmtree(out, ignore_errors=True)
                     row = replace(row, status="failed", finished=time.time(),
@@ -299,17 +304,21 @@ class Uploads:
         return None
 
     async def hosted(self) -> dict[str, Path]:
-        """Every active bot account with a current build: name -> its build (read every
-        few seconds by the server: it lists no other account)."""
+        """Every active bot account with a current build: name -> its build."""
+        return {name: path for name, (path, _) in (await self.hosted_builds()).items()}
+
+    async def hosted_builds(self) -> dict[str, tuple[Path, str]]:
+        """Every active bot account with a current build: name -> its build and what it
+        speaks (read every few seconds by the server: it lists no other account)."""
         rows = await self.storage.builds(status="ok", limit=100_000)
         names = sorted({row.bot for row in rows})
         active = await self.storage.token_hashes(names)  # not revoked, not expired
-        found: dict[str, Path] = {}
+        found: dict[str, tuple[Path, str]] = {}
         for row in rows:  # newest first
             if row.bot in active and row.bot not in found:
                 path = self.build_dir(row)
                 if path.is_dir():
-                    found[row.bot] = path
+                    found[row.bot] = (path, row.speaks)
         return found
 
     async def wait(self) -> None:

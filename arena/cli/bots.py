@@ -4,6 +4,7 @@ run it in the sandbox (`arena.sandbox`)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -98,7 +99,10 @@ def accounts(db: str) -> None:
               help="The language of the sources (docs/bots.md, 'Hosted bots').")
 @click.option("--out", "out", required=True, type=click.Path(path_type=str),
               help="The build's directory (a new one, or an earlier build, replaced).")
-def build(path: str, lang: str, out: str) -> None:
+@click.option("--speaks", default="lines", show_default=True, type=click.Choice(["lines", "ws"]),
+              help="What the program speaks: the line protocol on its standard streams, or "
+                   "WebSocket to ws://127.0.0.1:8765/ with $ARENA_TOKEN (the starter kits).")
+def build(path: str, lang: str, out: str, speaks: str) -> None:
     """Build a bot from PATH (a file, a directory or an archive) in the sandbox, as a
     server would, and print the build log; play it with hosted:DIR (exit status 1 if
     the build failed)."""
@@ -106,7 +110,7 @@ def build(path: str, lang: str, out: str) -> None:
     from arena.sandbox.host import SandboxUnavailable
 
     try:
-        result = build_bot(path, lang, out)
+        result = build_bot(path, lang, out, speaks=speaks)
     except BuildError as error:
         if error.log:
             click.echo(error.log.rstrip("\n"))
@@ -122,7 +126,11 @@ def build(path: str, lang: str, out: str) -> None:
 
 @bots.command("run")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=str))
-def run(directory: str) -> None:
+@click.option("--relay", "relay", default=None, type=click.Path(path_type=str),
+              help="A WebSocket-speaking bot: the Unix socket that leads to the server; "
+                   "the bot connects to ws://127.0.0.1:8765/ in its sandbox, with "
+                   "$ARENA_TOKEN (docs/bots.md, 'Hosted bots').")
+def run(directory: str, relay: str | None) -> None:
     """Run the built bot in DIRECTORY on this command's standard input and output, in
     its sandbox, until it ends: a line program, for 'arena connect --exec "arena bots run
     DIR"' (the whole sandbox is killed when it ends or this command is stopped)."""
@@ -131,7 +139,7 @@ def run(directory: str) -> None:
     from arena.sandbox.run import run_build
 
     try:
-        sys.exit(run_build(directory))
+        sys.exit(run_build(directory, relay=relay, token=os.environ.get("ARENA_TOKEN", "")))
     except (NotABuild, SandboxUnavailable) as error:
         raise click.UsageError(str(error)) from None
 
@@ -148,9 +156,12 @@ HOSTED_DIR_OPTION = click.option(
 @click.option("--lang", required=True,
               type=click.Choice(["python", "c", "cpp", "js", "go", "java", "binary"]),
               help="The language of the sources (docs/bots.md, 'Hosted bots').")
+@click.option("--speaks", default="lines", show_default=True, type=click.Choice(["lines", "ws"]),
+              help="What the program speaks: the line protocol on its standard streams, or "
+                   "WebSocket to ws://127.0.0.1:8765/ with $ARENA_TOKEN (the starter kits).")
 @DB_OPTION
 @HOSTED_DIR_OPTION
-def upload(name: str, path: str, lang: str, db: str, hosted_dir: str) -> None:
+def upload(name: str, path: str, lang: str, speaks: str, db: str, hosted_dir: str) -> None:
     """Upload PATH (a file, a directory or an archive) as the bot NAME's program: build
     it in the sandbox into --hosted-dir, record the build and its log in --db, and
     print the log. A server with the same --db and --hosted-dir plays it from the bot's
@@ -161,7 +172,7 @@ def upload(name: str, path: str, lang: str, db: str, hosted_dir: str) -> None:
     check_url(db)
     try:
         row = with_storage(db, lambda storage: Uploads(storage, hosted_dir).upload(
-            name, path, lang))
+            name, path, lang, speaks=speaks))
     except (UploadError, SandboxUnavailable) as error:
         raise click.UsageError(str(error)) from None
     if row.log and row.log.strip():
@@ -180,7 +191,7 @@ def builds(name: str, db: str) -> None:
     check_url(db)
     for row in with_storage(db, lambda storage: storage.builds(name)):
         detail = f"  {row.detail}" if row.detail else ""
-        click.echo(f"{row.id}  {row.status:8s} {row.lang:7s}{detail}")
+        click.echo(f"{row.id}  {row.status:8s} {row.lang:7s} {row.speaks:5s}{detail}")
 
 
 @bots.command("build-log")

@@ -137,6 +137,11 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--hosted-slots", default=None, type=click.IntRange(1),
               help="Hosted programs at once; more games of hosted bots wait their turn "
                    "(default: a slot per core but one).")
+@click.option("--hosted-ws-programs", "hosted_ws_programs", default=None,
+              type=click.IntRange(1),
+              help="WebSocket-speaking hosted programs running at once (they run all the "
+                   "time); more wait their turn to start (default: as many as "
+                   "--hosted-slots).")
 @click.option("--seasons", "seasons_file", type=click.Path(exists=True, dir_okay=False),
               default=None, metavar="FILE.toml",
               help="A TOML file of [[seasons]] tables (docs/server.md#seasons): the ladders' "
@@ -163,7 +168,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           max_log_bytes_per_day: int, debug_retention_days: float, debug_disk_reserve_mb: int,
           workers: int, worker_memory_mb: int, origins: tuple[str, ...],
           server_names: tuple[str, ...], guests_per_client: int, signup: str,
-          hosted_dir: str | None, hosted_slots: int | None, seasons_file: str | None,
+          hosted_dir: str | None, hosted_slots: int | None,
+          hosted_ws_programs: int | None, seasons_file: str | None,
           host_id: str | None, lease_seconds: float,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
@@ -272,7 +278,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
                       guests_per_client_minute=guests_per_client),
         accounts=AccountsConfig(signup=signup,  # type: ignore[arg-type]  # click's Choice
                                 **ctx.meta.get(ACCOUNTS_META, {})),
-        hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots),
+        hosted=HostedConfig(directory=hosted_dir, slots=hosted_slots,
+                            ws_programs=hosted_ws_programs),
         seasons=seasons,
     )
 

@@ -45,7 +45,16 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.sandbox.command import Bind
-from arena.sandbox.manifest import FILES, HEAP, LOG, MANIFEST, BuiltBot, NotABuild, load_build
+from arena.sandbox.manifest import (
+    FILES,
+    HEAP,
+    LOG,
+    MANIFEST,
+    SPEAKS,
+    BuiltBot,
+    NotABuild,
+    load_build,
+)
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import BuildLimits, MiB, SandboxSpec, UploadLimits
 from arena.sandbox.unpack import SourceTree, UnpackError, unpack_sources
@@ -291,9 +300,10 @@ def _replaceable(out: Path) -> None:
 
 def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[str], *,
               limits: BuildLimits | None = None,
-              upload: UploadLimits | None = None) -> BuildResult:
+              upload: UploadLimits | None = None, speaks: str = "lines") -> BuildResult:
     """Build the bot in `source` (a file, a directory or an archive) for `lang` into the
-    directory `out` (replacing an earlier build there).
+    directory `out` (replacing an earlier build there); `speaks` (`SPEAKS`) goes into
+    its manifest.
 
     Raises:
         BuildError: the sources are refused, or the build failed (with its log; a failed
@@ -303,6 +313,8 @@ def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[
     limits = limits or BuildLimits()
     if lang not in RECIPES:
         raise BuildError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
+    if speaks not in SPEAKS:
+        raise BuildError(f"a program speaks one of {', '.join(SPEAKS)}, not {speaks!r}")
     recipe = RECIPES[lang]
     destination = Path(out).absolute()
     _replaceable(destination)
@@ -337,7 +349,7 @@ def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[
                         for part in recipe.command)
         bot = BuiltBot(work, lang, command, dict(recipe.env),
                        tree.sha256, datetime.datetime.now(datetime.UTC).isoformat(
-                           timespec="seconds"))
+                           timespec="seconds"), speaks)
         if succeeded:
             bot.write_manifest()
         _install(work, destination)

@@ -89,6 +89,18 @@ class Host:
     def uid_locks(self) -> Path:
         return self.runtime / "uids"
 
+    @property
+    def relay(self) -> Path:
+        """The relay a WebSocket-speaking bot's sandbox runs (`arena.sandbox.relay`): a
+        root-owned copy the sandboxes' uids can read (the arena's own files may not be)."""
+        return self.runtime / "relay.py"
+
+    @property
+    def sockets(self) -> Path:
+        """The directory of the relays' Unix sockets (one unguessable directory per bot
+        under it, `arena.server.hosted`): traversable, not listable."""
+        return self.runtime / "sockets"
+
 
 def _tool(name: str, package: str) -> str:
     path = shutil.which(name, path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
@@ -122,10 +134,12 @@ def _runtime_dir() -> Path:
         (runtime / "uids").mkdir(mode=0o700, exist_ok=True)
         etc = runtime / "etc"
         etc.mkdir(mode=0o755, exist_ok=True)
-        for name, text in (("passwd", _PASSWD), ("group", _GROUP)):
-            target = etc / name
+        (runtime / "sockets").mkdir(mode=0o711, exist_ok=True)
+        relay = (Path(__file__).parent / "relay.py").read_text(encoding="utf-8")
+        for target, text in ((etc / "passwd", _PASSWD), (etc / "group", _GROUP),
+                             (runtime / "relay.py", relay)):
             if not target.exists() or target.read_text(encoding="utf-8") != text:
-                temporary = etc / f".{name}.{os.getpid()}"
+                temporary = target.parent / f".{target.name}.{os.getpid()}"
                 temporary.write_text(text, encoding="utf-8")
                 temporary.chmod(0o644)
                 temporary.replace(target)

@@ -30,7 +30,7 @@ from arena.legal import DEFAULT_MAX_LEGAL
 from arena.lines import exit_text
 from arena.sandbox.host import probe_host
 from arena.sandbox.launch import start_build
-from arena.sandbox.manifest import load_build
+from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import MiB, SandboxSpec
 
@@ -48,13 +48,16 @@ class HostedBot(ExecBot):
         spec: the sandbox's limits.
 
     Raises:
-        NotABuild: `directory` is not a finished build.
+        NotABuild: `directory` is not a finished build, or one that speaks WebSocket.
         SandboxUnavailable: this machine cannot run sandboxes.
     """
 
     def __init__(self, directory: str | Path, *, time_control: TimeControl | None = None,
                  max_legal: int = DEFAULT_MAX_LEGAL, spec: SandboxSpec | None = None) -> None:
         self.build = load_build(directory)
+        if self.build.speaks != "lines":
+            raise NotABuild(f"{self.build.directory} speaks {self.build.speaks}, not lines: "
+                            "a server hosts it (arena bots upload NAME PATH --speaks ws)")
         probe_host()
         self.spec = spec or SandboxSpec()
         self.directory = str(directory)

@@ -5,7 +5,10 @@
     DIR/bot/            the bot's files, read-only, at /bot in its sandbox
 
 The manifest is written by the arena (never by the build, which only produces
-``bot/``), so what runs is always one of the documented recipes' commands.
+``bot/``), so what runs is always one of the documented recipes' commands. It also
+says what the program speaks (`SPEAKS`, chosen by its owner at upload): the line
+protocol on its standard streams (``lines``, the default), or WebSocket to
+``ws://127.0.0.1:8765/`` behind its relay (``ws``: the starter kits, unchanged).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from typing import Any
 
 from arena.errors import ArenaError
 
-__all__ = ["FILES", "HEAP", "LOG", "MANIFEST", "MANIFEST_FORMAT", "BuiltBot", "NotABuild",
-           "load_build"]
+__all__ = ["FILES", "HEAP", "LOG", "MANIFEST", "MANIFEST_FORMAT", "SPEAKS", "BuiltBot",
+           "NotABuild", "load_build"]
 
 MANIFEST = "manifest.json"
 LOG = "build.log"
@@ -31,6 +34,9 @@ HEAP = "{heap_mib}"
 runtime may use (MiB: three quarters of its sandbox's memory), for runtimes that do not
 see the sandbox's limit (the JVM, V8, Go)."""
 MAX_MANIFEST_BYTES = 64 * 1024
+SPEAKS = ("lines", "ws")
+"""What a built program speaks: the line protocol on its standard streams (started for
+its games), or WebSocket through its relay (a connected bot that keeps running)."""
 
 
 class NotABuild(ArenaError, ValueError):
@@ -48,6 +54,8 @@ class BuiltBot:
     env: Mapping[str, str] = field(default_factory=dict)
     source_sha256: str = ""
     built_at: str = ""
+    speaks: str = "lines"
+    """One of `SPEAKS`."""
 
     @property
     def files(self) -> Path:
@@ -60,7 +68,7 @@ class BuiltBot:
     def to_json(self) -> dict[str, Any]:
         return {"format": MANIFEST_FORMAT, "lang": self.lang, "command": list(self.command),
                 "env": dict(self.env), "source_sha256": self.source_sha256,
-                "built_at": self.built_at}
+                "built_at": self.built_at, "speaks": self.speaks}
 
     def write_manifest(self) -> None:
         """Write the manifest (atomically: a reader sees the whole of it or none)."""
@@ -96,7 +104,10 @@ def load_build(directory: str | os.PathLike[str]) -> BuiltBot:
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
             or not isinstance(data.get("lang"), str)):
         raise NotABuild(f"{manifest}: 'lang', 'command' (strings) or 'env' is malformed")
+    speaks = data.get("speaks", "lines")
+    if speaks not in SPEAKS:
+        raise NotABuild(f"{manifest}: 'speaks' must be one of {', '.join(SPEAKS)}")
     if not (path / FILES).is_dir():
         raise NotABuild(f"{path} has no {FILES}/ directory: the build is incomplete")
     return BuiltBot(path, data["lang"], tuple(command), env,
-                    str(data.get("source_sha256", "")), str(data.get("built_at", "")))
+                    str(data.get("source_sha256", "")), str(data.get("built_at", "")), speaks)

@@ -18,7 +18,7 @@ import signal
 from types import FrameType
 
 from arena.sandbox.launch import start_build
-from arena.sandbox.manifest import load_build
+from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import SandboxSpec
 
@@ -27,14 +27,21 @@ __all__ = ["run_build"]
 PR_SET_PDEATHSIG = 1
 
 
-def run_build(directory: str, spec: SandboxSpec | None = None) -> int:
+def run_build(directory: str, spec: SandboxSpec | None = None, *, relay: str | None = None,
+              token: str = "") -> int:
     """Run the build in `directory` on this process's standard streams until it ends;
-    its exit status (128 + the signal that killed it)."""
+    its exit status (128 + the signal that killed it). With `relay`, a WebSocket-speaking
+    bot behind its relay to that Unix socket, logging in with `token`
+    (`arena.sandbox.launch`)."""
     parent = os.getppid()
     _die_with_parent()
     if os.getppid() != parent:  # it died before it could take us along
         return 128 + signal.SIGTERM
     build = load_build(directory)
+    if (build.speaks == "ws") != (relay is not None):
+        raise NotABuild(f"{build.directory} speaks {build.speaks}: "
+                        + ("run it with --relay SOCKET (a server hosts it: arena serve "
+                           "--hosted-dir)" if relay is None else "it takes no --relay"))
     started: list[SandboxedProcess] = []
     stopped: list[int] = []
 
@@ -49,7 +56,8 @@ def run_build(directory: str, spec: SandboxSpec | None = None) -> int:
 
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, stop)
-    sandbox = start_build(build, spec or SandboxSpec(), stdin=None, stdout=None, stderr=None)
+    sandbox = start_build(build, spec or SandboxSpec(), stdin=None, stdout=None, stderr=None,
+                          relay=relay, token=token)
     started.append(sandbox)
     try:
         if stopped:  # told to stop while it started

@@ -155,6 +155,8 @@ class ArenaServer(ArenaService):
         """The hosted bots playing (`arena.server.hosted`)."""
         self.hosted_slots: HostedSlots | None = None
         """Where games with hosted bots wait their turn."""
+        self.hosted_ws_slots: HostedSlots | None = None
+        """Where WebSocket-speaking hosted programs wait their turn to run."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -194,6 +196,7 @@ class ArenaServer(ArenaService):
         if hosted.directory is not None:
             probe_host()  # SandboxUnavailable says what is missing
             self.hosted_slots = HostedSlots(hosted.slots)
+            self.hosted_ws_slots = HostedSlots(hosted.ws_programs or self.hosted_slots.capacity)
             self._uploads = Uploads(storage, hosted.directory, build_limits=hosted.build,
                                    upload_limits=hosted.upload,
                                    builds_at_once=hosted.builds_at_once,
@@ -320,7 +323,8 @@ class ArenaServer(ArenaService):
             # the hosted bots connect to the port like any bot: once it listens
             self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
                                        refresh_interval=self.config.hosted.refresh_interval,
-                                       taken=self._taken_by_its_author)
+                                       taken=self._taken_by_its_author,
+                                       slots=self.hosted_ws_slots)
             self._tasks.append(asyncio.get_running_loop().create_task(
                 self.hosted.watch(), name="hosted bots"))
 

@@ -25,6 +25,11 @@ standard error, and the next game starts it again.
 A game with hosted seats holds a slot of the server's `HostedSlots` per hosted seat
 from its start to its end; a game that finds too few waits in order, before its clock
 starts (`arena.server.games`).
+
+A build uploaded with ``speaks=ws`` (`arena.sandbox.manifest.SPEAKS`) is no line
+program: the runner keeps it running as a connected bot behind its relay instead
+(`arena.server.hosted_ws.WsHostedBot`), replaced when a new build lands like a line
+bot's. Its games hold slots like any hosted bot's (its login is a hosted token too).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import functools
 import logging
 import secrets
 import sys
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +48,8 @@ from pathlib import Path
 from websockets.exceptions import ConnectionClosed
 
 from arena.lines import Comment, LegalQuery
+from arena.sandbox.slots import HostedSlots
+from arena.server.hosted_ws import WsHostedBot
 from arena.uploads import Uploads
 from clients.bridge import BridgeError, ExecBot
 from clients.sdk import ArenaClient, GameInfo, GameResult, Rejected, Turn
@@ -275,11 +283,14 @@ class HostedRunner:
         refresh_interval: seconds between reads of the hosted bots from the database.
         taken: whether a program of the bot's author is connected under its name (it
             takes precedence: the hosted program waits until it leaves).
+        slots: where WebSocket-speaking programs wait their turn to run (the server's
+            ``HostedConfig.ws_programs``; None: unbounded).
     """
 
     def __init__(self, uploads: Uploads, url: str, tokens: dict[str, str], *,
                  refresh_interval: float = 5.0,
-                 taken: Callable[[str], bool] = lambda name: False) -> None:
+                 taken: Callable[[str], bool] = lambda name: False,
+                 slots: HostedSlots | None = None) -> None:
         self.uploads = uploads
         self.taken = taken
         """Whether a program of the bot's author is connected under its name: it takes
@@ -289,6 +300,9 @@ class HostedRunner:
         self.tokens = tokens
         self.refresh_interval = refresh_interval
         self.bots: dict[str, _Hosted] = {}
+        self.slots = slots
+        self.ws_bots: dict[str, WsHostedBot] = {}
+        """The WebSocket-speaking hosted bots (`arena.server.hosted_ws`)."""
         self._lock = asyncio.Lock()
         self._closed = False
         self._saving: set[asyncio.Task[None]] = set()
@@ -308,10 +322,23 @@ class HostedRunner:
         async with self._lock:
             if self._closed:
                 return
-            wanted = await self.uploads.hosted()
-            for name in [name for name in self.bots if name not in wanted]:
+            builds = await self.uploads.hosted_builds()
+            wanted = {name: directory for name, (directory, _) in builds.items()}
+            speaks = {name: spoken for name, (_, spoken) in builds.items()}
+            for name, ws_bot in list(self.ws_bots.items()):
+                if (speaks.get(name) != "ws" or wanted[name] != ws_bot.directory
+                        or ws_bot.task.done()):  # replaced, no longer hosted, or it failed
+                    await self.ws_bots.pop(name).close()
+            for name in [name for name in self.bots if speaks.get(name) != "lines"]:
                 await self._stop(name)
             for name, directory in wanted.items():
+                if speaks[name] != "lines":
+                    if speaks[name] == "ws" and name not in self.ws_bots:
+                        self.ws_bots[name] = WsHostedBot(
+                            name, directory, self.tokens, _address(self.url),
+                            slots=self.slots, taken=self.taken,
+                            wait_seconds=self.refresh_interval)
+                    continue
                 hosted = self.bots.get(name)
                 if hosted is not None and not hosted.task.done():
                     hosted.directory = hosted.bridge.directory = directory
@@ -368,9 +395,19 @@ class HostedRunner:
             self._closed = True
             for name in list(self.bots):
                 await self._stop(name)
+            for name in list(self.ws_bots):
+                await self.ws_bots.pop(name).close()
             if self._saving:
                 await asyncio.wait(list(self._saving))
 
     def directories(self) -> Mapping[str, Path]:
         """The hosted bots and the builds they play."""
-        return {name: hosted.directory for name, hosted in self.bots.items()}
+        return {**{name: hosted.directory for name, hosted in self.bots.items()},
+                **{name: ws_bot.directory for name, ws_bot in self.ws_bots.items()}}
+
+
+def _address(url: str) -> tuple[str, int]:
+    """The host and port of the server's own ``ws://HOST:PORT/``."""
+    parsed = urllib.parse.urlsplit(url)
+    assert parsed.hostname is not None and parsed.port is not None, url
+    return parsed.hostname, parsed.port

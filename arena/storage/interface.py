@@ -101,10 +101,13 @@ class BuildRow:
     """Why the build failed."""
     log: str | None = None
     """The build log, bounded by `arena.sandbox.spec.BuildLimits.log_bytes`."""
+    speaks: str = "lines"
+    """What the program speaks, as its owner said at upload
+    (`arena.sandbox.manifest.SPEAKS`): ``lines`` or ``ws``."""
 
     def to_json(self, *, with_log: bool = False) -> dict[str, Any]:
         fields = {"id": self.id, "bot": self.bot, "lang": self.lang, "status": self.status,
-                  "created": self.created, "finished": self.finished,
+                  "speaks": self.speaks, "created": self.created, "finished": self.finished,
                   "sha256": self.sha256, "detail": self.detail}
         if with_log:
             fields["log"] = self.log or ""
@@ -302,7 +305,7 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "invites": ("code_hash", "created", "expires", "used_by"),
     "bot_versions": ("bot", "version", "note", "created"),
     "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
-                   "log"),
+                   "log", "speaks"),
     "hosted_stderr": ("game_id", "bot", "created", "text"),
     "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
                 "final_updated"),

@@ -76,6 +76,7 @@ from arena.storage.rows import (
     SEASON_COLUMNS,
     STANDING_COLUMNS,
     STANDING_ORDER,
+    build_row,
     build_values,
     clocks_json,
     game_row,
@@ -594,7 +595,7 @@ class PostgresStorage(PostgresPeople, Storage):
     async def build(self, build_id: str) -> BuildRow | None:
         row = await self._run(lambda db: db.fetchrow(
             f"SELECT {', '.join(BUILD_COLUMNS)} FROM bot_builds WHERE id = $1", build_id))
-        return None if row is None else BuildRow(*row)
+        return None if row is None else build_row(row)
 
     async def builds(self, bot: str | None = None, *, status: str | None = None,
                      limit: int = 50) -> list[BuildRow]:
@@ -602,7 +603,7 @@ class PostgresStorage(PostgresPeople, Storage):
             f"SELECT {', '.join(BUILD_COLUMNS[:-1])} FROM bot_builds"
             " WHERE ($1::text IS NULL OR bot = $1) AND ($2::text IS NULL OR status = $2)"
             " ORDER BY created DESC, id DESC LIMIT $3", bot, status, limit))
-        return [BuildRow(*row) for row in rows]
+        return [build_row(row) for row in rows]
 
     async def save_stderr(self, game_id: str, bot: str, text: str) -> None:
         await self._run(lambda db: db.execute(

@@ -46,14 +46,20 @@ def stored_ladder_name(record: MatchRecord, ladder: bool, name: str | None) -> s
     return record.game if ladder else None
 
 
-BUILD_COLUMNS = ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail", "log")
-"""The columns of ``bot_builds`` in `BuildRow`'s order (listings leave out the last, the log)."""
+BUILD_COLUMNS = ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
+                 "speaks", "log")
+"""The columns of ``bot_builds`` (listings leave out the last, the log)."""
 
 
 def build_values(build: BuildRow) -> tuple[Any, ...]:
     """`build` as the values of `BUILD_COLUMNS`."""
     return (build.id, build.bot, build.lang, build.status, build.created, build.finished,
-            build.sha256, build.detail, build.log)
+            build.sha256, build.detail, build.speaks, build.log)
+
+
+def build_row(values: Iterable[Any]) -> BuildRow:
+    """A `BuildRow` from the columns of `BUILD_COLUMNS` (the log may be left out)."""
+    return BuildRow(**dict(zip(BUILD_COLUMNS, values, strict=False)))
 
 
 def game_row(values: Sequence[Any]) -> GameRow:

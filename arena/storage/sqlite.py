@@ -68,6 +68,7 @@ from arena.storage.rows import (
     SEASON_COLUMNS,
     STANDING_COLUMNS,
     STANDING_ORDER,
+    build_row,
     build_values,
     clocks_json,
     game_row,
@@ -571,7 +572,7 @@ class SQLiteDatabase(SQLitePeople):
     def build(self, build_id: str) -> BuildRow | None:
         row = self.db.execute(f"SELECT {', '.join(BUILD_COLUMNS)} FROM bot_builds WHERE id = ?",
                               (build_id,)).fetchone()
-        return None if row is None else BuildRow(*row)
+        return None if row is None else build_row(row)
 
     def builds(self, bot: str | None = None, *, status: str | None = None,
                limit: int = 50) -> list[BuildRow]:
@@ -580,7 +581,7 @@ class SQLiteDatabase(SQLitePeople):
             f"SELECT {columns} FROM bot_builds WHERE (? IS NULL OR bot = ?)"
             " AND (? IS NULL OR status = ?) ORDER BY created DESC, rowid DESC LIMIT ?",
             (bot, bot, status, status, limit)).fetchall()
-        return [BuildRow(*row) for row in rows]
+        return [build_row(row) for row in rows]
 
     def save_stderr(self, game_id: str, bot: str, text: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO hosted_stderr(game_id, bot, created, text)"

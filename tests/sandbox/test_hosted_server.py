@@ -87,6 +87,7 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         api = Api(session, arena.server.port)
         status, build = await api.upload(operator, "alice", _zip(HONEST))
         assert status == 202 and build["status"] == "building", build
+        assert build["speaks"] == "lines"  # the default: a line program
         done = await api.built(alice, "alice", build["id"])
         assert done["status"] == "ok" and "compileall" in done["log"], done
         status, listed = await api.get(operator, "/api/bots/alice/builds")
@@ -121,6 +122,11 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         # refused before the body is read
         status, error = await api.upload(operator, "alice", _zip(HONEST), "cobol")
         assert status == 400 and "unknown language 'cobol'" in error["message"]
+        async with session.post(f"{api.base}/api/bots/alice/builds?lang=python&speaks=smoke",
+                                data=_zip(HONEST),
+                                headers={"Authorization": f"Bearer {operator}"}) as answer:
+            error = await answer.json()
+            assert answer.status == 400 and "not 'smoke'" in error["message"], error
         status, error = await api.upload(operator, "alice", _zip(HONEST), None)
         assert status == 400 and "?lang=" in error["message"]
         status, error = await api.upload(operator, "nobody", _zip(HONEST))
@@ -139,6 +145,8 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         status, spec = await api.get(None, "/api/openapi.json")
         body = spec["paths"]["/api/bots/{name}/builds"]["post"]["requestBody"]["content"]
         assert set(body) == {"application/octet-stream", "multipart/form-data"}
+        params = spec["paths"]["/api/bots/{name}/builds"]["post"]["parameters"]
+        assert {"lang", "speaks"} <= {param["name"] for param in params}
     assert list((builds / "hosted-http" / ".incoming").iterdir()) == []
 
 

@@ -96,6 +96,8 @@ async def test_uploads_that_cannot_be_taken_are_refused(builds: Path, tmp_path: 
     try:
         with pytest.raises(UploadError, match="unknown language 'cobol'"):
             await uploads.upload("alice", BOTS / "python", "cobol")
+        with pytest.raises(UploadError, match="speaks lines or ws, not 'smoke'"):
+            await uploads.upload("alice", BOTS / "python", "python", speaks="smoke")
         for name in ("nobody", "runner", "guest-1"):
             with pytest.raises(UploadError, match=f"no bot account '{name}'"):
                 await uploads.upload(name, BOTS / "python", "python")

@@ -38,10 +38,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         shutil.rmtree(hosted, ignore_errors=True)
 
 
-def upload(page: Any, bot: str, name: str, text: str) -> None:
+def upload(page: Any, bot: str, name: str, text: str, speaks: str = "lines") -> None:
     page.set_input_files(f"#upload-file-{bot}", files=[
         {"name": name, "mimeType": "text/x-python", "buffer": text.encode()}])
     page.select_option(f"#upload-lang-{bot}", "python")
+    page.select_option(f"#upload-speaks-{bot}", speaks)
     page.click(f"form.upload-form[data-bot='{bot}'] button")
 
 
@@ -63,10 +64,10 @@ def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
         page.click(f"{card} button.build-log-button")
         page.wait_for_selector(f"{card} pre.build-log:not([hidden])")
         assert "SyntaxError" in page.inner_text(f"{card} pre.build-log")
-        upload(page, "hana-bot", "bot.py", "print('pass')\n")
+        upload(page, "hana-bot", "bot.py", "print('pass')\n", "ws")  # a WebSocket program
         page.wait_for_selector(f"{card} table.builds tr[data-status='ok']")
         rows = page.locator(f"{card} table.builds tr").all_inner_texts()
-        assert rows[1].split("\t")[1:3] == ["python", "built · playing"], rows
+        assert rows[1].split("\t")[1:3] == ["python · WebSocket", "built · playing"], rows
         assert rows[2].split("\t")[1:3] == ["python", "failed"], rows
         page.reload()
         wait_phase(page, "mine")

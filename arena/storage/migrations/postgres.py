@@ -228,9 +228,15 @@ ALTER TABLE people ADD COLUMN operator BOOLEAN NOT NULL DEFAULT FALSE;
 """Version 8 (SQLite's 11): a person may be an operator (``people.operator``), who reads
 the operators' page of the web."""
 
+_BUILD_SPEAKS = """
+ALTER TABLE bot_builds ADD COLUMN speaks TEXT NOT NULL DEFAULT 'lines';
+"""
+"""Version 9 (SQLite's 12): what an uploaded program speaks (``bot_builds.speaks``):
+``lines`` or ``ws``."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS)
+                               _OPERATORS, _BUILD_SPEAKS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -273,10 +273,17 @@ ALTER TABLE people ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;
 """Version 11: a person may be an operator (``people.operator``, 1), who reads the
 operators' page of the web (`arena users add NAME --operator`)."""
 
+_BUILD_SPEAKS = """
+ALTER TABLE bot_builds ADD COLUMN speaks TEXT NOT NULL DEFAULT 'lines';
+"""
+"""Version 12: what an uploaded program speaks (``bot_builds.speaks``): ``lines`` (its
+standard streams, started per game) or ``ws`` (WebSocket behind its relay, kept running:
+the starter kits unchanged); the builds before it spoke lines."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS)
+                               _OPERATORS, _BUILD_SPEAKS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -169,6 +169,7 @@ async def upload_build(request: web.Request) -> web.Response:
     lang = request.query.get("lang")
     if lang is None:
         raise ApiError(400, f"say the program's language: ?lang= one of {', '.join(LANGS)}")
+    speaks = request.query.get("speaks", "lines")
     limit = uploads.upload_limits.archive_bytes
     multipart = request.content_type == "multipart/form-data"
     declared = request.content_length
@@ -178,7 +179,7 @@ async def upload_build(request: web.Request) -> web.Response:
     if person is not None:
         await _within_builds_a_day(request, person)
     try:
-        await uploads.check(name, lang)
+        await uploads.check(name, lang, speaks)
     except VersionBudget as error:
         raise ApiError(409, str(error), code="limit-reached") from None
     except BuildQueueFull as error:
@@ -191,7 +192,7 @@ async def upload_build(request: web.Request) -> web.Response:
     try:
         path = await _store_body(request, folder, lang, limit, multipart)
         try:
-            row = await uploads.start(name, path, lang, remove_source=True)
+            row = await uploads.start(name, path, lang, remove_source=True, speaks=speaks)
         except VersionBudget as error:
             raise ApiError(409, str(error), code="limit-reached") from None
         except BuildQueueFull as error:
@@ -274,8 +275,8 @@ async def stderr(request: web.Request) -> web.Response:
 
 
 _NAME = Param("name", "the bot's account", required=True, where="path")
-_BUILD = ("id, bot, lang, status (building, ok, failed), created, finished, sha256 (of the "
-          "sources), detail (why it failed)")
+_BUILD = ("id, bot, lang, status (building, ok, failed), speaks (lines, ws), created, "
+          "finished, sha256 (of the sources), detail (why it failed)")
 _READERS = {401: "no token nor session, or an unknown token",
             403: "neither the bot's token, its owner signed in nor an operator's token",
             404: "this server hosts no bots (code not-hosting)"}
@@ -284,10 +285,15 @@ ENDPOINTS = (
     Endpoint("POST", "/api/bots/{name}/builds", upload_build,
              "Upload a bot's program to be built and hosted (its owner signed in, operators)",
              "hosted",
-             params=(_NAME, Param("lang", f"the language: {', '.join(LANGS)}", required=True)),
+             params=(_NAME, Param("lang", f"the language: {', '.join(LANGS)}", required=True),
+                     Param("speaks", "what the program speaks: lines (the line protocol on "
+                                     "its standard streams, the default) or ws (WebSocket to "
+                                     "ws://127.0.0.1:8765/ with $ARENA_TOKEN, as the "
+                                     "starter kits)")),
              upload="application/octet-stream, multipart/form-data",
              answers={202: f"the build, being built ({_BUILD}); Location: where to read it",
-                      400: "no or an unknown language, no such bot account, an empty body "
+                      400: "no or an unknown language, an unknown speaks, no such bot "
+                           "account, an empty body "
                            "or a form without a 'file' part (code bad-upload)",
                       401: "no token nor session, or an unknown token",
                       403: "neither an operator's token nor the bot's owner signed in",

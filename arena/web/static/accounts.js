@@ -166,7 +166,7 @@ function challengeForm(bot, ladders) {
     h("p", {}, h("button", { type: "submit" }, t("Challenge"))), status));
 }
 
-// A hosted bot's uploads: the form (a file and its language) and its builds, each with
+// A hosted bot's uploads: the form (a file, its language and what it speaks) and its builds, each with
 // its log; while one is being built the list is read again every few seconds.
 async function buildsSection(bot, hosting, cardMessage) {
   const name = encodeURIComponent(bot.name);
@@ -184,7 +184,7 @@ async function buildsSection(bot, hosting, cardMessage) {
     h("caption", {}, t("Builds")),
     h("tr", {}, [t("uploaded"), t("language"), t("state"), t("Build log")].map((c) => h("th", { scope: "col" }, c))),
     listed.builds.map((b) => h("tr", { "data-build": b.id, "data-status": b.status },
-      h("td", {}, when(b.created)), h("td", {}, b.lang),
+      h("td", {}, when(b.created)), h("td", {}, b.speaks === "ws" ? `${b.lang} · WebSocket` : b.lang),
       h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null),
       h("td", {}, b.status === "building" ? "–" : logButton(b))))))
     : h("p", { class: "muted" }, t("No uploads yet.")));
@@ -200,16 +200,21 @@ async function buildsSection(bot, hosting, cardMessage) {
   const langId = `upload-lang-${bot.name}`;
   const file = h("input", { id: fileId, type: "file", required: true });
   const lang = h("select", { id: langId }, hosting.languages.map((l) => h("option", { value: l }, l)));
+  const speaksId = `upload-speaks-${bot.name}`;
+  const speaks = h("select", { id: speaksId },
+    h("option", { value: "lines" }, t("lines (standard input and output)")),
+    h("option", { value: "ws" }, t("WebSocket (a starter kit)")));
   const form = h("form", { class: "upload-form", "data-bot": bot.name, onsubmit: async (event) => {
     event.preventDefault();
     if (!file.files.length) return;
     try {
-      await post(`/api/bots/${name}/builds?lang=${encodeURIComponent(lang.value)}`, file.files[0]);
+      await post(`/api/bots/${name}/builds?lang=${encodeURIComponent(lang.value)}&speaks=${encodeURIComponent(speaks.value)}`, file.files[0]);
       form.reset();
       await refresh();
     } catch (error) { failed(cardMessage, error); }
   } }, h("label", { for: fileId }, t("The program (a source file or an archive)")), file,
   h("label", { for: langId }, t("Language")), lang,
+  h("label", { for: speaksId }, t("It speaks")), speaks,
   h("button", { type: "submit", disabled: bot.revoked }, t("Upload and build")));
   return h("div", { class: "hosting" }, h("h3", {}, t("Hosted by the server")), form, list, buildLog);
 }
