@@ -317,6 +317,7 @@ class ArenaServer(ArenaService):
             self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
                                        refresh_interval=self.config.hosted.refresh_interval,
                                        taken=self._taken_by_its_author)
+            self.games.cpu_meter = self.hosted.cpu_ms  # its bots' CPU clocks
             self._tasks.append(asyncio.get_running_loop().create_task(
                 self.hosted.watch(), name="hosted bots"))
 
