@@ -692,8 +692,8 @@ class Games:
 
     def client_changed(self, name: str, session: Session | None) -> None:
         """The bot `name` connected with `session` (or left: None). Its games learn
-        whether its client takes compact turns and is timed by CPU time; leaving starts its games' grace
-        periods (unless the server is closing), coming back ends them."""
+        whether its client takes compact turns and is timed by CPU time; leaving starts
+        its games' grace periods (unless the server is closing), coming back ends them."""
         compact = session is not None and "compact-turns" in session.capabilities
         games = self.of(name)
         for live in games:
