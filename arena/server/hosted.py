@@ -203,26 +203,31 @@ class HostedBridge(ExecBot):
         raise _NoMove  # its game is over: nothing to send
 
     async def _turn(self, turn: Turn) -> str:
-        """One turn, its CPU time measured from before it is written to the program
-        until its move is read (`cpu_ms`)."""
+        """One turn; in a game timed by CPU time, its CPU time is measured from before
+        it is written to the program until its move is read (`cpu_ms`)."""
+        if turn.info.time_control.get("kind") != "cpu":
+            return await self._play_turn(turn)
         cpu = self._cpu.get(turn.game_id)
         if cpu is None or cpu.turn != turn.turn:
             cpu = self._cpu[turn.game_id] = _TurnCpu(turn.turn)
         cpu.since_ns = since = self._sandbox_cpu_ns()
         try:
-            await self._flush()
-            await self._write(self._lines.turn(self._turn_fields(turn)))
-            while True:
-                item = self._lines.read(await self._read_line())
-                if isinstance(item, Comment):  # kept with its standard error, for its owner
-                    self._keep(f"# {item.text}", [turn.game_id])
-                elif isinstance(item, LegalQuery):
-                    await self._write(await self._answer(turn, item.steps))
-                else:
-                    return item.text
+            return await self._play_turn(turn)
         finally:
             cpu.used_ns += max(0, self._sandbox_cpu_ns() - since)
             cpu.since_ns = None
+
+    async def _play_turn(self, turn: Turn) -> str:
+        await self._flush()
+        await self._write(self._lines.turn(self._turn_fields(turn)))
+        while True:
+            item = self._lines.read(await self._read_line())
+            if isinstance(item, Comment):  # kept with its standard error, for its owner
+                self._keep(f"# {item.text}", [turn.game_id])
+            elif isinstance(item, LegalQuery):
+                await self._write(await self._answer(turn, item.steps))
+            else:
+                return item.text
 
     async def _lost(self, error: BridgeError) -> None:
         """The program died (or broke the protocol): it resigns every game it was
