@@ -55,7 +55,7 @@ def configured_ladders(ctx: click.Context) -> tuple[Any, ...]:
     return ladder_configs(
         ctx.meta[LADDERS_META], registry=default_registry(),
         time_control=TimeControl(params["move_ms"], params["bank_ms"], params["first_move_ms"],
-                                 params["retries"], params["grace_ms"]),
+                                 params["retries"], params["grace_ms"], kind=params["clock_kind"]),
         default_settings=lambda game: {},
         defaults={key: params[key] for key in ("house_vs_house", "max_games", "interval",
                                                "pairings_per_hour")})
@@ -109,6 +109,9 @@ def test_the_file_gives_the_settings_and_flags_override_it(tmp_path: Path) -> No
     ("[[ladders]]\nname = \"x y\"\ngame = \"sim\"", "ladders[0].name 'x y'"),
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\ntime_control = { move = 5 }",
      "unknown key 'ladders[0].time_control.move'"),
+    ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\ntime_control = { kind = \"CPU\" }",
+     "ladders[0].time_control.kind must be \"wall\" or \"cpu\", not the string 'CPU'"),
+    ('clock = "process"', "clock"),
     ("[[ladders]]\nname = \"x\"\ngame = \"sim\"\nsettings = {}\ngenerator = \"default\"",
      "gives both settings and generator"),
     ("game = \"sim\"\n[[ladders]]\nname = \"x\"\ngame = \"sim\"",
@@ -191,6 +194,28 @@ def test_ladders_tables_make_ladders_with_the_server_s_defaults(tmp_path: Path) 
     assert sim.time_control.bank_ms == 10_000 and sim.max_games == 4 and sim.rated
     assert short.settings["moves"] == 9 and not short.rated and short.max_games == 2
     assert short.time_control is None  # the server's
+
+
+def test_a_ladder_may_time_hosted_bots_by_cpu_time(tmp_path: Path) -> None:
+    ctx = parse(tmp_path, """
+        clock = "cpu"
+        [[ladders]]
+        name = "sim-cpu"
+        game = "sim"
+        time_control = { move_ms = 800 }
+        [[ladders]]
+        name = "sim-wall"
+        game = "sim"
+        time_control = { kind = "wall" }
+    """)
+    cpu, wall = configured_ladders(ctx)
+    assert cpu.time_control is not None and cpu.time_control.kind == "cpu"  # the server's
+    assert wall.time_control is not None and wall.time_control.kind == "wall"
+    ctx = parse(tmp_path, '[[ladders]]\nname = "x"\ngame = "sim"\n'
+                          'time_control = { kind = "cpu" }')
+    [ladder] = configured_ladders(ctx)
+    assert ladder.time_control is not None and ladder.time_control.kind == "cpu"
+    assert ctx.params["clock_kind"] == "wall"
 
 
 def test_the_example_file_runs_its_ladders() -> None:

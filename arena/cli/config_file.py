@@ -87,8 +87,9 @@ LADDER_KEYS: Mapping[str, str] = {
     "moves": "substitution game: turns per player, with grammar",
     "generator": "instead of settings: \"default\" or a table of the game's generator "
                  "parameters (a fresh start every pairing)",
-    "time_control": "a table of move_ms, bank_ms, first_move_ms, retries, grace_ms; keys "
-                    "left out are the server's",
+    "time_control": "a table of move_ms, bank_ms, first_move_ms, retries, grace_ms, kind "
+                    "(\"wall\" or \"cpu\": hosted bots timed by CPU time); keys left out "
+                    "are the server's",
     "rated": "whether its games change its ratings (default true)",
     "house": "house bots' specs, a list (or comma-separated text)",
     "house_vs_house": "let its house bots play each other (default: the server's)",
@@ -102,7 +103,7 @@ LADDER_KEYS: Mapping[str, str] = {
 _SINGLE_LADDER = ("game", "settings_json", "grammar", "moves", "house")
 """The parameters of the single-ladder flags, which ``[[ladders]]`` replaces."""
 
-_TIME_KEYS = ("move_ms", "bank_ms", "first_move_ms", "retries", "grace_ms")
+_TIME_KEYS = ("move_ms", "bank_ms", "first_move_ms", "retries", "grace_ms", "kind")
 
 
 def key_of(param: click.Parameter) -> str:
@@ -307,12 +308,18 @@ def _ladder_table(where: str, index: int, table: Mapping[str, Any]) -> dict[str,
     if "interval" in table and table["interval"] <= 0:
         raise click.BadParameter(f"{where}: {prefix}.interval must be positive",
                                  param_hint="--config")
+    from arena.clock import TIME_KINDS
+
     control = table.get("time_control", {})
     for key, item in control.items():
         if key not in _TIME_KEYS:
             raise _unknown(where, f"{prefix}.time_control.{key}",
                            [f"{prefix}.time_control.{k}" for k in _TIME_KEYS])
-        if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+        if key == "kind":
+            if item not in TIME_KINDS:
+                raise _wrong(where, f"{prefix}.time_control.kind",
+                             " or ".join(f'"{kind}"' for kind in TIME_KINDS), item)
+        elif isinstance(item, bool) or not isinstance(item, int) or item < 0:
             raise _wrong(where, f"{prefix}.time_control.{key}", "a whole number of "
                          "milliseconds (retries: a count), at least 0", item)
     return dict(table)

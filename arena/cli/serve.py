@@ -57,6 +57,10 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--first-move-ms", default=5000, show_default=True, type=click.IntRange(1))
 @click.option("--retries", default=0, show_default=True, type=click.IntRange(0),
               help="Illegal moves a bot may correct per turn (0: forfeit at once).")
+@click.option("--clock", "clock_kind", default="wall", show_default=True,
+              type=click.Choice(["wall", "cpu"]),
+              help="What a move's time is: wall time, or (cpu) for hosted bots the CPU time "
+                   "of their sandbox (connected bots keep wall time); the time control's kind.")
 @click.option("--grace-ms", default=10_000, show_default=True, type=click.IntRange(0),
               help="Reconnect grace period before a disconnected bot forfeits.")
 @click.option("--no-write-ahead", "no_write_ahead", is_flag=True, hidden=True,
@@ -157,7 +161,7 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
-          first_move_ms: int, retries: int, grace_ms: int, no_write_ahead: bool,
+          first_move_ms: int, retries: int, clock_kind: str, grace_ms: int, no_write_ahead: bool,
           max_games: int, interval: float,
           pairings_per_hour: int, challenges_per_hour: int, challenges_pending: int,
           challenge_timeout: float,
@@ -199,7 +203,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             raise click.UsageError(
                 f"the configuration file's [[ladders]] define the ladders: leave out "
                 f"{', '.join(given)} (or give one ladder by them and no [[ladders]])")
-    control = TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms)
+    control = TimeControl(move_ms, bank_ms, first_move_ms, retries, grace_ms, kind=clock_kind)
     try:
         registry = default_registry()
         ladders: tuple[LadderConfig, ...] = ()

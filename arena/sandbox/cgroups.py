@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FEATURES", "Hierarchy", "SandboxCgroup", "cgroup_layout"]
+__all__ = ["FEATURES", "Hierarchy", "SandboxCgroup", "cgroup_layout", "owned_cpu_ns"]
 
 FEATURES = ("memory", "pids", "cpu", "cpuacct", "kill")
 PARENT = "arena-sandbox"
@@ -186,6 +186,41 @@ def _kill_listed(directory: Path, rounds: int = 100) -> bool:
     return not _pids(directory)
 
 
+def _cpu_usage(hierarchy: Hierarchy, directory: Path) -> int | None:
+    """The CPU time (ns) a cgroup's processes used, all that were ever in it (None:
+    unreadable, or gone)."""
+    try:
+        if hierarchy.version == 1:
+            return int((directory / "cpuacct.usage").read_text())
+        for line in (directory / "cpu.stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) * 1000
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def owned_cpu_ns(owner: int, layout: Iterable[Hierarchy] | None = None) -> int | None:
+    """The CPU time of the sandbox cgroups the process `owner` made, read from another
+    process (a sandbox's keeper makes them, its server measures them). Each is named
+    after its maker's pid (`SandboxCgroup.create`), in the first hierarchy that counts
+    CPU time, as `SandboxCgroup.cpu_ns` reads it. None: `owner` has no such cgroup now
+    (not made yet, removed already, or no cgroups here)."""
+    hierarchies = tuple(cgroup_layout() if layout is None else layout)
+    hierarchy = next((h for h in hierarchies if "cpuacct" in h.features), None)
+    if hierarchy is None:
+        return None
+    used: int | None = None
+    with contextlib.suppress(OSError):
+        for child in hierarchy.parent.iterdir():
+            if child.name.startswith(f"{owner}-"):
+                found = _cpu_usage(hierarchy, child)
+                if found is not None:
+                    used = (used or 0) + found
+    return used
+
+
 class SandboxCgroup:
     """The cgroups of one sandbox (one directory per hierarchy used).
 
@@ -267,16 +302,7 @@ class SandboxCgroup:
         if found is None:
             return None
         hierarchy, directory = found
-        try:
-            if hierarchy.version == 1:
-                return int((directory / "cpuacct.usage").read_text())
-            for line in (directory / "cpu.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "usage_usec":
-                    return int(value) * 1000
-        except (OSError, ValueError):
-            return None
-        return None
+        return _cpu_usage(hierarchy, directory)
 
     def pids(self) -> set[int]:
         """The processes in the group now."""

@@ -8,6 +8,9 @@ process is told to stop (``SIGTERM``, ``SIGINT``, ``SIGHUP``) -- as it is when t
 process that started it dies -- the whole sandbox is killed and its uid given back; if
 this process is killed outright, bubblewrap dies with it (``--die-with-parent``) and the
 kernel takes the sandbox's processes with it.
+
+`keeper_cpu_ns` measures, from the process that started the keeper, the CPU time of the
+sandbox it keeps: what a server's hosted bot is timed by under a CPU clock.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import os
 import signal
 from types import FrameType
 
+from arena.sandbox import tree
+from arena.sandbox.cgroups import owned_cpu_ns
 from arena.sandbox.launch import start_build
 from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.process import SandboxedProcess
 from arena.sandbox.spec import SandboxSpec
 
-__all__ = ["run_build"]
+__all__ = ["keeper_cpu_ns", "run_build"]
 
 PR_SET_PDEATHSIG = 1
 
@@ -66,6 +71,18 @@ def run_build(directory: str, spec: SandboxSpec | None = None, *, relay: str | N
     finally:
         sandbox.kill()  # the whole tree, verified, and the uid given back
     return 128 + stopped[0] if stopped else status
+
+
+def keeper_cpu_ns(keeper: int) -> int:
+    """The CPU time the sandbox of the keeper at pid `keeper` used so far (its program's
+    processes, the keeper's own not counted), measured as `SandboxedProcess.cpu_ns`
+    measures it in the keeper: from the sandbox's cgroup (made by the keeper, named
+    after it) where there is one, else from the process tree under the keeper. 0
+    before the sandbox starts."""
+    used = owned_cpu_ns(keeper)
+    if used is not None:
+        return used
+    return sum(tree.tree_cpu_ns(child) for child in tree.children(keeper))
 
 
 def _die_with_parent() -> None:

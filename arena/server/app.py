@@ -325,6 +325,7 @@ class ArenaServer(ArenaService):
                                        refresh_interval=self.config.hosted.refresh_interval,
                                        taken=self._taken_by_its_author,
                                        slots=self.hosted_ws_slots)
+            self.games.cpu_meter = self.hosted.cpu_ms  # its bots' CPU clocks
             self._tasks.append(asyncio.get_running_loop().create_task(
                 self.hosted.watch(), name="hosted bots"))
 

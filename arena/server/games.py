@@ -20,6 +20,13 @@ back (each has the game's grace period, from the restart), then begins again wit
 fresh ``your_turn``. A closing server suspends its games instead of ending them
 (`suspend_all`); a game whose record cannot be replayed is aborted with the reason.
 
+Under a time control of kind ``cpu`` the hosted bots' seats are timed by the CPU time
+of their sandboxes (`LiveGame.cpu_players`: the players connected through the server's
+own `arena.server.hosted.HostedRunner`, which measures it): `Games` reads the mover's
+CPU time on the turn from `cpu_meter` (in-process: the runner is a client in this very
+process) each time it wakes the game and when its move comes, and gives it to the game.
+Other players keep wall time.
+
 On a database shared by several servers (docs/cluster.md), each game is leased to its
 host (`arena.storage.leases.LeaseKeeper`): a game is stored already leased, a dead
 host's games are resumed here through the same `restore_running`, and a game another
@@ -36,7 +43,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +74,10 @@ from protocol import Message
 __all__ = ["Games", "PlayerUnavailable"]
 
 log = logging.getLogger("arena.server")
+
+CpuMeter = Callable[[str, str, int], float]
+"""The CPU time (ms) a hosted player (its name) used on a turn (its number) of a game
+(its id) so far (`arena.server.hosted.HostedRunner.cpu_ms`)."""
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
@@ -139,6 +150,9 @@ class Games:
         self.legal_moves = legal_moves
         self.notes = notes
         self.leases = leases
+        self.cpu_meter: CpuMeter | None = None
+        """Where the hosted players' CPU time is read (set once the server hosts bots;
+        None: no player is timed by CPU time)."""
         self.live: dict[str, LiveGame] = {}
         self.bot_games: defaultdict[str, set[str]] = defaultdict(set)
         """The ids of the live games each player (bot or ``house:SPEC``) plays in."""
@@ -186,6 +200,7 @@ class Games:
             raise ValueError(f"{game_name} needs {game.num_players()} players, got {len(players)}")
         house = self._house_players(game_name, game, players)
         compact: set[str] = set()
+        cpu: set[str] = set()
         for seat, name in enumerate(players):
             if seat in house:
                 continue
@@ -196,13 +211,15 @@ class Games:
                 raise PlayerUnavailable(f"bot {name!r} does not play {game_name}")
             if "compact-turns" in session.capabilities:
                 compact.add(name)
+            if self._cpu_timed(session):
+                cpu.add(name)
         seed = new_seed() if seed is None else seed
         game_id = "g" + uuid.uuid4().hex[:12]
         match: Match = Match(game, players, seed=seed, match_id=game_id,
                              seed_commitment=seed_commitment(game_id, seed))
         live = LiveGame(game_id, game, match, time_control or self.config.time_control,
                         ladder=ladder, pair=pair, ladder_name=ladder_name, house=house,
-                        compact_turns=compact,
+                        compact_turns=compact, cpu_players=cpu,
                         max_state_bytes=self.config.max_state_bytes)
         return self._launch(_Run(live, self._loop.create_future(), header=match.record()))
 
@@ -563,7 +580,8 @@ class Games:
         if self._suspending or run.lost:
             return
         before = live.turn
-        self._moved(run, before, live.submit(seat, turn, text, self._loop.time()))
+        self._moved(run, before, live.submit(seat, turn, text, self._loop.time(),
+                                             self._cpu_ms(live)))
 
     def _moved(self, run: _Run, before: int, effects: Sequence[Effect]) -> None:
         """What a move asked for: held until the move is stored if it was accepted
@@ -602,6 +620,7 @@ class Games:
         """The player `name` is back: send it its games' state and turn again (a game
         resumed after a restart begins once all its players are back)."""
         run = self._runs[live.id]
+        self._time_by_cpu(live, name, self.sessions.get(name))
         self._apply(run, live.resume_messages(name, self._loop.time()))
         if name in run.waiting:
             run.waiting.discard(name)
@@ -651,13 +670,30 @@ class Games:
 
     def _wake(self, run: _Run) -> None:
         run.timer = None
-        run.live.wake(self._loop.time())
+        run.live.wake(self._loop.time(), self._cpu_ms(run.live))
         self._settle_run(run)
+
+    def _cpu_ms(self, live: LiveGame) -> float | None:
+        """The mover's CPU time on the turn in progress, if it is CPU-timed."""
+        if not live.cpu_turn or self.cpu_meter is None or live.over:
+            return None
+        return self.cpu_meter(live.players[live.match.to_act()], live.id, live.turn)
+
+    def _cpu_timed(self, session: Session | None) -> bool:
+        """Whether the player of `session` is timed by CPU time under a ``cpu`` clock:
+        a hosted program, measured by this server."""
+        return session is not None and session.hosted and self.cpu_meter is not None
+
+    def _time_by_cpu(self, live: LiveGame, name: str, session: Session | None) -> None:
+        if self._cpu_timed(session):
+            live.cpu_players.add(name)
+        else:
+            live.cpu_players.discard(name)
 
     def client_changed(self, name: str, session: Session | None) -> None:
         """The bot `name` connected with `session` (or left: None). Its games learn
-        whether its client takes compact turns; leaving starts its games' grace
-        periods (unless the server is closing), coming back ends them."""
+        whether its client takes compact turns and is timed by CPU time; leaving starts
+        its games' grace periods (unless the server is closing), coming back ends them."""
         compact = session is not None and "compact-turns" in session.capabilities
         games = self.of(name)
         for live in games:
@@ -665,6 +701,7 @@ class Games:
                 live.compact_turns.add(name)
             else:
                 live.compact_turns.discard(name)
+            self._time_by_cpu(live, name, session)
         if session is not None:
             self.grace.cancel(name)
         elif games and not self._stopping.is_set():

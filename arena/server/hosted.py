@@ -22,6 +22,11 @@ the game's public log. A program that dies loses the
 games it was playing (resigned at once: nobody waits on its clock), its end told in its
 standard error, and the next game starts it again.
 
+The bridge also measures the CPU time its program uses on each turn (`HostedBridge.cpu_ms`,
+the sandbox's, as `arena.sandbox.run.keeper_cpu_ns` reads it): a game under a time
+control of kind ``cpu`` charges a hosted seat's moves by it (`HostedRunner.cpu_ms`, read
+in-process by `arena.server.games` while the turn runs and when the move comes).
+
 A game with hosted seats holds a slot of the server's `HostedSlots` per hosted seat
 from its start to its end; a game that finds too few waits in order, before its clock
 starts (`arena.server.games`).
@@ -48,6 +53,7 @@ from pathlib import Path
 from websockets.exceptions import ConnectionClosed
 
 from arena.lines import Comment, LegalQuery
+from arena.sandbox.run import keeper_cpu_ns
 from arena.sandbox.slots import HostedSlots
 from arena.server.hosted_ws import WsHostedBot
 from arena.uploads import Uploads
@@ -91,6 +97,18 @@ class _Stderr:
         return "".join(line + "\n" for line in self.lines) + more
 
 
+@dataclass
+class _TurnCpu:
+    """The CPU time the program used on one turn of a game (a turn it has again after
+    a rejected move adds to it)."""
+
+    turn: int
+    used_ns: int = 0
+    """Of the times it had the turn and gave it back."""
+    since_ns: int | None = None
+    """The sandbox's CPU time when it took the turn, while it has it (else None)."""
+
+
 class _NoMove(asyncio.CancelledError):
     """A turn of a game that ended meanwhile: the SDK's move task ends, nothing is sent."""
 
@@ -117,6 +135,25 @@ class HostedBridge(ExecBot):
         """The game whose turn the program has (its standard error goes with it)."""
         self._closed = False
         self._stopping: set[asyncio.Task[None]] = set()
+        self._cpu: dict[str, _TurnCpu] = {}
+        """Per game in progress, the CPU time its latest turn took (`cpu_ms`)."""
+
+    def _sandbox_cpu_ns(self) -> int:
+        process = self._process
+        return 0 if process is None else keeper_cpu_ns(process.pid)
+
+    def cpu_ms(self, game_id: str, turn: int) -> float:
+        """The CPU time (ms) the program used on `turn` of `game_id` so far: while it
+        thinks, measured now; once it moved, as it was when its move was read (so the
+        figure the server charges is the program's alone). 0 for a turn it has not taken
+        up yet (it is playing another game's turn, or starting)."""
+        cpu = self._cpu.get(game_id)
+        if cpu is None or cpu.turn != turn:
+            return 0.0
+        used = cpu.used_ns
+        if cpu.since_ns is not None:
+            used += max(0, self._sandbox_cpu_ns() - cpu.since_ns)
+        return used / 1e6
 
     def _command(self) -> list[str]:
         return [sys.executable, "-m", "arena", "bots", "run", str(self.directory)]
@@ -174,6 +211,21 @@ class HostedBridge(ExecBot):
         raise _NoMove  # its game is over: nothing to send
 
     async def _turn(self, turn: Turn) -> str:
+        """One turn; in a game timed by CPU time, its CPU time is measured from before
+        it is written to the program until its move is read (`cpu_ms`)."""
+        if turn.info.time_control.get("kind") != "cpu":
+            return await self._play_turn(turn)
+        cpu = self._cpu.get(turn.game_id)
+        if cpu is None or cpu.turn != turn.turn:
+            cpu = self._cpu[turn.game_id] = _TurnCpu(turn.turn)
+        cpu.since_ns = since = self._sandbox_cpu_ns()
+        try:
+            return await self._play_turn(turn)
+        finally:
+            cpu.used_ns += max(0, self._sandbox_cpu_ns() - since)
+            cpu.since_ns = None
+
+    async def _play_turn(self, turn: Turn) -> str:
         await self._flush()
         await self._write(self._lines.turn(self._turn_fields(turn)))
         while True:
@@ -207,6 +259,7 @@ class HostedBridge(ExecBot):
             message=rejection.message, step=rejection.step, retries_left=rejection.retries_left))
 
     def end(self, game: GameInfo | None, result: GameResult) -> None:
+        self._cpu.pop(result.game_id, None)
         kept = self._stderr.pop(result.game_id, None)
         if kept is not None and (kept.lines or kept.dropped) and self.on_stderr is not None:
             self.on_stderr(result.game_id, kept.text())
@@ -399,6 +452,12 @@ class HostedRunner:
                 await self.ws_bots.pop(name).close()
             if self._saving:
                 await asyncio.wait(list(self._saving))
+
+    def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
+        """The CPU time (ms) the hosted bot `name` used on `turn` of `game_id` so far
+        (`HostedBridge.cpu_ms`; 0 if it is not hosted here)."""
+        hosted = self.bots.get(name)
+        return 0.0 if hosted is None else hosted.bridge.cpu_ms(game_id, turn)
 
     def directories(self) -> Mapping[str, Path]:
         """The hosted bots and the builds they play."""

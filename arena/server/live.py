@@ -15,6 +15,13 @@ the mover on time (or None: nothing to wake for). So a game only waits for its o
 players, a silent bot loses on time, a move costs no task switch, and every clock rule
 is tested with given times, without waiting (`tests/server/test_live.py`).
 
+Under a time control of kind ``cpu`` the moves of the players in `cpu_players` (hosted
+programs) are timed by the CPU time they use (`arena.clock.CpuTimer`'s rules): the
+driver gives the game the mover's CPU time on the turn with each input (`wake`,
+`submit`), and `wake_at` asks it to look every `arena.clock.CPU_POLL_SECONDS` while
+such a turn runs; the turn's deadline is its wall-time ceiling
+(`arena.clock.cpu_wall_ceiling_ms`). Every other seat keeps wall time.
+
 House bots think in worker processes (`arena.server.house`) on the same clock; only
 while a worker builds and prepares a house bot is that seat's clock stopped
 (`pause_clock`, `resume_clock`). A game whose state grows beyond `max_state_bytes` (its
@@ -35,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena.clock import Clock, TimeControl
+from arena.clock import CPU_POLL_SECONDS, Clock, TimeControl, cpu_wall_ceiling_ms
 from arena.game import TERMINAL, Game, Termination
 from arena.match import Match
 from arena.record import MatchRecord
@@ -121,6 +128,10 @@ class LiveGame:
     compact_turns: set[str] = field(default_factory=set)
     """The players whose client listed ``compact-turns``: the opponent's move rides on
     their ``your_turn`` (kept current by the server as clients come and go)."""
+    cpu_players: set[str] = field(default_factory=set)
+    """The players whose moves a time control of kind ``cpu`` times by CPU time: hosted
+    programs, whose CPU time the server measures (kept current by the server as clients
+    come and go; a turn keeps the timing it began with)."""
     max_state_bytes: int = 0
     """Largest state (its msgpack encoding, in bytes) before the game is aborted; 0: any."""
     spectators: set[Session] = field(default_factory=set)
@@ -130,13 +141,19 @@ class LiveGame:
     turn_started: float = 0.0
     """When the turn in progress began, on the driver's clock (its paused time left out)."""
     deadline: float = 0.0
-    """When the mover's allowance and bank run out, on the driver's clock."""
+    """When the mover's allowance and bank run out, on the driver's clock (a CPU-timed
+    turn: its wall-time ceiling)."""
+    cpu_turn: bool = False
+    """The turn in progress is timed by the mover's CPU time (`cpu_players`)."""
+    cpu_used_ms: float = 0.0
+    """The CPU time the mover used on a CPU-timed turn, as last given by the driver."""
     started: bool = False
     record: MatchRecord | None = None
     """The stored record, once the game is over and stored (set by the server)."""
     log: str | None = None
     """The stored record as JSON Lines, once the game is over and stored."""
     _paused_at: float | None = None
+    _cpu_look_at: float = 0.0
     _json_of: Any = None
     _json: dict[str, Any] = field(default_factory=dict)
 
@@ -201,6 +218,8 @@ class LiveGame:
         not begun, or its mover's clock is stopped."""
         if self.match.outcome is not None or not self.started or self._paused_at is not None:
             return None
+        if self.cpu_turn:  # the mover's CPU time is looked at while it thinks
+            return min(self.deadline, self._cpu_look_at)
         return self.deadline
 
     def seats_of(self, name: str) -> list[int]:
@@ -220,7 +239,10 @@ class LiveGame:
     def turn_message(self, seat: int, now: float,
                      last_move: dict[str, Any] | None = None) -> dict[str, Any]:
         clock = self.clocks[seat]
-        left_ms = max(0, int((self.deadline - now) * 1000))
+        if self.cpu_turn and seat == self.match.to_act():  # CPU time left (`clock` counts it)
+            left_ms = max(0, int(clock.limit_ms() + clock.bank_ms - self.cpu_used_ms))
+        else:
+            left_ms = max(0, int((self.deadline - now) * 1000))
         message = {
             "game_id": self.id, "turn": self.turn, "move_number": self._move_number(),
             "seat": seat, "chance": self.match.pending_chance,
@@ -291,17 +313,30 @@ class LiveGame:
             return
         clock = self.clocks[seat]
         self.turn_started = now
-        self.deadline = now + (clock.limit_ms() + clock.bank_ms) / 1000
+        allowance_ms = clock.limit_ms() + clock.bank_ms
+        self.cpu_turn = (self.control.kind == "cpu" and seat not in self.house
+                         and self.players[seat] in self.cpu_players)
+        self.cpu_used_ms = 0.0
+        if self.cpu_turn:
+            self.deadline = now + cpu_wall_ceiling_ms(allowance_ms) / 1000
+            self._cpu_look_at = now + CPU_POLL_SECONDS
+        else:
+            self.deadline = now + allowance_ms / 1000
         if seat in self.house:
             out.append(HouseTurn(seat, self.turn))
         else:
             out.append(Outgoing(self.players[seat], "your_turn",
                                 self.turn_message(seat, now, last_move), vital=True))
 
-    def wake(self, now: float) -> None:
+    def wake(self, now: float, cpu_ms: float | None = None) -> None:
         """The driver's timer (`wake_at`): forfeit the mover if its time is up at `now`;
-        a timer that fires early (the deadline moved on) does nothing."""
+        a timer that fires early (the deadline moved on) does nothing. On a CPU-timed
+        turn `cpu_ms` is the CPU time the mover used on it so far (None: not measured
+        this time)."""
         if self.match.outcome is not None or not self.started or self._paused_at is not None:
+            return
+        if self.cpu_turn:
+            self._cpu_wake(now, cpu_ms)
             return
         if now >= self.deadline:
             seat = self.match.to_act()
@@ -310,6 +345,29 @@ class LiveGame:
                 seat, Termination.TIMEOUT,
                 f"{self.players[seat]} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms "
                 f"bank on turn {self.turn}")
+
+    def _cpu_wake(self, now: float, cpu_ms: float | None) -> None:
+        """`wake` on a CPU-timed turn: its CPU allowance and bank, then its wall-time
+        ceiling."""
+        if cpu_ms is not None:
+            self.cpu_used_ms = max(self.cpu_used_ms, cpu_ms)
+        seat = self.match.to_act()
+        clock = self.clocks[seat]
+        name = self.players[seat]
+        allowance_ms = clock.limit_ms() + clock.bank_ms
+        if self.cpu_used_ms > allowance_ms:
+            self.match.forfeit(
+                seat, Termination.TIMEOUT,
+                f"{name} used {clock.limit_ms()} ms and its {int(clock.bank_ms)} ms bank of "
+                f"CPU time on turn {self.turn}")
+        elif now >= self.deadline:
+            self.match.forfeit(
+                seat, Termination.TIMEOUT,
+                f"{name} took {cpu_wall_ceiling_ms(allowance_ms) / 1000:.1f} s of wall time on "
+                f"turn {self.turn}, the ceiling of a CPU-timed move (it used "
+                f"{self.cpu_used_ms:.0f} ms of its {allowance_ms:.0f} ms of CPU time)")
+        else:
+            self._cpu_look_at = now + CPU_POLL_SECONDS
 
     def pause_clock(self, now: float) -> None:
         """Stop the mover's clock at `now` (while a worker prepares a house bot)."""
@@ -324,6 +382,7 @@ class LiveGame:
         self._paused_at = None
         self.turn_started += paused
         self.deadline += paused
+        self._cpu_look_at += paused
         self.wake(now)
 
     # -- input -------------------------------------------------------------------------
@@ -341,16 +400,18 @@ class LiveGame:
         if not self.over:
             self.match.abort(_cap(detail))
 
-    def submit(self, mover: int, turn: int, text: str, now: float) -> list[Effect]:
+    def submit(self, mover: int, turn: int, text: str, now: float,
+               cpu_ms: float | None = None) -> list[Effect]:
         """Judge a move from seat `mover` for turn `turn`, come at `now`; return what to
-        tell everybody.
+        tell everybody. On a CPU-timed turn `cpu_ms` is the CPU time the mover used on
+        it (what its move is charged).
 
         Never raises: a failure in the rules or the server aborts this game only (what
         was decided before the failure is still returned).
         """
         out: list[Effect] = []
         try:
-            self._submit(out, mover, turn, text, now)
+            self._submit(out, mover, turn, text, now, cpu_ms)
         except Exception as error:  # one broken game must not take the others down
             log.exception("game %s failed on a move", self.id)
             self.abort(f"server error: {error!r}")
@@ -368,10 +429,11 @@ class LiveGame:
                    f"turns, above the server's limit of {limit} bytes")
         return False
 
-    def _submit(self, out: list[Effect], mover: int, turn: int, text: str, now: float) -> None:
+    def _submit(self, out: list[Effect], mover: int, turn: int, text: str, now: float,
+                cpu_ms: float | None) -> None:
         if self.over:
             return
-        self.wake(now)  # a move after the deadline is too late
+        self.wake(now, cpu_ms)  # a move after the deadline is too late
         if self.over:
             return
         match = self.match
@@ -413,7 +475,7 @@ class LiveGame:
                 if seat not in self.house:  # the turn again, with the clock now
                     out.append(Outgoing(name, "your_turn", self.turn_message(seat, now)))
             return
-        elapsed_ms = (now - self.turn_started) * 1000
+        elapsed_ms = self.cpu_used_ms if self.cpu_turn else (now - self.turn_started) * 1000
         clock = self.clocks[seat]
         clock.charge(elapsed_ms)
         self.turn += 1

@@ -11,9 +11,18 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import tree
-from arena.sandbox.cgroups import SandboxCgroup, _mounts, _own_cgroups, _under, cgroup_layout
+from arena.sandbox.cgroups import (
+    Hierarchy,
+    SandboxCgroup,
+    _mounts,
+    _own_cgroups,
+    _under,
+    cgroup_layout,
+    owned_cpu_ns,
+)
 from arena.sandbox.command import Bind
 from arena.sandbox.process import SandboxedProcess
+from arena.sandbox.run import keeper_cpu_ns
 from arena.sandbox.spec import SandboxSpec
 from tests.waiting import wait_for_sync
 
@@ -118,6 +127,39 @@ def test_the_cpu_time_of_a_whole_tree_is_counted(builds: Path) -> None:
     finally:
         assert sandbox.kill()
     assert sandbox.left() == set()
+
+
+def test_a_sandbox_s_cpu_time_is_read_by_its_maker_s_pid_from_another_process(
+        tmp_path: Path) -> None:
+    """A keeper makes the cgroups (named after its pid), its server reads them: from the
+    first hierarchy that counts CPU time, as `SandboxCgroup.create` chose it."""
+    v2, v1 = tmp_path / "unified", tmp_path / "cpuacct"
+    for directory, name, text in ((v2, "123-1-aa", "usage_usec 2500\nuser_usec 2000\n"),
+                                  (v2, "1234-1-bb", "usage_usec 9\n"),
+                                  (v1, "123-1-aa", "777\n")):
+        (directory / name).mkdir(parents=True)
+        (directory / name / ("cpu.stat" if directory == v2 else "cpuacct.usage")).write_text(text)
+    both = (Hierarchy(2, v2, frozenset({"kill", "cpuacct"})),
+            Hierarchy(1, v1, frozenset({"cpuacct"})))
+    assert owned_cpu_ns(123, both) == 2_500_000  # not 1234's
+    assert owned_cpu_ns(123, both[1:]) == 777
+    assert owned_cpu_ns(99, both) is None and owned_cpu_ns(123, ()) is None
+
+
+def test_a_keeper_s_sandbox_without_a_cgroup_is_measured_by_its_process_tree() -> None:
+    """Without a cgroup named after the keeper, its children's trees count (the keeper's
+    own CPU time does not)."""
+    burn = ("import time\nstart = time.process_time()\n"
+            "while time.process_time() - start < 0.3: pass\nprint('done', flush=True)\n"
+            "input()\n")
+    with subprocess.Popen(["/bin/sh", "-c", f'{sys.executable} -c "$0"; :', burn],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as keeper:
+        assert keeper.stdout is not None and keeper.stdin is not None
+        assert keeper.stdout.readline() == b"done\n"
+        assert owned_cpu_ns(keeper.pid) is None
+        assert keeper_cpu_ns(keeper.pid) >= 0.29e9
+        keeper.stdin.close()
+    assert keeper_cpu_ns(keeper.pid) == 0  # gone
 
 
 def test_the_kill_takes_every_process_even_those_in_a_session_of_their_own() -> None:

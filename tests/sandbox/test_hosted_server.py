@@ -22,7 +22,7 @@ from arena.config import AccountsConfig, HostedConfig
 from arena.sandbox.spec import UploadLimits
 from arena.server import LadderConfig, TimeControl
 from arena.server.hosted import STDERR_BYTES
-from clients.sdk import ArenaClient, BuiltinBot
+from clients.sdk import ArenaClient, BuiltinBot, Turn
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
 from tests.waiting import wait_for
 
@@ -458,3 +458,70 @@ async def test_an_upload_from_the_command_line_is_played_by_a_running_server(
     await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
                    what="the server hosts the build it read from the database")
     await arena.close()
+
+
+CPU_LADDER_CLOCK = TimeControl(move_ms=150, bank_ms=0, first_move_ms=5000, grace_ms=1000,
+                               kind="cpu")
+"""Time for a program to start on its first move; 150 ms of CPU time on each later one
+(within a wall-time ceiling of 10.15 s)."""
+
+
+def _timing_source(tmp_path: Path, how: str, milliseconds: int) -> Path:
+    """tests/sandbox/bots/timing.py as an upload: `how` (``sleep``, ``burn``) written in."""
+    source = tmp_path / f"source-{how}"
+    source.mkdir()
+    text = (BOTS / "timing.py").read_text().replace(
+        "sys.argv[1], int(sys.argv[2])", f"{how!r}, {milliseconds}")
+    (source / "bot.py").write_text(text)
+    return source
+
+
+class _SlowBot(BuiltinBot):
+    """A connected bot that waits 400 ms of wall time (no CPU time) before each move."""
+
+    async def move(self, turn: Turn) -> str:  # type: ignore[override]
+        await asyncio.sleep(0.4)
+        return str(super().move(turn))
+
+
+async def test_a_cpu_ladder_times_hosted_bots_by_cpu_time_and_connected_ones_by_wall_time(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    arena = await make_arena(
+        ladder=LadderConfig(game="sim", settings={"vertices": 6}, interval=0.05, seed=3,
+                            time_control=CPU_LADDER_CLOCK),
+        hosted=HostedConfig(directory=str(builds / "hosted-cpu-clock")))
+    server = arena.server
+    assert server.uploads is not None
+    for account, how in (("sleeper", "sleep"), ("burner", "burn")):
+        await arena.add_bot(account)
+        upload = await server.uploads.upload(account, _timing_source(tmp_path, how, 400),
+                                             "python")
+        assert upload.status == "ok", upload
+    token = await arena.add_bot("connected")
+    connected = ArenaClient(server.url, token, _SlowBot("sim-random"), reconnect_delay=0.05)
+    task = asyncio.create_task(connected.run())
+    try:
+        async def met() -> bool:
+            games = await server.storage.games(status="finished", limit=100)
+            for game in games:  # checked as they come: a wrong loser fails at once
+                assert game.termination == "timeout", game  # one of them was too slow
+                loser = game.players[1 - game.winner]
+                # 400 ms of sleep a move: far over 150 ms, yet the sleeper never loses
+                assert loser != "sleeper", game
+                if loser == "burner":  # 400 ms of CPU time a move: over its 150 ms of it
+                    assert "150 ms and its 0 ms bank of CPU time on turn" in game.reason, game
+                else:  # the connected bot's 400 ms of wall time, on the wall clock
+                    assert game.reason.startswith(
+                        "connected used 150 ms and its 0 ms bank on turn"), game
+            # every two of them played, and the sleeper made a move after its first
+            pairs = {frozenset(game.players) for game in games}
+            return len(pairs) == 3 and any(
+                (game.turns + 1 - game.players.index("sleeper")) // 2 >= 2
+                for game in games if "sleeper" in game.players)
+
+        await wait_for(met, 120, "each pair played on the ladder")
+    finally:
+        await connected.stop()
+        await task
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")

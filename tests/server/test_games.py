@@ -172,3 +172,41 @@ async def test_threaded_builtin_bot(arena):
     await arena.client("quick", "sim-random", games=["sim"])
     record = await arena.server.play_game("sim", {"vertices": 5}, ["thinker", "quick"], seed=3)
     assert record.outcome.termination.value == "normal"
+
+
+async def test_a_cpu_clock_charges_a_measured_player_the_cpu_time_read_for_it(arena):
+    """The driver's side of CPU clocks, without a sandbox: a player the server measures (a
+    hosted one; here a client marked so, with a given meter) is charged the CPU time the
+    meter reads for its turn, however long it sleeps; every other player, wall time."""
+    from arena.clock import TimeControl
+    from clients.sdk import BuiltinBot
+
+    class Slow(BuiltinBot):
+        async def move(self, turn):
+            await asyncio.sleep(0.3)  # wall time, no CPU time
+            return super().move(turn)
+
+    readings = {"alice": 10.0}
+    asked = []
+
+    def meter(name: str, game_id: str, turn: int) -> float:
+        asked.append((name, turn))
+        return readings[name]
+
+    arena.server.games.cpu_meter = meter
+    await arena.client("alice", Slow("sim-random"), games=["sim"])
+    await arena.client("bob", Slow("sim-random"), games=["sim"])
+    arena.server.sessions["alice"].hosted = True
+    control = TimeControl(move_ms=100, bank_ms=0, first_move_ms=5000, kind="cpu")
+    record = await arena.server.play_game("sim", {"vertices": 6}, ["alice", "bob"], seed=1,
+                                          time_control=control)
+    outcome = record.outcome
+    assert outcome.termination.value == "timeout" and outcome.loser == 1, outcome
+    assert outcome.detail == "bob used 100 ms and its 0 ms bank on turn 3"  # wall time
+    assert ("alice", 2) in asked and {name for name, _ in asked} == {"alice"}
+    readings["alice"] = 101.0  # over its 100 ms of CPU time on its second move
+    record = await arena.server.play_game("sim", {"vertices": 6}, ["alice", "bob"], seed=1,
+                                          time_control=control)
+    outcome = record.outcome
+    assert outcome.termination.value == "timeout" and outcome.loser == 0, outcome
+    assert outcome.detail == "alice used 100 ms and its 0 ms bank of CPU time on turn 2"

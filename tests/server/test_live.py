@@ -256,6 +256,65 @@ def test_a_house_seat_loses_on_time_like_anybody() -> None:
     assert outcome.loser == 1
 
 
+CPU_CLOCK = dataclasses.replace(CLOCK, kind="cpu")
+"""`CLOCK` in CPU time: alice's first move has 1.5 s of it, within a 11.5 s wall ceiling."""
+
+
+def test_a_cpu_clock_times_its_cpu_players_by_the_cpu_time_they_are_given() -> None:
+    live = sim_game(control=CPU_CLOCK, cpu_players={"alice"})
+    turn = message(live.begin(T0), "your_turn")
+    assert turn["clock"] == {"limit_ms": 1200, "bank_ms": 300, "left_ms": 1500}  # CPU time
+    assert live.cpu_turn and live.deadline == T0 + 11.5  # 1.5 s and 10 s more, of wall time
+    assert live.wake_at == pytest.approx(T0 + 0.05)  # its CPU time is looked at meanwhile
+    live.wake(T0 + 5.0, 100.0)  # asleep: much wall time, little CPU time
+    assert not live.over and live.wake_at == pytest.approx(T0 + 5.05)
+    accepted = live.submit(0, 0, legal(live), T0 + 9.0, 1400.0)  # charged its CPU time
+    assert message(accepted, "move_accepted") == {"game_id": "g1", "turn": 0,
+                                                  "elapsed_ms": 1400, "bank_ms": 100}
+    bobs = message(accepted, "your_turn")  # bob is no CPU player: wall time
+    assert not live.cpu_turn and live.wake_at == T0 + 9.0 + 1.5
+    assert bobs["clock"]["left_ms"] == 1500
+    live.submit(1, 1, legal(live), T0 + 9.1)
+    assert live.cpu_turn and live.deadline == pytest.approx(T0 + 9.1 + 10.3)  # 200 + 100 ms
+    live.wake(T0 + 9.2, 301.0)  # past its allowance and bank of CPU time
+    outcome = live.match.outcome
+    assert outcome is not None and outcome.termination is Termination.TIMEOUT
+    assert outcome.loser == 0
+    assert outcome.detail == "alice used 200 ms and its 100 ms bank of CPU time on turn 2"
+    assert live.wake_at is None
+
+
+def test_a_cpu_timed_move_that_sleeps_loses_at_its_wall_ceiling() -> None:
+    live = sim_game(control=CPU_CLOCK, cpu_players={"alice"})
+    live.begin(T0)
+    live.wake(T0 + 11.49, 20.0)
+    assert not live.over
+    live.wake(T0 + 11.5)  # no reading this time: the last one stands
+    outcome = live.match.outcome
+    assert outcome is not None and outcome.termination is Termination.TIMEOUT
+    assert outcome.detail == ("alice took 11.5 s of wall time on turn 0, the ceiling of a "
+                              "CPU-timed move (it used 20 ms of its 1500 ms of CPU time)")
+
+
+def test_a_cpu_timed_move_over_its_cpu_time_is_too_late_and_a_retry_tells_the_cpu_left() -> None:
+    live = sim_game(control=dataclasses.replace(CPU_CLOCK, retries=1), cpu_players={"alice"})
+    live.begin(T0)
+    again = message(live.submit(0, 0, "no such move", T0 + 4.0, 600.0), "your_turn")
+    assert again["clock"]["left_ms"] == 900  # CPU time left, whatever the wall time
+    assert live.submit(0, 0, legal(live), T0 + 4.5, 1501.0) == []
+    outcome = live.match.outcome
+    assert outcome is not None and outcome.termination is Termination.TIMEOUT
+    assert live.match.turn_count == 0
+
+
+def test_a_wall_clock_or_a_player_not_measured_keeps_wall_time() -> None:
+    for live in (sim_game(control=CLOCK, cpu_players={"alice"}), sim_game(control=CPU_CLOCK)):
+        live.begin(T0)
+        assert not live.cpu_turn and live.wake_at == T0 + 1.5
+        accepted = live.submit(0, 0, legal(live), T0 + 1.25, 1.0)  # a reading changes nothing
+        assert message(accepted, "move_accepted")["elapsed_ms"] == 1250
+
+
 def test_forfeits_and_aborts_end_the_game_with_nothing_left_to_wake() -> None:
     live = sim_game()
     live.begin(T0)
