@@ -5,6 +5,8 @@
       │                        closed here last
       ├── arena.server         ArenaServer, given the storage: live games, clients,
       │                        ladder; its WebSocket side (`ArenaServer.websocket_side`)
+      ├── arena.cluster        a gateway's or a host's side of the bus (``--role``;
+      │                        nothing for ``all``, docs/cluster.md)
       ├── arena.web            WebFront: the HTTP API and the web interface (aiohttp),
       │                        given the server as its ArenaService (arena.service)
       └── arena.server.dispatch  OnePort: the one port, a WebSocket upgrade to the
@@ -35,6 +37,7 @@ from __future__ import annotations
 import asyncio
 from typing import Self
 
+from arena.cluster import ClusterRole, start_role
 from arena.config import ServerConfig
 from arena.registry import Registry
 from arena.server import ArenaServer
@@ -67,6 +70,8 @@ class Arena:
         self._storage: Storage | None = None
         self._web: WebFront | None = None
         self._port: OnePort | None = None
+        self._role: ClusterRole | None = None
+        """A gateway's or a host's side of the bus (`arena.cluster`; None: ``all``)."""
         self._started = False
         self._closing = False
         self._closed = asyncio.Event()
@@ -102,6 +107,7 @@ class Arena:
         try:
             self._storage = await open_storage(config.db)
             await self.server.start(self._storage)
+            self._role = await start_role(self.server)
             if self._with_web:
                 self._web = WebFront(self.server)
                 await self._web.start()
@@ -127,6 +133,8 @@ class Arena:
             if self._port is not None:
                 self._port.stop_accepting()
             await self.server.shutdown()
+            if self._role is not None:  # what the games and the clients said last goes
+                await self._role.close()
             if self._web is not None:
                 await self._web.close()
             if self._port is not None:

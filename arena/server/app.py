@@ -204,9 +204,12 @@ class ArenaServer(ArenaService):
         games.leases = self._leases = LeaseKeeper(
             storage, self.host, on_lost=games.lose, on_claimed=self._claimed,
             lease=config.lease_seconds)
-        durability.resume = self._resume_free  # running games resume from their moves
+        owns_games = config.role != "gateway"  # a gateway's games are the hosts' (docs/cluster.md)
+        # running games resume from their moves (on a host); a gateway resumes none
+        durability.resume = self._resume_free if owns_games else _resume_none
         await durability.recover()
-        self._tasks.append(loop.create_task(self._leases.run(), name="lease keeper"))
+        if owns_games:
+            self._tasks.append(loop.create_task(self._leases.run(), name="lease keeper"))
         challenges = self._challenges = Challenges(
             config.challenges, notify=self._notify_challenge, start=self._start_challenge,
             rating=self._ladder_rating, check=self._check_challenge,
@@ -229,7 +232,8 @@ class ArenaServer(ArenaService):
                             owner_of=self._owner_of)
             self.ladders[ladder_config.name] = ladder
             self.ladder = self.ladder or ladder
-            ladder.start()  # no bot is connected before the port listens
+            if config.role == "all":  # a host's pair while it leads (arena.cluster.host)
+                ladder.start()  # no bot is connected before the port listens
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
 
     async def _resume_free(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
@@ -297,8 +301,14 @@ class ArenaServer(ArenaService):
                 connection.cookie_token = handshake.guest_token
             return None
 
+        async def refuse(connection: ServerConnection) -> None:
+            """A host takes no connection: its bots reach it through a gateway."""
+            await connection.close(1013, "this is a game host of the arena: connect to "
+                                         "one of its gateways")
+
         return WebSocketSide(
-            handler=lambda connection: self.clients.handle(connection),
+            handler=refuse if config.role == "host"
+            else lambda connection: self.clients.handle(connection),
             connection=ArenaConnection,
             process_request=process_request,
             process_response=subprotocol_response,
@@ -758,6 +768,12 @@ class ArenaServer(ArenaService):
             games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0,
             resumed=len(self._durability.resumed) if self._durability is not None else 0)
+
+
+async def _resume_none(running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
+    """A gateway's start: the games left running are the hosts' to resume."""
+    del running
+    return [], []
 
 
 def _started(part: T | None) -> T:

@@ -19,7 +19,7 @@ import functools
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -54,7 +54,7 @@ from protocol import (
     VersionError,
 )
 
-__all__ = ["CLOSE_UNAUTHORIZED", "Clients"]
+__all__ = ["CLOSE_UNAUTHORIZED", "GAME_MESSAGES", "Clients", "Relay"]
 
 log = logging.getLogger("arena.server")
 
@@ -70,6 +70,26 @@ characters (a server's ladder names are no longer: `arena.cli.config_file`)."""
 MAX_LADDER_NAME = 64
 CLOSE_RATE = 4006
 CLOSE_TRY_LATER = 1013
+
+
+GAME_MESSAGES = frozenset({"move", "legal", "log", "resign"})
+"""A bot's messages about one of its games: a gateway relays them to the game's host."""
+
+
+class Relay(Protocol):
+    """Where a gateway's bots and their game messages go (docs/cluster.md: the hosts,
+    over the bus; `arena.cluster.gateway`). Without one (``--role all``) the games are
+    this process's own."""
+
+    def online(self, session: Session) -> None:
+        """A bot finished its handshake, or changed what the ladder reads (``seek``,
+        ``pause``)."""
+
+    def offline(self, session: Session) -> None:
+        """A bot's connection ended."""
+
+    def forward(self, session: Session, message: Message) -> None:
+        """A bot's `GAME_MESSAGES` message, for its game's host."""
 
 
 class Clients:
@@ -107,6 +127,8 @@ class Clients:
         """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
         self._stopping = stopping
+        self.relay: Relay | None = None
+        """A gateway's relay to the hosts (None: the games are this process's)."""
 
     # -- connections -------------------------------------------------------------------
 
@@ -241,6 +263,8 @@ class Clients:
         del self.sessions[name]
         self.challenges.left(name)
         self.games.client_changed(name, None)  # its grace periods start
+        if self.relay is not None:
+            self.relay.offline(session)
 
     def drop(self, session: Session) -> None:
         """Drop a client whose token no longer holds: its games are forfeited at once
@@ -352,6 +376,8 @@ class Clients:
             self._check_games(session)
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
+        if self.relay is not None and role == "bot":  # the hosts send its games' states
+            self.relay.online(session)
         return True
 
     def _limits(self, *, challenges: bool = False) -> dict[str, Any]:
@@ -410,10 +436,17 @@ class Clients:
 
     # -- messages past the handshake ---------------------------------------------------
 
+    def act(self, session: Session, message: Message) -> None:
+        """Act on a bot's message relayed by a gateway (`arena.cluster.host`) as on one
+        read from its socket here."""
+        self._act(session, message)
+
     def _act(self, session: Session, message: Message) -> None:
         """Act on one message from a client past its handshake (never waits)."""
         kind = message.type
-        if kind == "move":
+        if self.relay is not None and kind in GAME_MESSAGES and session.role == "bot":
+            self.relay.forward(session, message)
+        elif kind == "move":
             self._move(session, message)
         elif kind == "ping":
             session.send("pong", id=message["id"])
@@ -487,6 +520,8 @@ class Clients:
                 assert ladder is not None  # refused above otherwise
                 session.seeking_on[ladder.name] = kind == "seek"
                 session.send("seeking", ladder=ladder.name, seeking=session.seeks(ladder.name))
+                if self.relay is not None:
+                    self.relay.online(session)
         except ChallengeError as error:
             session.send("error", code=error.code, message=str(error), fatal=False, **echo)
 

@@ -1,0 +1,236 @@
+"""A host's side of the bus (``arena serve --role host``, docs/cluster.md).
+
+The host owns live games (`arena.server.games.Games`, unchanged): the bots it plays
+are `RemoteSession`s, made from the gateways' ``bots.presence`` news, whose `send`
+publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots say
+about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
+process (`Clients._act`: the move, ``legal``, ``log``, ``resign``); a host ignores
+the games it does not own. A bot that appears (or comes back) is sent its games'
+``game_start`` and ``game_state`` (`Games.resume`, the restart's path); one whose
+gateway falls silent for three snapshot intervals is taken for gone (its grace periods
+start). The ladders pair on one host at a time, the leader (`arena.storage.leader`,
+a PostgreSQL advisory lock): another host leads within about a second of its death.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import msgspec
+
+from arena.bus import Bus, Message, Subscription
+from arena.cluster.messages import (
+    PRESENCE,
+    PRESENCE_ASK,
+    BotPresence,
+    FromBot,
+    Presence,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+)
+from arena.cluster.sender import Sender
+from arena.server import ArenaServer
+from arena.server.clients import GAME_MESSAGES
+from arena.server.session import Session
+from arena.storage.leader import Leader
+from protocol import Message as ProtocolMessage
+
+__all__ = ["HostSide", "RemoteSession"]
+
+log = logging.getLogger("arena.cluster")
+
+SILENT_ROUNDS = 3
+"""Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
+
+
+class RemoteSession(Session):
+    """A bot connected to a gateway, as a host's `Games` and `Ladder` see it: what they
+    read of a `Session`, and a `send` that publishes to the bot's gateway. It has no
+    socket (the base class's writer is not made), no message budget (the gateway keeps
+    it) and nothing to flush or close."""
+
+    def __init__(self, presence: BotPresence, sender: Sender) -> None:
+        # no Session.__init__: there is no connection here
+        self.ws = None
+        self.role = "bot"
+        self.rate = None
+        self.operator = False
+        self.spectating: set[str] = set()
+        self.closed = False
+        self.busy = False
+        self._sender = sender
+        self.update(presence)
+
+    def update(self, presence: BotPresence) -> None:
+        """What the gateway says of the bot now (its hello, ``seek``, ``pause``)."""
+        self.presence = presence
+        self.name = presence.name
+        self.owner = presence.owner
+        self.games_played = frozenset(presence.games)
+        self.ladders = frozenset(presence.ladders)
+        self.capabilities = frozenset(presence.capabilities)
+        self.seeking = presence.seeking
+        self.seeking_on = dict(presence.seeking_on)
+        self.challenges = presence.challenges
+        self.hosted = presence.hosted
+        self._subject = bot_out(presence.name)
+
+    def __repr__(self) -> str:
+        return f"<RemoteSession {self.name} on {self.presence.gateway}>"
+
+    def send(self, type: str, /, **fields: Any) -> bool:
+        self._sender.send(self._subject, encode(ToBot(type, fields)))
+        return True
+
+    def send_message(self, message: ProtocolMessage) -> bool:
+        return self.send(message.type, **message.body)
+
+    def flush(self) -> None:
+        return
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+    def hang_up(self, code: int, reason: str) -> None:
+        self.closed = True
+
+    async def drain_and_close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+    async def finished(self) -> None:
+        self.closed = True
+
+
+class HostSide:
+    """See the module docstring.
+
+    Args:
+        server: the host's server (started: its games are resumed already).
+        bus: the bus to the gateways.
+        interval: the gateways' snapshot interval (`ServerConfig.presence_interval`).
+        leader: contends for the ladders' pairing (None: this host never pairs).
+    """
+
+    def __init__(self, server: ArenaServer, bus: Bus, *, interval: float,
+                 leader: Leader | None) -> None:
+        self.server = server
+        self.bus = bus
+        self.interval = interval
+        self.leader = leader
+        self.sender = Sender(bus)
+        self.heard: dict[str, float] = {}
+        """The gateways, and when each was last heard (the loop's clock)."""
+        self._subscriptions: list[Subscription] = []
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Listen to the gateways, ask them who is online, contend for the ladders."""
+        bus = self.bus
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
+                               await bus.subscribe("game.*.in", self._from_bot)]
+        loop = asyncio.get_running_loop()
+        self._tasks.append(loop.create_task(self._watch_gateways(), name="gateway watch"))
+        if self.leader is not None and self.server.ladders:
+            self._tasks.append(loop.create_task(self.leader.run(self._pair),
+                                                name="ladder leader"))
+        await bus.publish(PRESENCE_ASK, b"")
+
+    async def close(self) -> None:
+        """Stop contending and listening; publish what the games said last (call it after
+        the server's shutdown: the games are suspended then)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for subscription in self._subscriptions:
+            await subscription.close()
+        await self.sender.close()
+
+    async def stop_pairing(self) -> None:
+        """Stop leading the ladders (before the server shuts down)."""
+        for task in self._tasks:
+            task.cancel()
+
+    # -- the ladders, while this host leads --------------------------------------------
+
+    async def _pair(self) -> None:
+        ladders = list(self.server.ladders.values())
+        log.warning("this host leads: it pairs the ladders")
+        for ladder in ladders:
+            ladder.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            for ladder in ladders:
+                await ladder.stop()
+
+    # -- presence ----------------------------------------------------------------------
+
+    async def _presence(self, message: Message) -> None:
+        news = decode(Presence, message.data)
+        self.heard[news.gateway] = asyncio.get_running_loop().time()
+        for gone in news.gone:
+            for name, session in list(self.server.sessions.items()):
+                if isinstance(session, RemoteSession) and session.presence.conn == gone:
+                    self._left(name)
+        for presence in news.online:
+            self._online(presence)
+
+    def _online(self, presence: BotPresence) -> None:
+        server = self.server
+        name = presence.name
+        session = server.sessions.get(name)
+        if isinstance(session, RemoteSession) and session.presence.conn == presence.conn:
+            session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
+            return
+        session = RemoteSession(presence, self.sender)
+        server.sessions[name] = session
+        games = server.games
+        games.client_changed(name, session)
+        for live in games.of(name):  # the restart's path: its games' states again
+            games.resume(live, name)
+
+    def _left(self, name: str) -> None:
+        server = self.server
+        if server.sessions.pop(name, None) is not None:
+            server.games.client_changed(name, None)  # its grace periods start
+
+    async def _watch_gateways(self) -> None:
+        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.interval)
+            now = loop.time()
+            silent = {gateway for gateway, at in self.heard.items()
+                      if now - at > SILENT_ROUNDS * self.interval}
+            for gateway in silent:
+                del self.heard[gateway]
+                log.warning("gateway %s is silent: its bots are taken for gone", gateway)
+            if silent:
+                for name, session in list(self.server.sessions.items()):
+                    if isinstance(session, RemoteSession) and session.presence.gateway in silent:
+                        self._left(name)
+
+    # -- the bots' messages about games ------------------------------------------------
+
+    async def _from_bot(self, message: Message) -> None:
+        """A bot's message about a game: acted on if the game is this host's."""
+        try:
+            said = decode(FromBot, message.data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            log.warning("a malformed message on %s", message.subject)
+            return
+        server = self.server
+        game_id = said.body.get("game_id")
+        if said.type not in GAME_MESSAGES or game_id not in server.games.live:
+            return  # another host's game (or none's)
+        session = server.sessions.get(said.bot)
+        if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
+            return  # not announced yet, or a connection since replaced
+        server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))

@@ -1,0 +1,104 @@
+"""What gateways and hosts say to each other over the bus (docs/cluster.md, "The message
+catalogue"): the subjects, and each payload as a msgspec Struct encoded with msgpack.
+
+A bot's name may hold ``.``, which separates a subject's tokens: `bot_token` spells it
+with letters, digits, ``_`` and ``-`` only, one name to one token.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+
+__all__ = [
+    "PRESENCE", "PRESENCE_ASK", "BotPresence", "FromBot", "Presence", "ToBot", "bot_out",
+    "bot_token", "decode", "encode", "game_in",
+]
+
+PRESENCE = "bots.presence"
+"""gateway -> hosts, publish/subscribe: `Presence` (bots online, gone, or a snapshot)."""
+PRESENCE_ASK = "bots.presence.ask"
+"""host -> gateways, publish/subscribe: an empty message; each gateway answers with a
+snapshot on `PRESENCE` (a host that starts learns who is online)."""
+
+
+def bot_token(name: str) -> str:
+    """`name` as one subject token (``_`` -> ``_u``, ``.`` -> ``_d``: reversible)."""
+    return name.replace("_", "_u").replace(".", "_d")
+
+
+def bot_out(name: str) -> str:
+    """host -> the gateway holding the bot: `ToBot` messages to frame and send."""
+    return f"bot.{bot_token(name)}.out"
+
+
+def game_in(game_id: str) -> str:
+    """gateway -> the game's host: `FromBot` (a move, ``legal``, ``log``, ``resign``)."""
+    return f"game.{game_id}.in"
+
+
+class BotPresence(msgspec.Struct, frozen=True):
+    """A bot connected to a gateway, with what the ladder and the games read of its
+    session (`arena.server.session.Session`)."""
+
+    name: str
+    conn: str
+    """Its connection (a reconnection on the same gateway is a new one: its games are
+    sent again)."""
+    gateway: str
+    owner: str | None = None
+    games: tuple[str, ...] = ()
+    ladders: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] = ()
+    seeking: bool = True
+    seeking_on: dict[str, bool] = {}
+    challenges: bool = False
+    hosted: bool = False
+
+
+class Presence(msgspec.Struct, frozen=True):
+    """A gateway's news: `online` bots (new or changed), `gone` connections (their
+    ``conn``); a `snapshot` lists every bot it holds (any other of its bots a host knows
+    is gone)."""
+
+    gateway: str
+    online: tuple[BotPresence, ...] = ()
+    gone: tuple[str, ...] = ()
+    snapshot: bool = False
+
+
+class ToBot(msgspec.Struct, frozen=True):
+    """A message for a bot: the gateway frames ``{"type": type, **fields}``."""
+
+    type: str
+    fields: dict[str, Any]
+
+
+class FromBot(msgspec.Struct, frozen=True):
+    """A bot's message about a game, as its gateway decoded and checked it."""
+
+    bot: str
+    conn: str
+    type: str
+    body: dict[str, Any]
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def encode(message: Presence | ToBot | FromBot) -> bytes:
+    return _ENCODER.encode(message)
+
+
+_DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
+    kind: msgspec.msgpack.Decoder(kind) for kind in (Presence, ToBot, FromBot)}
+
+
+T = TypeVar("T", Presence, ToBot, FromBot)
+
+
+def decode(kind: type[T], data: bytes) -> T:
+    """`data` as a `kind`; raises `msgspec.DecodeError` (or ValidationError) if not."""
+    decoded: T = _DECODERS[kind].decode(data)
+    return decoded

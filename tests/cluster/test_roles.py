@@ -1,0 +1,135 @@
+"""The arena split into gateways and hosts over NATS (issue 24, docs/cluster.md): real
+``arena serve --role gateway`` and ``--role host`` processes on one PostgreSQL schema
+and a NATS prefix of their own; the bots are in-process SDK clients connected to the
+gateways, which own no game."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from arena.record import read_jsonl
+from arena.validate import validate_record
+from clients.sdk import ArenaClient
+from tests.bus.conftest import nats_prefix, nats_url
+from tests.server.test_durability import Witness, announced_ids, free_port, opened, start_server
+from tests.storage.conftest import database_url
+from tests.waiting import wait_for
+
+
+class Cluster:
+    """The processes of one test, by name, and where each writes its standard error."""
+
+    def __init__(self, db: str, bus: str, tmp_path: Path) -> None:
+        self.db, self.bus, self.tmp_path = db, bus, tmp_path
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.ports: dict[str, int] = {}
+
+    async def start(self, name: str, role: str, *extra: str) -> str:
+        """Start the process `name` in `role`; its bots' URL."""
+        port = self.ports[name] = free_port()
+        self.processes[name] = await start_server(
+            self.db, port, self.stderr(name), "--role", role, "--bus", self.bus,
+            "--host-id", name, "--lease-seconds", "2", *extra)
+        return f"ws://127.0.0.1:{port}/"
+
+    def stderr(self, name: str) -> Path:
+        return self.tmp_path / f"{name}.stderr"
+
+    async def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            await asyncio.to_thread(process.wait, 30)
+
+
+@asynccontextmanager
+async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
+    async with database_url("postgresql", tmp_path) as db, nats_prefix() as prefix:
+        running = Cluster(db, nats_url(prefix), tmp_path)
+        try:
+            yield running
+        finally:
+            await running.stop()
+
+
+@asynccontextmanager
+async def bots(urls: dict[str, str], tokens: dict[str, str]) -> AsyncIterator[
+        tuple[list[ArenaClient], dict[str, Witness]]]:
+    """SDK clients, the bot `name` connected to ``urls[name]`` (a comma-separated list)."""
+    witnesses = {name: Witness() for name in tokens}
+    clients = []
+    for name, token in tokens.items():
+        client = ArenaClient(urls[name], token, witnesses[name], reconnect_delay=0.05,
+                             max_reconnect_delay=0.2)
+        client.on_message = witnesses[name].heard
+        clients.append(client)
+    tasks = [asyncio.create_task(client.run()) for client in clients]
+    try:
+        yield clients, witnesses
+    finally:
+        for client in clients:
+            await client.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def check_stored(db: str, clients: list[ArenaClient],
+                       witnesses: dict[str, Witness]) -> None:
+    """Every announced result is stored, finished normally, its log the moves the bots
+    were told of; no game aborted."""
+    async with opened(db) as check:
+        for client in clients:
+            for result in client.results:
+                row = await check.game(result.game_id)
+                assert row is not None and row.status == "finished", (result.game_id, row)
+                assert row.termination == "normal", row.reason
+                assert row.result == result.result
+                assert result.seed_verified
+                record = read_jsonl(row.log.splitlines())  # type: ignore[union-attr]
+                assert validate_record(record) is None
+                logged = {turn.turn: turn.move for turn in record.turns}
+                for name, witness in witnesses.items():
+                    told = witness.told.get(result.game_id, {})
+                    assert all(logged.get(t) == move for t, move in told.items()), name
+        assert await check.games(limit=10_000, status="aborted") == []
+
+
+async def test_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Path) -> None:
+    async with cluster(tmp_path) as running:
+        async with opened(running.db) as storage:
+            tokens = {"alice": await storage.add_bot("alice")}
+        await running.start("host-1", "host")
+        gateway = await running.start("gateway-1", "gateway")
+        async with bots({"alice": gateway}, tokens) as (clients, witnesses):
+            await wait_for(lambda: len(announced_ids(clients)) >= 2, 60,
+                           "two ladder games against the house bot, over")
+        await check_stored(running.db, clients, witnesses)
+        assert all(len(witnesses["alice"].told[game_id]) > 0
+                   for game_id in announced_ids(clients))
+
+
+def test_serve_refuses_a_role_its_database_or_bus_cannot_serve(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    sqlite = str(tmp_path / "x.sqlite")
+    postgres = "postgresql://root@127.0.0.1/test"
+
+    def refusal(*args: str) -> str:
+        result = CliRunner().invoke(main, ["serve", "--port", "0", *args])
+        assert result.exit_code == 2, result.output
+        return result.output
+
+    assert "needs --db postgresql://" in refusal("--db", sqlite, "--role", "gateway",
+                                                 "--bus", "nats://127.0.0.1")
+    assert "needs --bus nats://" in refusal("--db", postgres, "--role", "host")
+    assert "--role all is one process" in refusal("--db", sqlite, "--bus", "nats://127.0.0.1")
+    assert "not Redis" in refusal("--db", postgres, "--role", "host", "--bus", "redis://x")
+    assert "--hosted-dir" in refusal("--db", postgres, "--role", "gateway", "--bus",
+                                     "nats://127.0.0.1", "--hosted-dir", str(tmp_path))
