@@ -133,3 +133,79 @@ def test_serve_refuses_a_role_its_database_or_bus_cannot_serve(tmp_path: Path) -
     assert "not Redis" in refusal("--db", postgres, "--role", "host", "--bus", "redis://x")
     assert "--hosted-dir" in refusal("--db", postgres, "--role", "gateway", "--bus",
                                      "nats://127.0.0.1", "--hosted-dir", str(tmp_path))
+
+
+def leader(running: Cluster, hosts: tuple[str, ...]) -> str | None:
+    """The host that says it leads the ladders' pairing last (None: none yet)."""
+    leading = [name for name in hosts if "this host leads" in running.stderr(name).read_text()]
+    return leading[-1] if len(leading) == 1 else None
+
+
+def in_flight_told(witnesses: dict[str, Witness], clients: list[ArenaClient],
+                   moves: int = 5) -> dict[str, int]:
+    """The games not announced yet that some bot was told `moves` moves of, with how many."""
+    announced = announced_ids(clients)
+    return {game_id: len(told) for witness in witnesses.values()
+            for game_id, told in witness.told.items()
+            if game_id not in announced and len(told) >= moves}
+
+
+async def test_two_gateways_two_hosts_one_ladder_and_a_host_killed(tmp_path: Path) -> None:
+    """Bots on different gateways are paired with each other; the leading host is
+    killed mid-game: the other takes its games over and the pairing, and every game
+    finishes without a bot reconnecting."""
+    async with cluster(tmp_path) as running:
+        async with opened(running.db) as storage:
+            tokens = {name: await storage.add_bot(name)
+                      for name in ("alice", "bob", "carol", "dave")}
+        hosts = ("host-1", "host-2")
+        for host in hosts:
+            await running.start(host, "host")
+        gateways = [await running.start(name, "gateway") for name in ("gateway-1", "gateway-2")]
+        urls = {"alice": gateways[0], "bob": gateways[0],
+                "carol": gateways[1], "dave": gateways[1]}
+        async with bots(urls, tokens) as (clients, witnesses):
+            def across() -> bool:
+                return any(set(witnesses["alice"].told) & set(witnesses[name].told)
+                           & announced_ids(clients) for name in ("carol", "dave"))
+
+            await wait_for(across, 60, "a game between bots on different gateways, over")
+            first = await wait_for(lambda: leader(running, hosts), 10, "a leader")
+            await wait_for(lambda: in_flight_told(witnesses, clients), 60, "a game in flight")
+            running_games = in_flight_told(witnesses, clients)
+            connections = [client.connections for client in clients]
+            killed = running.processes[first]
+            killed.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(killed.wait)
+            other = next(host for host in hosts if host != first)
+            await wait_for(lambda: "this host leads" in running.stderr(other).read_text(), 30,
+                           "the other host leads the pairing")
+            await wait_for(lambda: set(running_games) <= announced_ids(clients), 60,
+                           "every game in flight is over and announced")
+            count = len(announced_ids(clients))
+            await wait_for(lambda: len(announced_ids(clients)) >= count + 4, 60,
+                           "the ladder goes on")
+            assert [client.connections for client in clients] == connections
+        await check_stored(running.db, clients, witnesses)
+
+
+async def test_a_gateway_killed_its_bots_resume_on_the_other(tmp_path: Path) -> None:
+    async with cluster(tmp_path) as running:
+        async with opened(running.db) as storage:
+            tokens = {name: await storage.add_bot(name) for name in ("alice", "bob")}
+        await running.start("host-1", "host")
+        gateways = [await running.start(name, "gateway") for name in ("gateway-1", "gateway-2")]
+        both = ",".join(gateways)
+        async with bots({"alice": both, "bob": both}, tokens) as (clients, witnesses):
+            await wait_for(lambda: len(announced_ids(clients)) >= 2
+                           and in_flight_told(witnesses, clients), 60,
+                           "two results, and a game in flight")
+            running_games = in_flight_told(witnesses, clients)
+            assert all(client.url == gateways[0] for client in clients)
+            killed = running.processes["gateway-1"]
+            killed.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(killed.wait)
+            await wait_for(lambda: set(running_games) <= announced_ids(clients), 60,
+                           "every game in flight is over and announced")
+            assert all(client.url == gateways[1] for client in clients)
+        await check_stored(running.db, clients, witnesses)
