@@ -177,6 +177,11 @@ class Games:
         """`ArenaServer.start_game` (which documents it); `task_of` the game is its task."""
         if self._stopping.is_set():
             raise RuntimeError("the server is not running")
+        if self.config.role == "gateway":
+            raise PlayerUnavailable(
+                "this is a gateway of the arena: it plays no game itself, and games asked "
+                "of a gateway (operators' requests, challenges, the web's) are not started "
+                "on the hosts yet (docs/cluster.md, 'What remains')")
         self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
