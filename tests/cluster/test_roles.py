@@ -6,11 +6,15 @@ gateways, which own no game."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+import pytest
 
 from arena.record import read_jsonl
 from arena.validate import validate_record
@@ -209,3 +213,29 @@ async def test_a_gateway_killed_its_bots_resume_on_the_other(tmp_path: Path) -> 
                            "every game in flight is over and announced")
             assert all(client.url == gateways[1] for client in clients)
         await check_stored(running.db, clients, witnesses)
+
+
+async def test_cluster_up_starts_a_cluster_and_stops_it_on_sigterm(tmp_path: Path) -> None:
+    async with database_url("postgresql", tmp_path) as db, nats_prefix() as prefix:
+        async with opened(db) as storage:
+            token = await storage.add_bot("alice")
+        up = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arena", "cluster", "up", "--gateways", "2", "--hosts", "1",
+            "--port", "0", "--db", db, "--bus", nats_url(prefix), "--",
+            "--house", "random", "--moves", "20", "--interval", "0.05",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        assert up.stdout is not None
+        lines = [(await asyncio.wait_for(up.stdout.readline(), 60)).decode() for _ in range(3)]
+        assert [line.split()[0] for line in lines] == ["host-1", "gateway-1", "gateway-2"]
+        pids = [int(line.rsplit("(pid ", 1)[1].split(")")[0].split(":")[0]) for line in lines]
+        gateway = lines[2].split()[1]
+        assert gateway.startswith("ws://127.0.0.1:")
+        try:
+            async with bots({"alice": gateway}, {"alice": token}) as (clients, _):
+                await wait_for(lambda: announced_ids(clients), 60, "a game played")
+        finally:
+            up.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(up.wait(), 60) == 0
+        for pid in pids:  # each process stopped (and reaped) with the cluster
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
