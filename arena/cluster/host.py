@@ -4,8 +4,9 @@ The host owns live games (`arena.server.games.Games`, unchanged): the bots it pl
 are `RemoteSession`s, made from the gateways' ``bots.presence`` news, whose `send`
 publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots say
 about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
-process (`Clients._act`: the move, ``legal``, ``log``, ``resign``); a host ignores
-the games it does not own. A bot that appears (or comes back) is sent its games'
+process (`Clients.act`: the move, ``legal``, ``log``, ``resign``); a host subscribes
+to ``game.<id>.in`` while the game is live there (before it is announced: through its
+`Sender`), so only the owner hears a game's messages. A bot that appears (or comes back) is sent its games'
 ``game_start`` and ``game_state`` (`Games.resume`, the restart's path); one whose
 gateway falls silent for three snapshot intervals is taken for gone (its grace periods
 start). The ladders pair on one host at a time, the leader (`arena.storage.leader`,
@@ -32,6 +33,7 @@ from arena.cluster.messages import (
     bot_out,
     decode,
     encode,
+    game_in,
 )
 from arena.cluster.sender import Sender
 from arena.server import ArenaServer
@@ -126,13 +128,18 @@ class HostSide:
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
+        self._games: dict[str, Subscription] = {}
+        """The subscription to ``game.<id>.in`` of each game live here."""
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         """Listen to the gateways, ask them who is online, contend for the ladders."""
         bus = self.bus
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
-                               await bus.subscribe("game.*.in", self._from_bot)]
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence)]
+        games = self.server.games
+        games.on_live = self._game_live
+        for game_id in list(games.live):  # resumed at start, before this
+            self._game_live(game_id, True)
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(self._watch_gateways(), name="gateway watch"))
         if self.leader is not None and self.server.ladders:
@@ -143,14 +150,16 @@ class HostSide:
     async def close(self) -> None:
         """Stop contending and listening; publish what the games said last (call it after
         the server's shutdown: the games are suspended then)."""
+        self.server.games.on_live = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for subscription in self._subscriptions:
-            await subscription.close()
         await self.sender.close()
+        for subscription in [*self._subscriptions, *self._games.values()]:
+            await subscription.close()
+        self._games.clear()
 
     async def stop_pairing(self) -> None:
         """Stop leading the ladders (before the server shuts down)."""
@@ -218,6 +227,17 @@ class HostSide:
                         self._left(name)
 
     # -- the bots' messages about games ------------------------------------------------
+
+    def _game_live(self, game_id: str, live: bool) -> None:
+        """Listen to ``game.<id>.in`` while the game is live here: subscribed before
+        anything about the game is published, ended after the last."""
+        self.sender.call(lambda: self._listen(game_id, live))
+
+    async def _listen(self, game_id: str, live: bool) -> None:
+        if live and game_id in self.server.games.live and game_id not in self._games:
+            self._games[game_id] = await self.bus.subscribe(game_in(game_id), self._from_bot)
+        elif not live and (subscription := self._games.pop(game_id, None)) is not None:
+            await subscription.close()
 
     async def _from_bot(self, message: Message) -> None:
         """A bot's message about a game: acted on if the game is this host's."""

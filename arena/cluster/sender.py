@@ -1,12 +1,14 @@
 """Publishing from code that never waits (`Games`, `Clients`): `Sender.send` queues,
 one task publishes in order. A bot's messages so keep their order across the bus, as
-they do on a socket."""
+they do on a socket; a subscription made through `Sender.call` is in place before any
+message sent after it leaves (a host listens to a game before it announces it)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 from arena.bus import Bus, BusError
 
@@ -26,7 +28,8 @@ class Sender:
     def __init__(self, bus: Bus) -> None:
         self.bus = bus
         self.dropped = 0
-        self._queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, bytes] | Callable[[], Awaitable[None]] | None] = (
+            asyncio.Queue())
         self._task = asyncio.get_running_loop().create_task(self._run(), name="bus sender")
 
     def send(self, subject: str, data: bytes) -> None:
@@ -38,8 +41,19 @@ class Sender:
             return
         self._queue.put_nowait((subject, data))
 
+    def call(self, step: Callable[[], Awaitable[None]]) -> None:
+        """Run `step` (a subscription, say) after everything sent before, and before
+        what is sent after (never waits)."""
+        self._queue.put_nowait(step)
+
     async def _run(self) -> None:
         while (item := await self._queue.get()) is not None:
+            if callable(item):
+                try:
+                    await item()
+                except Exception:
+                    log.exception("a step of the bus sender failed")
+                continue
             subject, data = item
             try:
                 await self.bus.publish(subject, data)

@@ -36,7 +36,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,6 +149,10 @@ class Games:
         the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
+        self.on_live: Callable[[str, bool], None] | None = None
+        """Told a game's id when it becomes live here (True) and when it is forgotten
+        (False): a host listens to its bots' messages about it meanwhile
+        (`arena.cluster.host`)."""
         self._runs: dict[str, _Run] = {}
         """The driver's side of each game, from `start` until its task is done."""
         self._grace_timer: asyncio.TimerHandle | None = None
@@ -218,6 +222,8 @@ class Games:
         for name in set(live.players):
             self.bot_games[name].add(live.id)
         self._runs[live.id] = run
+        if self.on_live is not None:  # before anybody can hear of the game
+            self.on_live(live.id, True)
         task = run.task = self._loop.create_task(self._play(run), name=f"game {live.id}")
         self.tasks.add(task)
         task.add_done_callback(functools.partial(self._done, run))
@@ -545,6 +551,8 @@ class Games:
             session.spectating.discard(live.id)
         if self.live.pop(live.id, None) is not None:
             self.moves_ended += live.turn
+            if self.on_live is not None:
+                self.on_live(live.id, False)
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:
