@@ -44,7 +44,8 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
     side: GatewayRelay | HostSide
     try:
         if config.role == "gateway":
-            side = GatewayRelay(bus, server.host, interval=config.presence_interval)
+            side = GatewayRelay(bus, server.host, interval=config.presence_interval,
+                                storage=server.storage)
             await side.start()
             server.clients.relay = side
         else:

@@ -5,10 +5,14 @@ handshake, the accounts, the budgets and the framing as in one process) and owns
 game. `GatewayRelay` is the clients' `Relay`: a bot that finishes its handshake is
 subscribed to ``bot.<name>.out`` (what its games' hosts send it, framed here) and only
 then announced on ``bots.presence``, so nothing a host sends it is lost; its messages
-about a game go to ``game.<id>.in``; its leaving is announced. Every
+about a game go to ``game.<id>.in`` (published for the games its hosts told it of;
+asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
+announced. Every
 `ServerConfig.presence_interval` the gateway publishes a snapshot of its bots (and at
 once when a host asks, on ``bots.presence.ask``), so a host that starts, or missed a
-message, learns who is online, and a gateway that died is noticed by its silence.
+message, learns who is online, and a gateway that died is noticed by its silence. A bot's
+game quiet for `QUIET` seconds is looked up in the database: one its host stored as over
+but died before announcing is announced from there.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections import deque
+from collections.abc import Sequence
 
-from arena.bus import Bus, Message, Subscription
+from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
@@ -33,6 +39,7 @@ from arena.cluster.messages import (
 )
 from arena.cluster.sender import Sender
 from arena.server.session import Session
+from arena.storage import Storage, StorageFailure
 from protocol import Message as ProtocolMessage
 
 __all__ = ["SNAPSHOT_CHUNK", "GatewayRelay"]
@@ -44,13 +51,38 @@ SNAPSHOT_CHUNK = 100
 so 100 bots' presences fit in `arena.bus.MAX_MESSAGE_BYTES`."""
 
 
+ASK_TIMEOUT = 2.0
+"""Seconds a gateway waits for "no responders" on a message about a game its bot was
+not told of (a host that owns the game takes the message and answers the bot itself)."""
+
+MAX_ASKING = 1024
+"""Such messages waiting at once on a gateway; more are dropped (and logged)."""
+
+_STARTS = frozenset({"game_start", "game_state", "your_turn"})
+"""What a host tells a bot of a game it plays there (the gateway learns the game)."""
+
+
+QUIET = 5.0
+"""Seconds a bot's game may go without a message before the gateway looks it up in the
+database: a game its host stored as over just before dying was never announced."""
+
+MAX_IN_PROGRESS = 1000
+"""Games in progress a gateway reads for a bot's welcome at most."""
+
+MAX_LOOKUPS = 100
+"""Quiet games looked up per snapshot interval at most (the others wait their turn)."""
+
+
 class _Bot:
-    """A bot connected here: its session, connection id and subscription."""
+    """A bot connected here: its session, connection id, subscription, the games its
+    hosts told it of (with when each last said something) and the last ones over."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.conn = uuid.uuid4().hex[:16]
         self.subscription: Subscription | None = None
+        self.games: dict[str, float] = {}
+        self.over: deque[str] = deque(maxlen=64)
 
 
 class GatewayRelay:
@@ -60,10 +92,15 @@ class GatewayRelay:
         bus: the bus to the hosts.
         gateway: this gateway's name (its host id).
         interval: seconds between presence snapshots.
+        storage: the database, where a game over whose host died before announcing it
+            is found (`_sweep`).
     """
 
-    def __init__(self, bus: Bus, gateway: str, *, interval: float = 2.0) -> None:
+    def __init__(self, bus: Bus, gateway: str, *, interval: float = 2.0,
+                 storage: Storage | None = None) -> None:
         self.bus = bus
+        self.storage = storage
+        """Where the games' results are (None: quiet games are not looked up)."""
         self.gateway = gateway
         self.interval = interval
         self.sender = Sender(bus)
@@ -72,6 +109,8 @@ class GatewayRelay:
         self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
         """Subscriptions and announcements, done in order by one task."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._asking: set[asyncio.Task[None]] = set()
+        """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
 
     async def start(self) -> None:
@@ -85,7 +124,7 @@ class GatewayRelay:
         self._control.put_nowait(None)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._tasks[0]), 5)
-        for task in self._tasks:
+        for task in [*self._tasks, *self._asking]:
             task.cancel()
         if self._ask is not None:
             await self._ask.close()
@@ -96,7 +135,16 @@ class GatewayRelay:
 
     # -- the clients' Relay ------------------------------------------------------------
 
-    def online(self, session: Session) -> None:
+    async def running_games(self, name: str) -> list[str]:
+        """The games `name` plays, as stored (``welcome.in_progress``): the gateway follows
+        them from now on, so that one over before the bot's host could tell it (its host,
+        or its former gateway, died) is found in the database (`_sweep`)."""
+        if self.storage is None:
+            return []
+        rows = await self.storage.games(bot=name, status="running", limit=MAX_IN_PROGRESS)
+        return [row.id for row in rows]
+
+    def online(self, session: Session, games: Sequence[str] = ()) -> None:
         name = session.name
         if name is None:
             return
@@ -105,6 +153,8 @@ class GatewayRelay:
             if bot is not None:  # replaced by a new connection: the old one is gone
                 self._control.put_nowait(("gone", bot))
             bot = self.bots[name] = _Bot(session)
+            now = asyncio.get_running_loop().time()
+            bot.games.update(dict.fromkeys(games, now))
             self._control.put_nowait(("online", bot))
         else:
             self._control.put_nowait(("changed", bot))
@@ -117,12 +167,43 @@ class GatewayRelay:
             self._control.put_nowait(("gone", bot))
 
     def forward(self, session: Session, message: ProtocolMessage) -> None:
+        """A game its host told the bot of: published to it. Another: asked, so that a
+        game nobody plays gets the bot a clear error (`_request`)."""
         name = session.name or ""
         bot = self.bots.get(name)
         if bot is None or bot.session is not session:
             return
-        self.sender.send(game_in(message["game_id"]),
-                         encode(FromBot(name, bot.conn, message.type, dict(message.body))))
+        game_id = message["game_id"]
+        data = encode(FromBot(name, bot.conn, message.type, dict(message.body)))
+        if game_id in bot.games:
+            bot.games[game_id] = asyncio.get_running_loop().time()
+            self.sender.send(game_in(game_id), data)
+        elif len(self._asking) < MAX_ASKING:
+            task = asyncio.get_running_loop().create_task(self._request(bot, message, data))
+            self._asking.add(task)
+            task.add_done_callback(self._asking.discard)
+        else:
+            log.warning("dropped %s's %s about game %s: %d such messages wait already",
+                        name, message.type, game_id, MAX_ASKING)
+
+    async def _request(self, bot: _Bot, message: ProtocolMessage, data: bytes) -> None:
+        """Send a message about a game the bot was not told of as a request: "no
+        responders" (no host plays the game) answers the bot ``unknown-game``, as one
+        process does; a host that plays it acts on it and answers the bot itself (a
+        ``not-your-game`` error, say), and the request times out unanswered."""
+        game_id = message["game_id"]
+        try:
+            await self.bus.request(game_in(game_id), data, timeout=ASK_TIMEOUT)
+        except NoResponders:
+            echo = ({"turn": message["turn"], "prefix": message["steps"]}
+                    if message.type == "legal" else {})
+            bot.session.send("error", code="unknown-game", fatal=False, game_id=game_id,
+                             message=f"no such live game: {game_id!r}", **echo)
+        except BusTimeout:
+            return
+        except BusError as error:
+            log.warning("%s's %s about game %s not relayed: %s", bot.session.name,
+                        message.type, game_id, error)
 
     # -- the bus -----------------------------------------------------------------------
 
@@ -163,8 +244,18 @@ class GatewayRelay:
         if session.closed:
             return
         out = decode(ToBot, message.data)
-        if out.type == "your_turn" and session.rate is not None:
-            session.rate.credit()  # a turn asks for a move: that message is budgeted
+        game_id = out.fields.get("game_id")
+        if not isinstance(game_id, str):
+            pass  # no game's message
+        elif out.type == "game_over":
+            if game_id in bot.over:
+                return  # announced already, from the database (`_sweep`)
+            bot.games.pop(game_id, None)
+            bot.over.append(game_id)
+        elif game_id in bot.games or out.type in _STARTS:
+            bot.games[game_id] = asyncio.get_running_loop().time()
+            if out.type == "your_turn" and session.rate is not None:
+                session.rate.credit()  # a turn asks for a move: that message is budgeted
         session.send(out.type, **out.fields)
 
     def snapshot(self) -> None:
@@ -185,3 +276,32 @@ class GatewayRelay:
         while True:
             await asyncio.sleep(self.interval)
             self.snapshot()
+            if self.storage is not None:
+                try:
+                    await self._sweep(asyncio.get_running_loop().time())
+                except StorageFailure as failure:
+                    log.warning("the quiet games could not be looked up: %s", failure)
+
+    async def _sweep(self, now: float) -> None:
+        """Look up the bots' games quiet for `QUIET` seconds: one stored as over (its
+        host died between storing it and announcing it) is announced to the bot from
+        the database, with the fields its host would have sent."""
+        assert self.storage is not None
+        quiet = [(bot, game_id) for bot in list(self.bots.values())
+                 for game_id, heard in bot.games.items() if now - heard > QUIET]
+        for bot, game_id in quiet[:MAX_LOOKUPS]:
+            row = await self.storage.game(game_id)
+            if game_id not in bot.games:
+                continue  # over meanwhile
+            if row is None or row.status == "running" or row.result is None:
+                bot.games[game_id] = now  # still played (or taken over): look again later
+                continue
+            del bot.games[game_id]
+            bot.over.append(game_id)
+            log.warning("game %s was over but not announced to %s (its host died?): "
+                        "announced from the database", game_id, bot.session.name)
+            bot.session.send(
+                "game_over", game_id=game_id, result=row.result, winner=row.winner,
+                scores=None if row.scores is None else list(row.scores),
+                termination=row.termination, reason=row.reason or "the game ended",
+                log_id=game_id, seed=row.seed)

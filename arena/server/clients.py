@@ -81,9 +81,16 @@ class Relay(Protocol):
     over the bus; `arena.cluster.gateway`). Without one (``--role all``) the games are
     this process's own."""
 
-    def online(self, session: Session) -> None:
-        """A bot finished its handshake, or changed what the ladder reads (``seek``,
-        ``pause``)."""
+    async def running_games(self, name: str) -> list[str]:
+        """The games the bot `name` plays now (its ``welcome.in_progress``).
+
+        Raises:
+            StorageFailure: they cannot be read now.
+        """
+
+    def online(self, session: Session, games: Sequence[str] = ()) -> None:
+        """A bot finished its handshake (`games`: its games in progress then), or changed
+        what the ladder reads (``seek``, ``pause``)."""
 
     def offline(self, session: Session) -> None:
         """A bot's connection ended."""
@@ -306,6 +313,7 @@ class Clients:
         role = hello["role"]
         name: str | None = None
         owner: str | None = None
+        relayed: list[str] = []  # a gateway's bot's games in progress (on its hosts)
         if role in ("bot", "operator"):
             try:
                 login = await authenticate(self.storage, hello,
@@ -324,6 +332,8 @@ class Clients:
                 return False
             name, owner = login.name, login.owner
             session.hosted = login.hosted
+            if role == "bot" and self.relay is not None:
+                relayed = await self.relay.running_games(name)
             if not login.hosted:
                 self.revocations.add(session, login.token)
         elif role != "spectator":
@@ -352,7 +362,9 @@ class Clients:
             self.sessions[name] = session
             self.challenges.connected(name, policy)
             self.games.client_changed(name, session)
-        games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
+        games = (sorted(relayed) if self.relay is not None
+                 else sorted(self.games.bot_games.get(name, ())) if role == "bot" and name
+                 else [])
         ladders = self.config.all_ladders
         first = ladders[0] if ladders else None
         # `ladders` only when there are some: a welcome without ladders stays as it was
@@ -374,10 +386,12 @@ class Clients:
                 f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
+        if self.relay is not None:
+            if role == "bot":  # its hosts send its games' states
+                self.relay.online(session, games)
+            return True
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
-        if self.relay is not None and role == "bot":  # the hosts send its games' states
-            self.relay.online(session)
         return True
 
     def _limits(self, *, challenges: bool = False) -> dict[str, Any]:

@@ -22,7 +22,7 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
 
         try:
             await bus.subscribe("bots.presence", hear)
-            await bus.subscribe("game.*.in", hear)
+            await bus.subscribe("game.g0123.in", hear)  # as the game's host would
             arena = await make_arena(role="gateway", bus=nats_url(prefix),
                                      presence_interval=60.0)
             name = "ann.e_x"  # a name with the characters a subject token lacks
@@ -44,13 +44,28 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 7})))
             assert (await raw.expect("pong"))["id"] == 7
 
-            # its move goes to the game's host, not played here
+            # its moves go to their game's host, not played here: for a game its host
+            # told it of, published; for another, asked (a host that plays it answers)
+            turn = {"game_id": "g0123", "turn": 3, "move_number": 3, "seat": 0, "chance": None,
+                    "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
+                    "clocks": [0, 0], "retries_left": 0}
+            await bus.publish(bot_out(name), encode(ToBot("your_turn", turn)))
+            assert (await raw.expect("your_turn"))["turn"] == 3
             await raw.send("move", game_id="g0123", turn=3, move="x")
-            moves = await wait_for(lambda: [m for m in heard if m.subject == "game.g0123.in"],
-                                   10, "the move on the bus")
+            await raw.send("legal", game_id="g0123", turn=3, steps="")
+            moves = await wait_for(
+                lambda: (found := [m for m in heard if m.subject == "game.g0123.in"])
+                and len(found) == 2 and found, 10, "the move and the request on the bus")
             said = decode(FromBot, moves[0].data)
             assert (said.bot, said.conn, said.type) == (name, presence.conn, "move")
             assert said.body == {"game_id": "g0123", "turn": 3, "move": "x"}
+            assert decode(FromBot, moves[1].data).type == "legal"
+
+            # a game nobody plays: the bot is told at once, as by one process
+            await raw.send("legal", game_id="g0404", turn=2, steps="a")
+            error = await raw.expect("error")
+            assert error["code"] == "unknown-game" and error["game_id"] == "g0404"
+            assert (error["turn"], error["prefix"]) == (2, "a")
 
             # a gateway starts no game itself: an operator's request is refused, saying why
             operator = await arena.raw()
@@ -68,3 +83,29 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
                            10, "the bot's leaving announced")
         finally:
             await bus.close()
+
+
+async def test_a_game_over_its_host_never_announced_is_announced_from_the_database(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A bot's game stored as over by a host that died before telling it (or a game
+    over while the bot moved between gateways): its gateway finds it quiet, reads the
+    result from the database and sends the ``game_over`` its host would have sent."""
+    from arena.cluster import gateway
+    from tests.storage.games import played, started
+
+    monkeypatch.setattr(gateway, "QUIET", 0.0)
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="gateway", bus=nats_url(prefix), presence_interval=0.1)
+        storage = arena.server.storage
+        token = await arena.add_bot("alice")
+        await storage.add_bot("bob")
+        record = played("g1", ("alice", "bob"))
+        await storage.start_game(started(record), ladder=False, pair=None)
+        raw = await arena.raw()
+        welcome = await raw.hello(token)
+        assert welcome["in_progress"] == ["g1"]  # from the database: the hosts play it
+        await storage.finish_game(record)  # ... and its host died before announcing it
+        over = await raw.expect("game_over")
+        assert over["game_id"] == "g1" and over["log_id"] == "g1"
+        assert over["result"] == record.outcome.result  # type: ignore[union-attr]
+        assert over["seed"] == str(record.seed) and over["termination"] == "normal"
