@@ -103,20 +103,6 @@ async def check_stored(db: str, clients: list[ArenaClient],
         assert await check.games(limit=10_000, status="aborted") == []
 
 
-async def test_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Path) -> None:
-    async with cluster(tmp_path) as running:
-        async with opened(running.db) as storage:
-            tokens = {"alice": await storage.add_bot("alice")}
-        await running.start("host-1", "host")
-        gateway = await running.start("gateway-1", "gateway")
-        async with bots({"alice": gateway}, tokens) as (clients, witnesses):
-            await wait_for(lambda: len(announced_ids(clients)) >= 2, 60,
-                           "two ladder games against the house bot, over")
-        await check_stored(running.db, clients, witnesses)
-        assert all(len(witnesses["alice"].told[game_id]) > 0
-                   for game_id in announced_ids(clients))
-
-
 def test_serve_refuses_a_role_its_database_or_bus_cannot_serve(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
@@ -154,10 +140,12 @@ def in_flight_told(witnesses: dict[str, Witness], clients: list[ArenaClient],
             if game_id not in announced and len(told) >= moves}
 
 
-async def test_two_gateways_two_hosts_one_ladder_and_a_host_killed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+async def test_two_gateways_two_hosts_one_ladder_and_a_host_killed(tmp_path: Path, stop: signal.Signals) -> None:
     """Bots on different gateways are paired with each other; the leading host is
-    killed mid-game: the other takes its games over and the pairing, and every game
-    finishes without a bot reconnecting."""
+    killed (``kill -9``) or stopped (SIGTERM: it suspends its games and ends its leases)
+    mid-game: the other takes its games over and the pairing, and every game finishes
+    without a bot reconnecting."""
     async with cluster(tmp_path) as running:
         async with opened(running.db) as storage:
             tokens = {name: await storage.add_bot(name)
@@ -179,7 +167,7 @@ async def test_two_gateways_two_hosts_one_ladder_and_a_host_killed(tmp_path: Pat
             running_games = in_flight_told(witnesses, clients)
             connections = [client.connections for client in clients]
             killed = running.processes[first]
-            killed.send_signal(signal.SIGKILL)
+            killed.send_signal(stop)
             await asyncio.to_thread(killed.wait)
             other = next(host for host in hosts if host != first)
             await wait_for(lambda: "this host leads" in running.stderr(other).read_text(), 30,
@@ -215,7 +203,10 @@ async def test_a_gateway_killed_its_bots_resume_on_the_other(tmp_path: Path) -> 
         await check_stored(running.db, clients, witnesses)
 
 
-async def test_cluster_up_starts_a_cluster_and_stops_it_on_sigterm(tmp_path: Path) -> None:
+async def test_cluster_up_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Path) -> None:
+    """``arena cluster up`` starts a host and two gateways; a bot connected to a gateway
+    plays ladder games against the house bot, played on the host, to their end; SIGTERM
+    stops every process."""
     async with database_url("postgresql", tmp_path) as db, nats_prefix() as prefix:
         async with opened(db) as storage:
             token = await storage.add_bot("alice")
@@ -231,11 +222,14 @@ async def test_cluster_up_starts_a_cluster_and_stops_it_on_sigterm(tmp_path: Pat
         gateway = lines[2].split()[1]
         assert gateway.startswith("ws://127.0.0.1:")
         try:
-            async with bots({"alice": gateway}, {"alice": token}) as (clients, _):
-                await wait_for(lambda: announced_ids(clients), 60, "a game played")
+            async with bots({"alice": gateway}, {"alice": token}) as (clients, witnesses):
+                await wait_for(lambda: len(announced_ids(clients)) >= 2, 60,
+                               "two ladder games against the house bot, over")
         finally:
             up.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(up.wait(), 60) == 0
+        await check_stored(db, clients, witnesses)
+        assert all(witnesses["alice"].told[game_id] for game_id in announced_ids(clients))
         for pid in pids:  # each process stopped (and reaped) with the cluster
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
