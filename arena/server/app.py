@@ -723,6 +723,8 @@ class ArenaServer(ArenaService):
         return self._uploads
 
     async def live_game(self, game_id: str) -> LiveView | None:
+        if self.config.role == "gateway":  # the hosts play it: as its moves are stored
+            return await self.games.stored_live(game_id)
         return await self.games.stored_view(game_id)
 
     def live_games_of(self, player: str) -> Collection[str]:

@@ -35,7 +35,7 @@ import json
 import logging
 import time
 import uuid
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +67,9 @@ from protocol import Message
 __all__ = ["Games", "PlayerUnavailable"]
 
 log = logging.getLogger("arena.server")
+
+MAX_VIEWS = 256
+"""Games `Games.stored_live` keeps rebuilt."""
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
@@ -153,6 +156,8 @@ class Games:
         """Told a game's id when it becomes live here (True) and when it is forgotten
         (False): a host listens to its bots' messages about it meanwhile
         (`arena.cluster.host`)."""
+        self._views: OrderedDict[str, tuple[int, LiveGame]] = OrderedDict()
+        """`stored_live`'s games, each with its number of stored moves."""
         self._runs: dict[str, _Run] = {}
         """The driver's side of each game, from `start` until its task is done."""
         self._grace_timer: asyncio.TimerHandle | None = None
@@ -351,6 +356,33 @@ class Games:
         while (run := self._runs.get(game_id)) is not None and self.writeahead.holds(run):
             await self.writeahead.settled(run)
         return None if run is None else run.live
+
+    async def stored_live(self, game_id: str) -> LiveGame | None:
+        """A running game another process plays (a gateway's view for the web,
+        docs/cluster.md): rebuilt from its stored moves, read only, never begun (None:
+        no such running game, or one that cannot be replayed). The last `MAX_VIEWS`
+        are kept, each until a move is stored: a page asked often replays a game once
+        per move, not once per request."""
+        try:
+            running = await self.storage.running_games({game_id})
+        except StorageFailure:
+            return None
+        if not running:
+            self._views.pop(game_id, None)
+            return None
+        stored = running[0]
+        kept = self._views.get(game_id)
+        if kept is not None and kept[0] == len(stored.turns):
+            self._views.move_to_end(game_id)
+            return kept[1]
+        try:
+            live = self._restore(stored).live
+        except (ArenaError, ValueError, KeyError):
+            return None
+        self._views[game_id] = (len(stored.turns), live)
+        while len(self._views) > MAX_VIEWS:
+            self._views.popitem(last=False)
+        return live
 
     async def watch(self, game_id: str, session: Session) -> bool:
         """Make `session` a spectator of `game_id` and send it the game's state, as of

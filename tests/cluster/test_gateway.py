@@ -3,6 +3,7 @@ the test playing the hosts' part on the bus: what it announces, relays and frame
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -109,3 +110,28 @@ async def test_a_game_over_its_host_never_announced_is_announced_from_the_databa
         assert over["game_id"] == "g1" and over["log_id"] == "g1"
         assert over["result"] == record.outcome.result  # type: ignore[union-attr]
         assert over["seed"] == str(record.seed) and over["termination"] == "normal"
+
+
+async def test_a_gateway_shows_the_web_a_game_as_its_moves_are_stored(
+        make_arena: Callable[..., Any]) -> None:
+    """The web on a gateway (which plays no game) sees a running game's state as of its
+    last stored move, rebuilt from the database; never its seed."""
+    import asyncio
+
+    from tests.server.test_ladder_and_http import get
+    from tests.storage.games import played, started, turns_of
+
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="gateway", bus=nats_url(prefix))
+        storage = arena.server.storage
+        record = played("g2", ("alice", "bob"), moves=3)
+        await storage.start_game(started(record), ladder=False, pair=None)
+        await storage.append_turns(turns_of(record)[:2])
+        status, shown = await asyncio.to_thread(get, arena, "/api/games/g2")
+        assert status == 200 and shown["status"] == "running"
+        assert shown["live"]["turn"] == 2 and shown["live"]["players"] == ["alice", "bob"]
+        assert str(record.seed) not in json.dumps(shown)
+        await storage.append_turns(turns_of(record)[2:3])  # a move more: rebuilt again
+        assert (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]["live"]["turn"] == 3
+        await storage.finish_game(record)
+        assert "live" not in (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]
