@@ -170,6 +170,7 @@ class HostSide:
 
     async def _pair(self) -> None:
         ladders = list(self.server.ladders.values())
+        await self.server.recount_pairings()  # the former leader's pairings count too
         log.warning("this host leads: it pairs the ladders")
         for ladder in ladders:
             ladder.start()

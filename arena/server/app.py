@@ -549,6 +549,12 @@ class ArenaServer(ArenaService):
             return []  # no game can start now
         return ladder_candidates(ladder, self.sessions, self.bot_games)
 
+    async def recount_pairings(self) -> None:
+        """Count each ladder's pair cap from the pairings stored in the last hour again
+        (a host that begins to lead the pairing: others paired before it, docs/cluster.md)."""
+        for name, ladder in self.ladders.items():
+            ladder.recount(await self._recent_pairings(name))
+
     async def _recent_pairings(self, name: str) -> list[tuple[float, str, str]]:
         """The pairings of the last hour of the ladder `name`, from the database (the
         pair limit survives a restart); none if the database cannot be read now."""

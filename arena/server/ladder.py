@@ -150,6 +150,13 @@ class Ladder:
             made += 1
         return made
 
+    def recount(self, recent: Iterable[tuple[float, str, str]]) -> None:
+        """Count the pair cap from `recent` pairings again, forgetting those counted so
+        far (a host that begins to lead: the former leader paired meanwhile)."""
+        self._paired_at.clear()
+        for at, first, second in sorted(recent):
+            self._count(frozenset((first, second)), at)
+
     def may_pair(self, first: str, second: str, now: float) -> bool:
         """Whether the pair cap and their owners let `first` and `second` be paired at
         `now` (a rated challenge asks too: it counts as a pairing)."""
