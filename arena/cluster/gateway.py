@@ -31,11 +31,14 @@ from arena.cluster.messages import (
     BotPresence,
     FromBot,
     Presence,
+    Spectate,
     ToBot,
     bot_out,
     decode,
     encode,
     game_in,
+    game_spectate,
+    game_watch,
 )
 from arena.cluster.sender import Sender
 from arena.server.session import Session
@@ -109,6 +112,12 @@ class GatewayRelay:
         self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
         """Subscriptions and announcements, done in order by one task."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._spectating: asyncio.Queue[tuple[Session | None, str, bool] | None] = (
+            asyncio.Queue())
+        """Spectators coming and going (`spectate`), in order."""
+        self._watching: dict[str, tuple[Subscription, dict[Session, int]]] = {}
+        """Per game watched here: the subscription to its view, and its spectators here,
+        each with the turn its state was at when it came."""
         self._asking: set[asyncio.Task[None]] = set()
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
@@ -117,7 +126,8 @@ class GatewayRelay:
         loop = asyncio.get_running_loop()
         self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
-                       loop.create_task(self._snapshots(), name="gateway snapshots")]
+                       loop.create_task(self._snapshots(), name="gateway snapshots"),
+                       loop.create_task(self._run_spectators(), name="gateway spectators")]
 
     async def close(self) -> None:
         """Announce the bots still here as gone, then stop (after the clients closed)."""
@@ -131,6 +141,8 @@ class GatewayRelay:
         for bot in self.bots.values():
             if bot.subscription is not None:
                 await bot.subscription.close()
+        for game_id in list(self._watching):
+            await self._drop_watch(game_id)
         await self.sender.close()
 
     # -- the clients' Relay ------------------------------------------------------------
@@ -204,6 +216,90 @@ class GatewayRelay:
         except BusError as error:
             log.warning("%s's %s about game %s not relayed: %s", bot.session.name,
                         message.type, game_id, error)
+
+    def spectate(self, session: Session, game_id: str, watch: bool) -> None:
+        self._spectating.put_nowait((session, game_id, watch))
+
+    # -- spectators --------------------------------------------------------------------
+
+    async def _run_spectators(self) -> None:
+        """Spectators come and go in order, one at a time (a host's answer awaited)."""
+        while (item := await self._spectating.get()) is not None:
+            session, game_id, watch = item
+            try:
+                if watch and session is not None:
+                    await self._watch(session, game_id)
+                else:
+                    await self._unwatch(session, game_id)
+            except Exception:  # one spectator's trouble stops no other's
+                log.exception("spectating game %s failed", game_id)
+
+    async def _watch(self, session: Session, game_id: str) -> None:
+        """A client wants to watch `game_id`: the gateway listens to the game's
+        spectators' view (once for all its clients), asks the game's host for its state
+        and sends it; no host plays it: ``unknown-game``, as one process says."""
+        if session.closed or game_id in session.spectating:
+            return
+        watching = self._watching.get(game_id)
+        if watching is None:
+            subscription = await self.bus.subscribe(
+                game_watch(game_id), lambda message: self._watched(game_id, message))
+            watching = self._watching[game_id] = (subscription, {})
+        try:
+            answer = await self.bus.request(game_spectate(game_id), encode(
+                Spectate(self.gateway, True)), timeout=ASK_TIMEOUT)
+        except (NoResponders, BusTimeout):
+            answer = b""
+        if not answer:
+            if not watching[1]:
+                await self._drop_watch(game_id)
+            session.send("error", code="unknown-game", fatal=False, game_id=game_id,
+                         message=f"no such live game: {game_id!r}")
+            return
+        state = decode(ToBot, answer).fields
+        if session.closed:
+            return
+        watching[1][session] = int(state.get("turn", 0))
+        session.spectating.add(game_id)
+        session.send("game_state", **state)
+
+    async def _unwatch(self, session: Session | None, game_id: str) -> None:
+        """A client stops watching (None: the game is over); the gateway stops listening
+        to the game after its last."""
+        watching = self._watching.get(game_id)
+        if session is None:
+            if watching is not None and not watching[1]:
+                await self._drop_watch(game_id)
+            return
+        session.spectating.discard(game_id)
+        if watching is None or watching[1].pop(session, None) is None or watching[1]:
+            return
+        await self._drop_watch(game_id)
+        with contextlib.suppress(BusError):
+            await self.bus.request(game_spectate(game_id), encode(
+                Spectate(self.gateway, False)), timeout=ASK_TIMEOUT)
+
+    async def _drop_watch(self, game_id: str) -> None:
+        watching = self._watching.pop(game_id, None)
+        if watching is not None:
+            await watching[0].close()
+
+    async def _watched(self, game_id: str, message: Message) -> None:
+        """What a game tells its spectators: to this gateway's (a move its state
+        already held when a spectator came is not sent to it again)."""
+        watching = self._watching.get(game_id)
+        if watching is None:
+            return
+        out = decode(ToBot, message.data)
+        turn = out.fields.get("turn")
+        for session, since in list(watching[1].items()):
+            if not isinstance(turn, int) or out.type != "moved" or turn >= since:
+                session.send(out.type, **out.fields)
+        if out.type == "game_over":
+            for session in watching[1]:
+                session.spectating.discard(game_id)
+            watching[1].clear()
+            self._spectating.put_nowait((None, game_id, False))
 
     # -- the bus -----------------------------------------------------------------------
 

@@ -29,11 +29,14 @@ from arena.cluster.messages import (
     BotPresence,
     FromBot,
     Presence,
+    Spectate,
     ToBot,
     bot_out,
     decode,
     encode,
     game_in,
+    game_spectate,
+    game_watch,
 )
 from arena.cluster.sender import Sender
 from arena.server import ArenaServer
@@ -42,7 +45,7 @@ from arena.server.session import Session
 from arena.storage.leader import Leader
 from protocol import Message as ProtocolMessage
 
-__all__ = ["HostSide", "RemoteSession"]
+__all__ = ["HostSide", "RemoteSession", "WatchSession"]
 
 log = logging.getLogger("arena.cluster")
 
@@ -108,6 +111,24 @@ class RemoteSession(Session):
         self.closed = True
 
 
+class WatchSession(RemoteSession):
+    """The spectators of one game on every gateway, as the game's `LiveGame.spectators`
+    holds them: what the game tells its spectators is published once on
+    ``game.<id>.watch`` (each gateway frames it for its own)."""
+
+    def __init__(self, game_id: str, sender: Sender) -> None:
+        super().__init__(BotPresence(name=f"watchers of {game_id}", conn="", gateway=""),
+                         sender)
+        self.role = "spectator"
+        self.name = None
+        self.gateways: set[str] = set()
+        """The gateways with spectators of the game."""
+        self._subject = game_watch(game_id)
+
+    def __repr__(self) -> str:
+        return f"<WatchSession {self._subject} for {len(self.gateways)} gateway(s)>"
+
+
 class HostSide:
     """See the module docstring.
 
@@ -128,8 +149,11 @@ class HostSide:
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
-        self._games: dict[str, Subscription] = {}
-        """The subscription to ``game.<id>.in`` of each game live here."""
+        self._games: dict[str, list[Subscription]] = {}
+        """The subscriptions of each game live here: ``game.<id>.in`` and
+        ``game.<id>.spectate``."""
+        self._watchers: dict[str, WatchSession] = {}
+        """Each game's spectators on the gateways (only while it has some)."""
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -157,7 +181,8 @@ class HostSide:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.sender.close()
-        for subscription in [*self._subscriptions, *self._games.values()]:
+        for subscription in [*self._subscriptions,
+                             *(sub for subs in self._games.values() for sub in subs)]:
             await subscription.close()
         self._games.clear()
 
@@ -236,9 +261,38 @@ class HostSide:
 
     async def _listen(self, game_id: str, live: bool) -> None:
         if live and game_id in self.server.games.live and game_id not in self._games:
-            self._games[game_id] = await self.bus.subscribe(game_in(game_id), self._from_bot)
-        elif not live and (subscription := self._games.pop(game_id, None)) is not None:
-            await subscription.close()
+            self._games[game_id] = [
+                await self.bus.subscribe(game_in(game_id), self._from_bot),
+                await self.bus.serve(game_spectate(game_id), self._spectate)]
+        elif not live:
+            self._watchers.pop(game_id, None)
+            for subscription in self._games.pop(game_id, []):
+                await subscription.close()
+
+    async def _spectate(self, message: Message) -> bytes:
+        """A gateway's first spectator of a game came (the answer: its ``game_state``
+        as of its last stored move, as `Games.watch` gives one process's), or its last
+        left."""
+        asked = decode(Spectate, message.data)
+        game_id = message.subject.split(".")[1]
+        games = self.server.games
+        if not asked.watch:
+            watchers = self._watchers.get(game_id)
+            if watchers is not None:
+                watchers.gateways.discard(asked.gateway)
+                if not watchers.gateways and (live := games.live.get(game_id)) is not None:
+                    live.spectators.discard(watchers)
+                    del self._watchers[game_id]
+            return b""
+        live = await games.stored_view(game_id)
+        if live is None or live.over:
+            return b""
+        watchers = self._watchers.get(game_id)
+        if watchers is None:
+            watchers = self._watchers[game_id] = WatchSession(game_id, self.sender)
+            live.spectators.add(watchers)
+        watchers.gateways.add(asked.gateway)
+        return encode(ToBot("game_state", live.state_message()))
 
     async def _from_bot(self, message: Message) -> None:
         """A bot's message about a game: acted on if the game is this host's."""

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "BotPresence", "FromBot", "Presence", "ToBot", "bot_out",
-    "bot_token", "decode", "encode", "game_in",
+    "PRESENCE", "PRESENCE_ASK", "BotPresence", "FromBot", "Presence", "Spectate", "ToBot",
+    "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
 PRESENCE = "bots.presence"
@@ -31,6 +31,18 @@ def bot_token(name: str) -> str:
 def bot_out(name: str) -> str:
     """host -> the gateway holding the bot: `ToBot` messages to frame and send."""
     return f"bot.{bot_token(name)}.out"
+
+
+def game_watch(game_id: str) -> str:
+    """the game's host -> the gateways with spectators of it: `ToBot`, the spectators'
+    messages (each gateway frames them for its own)."""
+    return f"game.{game_id}.watch"
+
+
+def game_spectate(game_id: str) -> str:
+    """gateway -> the game's host, request/reply: `Spectate`; the answer is the game's
+    ``game_state`` fields (msgpack) as of its last stored move, or empty."""
+    return f"game.{game_id}.spectate"
 
 
 def game_in(game_id: str) -> str:
@@ -75,6 +87,13 @@ class ToBot(msgspec.Struct, frozen=True):
     fields: dict[str, Any]
 
 
+class Spectate(msgspec.Struct, frozen=True):
+    """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
+
+    gateway: str
+    watch: bool
+
+
 class FromBot(msgspec.Struct, frozen=True):
     """A bot's message about a game, as its gateway decoded and checked it."""
 
@@ -87,15 +106,15 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot) -> bytes:
+def encode(message: Presence | ToBot | FromBot | Spectate) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
-    kind: msgspec.msgpack.Decoder(kind) for kind in (Presence, ToBot, FromBot)}
+    kind: msgspec.msgpack.Decoder(kind) for kind in (Presence, ToBot, FromBot, Spectate)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate)
 
 
 def decode(kind: type[T], data: bytes) -> T:

@@ -98,6 +98,9 @@ class Relay(Protocol):
     def forward(self, session: Session, message: Message) -> None:
         """A bot's `GAME_MESSAGES` message, for its game's host."""
 
+    def spectate(self, session: Session, game_id: str, watch: bool) -> None:
+        """A client begins (`watch`) or stops watching a game its host plays."""
+
 
 class Clients:
     """See the module docstring.
@@ -260,7 +263,9 @@ class Clients:
 
     def _disconnected(self, session: Session) -> None:
         self.revocations.discard(session)
-        for game_id in session.spectating:
+        for game_id in list(session.spectating):
+            if self.relay is not None:
+                self.relay.spectate(session, game_id, False)
             live = self.games.live.get(game_id)
             if live is not None:
                 live.spectators.discard(session)
@@ -473,6 +478,8 @@ class Clients:
             if live is not None:
                 self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
                                           f"{session.name} resigned")
+        elif kind in ("spectate", "unspectate") and self.relay is not None:
+            self.relay.spectate(session, message["game_id"], kind == "spectate")
         elif kind == "spectate":
             if message["game_id"] not in self.games.live:
                 self._game_error(session, message["game_id"], "unknown-game", "no such live game")

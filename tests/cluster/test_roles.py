@@ -13,12 +13,15 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
 from arena.record import read_jsonl
 from arena.validate import validate_record
 from clients.sdk import ArenaClient
+from protocol import PROTOCOL_VERSION, Encoding, Message
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.server.test_durability import Witness, announced_ids, free_port, opened, start_server
 from tests.storage.conftest import database_url
@@ -125,6 +128,35 @@ def test_serve_refuses_a_role_its_database_or_bus_cannot_serve(tmp_path: Path) -
                                      "nats://127.0.0.1", "--hosted-dir", str(tmp_path))
 
 
+async def spectate(url: str, game_id: str) -> asyncio.Task[list[dict[str, Any]]]:
+    """A spectator of `game_id` on the gateway `url`: the task gives what it was sent
+    of the game, up to its ``game_over``; a game nobody plays gets it ``unknown-game``."""
+    ws = await connect(url, subprotocols=[Encoding.JSON.subprotocol])  # type: ignore[list-item]
+    await ws.send(Encoding.JSON.encode({"type": "hello", "protocol": PROTOCOL_VERSION,
+                                        "role": "spectator"}))
+    assert Encoding.JSON.decode(await ws.recv())["type"] == "welcome"
+    await ws.send(Encoding.JSON.encode({"type": "spectate", "game_id": "g404"}))
+    refusal = Encoding.JSON.decode(await ws.recv())
+    assert (refusal["type"], refusal["code"], refusal["game_id"]) == (
+        "error", "unknown-game", "g404")
+    await ws.send(Encoding.JSON.encode({"type": "spectate", "game_id": game_id}))
+
+    async def seen() -> list[dict[str, Any]]:
+        messages = []
+        try:
+            async for frame in ws:
+                message = Encoding.JSON.decode(frame)
+                Message.from_wire(message, sender="server")
+                messages.append(message)
+                if message["type"] == "game_over" or message.get("code") == "unknown-game":
+                    return messages
+        finally:
+            await ws.close()
+        return messages
+
+    return asyncio.create_task(seen())
+
+
 def leader(running: Cluster, hosts: tuple[str, ...]) -> str | None:
     """The host that says it leads the ladders' pairing last (None: none yet)."""
     leading = [name for name in hosts if "this host leads" in running.stderr(name).read_text()]
@@ -194,13 +226,22 @@ async def test_a_gateway_killed_its_bots_resume_on_the_other(tmp_path: Path) -> 
                            "two results, and a game in flight")
             running_games = in_flight_told(witnesses, clients)
             assert all(client.url == gateways[0] for client in clients)
+            # a spectator on the other gateway watches a game the host plays
+            watched = min(running_games, key=running_games.__getitem__)  # the youngest
+            spectator = await spectate(gateways[1], watched)
             killed = running.processes["gateway-1"]
             killed.send_signal(signal.SIGKILL)
             await asyncio.to_thread(killed.wait)
             await wait_for(lambda: set(running_games) <= announced_ids(clients), 60,
                            "every game in flight is over and announced")
             assert all(client.url == gateways[1] for client in clients)
+            seen = await asyncio.wait_for(spectator, 30)
         await check_stored(running.db, clients, witnesses)
+        result = next(r for c in clients for r in c.results if r.game_id == watched)
+        assert seen[0]["type"] == "game_state" and seen[0]["game_id"] == watched
+        assert seen[-1]["type"] == "game_over" and seen[-1]["result"] == result.result
+        turns = [m["turn"] for m in seen if m["type"] == "moved"]  # each move once, in order
+        assert turns and turns == list(range(seen[0]["turn"], seen[0]["turn"] + len(turns)))
 
 
 async def test_cluster_up_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Path) -> None:
