@@ -35,15 +35,17 @@ server's workers; close the storage.
 from __future__ import annotations
 
 import asyncio
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
-from arena.cluster import ClusterRole, start_role
 from arena.config import ServerConfig
 from arena.registry import Registry
 from arena.server import ArenaServer
 from arena.server.dispatch import OnePort, no_http
 from arena.storage import Storage, open_storage
 from arena.web.app import WebFront
+
+if TYPE_CHECKING:  # --role all never imports the cluster (nor NATS, nor asyncpg for it)
+    from arena.cluster import ClusterRole
 
 __all__ = ["Arena"]
 
@@ -107,7 +109,10 @@ class Arena:
         try:
             self._storage = await open_storage(config.db)
             await self.server.start(self._storage)
-            self._role = await start_role(self.server)
+            if config.role != "all":
+                from arena.cluster import start_role
+
+                self._role = await start_role(self.server)
             if self._with_web:
                 self._web = WebFront(self.server)
                 await self._web.start()

@@ -756,7 +756,9 @@ class ArenaServer(ArenaService):
     def counts(self) -> ServerCounts:
         games, pool = self.games, self.house_bots.pool
         return ServerCounts(
-            connected_bots=sum(1 for session in self.sessions.values() if session.role == "bot"),
+            # a host's sessions are the bots of every gateway (arena.cluster): none is its own
+            connected_bots=0 if self.config.role == "host"
+            else sum(1 for session in self.sessions.values() if session.role == "bot"),
             games_in_flight=len(games.live),
             moves=games.moves_ended + sum(live.turn for live in games.live.values()),
             games_finished=games.finished,
