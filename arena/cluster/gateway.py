@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections import deque
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.server.clients import CLOSE_REPLACED
 from arena.server.session import Session
 from arena.storage import Storage, StorageFailure
 from protocol import Message as ProtocolMessage
@@ -84,6 +86,7 @@ class _Bot:
         self.session = session
         self.conn = uuid.uuid4().hex[:16]
         self.subscription: Subscription | None = None
+        self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
 
@@ -121,10 +124,12 @@ class GatewayRelay:
         self._asking: set[asyncio.Task[None]] = set()
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
+        self._others: Subscription | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
+        self._others = await self.bus.subscribe(PRESENCE, self._other_gateway)
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
                        loop.create_task(self._snapshots(), name="gateway snapshots"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
@@ -136,8 +141,9 @@ class GatewayRelay:
             await asyncio.wait_for(asyncio.shield(self._tasks[0]), 5)
         for task in [*self._tasks, *self._asking]:
             task.cancel()
-        if self._ask is not None:
-            await self._ask.close()
+        for subscription in (self._ask, self._others):
+            if subscription is not None:
+                await subscription.close()
         for bot in self.bots.values():
             if bot.subscription is not None:
                 await bot.subscription.close()
@@ -306,7 +312,8 @@ class GatewayRelay:
     def _presence(self, bot: _Bot) -> BotPresence:
         session = bot.session
         return BotPresence(
-            name=session.name or "", conn=bot.conn, gateway=self.gateway, owner=session.owner,
+            name=session.name or "", conn=bot.conn, gateway=self.gateway, since=bot.since,
+            owner=session.owner,
             games=tuple(sorted(session.games_played)), ladders=tuple(sorted(session.ladders)),
             capabilities=tuple(sorted(session.capabilities)), seeking=session.seeking,
             seeking_on=dict(session.seeking_on), challenges=session.challenges,
@@ -363,6 +370,17 @@ class GatewayRelay:
             self.sender.send(PRESENCE, encode(Presence(
                 self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),
                 snapshot=True)))
+
+    async def _other_gateway(self, message: Message) -> None:
+        """A bot connected to another gateway and here too: the older connection is
+        closed (4004, as one process closes a bot's older connection)."""
+        news = decode(Presence, message.data)
+        if news.gateway == self.gateway or news.snapshot:
+            return
+        for presence in news.online:
+            bot = self.bots.get(presence.name)
+            if bot is not None and (bot.since, bot.conn) < (presence.since, presence.conn):
+                bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
 
     async def _asked(self, message: Message) -> None:
         del message

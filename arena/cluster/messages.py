@@ -59,6 +59,9 @@ class BotPresence(msgspec.Struct, frozen=True):
     """Its connection (a reconnection on the same gateway is a new one: its games are
     sent again)."""
     gateway: str
+    since: float = 0.0
+    """When the bot connected (seconds since the epoch, the gateway's clock): of two
+    connections of one bot on two gateways, the older is closed."""
     owner: str | None = None
     games: tuple[str, ...] = ()
     ladders: tuple[str, ...] = ()

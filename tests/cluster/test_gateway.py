@@ -8,7 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.bus import Message, open_bus
-from arena.cluster.messages import FromBot, Presence, ToBot, bot_out, decode, encode
+from arena.cluster.messages import (
+    BotPresence,
+    FromBot,
+    Presence,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+)
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.waiting import wait_for
 
@@ -78,7 +86,13 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             assert error["code"] == "bad-request" and "gateway" in error["message"]
             assert arena.server.games.live == {}
 
-            await raw.ws.close()
+            # the bot connects to another gateway: this older connection is closed, as
+            # one process closes a bot's older connection, and its leaving announced
+            newer = BotPresence(name, conn="elsewhere", gateway="gateway-b",
+                                since=presence.since + 1)
+            await bus.publish("bots.presence", encode(Presence("gateway-b", online=(newer,))))
+            await raw.ws.wait_closed()
+            assert raw.ws.close_code == 4004
             await wait_for(lambda: any(presence.conn in decode(Presence, m.data).gone
                                        for m in heard if m.subject == "bots.presence"),
                            10, "the bot's leaving announced")
