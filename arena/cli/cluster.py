@@ -18,8 +18,9 @@ from arena.cli.serve import check_role
 
 __all__ = ["cluster"]
 
-LISTENING = "bots (WebSocket):"
-"""The line of ``arena serve``'s standard output that says where it listens."""
+LISTENING = ("bots (WebSocket):", "/healthz, /metrics:")
+"""The lines of ``arena serve``'s standard output that say where a gateway and a host
+listen."""
 
 
 @click.group()
@@ -77,10 +78,8 @@ async def _run(roles: list[tuple[str, str, int]], db: str, bus: str, host: str,
             if where is None:
                 click.echo(f"{name} did not start (its standard error says why)", err=True)
                 return 1
-            click.echo(f"{name:<12} {where}  (pid {process.pid})"
-                       if role == "gateway" else
-                       f"{name:<12} http://{where.split('://', 1)[1]}  (pid {process.pid}: "
-                       "/healthz, /metrics)")
+            click.echo(f"{name:<12} {where}  (pid {process.pid})" if role == "gateway"
+                       else f"{name:<12} {where}  (pid {process.pid}: /healthz, /metrics)")
         click.echo("the gateways above take bots and browsers; Ctrl-C stops the cluster",
                    err=True)
         ended = [asyncio.ensure_future(p.wait()) for p in processes.values()]
@@ -103,8 +102,9 @@ async def _listening(process: asyncio.subprocess.Process) -> str | None:
     """The bots' URL ``arena serve`` prints once it listens (None: it ended first)."""
     assert process.stdout is not None
     while line := (await process.stdout.readline()).decode(errors="replace"):
-        if LISTENING in line:
-            return line.split(LISTENING, 1)[1].strip()
+        for said in LISTENING:
+            if said in line:
+                return line.split(said, 1)[1].strip()
     return None
 
 

@@ -290,10 +290,15 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
-        click.echo(f"arena server listening\n"
-                   f"  bots (WebSocket):          {server.url}\n"
-                   f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
-                   f"  database:                  {server.storage.description}")
+        if role == "host":  # no bot connects here: the gateways relay them
+            click.echo(f"arena game host listening (its bots connect to the gateways)\n"
+                       f"  /healthz, /metrics:        http://{host}:{server.port}/\n"
+                       f"  database:                  {server.storage.description}")
+        else:
+            click.echo(f"arena {'gateway' if role == 'gateway' else 'server'} listening\n"
+                       f"  bots (WebSocket):          {server.url}\n"
+                       f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
+                       f"  database:                  {server.storage.description}")
         if server.resumed:
             click.echo(f"resumed {len(server.resumed)} running game(s) from their stored moves",
                        err=True)
