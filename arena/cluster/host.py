@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import defaultdict
 from typing import Any
 
 import msgspec
@@ -26,10 +27,12 @@ from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
+    STARTS,
     BotPresence,
     FromBot,
     Presence,
     Spectate,
+    StartPairing,
     ToBot,
     bot_out,
     decode,
@@ -40,14 +43,23 @@ from arena.cluster.messages import (
 )
 from arena.cluster.sender import Sender
 from arena.server import ArenaServer
+from arena.server.app import Pairing
 from arena.server.clients import GAME_MESSAGES
 from arena.server.session import Session
+from arena.storage import StorageFailure
 from arena.storage.leader import Leader
 from protocol import Message as ProtocolMessage
 
 __all__ = ["HostSide", "RemoteSession", "WatchSession"]
 
 log = logging.getLogger("arena.cluster")
+
+START_ACK_WAIT = 10.0
+"""Seconds a host may take to start a pairing it took from the queue before another
+host is given it (the host died)."""
+
+MAX_COUNTED = 100_000
+"""Running games the leader reads to count the games in flight, at most."""
 
 SILENT_ROUNDS = 3
 """Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
@@ -152,14 +164,20 @@ class HostSide:
         self._games: dict[str, list[Subscription]] = {}
         """The subscriptions of each game live here: ``game.<id>.in`` and
         ``game.<id>.spectate``."""
+        self._queued: dict[str, tuple[tuple[str, str], float]] = {}
+        """The pairings this host put on the queue and not yet seen stored, with when."""
         self._watchers: dict[str, WatchSession] = {}
         """Each game's spectators on the gateways (only while it has some)."""
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        """Listen to the gateways, ask them who is online, contend for the ladders."""
+        """Listen to the gateways, ask them who is online, take pairings to play from
+        the queue, contend for the ladders."""
         bus = self.bus
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence)]
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
+                               await bus.consume(STARTS, self._start_pairing,
+                                                 ack_wait=START_ACK_WAIT)]
+        self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.on_live = self._game_live
         for game_id in list(games.live):  # resumed at start, before this
@@ -175,6 +193,7 @@ class HostSide:
         """Stop contending and listening; publish what the games said last (call it after
         the server's shutdown: the games are suspended then)."""
         self.server.games.on_live = None
+        self.server.pairings_out = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -194,16 +213,68 @@ class HostSide:
     # -- the ladders, while this host leads --------------------------------------------
 
     async def _pair(self) -> None:
-        ladders = list(self.server.ladders.values())
-        await self.server.recount_pairings()  # the former leader's pairings count too
+        """While this host leads: the ladders pair every bot of every gateway, counting
+        each one's games in flight on every host (`_count_games`)."""
+        server = self.server
+        ladders = list(server.ladders.values())
+        await server.recount_pairings()  # the former leader's pairings count too
+        await self._count_games()
         log.warning("this host leads: it pairs the ladders")
         for ladder in ladders:
             ladder.start()
+        interval = min(ladder.config.interval for ladder in ladders)
         try:
-            await asyncio.Event().wait()
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self._count_games()
+                except StorageFailure as failure:
+                    log.warning("the games in flight could not be counted: %s", failure)
         finally:
+            server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()
+
+    async def _count_games(self) -> None:
+        """Each player's games in flight on every host, as the leader's ladders count
+        them: the running games stored, and the pairings queued but not stored yet
+        (each two games; forgotten once stored, or after `START_ACK_WAIT` twice)."""
+        rows = await self.server.storage.games(status="running", limit=MAX_COUNTED)
+        stored = {row.pair for row in rows if row.pair is not None}
+        now = asyncio.get_running_loop().time()
+        for pair, (_, at) in list(self._queued.items()):
+            if pair in stored or now - at > 2 * START_ACK_WAIT:
+                del self._queued[pair]
+        games: defaultdict[str, set[str]] = defaultdict(set)
+        for row in rows:
+            for name in row.players:
+                games[name].add(row.id)
+        for pair, (players, _) in self._queued.items():
+            for name in players:
+                games[name] |= {f"{pair}.0", f"{pair}.1"}
+        self.server.ladder_games = games
+
+    # -- the pairings to play ----------------------------------------------------------
+
+    def _put_pairing(self, pairing: Pairing) -> None:
+        """The leader paired two bots: to the durable queue, which one host takes (in
+        order with what this host publishes, never waiting)."""
+        self._queued[pairing.pair] = ((pairing.first, pairing.second),
+                                      asyncio.get_running_loop().time())
+        data = encode(StartPairing(
+            pairing.ladder, pairing.first, pairing.second, pairing.pair,
+            dict(pairing.settings),
+            tuple(None if seed is None else str(seed) for seed in pairing.seeds)))
+        self.sender.call(lambda: self.bus.put(STARTS, data))
+
+    async def _start_pairing(self, message: Message) -> None:
+        """A pairing from the queue: its games started here (leased to this host)."""
+        if self.server.stopping:  # (raising: the queue gives it to another host)
+            raise RuntimeError("this host stops: the pairing goes to another")
+        asked = decode(StartPairing, message.data)
+        self.server.start_pairing(Pairing(
+            asked.ladder, asked.first, asked.second, asked.pair, asked.settings,
+            tuple(None if seed is None else int(seed) for seed in asked.seeds)))
 
     # -- presence ----------------------------------------------------------------------
 

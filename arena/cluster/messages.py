@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "BotPresence", "FromBot", "Presence", "Spectate", "ToBot",
+    "PRESENCE", "PRESENCE_ASK", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -90,6 +90,22 @@ class ToBot(msgspec.Struct, frozen=True):
     fields: dict[str, Any]
 
 
+STARTS = "starts"
+"""The durable queue of the pairings to play: the leading host -> one host (`StartPairing`)."""
+
+
+class StartPairing(msgspec.Struct, frozen=True):
+    """A ladder pairing the leader made: its two games, started by the host that takes
+    it from the queue. Seeds travel as decimal text (128 bits fit no msgpack integer)."""
+
+    ladder: str
+    first: str
+    second: str
+    pair: str
+    settings: dict[str, Any]
+    seeds: tuple[str | None, ...]
+
+
 class Spectate(msgspec.Struct, frozen=True):
     """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
 
@@ -109,15 +125,16 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot | Spectate) -> bytes:
+def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
-    kind: msgspec.msgpack.Decoder(kind) for kind in (Presence, ToBot, FromBot, Spectate)}
+    kind: msgspec.msgpack.Decoder(kind)
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing)
 
 
 def decode(kind: type[T], data: bytes) -> T:

@@ -74,7 +74,7 @@ from arena.uploads import Uploads
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
-__all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable", "WebSocketSide"]
+__all__ = ["ArenaServer", "Pairing", "PlayerUnavailable", "StorageUnavailable", "WebSocketSide"]
 
 log = logging.getLogger("arena.server")
 
@@ -98,6 +98,18 @@ class WebSocketSide:
     """`serve()`'s other keyword arguments (subprotocols, frame size, pings)."""
     listening: Callable[[str, int], None]
     """Told the host and port once the port listens (`ArenaServer.port`, `url`)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A ladder pairing to play: its two games, seats swapped (`ArenaServer.start_pairing`)."""
+
+    ladder: str
+    first: str
+    second: str
+    pair: str
+    settings: Mapping[str, Any]
+    seeds: tuple[int | None, ...]
 
 
 class ArenaServer(ArenaService):
@@ -153,6 +165,12 @@ class ArenaServer(ArenaService):
         """The hosted bots playing (`arena.server.hosted`)."""
         self.hosted_slots: HostedSlots | None = None
         """Where games with hosted bots wait their turn."""
+        self.pairings_out: Callable[[Pairing], None] | None = None
+        """Where the ladders' pairings go (None: started here). A host's go to the
+        durable queue every host consumes (`arena.cluster.host`)."""
+        self.ladder_games: Mapping[str, Collection[str]] | None = None
+        """The games in flight of each player as the ladders count them (None: this
+        process's own, `bot_games`); the leading host's are the whole cluster's."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -403,6 +421,11 @@ class ArenaServer(ArenaService):
         return self._config
 
     @property
+    def stopping(self) -> bool:
+        """Whether the server began to shut down (no game starts any more)."""
+        return self._stopping.is_set()
+
+    @property
     def registry(self) -> Registry:
         return self._registry
 
@@ -547,7 +570,8 @@ class ArenaServer(ArenaService):
         assert ladder is not None
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
-        return ladder_candidates(ladder, self.sessions, self.bot_games)
+        return ladder_candidates(ladder, self.sessions, self.ladder_games
+                                 if self.ladder_games is not None else self.bot_games)
 
     async def recount_pairings(self) -> None:
         """Count each ladder's pair cap from the pairings stored in the last hour again
@@ -577,7 +601,22 @@ class ArenaServer(ArenaService):
         except ArenaError as error:
             log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
             return
-        for players, seed in zip(((first, second), (second, first)), seeds, strict=True):
+        pairing = Pairing(ladder.name, first, second, pair, settings, tuple(seeds))
+        if self.pairings_out is not None:
+            self.pairings_out(pairing)
+        else:
+            self.start_pairing(pairing)
+
+    def start_pairing(self, pairing: Pairing) -> None:
+        """Start a pairing's two games here (a failure to start one is logged)."""
+        ladder = self.config.find_ladder(pairing.ladder)
+        if ladder is None:
+            log.warning("a pairing of an unknown ladder %r: not played", pairing.ladder)
+            return
+        first, second, pair, settings = (pairing.first, pairing.second, pairing.pair,
+                                         pairing.settings)
+        for players, seed in zip(((first, second), (second, first)), pairing.seeds,
+                                 strict=True):
             try:
                 # an unrated ladder's games are not ladder games to the storage: they
                 # keep their ladder's name but change no rating, even once resumed

@@ -195,6 +195,12 @@ async def test_two_gateways_two_hosts_one_ladder_and_a_host_killed(tmp_path: Pat
 
             await wait_for(across, 60, "a game between bots on different gateways, over")
             first = await wait_for(lambda: leader(running, hosts), 10, "a leader")
+
+            async def both_hosts_play() -> bool:  # the leader's pairings, queued, go to both
+                async with opened(running.db) as storage:
+                    return {lease.host for lease in await storage.leases()} == set(hosts)
+
+            await wait_for(both_hosts_play, 60, "ladder games played on both hosts at once")
             await wait_for(lambda: in_flight_told(witnesses, clients), 60, "a game in flight")
             running_games = in_flight_told(witnesses, clients)
             connections = [client.connections for client in clients]
