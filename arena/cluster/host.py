@@ -6,11 +6,14 @@ publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots s
 about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
 process (`Clients.act`: the move, ``legal``, ``log``, ``resign``); a host subscribes
 to ``game.<id>.in`` while the game is live there (before it is announced: through its
-`Sender`), so only the owner hears a game's messages. A bot that appears (or comes back) is sent its games'
-``game_start`` and ``game_state`` (`Games.resume`, the restart's path); one whose
-gateway falls silent for three snapshot intervals is taken for gone (its grace periods
-start). The ladders pair on one host at a time, the leader (`arena.storage.leader`,
-a PostgreSQL advisory lock): another host leads within about a second of its death.
+`Sender`), so only the owner hears a game's messages, and serves its spectators
+(``game.<id>.spectate``, ``game.<id>.watch``). A bot that appears (or comes back) is
+sent its games' ``game_start`` and ``game_state`` (`Games.resume`, the restart's path);
+one whose gateway falls silent for three snapshot intervals is taken for gone (its
+grace periods start). The ladders pair on one host at a time, the leader
+(`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
+second of its death); its pairings go to the durable queue ``starts``, which every host
+consumes, so the games spread over the hosts.
 """
 
 from __future__ import annotations
