@@ -167,6 +167,8 @@ class HostSide:
         self._games: dict[str, list[Subscription]] = {}
         """The subscriptions of each game live here: ``game.<id>.in`` and
         ``game.<id>.spectate``."""
+        self._conns: dict[str, str] = {}
+        """The bots' connections (`BotPresence.conn`) -> their names."""
         self._queued: dict[str, tuple[tuple[str, str], float]] = {}
         """The pairings this host put on the queue and not yet seen stored, with when."""
         self._watchers: dict[str, WatchSession] = {}
@@ -285,9 +287,9 @@ class HostSide:
         news = decode(Presence, message.data)
         self.heard[news.gateway] = asyncio.get_running_loop().time()
         for gone in news.gone:
-            for name, session in list(self.server.sessions.items()):
-                if isinstance(session, RemoteSession) and session.presence.conn == gone:
-                    self._left(name)
+            name = self._conns.get(gone)
+            if name is not None:
+                self._left(name)
         for presence in news.online:
             self._online(presence)
 
@@ -295,11 +297,17 @@ class HostSide:
         server = self.server
         name = presence.name
         session = server.sessions.get(name)
-        if isinstance(session, RemoteSession) and session.presence.conn == presence.conn:
-            session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
-            return
+        if isinstance(session, RemoteSession):
+            known = session.presence
+            if known.conn == presence.conn:
+                session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
+                return
+            if (known.since, known.conn) > (presence.since, presence.conn):
+                return  # an older connection, still in its gateway's snapshot: closed there
+            self._conns.pop(known.conn, None)
         session = RemoteSession(presence, self.sender)
         server.sessions[name] = session
+        self._conns[presence.conn] = name
         games = server.games
         games.client_changed(name, session)
         for live in games.of(name):  # the restart's path: its games' states again
@@ -307,7 +315,10 @@ class HostSide:
 
     def _left(self, name: str) -> None:
         server = self.server
-        if server.sessions.pop(name, None) is not None:
+        session = server.sessions.pop(name, None)
+        if session is not None:
+            if isinstance(session, RemoteSession):
+                self._conns.pop(session.presence.conn, None)
             server.games.client_changed(name, None)  # its grace periods start
 
     async def _watch_gateways(self) -> None:
