@@ -29,6 +29,7 @@ from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscrip
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
+    REQUEST_GAME,
     BotPresence,
     FromBot,
     Presence,
@@ -86,6 +87,8 @@ class _Bot:
         self.session = session
         self.conn = uuid.uuid4().hex[:16]
         self.subscription: Subscription | None = None
+        self.subscribed = asyncio.Event()
+        """Set once `subscription` is made."""
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
@@ -226,6 +229,30 @@ class GatewayRelay:
     def spectate(self, session: Session, game_id: str, watch: bool) -> None:
         self._spectating.put_nowait((session, game_id, watch))
 
+    def request_game(self, session: Session, message: ProtocolMessage) -> None:
+        """An operator's ``request_game``: to one of the hosts (`REQUEST_GAME`), which
+        answers on the operator's subject (``game_requested``, then ``game_over``)."""
+        bot = self.bots.get(session.name or "")
+        if bot is None or bot.session is not session:
+            return
+        task = asyncio.get_running_loop().create_task(self._request_game(bot, message))
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+
+    async def _request_game(self, bot: _Bot, message: ProtocolMessage) -> None:
+        try:  # its answers' subscription is made just after its hello
+            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
+        except TimeoutError:
+            return
+        data = encode(FromBot(bot.session.name or "", bot.conn, message.type,
+                              dict(message.body)))
+        try:
+            await self.bus.request(REQUEST_GAME, data, timeout=ASK_TIMEOUT)
+        except BusError as error:
+            bot.session.send("error", code="bad-request", fatal=False,
+                             request_id=message["request_id"],
+                             message=f"no game host answers now ({error}); try again")
+
     # -- spectators --------------------------------------------------------------------
 
     async def _run_spectators(self) -> None:
@@ -331,7 +358,11 @@ class GatewayRelay:
                     if self.bots.get(bot.session.name or "") is not bot:
                         await bot.subscription.close()  # left meanwhile
                         continue
-                if kind == "gone":
+                    bot.subscribed.set()
+                if bot.session.role != "bot":  # an operator: its answers, no presence
+                    if kind == "gone" and bot.subscription is not None:
+                        await bot.subscription.close()
+                elif kind == "gone":
                     if bot.subscription is not None:
                         await bot.subscription.close()
                     self.sender.send(PRESENCE, encode(Presence(self.gateway, gone=(bot.conn,))))
@@ -365,7 +396,7 @@ class GatewayRelay:
         """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
         under the bus's message size); an empty one says the gateway is alive."""
         bots = [self._presence(bot) for bot in self.bots.values()
-                if bot.subscription is not None]
+                if bot.subscription is not None and bot.session.role == "bot"]
         for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
             self.sender.send(PRESENCE, encode(Presence(
                 self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),

@@ -30,6 +30,7 @@ from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
+    REQUEST_GAME,
     STARTS,
     BotPresence,
     FromBot,
@@ -181,7 +182,9 @@ class HostSide:
         bus = self.bus
         self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
                                await bus.consume(STARTS, self._start_pairing,
-                                                 ack_wait=START_ACK_WAIT)]
+                                                 ack_wait=START_ACK_WAIT),
+                               await bus.serve(REQUEST_GAME, self._request_game,
+                                               group="hosts")]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.on_live = self._game_live
@@ -280,6 +283,19 @@ class HostSide:
         self.server.start_pairing(Pairing(
             asked.ladder, asked.first, asked.second, asked.pair, asked.settings,
             tuple(None if seed is None else int(seed) for seed in asked.seeds)))
+
+    async def _request_game(self, message: Message) -> bytes:
+        """An operator's ``request_game`` on a gateway: started here, answered on the
+        operator's subject as one process answers it (`Clients.request_game`)."""
+        said = decode(FromBot, message.data)
+        if said.type != "request_game":
+            return b""
+        operator = RemoteSession(BotPresence(said.bot, conn=said.conn, gateway=""),
+                                 self.sender)
+        operator.role = "operator"
+        self.server.clients.request_game(
+            operator, ProtocolMessage.unchecked(said.type, **said.body))
+        return b""
 
     # -- presence ----------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
+    "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -89,6 +89,11 @@ class ToBot(msgspec.Struct, frozen=True):
     type: str
     fields: dict[str, Any]
 
+
+REQUEST_GAME = "lobby.request_game"
+"""gateway -> one host (group ``hosts``), request/reply: an operator's ``request_game``
+(`FromBot`); the host answers on the operator's ``bot.<name>.out`` (``game_requested``
+or an error, then ``game_over``), and the reply is empty."""
 
 STARTS = "starts"
 """The durable queue of the pairings to play: the leading host -> one host (`StartPairing`)."""

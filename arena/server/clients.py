@@ -101,6 +101,9 @@ class Relay(Protocol):
     def spectate(self, session: Session, game_id: str, watch: bool) -> None:
         """A client begins (`watch`) or stops watching a game its host plays."""
 
+    def request_game(self, session: Session, message: Message) -> None:
+        """An operator's ``request_game``, for one of the hosts to play."""
+
 
 class Clients:
     """See the module docstring.
@@ -270,6 +273,8 @@ class Clients:
             if live is not None:
                 live.spectators.discard(session)
         name = session.name
+        if self.relay is not None and session.role == "operator":
+            self.relay.offline(session)
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
@@ -392,7 +397,7 @@ class Clients:
         if role == "bot":
             self._check_games(session)
         if self.relay is not None:
-            if role == "bot":  # its hosts send its games' states
+            if role in ("bot", "operator"):  # its hosts send its games' states, its answers
                 self.relay.online(session, games)
             return True
         for game_id in games:  # resume: the full state again
@@ -455,6 +460,11 @@ class Clients:
 
     # -- messages past the handshake ---------------------------------------------------
 
+    def request_game(self, session: Session, message: Message) -> None:
+        """An operator's ``request_game`` relayed by a gateway (`arena.cluster.host`),
+        started here and answered as one read from the operator's socket here."""
+        self._request_game(session, message)
+
     def act(self, session: Session, message: Message) -> None:
         """Act on a bot's message relayed by a gateway (`arena.cluster.host`) as on one
         read from its socket here."""
@@ -493,6 +503,8 @@ class Clients:
             if live is not None:
                 live.spectators.discard(session)
             session.spectating.discard(message["game_id"])
+        elif kind == "request_game" and self.relay is not None and session.role == "operator":
+            self.relay.request_game(session, message)
         elif kind == "request_game":
             self._request_game(session, message)
         elif kind in ("legal", "log"):

@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from arena.bus import Message, open_bus
 from arena.cluster.messages import (
     BotPresence,
@@ -17,6 +19,7 @@ from arena.cluster.messages import (
     decode,
     encode,
 )
+from arena.service import PlayerUnavailable
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.waiting import wait_for
 
@@ -76,15 +79,18 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             assert error["code"] == "unknown-game" and error["game_id"] == "g0404"
             assert (error["turn"], error["prefix"]) == (2, "a")
 
-            # a gateway starts no game itself: an operator's request is refused, saying why
+            # a gateway starts no game itself: an operator's request goes to a host (none
+            # here: the operator is told so)
             operator = await arena.raw()
             await operator.hello(await arena.add_bot("op", operator=True), role="operator")
             await operator.send("request_game", request_id="r1", game="substitution",
                                 settings={}, players=["house:random", "house:random"],
                                 seed=None)
             error = await operator.expect("error")
-            assert error["code"] == "bad-request" and "gateway" in error["message"]
-            assert arena.server.games.live == {}
+            assert error["code"] == "bad-request" and "no game host" in error["message"]
+            assert error["request_id"] == "r1" and arena.server.games.live == {}
+            with pytest.raises(PlayerUnavailable, match="gateway"):  # the web's, challenges'
+                arena.server.start_game("substitution", {}, ["house:random"] * 2)
 
             # the bot connects to another gateway: this older connection is closed, as
             # one process closes a bot's older connection, and its leaving announced

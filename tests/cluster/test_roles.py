@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
+from arena.games.substitution import Settings
 from arena.record import read_jsonl
 from arena.validate import validate_record
 from clients.sdk import ArenaClient
@@ -157,6 +158,27 @@ async def spectate(url: str, game_id: str) -> asyncio.Task[list[dict[str, Any]]]
     return asyncio.create_task(seen())
 
 
+async def request_game(url: str, token: str,
+                       players: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An operator's ``request_game`` on the gateway `url`: its ``game_requested`` and
+    ``game_over``."""
+    async with connect(url, subprotocols=[Encoding.JSON.subprotocol]) as ws:  # type: ignore[list-item]
+        await ws.send(Encoding.JSON.encode({"type": "hello", "protocol": PROTOCOL_VERSION,
+                                            "role": "operator", "token": token}))
+        assert Encoding.JSON.decode(await ws.recv())["type"] == "welcome"
+        await ws.send(Encoding.JSON.encode({
+            "type": "request_game", "request_id": "r1", "game": "substitution",
+            "settings": Settings.preset("medium", 5).to_json(), "players": players,
+            "seed": None}))
+        answers = []
+        async with asyncio.timeout(60):
+            while not answers or answers[-1]["type"] != "game_over":
+                answers.append(Encoding.JSON.decode(await ws.recv()))
+                assert answers[-1]["type"] != "error", answers[-1]
+        assert [answer["type"] for answer in answers] == ["game_requested", "game_over"]
+        return answers[0], answers[1]
+
+
 def leader(running: Cluster, hosts: tuple[str, ...]) -> str | None:
     """The host that says it leads the ladders' pairing last (None: none yet)."""
     leading = [name for name in hosts if "this host leads" in running.stderr(name).read_text()]
@@ -257,6 +279,7 @@ async def test_cluster_up_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Pat
     async with database_url("postgresql", tmp_path) as db, nats_prefix() as prefix:
         async with opened(db) as storage:
             token = await storage.add_bot("alice")
+            operator_token = await storage.add_bot("op", operator=True)
         up = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "arena", "cluster", "up", "--gateways", "2", "--hosts", "1",
             "--port", "0", "--db", db, "--bus", nats_url(prefix), "--",
@@ -272,11 +295,17 @@ async def test_cluster_up_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Pat
             async with bots({"alice": gateway}, {"alice": token}) as (clients, witnesses):
                 await wait_for(lambda: len(announced_ids(clients)) >= 2, 60,
                                "two ladder games against the house bot, over")
+                # an operator on the other gateway has a host play a game (a tournament's)
+                requested, over = await request_game(lines[1].split()[1], operator_token,
+                                                     ["house:random", "alice"])
         finally:
             up.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(up.wait(), 60) == 0
         await check_stored(db, clients, witnesses)
         assert all(witnesses["alice"].told[game_id] for game_id in announced_ids(clients))
+        assert over["game_id"] == requested["game_id"] and requested["request_id"] == "r1"
+        assert over["termination"] == "normal" and over["log"]
+        assert requested["game_id"] in announced_ids(clients)  # alice played it too
         for pid in pids:  # each process stopped (and reaped) with the cluster
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
