@@ -388,8 +388,9 @@ class GatewayRelay:
             bot.over.append(game_id)
         elif game_id in bot.games or out.type in _STARTS:
             bot.games[game_id] = asyncio.get_running_loop().time()
-            if out.type == "your_turn" and session.rate is not None:
-                session.rate.credit()  # a turn asks for a move: that message is budgeted
+        if session.rate is not None:
+            for _ in range(out.credit):  # what the host asked of the bot is budgeted
+                session.rate.credit()
         session.send(out.type, **out.fields)
 
     def snapshot(self) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import msgspec
 
+from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
     PRESENCE,
@@ -69,17 +70,32 @@ SILENT_ROUNDS = 3
 """Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
 
 
+class _Credits(TokenBucket):
+    """A remote bot's message budget as a host's code sees it: the tokens it gives back
+    (`credit`) travel with the next message to the bot's gateway, which keeps the
+    budget (`ToBot.credit`)."""
+
+    __slots__ = ("owed",)
+
+    def __init__(self) -> None:
+        super().__init__(0.0, 0, 0.0)
+        self.owed = 0
+
+    def credit(self) -> None:
+        self.owed += 1
+
+
 class RemoteSession(Session):
     """A bot connected to a gateway, as a host's `Games` and `Ladder` see it: what they
     read of a `Session`, and a `send` that publishes to the bot's gateway. It has no
-    socket (the base class's writer is not made), no message budget (the gateway keeps
-    it) and nothing to flush or close."""
+    socket (the base class's writer is not made), nothing to flush or close, and a
+    message budget whose credits go to the gateway that keeps it (`_Credits`)."""
 
     def __init__(self, presence: BotPresence, sender: Sender) -> None:
         # no Session.__init__: there is no connection here
         self.ws = None
         self.role = "bot"
-        self.rate = None
+        self.rate = self.credits = _Credits()
         self.operator = False
         self.spectating: set[str] = set()
         self.closed = False
@@ -105,7 +121,8 @@ class RemoteSession(Session):
         return f"<RemoteSession {self.name} on {self.presence.gateway}>"
 
     def send(self, type: str, /, **fields: Any) -> bool:
-        self._sender.send(self._subject, encode(ToBot(type, fields)))
+        credit, self.credits.owed = self.credits.owed, 0
+        self._sender.send(self._subject, encode(ToBot(type, fields, credit)))
         return True
 
     def send_message(self, message: ProtocolMessage) -> bool:

@@ -84,10 +84,13 @@ class Presence(msgspec.Struct, frozen=True):
 
 
 class ToBot(msgspec.Struct, frozen=True):
-    """A message for a bot: the gateway frames ``{"type": type, **fields}``."""
+    """A message for a bot: the gateway frames ``{"type": type, **fields}``, and gives
+    the bot's message budget `credit` tokens back (what the host asked of it: a turn's
+    move, the aids of a turn within their own limits)."""
 
     type: str
     fields: dict[str, Any]
+    credit: int = 0
 
 
 REQUEST_GAME = "lobby.request_game"

@@ -48,8 +48,12 @@ async def test_a_host_follows_the_gateways_presence(make_arena: Callable[..., An
             # what a host's games say to alice goes to her gateway's subject for her
             await bus.subscribe(bot_out("alice"), hear)
             assert session.send("pong", id=3)
-            heard = await wait_for(lambda: told, 10, "a message for alice on the bus")
-            assert decode(ToBot, heard[0].data) == ToBot("pong", {"id": 3})
+            assert session.rate is not None
+            session.rate.credit()  # (a turn, or an aid within its limits: budgeted)
+            assert session.send("legal_steps", game_id="g1")
+            heard = await wait_for(lambda: len(told) == 2 and told, 10, "alice's messages")
+            assert [decode(ToBot, message.data) for message in heard] == [
+                ToBot("pong", {"id": 3}), ToBot("legal_steps", {"game_id": "g1"}, credit=1)]
 
             await say("g2", gone=("a2",))
             await wait_for(lambda: "alice" not in sessions, 10, "alice gone")
