@@ -5,6 +5,8 @@
       │                        closed here last
       ├── arena.server         ArenaServer, given the storage: live games, clients,
       │                        ladder; its WebSocket side (`ArenaServer.websocket_side`)
+      ├── arena.cluster        a gateway's or a host's side of the bus (``--role``;
+      │                        nothing for ``all``, docs/cluster.md)
       ├── arena.web            WebFront: the HTTP API and the web interface (aiohttp),
       │                        given the server as its ArenaService (arena.service)
       └── arena.server.dispatch  OnePort: the one port, a WebSocket upgrade to the
@@ -33,7 +35,7 @@ server's workers; close the storage.
 from __future__ import annotations
 
 import asyncio
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from arena.config import ServerConfig
 from arena.registry import Registry
@@ -41,6 +43,9 @@ from arena.server import ArenaServer
 from arena.server.dispatch import OnePort, no_http
 from arena.storage import Storage, open_storage
 from arena.web.app import WebFront
+
+if TYPE_CHECKING:  # --role all never imports the cluster (nor NATS, nor asyncpg for it)
+    from arena.cluster import ClusterRole
 
 __all__ = ["Arena"]
 
@@ -67,6 +72,8 @@ class Arena:
         self._storage: Storage | None = None
         self._web: WebFront | None = None
         self._port: OnePort | None = None
+        self._role: ClusterRole | None = None
+        """A gateway's or a host's side of the bus (`arena.cluster`; None: ``all``)."""
         self._started = False
         self._closing = False
         self._closed = asyncio.Event()
@@ -102,6 +109,10 @@ class Arena:
         try:
             self._storage = await open_storage(config.db)
             await self.server.start(self._storage)
+            if config.role != "all":
+                from arena.cluster import start_role
+
+                self._role = await start_role(self.server)
             if self._with_web:
                 self._web = WebFront(self.server)
                 await self._web.start()
@@ -127,6 +138,8 @@ class Arena:
             if self._port is not None:
                 self._port.stop_accepting()
             await self.server.shutdown()
+            if self._role is not None:  # what the games and the clients said last goes
+                await self._role.close()
             if self._web is not None:
                 await self._web.close()
             if self._port is not None:

@@ -304,6 +304,17 @@ class ServerConfig:
     """This server's name as a host of games on a shared database (docs/cluster.md):
     the holder of its games' leases. None: machine, pid and a random part
     (`arena.storage.leases.host_id`)."""
+    role: Literal["all", "gateway", "host"] = "all"
+    """This process's part of the arena (docs/cluster.md, `arena serve --role`): ``all``
+    holds the connections and owns the games (one process, no bus hop); a ``gateway``
+    holds the connections and serves the web, owning no game; a ``host`` owns live
+    games and, while it leads, the ladders' pairing, and takes no connection."""
+    bus: str = "local:"
+    """The bus between gateways and hosts (`arena.bus.parse_bus_url`): ``local:`` for
+    ``all``, a ``nats://`` URL for the other roles."""
+    presence_interval: float = 2.0
+    """Seconds between a gateway's full snapshots of its bots on the bus; a host takes
+    a gateway silent for three of them for dead, and its bots for gone."""
     lease_seconds: float = 10.0
     """How long a game's lease lasts (`arena.storage.leases.LEASE_SECONDS`): a dead
     host's games are taken over by another within about 1⅓ of it."""

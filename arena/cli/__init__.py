@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "match": "arena.cli.match:match",
     "db": "arena.cli.db:db",
     "users": "arena.cli.users:users",
+    "cluster": "arena.cli.cluster:cluster",
     "experiment": "arena.experiments.cli:experiment",
 }
 

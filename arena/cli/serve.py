@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from arena.bus.urls import BusUrl, BusUrlType
 from arena.cli.config_file import (
     ACCOUNTS_META,
     LADDERS_META,
@@ -158,6 +159,15 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
               type=click.FloatRange(0.5, 3600),
               help="How long a game's lease lasts: a dead server's games are taken over "
                    "by another within about 1.33 times this.")
+@click.option("--role", default="all", show_default=True,
+              type=click.Choice(["all", "gateway", "host"]),
+              help="This process's part (docs/cluster.md): all (one process), gateway (the "
+                   "bots' and browsers' connections and the web, no game) or host (the "
+                   "games and the ladder's pairing, no connection); gateway and host need "
+                   "a PostgreSQL --db and a nats:// --bus.")
+@click.option("--bus", default="local:", show_default=True, type=BusUrlType(),
+              help="The bus between gateways and hosts: local: (--role all) or "
+                   "nats://HOST[:PORT][?prefix=NAME] (--role gateway or host).")
 @click.option("--verbose", "-v", is_flag=True)
 def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json: str | None,
           grammar: str, moves: int | None, house: str, house_vs_house: bool, move_ms: int, bank_ms: int,
@@ -174,7 +184,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
           server_names: tuple[str, ...], guests_per_client: int, signup: str,
           hosted_dir: str | None, hosted_slots: int | None,
           hosted_ws_programs: int | None, seasons_file: str | None,
-          host_id: str | None, lease_seconds: float,
+          host_id: str | None, lease_seconds: float, role: str, bus: BusUrl,
           verbose: bool) -> None:
     """Run the arena server until Ctrl-C or SIGTERM."""
     from arena.app import Arena
@@ -195,6 +205,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_url(db)
+    check_role(role, db, bus, hosted_dir)
     ctx = click.get_current_context()
     tables = ctx.meta.get(LADDERS_META)
     if tables is not None and ladder:
@@ -268,6 +279,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         ladders=ladders,
         tournaments=tournaments, write_ahead=not no_write_ahead,
         host_id=host_id, lease_seconds=lease_seconds,
+        role=role,  # type: ignore[arg-type]  # click's Choice
+        bus="local:" if bus.kind == "local" else f"{','.join(bus.servers)}?prefix={bus.prefix}",
         challenges=ChallengeLimits(challenges_per_hour, challenges_pending, challenge_timeout),
         max_connections_per_address=max_connections_per_address,
         shared_limits=shared_limits, message_rate=message_rate,
@@ -298,11 +311,16 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
-        click.echo(f"arena server listening\n"
-                   f"  bots (WebSocket):          {server.url}\n"
-                   f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
-                   f"  database:                  {server.storage.description}\n"
-                   f"  limits counted:            {server.counters.description}")
+        if role == "host":  # no bot connects here: the gateways relay them
+            click.echo(f"arena game host listening (its bots connect to the gateways)\n"
+                       f"  /healthz, /metrics:        http://{host}:{server.port}/\n"
+                       f"  database:                  {server.storage.description}")
+        else:
+            click.echo(f"arena {'gateway' if role == 'gateway' else 'server'} listening\n"
+                       f"  bots (WebSocket):          {server.url}\n"
+                       f"  web interface, HTTP API:   http://{host}:{server.port}/\n"
+                       f"  database:                  {server.storage.description}\n"
+                       f"  limits counted:            {server.counters.description}")
         if server.resumed:
             click.echo(f"resumed {len(server.resumed)} running game(s) from their stored moves",
                        err=True)
@@ -327,6 +345,31 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         raise click.ClickException(str(error)) from None
     except (SandboxUnavailable, UploadError) as error:  # --hosted-dir, and no sandbox
         raise click.UsageError(str(error)) from None
+
+
+def check_role(role: str, db: str, bus: BusUrl, hosted_dir: str | None) -> None:
+    """Refuse (a usage error saying what to give) a ``--role`` its other flags cannot
+    serve: ``all`` is one process on the in-process bus; a gateway and a host share
+    their games through PostgreSQL and their messages through NATS."""
+    if role == "all":
+        if bus.kind != "local":
+            raise click.UsageError(
+                f"--bus {bus}: --role all is one process on the in-process bus (--bus "
+                "local:, the default); a nats:// bus joins --role gateway and --role host "
+                "processes (docs/cluster.md)")
+        return
+    if not db.startswith(("postgresql://", "postgres://")):
+        raise click.UsageError(
+            f"--role {role} needs --db postgresql://...: the gateways and hosts of one "
+            "arena share its database, which SQLite cannot (docs/cluster.md)")
+    if bus.kind != "nats":
+        raise click.UsageError(
+            f"--role {role} needs --bus nats://HOST[:PORT]: the in-process bus (local:) "
+            "reaches no other process (docs/cluster.md)")
+    if hosted_dir is not None:
+        raise click.UsageError(
+            f"--hosted-dir: hosted bots are not played by --role {role} processes yet; run "
+            "them with --role all (docs/cluster.md, 'What remains')")
 
 
 def _default_settings(registry: Any, game: str) -> dict[str, Any]:

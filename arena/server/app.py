@@ -75,7 +75,7 @@ from arena.uploads import Uploads
 from arena.workers import WorkerPool
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS
 
-__all__ = ["ArenaServer", "PlayerUnavailable", "StorageUnavailable", "WebSocketSide"]
+__all__ = ["ArenaServer", "Pairing", "PlayerUnavailable", "StorageUnavailable", "WebSocketSide"]
 
 log = logging.getLogger("arena.server")
 
@@ -99,6 +99,18 @@ class WebSocketSide:
     """`serve()`'s other keyword arguments (subprotocols, frame size, pings)."""
     listening: Callable[[str, int], None]
     """Told the host and port once the port listens (`ArenaServer.port`, `url`)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A ladder pairing to play: its two games, seats swapped (`ArenaServer.start_pairing`)."""
+
+    ladder: str
+    first: str
+    second: str
+    pair: str
+    settings: Mapping[str, Any]
+    seeds: tuple[int | None, ...]
 
 
 class ArenaServer(ArenaService):
@@ -157,6 +169,12 @@ class ArenaServer(ArenaService):
         """Where games with hosted bots wait their turn."""
         self.hosted_ws_slots: HostedSlots | None = None
         """Where WebSocket-speaking hosted programs wait their turn to run."""
+        self.pairings_out: Callable[[Pairing], None] | None = None
+        """Where the ladders' pairings go (None: started here). A host's go to the
+        durable queue every host consumes (`arena.cluster.host`)."""
+        self.ladder_games: Mapping[str, Collection[str]] | None = None
+        """The games in flight of each player as the ladders count them (None: this
+        process's own, `bot_games`); the leading host's are the whole cluster's."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -211,9 +229,12 @@ class ArenaServer(ArenaService):
         games.leases = self._leases = LeaseKeeper(
             storage, self.host, on_lost=games.lose, on_claimed=self._claimed,
             lease=config.lease_seconds)
-        durability.resume = self._resume_free  # running games resume from their moves
+        owns_games = config.role != "gateway"  # a gateway's games are the hosts' (docs/cluster.md)
+        # running games resume from their moves (on a host); a gateway resumes none
+        durability.resume = self._resume_free if owns_games else _resume_none
         await durability.recover()
-        self._tasks.append(loop.create_task(self._leases.run(), name="lease keeper"))
+        if owns_games:
+            self._tasks.append(loop.create_task(self._leases.run(), name="lease keeper"))
         challenges = self._challenges = Challenges(
             config.challenges, notify=self._notify_challenge, start=self._start_challenge,
             rating=self._ladder_rating, check=self._check_challenge,
@@ -236,7 +257,8 @@ class ArenaServer(ArenaService):
                             owner_of=self._owner_of)
             self.ladders[ladder_config.name] = ladder
             self.ladder = self.ladder or ladder
-            ladder.start()  # no bot is connected before the port listens
+            if config.role == "all":  # a host's pair while it leads (arena.cluster.host)
+                ladder.start()  # no bot is connected before the port listens
         self._tasks.append(loop.create_task(revocations.watch(), name="revocation watch"))
 
     async def _resume_free(self, running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
@@ -304,8 +326,14 @@ class ArenaServer(ArenaService):
                 connection.cookie_token = handshake.guest_token
             return None
 
+        async def refuse(connection: ServerConnection) -> None:
+            """A host takes no connection: its bots reach it through a gateway."""
+            await connection.close(1013, "this is a game host of the arena: connect to "
+                                         "one of its gateways")
+
         return WebSocketSide(
-            handler=lambda connection: self.clients.handle(connection),
+            handler=refuse if config.role == "host"
+            else lambda connection: self.clients.handle(connection),
             connection=ArenaConnection,
             process_request=process_request,
             process_response=subprotocol_response,
@@ -402,6 +430,11 @@ class ArenaServer(ArenaService):
     @property
     def config(self) -> ServerConfig:
         return self._config
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the server began to shut down (no game starts any more)."""
+        return self._stopping.is_set()
 
     @property
     def registry(self) -> Registry:
@@ -548,7 +581,14 @@ class ArenaServer(ArenaService):
         assert ladder is not None
         if self._durability is None or self._durability.unhealthy is not None:
             return []  # no game can start now
-        return ladder_candidates(ladder, self.sessions, self.bot_games)
+        return ladder_candidates(ladder, self.sessions, self.ladder_games
+                                 if self.ladder_games is not None else self.bot_games)
+
+    async def recount_pairings(self) -> None:
+        """Count each ladder's pair cap from the pairings stored in the last hour again
+        (a host that begins to lead the pairing: others paired before it, docs/cluster.md)."""
+        for name, ladder in self.ladders.items():
+            ladder.recount(await self._recent_pairings(name))
 
     async def _recent_pairings(self, name: str) -> list[tuple[float, str, str]]:
         """The pairings of the last hour of the ladder `name`, from the database (the
@@ -572,7 +612,22 @@ class ArenaServer(ArenaService):
         except ArenaError as error:
             log.warning("ladder %r: no start could be drawn: %s", ladder.name, error)
             return
-        for players, seed in zip(((first, second), (second, first)), seeds, strict=True):
+        pairing = Pairing(ladder.name, first, second, pair, settings, tuple(seeds))
+        if self.pairings_out is not None:
+            self.pairings_out(pairing)
+        else:
+            self.start_pairing(pairing)
+
+    def start_pairing(self, pairing: Pairing) -> None:
+        """Start a pairing's two games here (a failure to start one is logged)."""
+        ladder = self.config.find_ladder(pairing.ladder)
+        if ladder is None:
+            log.warning("a pairing of an unknown ladder %r: not played", pairing.ladder)
+            return
+        first, second, pair, settings = (pairing.first, pairing.second, pairing.pair,
+                                         pairing.settings)
+        for players, seed in zip(((first, second), (second, first)), pairing.seeds,
+                                 strict=True):
             try:
                 # an unrated ladder's games are not ladder games to the storage: they
                 # keep their ladder's name but change no rating, even once resumed
@@ -729,6 +784,8 @@ class ArenaServer(ArenaService):
         return self._uploads
 
     async def live_game(self, game_id: str) -> LiveView | None:
+        if self.config.role == "gateway":  # the hosts play it: as its moves are stored
+            return await self.games.stored_live(game_id)
         return await self.games.stored_view(game_id)
 
     def live_games_of(self, player: str) -> Collection[str]:
@@ -754,7 +811,9 @@ class ArenaServer(ArenaService):
     def counts(self) -> ServerCounts:
         games, pool = self.games, self.house_bots.pool
         return ServerCounts(
-            connected_bots=sum(1 for session in self.sessions.values() if session.role == "bot"),
+            # a host's sessions are the bots of every gateway (arena.cluster): none is its own
+            connected_bots=0 if self.config.role == "host"
+            else sum(1 for session in self.sessions.values() if session.role == "bot"),
             games_in_flight=len(games.live),
             moves=games.moves_ended + sum(live.turn for live in games.live.values()),
             games_finished=games.finished,
@@ -774,6 +833,12 @@ class ArenaServer(ArenaService):
             games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0,
             resumed=len(self._durability.resumed) if self._durability is not None else 0)
+
+
+async def _resume_none(running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:
+    """A gateway's start: the games left running are the hosts' to resume."""
+    del running
+    return [], []
 
 
 def _started(part: T | None) -> T:

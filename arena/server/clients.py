@@ -19,7 +19,7 @@ import functools
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -55,7 +55,7 @@ from protocol import (
     VersionError,
 )
 
-__all__ = ["CLOSE_UNAUTHORIZED", "Clients"]
+__all__ = ["CLOSE_UNAUTHORIZED", "GAME_MESSAGES", "Clients", "Relay"]
 
 log = logging.getLogger("arena.server")
 
@@ -71,6 +71,39 @@ characters (a server's ladder names are no longer: `arena.cli.config_file`)."""
 MAX_LADDER_NAME = 64
 CLOSE_RATE = 4006
 CLOSE_TRY_LATER = 1013
+
+
+GAME_MESSAGES = frozenset({"move", "legal", "log", "resign"})
+"""A bot's messages about one of its games: a gateway relays them to the game's host."""
+
+
+class Relay(Protocol):
+    """Where a gateway's bots and their game messages go (docs/cluster.md: the hosts,
+    over the bus; `arena.cluster.gateway`). Without one (``--role all``) the games are
+    this process's own."""
+
+    async def running_games(self, name: str) -> list[str]:
+        """The games the bot `name` plays now (its ``welcome.in_progress``).
+
+        Raises:
+            StorageFailure: they cannot be read now.
+        """
+
+    def online(self, session: Session, games: Sequence[str] = ()) -> None:
+        """A bot finished its handshake (`games`: its games in progress then), or changed
+        what the ladder reads (``seek``, ``pause``)."""
+
+    def offline(self, session: Session) -> None:
+        """A bot's connection ended."""
+
+    def forward(self, session: Session, message: Message) -> None:
+        """A bot's `GAME_MESSAGES` message, for its game's host."""
+
+    def spectate(self, session: Session, game_id: str, watch: bool) -> None:
+        """A client begins (`watch`) or stops watching a game its host plays."""
+
+    def request_game(self, session: Session, message: Message) -> None:
+        """An operator's ``request_game``, for one of the hosts to play."""
 
 
 class Clients:
@@ -110,6 +143,8 @@ class Clients:
         """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
         self._stopping = stopping
+        self.relay: Relay | None = None
+        """A gateway's relay to the hosts (None: the games are this process's)."""
 
     # -- connections -------------------------------------------------------------------
 
@@ -234,16 +269,22 @@ class Clients:
 
     def _disconnected(self, session: Session) -> None:
         self.revocations.discard(session)
-        for game_id in session.spectating:
+        for game_id in list(session.spectating):
+            if self.relay is not None:
+                self.relay.spectate(session, game_id, False)
             live = self.games.live.get(game_id)
             if live is not None:
                 live.spectators.discard(session)
         name = session.name
+        if self.relay is not None and session.role == "operator":
+            self.relay.offline(session)
         if session.role != "bot" or name is None or self.sessions.get(name) is not session:
             return
         del self.sessions[name]
         self.challenges.left(name)
         self.games.client_changed(name, None)  # its grace periods start
+        if self.relay is not None:
+            self.relay.offline(session)
 
     def drop(self, session: Session) -> None:
         """Drop a client whose token no longer holds: its games are forfeited at once
@@ -285,6 +326,7 @@ class Clients:
         role = hello["role"]
         name: str | None = None
         owner: str | None = None
+        relayed: list[str] = []  # a gateway's bot's games in progress (on its hosts)
         if role in ("bot", "operator"):
             try:
                 login = await authenticate(self.storage, hello,
@@ -303,6 +345,8 @@ class Clients:
                 return False
             name, owner = login.name, login.owner
             session.hosted = login.hosted
+            if role == "bot" and self.relay is not None:
+                relayed = await self.relay.running_games(name)
             if not login.hosted:
                 self.revocations.add(session, login.token)
         elif role != "spectator":
@@ -331,7 +375,9 @@ class Clients:
             self.sessions[name] = session
             self.challenges.connected(name, policy)
             self.games.client_changed(name, session)
-        games = sorted(self.games.bot_games.get(name, ())) if role == "bot" and name else []
+        games = (sorted(relayed) if self.relay is not None
+                 else sorted(self.games.bot_games.get(name, ())) if role == "bot" and name
+                 else [])
         ladders = self.config.all_ladders
         first = ladders[0] if ladders else None
         # `ladders` only when there are some: a welcome without ladders stays as it was
@@ -353,6 +399,10 @@ class Clients:
                 f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
+        if self.relay is not None:
+            if role in ("bot", "operator"):  # its hosts send its games' states, its answers
+                self.relay.online(session, games)
+            return True
         for game_id in games:  # resume: the full state again
             self.games.resume(self.games.live[game_id], name or "")
         return True
@@ -413,10 +463,22 @@ class Clients:
 
     # -- messages past the handshake ---------------------------------------------------
 
+    def request_game(self, session: Session, message: Message) -> None:
+        """An operator's ``request_game`` relayed by a gateway (`arena.cluster.host`),
+        started here and answered as one read from the operator's socket here."""
+        self._request_game(session, message)
+
+    def act(self, session: Session, message: Message) -> None:
+        """Act on a bot's message relayed by a gateway (`arena.cluster.host`) as on one
+        read from its socket here."""
+        self._act(session, message)
+
     def _act(self, session: Session, message: Message) -> None:
         """Act on one message from a client past its handshake (never waits)."""
         kind = message.type
-        if kind == "move":
+        if self.relay is not None and kind in GAME_MESSAGES and session.role == "bot":
+            self.relay.forward(session, message)
+        elif kind == "move":
             self._move(session, message)
         elif kind == "ping":
             session.send("pong", id=message["id"])
@@ -429,6 +491,8 @@ class Clients:
             if live is not None:
                 self.games.forfeit_player(live, session.name or "", Termination.RESIGNATION,
                                           f"{session.name} resigned")
+        elif kind in ("spectate", "unspectate") and self.relay is not None:
+            self.relay.spectate(session, message["game_id"], kind == "spectate")
         elif kind == "spectate":
             if message["game_id"] not in self.games.live:
                 self._game_error(session, message["game_id"], "unknown-game", "no such live game")
@@ -442,6 +506,8 @@ class Clients:
             if live is not None:
                 live.spectators.discard(session)
             session.spectating.discard(message["game_id"])
+        elif kind == "request_game" and self.relay is not None and session.role == "operator":
+            self.relay.request_game(session, message)
         elif kind == "request_game":
             self._request_game(session, message)
         elif kind in ("legal", "log"):
@@ -490,6 +556,8 @@ class Clients:
                 assert ladder is not None  # refused above otherwise
                 session.seeking_on[ladder.name] = kind == "seek"
                 session.send("seeking", ladder=ladder.name, seeking=session.seeks(ladder.name))
+                if self.relay is not None:
+                    self.relay.online(session)
         except ChallengeError as error:
             session.send("error", code=error.code, message=str(error), fatal=False, **echo)
 

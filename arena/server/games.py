@@ -42,7 +42,7 @@ import json
 import logging
 import time
 import uuid
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +78,9 @@ log = logging.getLogger("arena.server")
 CpuMeter = Callable[[str, str, int], float]
 """The CPU time (ms) a hosted player (its name) used on a turn (its number) of a game
 (its id) so far (`arena.server.hosted.HostedRunner.cpu_ms`)."""
+
+MAX_VIEWS = 256
+"""Games `Games.stored_live` keeps rebuilt."""
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
@@ -163,6 +166,12 @@ class Games:
         the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
+        self.on_live: Callable[[str, bool], None] | None = None
+        """Told a game's id when it becomes live here (True) and when it is forgotten
+        (False): a host listens to its bots' messages about it meanwhile
+        (`arena.cluster.host`)."""
+        self._views: OrderedDict[str, tuple[int, LiveGame]] = OrderedDict()
+        """`stored_live`'s games, each with its number of stored moves."""
         self._runs: dict[str, _Run] = {}
         """The driver's side of each game, from `start` until its task is done."""
         self._grace_timer: asyncio.TimerHandle | None = None
@@ -191,6 +200,11 @@ class Games:
         """`ArenaServer.start_game` (which documents it); `task_of` the game is its task."""
         if self._stopping.is_set():
             raise RuntimeError("the server is not running")
+        if self.config.role == "gateway":
+            raise PlayerUnavailable(
+                "this is a gateway of the arena: it plays no game itself, and games asked "
+                "of a gateway (operators' requests, challenges, the web's) are not started "
+                "on the hosts yet (docs/cluster.md, 'What remains')")
         self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
@@ -230,6 +244,8 @@ class Games:
         for name in set(live.players):
             self.bot_games[name].add(live.id)
         self._runs[live.id] = run
+        if self.on_live is not None:  # before anybody can hear of the game
+            self.on_live(live.id, True)
         task = run.task = self._loop.create_task(self._play(run), name=f"game {live.id}")
         self.tasks.add(task)
         task.add_done_callback(functools.partial(self._done, run))
@@ -357,6 +373,33 @@ class Games:
         while (run := self._runs.get(game_id)) is not None and self.writeahead.holds(run):
             await self.writeahead.settled(run)
         return None if run is None else run.live
+
+    async def stored_live(self, game_id: str) -> LiveGame | None:
+        """A running game another process plays (a gateway's view for the web,
+        docs/cluster.md): rebuilt from its stored moves, read only, never begun (None:
+        no such running game, or one that cannot be replayed). The last `MAX_VIEWS`
+        are kept, each until a move is stored: a page asked often replays a game once
+        per move, not once per request."""
+        try:
+            running = await self.storage.running_games({game_id})
+        except StorageFailure:
+            return None
+        if not running:
+            self._views.pop(game_id, None)
+            return None
+        stored = running[0]
+        kept = self._views.get(game_id)
+        if kept is not None and kept[0] == len(stored.turns):
+            self._views.move_to_end(game_id)
+            return kept[1]
+        try:
+            live = self._restore(stored).live
+        except (ArenaError, ValueError, KeyError):
+            return None
+        self._views[game_id] = (len(stored.turns), live)
+        while len(self._views) > MAX_VIEWS:
+            self._views.popitem(last=False)
+        return live
 
     async def watch(self, game_id: str, session: Session) -> bool:
         """Make `session` a spectator of `game_id` and send it the game's state, as of
@@ -557,6 +600,8 @@ class Games:
             session.spectating.discard(live.id)
         if self.live.pop(live.id, None) is not None:
             self.moves_ended += live.turn
+            if self.on_live is not None:
+                self.on_live(live.id, False)
         for name in set(live.players):
             games = self.bot_games.get(name)
             if games is not None:

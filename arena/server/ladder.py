@@ -32,7 +32,7 @@ import random
 import re
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.errors import ArenaError, SettingsError
@@ -50,7 +50,7 @@ PAIR_WINDOW = 3600.0
 
 
 def ladder_candidates(config: LadderConfig, sessions: Mapping[str, Session],
-                      bot_games: Mapping[str, set[str]]) -> list[str]:
+                      bot_games: Mapping[str, Collection[str]]) -> list[str]:
     """The players with room for a pairing's two games: connected bots (not guests,
     not paused on this ladder: `Session.seeks`) that play the ladder's game and did not
     leave the ladder out of their hello's ``ladders``, and the ladder's house bots
@@ -149,6 +149,13 @@ class Ladder:
             self.pairings += 1
             made += 1
         return made
+
+    def recount(self, recent: Iterable[tuple[float, str, str]]) -> None:
+        """Count the pair cap from `recent` pairings again, forgetting those counted so
+        far (a host that begins to lead: the former leader paired meanwhile)."""
+        self._paired_at.clear()
+        for at, first, second in sorted(recent):
+            self._count(frozenset((first, second)), at)
 
     def may_pair(self, first: str, second: str, now: float) -> bool:
         """Whether the pair cap and their owners let `first` and `second` be paired at

@@ -71,6 +71,16 @@ def test_the_pairings_of_the_last_hour_count_after_a_restart() -> None:
     assert cap.tick(T0 - 1000 + PAIR_WINDOW) == 1 and started == [{"alice", "bob"}]
 
 
+def test_a_new_leader_counts_the_pairings_its_predecessor_made() -> None:
+    """A host that begins to lead the pairing (docs/cluster.md) recounts the pair cap
+    from the stored pairings: those another host made while it waited count."""
+    cap, started = ladder(["alice", "bob"], pairings_per_hour=2)
+    cap.recount([(T0 - 20, "alice", "bob"), (T0 - 10, "bob", "alice")])
+    assert cap.tick(T0) == 0 and started == []
+    cap.recount([])  # (recounting forgets what was counted before)
+    assert cap.tick(T0 + 1) == 1
+
+
 class Resigner(ArenaBot):
     """Resigns every game at its first move (the attack)."""
 

@@ -1,0 +1,453 @@
+"""A gateway's side of the bus (``arena serve --role gateway``, docs/cluster.md).
+
+The gateway holds the bots' connections (`arena.server.clients.Clients` does the
+handshake, the accounts, the budgets and the framing as in one process) and owns no
+game. `GatewayRelay` is the clients' `Relay`: a bot that finishes its handshake is
+subscribed to ``bot.<name>.out`` (what its games' hosts send it, framed here) and only
+then announced on ``bots.presence``, so nothing a host sends it is lost; its messages
+about a game go to ``game.<id>.in`` (published for the games its hosts told it of;
+asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
+announced. Every
+`ServerConfig.presence_interval` the gateway publishes a snapshot of its bots (and at
+once when a host asks, on ``bots.presence.ask``), so a host that starts, or missed a
+message, learns who is online, and a gateway that died is noticed by its silence. A bot's
+game quiet for `QUIET` seconds is looked up in the database: one its host stored as over
+but died before announcing is announced from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections import deque
+from collections.abc import Sequence
+
+from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
+from arena.cluster.messages import (
+    PRESENCE,
+    PRESENCE_ASK,
+    REQUEST_GAME,
+    BotPresence,
+    FromBot,
+    Presence,
+    Spectate,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+    game_in,
+    game_spectate,
+    game_watch,
+)
+from arena.cluster.sender import Sender
+from arena.server.clients import CLOSE_REPLACED
+from arena.server.session import Session
+from arena.storage import Storage, StorageFailure
+from protocol import Message as ProtocolMessage
+
+__all__ = ["SNAPSHOT_CHUNK", "GatewayRelay"]
+
+log = logging.getLogger("arena.cluster")
+
+SNAPSHOT_CHUNK = 100
+"""Bots per snapshot message: a hello lists at most 64 ladder names of 64 characters,
+so 100 bots' presences fit in `arena.bus.MAX_MESSAGE_BYTES`."""
+
+
+ASK_TIMEOUT = 2.0
+"""Seconds a gateway waits for "no responders" on a message about a game its bot was
+not told of (a host that owns the game takes the message and answers the bot itself)."""
+
+MAX_ASKING = 1024
+"""Such messages waiting at once on a gateway; more are dropped (and logged)."""
+
+_STARTS = frozenset({"game_start", "game_state", "your_turn"})
+"""What a host tells a bot of a game it plays there (the gateway learns the game)."""
+
+
+QUIET = 5.0
+"""Seconds a bot's game may go without a message before the gateway looks it up in the
+database: a game its host stored as over just before dying was never announced."""
+
+MAX_IN_PROGRESS = 1000
+"""Games in progress a gateway reads for a bot's welcome at most."""
+
+MAX_LOOKUPS = 100
+"""Quiet games looked up per snapshot interval at most (the others wait their turn)."""
+
+
+class _Bot:
+    """A bot connected here: its session, connection id, subscription, the games its
+    hosts told it of (with when each last said something) and the last ones over."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.conn = uuid.uuid4().hex[:16]
+        self.subscription: Subscription | None = None
+        self.subscribed = asyncio.Event()
+        """Set once `subscription` is made."""
+        self.since = time.time()
+        self.games: dict[str, float] = {}
+        self.over: deque[str] = deque(maxlen=64)
+
+
+class GatewayRelay:
+    """See the module docstring.
+
+    Args:
+        bus: the bus to the hosts.
+        gateway: this gateway's name (its host id).
+        interval: seconds between presence snapshots.
+        storage: the database, where a game over whose host died before announcing it
+            is found (`_sweep`).
+    """
+
+    def __init__(self, bus: Bus, gateway: str, *, interval: float = 2.0,
+                 storage: Storage | None = None) -> None:
+        self.bus = bus
+        self.storage = storage
+        """Where the games' results are (None: quiet games are not looked up)."""
+        self.gateway = gateway
+        self.interval = interval
+        self.sender = Sender(bus)
+        self.bots: dict[str, _Bot] = {}
+        """The bots connected here, by name."""
+        self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
+        """Subscriptions and announcements, done in order by one task."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._spectating: asyncio.Queue[tuple[Session | None, str, bool] | None] = (
+            asyncio.Queue())
+        """Spectators coming and going (`spectate`), in order."""
+        self._watching: dict[str, tuple[Subscription, dict[Session, int]]] = {}
+        """Per game watched here: the subscription to its view, and its spectators here,
+        each with the turn its state was at when it came."""
+        self._asking: set[asyncio.Task[None]] = set()
+        """Messages about games the bots were not told of, waiting for "no responders"."""
+        self._ask: Subscription | None = None
+        self._others: Subscription | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
+        self._others = await self.bus.subscribe(PRESENCE, self._other_gateway)
+        self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
+                       loop.create_task(self._snapshots(), name="gateway snapshots"),
+                       loop.create_task(self._run_spectators(), name="gateway spectators")]
+
+    async def close(self) -> None:
+        """Announce the bots still here as gone, then stop (after the clients closed)."""
+        self._control.put_nowait(None)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._tasks[0]), 5)
+        for task in [*self._tasks, *self._asking]:
+            task.cancel()
+        for subscription in (self._ask, self._others):
+            if subscription is not None:
+                await subscription.close()
+        for bot in self.bots.values():
+            if bot.subscription is not None:
+                await bot.subscription.close()
+        for game_id in list(self._watching):
+            await self._drop_watch(game_id)
+        await self.sender.close()
+
+    # -- the clients' Relay ------------------------------------------------------------
+
+    async def running_games(self, name: str) -> list[str]:
+        """The games `name` plays, as stored (``welcome.in_progress``): the gateway follows
+        them from now on, so that one over before the bot's host could tell it (its host,
+        or its former gateway, died) is found in the database (`_sweep`)."""
+        if self.storage is None:
+            return []
+        rows = await self.storage.games(bot=name, status="running", limit=MAX_IN_PROGRESS)
+        return [row.id for row in rows]
+
+    def online(self, session: Session, games: Sequence[str] = ()) -> None:
+        name = session.name
+        if name is None:
+            return
+        bot = self.bots.get(name)
+        if bot is None or bot.session is not session:
+            if bot is not None:  # replaced by a new connection: the old one is gone
+                self._control.put_nowait(("gone", bot))
+            bot = self.bots[name] = _Bot(session)
+            now = asyncio.get_running_loop().time()
+            bot.games.update(dict.fromkeys(games, now))
+            self._control.put_nowait(("online", bot))
+        else:
+            self._control.put_nowait(("changed", bot))
+
+    def offline(self, session: Session) -> None:
+        name = session.name
+        bot = self.bots.get(name or "")
+        if bot is not None and bot.session is session:
+            del self.bots[bot.session.name or ""]
+            self._control.put_nowait(("gone", bot))
+
+    def forward(self, session: Session, message: ProtocolMessage) -> None:
+        """A game its host told the bot of: published to it. Another: asked, so that a
+        game nobody plays gets the bot a clear error (`_request`)."""
+        name = session.name or ""
+        bot = self.bots.get(name)
+        if bot is None or bot.session is not session:
+            return
+        game_id = message["game_id"]
+        data = encode(FromBot(name, bot.conn, message.type, dict(message.body)))
+        if game_id in bot.games:
+            bot.games[game_id] = asyncio.get_running_loop().time()
+            self.sender.send(game_in(game_id), data)
+        elif len(self._asking) < MAX_ASKING:
+            task = asyncio.get_running_loop().create_task(self._request(bot, message, data))
+            self._asking.add(task)
+            task.add_done_callback(self._asking.discard)
+        else:
+            log.warning("dropped %s's %s about game %s: %d such messages wait already",
+                        name, message.type, game_id, MAX_ASKING)
+
+    async def _request(self, bot: _Bot, message: ProtocolMessage, data: bytes) -> None:
+        """Send a message about a game the bot was not told of as a request: "no
+        responders" (no host plays the game) answers the bot ``unknown-game``, as one
+        process does; a host that plays it acts on it and answers the bot itself (a
+        ``not-your-game`` error, say), and the request times out unanswered."""
+        game_id = message["game_id"]
+        try:
+            await self.bus.request(game_in(game_id), data, timeout=ASK_TIMEOUT)
+        except NoResponders:
+            echo = ({"turn": message["turn"], "prefix": message["steps"]}
+                    if message.type == "legal" else {})
+            bot.session.send("error", code="unknown-game", fatal=False, game_id=game_id,
+                             message=f"no such live game: {game_id!r}", **echo)
+        except BusTimeout:
+            return
+        except BusError as error:
+            log.warning("%s's %s about game %s not relayed: %s", bot.session.name,
+                        message.type, game_id, error)
+
+    def spectate(self, session: Session, game_id: str, watch: bool) -> None:
+        self._spectating.put_nowait((session, game_id, watch))
+
+    def request_game(self, session: Session, message: ProtocolMessage) -> None:
+        """An operator's ``request_game``: to one of the hosts (`REQUEST_GAME`), which
+        answers on the operator's subject (``game_requested``, then ``game_over``)."""
+        bot = self.bots.get(session.name or "")
+        if bot is None or bot.session is not session:
+            return
+        task = asyncio.get_running_loop().create_task(self._request_game(bot, message))
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+
+    async def _request_game(self, bot: _Bot, message: ProtocolMessage) -> None:
+        try:  # its answers' subscription is made just after its hello
+            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
+        except TimeoutError:
+            return
+        data = encode(FromBot(bot.session.name or "", bot.conn, message.type,
+                              dict(message.body)))
+        try:
+            await self.bus.request(REQUEST_GAME, data, timeout=ASK_TIMEOUT)
+        except BusError as error:
+            bot.session.send("error", code="bad-request", fatal=False,
+                             request_id=message["request_id"],
+                             message=f"no game host answers now ({error}); try again")
+
+    # -- spectators --------------------------------------------------------------------
+
+    async def _run_spectators(self) -> None:
+        """Spectators come and go in order, one at a time (a host's answer awaited)."""
+        while (item := await self._spectating.get()) is not None:
+            session, game_id, watch = item
+            try:
+                if watch and session is not None:
+                    await self._watch(session, game_id)
+                else:
+                    await self._unwatch(session, game_id)
+            except Exception:  # one spectator's trouble stops no other's
+                log.exception("spectating game %s failed", game_id)
+
+    async def _watch(self, session: Session, game_id: str) -> None:
+        """A client wants to watch `game_id`: the gateway listens to the game's
+        spectators' view (once for all its clients), asks the game's host for its state
+        and sends it; no host plays it: ``unknown-game``, as one process says."""
+        if session.closed or game_id in session.spectating:
+            return
+        watching = self._watching.get(game_id)
+        if watching is None:
+            subscription = await self.bus.subscribe(
+                game_watch(game_id), lambda message: self._watched(game_id, message))
+            watching = self._watching[game_id] = (subscription, {})
+        try:
+            answer = await self.bus.request(game_spectate(game_id), encode(
+                Spectate(self.gateway, True)), timeout=ASK_TIMEOUT)
+        except (NoResponders, BusTimeout):
+            answer = b""
+        if not answer:
+            if not watching[1]:
+                await self._drop_watch(game_id)
+            session.send("error", code="unknown-game", fatal=False, game_id=game_id,
+                         message=f"no such live game: {game_id!r}")
+            return
+        state = decode(ToBot, answer).fields
+        if session.closed:
+            return
+        watching[1][session] = int(state.get("turn", 0))
+        session.spectating.add(game_id)
+        session.send("game_state", **state)
+
+    async def _unwatch(self, session: Session | None, game_id: str) -> None:
+        """A client stops watching (None: the game is over); the gateway stops listening
+        to the game after its last."""
+        watching = self._watching.get(game_id)
+        if session is None:
+            if watching is not None and not watching[1]:
+                await self._drop_watch(game_id)
+            return
+        session.spectating.discard(game_id)
+        if watching is None or watching[1].pop(session, None) is None or watching[1]:
+            return
+        await self._drop_watch(game_id)
+        with contextlib.suppress(BusError):
+            await self.bus.request(game_spectate(game_id), encode(
+                Spectate(self.gateway, False)), timeout=ASK_TIMEOUT)
+
+    async def _drop_watch(self, game_id: str) -> None:
+        watching = self._watching.pop(game_id, None)
+        if watching is not None:
+            await watching[0].close()
+
+    async def _watched(self, game_id: str, message: Message) -> None:
+        """What a game tells its spectators: to this gateway's (a move its state
+        already held when a spectator came is not sent to it again)."""
+        watching = self._watching.get(game_id)
+        if watching is None:
+            return
+        out = decode(ToBot, message.data)
+        turn = out.fields.get("turn")
+        for session, since in list(watching[1].items()):
+            if not isinstance(turn, int) or out.type != "moved" or turn >= since:
+                session.send(out.type, **out.fields)
+        if out.type == "game_over":
+            for session in watching[1]:
+                session.spectating.discard(game_id)
+            watching[1].clear()
+            self._spectating.put_nowait((None, game_id, False))
+
+    # -- the bus -----------------------------------------------------------------------
+
+    def _presence(self, bot: _Bot) -> BotPresence:
+        session = bot.session
+        return BotPresence(
+            name=session.name or "", conn=bot.conn, gateway=self.gateway, since=bot.since,
+            owner=session.owner,
+            games=tuple(sorted(session.games_played)), ladders=tuple(sorted(session.ladders)),
+            capabilities=tuple(sorted(session.capabilities)), seeking=session.seeking,
+            seeking_on=dict(session.seeking_on), challenges=session.challenges,
+            hosted=session.hosted)
+
+    async def _run_control(self) -> None:
+        """Subscribe a bot to its messages before announcing it; end it after."""
+        while (item := await self._control.get()) is not None:
+            kind, bot = item
+            try:
+                if kind == "online":
+                    bot.subscription = await self.bus.subscribe(
+                        bot_out(bot.session.name or ""),
+                        lambda message, bot=bot: self._to_bot(bot, message))  # type: ignore[misc]
+                    if self.bots.get(bot.session.name or "") is not bot:
+                        await bot.subscription.close()  # left meanwhile
+                        continue
+                    bot.subscribed.set()
+                if bot.session.role != "bot":  # an operator: its answers, no presence
+                    if kind == "gone" and bot.subscription is not None:
+                        await bot.subscription.close()
+                elif kind == "gone":
+                    if bot.subscription is not None:
+                        await bot.subscription.close()
+                    self.sender.send(PRESENCE, encode(Presence(self.gateway, gone=(bot.conn,))))
+                else:
+                    self.sender.send(PRESENCE, encode(Presence(
+                        self.gateway, online=(self._presence(bot),))))
+            except Exception:  # one bot's trouble stops no other's
+                log.exception("presence of %s on the bus failed", bot.session.name)
+
+    async def _to_bot(self, bot: _Bot, message: Message) -> None:
+        """A host's message for a bot connected here: framed and sent."""
+        session = bot.session
+        if session.closed:
+            return
+        out = decode(ToBot, message.data)
+        game_id = out.fields.get("game_id")
+        if not isinstance(game_id, str):
+            pass  # no game's message
+        elif out.type == "game_over":
+            if game_id in bot.over:
+                return  # announced already, from the database (`_sweep`)
+            bot.games.pop(game_id, None)
+            bot.over.append(game_id)
+        elif game_id in bot.games or out.type in _STARTS:
+            bot.games[game_id] = asyncio.get_running_loop().time()
+        if session.rate is not None:
+            for _ in range(out.credit):  # what the host asked of the bot is budgeted
+                session.rate.credit()
+        session.send(out.type, **out.fields)
+
+    def snapshot(self) -> None:
+        """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
+        under the bus's message size); an empty one says the gateway is alive."""
+        bots = [self._presence(bot) for bot in self.bots.values()
+                if bot.subscription is not None and bot.session.role == "bot"]
+        for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
+            self.sender.send(PRESENCE, encode(Presence(
+                self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),
+                snapshot=True)))
+
+    async def _other_gateway(self, message: Message) -> None:
+        """A bot connected to another gateway and here too: the older connection is
+        closed (4004, as one process closes a bot's older connection)."""
+        news = decode(Presence, message.data)
+        if news.gateway == self.gateway or news.snapshot:
+            return
+        for presence in news.online:
+            bot = self.bots.get(presence.name)
+            if bot is not None and (bot.since, bot.conn) < (presence.since, presence.conn):
+                bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
+
+    async def _asked(self, message: Message) -> None:
+        del message
+        self.snapshot()
+
+    async def _snapshots(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self.snapshot()
+            if self.storage is not None:
+                try:
+                    await self._sweep(asyncio.get_running_loop().time())
+                except StorageFailure as failure:
+                    log.warning("the quiet games could not be looked up: %s", failure)
+
+    async def _sweep(self, now: float) -> None:
+        """Look up the bots' games quiet for `QUIET` seconds: one stored as over (its
+        host died between storing it and announcing it) is announced to the bot from
+        the database, with the fields its host would have sent."""
+        assert self.storage is not None
+        quiet = [(bot, game_id) for bot in list(self.bots.values())
+                 for game_id, heard in bot.games.items() if now - heard > QUIET]
+        for bot, game_id in quiet[:MAX_LOOKUPS]:
+            row = await self.storage.game(game_id)
+            if game_id not in bot.games:
+                continue  # over meanwhile
+            if row is None or row.status == "running" or row.result is None:
+                bot.games[game_id] = now  # still played (or taken over): look again later
+                continue
+            del bot.games[game_id]
+            bot.over.append(game_id)
+            log.warning("game %s was over but not announced to %s (its host died?): "
+                        "announced from the database", game_id, bot.session.name)
+            bot.session.send(
+                "game_over", game_id=game_id, result=row.result, winner=row.winner,
+                scores=None if row.scores is None else list(row.scores),
+                termination=row.termination, reason=row.reason or "the game ended",
+                log_id=game_id, seed=row.seed)

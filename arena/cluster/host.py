@@ -1,0 +1,429 @@
+"""A host's side of the bus (``arena serve --role host``, docs/cluster.md).
+
+The host owns live games (`arena.server.games.Games`, unchanged): the bots it plays
+are `RemoteSession`s, made from the gateways' ``bots.presence`` news, whose `send`
+publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots say
+about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
+process (`Clients.act`: the move, ``legal``, ``log``, ``resign``); a host subscribes
+to ``game.<id>.in`` while the game is live there (before it is announced: through its
+`Sender`), so only the owner hears a game's messages, and serves its spectators
+(``game.<id>.spectate``, ``game.<id>.watch``). A bot that appears (or comes back) is
+sent its games' ``game_start`` and ``game_state`` (`Games.resume`, the restart's path);
+one whose gateway falls silent for three snapshot intervals is taken for gone (its
+grace periods start). The ladders pair on one host at a time, the leader
+(`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
+second of its death); its pairings go to the durable queue ``starts``, which every host
+consumes, so the games spread over the hosts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from typing import Any
+
+import msgspec
+
+from arena.buckets import TokenBucket
+from arena.bus import Bus, Message, Subscription
+from arena.cluster.messages import (
+    PRESENCE,
+    PRESENCE_ASK,
+    REQUEST_GAME,
+    STARTS,
+    BotPresence,
+    FromBot,
+    Presence,
+    Spectate,
+    StartPairing,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+    game_in,
+    game_spectate,
+    game_watch,
+)
+from arena.cluster.sender import Sender
+from arena.server import ArenaServer
+from arena.server.app import Pairing
+from arena.server.clients import GAME_MESSAGES
+from arena.server.session import Session
+from arena.storage import StorageFailure
+from arena.storage.leader import Leader
+from protocol import Message as ProtocolMessage
+
+__all__ = ["HostSide", "RemoteSession", "WatchSession"]
+
+log = logging.getLogger("arena.cluster")
+
+START_ACK_WAIT = 10.0
+"""Seconds a host may take to start a pairing it took from the queue before another
+host is given it (the host died)."""
+
+MAX_COUNTED = 100_000
+"""Running games the leader reads to count the games in flight, at most."""
+
+SILENT_ROUNDS = 3
+"""Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
+
+
+class _Credits(TokenBucket):
+    """A remote bot's message budget as a host's code sees it: the tokens it gives back
+    (`credit`) travel with the next message to the bot's gateway, which keeps the
+    budget (`ToBot.credit`)."""
+
+    __slots__ = ("owed",)
+
+    def __init__(self) -> None:
+        super().__init__(0.0, 0, 0.0)
+        self.owed = 0
+
+    def credit(self) -> None:
+        self.owed += 1
+
+
+class RemoteSession(Session):
+    """A bot connected to a gateway, as a host's `Games` and `Ladder` see it: what they
+    read of a `Session`, and a `send` that publishes to the bot's gateway. It has no
+    socket (the base class's writer is not made), nothing to flush or close, and a
+    message budget whose credits go to the gateway that keeps it (`_Credits`)."""
+
+    def __init__(self, presence: BotPresence, sender: Sender) -> None:
+        # no Session.__init__: there is no connection here
+        self.ws = None
+        self.role = "bot"
+        self.rate = self.credits = _Credits()
+        self.operator = False
+        self.spectating: set[str] = set()
+        self.closed = False
+        self.busy = False
+        self._sender = sender
+        self.update(presence)
+
+    def update(self, presence: BotPresence) -> None:
+        """What the gateway says of the bot now (its hello, ``seek``, ``pause``)."""
+        self.presence = presence
+        self.name = presence.name
+        self.owner = presence.owner
+        self.games_played = frozenset(presence.games)
+        self.ladders = frozenset(presence.ladders)
+        self.capabilities = frozenset(presence.capabilities)
+        self.seeking = presence.seeking
+        self.seeking_on = dict(presence.seeking_on)
+        self.challenges = presence.challenges
+        self.hosted = presence.hosted
+        self._subject = bot_out(presence.name)
+
+    def __repr__(self) -> str:
+        return f"<RemoteSession {self.name} on {self.presence.gateway}>"
+
+    def send(self, type: str, /, **fields: Any) -> bool:
+        credit, self.credits.owed = self.credits.owed, 0
+        self._sender.send(self._subject, encode(ToBot(type, fields, credit)))
+        return True
+
+    def send_message(self, message: ProtocolMessage) -> bool:
+        return self.send(message.type, **message.body)
+
+    def flush(self) -> None:
+        return
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+    def hang_up(self, code: int, reason: str) -> None:
+        self.closed = True
+
+    async def drain_and_close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+    async def finished(self) -> None:
+        self.closed = True
+
+
+class WatchSession(RemoteSession):
+    """The spectators of one game on every gateway, as the game's `LiveGame.spectators`
+    holds them: what the game tells its spectators is published once on
+    ``game.<id>.watch`` (each gateway frames it for its own)."""
+
+    def __init__(self, game_id: str, sender: Sender) -> None:
+        super().__init__(BotPresence(name=f"watchers of {game_id}", conn="", gateway=""),
+                         sender)
+        self.role = "spectator"
+        self.name = None
+        self.gateways: set[str] = set()
+        """The gateways with spectators of the game."""
+        self._subject = game_watch(game_id)
+
+    def __repr__(self) -> str:
+        return f"<WatchSession {self._subject} for {len(self.gateways)} gateway(s)>"
+
+
+class HostSide:
+    """See the module docstring.
+
+    Args:
+        server: the host's server (started: its games are resumed already).
+        bus: the bus to the gateways.
+        interval: the gateways' snapshot interval (`ServerConfig.presence_interval`).
+        leader: contends for the ladders' pairing (None: this host never pairs).
+    """
+
+    def __init__(self, server: ArenaServer, bus: Bus, *, interval: float,
+                 leader: Leader | None) -> None:
+        self.server = server
+        self.bus = bus
+        self.interval = interval
+        self.leader = leader
+        self.sender = Sender(bus)
+        self.heard: dict[str, float] = {}
+        """The gateways, and when each was last heard (the loop's clock)."""
+        self._subscriptions: list[Subscription] = []
+        self._games: dict[str, list[Subscription]] = {}
+        """The subscriptions of each game live here: ``game.<id>.in`` and
+        ``game.<id>.spectate``."""
+        self._conns: dict[str, str] = {}
+        """The bots' connections (`BotPresence.conn`) -> their names."""
+        self._queued: dict[str, tuple[tuple[str, str], float]] = {}
+        """The pairings this host put on the queue and not yet seen stored, with when."""
+        self._watchers: dict[str, WatchSession] = {}
+        """Each game's spectators on the gateways (only while it has some)."""
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """Listen to the gateways, ask them who is online, take pairings to play from
+        the queue, contend for the ladders."""
+        bus = self.bus
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
+                               await bus.consume(STARTS, self._start_pairing,
+                                                 ack_wait=START_ACK_WAIT),
+                               await bus.serve(REQUEST_GAME, self._request_game,
+                                               group="hosts")]
+        self.server.pairings_out = self._put_pairing
+        games = self.server.games
+        games.on_live = self._game_live
+        for game_id in list(games.live):  # resumed at start, before this
+            self._game_live(game_id, True)
+        loop = asyncio.get_running_loop()
+        self._tasks.append(loop.create_task(self._watch_gateways(), name="gateway watch"))
+        if self.leader is not None and self.server.ladders:
+            self._tasks.append(loop.create_task(self.leader.run(self._pair),
+                                                name="ladder leader"))
+        await bus.publish(PRESENCE_ASK, b"")
+
+    async def close(self) -> None:
+        """Stop contending and listening; publish what the games said last (call it after
+        the server's shutdown: the games are suspended then)."""
+        self.server.games.on_live = None
+        self.server.pairings_out = None
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.sender.close()
+        for subscription in [*self._subscriptions,
+                             *(sub for subs in self._games.values() for sub in subs)]:
+            await subscription.close()
+        self._games.clear()
+
+    async def stop_pairing(self) -> None:
+        """Stop leading the ladders (before the server shuts down)."""
+        for task in self._tasks:
+            task.cancel()
+
+    # -- the ladders, while this host leads --------------------------------------------
+
+    async def _pair(self) -> None:
+        """While this host leads: the ladders pair every bot of every gateway, counting
+        each one's games in flight on every host (`_count_games`)."""
+        server = self.server
+        ladders = list(server.ladders.values())
+        await server.recount_pairings()  # the former leader's pairings count too
+        await self._count_games()
+        log.warning("this host leads: it pairs the ladders")
+        for ladder in ladders:
+            ladder.start()
+        interval = min(ladder.config.interval for ladder in ladders)
+        try:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self._count_games()
+                except StorageFailure as failure:
+                    log.warning("the games in flight could not be counted: %s", failure)
+        finally:
+            server.ladder_games = None
+            for ladder in ladders:
+                await ladder.stop()
+
+    async def _count_games(self) -> None:
+        """Each player's games in flight on every host, as the leader's ladders count
+        them: the running games stored, and the pairings queued but not stored yet
+        (each two games; forgotten once stored, or after `START_ACK_WAIT` twice)."""
+        rows = await self.server.storage.games(status="running", limit=MAX_COUNTED)
+        stored = {row.pair for row in rows if row.pair is not None}
+        now = asyncio.get_running_loop().time()
+        for pair, (_, at) in list(self._queued.items()):
+            if pair in stored or now - at > 2 * START_ACK_WAIT:
+                del self._queued[pair]
+        games: defaultdict[str, set[str]] = defaultdict(set)
+        for row in rows:
+            for name in row.players:
+                games[name].add(row.id)
+        for pair, (players, _) in self._queued.items():
+            for name in players:
+                games[name] |= {f"{pair}.0", f"{pair}.1"}
+        self.server.ladder_games = games
+
+    # -- the pairings to play ----------------------------------------------------------
+
+    def _put_pairing(self, pairing: Pairing) -> None:
+        """The leader paired two bots: to the durable queue, which one host takes (in
+        order with what this host publishes, never waiting)."""
+        self._queued[pairing.pair] = ((pairing.first, pairing.second),
+                                      asyncio.get_running_loop().time())
+        data = encode(StartPairing(
+            pairing.ladder, pairing.first, pairing.second, pairing.pair,
+            dict(pairing.settings),
+            tuple(None if seed is None else str(seed) for seed in pairing.seeds)))
+        self.sender.call(lambda: self.bus.put(STARTS, data))
+
+    async def _start_pairing(self, message: Message) -> None:
+        """A pairing from the queue: its games started here (leased to this host)."""
+        if self.server.stopping:  # (raising: the queue gives it to another host)
+            raise RuntimeError("this host stops: the pairing goes to another")
+        asked = decode(StartPairing, message.data)
+        self.server.start_pairing(Pairing(
+            asked.ladder, asked.first, asked.second, asked.pair, asked.settings,
+            tuple(None if seed is None else int(seed) for seed in asked.seeds)))
+
+    async def _request_game(self, message: Message) -> bytes:
+        """An operator's ``request_game`` on a gateway: started here, answered on the
+        operator's subject as one process answers it (`Clients.request_game`)."""
+        said = decode(FromBot, message.data)
+        if said.type != "request_game":
+            return b""
+        operator = RemoteSession(BotPresence(said.bot, conn=said.conn, gateway=""),
+                                 self.sender)
+        operator.role = "operator"
+        self.server.clients.request_game(
+            operator, ProtocolMessage.unchecked(said.type, **said.body))
+        return b""
+
+    # -- presence ----------------------------------------------------------------------
+
+    async def _presence(self, message: Message) -> None:
+        news = decode(Presence, message.data)
+        self.heard[news.gateway] = asyncio.get_running_loop().time()
+        for gone in news.gone:
+            name = self._conns.get(gone)
+            if name is not None:
+                self._left(name)
+        for presence in news.online:
+            self._online(presence)
+
+    def _online(self, presence: BotPresence) -> None:
+        server = self.server
+        name = presence.name
+        session = server.sessions.get(name)
+        if isinstance(session, RemoteSession):
+            known = session.presence
+            if known.conn == presence.conn:
+                session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
+                return
+            if (known.since, known.conn) > (presence.since, presence.conn):
+                return  # an older connection, still in its gateway's snapshot: closed there
+            self._conns.pop(known.conn, None)
+        session = RemoteSession(presence, self.sender)
+        server.sessions[name] = session
+        self._conns[presence.conn] = name
+        games = server.games
+        games.client_changed(name, session)
+        for live in games.of(name):  # the restart's path: its games' states again
+            games.resume(live, name)
+
+    def _left(self, name: str) -> None:
+        server = self.server
+        session = server.sessions.pop(name, None)
+        if session is not None:
+            if isinstance(session, RemoteSession):
+                self._conns.pop(session.presence.conn, None)
+            server.games.client_changed(name, None)  # its grace periods start
+
+    async def _watch_gateways(self) -> None:
+        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.interval)
+            now = loop.time()
+            silent = {gateway for gateway, at in self.heard.items()
+                      if now - at > SILENT_ROUNDS * self.interval}
+            for gateway in silent:
+                del self.heard[gateway]
+                log.warning("gateway %s is silent: its bots are taken for gone", gateway)
+            if silent:
+                for name, session in list(self.server.sessions.items()):
+                    if isinstance(session, RemoteSession) and session.presence.gateway in silent:
+                        self._left(name)
+
+    # -- the bots' messages about games ------------------------------------------------
+
+    def _game_live(self, game_id: str, live: bool) -> None:
+        """Listen to ``game.<id>.in`` while the game is live here: subscribed before
+        anything about the game is published, ended after the last."""
+        self.sender.call(lambda: self._listen(game_id, live))
+
+    async def _listen(self, game_id: str, live: bool) -> None:
+        if live and game_id in self.server.games.live and game_id not in self._games:
+            self._games[game_id] = [
+                await self.bus.subscribe(game_in(game_id), self._from_bot),
+                await self.bus.serve(game_spectate(game_id), self._spectate)]
+        elif not live:
+            self._watchers.pop(game_id, None)
+            for subscription in self._games.pop(game_id, []):
+                await subscription.close()
+
+    async def _spectate(self, message: Message) -> bytes:
+        """A gateway's first spectator of a game came (the answer: its ``game_state``
+        as of its last stored move, as `Games.watch` gives one process's), or its last
+        left."""
+        asked = decode(Spectate, message.data)
+        game_id = message.subject.split(".")[1]
+        games = self.server.games
+        if not asked.watch:
+            watchers = self._watchers.get(game_id)
+            if watchers is not None:
+                watchers.gateways.discard(asked.gateway)
+                if not watchers.gateways and (live := games.live.get(game_id)) is not None:
+                    live.spectators.discard(watchers)
+                    del self._watchers[game_id]
+            return b""
+        live = await games.stored_view(game_id)
+        if live is None or live.over:
+            return b""
+        watchers = self._watchers.get(game_id)
+        if watchers is None:
+            watchers = self._watchers[game_id] = WatchSession(game_id, self.sender)
+            live.spectators.add(watchers)
+        watchers.gateways.add(asked.gateway)
+        return encode(ToBot("game_state", live.state_message()))
+
+    async def _from_bot(self, message: Message) -> None:
+        """A bot's message about a game: acted on if the game is this host's."""
+        try:
+            said = decode(FromBot, message.data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            log.warning("a malformed message on %s", message.subject)
+            return
+        server = self.server
+        game_id = said.body.get("game_id")
+        if said.type not in GAME_MESSAGES or game_id not in server.games.live:
+            return  # another host's game (or none's)
+        session = server.sessions.get(said.bot)
+        if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
+            return  # not announced yet, or a connection since replaced
+        server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))

@@ -1,0 +1,151 @@
+"""What gateways and hosts say to each other over the bus (docs/cluster.md, "The message
+catalogue"): the subjects, and each payload as a msgspec Struct encoded with msgpack.
+
+A bot's name may hold ``.``, which separates a subject's tokens: `bot_token` spells it
+with letters, digits, ``_`` and ``-`` only, one name to one token.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+
+__all__ = [
+    "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
+    "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
+]
+
+PRESENCE = "bots.presence"
+"""gateway -> hosts, publish/subscribe: `Presence` (bots online, gone, or a snapshot)."""
+PRESENCE_ASK = "bots.presence.ask"
+"""host -> gateways, publish/subscribe: an empty message; each gateway answers with a
+snapshot on `PRESENCE` (a host that starts learns who is online)."""
+
+
+def bot_token(name: str) -> str:
+    """`name` as one subject token (``_`` -> ``_u``, ``.`` -> ``_d``: reversible)."""
+    return name.replace("_", "_u").replace(".", "_d")
+
+
+def bot_out(name: str) -> str:
+    """host -> the gateway holding the bot: `ToBot` messages to frame and send."""
+    return f"bot.{bot_token(name)}.out"
+
+
+def game_watch(game_id: str) -> str:
+    """the game's host -> the gateways with spectators of it: `ToBot`, the spectators'
+    messages (each gateway frames them for its own)."""
+    return f"game.{game_id}.watch"
+
+
+def game_spectate(game_id: str) -> str:
+    """gateway -> the game's host, request/reply: `Spectate`; the answer is the game's
+    ``game_state`` fields (msgpack) as of its last stored move, or empty."""
+    return f"game.{game_id}.spectate"
+
+
+def game_in(game_id: str) -> str:
+    """gateway -> the game's host: `FromBot` (a move, ``legal``, ``log``, ``resign``)."""
+    return f"game.{game_id}.in"
+
+
+class BotPresence(msgspec.Struct, frozen=True):
+    """A bot connected to a gateway, with what the ladder and the games read of its
+    session (`arena.server.session.Session`)."""
+
+    name: str
+    conn: str
+    """Its connection (a reconnection on the same gateway is a new one: its games are
+    sent again)."""
+    gateway: str
+    since: float = 0.0
+    """When the bot connected (seconds since the epoch, the gateway's clock): of two
+    connections of one bot on two gateways, the older is closed."""
+    owner: str | None = None
+    games: tuple[str, ...] = ()
+    ladders: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] = ()
+    seeking: bool = True
+    seeking_on: dict[str, bool] = {}
+    challenges: bool = False
+    hosted: bool = False
+
+
+class Presence(msgspec.Struct, frozen=True):
+    """A gateway's news: `online` bots (new or changed), `gone` connections (their
+    ``conn``); a `snapshot` lists every bot it holds (any other of its bots a host knows
+    is gone)."""
+
+    gateway: str
+    online: tuple[BotPresence, ...] = ()
+    gone: tuple[str, ...] = ()
+    snapshot: bool = False
+
+
+class ToBot(msgspec.Struct, frozen=True):
+    """A message for a bot: the gateway frames ``{"type": type, **fields}``, and gives
+    the bot's message budget `credit` tokens back (what the host asked of it: a turn's
+    move, the aids of a turn within their own limits)."""
+
+    type: str
+    fields: dict[str, Any]
+    credit: int = 0
+
+
+REQUEST_GAME = "lobby.request_game"
+"""gateway -> one host (group ``hosts``), request/reply: an operator's ``request_game``
+(`FromBot`); the host answers on the operator's ``bot.<name>.out`` (``game_requested``
+or an error, then ``game_over``), and the reply is empty."""
+
+STARTS = "starts"
+"""The durable queue of the pairings to play: the leading host -> one host (`StartPairing`)."""
+
+
+class StartPairing(msgspec.Struct, frozen=True):
+    """A ladder pairing the leader made: its two games, started by the host that takes
+    it from the queue. Seeds travel as decimal text (128 bits fit no msgpack integer)."""
+
+    ladder: str
+    first: str
+    second: str
+    pair: str
+    settings: dict[str, Any]
+    seeds: tuple[str | None, ...]
+
+
+class Spectate(msgspec.Struct, frozen=True):
+    """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
+
+    gateway: str
+    watch: bool
+
+
+class FromBot(msgspec.Struct, frozen=True):
+    """A bot's message about a game, as its gateway decoded and checked it."""
+
+    bot: str
+    conn: str
+    type: str
+    body: dict[str, Any]
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing) -> bytes:
+    return _ENCODER.encode(message)
+
+
+_DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
+    kind: msgspec.msgpack.Decoder(kind)
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing)}
+
+
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing)
+
+
+def decode(kind: type[T], data: bytes) -> T:
+    """`data` as a `kind`; raises `msgspec.DecodeError` (or ValidationError) if not."""
+    decoded: T = _DECODERS[kind].decode(data)
+    return decoded

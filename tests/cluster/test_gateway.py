@@ -1,0 +1,157 @@
+"""A gateway in process (`arena.cluster.gateway`), on NATS under a prefix of its own,
+the test playing the hosts' part on the bus: what it announces, relays and frames."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from arena.bus import Message, open_bus
+from arena.cluster.messages import (
+    BotPresence,
+    FromBot,
+    Presence,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+)
+from arena.service import PlayerUnavailable
+from tests.bus.conftest import nats_prefix, nats_url
+from tests.waiting import wait_for
+
+
+async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., Any]) -> None:
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        heard: list[Message] = []
+
+        async def hear(message: Message) -> None:
+            heard.append(message)
+
+        try:
+            await bus.subscribe("bots.presence", hear)
+            await bus.subscribe("game.g0123.in", hear)  # as the game's host would
+            arena = await make_arena(role="gateway", bus=nats_url(prefix),
+                                     presence_interval=60.0)
+            name = "ann.e_x"  # a name with the characters a subject token lacks
+            token = await arena.add_bot(name)
+            raw = await arena.raw()
+            welcome = await raw.hello(token)
+            assert welcome["type"] == "welcome" and welcome["in_progress"] == []
+
+            def online() -> list[Presence]:
+                return [news for m in heard if m.subject == "bots.presence"
+                        and (news := decode(Presence, m.data)).online
+                        and news.online[0].name == name]
+
+            news = (await wait_for(online, 10, "the bot announced"))[0]
+            presence = news.online[0]
+            assert news.gateway == arena.server.host and presence.gateway == news.gateway
+
+            # a host's message for the bot is framed and sent to it
+            await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 7})))
+            assert (await raw.expect("pong"))["id"] == 7
+
+            # its moves go to their game's host, not played here: for a game its host
+            # told it of, published; for another, asked (a host that plays it answers)
+            turn = {"game_id": "g0123", "turn": 3, "move_number": 3, "seat": 0, "chance": None,
+                    "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
+                    "clocks": [0, 0], "retries_left": 0}
+            await bus.publish(bot_out(name), encode(ToBot("your_turn", turn)))
+            assert (await raw.expect("your_turn"))["turn"] == 3
+            await raw.send("move", game_id="g0123", turn=3, move="x")
+            await raw.send("legal", game_id="g0123", turn=3, steps="")
+            moves = await wait_for(
+                lambda: (found := [m for m in heard if m.subject == "game.g0123.in"])
+                and len(found) == 2 and found, 10, "the move and the request on the bus")
+            said = decode(FromBot, moves[0].data)
+            assert (said.bot, said.conn, said.type) == (name, presence.conn, "move")
+            assert said.body == {"game_id": "g0123", "turn": 3, "move": "x"}
+            assert decode(FromBot, moves[1].data).type == "legal"
+
+            # a game nobody plays: the bot is told at once, as by one process
+            await raw.send("legal", game_id="g0404", turn=2, steps="a")
+            error = await raw.expect("error")
+            assert error["code"] == "unknown-game" and error["game_id"] == "g0404"
+            assert (error["turn"], error["prefix"]) == (2, "a")
+
+            # a gateway starts no game itself: an operator's request goes to a host (none
+            # here: the operator is told so)
+            operator = await arena.raw()
+            await operator.hello(await arena.add_bot("op", operator=True), role="operator")
+            await operator.send("request_game", request_id="r1", game="substitution",
+                                settings={}, players=["house:random", "house:random"],
+                                seed=None)
+            error = await operator.expect("error")
+            assert error["code"] == "bad-request" and "no game host" in error["message"]
+            assert error["request_id"] == "r1" and arena.server.games.live == {}
+            with pytest.raises(PlayerUnavailable, match="gateway"):  # the web's, challenges'
+                arena.server.start_game("substitution", {}, ["house:random"] * 2)
+
+            # the bot connects to another gateway: this older connection is closed, as
+            # one process closes a bot's older connection, and its leaving announced
+            newer = BotPresence(name, conn="elsewhere", gateway="gateway-b",
+                                since=presence.since + 1)
+            await bus.publish("bots.presence", encode(Presence("gateway-b", online=(newer,))))
+            await raw.ws.wait_closed()
+            assert raw.ws.close_code == 4004
+            await wait_for(lambda: any(presence.conn in decode(Presence, m.data).gone
+                                       for m in heard if m.subject == "bots.presence"),
+                           10, "the bot's leaving announced")
+        finally:
+            await bus.close()
+
+
+async def test_a_game_over_its_host_never_announced_is_announced_from_the_database(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A bot's game stored as over by a host that died before telling it (or a game
+    over while the bot moved between gateways): its gateway finds it quiet, reads the
+    result from the database and sends the ``game_over`` its host would have sent."""
+    from arena.cluster import gateway
+    from tests.storage.games import played, started
+
+    monkeypatch.setattr(gateway, "QUIET", 0.0)
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="gateway", bus=nats_url(prefix), presence_interval=0.1)
+        storage = arena.server.storage
+        token = await arena.add_bot("alice")
+        await storage.add_bot("bob")
+        record = played("g1", ("alice", "bob"))
+        await storage.start_game(started(record), ladder=False, pair=None)
+        raw = await arena.raw()
+        welcome = await raw.hello(token)
+        assert welcome["in_progress"] == ["g1"]  # from the database: the hosts play it
+        await storage.finish_game(record)  # ... and its host died before announcing it
+        over = await raw.expect("game_over")
+        assert over["game_id"] == "g1" and over["log_id"] == "g1"
+        assert over["result"] == record.outcome.result  # type: ignore[union-attr]
+        assert over["seed"] == str(record.seed) and over["termination"] == "normal"
+
+
+async def test_a_gateway_shows_the_web_a_game_as_its_moves_are_stored(
+        make_arena: Callable[..., Any]) -> None:
+    """The web on a gateway (which plays no game) sees a running game's state as of its
+    last stored move, rebuilt from the database; never its seed."""
+    import asyncio
+
+    from tests.server.test_ladder_and_http import get
+    from tests.storage.games import played, started, turns_of
+
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="gateway", bus=nats_url(prefix))
+        storage = arena.server.storage
+        record = played("g2", ("alice", "bob"), moves=3)
+        await storage.start_game(started(record), ladder=False, pair=None)
+        await storage.append_turns(turns_of(record)[:2])
+        status, shown = await asyncio.to_thread(get, arena, "/api/games/g2")
+        assert status == 200 and shown["status"] == "running"
+        assert shown["live"]["turn"] == 2 and shown["live"]["players"] == ["alice", "bob"]
+        assert str(record.seed) not in json.dumps(shown)
+        await storage.append_turns(turns_of(record)[2:3])  # a move more: rebuilt again
+        assert (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]["live"]["turn"] == 3
+        await storage.finish_game(record)
+        assert "live" not in (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]

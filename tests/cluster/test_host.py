@@ -1,0 +1,65 @@
+"""A host in process (`arena.cluster.host`) on NATS under a prefix of its own, the test
+playing the gateways' part on the bus: whom it takes for connected, and where what it
+says to a bot goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arena.bus import Message, open_bus
+from arena.cluster.host import RemoteSession
+from arena.cluster.messages import BotPresence, Presence, ToBot, bot_out, decode, encode
+from tests.bus.conftest import nats_prefix, nats_url
+from tests.waiting import wait_for
+
+
+async def test_a_host_follows_the_gateways_presence(make_arena: Callable[..., Any]) -> None:
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        told: list[Message] = []
+
+        async def hear(message: Message) -> None:
+            told.append(message)
+
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=1.0)
+            sessions = host.server.sessions
+
+            async def say(gateway: str, *online: BotPresence, gone: tuple[str, ...] = ()) -> None:
+                await bus.publish("bots.presence", encode(Presence(gateway, online, gone)))
+
+            alice = BotPresence("alice", conn="a2", gateway="g2", since=20.0, games=("sim",))
+            await say("g2", alice)
+            session = await wait_for(lambda: sessions.get("alice"), 10, "alice connected")
+            assert isinstance(session, RemoteSession) and session.games_played == {"sim"}
+
+            # an older connection of alice's, still in its gateway's snapshot: ignored
+            await say("g1", BotPresence("alice", conn="a1", gateway="g1", since=10.0),
+                      BotPresence("bob", conn="b1", gateway="g1", since=10.0))
+            await wait_for(lambda: "bob" in sessions, 10, "bob connected")
+            assert sessions["alice"] is session
+            await say("g1", gone=("a1",))  # its end changes nothing either
+            await say("g2", BotPresence("alice", conn="a2", gateway="g2", since=20.0,
+                                        seeking=False))  # a pause: the same session
+            await wait_for(lambda: not session.seeking, 10, "alice paused")
+            assert sessions["alice"] is session
+
+            # what a host's games say to alice goes to her gateway's subject for her
+            await bus.subscribe(bot_out("alice"), hear)
+            assert session.send("pong", id=3)
+            assert session.rate is not None
+            session.rate.credit()  # (a turn, or an aid within its limits: budgeted)
+            assert session.send("legal_steps", game_id="g1")
+            heard = await wait_for(lambda: len(told) == 2 and told, 10, "alice's messages")
+            assert [decode(ToBot, message.data) for message in heard] == [
+                ToBot("pong", {"id": 3}), ToBot("legal_steps", {"game_id": "g1"}, credit=1)]
+
+            await say("g2", gone=("a2",))
+            await wait_for(lambda: "alice" not in sessions, 10, "alice gone")
+            assert "bob" in sessions
+            await wait_for(lambda: "bob" not in sessions, 30,
+                           "bob gone with his silent gateway")
+            assert host.server.counts().connected_bots == 0  # a host's bots are not its own
+        finally:
+            await bus.close()
