@@ -56,7 +56,7 @@ from arena.server.durability import Durability, StorageUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import ClockState, Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
-from arena.server.session import Session
+from arena.server.session import Outbox, Session
 from arena.server.writeahead import WriteAhead
 from arena.service import PlayerUnavailable
 from arena.storage import RunningGame, Storage, StorageFailure, StoredTurn
@@ -121,13 +121,15 @@ class Games:
             baseline only, `arena.server.writeahead`).
         leases: this host's leases (docs/cluster.md): each game started is leased, a
             result is stored only while the lease is held. None: no leases (tests).
+        outbox: the sessions' frames, written as soon as a commit's moves are told
+            (None: on the loop's next turn, as any frame).
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
                  write_ahead: bool = True, hosted_slots: HostedSlots | None = None,
-                 leases: LeaseKeeper | None = None) -> None:
+                 leases: LeaseKeeper | None = None, outbox: Outbox | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
         """Where games with hosted bots wait their turn (None: the server hosts none)."""
@@ -158,7 +160,7 @@ class Games:
         self._suspending = False
         self.writeahead: WriteAhead[_Run] = WriteAhead(
             storage, self._released, recovers=durability.recovers, enabled=write_ahead,
-            concurrency=storage.write_concurrency)
+            concurrency=storage.write_concurrency, told=None if outbox is None else outbox.flush)
 
     # -- starting and ending -----------------------------------------------------------
 
