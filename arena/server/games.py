@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import time
 import uuid
@@ -46,7 +45,7 @@ from arena.game import Game, Outcome, Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
-from arena.record import MatchRecord, to_jsonl
+from arena.record import MatchRecord, to_jsonl, turn_line
 from arena.registry import Registry
 from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed, seed_commitment, seed_to_text
@@ -89,7 +88,7 @@ class _Run:
     """Waiting for hosted slots (`HostedSlots`) before it begins: ending it then
     cancels its task."""
     header: MatchRecord | None = None
-    """The game's record without turns: how its turns are written (`turn_json`)."""
+    """The game's record without turns: how its turns are written (`arena.record.turn_line`)."""
     resumed: bool = False
     """Rebuilt from storage after a restart (`Games.restore_running`)."""
     waiting: set[str] = field(default_factory=set)
@@ -576,7 +575,7 @@ class Games:
             record = live.match.turns[-1]
             header = run.header
             assert header is not None
-            turn = StoredTurn(live.id, record.turn, json.dumps(header.turn_json(record)),
+            turn = StoredTurn(live.id, record.turn, turn_line(header, record),
                               tuple(clock.bank_ms for clock in live.clocks),
                               live.retries_left, time.time())
         if not self.writeahead.add(run, turn, effects):
