@@ -153,6 +153,14 @@ the commit does not wait for its WAL flush (``synchronous_commit`` off for this
 transaction only; the next result's commit, synced, flushes it too)."""
 
 
+async def _as_it_is(connection: asyncpg.Connection[asyncpg.Record]) -> None:
+    """A connection goes back to the pool as it is (asyncpg rolls back a transaction
+    left open first): this storage leaves no session state behind (no setting but
+    for its transaction, no LISTEN, advisory lock or cursor past it). asyncpg's own
+    reset (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``) would cost
+    every call a second round trip, a stored move's included."""
+
+
 class PostgresStorage(PostgresPeople, Storage):
     """`Storage` on PostgreSQL (module docstring); open it with `open` or
     `arena.storage.open_storage`."""
@@ -177,7 +185,7 @@ class PostgresStorage(PostgresPeople, Storage):
         try:
             pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT,
-                command_timeout=COMMAND_TIMEOUT)
+                command_timeout=COMMAND_TIMEOUT, reset=_as_it_is)
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise StorageFailure(f"cannot connect to {description}: "
                                  f"{type(error).__name__}: {error}") from error

@@ -111,3 +111,30 @@ async def test_a_turn_stored_twice_is_refused_and_its_batch_with_it(storage: Sto
     running = {game.id: game for game in await storage.running_games()}
     assert [t.ended for t in running["g1"].turns] == [1.0] and running["g2"].turns == ()
     await storage.append_turns([])  # nothing to store: no transaction at all
+
+
+async def test_a_stored_move_is_one_round_trip_on_postgresql() -> None:
+    """A batch of moves is one statement on its connection, and the connection goes
+    back to the pool with no reset query after it (asyncpg's would be a second round
+    trip per stored move: the storage leaves no session state to reset)."""
+    from arena.storage.postgres import PostgresStorage
+
+    from .conftest import postgres_schema
+
+    async with postgres_schema() as url:
+        storage = await PostgresStorage.open(url, pool_size=1)
+        try:
+            record = played("g1", moves=4)
+            turns = turns_of(record)
+            await storage.start_game(started(record), ladder=False, pair=None)
+            await storage.append_turns(turns[:2])  # (asyncpg learns the types the first time)
+            queries: list[str] = []
+            async with storage._pool.acquire() as connection:  # the pool's one connection
+                connection.add_query_logger(lambda logged: queries.append(logged.query))
+            queries.clear()  # (what releasing it ran)
+            await storage.append_turns(turns[2:])
+            assert len(queries) == 1 and "INSERT INTO game_turns" in queries[0], queries
+            [running] = await storage.running_games()
+            assert running.turns == tuple(turns_of(record))
+        finally:
+            await storage.close()
