@@ -146,6 +146,15 @@ class WriteAhead(Generic[K]):
         """Commit what waits (of the games no other commit stores), tell it, and go on
         with what queued meanwhile (after the loop's turn) until nothing waits."""
         self._starting = None
+        try:
+            await self._commits()
+        finally:  # its slot is free now, not once its done callbacks run: a move added
+            task = asyncio.current_task()  # before then must find it free (or wait forever)
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _commits(self) -> None:
+        """One commit after the other while something waits (`_flushing`)."""
         while not self._closing:
             batch = {key: effects for key, effects in self._next.items()
                      if key not in self._inflight}

@@ -135,3 +135,30 @@ async def test_the_server_is_told_once_a_commits_games_are_all_told() -> None:
     storage.gate.set()
     await writer.idle()
     assert told == [["a", "b"]]  # after both games of the commit, once (the frames go then)
+
+
+async def test_a_move_added_as_a_commit_task_ends_is_committed_all_the_same() -> None:
+    """A move that comes after the commit task found nothing more to do, but before
+    its done callbacks ran, starts a commit of its own (it once waited forever: the
+    ended task still held the only slot)."""
+    storage = FakeStorage()
+    storage.gate.set()
+    loop = asyncio.get_running_loop()
+    told: list[str] = []
+
+    def release(key: str, effects: list[Any], error: BaseException | None) -> None:
+        told.append(key)
+        if key == "a":  # b's move two loop turns on: after the task's last look, as it
+            # ends, before its done callbacks (call_soon keeps the order of scheduling)
+            loop.call_soon(loop.call_soon, writer.add, "b", turn("b", 0), [said("b0")])
+
+    async def recovers() -> bool:
+        return True
+
+    writer: WriteAhead[str] = WriteAhead(
+        storage, release, recovers=recovers)  # type: ignore[arg-type]
+    writer.add("a", turn("a", 0), [said("a0")])
+    await wait_for(lambda: storage.calls == [[("a", 0)], [("b", 0)]], timeout=5,
+                   what="b's move committed")
+    await writer.idle()
+    assert told == ["a", "b"]
