@@ -571,7 +571,7 @@ class Games:
         (`arena.server.writeahead`), delivered now otherwise; then settle the game."""
         live = run.live
         turn = None
-        if live.turn != before:
+        if live.turn != before and self.writeahead.enabled:  # (the baseline builds none)
             record = live.match.turns[-1]
             header = run.header
             assert header is not None
