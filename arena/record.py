@@ -36,7 +36,7 @@ from arena.game import Outcome
 from arena.seeds import parse_seed, seed_to_json
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "LogFormat", "MatchRecord", "Note", "TurnRecord",
-           "read_jsonl", "without_notes", "write_jsonl"]
+           "read_jsonl", "turn_line", "without_notes", "write_jsonl"]
 
 FORMAT_NAME = "arena-log"
 FORMAT_VERSION = 1
@@ -141,6 +141,20 @@ exponent of a float (``1e16``, not ``1e+16``) and a float that is not finite (nu
 JSON has no such number), about six times faster; the server writes each game's log on
 its event loop."""
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def turn_line(record: MatchRecord, turn: TurnRecord) -> str:
+    """One turn's line of `record`'s log, without its newline: `to_jsonl`'s text for it
+    (by msgspec; what it does not write, as the json module does, non-ASCII escaped so
+    that any database stores it). The server writes one for every move it accepts."""
+    line = record.turn_json(turn)
+    try:
+        return _encode(line).decode()
+    except (TypeError, ValueError):
+        return json.dumps(line, separators=(",", ":"))
 
 
 def jsonl_lines(record: MatchRecord) -> list[dict[str, Any]]:

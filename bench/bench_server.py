@@ -10,7 +10,7 @@ trip p50/p99 and the server's memory (RSS, peak RSS).
 
     python bench/bench_server.py [--bots 200] [--games 100] [--seconds 10] [--moves 50]
                                  [--rounds 3] [--baseline REV | --no-write-ahead-baseline]
-                                 [--db sqlite | --db postgresql://...]
+                                 [--db sqlite | --db postgresql://... | --db sqlite,postgresql://...]
 
 The two phases alternate for `--rounds` rounds (the machine's speed drifts, so each
 round's ratio compares neighbours) and the summary quotes medians. Bounded: each phase
@@ -28,7 +28,10 @@ its frames are refused).
 with ``--no-write-ahead`` (no move stored before it is told, as before issue 23): the
 cost of storing every move, side by side. `--db` picks the database: a fresh SQLite file
 per phase (the default), or a fresh schema (dropped after) in the PostgreSQL database
-of the URL given.
+of the URL given; several (``--db sqlite,postgresql://...``) run one after the other and
+end with one table of them all, side by side with the baseline: p50, p99, moves/s, the
+ratio to the echo, the server's CPU per move and, with ``--no-write-ahead-baseline``,
+what storing each move costs.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -284,18 +288,55 @@ def main() -> None:
     parser.add_argument("--no-write-ahead-baseline", action="store_true",
                         help="also run this checkout's server with --no-write-ahead in every "
                              "round (the cost of storing each move)")
-    parser.add_argument("--db", default="sqlite",
+    parser.add_argument("--db", action="append", default=None,
                         help="sqlite (a fresh file per phase) or a postgresql:// URL (a fresh "
-                             "schema per phase, dropped after)")
+                             "schema per phase, dropped after); several, one after the other "
+                             "in one run: --db sqlite,postgresql://... or --db given twice")
     args = parser.parse_args()
-    if args.baseline is not None:
-        with checkout(args.baseline) as baseline:
-            run(args, baseline)
-    elif args.no_write_ahead_baseline:
-        args.baseline = "--no-write-ahead"
-        run(args, ROOT, ("--no-write-ahead",))
-    else:
-        run(args, None)
+    databases = [db for given in args.db or ["sqlite"] for db in split_databases(given)]
+    summaries: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        if args.baseline is not None:
+            baseline: Path | None = stack.enter_context(checkout(args.baseline))
+            flags: tuple[str, ...] = ()
+        elif args.no_write_ahead_baseline:
+            args.baseline = "--no-write-ahead"
+            baseline, flags = ROOT, ("--no-write-ahead",)
+        else:
+            baseline, flags = None, ()
+        for db in databases:
+            args.db = db
+            summaries.append(run(args, baseline, flags))
+    if len(summaries) > 1 or baseline is not None:
+        side_by_side(summaries, args.baseline)
+
+
+def split_databases(given: str) -> list[str]:
+    """``sqlite,postgresql://...`` as its databases (a comma inside a URL, as in a
+    PostgreSQL URL of several hosts, stays)."""
+    return [db for db in re.split(r",(?=sqlite|postgres)", given) if db]
+
+
+def side_by_side(summaries: list[dict[str, Any]], baseline: str | None) -> None:
+    """One table of every database's medians: what the lead quotes."""
+    print("\nsummary (medians over the rounds; CPU per move is the server process's CPU "
+          "over the moves, the steadiest figure on a shared machine):")
+    print(f"{'database':10}  {'server':16}  {'p50 ms':>7}  {'p99 ms':>7}  {'moves/s':>7}  "
+          f"{'ratio':>6}  {'us/move':>7}  {'no-load p50':>11}")
+    for summary in summaries:
+        rows = [("this", summary["this"])]
+        if "base" in summary:
+            rows.append((baseline or "baseline", summary["base"]))
+        for name, row in rows:
+            print(f"{summary['db']:10}  {name[:16]:16}  {row['p50']:7.2f}  {row['p99']:7.2f}  "
+                  f"{row['moves_per_s']:7.0f}  {row['ratio']:5.2f}x  {row['us_per_move']:7.0f}  "
+                  f"{row['quiet_p50']:8.2f} ms")
+        if "base" in summary and baseline == "--no-write-ahead":
+            this, base = summary["this"], summary["base"]
+            print(f"{'':10}  storing each move costs {this['us_per_move'] - base['us_per_move']:.0f}"
+                  f" us of server CPU per move and {this['p50'] - base['p50']:.2f} ms of p50 "
+                  f"round trip under load ({this['quiet_p50'] - base['quiet_p50']:.2f} ms with "
+                  "no load); the database's own CPU is not counted")
 
 
 @contextlib.asynccontextmanager
@@ -321,7 +362,8 @@ async def fresh_database(kind: str, tmp: str) -> Any:
 
 
 def run(args: argparse.Namespace, baseline: Path | None, baseline_flags: tuple[str, ...] = ()
-        ) -> None:
+        ) -> dict[str, Any]:
+    """The rounds on the database `args.db`, printed; returns the medians (`side_by_side`)."""
     rounds: list[tuple[dict[str, float], dict[str, float]]] = []
     before: list[dict[str, float]] = []
     print(f"{args.rounds} rounds of: arena server ({args.bots} bot clients, {args.games} games "
@@ -378,6 +420,13 @@ def run(args: argparse.Namespace, baseline: Path | None, baseline_flags: tuple[s
           f"(peak {med(0, 'peak_rss_mib'):.0f} MiB); bot clients {med(0, 'client_cpu'):.0%} of a core")
     print(f"ratio move/echo at p50 under load: median {median(ratios):.2f}x "
           f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)}; target <= 2x at 200 bots, issue 11)")
+    per_move = [a["server_cpu"] / a["moves_per_s"] * 1e6 for a, _ in rounds]
+    print(f"server CPU per move: median {median(per_move):.0f} us "
+          f"(rounds: {', '.join(f'{r:.0f}' for r in per_move)})")
+    summary: dict[str, Any] = {"db": "sqlite" if args.db == "sqlite" else "postgresql", "this": {
+        "p50": med(0, "rtt_p50_ms"), "p99": med(0, "rtt_p99_ms"),
+        "moves_per_s": med(0, "moves_per_s"), "ratio": median(ratios),
+        "us_per_move": median(per_move), "quiet_p50": med(0, "quiet_p50_ms")}}
     if before:
         p50 = [a["rtt_p50_ms"] / b["rtt_p50_ms"] for (a, _), b in zip(rounds, before, strict=True)]
         rate = [a["moves_per_s"] / b["moves_per_s"] for (a, _), b in zip(rounds, before, strict=True)]
@@ -394,6 +443,17 @@ def run(args: argparse.Namespace, baseline: Path | None, baseline_flags: tuple[s
               f"{median([b['moves_per_s'] for b in before]):.0f}; ratio move/echo at p50 "
               f"median {median(base_ratios):.2f}x (rounds: "
               f"{', '.join(f'{r:.2f}' for r in base_ratios)})")
+        base_per_move = [b["server_cpu"] / b["moves_per_s"] * 1e6 for b in before]
+        print(f"  {args.baseline}: server CPU per move median {median(base_per_move):.0f} us "
+              f"(rounds: {', '.join(f'{r:.0f}' for r in base_per_move)}); this checkout "
+              f"x{median([a / b for a, b in zip(per_move, base_per_move, strict=True)]):.2f}")
+        summary["base"] = {
+            "p50": median([b["rtt_p50_ms"] for b in before]),
+            "p99": median([b["rtt_p99_ms"] for b in before]),
+            "moves_per_s": median([b["moves_per_s"] for b in before]),
+            "ratio": median(base_ratios), "us_per_move": median(base_per_move),
+            "quiet_p50": median([b["quiet_p50_ms"] for b in before])}
+    return summary
 
 
 if __name__ == "__main__":

@@ -225,7 +225,7 @@ class ArenaServer(ArenaService):
             config, self.registry, self.sessions, storage=storage, durability=durability,
             house_bots=house_bots, legal_moves=self.legal_moves, notes=self.notes,
             stopping=self._stopping, write_ahead=config.write_ahead,
-            hosted_slots=self.hosted_slots)
+            hosted_slots=self.hosted_slots, outbox=self._outbox)
         games.leases = self._leases = LeaseKeeper(
             storage, self.host, on_lost=games.lose, on_claimed=self._claimed,
             lease=config.lease_seconds)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import time
 import uuid
@@ -53,7 +52,7 @@ from arena.game import Game, Outcome, Termination
 from arena.limits import Tier, check_settings
 from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
-from arena.record import MatchRecord, to_jsonl
+from arena.record import MatchRecord, to_jsonl, turn_line
 from arena.registry import Registry
 from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed, seed_commitment, seed_to_text
@@ -63,7 +62,7 @@ from arena.server.durability import Durability, StorageUnavailable
 from arena.server.grace import GraceTimers
 from arena.server.house import HouseBots, move_seed
 from arena.server.live import ClockState, Effect, HousePlayer, HouseTurn, LiveGame, Outgoing
-from arena.server.session import Session
+from arena.server.session import Outbox, Session
 from arena.server.writeahead import WriteAhead
 from arena.service import PlayerUnavailable
 from arena.storage import RunningGame, Storage, StorageFailure, StoredTurn
@@ -103,7 +102,7 @@ class _Run:
     """Waiting for hosted slots (`HostedSlots`) before it begins: ending it then
     cancels its task."""
     header: MatchRecord | None = None
-    """The game's record without turns: how its turns are written (`turn_json`)."""
+    """The game's record without turns: how its turns are written (`arena.record.turn_line`)."""
     resumed: bool = False
     """Rebuilt from storage after a restart (`Games.restore_running`)."""
     waiting: set[str] = field(default_factory=set)
@@ -135,13 +134,15 @@ class Games:
             baseline only, `arena.server.writeahead`).
         leases: this host's leases (docs/cluster.md): each game started is leased, a
             result is stored only while the lease is held. None: no leases (tests).
+        outbox: the sessions' frames, written as soon as a commit's moves are told
+            (None: on the loop's next turn, as any frame).
     """
 
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
                  write_ahead: bool = True, hosted_slots: HostedSlots | None = None,
-                 leases: LeaseKeeper | None = None) -> None:
+                 leases: LeaseKeeper | None = None, outbox: Outbox | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
         """Where games with hosted bots wait their turn (None: the server hosts none)."""
@@ -181,7 +182,7 @@ class Games:
         self._suspending = False
         self.writeahead: WriteAhead[_Run] = WriteAhead(
             storage, self._released, recovers=durability.recovers, enabled=write_ahead,
-            concurrency=storage.write_concurrency)
+            concurrency=storage.write_concurrency, told=None if outbox is None else outbox.flush)
 
     # -- starting and ending -----------------------------------------------------------
 
@@ -633,11 +634,11 @@ class Games:
         (`arena.server.writeahead`), delivered now otherwise; then settle the game."""
         live = run.live
         turn = None
-        if live.turn != before:
+        if live.turn != before and self.writeahead.enabled:  # (the baseline builds none)
             record = live.match.turns[-1]
             header = run.header
             assert header is not None
-            turn = StoredTurn(live.id, record.turn, json.dumps(header.turn_json(record)),
+            turn = StoredTurn(live.id, record.turn, turn_line(header, record),
                               tuple(clock.bank_ms for clock in live.clocks),
                               live.retries_left, time.time())
         if not self.writeahead.add(run, turn, effects):

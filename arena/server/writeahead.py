@@ -49,12 +49,14 @@ class WriteAhead(Generic[K]):
         concurrency: commits in flight at once (`Storage.write_concurrency`).
         recovers: waits until the storage works again (True) or the server closes (False).
         enabled: False writes nothing ahead (the baseline of the figures).
+        told: called once a commit's games are all told (the server writes their
+            frames then, not on the loop's next turn).
     """
 
     def __init__(self, storage: Storage,
                  release: Callable[[K, list[Effect], BaseException | None], None], *,
                  recovers: Callable[[], Awaitable[bool]], enabled: bool = True,
-                 concurrency: int = 1) -> None:
+                 concurrency: int = 1, told: Callable[[], None] | None = None) -> None:
         self.storage = storage
         self.enabled = enabled
         self.concurrency = max(1, concurrency)
@@ -72,6 +74,9 @@ class WriteAhead(Generic[K]):
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiters: dict[K, list[asyncio.Future[None]]] = {}
         self._closing = False
+        self._starting: asyncio.Task[None] | None = None
+        """A commit's task is made and has not begun: it takes whatever comes meanwhile."""
+        self._told = told
 
     @property
     def holds_any(self) -> bool:
@@ -120,44 +125,77 @@ class WriteAhead(Generic[K]):
                 waiter.cancel()
 
     def _kick(self) -> None:
-        """Start a commit of the games waiting and in none in progress, if a slot is free."""
-        if self._closing or len(self._tasks) >= self.concurrency:
+        """Start a commit of the games waiting and in none in progress, if a slot is
+        free: a task that begins on the loop's next turn (so the moves accepted until
+        then go along) and, after each commit, takes what queued meanwhile."""
+        if self._closing or self._starting is not None or len(self._tasks) >= self.concurrency:
             return
         if not any(key not in self._inflight for key in self._next):
             return
-        task = asyncio.get_running_loop().create_task(self._flush(), name="write-ahead")
+        task = asyncio.get_running_loop().create_task(self._flushing(), name="write-ahead")
+        self._starting = task
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
 
-    async def _flush(self) -> None:
-        """Commit what waits (of the games no other commit stores), then tell it."""
-        batch = {key: effects for key, effects in self._next.items()
-                 if key not in self._inflight}
-        for key in batch:
-            del self._next[key]
-        turns = [turn for key in batch for turn in self._turns.pop(key, ())]
-        self._inflight.update(batch)
-        error: BaseException | None = None
-        if turns:
-            try:
-                stored = await self._store(turns)
-            except Exception as failure:  # a bug (a duplicate turn): not a storage failure
-                log.exception("the moves of %d games could not be stored", len(batch))
-                stored, error = True, failure
-            if not stored:
-                self._closing = True
-                return  # the server closes: the held moves stay untold
-        self._inflight.difference_update(batch)
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if self._starting is task:  # cancelled before it began
+            self._starting = None
+
+    async def _flushing(self) -> None:
+        """Commit what waits (of the games no other commit stores), tell it, and go on
+        with what queued meanwhile (after the loop's turn) until nothing waits."""
+        self._starting = None
+        try:
+            await self._commits()
+        finally:  # its slot is free now, not once its done callbacks run: a move added
+            task = asyncio.current_task()  # before then must find it free (or wait forever)
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _commits(self) -> None:
+        """One commit after the other while something waits (`_flushing`)."""
+        while not self._closing:
+            batch = {key: effects for key, effects in self._next.items()
+                     if key not in self._inflight}
+            if not batch:
+                return
+            for key in batch:
+                del self._next[key]
+            turns = [turn for key in batch for turn in self._turns.pop(key, ())]
+            self._inflight.update(batch)
+            error: BaseException | None = None
+            if turns:
+                try:
+                    stored = await self._store(turns)
+                except Exception as failure:  # a bug (a duplicate turn): not a storage failure
+                    log.exception("the moves of %d games could not be stored", len(batch))
+                    stored, error = True, failure
+                if not stored:
+                    self._closing = True
+                    return  # the server closes: the held moves stay untold
+            self._inflight.difference_update(batch)
+            self._tell(batch, error)
+            # the loop's turn first: the moves its ready connections bring join the next
+            # commit (starting it at once makes smaller commits, more of them: slower)
+            await asyncio.sleep(0)
+
+    def _tell(self, batch: dict[K, list[Effect]], error: BaseException | None) -> None:
+        """Give back what `batch` held, its moves stored. What a game of it asked to send
+        meanwhile, with no move of its own to store, goes along (nothing is left to
+        wait for)."""
         for key, effects in batch.items():
+            if error is None and key not in self._turns:
+                later = self._next.pop(key, None)
+                if later is not None:
+                    effects.extend(later)
             self._release(key, effects, error)
             if not self.holds(key):
                 for waiter in self._waiters.pop(key, ()):
                     if not waiter.done():
                         waiter.set_result(None)
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.discard(task)  # its slot is free: the next commit may start
-        self._kick()
+        if self._told is not None:
+            self._told()
 
     async def _store(self, turns: list[StoredTurn]) -> bool:
         """Commit `turns`; while the storage fails, wait for it. False if the server

@@ -128,7 +128,9 @@ CLOSE_TIMEOUT = 10.0
 """Seconds one statement may take before the database counts as failing."""
 
 
-def is_storage_failure(error: BaseException, connection: Connection | None = None) -> bool:
+def is_storage_failure(error: BaseException,
+                       connection: Connection | asyncpg.Connection[asyncpg.Record] | None = None
+                       ) -> bool:
     """Whether `error` says the database itself fails, not the request (a constraint):
     a failing network or server, or a refused write; with the `connection` the error
     came on, also asyncpg's word that the connection is closed."""
@@ -154,6 +156,23 @@ the commit does not wait for its WAL flush (``synchronous_commit`` off for this
 transaction only; the next result's commit, synced, flushes it too)."""
 
 
+async def _as_it_is(connection: asyncpg.Connection[asyncpg.Record]) -> None:
+    """A connection goes back to the pool as it is (asyncpg rolls back a transaction
+    left open first): this storage leaves no session state behind (no setting but
+    for its transaction, no LISTEN, advisory lock or cursor past it). asyncpg's own
+    reset (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``) would cost
+    every call a second round trip."""
+
+
+async def _append_turns(db: asyncpg.Connection[asyncpg.Record],
+                        values: tuple[list[Any], ...]) -> None:
+    """`_APPEND_TURNS` of the columns `values`; a turn stored already raises ValueError."""
+    try:
+        await db.execute(_APPEND_TURNS, *values)
+    except asyncpg.UniqueViolationError as error:
+        raise ValueError(f"a turn is stored already ({error.detail})") from None
+
+
 class PostgresStorage(PostgresPeople, Storage):
     """`Storage` on PostgreSQL (module docstring); open it with `open` or
     `arena.storage.open_storage`."""
@@ -161,9 +180,16 @@ class PostgresStorage(PostgresPeople, Storage):
     kind = "postgresql"
     write_concurrency = 4  # commits of other games in flight on their own connections
 
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str) -> None:
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record], description: str, url: str) -> None:
         super().__init__(description)
         self._pool = pool
+        self._url = url
+        """How to open a writer connection."""
+        self._writers: list[asyncpg.Connection[asyncpg.Record]] = []
+        """Idle connections of their own for `append_turns`, at most `write_concurrency`:
+        a stored move is one statement on one, no pool between (the pool's acquire and
+        release cost a stored move three turns of the event loop)."""
+        self._writing: set[asyncpg.Connection[asyncpg.Record]] = set()
 
     @classmethod
     async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -178,7 +204,7 @@ class PostgresStorage(PostgresPeople, Storage):
         try:
             pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT,
-                command_timeout=COMMAND_TIMEOUT)
+                command_timeout=COMMAND_TIMEOUT, reset=_as_it_is)
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise StorageFailure(f"cannot connect to {description}: "
                                  f"{type(error).__name__}: {error}") from error
@@ -191,7 +217,7 @@ class PostgresStorage(PostgresPeople, Storage):
                 raise StorageFailure(f"cannot prepare {description}: "
                                      f"{type(error).__name__}: {error}") from error
             raise
-        return cls(pool, description)
+        return cls(pool, description, url)
 
     async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """``work(connection)`` on a connection of the pool (in a transaction if it
@@ -223,6 +249,9 @@ class PostgresStorage(PostgresPeople, Storage):
         return await self._run(transaction)
 
     async def close(self) -> None:
+        for writer in [*self._writers, *self._writing]:
+            writer.terminate()  # (its moves, if any are on their way, are not told)
+        self._writers.clear()
         try:  # connections in use are waited for, a while
             await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT)
         except TimeoutError:
@@ -330,17 +359,48 @@ class PostgresStorage(PostgresPeople, Storage):
         await self._tx(work)
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
-        async def work(db: Connection) -> None:
-            try:
-                await db.execute(_APPEND_TURNS, [turn.game_id for turn in turns],
-                                 [turn.index for turn in turns], [turn.line for turn in turns],
-                                 [clocks_json(turn) for turn in turns],
-                                 [turn.ended for turn in turns])
-            except asyncpg.UniqueViolationError as error:
-                raise ValueError(f"a turn is stored already ({error.detail})") from None
-
-        if turns:
-            await self._run(work)
+        if not turns:
+            return
+        values = ([turn.game_id for turn in turns], [turn.index for turn in turns],
+                  [turn.line for turn in turns], [clocks_json(turn) for turn in turns],
+                  [turn.ended for turn in turns])
+        writer: asyncpg.Connection[asyncpg.Record] | None = None
+        started = time.perf_counter()
+        try:
+            while self._writers and writer is None:
+                writer = self._writers.pop()
+                if writer.is_closed():
+                    writer = None
+            if writer is None:
+                writer = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
+                                               command_timeout=COMMAND_TIMEOUT)
+            self._writing.add(writer)
+            await _append_turns(writer, values)
+        except BaseException as error:
+            connecting = writer is None and isinstance(
+                error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
+            failing = isinstance(error, Exception) and (
+                connecting or is_storage_failure(error, writer))
+            if writer is not None:
+                self._writing.discard(writer)
+                if isinstance(error, ValueError):  # a turn stored twice: the connection is fine
+                    self._writers.append(writer)
+                    raise
+                writer.terminate()  # mid-statement, or failing: never used again
+            if not failing:
+                raise
+            for idle in self._writers:  # (they are likely gone too)
+                idle.terminate()
+            self._writers.clear()
+            raise self._failed(error) from error
+        else:
+            self._writing.discard(writer)
+            if len(self._writers) < self.write_concurrency:
+                self._writers.append(writer)
+            else:
+                writer.terminate()
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
 
     async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         chosen = "" if ids is None else " AND g.id = ANY($1::text[])"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import msgspec
 
 from arena.bot_logs import note_size
 from arena.clock import TimeControl
@@ -85,9 +88,17 @@ def _game_fields(values: Sequence[Any]) -> dict[str, Any]:
         "finished": finished, "ladder_name": ladder_name}
 
 
+_encode = msgspec.json.Encoder().encode
+
+
 def clocks_json(turn: StoredTurn) -> str:
-    """The clocks of `turn` as the ``clocks`` column holds them."""
-    return json.dumps({"banks_ms": list(turn.banks_ms), "retries_left": turn.retries_left})
+    """The clocks of `turn` as the ``clocks`` column holds them (written for every move:
+    by msgspec, or the json module for a bank that is not finite, which msgspec would
+    write as null)."""
+    clocks = {"banks_ms": turn.banks_ms, "retries_left": turn.retries_left}
+    if math.isfinite(sum(turn.banks_ms)):
+        return _encode(clocks).decode()
+    return json.dumps({**clocks, "banks_ms": list(turn.banks_ms)})
 
 
 def stored_turn(game_id: str, index: int, line: str, clocks: str, ended: float) -> StoredTurn:

@@ -71,8 +71,8 @@ async def test_moves_of_many_games_go_in_one_commit_and_are_told_after_it() -> N
     await writer.idle()
     assert storage.calls == [[("a", 0), ("b", 4)], [("b", 5)]] and writer.batches == 2
     stored_first = [("a", 0), ("b", 4)]
-    assert events == [("a", ["a0"], stored_first), ("b", ["b4"], stored_first),
-                      ("a", ["a-after"], stored_first + [("b", 5)]),
+    # a's later news had no move to wait for but a0: it goes with a0, not after b5's commit
+    assert events == [("a", ["a0", "a-after"], stored_first), ("b", ["b4"], stored_first),
                       ("b", ["b5"], stored_first + [("b", 5)])]
     assert not writer.holds("a") and not writer.holds("b")
 
@@ -112,5 +112,53 @@ async def test_concurrent_commits_store_other_games_and_keep_each_games_order() 
     storage.gate.set()
     await writer.idle()
     told_a = [texts for key, texts, _ in events if key == "a"]
-    assert told_a == [["a0"], ["a-after"]] and ("b", ["b0"]) in [e[:2] for e in events]
+    assert told_a == [["a0", "a-after"]] and ("b", ["b0"]) in [e[:2] for e in events]
     assert len(storage.calls) == 2  # a's later news needed no commit of its own
+
+
+async def test_the_server_is_told_once_a_commits_games_are_all_told() -> None:
+    storage = FakeStorage()
+    told: list[list[Any]] = []
+    events: list[Any] = []
+
+    def release(key: str, effects: list[Any], error: BaseException | None) -> None:
+        events.append(key)
+
+    async def recovers() -> bool:
+        return True
+
+    writer: WriteAhead[str] = WriteAhead(
+        storage, release, recovers=recovers,  # type: ignore[arg-type]
+        told=lambda: told.append(list(events)))
+    writer.add("a", turn("a", 0), [said("a0")])
+    writer.add("b", turn("b", 0), [said("b0")])
+    storage.gate.set()
+    await writer.idle()
+    assert told == [["a", "b"]]  # after both games of the commit, once (the frames go then)
+
+
+async def test_a_move_added_as_a_commit_task_ends_is_committed_all_the_same() -> None:
+    """A move that comes after the commit task found nothing more to do, but before
+    its done callbacks ran, starts a commit of its own (it once waited forever: the
+    ended task still held the only slot)."""
+    storage = FakeStorage()
+    storage.gate.set()
+    loop = asyncio.get_running_loop()
+    told: list[str] = []
+
+    def release(key: str, effects: list[Any], error: BaseException | None) -> None:
+        told.append(key)
+        if key == "a":  # b's move two loop turns on: after the task's last look, as it
+            # ends, before its done callbacks (call_soon keeps the order of scheduling)
+            loop.call_soon(loop.call_soon, writer.add, "b", turn("b", 0), [said("b0")])
+
+    async def recovers() -> bool:
+        return True
+
+    writer: WriteAhead[str] = WriteAhead(
+        storage, release, recovers=recovers)  # type: ignore[arg-type]
+    writer.add("a", turn("a", 0), [said("a0")])
+    await wait_for(lambda: storage.calls == [[("a", 0)], [("b", 0)]], timeout=5,
+                   what="b's move committed")
+    await writer.idle()
+    assert told == ["a", "b"]

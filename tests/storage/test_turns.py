@@ -13,7 +13,8 @@ from arena.record import read_jsonl
 from arena.registry import default_registry
 from arena.replay import Replay
 from arena.server.live import ClockState, LiveGame
-from arena.storage import Storage, StoredTurn
+from arena.storage import Storage, StorageFailure, StoredTurn
+from tests.waiting import wait_for
 
 from .games import BIG_SEED, line, played, started, turns_of
 
@@ -111,3 +112,42 @@ async def test_a_turn_stored_twice_is_refused_and_its_batch_with_it(storage: Sto
     running = {game.id: game for game in await storage.running_games()}
     assert [t.ended for t in running["g1"].turns] == [1.0] and running["g2"].turns == ()
     await storage.append_turns([])  # nothing to store: no transaction at all
+
+
+async def test_a_stored_move_is_one_round_trip_on_postgresql() -> None:
+    """A batch of moves is one statement on a connection of its own, kept for the next
+    batch: no pool's acquire and release (and no reset query) between; one the server
+    closed is a storage failure, and the next batch opens a new one."""
+    from arena.storage.postgres import PostgresStorage
+
+    from .conftest import admin, postgres_schema
+
+    async with postgres_schema() as url:
+        storage = await PostgresStorage.open(url)
+        try:
+            record = played("g1", moves=6)
+            turns = turns_of(record)
+            await storage.start_game(started(record), ladder=False, pair=None)
+            await storage.append_turns(turns[:2])  # (asyncpg learns the types the first time)
+            [writer] = storage._writers
+            queries: list[str] = []
+            writer.add_query_logger(lambda logged: queries.append(logged.query))
+            await storage.append_turns(turns[2:4])
+            await wait_for(lambda: queries, what="the statement logged")  # (a loop turn on)
+            assert len(queries) == 1 and "INSERT INTO game_turns" in queries[0], queries
+            assert storage._writers == [writer]
+
+            connection = await admin()
+            try:
+                await connection.execute("SELECT pg_terminate_backend($1)",
+                                         writer.get_server_pid())
+            finally:
+                await connection.close()
+            with pytest.raises(StorageFailure):
+                await storage.append_turns(turns[4:])
+            assert await storage.probe()  # healthy again
+            await storage.append_turns(turns[4:])
+            [running] = await storage.running_games()
+            assert running.turns == tuple(turns)
+        finally:
+            await storage.close()

@@ -13,7 +13,7 @@ from arena.errors import LogFormatError
 from arena.games.substitution import Settings, SubstitutionGame
 from arena.games.substitution.thesis_log import read_thesis_log, write_thesis_log
 from arena.match import play_match
-from arena.record import Note, jsonl_lines, read_jsonl, to_jsonl
+from arena.record import Note, TurnRecord, jsonl_lines, read_jsonl, to_jsonl, turn_line
 from arena.registry import default_registry
 from arena.validate import parse_log, validate_record
 from tests.substitution.strategies import games
@@ -53,6 +53,17 @@ def test_a_log_msgspec_cannot_write_is_written_by_the_json_module():
     text = to_jsonl(record)
     assert text == "".join(JSON_MODULE(line) + "\n" for line in jsonl_lines(record))
     assert read_jsonl(text.splitlines()).notes[0].text == "half a pair: \ud800"
+
+
+def test_a_turn_line_the_server_stores_is_the_logs_line():
+    """The line stored for each accepted move (`turn_line`) is the log's own; one
+    msgspec cannot write is the json module's, non-ASCII escaped (any database takes it)."""
+    record = random_record(MEDIUM, 2)
+    lines = to_jsonl(record).splitlines()
+    assert [turn_line(record, turn) for turn in record.turns] == lines[1:1 + len(record.turns)]
+    odd = TurnRecord(turn=3, player=1, move="0 0 0", facts={"said": "half a pair: \ud800"})
+    text = turn_line(record, odd)
+    assert text.isascii() and json.loads(text)["said"] == "half a pair: \ud800"
 
 
 @SETTINGS
