@@ -4,6 +4,8 @@ its turns, through the one replay path; a finished game's turns go with its resu
 
 from __future__ import annotations
 
+import asyncio
+
 from dataclasses import replace
 
 import pytest
@@ -116,8 +118,9 @@ async def test_a_turn_stored_twice_is_refused_and_its_batch_with_it(storage: Sto
 
 async def test_a_stored_move_is_one_round_trip_on_postgresql() -> None:
     """A batch of moves is one statement on a connection of its own, kept for the next
-    batch: no pool's acquire and release (and no reset query) between; one the server
-    closed is a storage failure, and the next batch opens a new one."""
+    batch: no pool's acquire and release (and no reset query) between. One the server
+    closed while idle is replaced at once; one it closes under a statement is a storage
+    failure, and the next batch opens a new one."""
     from arena.storage.postgres import PostgresStorage
 
     from .conftest import admin, postgres_schema
@@ -137,16 +140,32 @@ async def test_a_stored_move_is_one_round_trip_on_postgresql() -> None:
             assert len(queries) == 1 and "INSERT INTO game_turns" in queries[0], queries
             assert storage._writers == [writer]
 
+            schema = await writer.fetchval("SELECT current_schema()")
             connection = await admin()
             try:
-                await connection.execute("SELECT pg_terminate_backend($1)",
-                                         writer.get_server_pid())
+                # closed while idle: noticed, and replaced by a new one without a failure
+                # (with a timeout, pg_terminate_backend returns once the backend is gone)
+                assert await connection.fetchval("SELECT pg_terminate_backend($1, 10000)",
+                                                 writer.get_server_pid())
+                await wait_for(writer.is_closed, what="the closed connection noticed")
+                await storage.append_turns(turns[4:5])
+                [second] = storage._writers
+                assert second is not writer
+
+                # closed under a statement (held by a lock meanwhile): a storage failure
+                async with connection.transaction():
+                    await connection.execute(
+                        f'LOCK TABLE "{schema}".game_turns IN ACCESS EXCLUSIVE MODE')
+                    storing = asyncio.ensure_future(storage.append_turns(turns[5:]))
+                    await wait_for(lambda: second in storage._writing, what="the batch sent")
+                    assert await connection.fetchval(
+                        "SELECT pg_terminate_backend($1, 10000)", second.get_server_pid())
+                with pytest.raises(StorageFailure):
+                    await storing
             finally:
                 await connection.close()
-            with pytest.raises(StorageFailure):
-                await storage.append_turns(turns[4:])
             assert await storage.probe()  # healthy again
-            await storage.append_turns(turns[4:])
+            await storage.append_turns(turns[5:])  # on a new connection
             [running] = await storage.running_games()
             assert running.turns == tuple(turns)
         finally:
