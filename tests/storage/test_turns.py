@@ -5,7 +5,6 @@ its turns, through the one replay path; a finished game's turns go with its resu
 from __future__ import annotations
 
 import asyncio
-
 from dataclasses import replace
 
 import pytest
