@@ -29,8 +29,9 @@ before the server has noticed the first one closed)."""
 CHUNK = 64 * 1024
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy `reader` to `writer` until its end, then end `writer`'s side."""
+async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copy `reader` to `writer` until its end, then end `writer`'s side (the server's
+    side of the relay, `arena.server.hosted_ws`, carries its connections with it too)."""
     with contextlib.suppress(OSError, ConnectionError):
         while data := await reader.read(CHUNK):
             writer.write(data)
@@ -51,7 +52,7 @@ async def _carry(open_now: list[int], reader: asyncio.StreamReader,
         except OSError:
             return
         try:
-            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
         finally:
             up_writer.close()
     finally:

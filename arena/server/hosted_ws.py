@@ -47,6 +47,7 @@ from collections.abc import Callable, MutableMapping
 from pathlib import Path
 
 from arena.sandbox.host import probe_host
+from arena.sandbox.relay import pipe
 from arena.sandbox.slots import HostedSlots
 
 __all__ = ["AT_ONCE", "MAX_RESTART_SECONDS", "RESTART_SECONDS", "STEADY_SECONDS",
@@ -91,16 +92,6 @@ async def _handshake(reader: asyncio.StreamReader) -> bytes | None:
     upgrade = any(name.strip().lower() == "upgrade" and value.strip().lower() == "websocket"
                   for name, _, value in (line.partition(":") for line in lines[1:]))
     return head if lines[0].startswith("GET ") and upgrade else None
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy `reader` to `writer` until its end, then end `writer`'s side."""
-    with contextlib.suppress(OSError, ConnectionError):
-        while data := await reader.read(CHUNK):
-            writer.write(data)
-            await writer.drain()
-        if writer.can_write_eof():
-            writer.write_eof()
 
 
 class HostedSocket:
@@ -153,7 +144,7 @@ class HostedSocket:
             self._writers.add(up_writer)
             try:
                 up_writer.write(head)
-                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+                await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
             finally:
                 self._writers.discard(up_writer)
                 up_writer.close()

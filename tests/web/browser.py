@@ -261,6 +261,25 @@ def wait_phase(page: Any, *phases: str) -> str:
     return str(page.evaluate("document.body.dataset.phase"))
 
 
+def replay_edited_log(page: Any, server: dict[str, Any], tmp_path: Path) -> Any:
+    """Open the replay of the stored Sim game's log, edited so that its third turn colours
+    the first turn's edge again (illegal), and return that record."""
+    from dataclasses import replace
+
+    from arena.record import to_jsonl
+
+    record = server["others"]["sim"]
+    turns = list(record.turns)
+    turns[2] = turns[2]._replace(move=turns[0].move)  # an edge coloured twice
+    path = tmp_path / "edited.jsonl"
+    path.write_text(to_jsonl(replace(record, turns=tuple(turns))), encoding="utf-8")
+    page.goto(server["url"] + "/#/replay")
+    wait_phase(page, "replay-empty")
+    page.set_input_files("#upload", str(path))
+    wait_phase(page, "replay")
+    return record
+
+
 ALL_S = "S->aS|Sb\nS->c\n"
 """Every roll applies, so every turn is built by hand (no bank)."""
 

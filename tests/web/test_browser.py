@@ -32,6 +32,7 @@ from .browser import (
     no_overflow,
     page,
     play_by_hand,
+    replay_edited_log,
     server,
     shot,
     start_from_lobby,
@@ -752,19 +753,7 @@ def test_two_bots_play_a_game_started_from_the_browser(page: Any, server: dict[s
 
 def test_an_edited_log_shows_the_claim_beside_the_verdict(page: Any, server: dict[str, Any],
                                                           tmp_path: Path) -> None:
-    from dataclasses import replace
-
-    from arena.record import to_jsonl
-
-    record = server["others"]["sim"]
-    turns = list(record.turns)
-    turns[2] = turns[2]._replace(move=turns[0].move)  # an edge coloured twice
-    path = tmp_path / "edited.jsonl"
-    path.write_text(to_jsonl(replace(record, turns=tuple(turns))), encoding="utf-8")
-    page.goto(server["url"] + "/#/replay")
-    wait_phase(page, "replay-empty")
-    page.set_input_files("#upload", str(path))
-    wait_phase(page, "replay")
+    replay_edited_log(page, server, tmp_path)
     assert page.inner_text("#claimed").startswith(("alpha won", "beta won", "Draw"))
     assert page.inner_text("#referee-verdict").startswith("Turn 3 is illegal: alpha played")
     page.click("#last")

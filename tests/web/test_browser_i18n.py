@@ -18,6 +18,7 @@ from .browser import (
     my_turn,
     no_overflow,
     open_page,
+    replay_edited_log,
     server,
     shot,
     start_from_lobby,
@@ -185,10 +186,6 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     coloured twice) and in a replay's verdict on an edited log, and why a substitution
     turn cannot end yet, read in Russian: the rejection's code picks the text, and none of
     the referee's English is left."""
-    from dataclasses import replace
-
-    from arena.record import to_jsonl
-
     page = russian
     sent: list[str] = []
 
@@ -231,15 +228,8 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
     page.click("#resign")
     wait_phase(page, "over")
 
-    record = server["others"]["sim"]  # a stored game's log, edited: an edge coloured twice
-    turns = list(record.turns)
-    turns[2] = turns[2]._replace(move=turns[0].move)
-    path = tmp_path / "edited.jsonl"
-    path.write_text(to_jsonl(replace(record, turns=tuple(turns))), encoding="utf-8")
-    page.goto(server["url"] + "/#/replay")
-    wait_phase(page, "replay-empty")
-    page.set_input_files("#upload", str(path))
-    wait_phase(page, "replay")
+    record = replay_edited_log(page, server, tmp_path)  # an edge coloured twice
+    turns = record.turns
     mover = record.players[turns[2].player]
     verdict = page.inner_text("#referee-verdict")
     assert verdict == f"Ход 3 не по правилам: {mover} играет «{turns[0].move}»: это ребро уже закрашено", verdict
