@@ -48,6 +48,9 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
                                 storage=server.storage)
             await side.start()
             server.clients.relay = side
+            if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
+                server.hosted_leader = Leader(config.db, "hosted").run
+                side.cpu_meter = server.hosted_cpu_ms
         else:
             side = HostSide(server, bus, interval=config.presence_interval,
                             leader=Leader(config.db, "ladder"))

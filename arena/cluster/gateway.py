@@ -23,7 +23,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
 from arena.cluster.messages import (
@@ -128,6 +128,9 @@ class GatewayRelay:
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
         self._others: Subscription | None = None
+        self.cpu_meter: Callable[[str, str, int], float | None] | None = None
+        """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
+        sent with its move (`FromBot.cpu_ms`)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -195,7 +198,10 @@ class GatewayRelay:
         if bot is None or bot.session is not session:
             return
         game_id = message["game_id"]
-        data = encode(FromBot(name, bot.conn, message.type, dict(message.body)))
+        cpu_ms = (self.cpu_meter(name, game_id, message["turn"])
+                  if self.cpu_meter is not None and session.hosted and message.type == "move"
+                  else None)
+        data = encode(FromBot(name, bot.conn, message.type, dict(message.body), cpu_ms))
         if game_id in bot.games:
             bot.games[game_id] = asyncio.get_running_loop().time()
             self.sender.send(game_in(game_id), data)

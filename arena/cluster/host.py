@@ -192,6 +192,18 @@ class HostSide:
         self._watchers: dict[str, WatchSession] = {}
         """Each game's spectators on the gateways (only while it has some)."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._cpu: tuple[str, int, float] | None = None
+        """The game, turn and CPU time (ms) of the hosted bot's move being acted on (its
+        gateway measured it: `FromBot.cpu_ms`)."""
+
+    def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
+        """The CPU meter of this host's games (`Games.cpu_meter`): a hosted bot's
+        program runs on a gateway, which sends the CPU time of its turn with its move.
+        Between moves (the game's timer) it reads 0: a hosted bot that thinks too long is
+        ended by the turn's wall-time ceiling (`arena.clock.cpu_wall_ceiling_ms`)."""
+        del name
+        cpu = self._cpu
+        return cpu[2] if cpu is not None and cpu[:2] == (game_id, turn) else 0.0
 
     async def start(self) -> None:
         """Listen to the gateways, ask them who is online, take pairings to play from
@@ -204,6 +216,7 @@ class HostSide:
                                                group="hosts")]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
+        games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
         for game_id in list(games.live):  # resumed at start, before this
             self._game_live(game_id, True)
@@ -426,4 +439,10 @@ class HostSide:
         session = server.sessions.get(said.bot)
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
             return  # not announced yet, or a connection since replaced
-        server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))
+        turn = said.body.get("turn")
+        if said.cpu_ms is not None and isinstance(turn, int):
+            self._cpu = (game_id, turn, max(0.0, said.cpu_ms))
+        try:
+            server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))
+        finally:
+            self._cpu = None

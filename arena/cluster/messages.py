@@ -128,6 +128,10 @@ class FromBot(msgspec.Struct, frozen=True):
     conn: str
     type: str
     body: dict[str, Any]
+    cpu_ms: float | None = None
+    """On a hosted bot's move, the CPU time (ms) its program used on the turn, as the
+    gateway running it measured it (`arena.server.hosted.HostedRunner.cpu_ms`): the
+    host's clock charges it under a time control of kind ``cpu``."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()
