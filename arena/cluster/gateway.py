@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
+from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
@@ -131,6 +132,8 @@ class GatewayRelay:
         self.cpu_meter: Callable[[str, str, int], float | None] | None = None
         """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
         sent with its move (`FromBot.cpu_ms`)."""
+        self.elsewhere = Elsewhere(gateway, interval)
+        """The bots' own programs on the other gateways (a hosted one waits for them)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -413,12 +416,18 @@ class GatewayRelay:
         """A bot connected to another gateway and here too: the older connection is
         closed (4004, as one process closes a bot's older connection)."""
         news = decode(Presence, message.data)
+        self.elsewhere.heard(news, asyncio.get_running_loop().time())
         if news.gateway == self.gateway or news.snapshot:
             return
         for presence in news.online:
             bot = self.bots.get(presence.name)
             if bot is not None and (bot.since, bot.conn) < (presence.since, presence.conn):
                 bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
+
+    def taken_elsewhere(self, name: str) -> bool:
+        """Whether a program of `name`'s author is connected to another gateway (its
+        hosted program, run here, waits: `arena.cluster.elsewhere`)."""
+        return self.elsewhere.connected(name, asyncio.get_running_loop().time())
 
     async def _asked(self, message: Message) -> None:
         del message
@@ -428,6 +437,7 @@ class GatewayRelay:
         while True:
             await asyncio.sleep(self.interval)
             self.snapshot()
+            self.elsewhere.prune(asyncio.get_running_loop().time())
             if self.storage is not None:
                 try:
                     await self._sweep(asyncio.get_running_loop().time())

@@ -176,6 +176,9 @@ class ArenaServer(ArenaService):
         cluster's ``hosted`` lock: one process at a time, else each hosted bot would be
         connected twice, each connection replacing the other."""
         self._hosting = False
+        self.taken_elsewhere: Callable[[str], bool] = lambda name: False
+        """Whether a program of the bot's author is connected to another process of the
+        arena (a gateway's: `arena.cluster.elsewhere`): its hosted one waits too."""
         self.pairings_out: Callable[[Pairing], None] | None = None
         """Where the ladders' pairings go (None: started here). A host's go to the
         durable queue every host consumes (`arena.cluster.host`)."""
@@ -709,7 +712,7 @@ class ArenaServer(ArenaService):
     def _taken_by_its_author(self, name: str) -> bool:
         """Whether a program of `name`'s author is connected (not the hosted one)."""
         session = self.sessions.get(name)
-        return session is not None and not session.hosted
+        return (session is not None and not session.hosted) or self.taken_elsewhere(name)
 
     # -- views for the HTTP API --------------------------------------------------------
     # -- challenges --------------------------------------------------------------------
