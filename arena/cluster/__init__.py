@@ -9,6 +9,7 @@ neither: one process, no bus hop. The composition root (`arena.app`) calls it.
 from __future__ import annotations
 
 from arena.bus import Bus, open_bus
+from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.gateway import GatewayRelay
 from arena.cluster.host import HostSide, RemoteSession
 from arena.server import ArenaServer
@@ -51,6 +52,7 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
             if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
                 server.hosted_leader = Leader(config.db, "hosted").run
                 side.cpu_meter = server.hosted_cpu_ms
+                side.elsewhere = Elsewhere(server.host, config.presence_interval)
                 server.taken_elsewhere = side.taken_elsewhere
         else:
             side = HostSide(server, bus, interval=config.presence_interval,

@@ -132,8 +132,9 @@ class GatewayRelay:
         self.cpu_meter: Callable[[str, str, int], float | None] | None = None
         """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
         sent with its move (`FromBot.cpu_ms`)."""
-        self.elsewhere = Elsewhere(gateway, interval)
-        """The bots' own programs on the other gateways (a hosted one waits for them)."""
+        self.elsewhere: Elsewhere | None = None
+        """The bots' own programs on the other gateways, followed by a gateway that may
+        run the hosted bots (a hosted one waits for them)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -416,7 +417,8 @@ class GatewayRelay:
         """A bot connected to another gateway and here too: the older connection is
         closed (4004, as one process closes a bot's older connection)."""
         news = decode(Presence, message.data)
-        self.elsewhere.heard(news, asyncio.get_running_loop().time())
+        if self.elsewhere is not None:
+            self.elsewhere.heard(news, asyncio.get_running_loop().time())
         if news.gateway == self.gateway or news.snapshot:
             return
         for presence in news.online:
@@ -427,7 +429,8 @@ class GatewayRelay:
     def taken_elsewhere(self, name: str) -> bool:
         """Whether a program of `name`'s author is connected to another gateway (its
         hosted program, run here, waits: `arena.cluster.elsewhere`)."""
-        return self.elsewhere.connected(name, asyncio.get_running_loop().time())
+        return self.elsewhere is not None and self.elsewhere.connected(
+            name, asyncio.get_running_loop().time())
 
     async def _asked(self, message: Message) -> None:
         del message
@@ -437,7 +440,8 @@ class GatewayRelay:
         while True:
             await asyncio.sleep(self.interval)
             self.snapshot()
-            self.elsewhere.prune(asyncio.get_running_loop().time())
+            if self.elsewhere is not None:
+                self.elsewhere.prune(asyncio.get_running_loop().time())
             if self.storage is not None:
                 try:
                     await self._sweep(asyncio.get_running_loop().time())
