@@ -54,6 +54,7 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
                 side.cpu_meter = server.hosted_cpu_ms
                 side.elsewhere = Elsewhere(server.host, config.presence_interval)
                 server.taken_elsewhere = side.taken_elsewhere
+                side.report_cpu(server.hosted_thinking)
         else:
             side = HostSide(server, bus, interval=config.presence_interval,
                             leader=Leader(config.db, "ladder"))

@@ -69,6 +69,11 @@ _STARTS = frozenset({"game_start", "game_state", "your_turn"})
 """What a host tells a bot of a game it plays there (the gateway learns the game)."""
 
 
+CPU_REPORT_SECONDS = 0.1
+"""Seconds between a gateway's reports of the CPU time its hosted bots are using on the
+CPU-timed turns they think on (``cpu`` on ``game.<id>.in``): the host ends a turn that
+has used its allowance within about this much of it."""
+
 QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
 database: a game its host stored as over just before dying was never announced."""
@@ -143,6 +148,24 @@ class GatewayRelay:
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
                        loop.create_task(self._snapshots(), name="gateway snapshots"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
+
+    def report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]) -> None:
+        """Report to the games' hosts, every `CPU_REPORT_SECONDS`, the CPU time of the
+        hosted bots run here on the turns they think on (`ArenaServer.hosted_thinking`):
+        a ``cpu`` `FromBot` with the turn, so the host's clock sees a program that burns
+        its allowance without moving as one process does."""
+        self._tasks.append(asyncio.get_running_loop().create_task(
+            self._report_cpu(thinking), name="gateway cpu reports"))
+
+    async def _report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]
+                          ) -> None:
+        while True:
+            await asyncio.sleep(CPU_REPORT_SECONDS)
+            for name, game_id, turn, cpu_ms in thinking():
+                bot = self.bots.get(name)
+                if bot is not None and game_id in bot.games:
+                    self.sender.send(game_in(game_id), encode(FromBot(
+                        name, bot.conn, "cpu", {"game_id": game_id, "turn": turn}, cpu_ms)))
 
     async def close(self) -> None:
         """Announce the bots still here as gone, then stop (after the clients closed)."""

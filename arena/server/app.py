@@ -392,6 +392,12 @@ class ArenaServer(ArenaService):
         finally:
             await runner.close()
 
+    def hosted_thinking(self) -> list[tuple[str, str, int, float]]:
+        """The hosted bots running here that think on a CPU-timed turn now, with the CPU
+        time they used on it so far (`HostedRunner.thinking`): a gateway reports it to the
+        games' hosts while they think (docs/cluster.md)."""
+        return [] if self.hosted is None else self.hosted.thinking()
+
     def hosted_cpu_ms(self, name: str, game_id: str, turn: int) -> float | None:
         """The CPU time (ms) the hosted bot `name` used on `turn` of `game_id`, if it
         runs here (`HostedRunner.cpu_ms`), else None: a gateway sends it with the move to

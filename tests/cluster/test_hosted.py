@@ -31,8 +31,20 @@ CLOCK = ("--game", "sim", "--settings", json.dumps({"vertices": 6}), "--clock", 
          "--first-move-ms", "10000")
 """A CPU ladder of sim: 100 ms of CPU time a move, no bank (time for the program to
 start on its first move). The sleeper sleeps 200 ms a move: on the wall clock it would
-lose every game on time. The burner burns 300 ms of CPU time a move: it loses on its
-second, told so in CPU time (the gateway's measure reached the host's clock)."""
+lose every game on time."""
+
+BURNER = """import json, sys
+turns = 0
+for line in sys.stdin:
+    if line.startswith("turn "):
+        turns += 1
+        while turns > 1:  # from its second turn on, it burns CPU time and never moves
+            pass
+        print(json.loads(line[5:])["legal"][0], flush=True)
+"""
+"""A hosted bot that loses on CPU time on its second turn, as soon as it has burnt its
+100 ms (its gateway reports what it uses while it thinks), not at the turn's wall-time
+ceiling 10 s later."""
 
 
 @pytest.fixture
@@ -79,11 +91,11 @@ def leading(running: Cluster, gateways: tuple[str, ...]) -> list[str]:
 async def test_hosted_bots_play_in_the_cluster_run_by_one_gateway_then_the_other(
         tmp_path: Path, hosted_dir: Path) -> None:
     sources = {}
-    for name, how in (("sleeper", "'sleep', 200"), ("burner", "'burn', 300")):
+    for name, text in (("sleeper", (BOTS / "timing.py").read_text().replace(
+            "sys.argv[1], int(sys.argv[2])", "'sleep', 200")), ("burner", BURNER)):
         source = sources[name] = tmp_path / name
         source.mkdir()
-        (source / "bot.py").write_text((BOTS / "timing.py").read_text().replace(
-            "sys.argv[1], int(sys.argv[2])", how))
+        (source / "bot.py").write_text(text)
     async with cluster(tmp_path) as running, opened(running.db) as storage:
         for name, source in sources.items():
             await storage.add_bot(name)
