@@ -89,7 +89,7 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             error = await operator.expect("error")
             assert error["code"] == "bad-request" and "no game host" in error["message"]
             assert error["request_id"] == "r1" and arena.server.games.live == {}
-            with pytest.raises(PlayerUnavailable, match="gateway"):  # the web's, challenges'
+            with pytest.raises(PlayerUnavailable, match="gateway"):  # none starts here
                 arena.server.start_game("substitution", {}, ["house:random"] * 2)
 
             # the bot connects to another gateway: this older connection is closed, as

@@ -218,9 +218,8 @@ async def play(request: web.Request) -> web.Response:
     name, game = await resolve_game(service, body)
     house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
-    live = service.start_game(name, game.settings(), players,
-                             time_control=service.config.web_time_control)
-    return json_response({"game_id": live.id, "game": name, "seat": body.seat,
+    game_id = await service.start_web_game(name, game.settings(), players)
+    return json_response({"game_id": game_id, "game": name, "seat": body.seat,
                           "players": players})
 
 
