@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 
 from arena.server import LadderConfig
+from arena.server.challenges import ChallengeLimits
 from clients import ArenaBot, ChallengeNotice
 from clients.sdk import Turn
 from tests.bus.conftest import nats_prefix, nats_url
@@ -40,11 +41,13 @@ class Answering(ArenaBot):
 
 
 @asynccontextmanager
-async def lobby(make_arena: Callable[..., Any]) -> AsyncIterator[tuple[Arena, Arena, Arena]]:
-    """A leading host and two gateways (their bots' presence at 0.2 s)."""
+async def lobby(make_arena: Callable[..., Any],
+                **more: Any) -> AsyncIterator[tuple[Arena, Arena, Arena]]:
+    """A leading host and two gateways (their bots' presence at 0.2 s), with `more`
+    options."""
     async with postgres_schema() as db, nats_prefix() as prefix:
         options = {"db": db, "bus": nats_url(prefix), "presence_interval": 0.2,
-                   "ladder": LADDER}
+                   "ladder": LADDER, **more}
         host = await make_arena(role="host", host_id="host-1", **options)
         gateways = [await make_arena(role="gateway", host_id=f"gateway-{n}", **options)
                     for n in (1, 2)]
@@ -82,13 +85,16 @@ async def refusals(arena: Arena, name: str) -> list[dict[str, Any]]:
 
 async def test_a_challenge_between_gateways_is_played_and_refusals_read_as_one_process(
         make_arena: Callable[..., Any]) -> None:
-    async with lobby(make_arena) as (host, first, second):
+    async with lobby(make_arena, challenges=ChallengeLimits(timeout=2.0)) as (
+            host, first, second):
         alice = await first.client("alice", Answering(None), challenges=True, seek=False)
         bob_bot = Answering(True)
         bob = await second.client("bob", bob_bot, challenges=True, seek=False)
         carol = await second.client("carol", Answering(False), challenges=True, seek=False)
-        await wait_for(lambda: {"alice", "bob", "carol"} <= host.server.sessions.keys(), 10,
-                       "the host knows the bots of both gateways")
+        silent = Answering(None)
+        await second.client("sam", silent, challenges=True, seek=False)
+        await wait_for(lambda: {"alice", "bob", "carol", "sam"} <= host.server.sessions.keys(),
+                       10, "the host knows the bots of both gateways")
 
         status = await alice.challenge("bob")  # bob is asked (on his gateway) and accepts
         assert status["status"] == "accepted" and len(status["game_ids"]) == 2
@@ -102,6 +108,11 @@ async def test_a_challenge_between_gateways_is_played_and_refusals_read_as_one_p
 
         declined = await alice.challenge("carol")
         assert declined["status"] == "declined" and declined["reason"] == "carol declined"
+        # no answer: it expires on the host, and both bots hear it on their gateways
+        expired = await alice.challenge("sam")
+        assert expired["status"] == "expired" and expired["reason"] == "no answer within 2 s"
+        assert [notice.challenger for notice in silent.notices] == ["alice"]
+
         # refusals: the very messages one process sends
         said = await refusals(first, "erin")
         alone = await make_arena(ladder=LADDER)
