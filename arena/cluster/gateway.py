@@ -76,6 +76,10 @@ _STARTS = frozenset({"game_start", "game_state", "your_turn"})
 """What a host tells a bot of a game it plays there (the gateway learns the game)."""
 
 
+SILENT_ROUNDS = 3
+"""Snapshot intervals another gateway may stay silent before its bots are taken for
+gone (as a host takes them)."""
+
 QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
 database: a game its host stored as over just before dying was never announced."""
@@ -100,6 +104,36 @@ class _Bot:
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
+
+
+class _Elsewhere:
+    """The bots connected to the other gateways, as their presence says."""
+
+    def __init__(self) -> None:
+        self.conns: dict[str, dict[str, str]] = {}
+        """Per gateway: connection -> bot."""
+        self.names: dict[str, int] = {}
+        """Each bot's connections on the other gateways."""
+
+    def online(self, gateway: str, conn: str, name: str) -> None:
+        theirs = self.conns.setdefault(gateway, {})
+        if theirs.get(conn) != name:
+            self.gone(gateway, conn)
+            theirs[conn] = name
+            self.names[name] = self.names.get(name, 0) + 1
+
+    def gone(self, gateway: str, conn: str) -> None:
+        name = self.conns.get(gateway, {}).pop(conn, None)
+        if name is not None:
+            if self.names[name] <= 1:
+                del self.names[name]
+            else:
+                self.names[name] -= 1
+
+    def silent(self, gateway: str) -> None:
+        for conn in list(self.conns.get(gateway, ())):
+            self.gone(gateway, conn)
+        self.conns.pop(gateway, None)
 
 
 class GatewayRelay:
@@ -141,6 +175,11 @@ class GatewayRelay:
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
         self._others: Subscription | None = None
+        self.elsewhere = _Elsewhere()
+        """The bots the other gateways announced (a bot connected to any gateway is
+        connected to the arena: `connected`)."""
+        self._heard: dict[str, float] = {}
+        """When each other gateway was last heard (the loop's clock)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -483,10 +522,18 @@ class GatewayRelay:
                 snapshot=True)))
 
     async def _other_gateway(self, message: Message) -> None:
-        """A bot connected to another gateway and here too: the older connection is
-        closed (4004, as one process closes a bot's older connection)."""
+        """Another gateway's bots, for `connected`. A bot connected to another gateway
+        and here too: the older connection is closed (4004, as one process closes a
+        bot's older connection)."""
         news = decode(Presence, message.data)
-        if news.gateway == self.gateway or news.snapshot:
+        if news.gateway == self.gateway:
+            return
+        self._heard[news.gateway] = asyncio.get_running_loop().time()
+        for conn in news.gone:
+            self.elsewhere.gone(news.gateway, conn)
+        for presence in news.online:
+            self.elsewhere.online(news.gateway, presence.conn, presence.name)
+        if news.snapshot:
             return
         for presence in news.online:
             bot = self.bots.get(presence.name)
@@ -497,10 +544,20 @@ class GatewayRelay:
         del message
         self.snapshot()
 
+    def connected(self, name: str) -> bool:
+        """Whether the bot `name` is connected to another gateway (as its presence says)."""
+        return name in self.elsewhere.names
+
     async def _snapshots(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
             self.snapshot()
+            now = loop.time()  # a gateway silent for three intervals is gone, its bots too
+            for gateway in [g for g, at in self._heard.items()
+                            if now - at > SILENT_ROUNDS * self.interval]:
+                del self._heard[gateway]
+                self.elsewhere.silent(gateway)
             if self.storage is not None:
                 try:
                     await self._sweep(asyncio.get_running_loop().time())

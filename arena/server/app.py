@@ -796,7 +796,8 @@ class ArenaServer(ArenaService):
         return frozenset(self.games.bot_games.get(player, ()))
 
     def connected(self, name: str) -> bool:
-        return name in self.sessions
+        relay = self.clients.relay  # a gateway: or to another gateway (docs/cluster.md)
+        return name in self.sessions or (relay is not None and relay.connected(name))
 
     async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
                              players: Sequence[str]) -> str:

@@ -118,6 +118,9 @@ class Relay(Protocol):
     def games_of(self, name: str) -> Collection[str]:
         """The running games of the bot `name` connected here."""
 
+    def connected(self, name: str) -> bool:
+        """Whether the bot `name` is connected to another gateway."""
+
 
 class Clients:
     """See the module docstring.

@@ -142,9 +142,14 @@ async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
         token = guest.token
         web = f"http://127.0.0.1:{first.app.port}"
         headers = {"Authorization": f"Bearer {token}"}
+        await wait_for(lambda: second.server.connected(name), 10,
+                       "the other gateway takes the guest for connected")
         async with aiohttp.ClientSession(headers=headers) as http:
-            # a game against a house bot, started on the gateway, played on the host
-            async with http.post(f"{web}/api/play", json={"game": "substitution",
+            # a game against a house bot, started on a gateway (even one the guest's
+            # socket is not connected to: a balancer may send its page elsewhere),
+            # played on the host
+            elsewhere = f"http://127.0.0.1:{second.app.port}"
+            async with http.post(f"{elsewhere}/api/play", json={"game": "substitution",
                                                           "settings": LADDER.settings,
                                                           "seat": 1}) as answer:
                 started = await answer.json()
