@@ -276,6 +276,8 @@ class HostSide:
                     log.warning("the games in flight could not be counted: %s", failure)
         finally:
             self.leading = False
+            # the next leader keeps none of them: their bots hear the end now
+            server.challenges.cancel_all("the game host that kept it stopped: challenge again")
             await lobby.close()
             server.ladder_games = None
             for ladder in ladders:

@@ -6,6 +6,7 @@ same messages and errors as one process."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -130,6 +131,14 @@ async def test_a_challenge_between_gateways_is_played_and_refusals_read_as_one_p
         accepted = await alice.challenge("carol", rated=False)
         assert accepted["status"] == "accepted"
         await finished(host, accepted["game_ids"])
+
+        # the host that keeps the challenges stops: its pending ones end, heard by both
+        waiting = asyncio.create_task(alice.challenge("sam"))
+        await wait_for(lambda: len(silent.notices) == 2, 10, "sam asked again")
+        await host.close()
+        ended = await waiting
+        assert ended["status"] == "cancelled"
+        assert ended["reason"] == "the game host that kept it stopped: challenge again"
 
 
 async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
