@@ -84,6 +84,10 @@ async def refusals(arena: Arena, name: str) -> list[dict[str, Any]]:
     return errors
 
 
+async def running(host: Arena, name: str) -> bool:
+    return len(await host.server.storage.games(bot=name, status="running")) == 2
+
+
 async def test_a_challenge_between_gateways_is_played_and_refusals_read_as_one_process(
         make_arena: Callable[..., Any]) -> None:
     async with lobby(make_arena, challenges=ChallengeLimits(timeout=2.0)) as (
@@ -194,3 +198,21 @@ async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
             async with http.get(f"{web}/api/challenges/c000000000000") as answer:
                 assert answer.status == 404
 
+
+        # a guest that does not move (its games wait on its clock) plays 2 games at
+        # most, wherever its page asks: here its socket's gateway, then the other
+        slow, token = await host.server.storage.add_guest(3600.0)
+        raw = await first.raw()
+        await raw.hello(token)
+        await wait_for(lambda: slow in host.server.sessions, 10, "the host knows the guest")
+        game = {"game": "substitution", "settings": LADDER.settings}
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+            for _ in range(2):
+                async with http.post(f"{web}/api/play", json=game) as answer:
+                    assert answer.status == 200, await answer.text()
+            for url in (web, elsewhere):
+                if url == elsewhere:  # what another gateway knows: the games stored
+                    await wait_for(lambda: running(host, slow), 10, "both stored")
+                async with http.post(f"{url}/api/play", json=game) as answer:
+                    refused = await answer.json()
+                    assert answer.status == 409 and refused["code"] == "too-many-games"
