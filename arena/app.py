@@ -93,6 +93,11 @@ class Arena:
         return self._storage
 
     @property
+    def role(self) -> ClusterRole | None:
+        """A gateway's or a host's side of the bus, from `start` on (None: ``all``)."""
+        return self._role
+
+    @property
     def listener(self) -> OnePort:
         """The one port (from `start` on)."""
         if self._port is None:

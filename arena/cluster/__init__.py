@@ -45,7 +45,7 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
     try:
         if config.role == "gateway":
             side = GatewayRelay(bus, server.host, interval=config.presence_interval,
-                                storage=server.storage)
+                                storage=server.storage, policies=server.challenges.policies)
             await side.start()
             server.clients.relay = side
         else:

@@ -29,12 +29,16 @@ import msgspec
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
+    CHALLENGES,
+    PLAY,
     PRESENCE,
     PRESENCE_ASK,
     REQUEST_GAME,
     STARTS,
     BotPresence,
     FromBot,
+    LobbyAnswer,
+    LobbyAsk,
     Presence,
     Spectate,
     StartPairing,
@@ -47,10 +51,13 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
+from arena.server.challenges import AcceptPolicy
 from arena.server.clients import GAME_MESSAGES
 from arena.server.session import Session
+from arena.service import ChallengeError
 from arena.storage import StorageFailure
 from arena.storage.leader import Leader
 from protocol import Message as ProtocolMessage
@@ -65,6 +72,10 @@ host is given it (the host died)."""
 
 MAX_COUNTED = 100_000
 """Running games the leader reads to count the games in flight, at most."""
+
+MAX_ENDED = 4096
+"""Games that ended on this host remembered, so that a count of the games in flight
+read before their end does not count them."""
 
 SILENT_ROUNDS = 3
 """Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
@@ -192,6 +203,11 @@ class HostSide:
         self._watchers: dict[str, WatchSession] = {}
         """Each game's spectators on the gateways (only while it has some)."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._ended: dict[str, None] = {}
+        """The last `MAX_ENDED` games that ended here (the leader's counts of games in
+        flight, read from the database, may be older than their end)."""
+        self.leading = False
+        """Whether this host leads now: pairs the ladders, keeps the challenges."""
 
     async def start(self) -> None:
         """Listen to the gateways, ask them who is online, take pairings to play from
@@ -201,7 +217,8 @@ class HostSide:
                                await bus.consume(STARTS, self._start_pairing,
                                                  ack_wait=START_ACK_WAIT),
                                await bus.serve(REQUEST_GAME, self._request_game,
-                                               group="hosts")]
+                                               group="hosts"),
+                               await bus.serve(PLAY, self._play, group="hosts")]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.on_live = self._game_live
@@ -244,10 +261,12 @@ class HostSide:
         ladders = list(server.ladders.values())
         await server.recount_pairings()  # the former leader's pairings count too
         await self._count_games()
-        log.warning("this host leads: it pairs the ladders")
+        log.warning("this host leads: it pairs the ladders and keeps the challenges")
         for ladder in ladders:
             ladder.start()
         interval = min(ladder.config.interval for ladder in ladders)
+        lobby = await self.bus.serve(CHALLENGES, self._challenges, group="leader")
+        self.leading = True
         try:
             while True:
                 await asyncio.sleep(interval)
@@ -256,6 +275,10 @@ class HostSide:
                 except StorageFailure as failure:
                     log.warning("the games in flight could not be counted: %s", failure)
         finally:
+            self.leading = False
+            # the next leader keeps none of them: their bots hear the end now
+            server.challenges.cancel_all("the game host that kept it stopped: challenge again")
+            await lobby.close()
             server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()
@@ -265,6 +288,7 @@ class HostSide:
         them: the running games stored, and the pairings queued but not stored yet
         (each two games; forgotten once stored, or after `START_ACK_WAIT` twice)."""
         rows = await self.server.storage.games(status="running", limit=MAX_COUNTED)
+        rows = [row for row in rows if row.id not in self._ended]
         stored = {row.pair for row in rows if row.pair is not None}
         now = asyncio.get_running_loop().time()
         for pair, (_, at) in list(self._queued.items()):
@@ -314,6 +338,60 @@ class HostSide:
             operator, ProtocolMessage.unchecked(said.type, **said.body))
         return b""
 
+    # -- the lobby: challenges (while this host leads) and the web's games ---------------
+
+    def _known(self, presence: BotPresence | None) -> None:
+        """Take the account a gateway asks for as connected, as its gateway does (its
+        presence may come after its question)."""
+        if presence is None:
+            return
+        session = self.server.sessions.get(presence.name)
+        if not isinstance(session, RemoteSession) or session.presence.conn != presence.conn:
+            self._online(presence)
+
+    async def _challenges(self, message: Message) -> bytes:
+        """The challenges, kept by the leading host: a bot's ``challenge``, ``accept`` or
+        ``decline`` acted on as one process acts on it (`Clients.act`, answered on its
+        subject), the web's ``web_challenge`` and ``challenge_status`` answered."""
+        asked = decode(LobbyAsk, message.data)
+        server = self.server
+        self._known(asked.presence)
+        if asked.type in ("challenge", "accept", "decline"):
+            session = server.sessions.get(asked.presence.name if asked.presence else "")
+            if isinstance(session, RemoteSession):
+                server.clients.act(session, ProtocolMessage.unchecked(asked.type, **asked.body))
+            return b""
+        try:
+            if asked.type == "challenge_status":
+                fields = await server.challenge_status(str(asked.body.get("challenge_id")))
+            elif asked.type == "web_challenge":
+                body = asked.body
+                fields = await server.challenge(
+                    str(body["challenger"]), str(body["opponent"]), seat=body.get("seat"),
+                    ladder=body.get("ladder"), rated=bool(body.get("rated")))
+            else:
+                return b""
+        except ChallengeError as error:
+            return encode(LobbyAnswer(error="ChallengeError", message=str(error),
+                                      code=error.code, params=dict(error.params)))
+        return encode(LobbyAnswer(fields))
+
+    async def _play(self, message: Message) -> bytes:
+        """A game the web started on a gateway (a browser's guest against a house bot):
+        started here, on the web's time control, as one process starts it."""
+        asked = decode(LobbyAsk, message.data)
+        server = self.server
+        self._known(asked.presence)
+        body = asked.body
+        try:
+            live = server.start_game(str(body["game"]), dict(body["settings"]),
+                                     [str(name) for name in body["players"]],
+                                     time_control=server.config.web_time_control)
+        except (ArenaError, RuntimeError, ValueError) as error:
+            kind = type(error).__name__ if isinstance(error, ArenaError) else "ArenaError"
+            return encode(LobbyAnswer(error=kind, message=str(error)))
+        return encode(LobbyAnswer({"game_id": live.id}))
+
     # -- presence ----------------------------------------------------------------------
 
     async def _presence(self, message: Message) -> None:
@@ -334,6 +412,7 @@ class HostSide:
             known = session.presence
             if known.conn == presence.conn:
                 session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
+                self._policy(presence)
                 return
             if (known.since, known.conn) > (presence.since, presence.conn):
                 return  # an older connection, still in its gateway's snapshot: closed there
@@ -341,15 +420,25 @@ class HostSide:
         session = RemoteSession(presence, self.sender)
         server.sessions[name] = session
         self._conns[presence.conn] = name
+        self._policy(presence)
         games = server.games
         games.client_changed(name, session)
         for live in games.of(name):  # the restart's path: its games' states again
             games.resume(live, name)
 
+    def _policy(self, presence: BotPresence) -> None:
+        """The bot's accept policy, for the challenges to it (while this host leads)."""
+        try:
+            policy = None if presence.accept is None else AcceptPolicy.from_json(presence.accept)
+        except ValueError:  # checked by its gateway
+            policy = None
+        self.server.challenges.connected(presence.name, policy)
+
     def _left(self, name: str) -> None:
         server = self.server
         session = server.sessions.pop(name, None)
         if session is not None:
+            server.challenges.left(name)  # its pending challenges are cancelled
             if isinstance(session, RemoteSession):
                 self._conns.pop(session.presence.conn, None)
             server.games.client_changed(name, None)  # its grace periods start
@@ -374,7 +463,15 @@ class HostSide:
 
     def _game_live(self, game_id: str, live: bool) -> None:
         """Listen to ``game.<id>.in`` while the game is live here: subscribed before
-        anything about the game is published, ended after the last."""
+        anything about the game is published, ended after the last. A game that ends
+        here is no longer counted in flight (`_count_games`) from now on."""
+        if not live:
+            self._ended[game_id] = None
+            if len(self._ended) > MAX_ENDED:
+                del self._ended[next(iter(self._ended))]
+            for games in (self.server.ladder_games or {}).values():
+                if isinstance(games, set):
+                    games.discard(game_id)
         self.sender.call(lambda: self._listen(game_id, live))
 
     async def _listen(self, game_id: str, live: bool) -> None:

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
+    "CHALLENGES", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence",
+    "FromBot", "LobbyAnswer", "LobbyAsk", "Presence", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -69,6 +70,9 @@ class BotPresence(msgspec.Struct, frozen=True):
     seeking: bool = True
     seeking_on: dict[str, bool] = {}
     challenges: bool = False
+    accept: dict[str, Any] | None = None
+    """Its accept policy (`arena.server.challenges.AcceptPolicy.to_json`): the leading
+    host answers the challenges to it (None: ``ask``)."""
     hosted: bool = False
 
 
@@ -121,6 +125,37 @@ class Spectate(msgspec.Struct, frozen=True):
     watch: bool
 
 
+CHALLENGES = "lobby.challenges"
+"""gateway -> the leading host (the only one serving it), request/reply: `LobbyAsk` for
+a bot's ``challenge``, ``accept`` or ``decline`` (answered on its ``bot.<name>.out``,
+the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAnswer`)."""
+
+PLAY = "lobby.play"
+"""gateway -> one host (group ``hosts``), request/reply: `LobbyAsk` ``play``, a game the
+web starts for a browser's guest; the answer a `LobbyAnswer` with its ``game_id``."""
+
+
+class LobbyAsk(msgspec.Struct, frozen=True):
+    """What a gateway asks of the hosts' lobby: `type` and its `body`, from the account
+    whose presence is `presence` (sent along, so that a host that has not heard of it
+    yet takes it for connected as its gateway does)."""
+
+    type: str
+    body: dict[str, Any]
+    presence: BotPresence | None = None
+
+
+class LobbyAnswer(msgspec.Struct, frozen=True):
+    """A host's answer to the web's `LobbyAsk`: `fields`, or the error it raised (its
+    class's name in `error`, its `code` and `params` for a ``ChallengeError``)."""
+
+    fields: dict[str, Any] | None = None
+    error: str = ""
+    message: str = ""
+    code: str = ""
+    params: dict[str, Any] = {}
+
+
 class FromBot(msgspec.Struct, frozen=True):
     """A bot's message about a game, as its gateway decoded and checked it."""
 
@@ -133,16 +168,17 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing) -> bytes:
+def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | LobbyAsk
+           | LobbyAnswer) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
-    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing)}
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer)
 
 
 def decode(kind: type[T], data: bytes) -> T:

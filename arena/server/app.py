@@ -703,7 +703,9 @@ class ArenaServer(ArenaService):
                 raise ChallengeError("bad-challenge", f"bot {name!r} does not play "
                                      f"{ladder.game}", reason="other-game", bot=name,
                                      game=ladder.game)
-            playing = len(self.bot_games.get(name, ()))
+            # the leading host of a cluster counts every host's games (`ladder_games`)
+            counted = self.ladder_games if self.ladder_games is not None else {}
+            playing = len({*counted.get(name, ()), *self.bot_games.get(name, ())})
             if playing > ladder.max_games - 2:
                 raise ChallengeError("bad-challenge", (
                     f"bot {name!r} plays {playing} games already; a pairing needs room for "
@@ -789,22 +791,45 @@ class ArenaServer(ArenaService):
         return await self.games.stored_view(game_id)
 
     def live_games_of(self, player: str) -> Collection[str]:
+        if self.clients.relay is not None:  # a gateway: its hosts told the player of them
+            return self.clients.relay.games_of(player)
         return frozenset(self.games.bot_games.get(player, ()))
 
     def connected(self, name: str) -> bool:
-        return name in self.sessions
+        relay = self.clients.relay  # a gateway: or to another gateway (docs/cluster.md)
+        return name in self.sessions or (relay is not None and relay.connected(name))
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int | None,
-                  ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
+    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
+                             players: Sequence[str]) -> str:
+        relay = self.clients.relay
+        if relay is None:
+            return self.start_game(game_name, settings, players,
+                                   time_control=self.config.web_time_control).id
+        guests = [name for name in players if not name.startswith("house:")]
+        fields = await relay.web("play", {"game": game_name, "settings": dict(settings),
+                                          "players": list(players)},
+                                 guests[0] if guests else None)
+        return str((fields or {})["game_id"])
+
+    async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
+                        ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
         ladders = self.config.all_ladders
         named = ladders[0] if ladder is None and ladders else self.config.ladder_named(ladder)
         if isinstance(named, str):
             raise ChallengeError("unknown-ladder", named)
+        relay = self.clients.relay
+        if relay is not None:  # the leading host keeps the challenges (docs/cluster.md)
+            return await relay.web("web_challenge", {
+                "challenger": challenger, "opponent": opponent, "seat": seat,
+                "ladder": named.name, "rated": rated}, challenger) or {}
         return self.challenges.challenge(
             challenger, opponent, rated=rated, games=2 if seat is None else 1,
             seat=seat or 0, ladder=named.name).status_fields()
 
-    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+    async def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+        relay = self.clients.relay
+        if relay is not None:
+            return await relay.web("challenge_status", {"challenge_id": challenge_id})
         found = self.challenges.get(challenge_id)
         return None if found is None else found.status_fields()
 

@@ -203,9 +203,10 @@ class Games:
             raise RuntimeError("the server is not running")
         if self.config.role == "gateway":
             raise PlayerUnavailable(
-                "this is a gateway of the arena: it plays no game itself, and games asked "
-                "of a gateway (operators' requests, challenges, the web's) are not started "
-                "on the hosts yet (docs/cluster.md, 'What remains')")
+                "this is a gateway of the arena: it plays no game itself (operators' "
+                "requests, challenges and the web's games against a bot go to the hosts; "
+                "a match between two house bots or a season's finals are not started "
+                "there yet: docs/cluster.md, 'What remains')")
         self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
