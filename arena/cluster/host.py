@@ -13,7 +13,9 @@ one whose gateway falls silent for three snapshot intervals is taken for gone (i
 grace periods start). The ladders pair on one host at a time, the leader
 (`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
 second of its death); its pairings go to the durable queue ``starts``, which every host
-consumes, so the games spread over the hosts.
+consumes, so the games spread over the hosts. A host that stops (SIGTERM) suspends
+its games, stores them, ends their leases and says so on ``hosts.handover``: the live
+hosts claim them at once.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ import msgspec
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
+    HANDOVER,
     PRESENCE,
     PRESENCE_ASK,
     REQUEST_GAME,
     STARTS,
     BotPresence,
     FromBot,
+    Handover,
     Presence,
     Spectate,
     StartPairing,
@@ -201,7 +205,8 @@ class HostSide:
                                await bus.consume(STARTS, self._start_pairing,
                                                  ack_wait=START_ACK_WAIT),
                                await bus.serve(REQUEST_GAME, self._request_game,
-                                               group="hosts")]
+                                               group="hosts"),
+                               await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.on_live = self._game_live
@@ -219,6 +224,8 @@ class HostSide:
         the server's shutdown: the games are suspended then)."""
         self.server.games.on_live = None
         self.server.pairings_out = None
+        if self.server.released:  # suspended, stored, leases ended: a peer takes them now
+            self.sender.send(HANDOVER, encode(Handover(self.server.host, self.server.released)))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -313,6 +320,21 @@ class HostSide:
         self.server.clients.request_game(
             operator, ProtocolMessage.unchecked(said.type, **said.body))
         return b""
+
+    async def _handover(self, message: Message) -> None:
+        """A peer stopped and ended its games' leases: claim them now (they resume
+        here), not at the lease keeper's next round (up to a third of a lease later)."""
+        said = decode(Handover, message.data)
+        if said.host == self.server.host or self.server.stopping:
+            return
+        try:
+            claimed = await self.server.claim_now()
+        except StorageFailure as failure:  # the keeper's next round claims them
+            log.warning("the games %s handed over could not be claimed now: %s",
+                        said.host, failure)
+            return
+        log.info("host %s handed %d game(s) over; this host took %d", said.host,
+                 said.games, claimed)
 
     # -- presence ----------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
+    "HANDOVER", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot",
+    "Handover", "Presence", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -114,6 +115,19 @@ class StartPairing(msgspec.Struct, frozen=True):
     seeds: tuple[str | None, ...]
 
 
+HANDOVER = "hosts.handover"
+"""A stopping host -> every host, publish/subscribe: `Handover`, sent once its games are
+suspended, stored and their leases ended: a live host claims them at once instead of at
+its lease keeper's next round."""
+
+
+class Handover(msgspec.Struct, frozen=True):
+    """A host stopped (SIGTERM) and ended the leases of `games` games: claim them now."""
+
+    host: str
+    games: int
+
+
 class Spectate(msgspec.Struct, frozen=True):
     """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
 
@@ -133,16 +147,16 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing) -> bytes:
+def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | Handover) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
-    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing)}
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, Handover)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, Handover)
 
 
 def decode(kind: type[T], data: bytes) -> T:
