@@ -367,6 +367,8 @@ class HostSide:
         games.client_changed(name, session)
         for live in games.of(name):  # the restart's path: its games' states again
             games.resume(live, name)
+        for fields in games.take_unheard(name):  # over while it moved between gateways
+            session.send("game_over", **fields)
 
     def _left(self, name: str) -> None:
         server = self.server

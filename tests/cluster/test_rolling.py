@@ -27,10 +27,11 @@ async def test_a_rolling_restart_loses_no_game_and_no_result(tmp_path: Path) -> 
     the other; a host suspends its games, stores their moves and hands them over), wait
     for its end, start it again under its name and port, wait until it answers. No game
     is aborted, every announced result is stored with the moves the bots were told of,
-    every game in flight before a restart finishes, and the ladder goes on after.
+    every game in flight before a restart finishes and each of its bots hears it, and
+    the ladder goes on after.
 
-    (A game that ends while one of its bots moves from a stopped gateway to the other
-    is stored, but that bot may not hear its ``game_over``: docs/cluster.md.)"""
+    A game that ends while one of its bots moves from a stopped gateway to the other is
+    announced to it on the other."""
     async with cluster(tmp_path) as running:
         async with opened(running.db) as storage:
             tokens = {f"bot{n:02}": await storage.add_bot(f"bot{n:02}") for n in range(BOTS)}
@@ -58,6 +59,16 @@ async def test_a_rolling_restart_loses_no_game_and_no_result(tmp_path: Path) -> 
                     "--lease-seconds", "2")
             await wait_for(lambda: finished(running.db, caught), 60,
                            "every game caught in flight by a restart is over and stored")
+
+            def unheard() -> set[tuple[str, str]]:
+                """(bot, game) of the games caught whose end a bot playing it missed."""
+                return {(name, game_id) for game_id in caught
+                        for (name, witness), client in zip(witnesses.items(), clients,
+                                                           strict=True)
+                        if game_id in witness.told
+                        and game_id not in {result.game_id for result in client.results}}
+
+            await wait_for(lambda: not unheard(), 30, "each bot hears its games' ends")
             count = len(announced_ids(clients))
             await wait_for(lambda: len(announced_ids(clients)) >= count + 10, 60,
                            "the ladder goes on after the last restart")
