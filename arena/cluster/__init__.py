@@ -26,9 +26,9 @@ class ClusterRole:
 
     async def drain(self) -> None:
         """Before the server's shutdown: a gateway tells the hosts its bots are gone
-        (`GatewayRelay.drain`); a host has nothing to do yet."""
-        if isinstance(self.side, GatewayRelay):
-            await self.side.drain()
+        (`GatewayRelay.drain`), a host stops pairing and taking pairings
+        (`HostSide.drain`)."""
+        await self.side.drain()
 
     async def close(self) -> None:
         try:

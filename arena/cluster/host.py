@@ -186,6 +186,8 @@ class HostSide:
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
+        self._starts: Subscription | None = None
+        """The consumer of the queue ``starts``."""
         self._games: dict[str, list[Subscription]] = {}
         """The subscriptions of each game live here: ``game.<id>.in`` and
         ``game.<id>.spectate``."""
@@ -201,9 +203,8 @@ class HostSide:
         """Listen to the gateways, ask them who is online, take pairings to play from
         the queue, contend for the ladders."""
         bus = self.bus
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
-                               await bus.consume(STARTS, self._start_pairing,
-                                                 ack_wait=START_ACK_WAIT),
+        self._starts = await bus.consume(STARTS, self._start_pairing, ack_wait=START_ACK_WAIT)
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence), self._starts,
                                await bus.serve(REQUEST_GAME, self._request_game,
                                                group="hosts"),
                                await bus.subscribe(HANDOVER, self._handover)]
@@ -241,6 +242,16 @@ class HostSide:
         """Stop leading the ladders (before the server shuts down)."""
         for task in self._tasks:
             task.cancel()
+
+    async def drain(self) -> None:
+        """Before the server's shutdown (SIGTERM): stop leading the ladders (another
+        host leads) and taking pairings from the queue (the others take them), so a
+        stopping host neither pairs nor refuses pairings over and over."""
+        await self.stop_pairing()
+        if self._starts is not None:
+            self._subscriptions.remove(self._starts)
+            await self._starts.close()
+            self._starts = None
 
     # -- the ladders, while this host leads --------------------------------------------
 
