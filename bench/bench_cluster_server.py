@@ -69,13 +69,14 @@ async def idle_process(spec_path: str) -> None:
             failed += 1
             return
         welcomed = False
+        refusal = ""
         try:
             await ws.send(Encoding.JSON.encode({
                 "type": "hello", "protocol": PROTOCOL_VERSION, "role": "bot",
                 "token": token, "games": ["substitution"], "seek": False}))
-            welcome = Encoding.JSON.decode(await ws.recv())
+            welcome = Encoding.JSON.decode(await asyncio.wait_for(ws.recv(), 120))
             if welcome.get("type") != "welcome":
-                closes[f"refused {welcome.get('code')}"] += 1
+                refusal = str(welcome.get("code"))
                 return
             welcomed = True
             connected += 1
@@ -84,12 +85,15 @@ async def idle_process(spec_path: str) -> None:
         except asyncio.CancelledError:
             welcomed = False  # the end of the run: no disconnect
             raise
-        except (OSError, WebSocketException):
+        except (OSError, WebSocketException, TimeoutError):
             pass  # the connection's end: counted below, by its close code
         finally:
             if welcomed:
                 connected -= 1
                 closes[str(ws.close_code)] += 1
+            else:  # refused, closed or silent before its welcome
+                failed += 1
+                closes[f"before welcome: {ws.close_code} {ws.close_reason or refusal}"] += 1
 
     stop = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
     tasks = []
