@@ -47,6 +47,10 @@ from protocol import PROTOCOL_VERSION, Encoding
 
 # -- client processes -------------------------------------------------------------------
 
+OPENING = 100
+"""Connections a client process opens at once, each until its ``welcome`` (more, and a
+loaded client sends its ``hello`` after the gateway's hello timeout)."""
+
 
 async def idle_process(spec_path: str) -> None:
     """Hold the idle bots of `spec_path` (urls, tokens) until a line on standard input;
@@ -60,13 +64,17 @@ async def idle_process(spec_path: str) -> None:
     closes: collections.Counter[str] = collections.Counter()
     failed = 0
 
+    opening = asyncio.Semaphore(OPENING)
+
     async def hold(n: int, token: str) -> None:
         nonlocal connected, failed
+        await opening.acquire()  # released once welcomed (or refused)
         try:
             ws = await connect(urls[n % len(urls)], subprotocols=[Encoding.JSON.subprotocol],  # type: ignore[list-item]
                                open_timeout=120, ping_timeout=None, max_queue=4)
         except (OSError, TimeoutError, WebSocketException):
             failed += 1
+            opening.release()
             return
         welcomed = False
         refusal = ""
@@ -74,7 +82,10 @@ async def idle_process(spec_path: str) -> None:
             await ws.send(Encoding.JSON.encode({
                 "type": "hello", "protocol": PROTOCOL_VERSION, "role": "bot",
                 "token": token, "games": ["substitution"], "seek": False}))
-            welcome = Encoding.JSON.decode(await asyncio.wait_for(ws.recv(), 120))
+            try:
+                welcome = Encoding.JSON.decode(await asyncio.wait_for(ws.recv(), 120))
+            finally:
+                opening.release()
             if welcome.get("type") != "welcome":
                 refusal = str(welcome.get("code"))
                 return
@@ -96,11 +107,7 @@ async def idle_process(spec_path: str) -> None:
                 closes[f"before welcome: {ws.close_code} {ws.close_reason or refusal}"] += 1
 
     stop = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
-    tasks = []
-    for start in range(0, len(tokens), 200):  # in waves: the gateways' accept queues
-        tasks += [asyncio.create_task(hold(start + i, token))
-                  for i, token in enumerate(tokens[start:start + 200])]
-        await asyncio.sleep(0.05)
+    tasks = [asyncio.create_task(hold(n, token)) for n, token in enumerate(tokens)]
     while not stop.done():
         print(json.dumps({"connected": connected, "failed": failed, "closes": closes}),
               flush=True)
