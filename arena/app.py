@@ -142,6 +142,8 @@ class Arena:
         try:
             if self._port is not None:
                 self._port.stop_accepting()
+            if self._role is not None:  # a gateway's bots gone for the hosts first
+                await self._role.drain()
             await self.server.shutdown()
             if self._role is not None:  # what the games and the clients said last goes
                 await self._role.close()

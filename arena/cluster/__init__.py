@@ -24,6 +24,12 @@ class ClusterRole:
         self.bus = bus
         self.side = side
 
+    async def drain(self) -> None:
+        """Before the server's shutdown: a gateway tells the hosts its bots are gone
+        (`GatewayRelay.drain`), a host stops pairing and taking pairings
+        (`HostSide.drain`)."""
+        await self.side.drain()
+
     async def close(self) -> None:
         try:
             await self.side.close()

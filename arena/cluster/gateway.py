@@ -80,6 +80,10 @@ SILENT_ROUNDS = 3
 """Snapshot intervals another gateway may stay silent before its bots are taken for
 gone (as a host takes them)."""
 
+DRAIN_SETTLE = 0.5
+"""Seconds a stopping gateway waits, once it told the hosts its bots are gone, before it
+closes their connections (`GatewayRelay.drain`)."""
+
 QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
 database: a game its host stored as over just before dying was never announced."""
@@ -159,6 +163,8 @@ class GatewayRelay:
         """Where the games' results are (None: quiet games are not looked up)."""
         self.gateway = gateway
         self.interval = interval
+        self.draining = False
+        """Whether the gateway stops (`drain`): its bots are gone for the hosts."""
         self.sender = Sender(bus)
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
@@ -188,6 +194,22 @@ class GatewayRelay:
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
                        loop.create_task(self._snapshots(), name="gateway snapshots"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
+
+    async def drain(self) -> None:
+        """Before the clients are closed (SIGTERM): tell the hosts at once that every bot
+        here is gone, and give them `DRAIN_SETTLE` seconds to hear it, so that what they
+        said before still reaches the bots, and a game that ends after is kept for its
+        bots' return (`Games.take_unheard`) rather than sent to a closing connection. No
+        snapshot announces them again."""
+        self.draining = True
+        self._tasks[1].cancel()  # the snapshots
+        conns = tuple(bot.conn for bot in self.bots.values()
+                      if bot.subscription is not None and bot.session.role == "bot")
+        for start in range(0, len(conns), SNAPSHOT_CHUNK * 10):
+            self.sender.send(PRESENCE, encode(Presence(
+                self.gateway, gone=conns[start:start + SNAPSHOT_CHUNK * 10])))
+        if conns:
+            await asyncio.sleep(DRAIN_SETTLE)
 
     async def close(self) -> None:
         """Announce the bots still here as gone, then stop (after the clients closed)."""
@@ -484,7 +506,7 @@ class GatewayRelay:
                     if bot.subscription is not None:
                         await bot.subscription.close()
                     self.sender.send(PRESENCE, encode(Presence(self.gateway, gone=(bot.conn,))))
-                else:
+                elif not self.draining:
                     self.sender.send(PRESENCE, encode(Presence(
                         self.gateway, online=(self._presence(bot),))))
             except Exception:  # one bot's trouble stops no other's
@@ -514,6 +536,8 @@ class GatewayRelay:
     def snapshot(self) -> None:
         """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
         under the bus's message size); an empty one says the gateway is alive."""
+        if self.draining:
+            return
         bots = [self._presence(bot) for bot in self.bots.values()
                 if bot.subscription is not None and bot.session.role == "bot"]
         for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):

@@ -13,7 +13,9 @@ one whose gateway falls silent for three snapshot intervals is taken for gone (i
 grace periods start). The ladders pair on one host at a time, the leader
 (`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
 second of its death); its pairings go to the durable queue ``starts``, which every host
-consumes, so the games spread over the hosts.
+consumes, so the games spread over the hosts. A host that stops (SIGTERM) suspends
+its games, stores them, ends their leases and says so on ``hosts.handover``: the live
+hosts claim them at once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
     CHALLENGES,
+    HANDOVER,
     PLAY,
     PRESENCE,
     PRESENCE_ASK,
@@ -37,6 +40,7 @@ from arena.cluster.messages import (
     STARTS,
     BotPresence,
     FromBot,
+    Handover,
     LobbyAnswer,
     LobbyAsk,
     Presence,
@@ -193,6 +197,8 @@ class HostSide:
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
+        self._starts: Subscription | None = None
+        """The consumer of the queue ``starts``."""
         self._games: dict[str, list[Subscription]] = {}
         """The subscriptions of each game live here: ``game.<id>.in`` and
         ``game.<id>.spectate``."""
@@ -213,12 +219,12 @@ class HostSide:
         """Listen to the gateways, ask them who is online, take pairings to play from
         the queue, contend for the ladders."""
         bus = self.bus
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
-                               await bus.consume(STARTS, self._start_pairing,
-                                                 ack_wait=START_ACK_WAIT),
+        self._starts = await bus.consume(STARTS, self._start_pairing, ack_wait=START_ACK_WAIT)
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence), self._starts,
                                await bus.serve(REQUEST_GAME, self._request_game,
                                                group="hosts"),
-                               await bus.serve(PLAY, self._play, group="hosts")]
+                               await bus.serve(PLAY, self._play, group="hosts"),
+                               await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.on_live = self._game_live
@@ -236,6 +242,8 @@ class HostSide:
         the server's shutdown: the games are suspended then)."""
         self.server.games.on_live = None
         self.server.pairings_out = None
+        if self.server.released:  # suspended, stored, leases ended: a peer takes them now
+            self.sender.send(HANDOVER, encode(Handover(self.server.host, self.server.released)))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -251,6 +259,16 @@ class HostSide:
         """Stop leading the ladders (before the server shuts down)."""
         for task in self._tasks:
             task.cancel()
+
+    async def drain(self) -> None:
+        """Before the server's shutdown (SIGTERM): stop leading the ladders (another
+        host leads) and taking pairings from the queue (the others take them), so a
+        stopping host neither pairs nor refuses pairings over and over."""
+        await self.stop_pairing()
+        if self._starts is not None:
+            self._subscriptions.remove(self._starts)
+            await self._starts.close()
+            self._starts = None
 
     # -- the ladders, while this host leads --------------------------------------------
 
@@ -392,6 +410,21 @@ class HostSide:
             return encode(LobbyAnswer(error=kind, message=str(error)))
         return encode(LobbyAnswer({"game_id": live.id}))
 
+    async def _handover(self, message: Message) -> None:
+        """A peer stopped and ended its games' leases: claim them now (they resume
+        here), not at the lease keeper's next round (up to a third of a lease later)."""
+        said = decode(Handover, message.data)
+        if said.host == self.server.host or self.server.stopping:
+            return
+        try:
+            claimed = await self.server.claim_now()
+        except StorageFailure as failure:  # the keeper's next round claims them
+            log.warning("the games %s handed over could not be claimed now: %s",
+                        said.host, failure)
+            return
+        log.info("host %s handed %d game(s) over; this host took %d", said.host,
+                 said.games, claimed)
+
     # -- presence ----------------------------------------------------------------------
 
     async def _presence(self, message: Message) -> None:
@@ -425,6 +458,8 @@ class HostSide:
         games.client_changed(name, session)
         for live in games.of(name):  # the restart's path: its games' states again
             games.resume(live, name)
+        for fields in games.take_unheard(name):  # over while it moved between gateways
+            session.send("game_over", **fields)
 
     def _policy(self, presence: BotPresence) -> None:
         """The bot's accept policy, for the challenges to it (while this host leads)."""

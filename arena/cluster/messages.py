@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "CHALLENGES", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence",
-    "FromBot", "LobbyAnswer", "LobbyAsk", "Presence", "Spectate", "StartPairing", "ToBot",
+    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS",
+    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "Spectate",
+    "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -118,6 +119,19 @@ class StartPairing(msgspec.Struct, frozen=True):
     seeds: tuple[str | None, ...]
 
 
+HANDOVER = "hosts.handover"
+"""A stopping host -> every host, publish/subscribe: `Handover`, sent once its games are
+suspended, stored and their leases ended: a live host claims them at once instead of at
+its lease keeper's next round."""
+
+
+class Handover(msgspec.Struct, frozen=True):
+    """A host stopped (SIGTERM) and ended the leases of `games` games: claim them now."""
+
+    host: str
+    games: int
+
+
 class Spectate(msgspec.Struct, frozen=True):
     """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
 
@@ -169,16 +183,18 @@ _ENCODER = msgspec.msgpack.Encoder()
 
 
 def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | LobbyAsk
-           | LobbyAnswer) -> bytes:
+           | LobbyAnswer | Handover) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
-    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer)}
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
+                 Handover)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
+            Handover)
 
 
 def decode(kind: type[T], data: bytes) -> T:

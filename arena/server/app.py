@@ -70,6 +70,7 @@ from arena.server.upkeep import DebugLineUpkeep
 from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
 from arena.starts import draw_settings, pair_start_seed
 from arena.storage import BuildRow, RunningGame, Storage, StorageFailure, open_storage
+from arena.storage.interface import CLAIM_LIMIT
 from arena.storage.leases import LeaseKeeper, host_id
 from arena.uploads import Uploads
 from arena.workers import WorkerPool
@@ -158,6 +159,8 @@ class ArenaServer(ArenaService):
         self._address: tuple[str, int] | None = None
         """Where the port serves the server (`WebSocketSide.listening`)."""
         self._stopping = asyncio.Event()
+        self.released = 0
+        """The games whose leases `shutdown` ended (handed over to the other hosts)."""
         """Set when `shutdown` begins (`_shut_down` when it is done)."""
         self._shut_down = asyncio.Event()
         self._closing = False
@@ -276,6 +279,17 @@ class ArenaServer(ArenaService):
         return await self.games.restore_running(
             [game for game in running if game.id in keeper.held])
 
+    async def claim_now(self) -> int:
+        """Claim the games no live host holds at once (a peer stopped and handed its
+        games over: `arena.cluster.host`), rather than at the lease keeper's next round;
+        they resume here (`_claimed`). How many were claimed."""
+        if self._leases is None or self._stopping.is_set():
+            return 0
+        total = 0
+        while len(claimed := await self._leases.claim_free()) == CLAIM_LIMIT:
+            total += len(claimed)
+        return total + len(claimed)
+
     def _claimed(self, game_ids: frozenset[str]) -> None:
         """The lease keeper took over a dead host's games: resume them here."""
         task = asyncio.get_running_loop().create_task(self._resume_claimed(game_ids),
@@ -383,7 +397,7 @@ class ArenaServer(ArenaService):
                 await self._games.wait_suspended(timeout=10)
             if self._leases is not None:  # after the moves are stored: a peer takes over
                 try:
-                    await self._leases.release()
+                    self.released = len(await self._leases.release())
                 except StorageFailure as failure:  # they run out by themselves
                     log.error("the games' leases could not be released: %s", failure)
             # all at once: one by one, ten thousand bots would take ten thousand waits

@@ -415,6 +415,9 @@ class Clients:
                 f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
+        if role == "bot" and name is not None and self.relay is None:
+            for fields in self.games.take_unheard(name):  # over while it was away
+                session.send("game_over", **fields)
         if self.relay is not None:
             if role in ("bot", "operator"):  # its hosts send its games' states, its answers
                 self.relay.online(session, games)
