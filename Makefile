@@ -101,6 +101,11 @@ sandbox: kits
 	@test -x /usr/bin/python3 || { apt-get update && apt-get install -y python3; }
 	@command -v c++ >/dev/null || { apt-get update && apt-get install -y g++; }
 
+# Two processes (pytest-xdist), module by module: tests/conftest.py says which modules
+# one process runs together (those that run sandboxes) and which go first (the slowest).
+# `make test PARALLEL=` runs it in one process.
+PARALLEL ?= -n 2 --dist loadgroup
+
 # The whole suite on the compiled build (with the browser tests: a missing browser is
 # an error here, not a skip), then the core tests on the ARENA_PURE=1 build; the line
 # coverage of both runs together is printed at the end.
@@ -108,7 +113,7 @@ test: setup browsers kits services sandbox
 	rm -rf $(COVER) && mkdir -p $(COVER)
 	PATH="$(CURDIR)/$(BIN):$$PATH" ARENA_REQUIRE_BROWSER=1 ARENA_REQUIRE_SANDBOX=1 \
 	    COVERAGE_FILE="$(CURDIR)/$(COVER)/main" \
-	    $(BIN)/python -m pytest --cov --cov-report=
+	    $(BIN)/python -m pytest $(PARALLEL) --cov --cov-report=
 	$(MAKE) --no-print-directory test-pure
 	$(MAKE) --no-print-directory test-floors
 	$(BIN)/python -m coverage combine --quiet --keep --data-file="$(COVER)/all" \

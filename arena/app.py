@@ -93,6 +93,11 @@ class Arena:
         return self._storage
 
     @property
+    def role(self) -> ClusterRole | None:
+        """A gateway's or a host's side of the bus, from `start` on (None: ``all``)."""
+        return self._role
+
+    @property
     def listener(self) -> OnePort:
         """The one port (from `start` on)."""
         if self._port is None:
@@ -137,6 +142,8 @@ class Arena:
         try:
             if self._port is not None:
                 self._port.stop_accepting()
+            if self._role is not None:  # a gateway's bots gone for the hosts first
+                await self._role.drain()
             await self.server.shutdown()
             if self._role is not None:  # what the games and the clients said last goes
                 await self._role.close()

@@ -87,6 +87,12 @@ class ChallengeError(ArenaError):
         self.code = code
         self.params = params
 
+    @classmethod
+    def relayed(cls, code: str, message: str, params: Mapping[str, str | int]) -> ChallengeError:
+        """A refusal another process of the arena raised (the host that keeps the
+        challenges, docs/cluster.md), as it raised it: its code one of those raised there."""
+        return cls(code, message, **params)
+
 
 class Records(Protocol):
     """The stored data the web reads and writes (`arena.storage.Storage`'s methods of
@@ -290,8 +296,18 @@ class ArenaService(Protocol):
         """The task that plays `live` (just started) to its end and returns its stored
         record."""
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int | None,
-                  ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
+    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
+                             players: Sequence[str]) -> str:
+        """Start a game the web asked for (a browser's guest against a house bot), on
+        the web's time control (`ServerConfig.web_time_control`): its id. On a gateway
+        a host starts and plays it (docs/cluster.md).
+
+        Raises:
+            what `start_game` raises (`StorageUnavailable` also when no host answers).
+        """
+
+    async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
+                        ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
         """A challenge from the web to `opponent` on the settings of the ladder named
         `ladder` (None: the server's first ladder; `arena.server.challenges`): its
         ``challenge_status`` fields. A browser's guest plays one game in `seat`; a
@@ -303,7 +319,7 @@ class ArenaService(Protocol):
                 (``unknown-ladder``: no ladder of that name).
         """
 
-    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+    async def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
         """Where a challenge stands (its ``challenge_status`` fields); None for an
         unknown one (or one long over)."""
 

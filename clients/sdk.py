@@ -52,6 +52,9 @@ __all__ = ["ArenaBot", "ArenaClient", "AuthenticationError", "BotFailure", "Buil
 log = logging.getLogger("arena.client")
 
 # Close codes after which reconnecting cannot help.
+AWAY_KEPT = 64
+"""Games that ended while the bot was away, kept for their late ``game_over``."""
+
 _FINAL_CLOSE_CODES = {4001: "unauthorized", 4002: "unsupported protocol version",
                       4004: "replaced by a newer connection"}
 
@@ -389,6 +392,9 @@ class ArenaClient:
         self._bot.arena_client = self
         self._questions: dict[tuple[str, int, str], list[asyncio.Future[Message]]] = {}
         self._games: dict[str, GameInfo] = {}
+        self._away: dict[str, GameInfo] = {}
+        """Games a reconnection's ``welcome`` no longer lists (they ended while the bot
+        was away: their ``game_over`` may follow), the last `AWAY_KEPT`."""
         self._ws: ClientConnection | None = None
         self._core: ProtocolCore | None = None
         self._stopping = False
@@ -594,9 +600,11 @@ class ArenaClient:
                     self._core.send(Message.make("seek" if seeking else "pause", ladder=ladder))
                 self._spawn(self._flush_quietly())
             for game_id in set(self._games) - set(message["games"]):
-                # lost with a server restart: the server recorded them as aborted
-                del self._games[game_id]
+                # over while the bot was away: the server may send its game_over now
+                self._away[game_id] = self._games.pop(game_id)
                 self._last_turns.pop(game_id, None)
+                while len(self._away) > AWAY_KEPT:
+                    del self._away[next(iter(self._away))]
             self.connected.set()
         elif kind == "game_state" and message["game_id"] in self._games:
             self._bot.resumed(self._games[message["game_id"]], dict(message.body))
@@ -637,7 +645,8 @@ class ArenaClient:
         elif kind == "challenge":
             self._challenged(ChallengeNotice.from_message(message))
         elif kind == "game_over":
-            ended = self._games.pop(message["game_id"], None)
+            ended = (self._games.pop(message["game_id"], None)
+                     or self._away.pop(message["game_id"], None))
             self._last_turns.pop(message["game_id"], None)
             body = message.body
             seed = parse_seed(body["seed"])

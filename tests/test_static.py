@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+PACKAGES = ("arena", "bots", "protocol", "clients")
+"""The root packages of the import-linter contracts (pyproject.toml)."""
+
+
+def run(*command: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
 def test_ruff() -> None:
@@ -25,8 +30,24 @@ def test_mypy_strict() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _lint_imports() -> subprocess.CompletedProcess[str]:
-    return run(str(Path(sys.executable).parent / "lint-imports"), "--no-cache", "--no-logo")
+def _lint_imports(cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """lint-imports on the packages found in `cwd` (it puts `cwd` first on sys.path),
+    with the contracts of `cwd`'s pyproject.toml."""
+    return run(str(Path(sys.executable).parent / "lint-imports"), "--no-cache", "--no-logo",
+               cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the Python sources and the contracts: the tests that plant a violation
+    plant it there, never in the checkout, which the tests running alongside (ruff, mypy,
+    the doctests, the build; pytest -n) read at the same time."""
+    copy = tmp_path_factory.mktemp("sources")
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, copy / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
+    shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    return copy
 
 
 def test_the_layers_contract_holds() -> None:
@@ -58,12 +79,12 @@ TYPE_CHECKING_ONLY = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n   
     ("arena/server", "arena.server", "arena.server.dispatch", TYPE_CHECKING_ONLY),
 ])
 def test_the_layers_contract_catches_an_import_across_the_layers(
-    where: str, module: str, imported: str, text: str
+    where: str, module: str, imported: str, text: str, sources: Path
 ) -> None:
-    planted = ROOT / where / "_planted_layer_violation.py"
+    planted = sources / where / "_planted_layer_violation.py"
     planted.write_text(text.format(imported), encoding="utf-8")
     try:
-        result = _lint_imports()
+        result = _lint_imports(sources)
     finally:
         planted.unlink()
     assert result.returncode != 0

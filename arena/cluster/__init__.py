@@ -9,7 +9,6 @@ neither: one process, no bus hop. The composition root (`arena.app`) calls it.
 from __future__ import annotations
 
 from arena.bus import Bus, open_bus
-from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.gateway import GatewayRelay
 from arena.cluster.host import HostSide, RemoteSession
 from arena.server import ArenaServer
@@ -24,6 +23,12 @@ class ClusterRole:
     def __init__(self, bus: Bus, side: GatewayRelay | HostSide) -> None:
         self.bus = bus
         self.side = side
+
+    async def drain(self) -> None:
+        """Before the server's shutdown: a gateway tells the hosts its bots are gone
+        (`GatewayRelay.drain`), a host stops pairing and taking pairings
+        (`HostSide.drain`)."""
+        await self.side.drain()
 
     async def close(self) -> None:
         try:
@@ -46,13 +51,12 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
     try:
         if config.role == "gateway":
             side = GatewayRelay(bus, server.host, interval=config.presence_interval,
-                                storage=server.storage)
+                                storage=server.storage, policies=server.challenges.policies)
             await side.start()
             server.clients.relay = side
             if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
                 server.hosted_leader = Leader(config.db, "hosted").run
                 side.cpu_meter = server.hosted_cpu_ms
-                side.elsewhere = Elsewhere(server.host, config.presence_interval)
                 server.taken_elsewhere = side.taken_elsewhere
                 side.report_cpu(server.hosted_thinking)
         else:

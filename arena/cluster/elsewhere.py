@@ -1,69 +1,72 @@
-"""Which bots' own programs are connected to the other gateways (docs/cluster.md,
-"Hosted bots in the cluster").
+"""The bots connected to the other gateways, as their presence says (docs/cluster.md).
 
-A program a bot's author connects under its name takes precedence over its hosted one
-(`arena.server.hosted`): the runner starts the hosted program only while the bot is not
-taken. In one process the sessions say it; in the cluster the author's program may be
-connected to another gateway, so the gateway that runs the hosted bots follows the
-others' presence (`Presence`: their bots online, gone, and every few seconds all of
-them). A connection not listed again for `SILENT_ROUNDS` snapshot intervals is taken for
-gone (its gateway died, or its ``gone`` was missed).
+A gateway follows the other gateways' `Presence` (their bots online, gone, and every
+few seconds all of them) for two reasons:
+
+* **Connected anywhere** (`connected`): a bot connected to any gateway is connected to
+  the arena, for the web's checks (a page a load balancer sends to one gateway while
+  the bot is on another).
+* **The author's own program first** (`own_program`): a program a bot's author connects
+  under its name takes precedence over its hosted one (`arena.server.hosted`), so the
+  gateway that runs the hosted bots starts a hosted program only while no program of
+  its author is connected anywhere. Hosted connections do not count for that.
+
+A gateway that falls silent (dead) has its bots forgotten (`silent`: the gateway
+decides when, from its snapshot interval).
 """
 
 from __future__ import annotations
 
-from arena.cluster.messages import Presence
-
-__all__ = ["SILENT_ROUNDS", "Elsewhere"]
-
-SILENT_ROUNDS = 3
-"""Snapshot intervals a connection may go unlisted before it is taken for gone."""
+__all__ = ["Elsewhere"]
 
 
 class Elsewhere:
-    """The connections of bots' own programs (not hosted ones) on the other gateways.
+    """The connections of bots on the other gateways."""
 
-    Args:
-        gateway: this gateway's name (its own presence is not followed here).
-        interval: seconds between a gateway's snapshots.
-    """
+    def __init__(self) -> None:
+        self.conns: dict[str, dict[str, tuple[str, bool]]] = {}
+        """Per gateway: connection -> its bot, and whether it is the bot's hosted program."""
+        self.names: dict[str, int] = {}
+        """Each bot's connections on the other gateways."""
+        self.own: dict[str, int] = {}
+        """Each bot's connections of its author's own program (not hosted ones)."""
 
-    def __init__(self, gateway: str, interval: float) -> None:
-        self.gateway = gateway
-        self.expiry = SILENT_ROUNDS * interval
-        self._seen: dict[str, tuple[str, float]] = {}
-        """Each connection -> its bot's name, and when it was last listed."""
-        self._bots: dict[str, set[str]] = {}
-        """Each bot -> its connections."""
+    def online(self, gateway: str, conn: str, name: str, hosted: bool = False) -> None:
+        theirs = self.conns.setdefault(gateway, {})
+        if theirs.get(conn) != (name, hosted):
+            self.gone(gateway, conn)
+            theirs[conn] = (name, hosted)
+            _count(self.names, name, +1)
+            if not hosted:
+                _count(self.own, name, +1)
 
-    def heard(self, news: Presence, now: float) -> None:
-        """A gateway's news (`now` on the loop's clock)."""
-        if news.gateway == self.gateway:
-            return
-        for conn in news.gone:
-            self._drop(conn)
-        for presence in news.online:
-            if presence.hosted:
-                continue
-            self._seen[presence.conn] = (presence.name, now)
-            self._bots.setdefault(presence.name, set()).add(presence.conn)
+    def gone(self, gateway: str, conn: str) -> None:
+        known = self.conns.get(gateway, {}).pop(conn, None)
+        if known is not None:
+            name, hosted = known
+            _count(self.names, name, -1)
+            if not hosted:
+                _count(self.own, name, -1)
 
-    def connected(self, name: str, now: float) -> bool:
-        """Whether a program of `name`'s author is connected to another gateway."""
-        return any(now - self._seen[conn][1] <= self.expiry
-                   for conn in self._bots.get(name, ()))
+    def silent(self, gateway: str) -> None:
+        """`gateway` said nothing for too long: its bots are gone."""
+        for conn in list(self.conns.get(gateway, ())):
+            self.gone(gateway, conn)
+        self.conns.pop(gateway, None)
 
-    def prune(self, now: float) -> None:
-        """Forget the connections unlisted for too long."""
-        for conn in [conn for conn, (_, seen) in self._seen.items() if now - seen > self.expiry]:
-            self._drop(conn)
+    def connected(self, name: str) -> bool:
+        """Whether `name` is connected to another gateway."""
+        return name in self.names
 
-    def _drop(self, conn: str) -> None:
-        seen = self._seen.pop(conn, None)
-        if seen is None:
-            return
-        conns = self._bots.get(seen[0])
-        if conns is not None:
-            conns.discard(conn)
-            if not conns:
-                del self._bots[seen[0]]
+    def own_program(self, name: str) -> bool:
+        """Whether a program of `name`'s author (not its hosted one) is connected to
+        another gateway."""
+        return name in self.own
+
+
+def _count(counts: dict[str, int], name: str, change: int) -> None:
+    left = counts.get(name, 0) + change
+    if left > 0:
+        counts[name] = left
+    else:
+        counts.pop(name, None)

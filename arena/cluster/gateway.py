@@ -23,16 +23,21 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
 from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.messages import (
+    CHALLENGES,
+    PLAY,
     PRESENCE,
     PRESENCE_ASK,
     REQUEST_GAME,
     BotPresence,
     FromBot,
+    LobbyAnswer,
+    LobbyAsk,
     Presence,
     Spectate,
     ToBot,
@@ -44,8 +49,11 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.errors import ArenaError, BotSpecError, SettingsError
+from arena.server.challenges import AcceptPolicy
 from arena.server.clients import CLOSE_REPLACED
 from arena.server.session import Session
+from arena.service import ChallengeError, PlayerUnavailable, StorageUnavailable
 from arena.storage import Storage, StorageFailure
 from protocol import Message as ProtocolMessage
 
@@ -73,6 +81,14 @@ CPU_REPORT_SECONDS = 0.1
 """Seconds between a gateway's reports of the CPU time its hosted bots are using on the
 CPU-timed turns they think on (``cpu`` on ``game.<id>.in``): the host ends a turn that
 has used its allowance within about this much of it."""
+
+SILENT_ROUNDS = 3
+"""Snapshot intervals another gateway may stay silent before its bots are taken for
+gone (as a host takes them)."""
+
+DRAIN_SETTLE = 0.5
+"""Seconds a stopping gateway waits, once it told the hosts its bots are gone, before it
+closes their connections (`GatewayRelay.drain`)."""
 
 QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
@@ -109,15 +125,22 @@ class GatewayRelay:
         interval: seconds between presence snapshots.
         storage: the database, where a game over whose host died before announcing it
             is found (`_sweep`).
+        policies: the bots' accept policies, by name.
     """
 
     def __init__(self, bus: Bus, gateway: str, *, interval: float = 2.0,
-                 storage: Storage | None = None) -> None:
+                 storage: Storage | None = None,
+                 policies: Mapping[str, AcceptPolicy] | None = None) -> None:
         self.bus = bus
+        self.policies: Mapping[str, AcceptPolicy] = {} if policies is None else policies
+        """The bots' accept policies (the gateway's `Challenges.policies`), announced
+        with their presence for the leading host that answers their challenges."""
         self.storage = storage
         """Where the games' results are (None: quiet games are not looked up)."""
         self.gateway = gateway
         self.interval = interval
+        self.draining = False
+        """Whether the gateway stops (`drain`): its bots are gone for the hosts."""
         self.sender = Sender(bus)
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
@@ -134,12 +157,15 @@ class GatewayRelay:
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
         self._others: Subscription | None = None
+        self.elsewhere = Elsewhere()
+        """The bots the other gateways announced (a bot connected to any gateway is
+        connected to the arena: `connected`; a program its author connected there takes
+        precedence over its hosted one: `taken_elsewhere`)."""
         self.cpu_meter: Callable[[str, str, int], float | None] | None = None
         """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
         sent with its move (`FromBot.cpu_ms`)."""
-        self.elsewhere: Elsewhere | None = None
-        """The bots' own programs on the other gateways, followed by a gateway that may
-        run the hosted bots (a hosted one waits for them)."""
+        self._heard: dict[str, float] = {}
+        """When each other gateway was last heard (the loop's clock)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -166,6 +192,22 @@ class GatewayRelay:
                 if bot is not None and game_id in bot.games:
                     self.sender.send(game_in(game_id), encode(FromBot(
                         name, bot.conn, "cpu", {"game_id": game_id, "turn": turn}, cpu_ms)))
+
+    async def drain(self) -> None:
+        """Before the clients are closed (SIGTERM): tell the hosts at once that every bot
+        here is gone, and give them `DRAIN_SETTLE` seconds to hear it, so that what they
+        said before still reaches the bots, and a game that ends after is kept for its
+        bots' return (`Games.take_unheard`) rather than sent to a closing connection. No
+        snapshot announces them again."""
+        self.draining = True
+        self._tasks[1].cancel()  # the snapshots
+        conns = tuple(bot.conn for bot in self.bots.values()
+                      if bot.subscription is not None and bot.session.role == "bot")
+        for start in range(0, len(conns), SNAPSHOT_CHUNK * 10):
+            self.sender.send(PRESENCE, encode(Presence(
+                self.gateway, gone=conns[start:start + SNAPSHOT_CHUNK * 10])))
+        if conns:
+            await asyncio.sleep(DRAIN_SETTLE)
 
     async def close(self) -> None:
         """Announce the bots still here as gone, then stop (after the clients closed)."""
@@ -286,6 +328,70 @@ class GatewayRelay:
                              request_id=message["request_id"],
                              message=f"no game host answers now ({error}); try again")
 
+    def lobby(self, session: Session, message: ProtocolMessage) -> None:
+        """A bot's ``challenge``, ``accept`` or ``decline``: to the leading host, which
+        keeps the challenges (`CHALLENGES`) and answers on the bot's subject."""
+        bot = self.bots.get(session.name or "")
+        if bot is None or bot.session is not session:
+            return
+        if len(self._asking) >= MAX_ASKING:
+            log.warning("dropped %s's %s: %d questions to the hosts wait already",
+                        session.name, message.type, MAX_ASKING)
+            return
+        task = asyncio.get_running_loop().create_task(self._lobby(bot, message))
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+
+    async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
+        try:  # its answers' subscription is made just after its hello
+            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
+        except TimeoutError:
+            return
+        data = encode(LobbyAsk(message.type, dict(message.body), self._presence(bot)))
+        try:
+            await self.bus.request(CHALLENGES, data, timeout=ASK_TIMEOUT)
+        except BusError as error:
+            echo = ({"request_id": message["request_id"]} if "request_id" in message.body
+                    else {})
+            code = "bad-challenge" if message.type == "challenge" else "unknown-challenge"
+            bot.session.send("error", code=code, fatal=False, **echo, message=(
+                f"no game host keeps the challenges now ({_no_host(error)}); try again"))
+
+    async def web(self, kind: str, body: dict[str, Any],
+                  account: str | None = None) -> dict[str, Any] | None:
+        """The web's ``challenge``, ``challenge_status`` (to the leading host) or ``play``
+        (to one host): the answer's fields, or the error the host raised, raised here.
+
+        Raises:
+            ChallengeError, PlayerUnavailable, SettingsError, BotSpecError, ArenaError:
+                as one process raises them.
+            StorageUnavailable: no host answers now.
+        """
+        bot = self.bots.get(account or "")
+        presence = None if bot is None else self._presence(bot)
+        subject = PLAY if kind == "play" else CHALLENGES
+        try:
+            data = await self.bus.request(subject, encode(LobbyAsk(kind, body, presence)),
+                                          timeout=ASK_TIMEOUT)
+        except BusError as error:
+            if kind != "web_challenge":
+                raise StorageUnavailable(
+                    f"no game host answers now ({_no_host(error)}); try again") from None
+            raise ChallengeError("bad-challenge", "no game host keeps the challenges now "
+                                 f"({_no_host(error)}); try again", reason="no-host") from None
+        answer = decode(LobbyAnswer, data)
+        if answer.error:
+            raise _error_of(answer)
+        game_id = (answer.fields or {}).get("game_id")
+        if bot is not None and isinstance(game_id, str):  # its games at once (GUEST_GAMES)
+            bot.games.setdefault(game_id, asyncio.get_running_loop().time())
+        return answer.fields
+
+    def games_of(self, name: str) -> Collection[str]:
+        """The games the hosts told the bot `name` connected here of (running)."""
+        bot = self.bots.get(name)
+        return () if bot is None else frozenset(bot.games)
+
     # -- spectators --------------------------------------------------------------------
 
     async def _run_spectators(self) -> None:
@@ -377,6 +483,8 @@ class GatewayRelay:
             games=tuple(sorted(session.games_played)), ladders=tuple(sorted(session.ladders)),
             capabilities=tuple(sorted(session.capabilities)), seeking=session.seeking,
             seeking_on=dict(session.seeking_on), challenges=session.challenges,
+            accept=None if (policy := self.policies.get(session.name or "")) is None
+            else policy.to_json(),
             hosted=session.hosted)
 
     async def _run_control(self) -> None:
@@ -399,7 +507,7 @@ class GatewayRelay:
                     if bot.subscription is not None:
                         await bot.subscription.close()
                     self.sender.send(PRESENCE, encode(Presence(self.gateway, gone=(bot.conn,))))
-                else:
+                elif not self.draining:
                     self.sender.send(PRESENCE, encode(Presence(
                         self.gateway, online=(self._presence(bot),))))
             except Exception:  # one bot's trouble stops no other's
@@ -429,6 +537,8 @@ class GatewayRelay:
     def snapshot(self) -> None:
         """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
         under the bus's message size); an empty one says the gateway is alive."""
+        if self.draining:
+            return
         bots = [self._presence(bot) for bot in self.bots.values()
                 if bot.subscription is not None and bot.session.role == "bot"]
         for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
@@ -437,34 +547,47 @@ class GatewayRelay:
                 snapshot=True)))
 
     async def _other_gateway(self, message: Message) -> None:
-        """A bot connected to another gateway and here too: the older connection is
-        closed (4004, as one process closes a bot's older connection)."""
+        """Another gateway's bots, for `connected`. A bot connected to another gateway
+        and here too: the older connection is closed (4004, as one process closes a
+        bot's older connection)."""
         news = decode(Presence, message.data)
-        if self.elsewhere is not None:
-            self.elsewhere.heard(news, asyncio.get_running_loop().time())
-        if news.gateway == self.gateway or news.snapshot:
+        if news.gateway == self.gateway:
+            return
+        self._heard[news.gateway] = asyncio.get_running_loop().time()
+        for conn in news.gone:
+            self.elsewhere.gone(news.gateway, conn)
+        for presence in news.online:
+            self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
+        if news.snapshot:
             return
         for presence in news.online:
             bot = self.bots.get(presence.name)
             if bot is not None and (bot.since, bot.conn) < (presence.since, presence.conn):
                 bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
 
-    def taken_elsewhere(self, name: str) -> bool:
-        """Whether a program of `name`'s author is connected to another gateway (its
-        hosted program, run here, waits: `arena.cluster.elsewhere`)."""
-        return self.elsewhere is not None and self.elsewhere.connected(
-            name, asyncio.get_running_loop().time())
-
     async def _asked(self, message: Message) -> None:
         del message
         self.snapshot()
 
+    def connected(self, name: str) -> bool:
+        """Whether the bot `name` is connected to another gateway (as its presence says)."""
+        return self.elsewhere.connected(name)
+
+    def taken_elsewhere(self, name: str) -> bool:
+        """Whether a program of `name`'s author is connected to another gateway (its
+        hosted program, run here, waits: `arena.cluster.elsewhere`)."""
+        return self.elsewhere.own_program(name)
+
     async def _snapshots(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
             self.snapshot()
-            if self.elsewhere is not None:
-                self.elsewhere.prune(asyncio.get_running_loop().time())
+            now = loop.time()  # a gateway silent for three intervals is gone, its bots too
+            for gateway in [g for g, at in self._heard.items()
+                            if now - at > SILENT_ROUNDS * self.interval]:
+                del self._heard[gateway]
+                self.elsewhere.silent(gateway)
             if self.storage is not None:
                 try:
                     await self._sweep(asyncio.get_running_loop().time())
@@ -494,3 +617,19 @@ class GatewayRelay:
                 scores=None if row.scores is None else list(row.scores),
                 termination=row.termination, reason=row.reason or "the game ended",
                 log_id=game_id, seed=row.seed)
+
+
+def _no_host(error: BusError) -> str:
+    return "none answers" if isinstance(error, NoResponders | BusTimeout) else str(error)
+
+
+_ERRORS: dict[str, type[ArenaError]] = {
+    kind.__name__: kind for kind in (PlayerUnavailable, StorageUnavailable, SettingsError,
+                                     BotSpecError)}
+
+
+def _error_of(answer: LobbyAnswer) -> ArenaError:
+    """The error a host's lobby raised, as one process raises it."""
+    if answer.error == "ChallengeError":
+        return ChallengeError.relayed(answer.code, answer.message, answer.params)
+    return _ERRORS.get(answer.error, ArenaError)(answer.message)

@@ -13,7 +13,9 @@ one whose gateway falls silent for three snapshot intervals is taken for gone (i
 grace periods start). The ladders pair on one host at a time, the leader
 (`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
 second of its death); its pairings go to the durable queue ``starts``, which every host
-consumes, so the games spread over the hosts.
+consumes, so the games spread over the hosts. A host that stops (SIGTERM) suspends
+its games, stores them, ends their leases and says so on ``hosts.handover``: the live
+hosts claim them at once.
 """
 
 from __future__ import annotations
@@ -29,12 +31,18 @@ import msgspec
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.cluster.messages import (
+    CHALLENGES,
+    HANDOVER,
+    PLAY,
     PRESENCE,
     PRESENCE_ASK,
     REQUEST_GAME,
     STARTS,
     BotPresence,
     FromBot,
+    Handover,
+    LobbyAnswer,
+    LobbyAsk,
     Presence,
     Spectate,
     StartPairing,
@@ -47,10 +55,13 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
+from arena.server.challenges import AcceptPolicy
 from arena.server.clients import GAME_MESSAGES
 from arena.server.session import Session
+from arena.service import ChallengeError
 from arena.storage import StorageFailure
 from arena.storage.leader import Leader
 from protocol import Message as ProtocolMessage
@@ -65,6 +76,10 @@ host is given it (the host died)."""
 
 MAX_COUNTED = 100_000
 """Running games the leader reads to count the games in flight, at most."""
+
+MAX_ENDED = 4096
+"""Games that ended on this host remembered, so that a count of the games in flight
+read before their end does not count them."""
 
 SILENT_ROUNDS = 3
 """Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
@@ -182,6 +197,8 @@ class HostSide:
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
+        self._starts: Subscription | None = None
+        """The consumer of the queue ``starts``."""
         self._games: dict[str, list[Subscription]] = {}
         """The subscriptions of each game live here: ``game.<id>.in`` and
         ``game.<id>.spectate``."""
@@ -192,6 +209,11 @@ class HostSide:
         self._watchers: dict[str, WatchSession] = {}
         """Each game's spectators on the gateways (only while it has some)."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._ended: dict[str, None] = {}
+        """The last `MAX_ENDED` games that ended here (the leader's counts of games in
+        flight, read from the database, may be older than their end)."""
+        self.leading = False
+        """Whether this host leads now: pairs the ladders, keeps the challenges."""
         self._cpu: tuple[str, int, float] | None = None
         """The game, turn and CPU time (ms) of the hosted bot's move being acted on (its
         gateway measured it: `FromBot.cpu_ms`)."""
@@ -214,11 +236,12 @@ class HostSide:
         """Listen to the gateways, ask them who is online, take pairings to play from
         the queue, contend for the ladders."""
         bus = self.bus
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence),
-                               await bus.consume(STARTS, self._start_pairing,
-                                                 ack_wait=START_ACK_WAIT),
+        self._starts = await bus.consume(STARTS, self._start_pairing, ack_wait=START_ACK_WAIT)
+        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence), self._starts,
                                await bus.serve(REQUEST_GAME, self._request_game,
-                                               group="hosts")]
+                                               group="hosts"),
+                               await bus.serve(PLAY, self._play, group="hosts"),
+                               await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         games.cpu_meter = self.cpu_ms
@@ -237,6 +260,8 @@ class HostSide:
         the server's shutdown: the games are suspended then)."""
         self.server.games.on_live = None
         self.server.pairings_out = None
+        if self.server.released:  # suspended, stored, leases ended: a peer takes them now
+            self.sender.send(HANDOVER, encode(Handover(self.server.host, self.server.released)))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -253,6 +278,16 @@ class HostSide:
         for task in self._tasks:
             task.cancel()
 
+    async def drain(self) -> None:
+        """Before the server's shutdown (SIGTERM): stop leading the ladders (another
+        host leads) and taking pairings from the queue (the others take them), so a
+        stopping host neither pairs nor refuses pairings over and over."""
+        await self.stop_pairing()
+        if self._starts is not None:
+            self._subscriptions.remove(self._starts)
+            await self._starts.close()
+            self._starts = None
+
     # -- the ladders, while this host leads --------------------------------------------
 
     async def _pair(self) -> None:
@@ -262,10 +297,12 @@ class HostSide:
         ladders = list(server.ladders.values())
         await server.recount_pairings()  # the former leader's pairings count too
         await self._count_games()
-        log.warning("this host leads: it pairs the ladders")
+        log.warning("this host leads: it pairs the ladders and keeps the challenges")
         for ladder in ladders:
             ladder.start()
         interval = min(ladder.config.interval for ladder in ladders)
+        lobby = await self.bus.serve(CHALLENGES, self._challenges, group="leader")
+        self.leading = True
         try:
             while True:
                 await asyncio.sleep(interval)
@@ -274,6 +311,10 @@ class HostSide:
                 except StorageFailure as failure:
                     log.warning("the games in flight could not be counted: %s", failure)
         finally:
+            self.leading = False
+            # the next leader keeps none of them: their bots hear the end now
+            server.challenges.cancel_all("the game host that kept it stopped: challenge again")
+            await lobby.close()
             server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()
@@ -283,6 +324,7 @@ class HostSide:
         them: the running games stored, and the pairings queued but not stored yet
         (each two games; forgotten once stored, or after `START_ACK_WAIT` twice)."""
         rows = await self.server.storage.games(status="running", limit=MAX_COUNTED)
+        rows = [row for row in rows if row.id not in self._ended]
         stored = {row.pair for row in rows if row.pair is not None}
         now = asyncio.get_running_loop().time()
         for pair, (_, at) in list(self._queued.items()):
@@ -332,6 +374,75 @@ class HostSide:
             operator, ProtocolMessage.unchecked(said.type, **said.body))
         return b""
 
+    # -- the lobby: challenges (while this host leads) and the web's games ---------------
+
+    def _known(self, presence: BotPresence | None) -> None:
+        """Take the account a gateway asks for as connected, as its gateway does (its
+        presence may come after its question)."""
+        if presence is None:
+            return
+        session = self.server.sessions.get(presence.name)
+        if not isinstance(session, RemoteSession) or session.presence.conn != presence.conn:
+            self._online(presence)
+
+    async def _challenges(self, message: Message) -> bytes:
+        """The challenges, kept by the leading host: a bot's ``challenge``, ``accept`` or
+        ``decline`` acted on as one process acts on it (`Clients.act`, answered on its
+        subject), the web's ``web_challenge`` and ``challenge_status`` answered."""
+        asked = decode(LobbyAsk, message.data)
+        server = self.server
+        self._known(asked.presence)
+        if asked.type in ("challenge", "accept", "decline"):
+            session = server.sessions.get(asked.presence.name if asked.presence else "")
+            if isinstance(session, RemoteSession):
+                server.clients.act(session, ProtocolMessage.unchecked(asked.type, **asked.body))
+            return b""
+        try:
+            if asked.type == "challenge_status":
+                fields = await server.challenge_status(str(asked.body.get("challenge_id")))
+            elif asked.type == "web_challenge":
+                body = asked.body
+                fields = await server.challenge(
+                    str(body["challenger"]), str(body["opponent"]), seat=body.get("seat"),
+                    ladder=body.get("ladder"), rated=bool(body.get("rated")))
+            else:
+                return b""
+        except ChallengeError as error:
+            return encode(LobbyAnswer(error="ChallengeError", message=str(error),
+                                      code=error.code, params=dict(error.params)))
+        return encode(LobbyAnswer(fields))
+
+    async def _play(self, message: Message) -> bytes:
+        """A game the web started on a gateway (a browser's guest against a house bot):
+        started here, on the web's time control, as one process starts it."""
+        asked = decode(LobbyAsk, message.data)
+        server = self.server
+        self._known(asked.presence)
+        body = asked.body
+        try:
+            live = server.start_game(str(body["game"]), dict(body["settings"]),
+                                     [str(name) for name in body["players"]],
+                                     time_control=server.config.web_time_control)
+        except (ArenaError, RuntimeError, ValueError) as error:
+            kind = type(error).__name__ if isinstance(error, ArenaError) else "ArenaError"
+            return encode(LobbyAnswer(error=kind, message=str(error)))
+        return encode(LobbyAnswer({"game_id": live.id}))
+
+    async def _handover(self, message: Message) -> None:
+        """A peer stopped and ended its games' leases: claim them now (they resume
+        here), not at the lease keeper's next round (up to a third of a lease later)."""
+        said = decode(Handover, message.data)
+        if said.host == self.server.host or self.server.stopping:
+            return
+        try:
+            claimed = await self.server.claim_now()
+        except StorageFailure as failure:  # the keeper's next round claims them
+            log.warning("the games %s handed over could not be claimed now: %s",
+                        said.host, failure)
+            return
+        log.info("host %s handed %d game(s) over; this host took %d", said.host,
+                 said.games, claimed)
+
     # -- presence ----------------------------------------------------------------------
 
     async def _presence(self, message: Message) -> None:
@@ -352,6 +463,7 @@ class HostSide:
             known = session.presence
             if known.conn == presence.conn:
                 session.update(presence)  # a snapshot, or a seek or pause: nothing to resend
+                self._policy(presence)
                 return
             if (known.since, known.conn) > (presence.since, presence.conn):
                 return  # an older connection, still in its gateway's snapshot: closed there
@@ -359,15 +471,27 @@ class HostSide:
         session = RemoteSession(presence, self.sender)
         server.sessions[name] = session
         self._conns[presence.conn] = name
+        self._policy(presence)
         games = server.games
         games.client_changed(name, session)
         for live in games.of(name):  # the restart's path: its games' states again
             games.resume(live, name)
+        for fields in games.take_unheard(name):  # over while it moved between gateways
+            session.send("game_over", **fields)
+
+    def _policy(self, presence: BotPresence) -> None:
+        """The bot's accept policy, for the challenges to it (while this host leads)."""
+        try:
+            policy = None if presence.accept is None else AcceptPolicy.from_json(presence.accept)
+        except ValueError:  # checked by its gateway
+            policy = None
+        self.server.challenges.connected(presence.name, policy)
 
     def _left(self, name: str) -> None:
         server = self.server
         session = server.sessions.pop(name, None)
         if session is not None:
+            server.challenges.left(name)  # its pending challenges are cancelled
             if isinstance(session, RemoteSession):
                 self._conns.pop(session.presence.conn, None)
             server.games.client_changed(name, None)  # its grace periods start
@@ -392,7 +516,15 @@ class HostSide:
 
     def _game_live(self, game_id: str, live: bool) -> None:
         """Listen to ``game.<id>.in`` while the game is live here: subscribed before
-        anything about the game is published, ended after the last."""
+        anything about the game is published, ended after the last. A game that ends
+        here is no longer counted in flight (`_count_games`) from now on."""
+        if not live:
+            self._ended[game_id] = None
+            if len(self._ended) > MAX_ENDED:
+                del self._ended[next(iter(self._ended))]
+            for games in (self.server.ladder_games or {}).values():
+                if isinstance(games, set):
+                    games.discard(game_id)
         self.sender.call(lambda: self._listen(game_id, live))
 
     async def _listen(self, game_id: str, live: bool) -> None:

@@ -12,7 +12,9 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS", "BotPresence", "FromBot", "Presence", "Spectate", "StartPairing", "ToBot",
+    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS",
+    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "Spectate",
+    "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
 ]
 
@@ -69,6 +71,9 @@ class BotPresence(msgspec.Struct, frozen=True):
     seeking: bool = True
     seeking_on: dict[str, bool] = {}
     challenges: bool = False
+    accept: dict[str, Any] | None = None
+    """Its accept policy (`arena.server.challenges.AcceptPolicy.to_json`): the leading
+    host answers the challenges to it (None: ``ask``)."""
     hosted: bool = False
 
 
@@ -114,11 +119,55 @@ class StartPairing(msgspec.Struct, frozen=True):
     seeds: tuple[str | None, ...]
 
 
+HANDOVER = "hosts.handover"
+"""A stopping host -> every host, publish/subscribe: `Handover`, sent once its games are
+suspended, stored and their leases ended: a live host claims them at once instead of at
+its lease keeper's next round."""
+
+
+class Handover(msgspec.Struct, frozen=True):
+    """A host stopped (SIGTERM) and ended the leases of `games` games: claim them now."""
+
+    host: str
+    games: int
+
+
 class Spectate(msgspec.Struct, frozen=True):
     """A gateway's first spectator of a game comes (`watch`), or its last leaves."""
 
     gateway: str
     watch: bool
+
+
+CHALLENGES = "lobby.challenges"
+"""gateway -> the leading host (the only one serving it), request/reply: `LobbyAsk` for
+a bot's ``challenge``, ``accept`` or ``decline`` (answered on its ``bot.<name>.out``,
+the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAnswer`)."""
+
+PLAY = "lobby.play"
+"""gateway -> one host (group ``hosts``), request/reply: `LobbyAsk` ``play``, a game the
+web starts for a browser's guest; the answer a `LobbyAnswer` with its ``game_id``."""
+
+
+class LobbyAsk(msgspec.Struct, frozen=True):
+    """What a gateway asks of the hosts' lobby: `type` and its `body`, from the account
+    whose presence is `presence` (sent along, so that a host that has not heard of it
+    yet takes it for connected as its gateway does)."""
+
+    type: str
+    body: dict[str, Any]
+    presence: BotPresence | None = None
+
+
+class LobbyAnswer(msgspec.Struct, frozen=True):
+    """A host's answer to the web's `LobbyAsk`: `fields`, or the error it raised (its
+    class's name in `error`, its `code` and `params` for a ``ChallengeError``)."""
+
+    fields: dict[str, Any] | None = None
+    error: str = ""
+    message: str = ""
+    code: str = ""
+    params: dict[str, Any] = {}
 
 
 class FromBot(msgspec.Struct, frozen=True):
@@ -138,16 +187,19 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing) -> bytes:
+def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | LobbyAsk
+           | LobbyAnswer | Handover) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
-    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing)}
+    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
+                 Handover)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing)
+T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
+            Handover)
 
 
 def decode(kind: type[T], data: bytes) -> T:

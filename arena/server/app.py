@@ -70,6 +70,7 @@ from arena.server.upkeep import DebugLineUpkeep
 from arena.service import ArenaService, Handshake, LiveView, Records, ServerCounts
 from arena.starts import draw_settings, pair_start_seed
 from arena.storage import BuildRow, RunningGame, Storage, StorageFailure, open_storage
+from arena.storage.interface import CLAIM_LIMIT
 from arena.storage.leases import LeaseKeeper, host_id
 from arena.uploads import Uploads
 from arena.workers import WorkerPool
@@ -158,6 +159,8 @@ class ArenaServer(ArenaService):
         self._address: tuple[str, int] | None = None
         """Where the port serves the server (`WebSocketSide.listening`)."""
         self._stopping = asyncio.Event()
+        self.released = 0
+        """The games whose leases `shutdown` ended (handed over to the other hosts)."""
         """Set when `shutdown` begins (`_shut_down` when it is done)."""
         self._shut_down = asyncio.Event()
         self._closing = False
@@ -289,6 +292,17 @@ class ArenaServer(ArenaService):
         await keeper.take_free(asyncio.get_running_loop().time())
         return await self.games.restore_running(
             [game for game in running if game.id in keeper.held])
+
+    async def claim_now(self) -> int:
+        """Claim the games no live host holds at once (a peer stopped and handed its
+        games over: `arena.cluster.host`), rather than at the lease keeper's next round;
+        they resume here (`_claimed`). How many were claimed."""
+        if self._leases is None or self._stopping.is_set():
+            return 0
+        total = 0
+        while len(claimed := await self._leases.claim_free()) == CLAIM_LIMIT:
+            total += len(claimed)
+        return total + len(claimed)
 
     def _claimed(self, game_ids: frozenset[str]) -> None:
         """The lease keeper took over a dead host's games: resume them here."""
@@ -433,7 +447,7 @@ class ArenaServer(ArenaService):
                 await self._games.wait_suspended(timeout=10)
             if self._leases is not None:  # after the moves are stored: a peer takes over
                 try:
-                    await self._leases.release()
+                    self.released = len(await self._leases.release())
                 except StorageFailure as failure:  # they run out by themselves
                     log.error("the games' leases could not be released: %s", failure)
             # all at once: one by one, ten thousand bots would take ten thousand waits
@@ -753,7 +767,9 @@ class ArenaServer(ArenaService):
                 raise ChallengeError("bad-challenge", f"bot {name!r} does not play "
                                      f"{ladder.game}", reason="other-game", bot=name,
                                      game=ladder.game)
-            playing = len(self.bot_games.get(name, ()))
+            # the leading host of a cluster counts every host's games (`ladder_games`)
+            counted = self.ladder_games if self.ladder_games is not None else {}
+            playing = len({*counted.get(name, ()), *self.bot_games.get(name, ())})
             if playing > ladder.max_games - 2:
                 raise ChallengeError("bad-challenge", (
                     f"bot {name!r} plays {playing} games already; a pairing needs room for "
@@ -839,22 +855,45 @@ class ArenaServer(ArenaService):
         return await self.games.stored_view(game_id)
 
     def live_games_of(self, player: str) -> Collection[str]:
+        if self.clients.relay is not None:  # a gateway: its hosts told the player of them
+            return self.clients.relay.games_of(player)
         return frozenset(self.games.bot_games.get(player, ()))
 
     def connected(self, name: str) -> bool:
-        return name in self.sessions
+        relay = self.clients.relay  # a gateway: or to another gateway (docs/cluster.md)
+        return name in self.sessions or (relay is not None and relay.connected(name))
 
-    def challenge(self, challenger: str, opponent: str, *, seat: int | None,
-                  ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
+    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
+                             players: Sequence[str]) -> str:
+        relay = self.clients.relay
+        if relay is None:
+            return self.start_game(game_name, settings, players,
+                                   time_control=self.config.web_time_control).id
+        guests = [name for name in players if not name.startswith("house:")]
+        fields = await relay.web("play", {"game": game_name, "settings": dict(settings),
+                                          "players": list(players)},
+                                 guests[0] if guests else None)
+        return str((fields or {})["game_id"])
+
+    async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
+                        ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
         ladders = self.config.all_ladders
         named = ladders[0] if ladder is None and ladders else self.config.ladder_named(ladder)
         if isinstance(named, str):
             raise ChallengeError("unknown-ladder", named)
+        relay = self.clients.relay
+        if relay is not None:  # the leading host keeps the challenges (docs/cluster.md)
+            return await relay.web("web_challenge", {
+                "challenger": challenger, "opponent": opponent, "seat": seat,
+                "ladder": named.name, "rated": rated}, challenger) or {}
         return self.challenges.challenge(
             challenger, opponent, rated=rated, games=2 if seat is None else 1,
             seat=seat or 0, ladder=named.name).status_fields()
 
-    def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+    async def challenge_status(self, challenge_id: str) -> dict[str, Any] | None:
+        relay = self.clients.relay
+        if relay is not None:
+            return await relay.web("challenge_status", {"challenge_id": challenge_id})
         found = self.challenges.get(challenge_id)
         return None if found is None else found.status_fields()
 

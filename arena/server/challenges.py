@@ -341,6 +341,12 @@ class Challenges:
         if challenge.asked or status == "accepted":
             self._notify(challenge.opponent, "challenge_status", fields)
 
+    def cancel_all(self, reason: str) -> None:
+        """End every pending challenge as ``cancelled`` (both sides told): the host that
+        kept them stops keeping them (docs/cluster.md)."""
+        for challenge in list(self.open.values()):
+            self._end(challenge, "cancelled", reason)
+
     def close(self) -> None:
         """The server stops: the rating look-ups end, the timers stop."""
         for task in self._tasks:

@@ -18,7 +18,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
@@ -104,6 +104,22 @@ class Relay(Protocol):
 
     def request_game(self, session: Session, message: Message) -> None:
         """An operator's ``request_game``, for one of the hosts to play."""
+
+    def lobby(self, session: Session, message: Message) -> None:
+        """A bot's ``challenge``, ``accept`` or ``decline``, for the host that keeps the
+        challenges."""
+
+    async def web(self, kind: str, body: dict[str, Any],
+                  account: str | None = None) -> dict[str, Any] | None:
+        """The web's ``challenge``, ``challenge_status`` or ``play``, asked of the hosts
+        for `account` (connected here): the answer's fields (raises what one process
+        raises)."""
+
+    def games_of(self, name: str) -> Collection[str]:
+        """The running games of the bot `name` connected here."""
+
+    def connected(self, name: str) -> bool:
+        """Whether the bot `name` is connected to another gateway."""
 
 
 class Clients:
@@ -399,6 +415,9 @@ class Clients:
                 f"{self.challenges.policies[name or ''].mode!r}"))
         if role == "bot":
             self._check_games(session)
+        if role == "bot" and name is not None and self.relay is None:
+            for fields in self.games.take_unheard(name):  # over while it was away
+                session.send("game_over", **fields)
         if self.relay is not None:
             if role in ("bot", "operator"):  # its hosts send its games' states, its answers
                 self.relay.online(session, games)
@@ -532,6 +551,9 @@ class Clients:
                              message=named)
                 return
             ladder = named
+        if self.relay is not None and kind in ("challenge", "accept", "decline"):
+            self.relay.lobby(session, message)  # the challenges are the hosts' (their leader's)
+            return
         try:
             if kind == "challenge":
                 theirs = sorted({"challenge_id", "rating", "expires_ms"} & message.body.keys())
@@ -552,6 +574,8 @@ class Clients:
                 self.challenges.policies[name] = policy
                 session.challenges = True
                 session.send("policy", accept=policy.to_json())
+                if self.relay is not None:  # for the host that answers its challenges
+                    self.relay.online(session)
             else:  # seek, pause
                 assert ladder is not None  # refused above otherwise
                 session.seeking_on[ladder.name] = kind == "seek"

@@ -41,7 +41,7 @@ import functools
 import logging
 import time
 import uuid
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +80,12 @@ CpuMeter = Callable[[str, str, int], float]
 
 MAX_VIEWS = 256
 """Games `Games.stored_live` keeps rebuilt."""
+
+UNHEARD_GAMES = 16
+"""The ``game_over`` messages kept for a bot that was away when its games ended."""
+
+UNHEARD_BOTS = 10_000
+"""The bots for which they are kept, at most (the oldest forgotten first)."""
 
 PREPARE_ROUNDS = 4
 """Times a house move may find its worker unprepared before the bot forfeits."""
@@ -148,6 +154,8 @@ class Games:
         """Where games with hosted bots wait their turn (None: the server hosts none)."""
         self.registry = registry
         self.sessions = sessions
+        self._unheard: dict[str, deque[dict[str, Any]]] = {}
+        """Per bot away when games of its ended, their ``game_over`` (`take_unheard`)."""
         self.storage = storage
         self.durability = durability
         self.house_bots = house_bots
@@ -203,9 +211,10 @@ class Games:
             raise RuntimeError("the server is not running")
         if self.config.role == "gateway":
             raise PlayerUnavailable(
-                "this is a gateway of the arena: it plays no game itself, and games asked "
-                "of a gateway (operators' requests, challenges, the web's) are not started "
-                "on the hosts yet (docs/cluster.md, 'What remains')")
+                "this is a gateway of the arena: it plays no game itself (operators' "
+                "requests, challenges and the web's games against a bot go to the hosts; "
+                "a match between two house bots or a season's finals are not started "
+                "there yet: docs/cluster.md, 'What remains')")
         self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
@@ -588,9 +597,28 @@ class Games:
     def _announce_end(self, live: LiveGame, record: MatchRecord) -> None:
         fields = self.game_over_fields(live, record)
         for name in set(live.players):
-            self.send_to(name, "game_over", **fields)
+            if name in self.sessions:
+                self.send_to(name, "game_over", **fields)
+            elif not is_house(name):  # away (between two connections): told on its return
+                self._keep_unheard(name, fields)
         self._send_spectators(live, "game_over", fields)
         self._forget(live)
+
+    def _keep_unheard(self, name: str, fields: dict[str, Any]) -> None:
+        """Keep the ``game_over`` of a game that ended while its bot was away (its
+        opponent's last move, or a gateway closing it): `take_unheard` gives it when the
+        bot is back. At most `UNHEARD_GAMES` a bot and `UNHEARD_BOTS` bots, the oldest
+        forgotten first."""
+        kept = self._unheard.pop(name, None) or deque(maxlen=UNHEARD_GAMES)
+        kept.append(fields)
+        self._unheard[name] = kept  # (re)inserted last: the dict's order is by age
+        while len(self._unheard) > UNHEARD_BOTS:
+            del self._unheard[next(iter(self._unheard))]
+
+    def take_unheard(self, name: str) -> list[dict[str, Any]]:
+        """The ``game_over`` fields of the games of `name` that ended while it was away
+        (to send it once it is welcomed back), forgotten here."""
+        return list(self._unheard.pop(name, ()))
 
     def _forget(self, live: LiveGame) -> None:
         if self.leases is not None:

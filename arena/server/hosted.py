@@ -212,11 +212,11 @@ class HostedBridge(ExecBot):
                     finally:
                         self._game = None
             except BridgeError as error:
-                if self._closed:  # the bot stops (a new try would fail at once, for ever)
-                    break
+                if self._closed:  # stopped for good: `_ensure` refuses at once, and
+                    break  # trying again would spin without ever yielding to the loop
                 if turn.game_id in self._starts:
                     await self._lost(error)
-        raise _NoMove  # its game is over, or the bot stops: nothing to send
+        raise _NoMove  # its game is over (or the bot is stopping): nothing to send
 
     async def _turn(self, turn: Turn) -> str:
         """One turn; in a game timed by CPU time, its CPU time is measured from before

@@ -132,14 +132,26 @@ class LeaseKeeper:
             raise
         self._renewed = now
         self._lose((asked & self.held) - renewed, "another host claimed them")
-        if self.claim:
-            claimed = frozenset(await self.storage.claim_expired(self.host, self.lease,
-                                                                 CLAIM_LIMIT))
-            if claimed:
-                self.held |= claimed
-                log.warning("%s took over %d games whose hosts stopped renewing their leases",
-                            self, len(claimed))
-                self._on_claimed(claimed)
+        await self.claim_free()
+
+    async def claim_free(self) -> frozenset[str]:
+        """Claim up to `CLAIM_LIMIT` games no live host holds (`on_claimed`), if this
+        keeper claims: a round's second half, and what a peer's handover asks for at
+        once (a stopping host ended its leases). The games claimed.
+
+        Raises:
+            StorageFailure: the storage failed.
+        """
+        if not self.claim:
+            return frozenset()
+        claimed = frozenset(await self.storage.claim_expired(self.host, self.lease,
+                                                             CLAIM_LIMIT))
+        if claimed:
+            self.held |= claimed
+            log.warning("%s took over %d games whose hosts stopped renewing their leases",
+                        self, len(claimed))
+            self._on_claimed(claimed)
+        return claimed
 
     def _lose(self, games: Iterable[str], why: str) -> None:
         lost = frozenset(games)

@@ -21,24 +21,22 @@ def bot(name: str, conn: str, gateway: str = "g2", *, hosted: bool = False) -> B
     return BotPresence(name=name, conn=conn, gateway=gateway, hosted=hosted)
 
 
-def test_a_program_on_another_gateway_is_followed_until_it_leaves_or_goes_unlisted() -> None:
-    elsewhere = Elsewhere("g1", interval=2.0)  # unlisted for 6 s: gone
-    elsewhere.heard(Presence("g2", online=(bot("alice", "c1"),)), now=0.0)
-    elsewhere.heard(Presence("g1", online=(bot("bob", "c2", "g1"),)), now=0.0)  # its own
-    elsewhere.heard(Presence("g2", online=(bot("carol", "c3", hosted=True),)), now=0.0)
-    assert elsewhere.connected("alice", 1.0)
-    assert not elsewhere.connected("bob", 1.0)  # connected here: the sessions say it
-    assert not elsewhere.connected("carol", 1.0)  # a hosted program takes no precedence
-    elsewhere.heard(Presence("g2", gone=("c1",)), now=2.0)
-    assert not elsewhere.connected("alice", 2.0)
-
-    # listed by every snapshot while connected; its gateway silent (dead): gone
-    elsewhere.heard(Presence("g2", online=(bot("alice", "c4"),), snapshot=True), now=10.0)
-    elsewhere.heard(Presence("g2", online=(bot("alice", "c4"),), snapshot=True), now=12.0)
-    assert elsewhere.connected("alice", 18.0)
-    assert not elsewhere.connected("alice", 18.1)
-    elsewhere.prune(18.1)
-    assert elsewhere._seen == {} and elsewhere._bots == {}
+def test_the_bots_of_other_gateways_are_followed_until_they_leave_or_their_gateway_is_silent(
+) -> None:
+    elsewhere = Elsewhere()
+    elsewhere.online("g2", "c1", "alice")
+    elsewhere.online("g2", "c3", "carol", hosted=True)
+    assert elsewhere.connected("alice") and elsewhere.own_program("alice")
+    assert elsewhere.connected("carol")  # connected to the arena...
+    assert not elsewhere.own_program("carol")  # ...but a hosted program takes no precedence
+    elsewhere.online("g2", "c1", "alice")  # listed again by a snapshot: counted once
+    elsewhere.online("g3", "c4", "alice")
+    elsewhere.gone("g2", "c1")
+    assert elsewhere.own_program("alice")  # still on g3
+    elsewhere.silent("g3")  # its gateway died
+    assert not elsewhere.connected("alice") and not elsewhere.own_program("alice")
+    elsewhere.silent("g2")
+    assert elsewhere.names == {} and elsewhere.own == {} and elsewhere.conns == {}
 
 
 async def test_a_gateway_with_hosted_bots_leads_them_and_follows_the_others_presence(

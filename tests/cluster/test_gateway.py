@@ -89,7 +89,7 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             error = await operator.expect("error")
             assert error["code"] == "bad-request" and "no game host" in error["message"]
             assert error["request_id"] == "r1" and arena.server.games.live == {}
-            with pytest.raises(PlayerUnavailable, match="gateway"):  # the web's, challenges'
+            with pytest.raises(PlayerUnavailable, match="gateway"):  # none starts here
                 arena.server.start_game("substitution", {}, ["house:random"] * 2)
 
             # the bot connects to another gateway: this older connection is closed, as
@@ -155,3 +155,33 @@ async def test_a_gateway_shows_the_web_a_game_as_its_moves_are_stored(
         assert (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]["live"]["turn"] == 3
         await storage.finish_game(record)
         assert "live" not in (await asyncio.to_thread(get, arena, "/api/games/g2"))[1]
+
+
+async def test_a_gateway_takes_the_bots_of_the_others_for_connected(
+        make_arena: Callable[..., Any]) -> None:
+    """The web's "connected" on a gateway is the arena's: a bot the other gateways
+    announce is connected until they say it left, or fall silent."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        try:
+            arena = await make_arena(role="gateway", bus=nats_url(prefix),
+                                     presence_interval=0.5)  # silent: after 1.5 s
+            server = arena.server
+
+            async def say(gateway: str, *online: BotPresence, gone: tuple[str, ...] = ()) -> None:
+                await bus.publish("bots.presence", encode(Presence(gateway, online, gone)))
+
+            assert not server.connected("bob")
+            await say("gateway-b", BotPresence("bob", conn="b1", gateway="gateway-b"),
+                      BotPresence("carol", conn="c1", gateway="gateway-b"))
+            await wait_for(lambda: server.connected("bob") and server.connected("carol"),
+                           10, "bob and carol connected elsewhere")
+            await say("gateway-b", BotPresence("bob", conn="b2", gateway="gateway-b"))
+            await say("gateway-b", gone=("b1",))  # his older connection: still connected
+            await say("gateway-b", gone=("c1",))
+            await wait_for(lambda: not server.connected("carol"), 10, "carol left")
+            assert server.connected("bob")
+            await wait_for(lambda: not server.connected("bob"), 10,
+                           "bob forgotten with his silent gateway")
+        finally:
+            await bus.close()

@@ -9,8 +9,17 @@ from typing import Any
 
 from arena.bus import Message, open_bus
 from arena.cluster.host import RemoteSession
-from arena.cluster.messages import BotPresence, Presence, ToBot, bot_out, decode, encode
+from arena.cluster.messages import (
+    BotPresence,
+    Handover,
+    Presence,
+    ToBot,
+    bot_out,
+    decode,
+    encode,
+)
 from tests.bus.conftest import nats_prefix, nats_url
+from tests.storage.games import ended, started
 from tests.waiting import wait_for
 
 
@@ -61,5 +70,31 @@ async def test_a_host_follows_the_gateways_presence(make_arena: Callable[..., An
             await wait_for(lambda: "bob" not in sessions, 30,
                            "bob gone with his silent gateway")
             assert host.server.counts().connected_bots == 0  # a host's bots are not its own
+        finally:
+            await bus.close()
+
+
+async def test_a_stopping_hosts_handover_is_claimed_at_once(make_arena: Callable[..., Any]) -> None:
+    """A host that stops says so on ``hosts.handover`` once its games' leases are ended:
+    a live host claims them then, not at its lease keeper's next round (a third of a
+    lease: 20 s here, longer than the test waits)."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), lease_seconds=60.0,
+                                    host_id="host-b")
+            storage = host.server.storage
+            await storage.start_game(started(ended("g1", ("alice", "bob"), 0)), ladder=False,
+                                     pair=None, host="host-a", lease=600.0)
+            assert await storage.release_leases("host-a") == ["g1"]
+            await bus.publish("hosts.handover", encode(Handover("host-b", 1)))  # its own: no
+            await bus.publish("hosts.handover", encode(Handover("host-a", 1)))
+
+            async def taken() -> bool:
+                return [(lease.game_id, lease.host) for lease in await storage.leases()] == [
+                    ("g1", "host-b")]
+
+            await wait_for(taken, 10, "the game handed over, claimed by the live host")
+            await wait_for(lambda: "g1" in host.server.games.live, 10, "resumed there")
         finally:
             await bus.close()

@@ -358,7 +358,7 @@ async def bot_challenge(request: web.Request) -> web.Response:
                             "token) and challenge again", code="not-connected",
                        params={"reason": "own-bot", "bot": name})
     try:
-        opened = service.challenge(name, body.opponent.strip(), seat=None, ladder=body.ladder,
+        opened = await service.challenge(name, body.opponent.strip(), seat=None, ladder=body.ladder,
                                    rated=body.rated)
     except ChallengeError as error:
         raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code,

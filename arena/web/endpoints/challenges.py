@@ -53,7 +53,7 @@ async def challenge(request: web.Request) -> web.Response:
     body = await read_json(request, ChallengeRequest, service.config.web.max_body)
     player = await guest_ready_to_play(request)
     try:
-        opened = service.challenge(player, body.bot.strip(), seat=body.seat,
+        opened = await service.challenge(player, body.bot.strip(), seat=body.seat,
                                    ladder=body.ladder)
     except ChallengeError as error:
         raise ApiError(CHALLENGE_STATUS.get(error.code, 400), str(error), code=error.code,
@@ -63,7 +63,7 @@ async def challenge(request: web.Request) -> web.Response:
 
 async def challenge_status(request: web.Request) -> web.Response:
     challenge_id = request.match_info["id"]
-    found = service_of(request).challenge_status(challenge_id)
+    found = await service_of(request).challenge_status(challenge_id)
     if found is None:
         raise ApiError(404, f"no challenge {challenge_id!r}", code="unknown-challenge")
     return json_response(found)

@@ -81,9 +81,10 @@ async def operator_games(request: web.Request) -> web.Response:
     name = await operator_of(request)
     rows = await service.records.games(status="running", limit=OPERATOR_LISTED + 1)
     listed, truncated = _capped(rows)
+    plays = service.config.role != "gateway"  # a gateway's bots play on the hosts
     return json_response({"operator": name, "truncated": truncated, "games": [
-        {**row.to_json(), "here": any(row.id in service.live_games_of(player)
-                                      for player in row.players)} for row in listed]})
+        {**row.to_json(), "here": plays and any(row.id in service.live_games_of(player)
+                                                for player in row.players)} for row in listed]})
 
 
 def _sqlite_file(db: str) -> str | None:

@@ -205,7 +205,9 @@ async def guest_ready_to_play(request: web.Request) -> str:
     if not service.connected(player):
         raise ApiError(409, f"{player} is not connected: open the WebSocket first",
                        code="not-connected")
-    if len(service.live_games_of(player)) >= GUEST_GAMES:
+    # its games here, and as stored: on a cluster its socket may be on another gateway
+    stored = await service.records.games(bot=player, status="running", limit=GUEST_GAMES)
+    if len({*service.live_games_of(player), *(row.id for row in stored)}) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
     return player
@@ -218,9 +220,8 @@ async def play(request: web.Request) -> web.Response:
     name, game = await resolve_game(service, body)
     house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
-    live = service.start_game(name, game.settings(), players,
-                             time_control=service.config.web_time_control)
-    return json_response({"game_id": live.id, "game": name, "seat": body.seat,
+    game_id = await service.start_web_game(name, game.settings(), players)
+    return json_response({"game_id": game_id, "game": name, "seat": body.seat,
                           "players": players})
 
 

@@ -167,6 +167,7 @@ const ERRORS = {
   "bad-challenge/unrated-ladder": N_("This ladder is unrated: challenge without rating."),
   "bad-challenge/guest-rated": N_("Guests play no rated games: challenge without rating."),
   "bad-challenge/same-owner": N_("Both bots are {owner}'s, and a person's bots play no rated games against each other: challenge without rating."),
+  "bad-challenge/no-host": N_("No game host takes challenges at this moment: try again in a few seconds."),
   "bad-challenge/pair-cap": N_("These bots were paired {count} times in the last hour, the most the ladder allows: no more rated games between them for now."),
   "challenge-limit": N_("Too many challenges: "),
   "challenge-limit/waiting": N_("Your bot has {limit} challenges waiting for an answer already: wait for one to end."),

@@ -1,0 +1,345 @@
+"""The cluster's figures (issue 24, docs/cluster.md "Figures"): connected bots across
+gateways, memory per connection, the move round trip through the broker against one
+process, and the CPU per move of each role and of the broker.
+
+Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
+
+1. **Round trip, side by side.** `--rtt-bots` SDK bots play the ladder (random moves)
+   for `--seconds` against ``arena serve --role all``, then against one gateway and one
+   host over NATS: the move round trip (``move`` -> ``move_accepted``, p50/p99), moves a
+   second, and the CPU per move of each process (/proc/<pid>/stat) and of nats-server.
+2. **Capacity.** `--gateways` gateways and `--hosts` hosts; `--idle` idle bots (raw
+   websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
+   pings answered) spread over the gateways by client processes of at most
+   `--per-process` connections each (a process may open 20,000 files here), plus
+   `--playing` SDK bots on the ladder. Held `--seconds`; printed: connections held,
+   disconnects by close code (the promise: none), each process's resident memory and
+   CPU, memory per idle connection on the gateways, moves a second.
+
+    python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
+        [--hosts 2] [--rtt-bots 200] [--seconds 20]
+    # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import logging
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_rolling import Cluster
+from bench_server import fresh_database
+from harness import ROOT, TimedClient, cpu_seconds, free_port, http_get, memory_kib, percentile
+
+sys.path.insert(0, str(ROOT))
+
+from arena.storage import open_storage
+from clients.sdk import BuiltinBot
+from protocol import PROTOCOL_VERSION, Encoding
+
+# -- client processes -------------------------------------------------------------------
+
+OPENING = 100
+"""Connections a client process opens at once, each until its ``welcome`` (more, and a
+loaded client sends its ``hello`` after the gateway's hello timeout)."""
+
+
+async def idle_process(spec_path: str) -> None:
+    """Hold the idle bots of `spec_path` (urls, tokens) until a line on standard input;
+    one JSON line of progress a second (connected, closes by code)."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import WebSocketException
+
+    spec = json.loads(Path(spec_path).read_text())
+    urls, tokens = spec["urls"], spec["tokens"]
+    connected = 0
+    closes: collections.Counter[str] = collections.Counter()
+    failed = 0
+
+    opening = asyncio.Semaphore(OPENING)
+
+    async def hold(n: int, token: str) -> None:
+        nonlocal connected, failed
+        await opening.acquire()  # released once welcomed (or refused)
+        try:
+            ws = await connect(urls[n % len(urls)], subprotocols=[Encoding.JSON.subprotocol],  # type: ignore[list-item]
+                               open_timeout=120, ping_timeout=None, max_queue=4)
+        except (OSError, TimeoutError, WebSocketException):
+            failed += 1
+            opening.release()
+            return
+        welcomed = False
+        refusal = ""
+        try:
+            await ws.send(Encoding.JSON.encode({
+                "type": "hello", "protocol": PROTOCOL_VERSION, "role": "bot",
+                "token": token, "games": ["substitution"], "seek": False}))
+            try:
+                welcome = Encoding.JSON.decode(await asyncio.wait_for(ws.recv(), 120))
+            finally:
+                opening.release()
+            if welcome.get("type") != "welcome":
+                refusal = str(welcome.get("code"))
+                return
+            welcomed = True
+            connected += 1
+            async for _ in ws:
+                pass  # nothing is expected; the pings are answered by the library
+        except asyncio.CancelledError:
+            welcomed = False  # the end of the run: no disconnect
+            raise
+        except (OSError, WebSocketException, TimeoutError):
+            pass  # the connection's end: counted below, by its close code
+        finally:
+            if welcomed:
+                connected -= 1
+                closes[str(ws.close_code)] += 1
+            else:  # refused, closed or silent before its welcome
+                failed += 1
+                closes[f"before welcome: {ws.close_code} {ws.close_reason or refusal}"] += 1
+
+    stop = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
+    tasks = [asyncio.create_task(hold(n, token)) for n, token in enumerate(tokens)]
+    while not stop.done():
+        print(json.dumps({"connected": connected, "failed": failed, "closes": closes}),
+              flush=True)
+        await asyncio.wait([stop], timeout=1.0)
+    print(json.dumps({"connected": connected, "failed": failed, "closes": closes,
+                      "final": True}), flush=True)
+    for task in tasks:
+        task.cancel()
+
+
+# -- measuring --------------------------------------------------------------------------
+
+
+def nats_pid() -> int | None:
+    """The pid of the nats-server on this machine (None: not found)."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "comm").read_text().strip() == "nats-server":
+                    return int(proc.name)
+            except OSError:
+                continue
+    return None
+
+
+def cpu_of(pids: dict[str, int]) -> dict[str, float]:
+    out = {}
+    for name, pid in pids.items():
+        try:
+            out[name] = cpu_seconds(pid)
+        except OSError:
+            out[name] = float("nan")
+    return out
+
+
+async def play(urls: list[str], tokens: list[str], seconds: float,
+               pids: dict[str, int]) -> dict[str, Any]:
+    """SDK bots on the ladder for `seconds` (after a warm-up): round trip, moves a second,
+    CPU per move of each process."""
+    clients = [TimedClient(",".join(urls[i % len(urls):] + urls[:i % len(urls)]), token,
+                           BuiltinBot("random")) for i, token in enumerate(tokens)]
+    for client in clients:
+        client.measuring = False
+    tasks = [asyncio.create_task(client.run()) for client in clients]
+    try:
+        await asyncio.sleep(min(10.0, seconds / 2))  # connected, paired, playing
+        for client in clients:
+            client.rtts.clear()
+            client.measuring = True
+        cpu0, t0 = cpu_of(pids), time.perf_counter()
+        await asyncio.sleep(seconds)
+        cpu1, t1 = cpu_of(pids), time.perf_counter()
+        for client in clients:
+            client.measuring = False
+        rtts = [r for client in clients for r in client.rtts]
+    finally:
+        for client in clients:
+            await client.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    moves = len(rtts)
+    return {"moves": moves, "per_second": moves / (t1 - t0),
+            "p50": percentile(rtts, 0.5) * 1000, "p99": percentile(rtts, 0.99) * 1000,
+            "cpu_per_move_us": {name: (cpu1[name] - cpu0[name]) / max(moves, 1) * 1e6
+                                for name in pids},
+            "cpu_share": {name: (cpu1[name] - cpu0[name]) / (t1 - t0) for name in pids}}
+
+
+def show_play(label: str, figures: dict[str, Any]) -> None:
+    cpu = ", ".join(f"{name} {us:.0f} us ({figures['cpu_share'][name] * 100:.0f}% of a core)"
+                    for name, us in figures["cpu_per_move_us"].items())
+    print(f"{label:<22} {figures['p50']:8.2f} {figures['p99']:8.2f} "
+          f"{figures['per_second']:9.0f}   CPU per move: {cpu}")
+
+
+async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
+                      tokens: list[str], nats: int | None) -> None:
+    print(f"round trip at {len(tokens)} bots on the ladder, {args.seconds:g} s measured each "
+          "(shared 2-core machine)")
+    print("setup                   p50 ms   p99 ms   moves/s")
+    port = free_port()
+    import subprocess
+
+    server = subprocess.Popen(  # noqa: ASYNC220
+        [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port",
+         str(port), "--db", db, "--moves", "20", "--interval", "0.2", "--max-games", "2",
+         "--pairings-per-hour", "0", "--max-connections-per-address", str(len(tokens) + 100)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp / "all.stderr", "ab"))  # noqa: SIM115, ASYNC230
+    try:
+        while True:
+            try:
+                await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        pids = {"all": server.pid} | ({"nats": nats} if nats else {})
+        show_play("--role all", await play([f"ws://127.0.0.1:{port}/"], tokens,
+                                           args.seconds, pids))
+    finally:
+        server.terminate()
+        await asyncio.to_thread(server.wait, 60)
+    prefix = "bench_" + secrets.token_hex(4)
+    cluster = Cluster(db, f"{args.bus}?prefix={prefix}", argparse.Namespace(
+        moves=20, bots=len(tokens), lease_seconds=10.0), tmp)
+    try:
+        await cluster.start("host-1")
+        await cluster.start("gateway-1")
+        pids = {name: p.pid for name, p in cluster.processes.items()} | (
+            {"nats": nats} if nats else {})
+        show_play("gateway + host (NATS)", await play([cluster.url("gateway-1")], tokens,
+                                                      args.seconds, pids))
+    finally:
+        await cluster.close()
+        from tests.bus.conftest import drop_streams
+
+        await drop_streams(prefix)
+
+
+async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: list[str],
+                   playing: list[str], nats: int | None) -> None:
+    prefix = "bench_" + secrets.token_hex(4)
+    cluster = Cluster(db, f"{args.bus}?prefix={prefix}", argparse.Namespace(
+        moves=20, bots=len(idle_tokens) + len(playing), lease_seconds=10.0), tmp)
+    gateways = [f"gateway-{n}" for n in range(1, args.gateways + 1)]
+    procs: list[asyncio.subprocess.Process] = []
+    progress: dict[int, dict[str, Any]] = {}
+    try:
+        for n in range(1, args.hosts + 1):
+            await cluster.start(f"host-{n}")
+        for name in gateways:
+            await cluster.start(name)
+        pids = {name: p.pid for name, p in cluster.processes.items()} | (
+            {"nats": nats} if nats else {})
+        rss0 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        urls = [cluster.url(name) for name in gateways]
+        began = time.perf_counter()
+        for n, start in enumerate(range(0, len(idle_tokens), args.per_process)):
+            spec = tmp / f"idle-{n}.json"
+            spec.write_text(json.dumps({"urls": urls[n % len(urls):] + urls[:n % len(urls)],
+                                        "tokens": idle_tokens[start:start + args.per_process]}))
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--idle-client", str(spec), cwd=ROOT,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+            procs.append(proc)
+
+            async def read(n: int = n, proc: asyncio.subprocess.Process = proc) -> None:
+                assert proc.stdout is not None
+                while line := await proc.stdout.readline():
+                    progress[n] = json.loads(line)
+
+            asyncio.create_task(read())
+
+        def held() -> int:
+            return sum(p.get("connected", 0) for p in progress.values())
+
+        while held() + sum(p.get("failed", 0) for p in progress.values()) < len(idle_tokens):
+            await asyncio.sleep(2)
+            print(f"  {held()} idle bots connected ({time.perf_counter() - began:.0f} s)",
+                  flush=True)
+        print(f"{held()} idle bots connected in {time.perf_counter() - began:.0f} s "
+              f"over {args.gateways} gateways; now {len(playing)} playing for "
+              f"{args.seconds:g} s")
+        rss1 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        figures = await play(urls, playing, args.seconds, pids)
+        rss2 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write(b"stop\n")
+            await proc.stdin.drain()
+        for proc in procs:
+            await proc.wait()
+    finally:
+        await cluster.close()
+        from tests.bus.conftest import drop_streams
+
+        await drop_streams(prefix)
+    closes: collections.Counter[str] = collections.Counter()
+    for p in progress.values():
+        closes.update(p.get("closes", {}))
+    failed = sum(p.get("failed", 0) for p in progress.values())
+    print(f"idle bots held to the end: {held()} of {len(idle_tokens)}; failed to connect: "
+          f"{failed}; closed meanwhile (by code): {dict(closes) or 'none'}")
+    print(f"playing: {figures['per_second']:.0f} moves/s, round trip p50 "
+          f"{figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms")
+    print("process      RSS before   with idle   playing    CPU while playing")
+    for name in pids:
+        print(f"{name:<12} {rss0[name] / 1024:8.0f} MiB {rss1[name] / 1024:7.0f} MiB "
+              f"{rss2[name] / 1024:7.0f} MiB   {figures['cpu_share'][name] * 100:5.0f}% of a core, "
+              f"{figures['cpu_per_move_us'][name]:.0f} us a move")
+    grown = sum(rss1[name] - rss0[name] for name in gateways)
+    print(f"memory per idle connection on the gateways: {grown * 1024 / max(held(), 1):.0f} bytes")
+
+
+async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
+    storage = await open_storage(db)
+    made = time.perf_counter()
+    total = max(args.rtt_bots, args.playing) + args.idle
+    tokens = [await storage.add_bot(f"b{i:06d}") for i in range(total)]
+    await storage.close()
+    print(f"{total} accounts in {time.perf_counter() - made:.1f} s")
+    nats = nats_pid()
+    if args.rtt_bots:
+        await round_trips(args, db, tmp, tokens[:args.rtt_bots], nats)
+    if args.idle or args.playing:
+        await capacity(args, db, tmp, tokens[len(tokens) - args.idle:],
+                       tokens[:args.playing], nats)
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--idle-client":
+        asyncio.run(idle_process(sys.argv[2]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--idle", type=int, default=2000)
+    parser.add_argument("--playing", type=int, default=200)
+    parser.add_argument("--gateways", type=int, default=2)
+    parser.add_argument("--hosts", type=int, default=2)
+    parser.add_argument("--rtt-bots", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--per-process", type=int, default=15000,
+                        help="idle connections a client process holds, at most")
+    parser.add_argument("--db", default="postgresql://root@127.0.0.1/test")
+    parser.add_argument("--bus", default="nats://127.0.0.1:4222")
+    args = parser.parse_args()
+    logging.getLogger("arena.client").setLevel(logging.ERROR)
+
+    async def main() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            async with fresh_database(args.db, tmp) as db:
+                await run(args, db, Path(tmp))
+
+    asyncio.run(main())
+
+
+if __name__ == "__main__":
+    main()
