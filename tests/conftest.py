@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-SANDBOX = ("tests/sandbox/", "tests/web/test_browser_hosting.py")
+SANDBOX = ("tests/sandbox/", "tests/web/test_browser_hosting.py", "tests/cluster/test_hosted.py",
+           "tests/cluster/test_elsewhere.py")
 """The modules that run sandboxes: one worker runs them all, one at a time, since their
 `no_leftovers` check looks at every process of the sandbox uids on the machine."""
 

@@ -45,7 +45,7 @@ def up(gateways: int, hosts: int, db: str, bus: BusUrl, host: str, port: int,
     """Start HOSTS hosts, then GATEWAYS gateways (``arena serve`` with the SERVE OPTIONS
     after ``--``, e.g. ``-- --house random``), print the gateways' URLs, and stop them
     all on Ctrl-C or SIGTERM."""
-    check_role("gateway", db, bus, None)
+    check_role("gateway", db, bus)
     url = f"{','.join(bus.servers)}?prefix={bus.prefix}"
     roles = [(f"host-{n}", "host", 0) for n in range(1, hosts + 1)] + [
         (f"gateway-{n}", "gateway", port + n - 1 if port else 0)

@@ -205,7 +205,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_url(db)
-    check_role(role, db, bus, hosted_dir)
+    check_role(role, db, bus)
     ctx = click.get_current_context()
     tables = ctx.meta.get(LADDERS_META)
     if tables is not None and ladder:
@@ -347,7 +347,7 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         raise click.UsageError(str(error)) from None
 
 
-def check_role(role: str, db: str, bus: BusUrl, hosted_dir: str | None) -> None:
+def check_role(role: str, db: str, bus: BusUrl) -> None:
     """Refuse (a usage error saying what to give) a ``--role`` its other flags cannot
     serve: ``all`` is one process on the in-process bus; a gateway and a host share
     their games through PostgreSQL and their messages through NATS."""
@@ -366,10 +366,6 @@ def check_role(role: str, db: str, bus: BusUrl, hosted_dir: str | None) -> None:
         raise click.UsageError(
             f"--role {role} needs --bus nats://HOST[:PORT]: the in-process bus (local:) "
             "reaches no other process (docs/cluster.md)")
-    if hosted_dir is not None:
-        raise click.UsageError(
-            f"--hosted-dir: hosted bots are not played by --role {role} processes yet; run "
-            "them with --role all (docs/cluster.md, 'What remains')")
 
 
 def _default_settings(registry: Any, game: str) -> dict[str, Any]:

@@ -54,6 +54,11 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
                                 storage=server.storage, policies=server.challenges.policies)
             await side.start()
             server.clients.relay = side
+            if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
+                server.hosted_leader = Leader(config.db, "hosted").run
+                side.cpu_meter = server.hosted_cpu_ms
+                server.taken_elsewhere = side.taken_elsewhere
+                side.report_cpu(server.hosted_thinking)
         else:
             side = HostSide(server, bus, interval=config.presence_interval,
                             leader=Leader(config.db, "ladder"))

@@ -23,10 +23,11 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
+from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.messages import (
     CHALLENGES,
     PLAY,
@@ -76,6 +77,11 @@ _STARTS = frozenset({"game_start", "game_state", "your_turn"})
 """What a host tells a bot of a game it plays there (the gateway learns the game)."""
 
 
+CPU_REPORT_SECONDS = 0.1
+"""Seconds between a gateway's reports of the CPU time its hosted bots are using on the
+CPU-timed turns they think on (``cpu`` on ``game.<id>.in``): the host ends a turn that
+has used its allowance within about this much of it."""
+
 SILENT_ROUNDS = 3
 """Snapshot intervals another gateway may stay silent before its bots are taken for
 gone (as a host takes them)."""
@@ -108,36 +114,6 @@ class _Bot:
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
-
-
-class _Elsewhere:
-    """The bots connected to the other gateways, as their presence says."""
-
-    def __init__(self) -> None:
-        self.conns: dict[str, dict[str, str]] = {}
-        """Per gateway: connection -> bot."""
-        self.names: dict[str, int] = {}
-        """Each bot's connections on the other gateways."""
-
-    def online(self, gateway: str, conn: str, name: str) -> None:
-        theirs = self.conns.setdefault(gateway, {})
-        if theirs.get(conn) != name:
-            self.gone(gateway, conn)
-            theirs[conn] = name
-            self.names[name] = self.names.get(name, 0) + 1
-
-    def gone(self, gateway: str, conn: str) -> None:
-        name = self.conns.get(gateway, {}).pop(conn, None)
-        if name is not None:
-            if self.names[name] <= 1:
-                del self.names[name]
-            else:
-                self.names[name] -= 1
-
-    def silent(self, gateway: str) -> None:
-        for conn in list(self.conns.get(gateway, ())):
-            self.gone(gateway, conn)
-        self.conns.pop(gateway, None)
 
 
 class GatewayRelay:
@@ -181,9 +157,13 @@ class GatewayRelay:
         """Messages about games the bots were not told of, waiting for "no responders"."""
         self._ask: Subscription | None = None
         self._others: Subscription | None = None
-        self.elsewhere = _Elsewhere()
+        self.elsewhere = Elsewhere()
         """The bots the other gateways announced (a bot connected to any gateway is
-        connected to the arena: `connected`)."""
+        connected to the arena: `connected`; a program its author connected there takes
+        precedence over its hosted one: `taken_elsewhere`)."""
+        self.cpu_meter: Callable[[str, str, int], float | None] | None = None
+        """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
+        sent with its move (`FromBot.cpu_ms`)."""
         self._heard: dict[str, float] = {}
         """When each other gateway was last heard (the loop's clock)."""
 
@@ -194,6 +174,24 @@ class GatewayRelay:
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
                        loop.create_task(self._snapshots(), name="gateway snapshots"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
+
+    def report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]) -> None:
+        """Report to the games' hosts, every `CPU_REPORT_SECONDS`, the CPU time of the
+        hosted bots run here on the turns they think on (`ArenaServer.hosted_thinking`):
+        a ``cpu`` `FromBot` with the turn, so the host's clock sees a program that burns
+        its allowance without moving as one process does."""
+        self._tasks.append(asyncio.get_running_loop().create_task(
+            self._report_cpu(thinking), name="gateway cpu reports"))
+
+    async def _report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]
+                          ) -> None:
+        while True:
+            await asyncio.sleep(CPU_REPORT_SECONDS)
+            for name, game_id, turn, cpu_ms in thinking():
+                bot = self.bots.get(name)
+                if bot is not None and game_id in bot.games:
+                    self.sender.send(game_in(game_id), encode(FromBot(
+                        name, bot.conn, "cpu", {"game_id": game_id, "turn": turn}, cpu_ms)))
 
     async def drain(self) -> None:
         """Before the clients are closed (SIGTERM): tell the hosts at once that every bot
@@ -269,7 +267,10 @@ class GatewayRelay:
         if bot is None or bot.session is not session:
             return
         game_id = message["game_id"]
-        data = encode(FromBot(name, bot.conn, message.type, dict(message.body)))
+        cpu_ms = (self.cpu_meter(name, game_id, message["turn"])
+                  if self.cpu_meter is not None and session.hosted and message.type == "move"
+                  else None)
+        data = encode(FromBot(name, bot.conn, message.type, dict(message.body), cpu_ms))
         if game_id in bot.games:
             bot.games[game_id] = asyncio.get_running_loop().time()
             self.sender.send(game_in(game_id), data)
@@ -556,7 +557,7 @@ class GatewayRelay:
         for conn in news.gone:
             self.elsewhere.gone(news.gateway, conn)
         for presence in news.online:
-            self.elsewhere.online(news.gateway, presence.conn, presence.name)
+            self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
         if news.snapshot:
             return
         for presence in news.online:
@@ -570,7 +571,12 @@ class GatewayRelay:
 
     def connected(self, name: str) -> bool:
         """Whether the bot `name` is connected to another gateway (as its presence says)."""
-        return name in self.elsewhere.names
+        return self.elsewhere.connected(name)
+
+    def taken_elsewhere(self, name: str) -> bool:
+        """Whether a program of `name`'s author is connected to another gateway (its
+        hosted program, run here, waits: `arena.cluster.elsewhere`)."""
+        return self.elsewhere.own_program(name)
 
     async def _snapshots(self) -> None:
         loop = asyncio.get_running_loop()

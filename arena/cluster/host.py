@@ -214,6 +214,23 @@ class HostSide:
         flight, read from the database, may be older than their end)."""
         self.leading = False
         """Whether this host leads now: pairs the ladders, keeps the challenges."""
+        self._cpu: tuple[str, int, float] | None = None
+        """The game, turn and CPU time (ms) of the hosted bot's move being acted on (its
+        gateway measured it: `FromBot.cpu_ms`)."""
+        self._thinking: dict[str, tuple[int, float]] = {}
+        """Per game live here whose hosted mover thinks, the turn and the CPU time (ms)
+        its gateway last reported (``cpu`` messages)."""
+
+    def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
+        """The CPU meter of this host's games (`Games.cpu_meter`): a hosted bot's
+        program runs on a gateway, which sends the CPU time of its turn with its move,
+        and every `arena.cluster.gateway.CPU_REPORT_SECONDS` while it thinks."""
+        del name
+        cpu = self._cpu
+        if cpu is not None and cpu[:2] == (game_id, turn):
+            return cpu[2]
+        reported = self._thinking.get(game_id)
+        return reported[1] if reported is not None and reported[0] == turn else 0.0
 
     async def start(self) -> None:
         """Listen to the gateways, ask them who is online, take pairings to play from
@@ -227,6 +244,7 @@ class HostSide:
                                await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
+        games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
         for game_id in list(games.live):  # resumed at start, before this
             self._game_live(game_id, True)
@@ -516,6 +534,7 @@ class HostSide:
                 await self.bus.serve(game_spectate(game_id), self._spectate)]
         elif not live:
             self._watchers.pop(game_id, None)
+            self._thinking.pop(game_id, None)
             for subscription in self._games.pop(game_id, []):
                 await subscription.close()
 
@@ -553,9 +572,21 @@ class HostSide:
             return
         server = self.server
         game_id = said.body.get("game_id")
-        if said.type not in GAME_MESSAGES or game_id not in server.games.live:
+        if said.type not in GAME_MESSAGES | {"cpu"} or game_id not in server.games.live:
             return  # another host's game (or none's)
         session = server.sessions.get(said.bot)
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
             return  # not announced yet, or a connection since replaced
-        server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))
+        turn = said.body.get("turn")
+        if said.type == "cpu":  # its gateway's report while the bot thinks (its timer reads it)
+            if said.cpu_ms is not None and isinstance(turn, int):
+                self._thinking[game_id] = (turn, max(0.0, said.cpu_ms))
+            return
+        if said.type == "move":
+            self._thinking.pop(game_id, None)
+        if said.cpu_ms is not None and isinstance(turn, int):
+            self._cpu = (game_id, turn, max(0.0, said.cpu_ms))
+        try:
+            server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))
+        finally:
+            self._cpu = None

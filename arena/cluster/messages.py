@@ -177,6 +177,11 @@ class FromBot(msgspec.Struct, frozen=True):
     conn: str
     type: str
     body: dict[str, Any]
+    cpu_ms: float | None = None
+    """On a hosted bot's move, and on the gateway's own ``cpu`` reports while it thinks
+    (`body`: the game id and turn), the CPU time (ms) its program used on the turn, as
+    the gateway running it measured it (`arena.server.hosted.HostedRunner.cpu_ms`): the
+    host's clock charges it under a time control of kind ``cpu``."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -37,7 +37,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TypeVar
@@ -172,6 +172,16 @@ class ArenaServer(ArenaService):
         """Where games with hosted bots wait their turn."""
         self.hosted_ws_slots: HostedSlots | None = None
         """Where WebSocket-speaking hosted programs wait their turn to run."""
+        self.hosted_leader: Callable[[Callable[[], Awaitable[None]]],
+                                     Coroutine[Any, Any, None]] | None = None
+        """Runs the hosted bots while this process leads them (None: here, for as long as
+        the server runs). A gateway's (`arena.cluster`) runs them only while it holds the
+        cluster's ``hosted`` lock: one process at a time, else each hosted bot would be
+        connected twice, each connection replacing the other."""
+        self._hosting = False
+        self.taken_elsewhere: Callable[[str], bool] = lambda name: False
+        """Whether a program of the bot's author is connected to another process of the
+        arena (a gateway's: `arena.cluster.elsewhere`): its hosted one waits too."""
         self.pairings_out: Callable[[Pairing], None] | None = None
         """Where the ladders' pairings go (None: started here). A host's go to the
         durable queue every host consumes (`arena.cluster.host`)."""
@@ -214,7 +224,11 @@ class ArenaServer(ArenaService):
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
         hosted = config.hosted
-        if hosted.directory is not None:
+        if hosted.directory is not None and config.role == "host":
+            # a host runs no program (the leading gateway does: docs/cluster.md); its
+            # games of hosted bots still wait for slots, as many as --hosted-slots
+            self.hosted_slots = HostedSlots(hosted.slots)
+        elif hosted.directory is not None:
             probe_host()  # SandboxUnavailable says what is missing
             self.hosted_slots = HostedSlots(hosted.slots)
             self.hosted_ws_slots = HostedSlots(hosted.ws_programs or self.hosted_slots.capacity)
@@ -361,15 +375,51 @@ class ArenaServer(ArenaService):
     def _listening(self, host: str, port: int) -> None:
         self._address = (host, port)
         log.info("arena server listening on %s:%s", host, port)
-        if self.uploads is not None and self.hosted is None and not self._stopping.is_set():
+        if self.uploads is not None and not self._hosting and not self._stopping.is_set():
             # the hosted bots connect to the port like any bot: once it listens
-            self.hosted = HostedRunner(self.uploads, self.url, self.clients.hosted_tokens,
-                                       refresh_interval=self.config.hosted.refresh_interval,
-                                       taken=self._taken_by_its_author,
-                                       slots=self.hosted_ws_slots)
-            self.games.cpu_meter = self.hosted.cpu_ms  # its bots' CPU clocks
+            self._hosting = True
+            lead = self.hosted_leader
             self._tasks.append(asyncio.get_running_loop().create_task(
-                self.hosted.watch(), name="hosted bots"))
+                self._run_hosted(self._hosted_runner()) if lead is None
+                else lead(self._lead_hosted), name="hosted bots"))
+
+    async def _lead_hosted(self) -> None:
+        """`hosted_leader`'s work: said on the log (operators and tests see which
+        gateway runs the programs), then the hosted bots run here."""
+        log.warning("this gateway leads the hosted bots: it runs them")
+        await self._run_hosted(self._hosted_runner())
+
+    def _hosted_runner(self) -> HostedRunner:
+        assert self.uploads is not None
+        runner = self.hosted = HostedRunner(
+            self.uploads, self.url, self.clients.hosted_tokens,
+            refresh_interval=self.config.hosted.refresh_interval,
+            taken=self._taken_by_its_author, slots=self.hosted_ws_slots)
+        self.games.cpu_meter = runner.cpu_ms  # its bots' CPU clocks
+        return runner
+
+    async def _run_hosted(self, runner: HostedRunner) -> None:
+        """Run the hosted bots until cancelled (`hosted_leader`: when this process stops
+        leading them), then stop them and their sandboxes."""
+        try:
+            await runner.watch()
+        finally:
+            await runner.close()
+
+    def hosted_thinking(self) -> list[tuple[str, str, int, float]]:
+        """The hosted bots running here that think on a CPU-timed turn now, with the CPU
+        time they used on it so far (`HostedRunner.thinking`): a gateway reports it to the
+        games' hosts while they think (docs/cluster.md)."""
+        return [] if self.hosted is None else self.hosted.thinking()
+
+    def hosted_cpu_ms(self, name: str, game_id: str, turn: int) -> float | None:
+        """The CPU time (ms) the hosted bot `name` used on `turn` of `game_id`, if it
+        runs here (`HostedRunner.cpu_ms`), else None: a gateway sends it with the move to
+        the game's host, whose clock charges it (docs/cluster.md)."""
+        runner = self.hosted
+        if runner is None or name not in runner.bots:
+            return None
+        return runner.cpu_ms(name, game_id, turn)
 
     async def shutdown(self) -> None:
         """Stop the ladder, the challenges and the watches, suspend the live games
@@ -682,7 +732,7 @@ class ArenaServer(ArenaService):
     def _taken_by_its_author(self, name: str) -> bool:
         """Whether a program of `name`'s author is connected (not the hosted one)."""
         session = self.sessions.get(name)
-        return session is not None and not session.hosted
+        return (session is not None and not session.hosted) or self.taken_elsewhere(name)
 
     # -- views for the HTTP API --------------------------------------------------------
     # -- challenges --------------------------------------------------------------------

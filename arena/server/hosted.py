@@ -155,6 +155,12 @@ class HostedBridge(ExecBot):
             used += max(0, self._sandbox_cpu_ns() - cpu.since_ns)
         return used / 1e6
 
+    def thinking(self) -> list[tuple[str, int]]:
+        """The CPU-timed turns the program is thinking on now (game id, turn): at most
+        one, as it plays one turn at a time."""
+        return [(game_id, cpu.turn) for game_id, cpu in self._cpu.items()
+                if cpu.since_ns is not None]
+
     def _command(self) -> list[str]:
         return [sys.executable, "-m", "arena", "bots", "run", str(self.directory)]
 
@@ -460,6 +466,13 @@ class HostedRunner:
         (`HostedBridge.cpu_ms`; 0 if it is not hosted here)."""
         hosted = self.bots.get(name)
         return 0.0 if hosted is None else hosted.bridge.cpu_ms(game_id, turn)
+
+    def thinking(self) -> list[tuple[str, str, int, float]]:
+        """The hosted bots thinking on a CPU-timed turn now: (name, game id, turn, the
+        CPU time in ms it used on it so far)."""
+        return [(name, game_id, turn, hosted.bridge.cpu_ms(game_id, turn))
+                for name, hosted in list(self.bots.items())
+                for game_id, turn in hosted.bridge.thinking()]
 
     def directories(self) -> Mapping[str, Path]:
         """The hosted bots and the builds they play."""

@@ -125,8 +125,6 @@ def test_serve_refuses_a_role_its_database_or_bus_cannot_serve(tmp_path: Path) -
     assert "needs --bus nats://" in refusal("--db", postgres, "--role", "host")
     assert "--role all is one process" in refusal("--db", sqlite, "--bus", "nats://127.0.0.1")
     assert "not Redis" in refusal("--db", postgres, "--role", "host", "--bus", "redis://x")
-    assert "--hosted-dir" in refusal("--db", postgres, "--role", "gateway", "--bus",
-                                     "nats://127.0.0.1", "--hosted-dir", str(tmp_path))
 
 
 async def spectate(url: str, game_id: str) -> asyncio.Task[list[dict[str, Any]]]:

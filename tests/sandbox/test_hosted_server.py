@@ -392,6 +392,26 @@ async def test_a_program_its_author_connects_takes_precedence_over_the_hosted_on
     await arena.close()
 
 
+async def test_a_program_its_author_connects_to_another_gateway_takes_precedence_too(
+        make_arena: Any, builds: Path) -> None:  # noqa: F811
+    arena = await make_arena(hosted=HostedConfig(directory=str(builds / "hosted-elsewhere"),
+                                                 refresh_interval=0.05))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    elsewhere = {"alice"}  # what the other gateways' presence says (arena.cluster.elsewhere)
+    server.taken_elsewhere = elsewhere.__contains__
+    await arena.add_bot("alice")
+    assert (await server.uploads.upload("alice", BOTS / "python", "python")).status == "ok"
+    seen = server.hosted.refreshes
+    await wait_for(lambda: server.hosted.refreshes >= seen + 5,  # type: ignore[union-attr]
+                   what="the runner looked again, several times")
+    assert "alice" not in server.sessions and "alice" not in server.hosted.bots
+    elsewhere.clear()  # its author's program left
+    await wait_for(lambda: "alice" in server.sessions and server.sessions["alice"].hosted,
+                   what="hosted once its author's program left")
+    await arena.close()
+
+
 async def test_a_game_that_ends_while_it_waits_for_slots_leaves_the_queue(
         make_arena: Any, builds: Path) -> None:  # noqa: F811
     arena = await make_arena(time_control=LADDER_CLOCK,
