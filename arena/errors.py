@@ -33,11 +33,16 @@ class SettingsError(ArenaError, ValueError):
 
 
 class GrammarError(SettingsError):
-    """A grammar text or file that cannot be read; `line` is 1-based, 0 if unknown."""
+    """A grammar text or file that cannot be read; `line` is 1-based, 0 if unknown.
+    `code` and `params` name the reason for a page to say in its language (None: only
+    the English `reason` says it)."""
 
-    def __init__(self, message: str, line: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, *, code: str | None = None,
+                 params: dict[str, str | int] | None = None) -> None:
         self.line = line
         self.reason = message
+        self.code = code
+        self.params = params or {}
         super().__init__(f"line {line}: {message}" if line else message)
 
 

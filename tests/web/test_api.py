@@ -111,13 +111,36 @@ async def test_options_list_presets_and_bots_with_parameters(arena: Arena) -> No
     assert all("params" in b for b in bots.values())
 
 
+async def test_grammar_check_gives_each_reason_and_warning_a_code(arena: Arena) -> None:
+    """A page says the checker's reason and warnings in its language from their codes and
+    params; the English texts stay as they were (issue 28)."""
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->a\nweights: 1 x\n"})
+    assert status == 200 and check["ok"] is False and check["line"] == 2
+    assert check["reason"] == "weight 'x' is not a positive integer"
+    assert check["reason_code"] == "weight-not-positive" and check["reason_params"] == {"weight": "x"}
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->a\nweights: 1 2\n"})
+    assert (check["reason_code"], check["reason_params"]) == ("weights-count",
+                                                              {"weights": 2, "groups": 1})
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->a" * 5000})
+    assert check["reason_code"] == "text-too-long" and check["reason_params"] == {"most": 16384}
+    status, check = await post(arena, "/api/grammars/check", {"text": "A->aB\n"})
+    assert check["ok"] is True and check["warning_codes"] == ["no-start-group"]
+    assert check["warnings"] == ["no group starts from S: no derivation can begin"]
+    status, check = await post(arena, "/api/grammars/check", {"text": "S->aA\nA->bA\n"})
+    assert check["warning_codes"] == ["never-finished"] and len(check["warnings"]) == 1
+    status, error = await post(arena, "/api/grammars", {"name": "bad", "text": "S->a||b\n"})
+    assert status == 400 and error["code"] == "bad-grammar" and error["line"] == 1
+    assert error["reason_code"] == "empty-between-bars"
+    assert error["reason_params"] == {"text": "S->a||b"} and "between two '|'" in error["reason"]
+
+
 async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> None:
     status, check = await post(arena, "/api/grammars/check", {"text": "S->AB\nA->a\nB=>b\n"})
     assert status == 200 and check["ok"] is False and check["line"] == 3
     assert check["reason"]
     status, check = await post(arena, "/api/grammars/check", {"text": "S->AB\nA->a\nB->b\n"})
     assert check == {"ok": True, "groups": ["S->AB", "A->a", "B->b"], "weights": [1, 1, 1],
-                     "warnings": []}
+                     "warnings": [], "warning_codes": []}
     for text, line, reason in (("S->a\nB->->c\n", 2, "a second '->'"),
                                ("S->a||b\n", 1, "empty alternative between two '|'")):
         status, check = await post(arena, "/api/grammars/check", {"text": text})

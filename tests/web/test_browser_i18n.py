@@ -162,6 +162,9 @@ def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
     wait_phase(page, "lobby")
     page.select_option("#grammar", "")
     page.fill("#grammar-text", "S->a||b\n")
+    page.wait_for_selector("#grammar-message.error")  # the checker's reason, said from its code
+    checked = page.inner_text("#grammar-message")
+    assert "пустая альтернатива" in checked and not english_left(page, "#grammar-message"), checked
     page.click("#start")
     wait_phase(page, "lobby-error")
     said = page.inner_text("#lobby-message")

@@ -226,3 +226,60 @@ def test_every_reason_the_server_aborts_a_game_for_reads_in_russian() -> None:
     russian = json.loads((WEB / "i18n" / "ru.json").read_text(encoding="utf-8"))
     for text in starts.values():
         assert re.search("[а-яё]", russian.get(text, "")), text
+
+
+# -- the grammar checker's reasons and warnings ----------------------------------------------
+
+SUBSTITUTION = ROOT / "arena" / "games" / "substitution"
+
+
+def grammar_codes() -> dict[str, set[str]]:
+    """Each code the substitution game's grammar checker gives (a `GrammarError`'s `code`,
+    a `GrammarWarning`'s, `webapi.py`'s own ``reason_code``) with the names of its params,
+    read from the source: every `GrammarError` of the grammar module has a code."""
+    codes: dict[str, set[str]] = {}
+
+    def add(code: str, params: ast.expr | None, where: str) -> None:
+        names = set() if params is None else {k.value for k in params.keys}  # type: ignore[attr-defined]
+        assert codes.setdefault(code, names) == names, f"{where}: {code} with other params"
+
+    for name in ("grammar.py", "webapi.py"):
+        tree = ast.parse((SUBSTITUTION / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            where = f"{name}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "GrammarError":
+                given = {keyword.arg: keyword.value for keyword in node.keywords}
+                code = given.get("code")
+                if isinstance(code, ast.Constant):
+                    add(code.value, given.get("params"), where)
+                else:  # a re-raise with a line: the code it caught
+                    assert code is not None and ast.unparse(code) == "error.code", where
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "GrammarWarning":
+                assert isinstance(node.args[0], ast.Constant), where
+                add(node.args[0].value, None, where)
+            elif isinstance(node, ast.Dict):
+                fields = {k.value: v for k, v in zip(node.keys, node.values)
+                          if isinstance(k, ast.Constant)}
+                if isinstance(fields.get("reason_code"), ast.Constant) and fields["reason_code"].value:
+                    add(fields["reason_code"].value, fields.get("reason_params"), where)
+    return codes
+
+
+def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None:
+    """A page says each reason a grammar is refused for and each warning in its language:
+    every code the checker gives has a text in web.js's `grammarReasons` naming just the
+    params it sends, in the game's catalogues of both languages."""
+    codes = grammar_codes()
+    assert {"no-arrow", "empty-between-bars", "weights-count", "text-too-long",
+            "no-start-group", "never-finished"} <= set(codes)
+    table = _table((SUBSTITUTION / "web.js").read_text(encoding="utf-8"), "const grammarReasons = {")
+    assert sorted(table) == sorted(codes), "give each code a text in web.js's grammarReasons"
+    catalogues = {lang: json.loads((SUBSTITUTION / "i18n" / f"{lang}.json").read_text(
+        encoding="utf-8")) for lang in ("en", "ru")}
+    for code, params in codes.items():
+        text = table[code]
+        assert set(re.findall(r"\{(\w+)\}", text)) == params, code
+        assert catalogues["en"].get(text) == text, code
+        said = catalogues["ru"].get(text)
+        assert said and said != text and re.search("[а-яё]", said), code
+        assert set(re.findall(r"\{(\w+)\}", said)) == params, code

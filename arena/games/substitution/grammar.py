@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from arena.errors import GrammarError
 
@@ -26,6 +27,7 @@ __all__ = [
     "NONTERMINALS",
     "START",
     "Grammar",
+    "GrammarWarning",
     "ProductionGroup",
     "default_weights",
 ]
@@ -60,16 +62,19 @@ class ProductionGroup:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.left, str) and len(self.left) == 1 and self.left in NONTERMINALS):
-            raise GrammarError(f"left side {self.left!r} is not one capital letter A-Z")
+            raise GrammarError(f"left side {self.left!r} is not one capital letter A-Z",
+                               code="bad-left", params={"left": _shorten(str(self.left))})
         if not self.alternatives:
-            raise GrammarError(f"group {self.left}-> has no alternatives")
+            raise GrammarError(f"group {self.left}-> has no alternatives", code="no-alternatives",
+                               params={"left": self.left})
         for alternative in self.alternatives:
             if not isinstance(alternative, str):
-                raise GrammarError(f"alternative {alternative!r} of {self.left}-> is not text")
+                raise GrammarError(f"alternative {alternative!r} of {self.left}-> is not text",
+                                   code="alternative-not-text", params={"left": self.left})
             if len(alternative) > MAX_ALTERNATIVE:
                 raise GrammarError(
-                    f"an alternative of {self.left}-> is longer than {MAX_ALTERNATIVE} symbols"
-                )
+                    f"an alternative of {self.left}-> is longer than {MAX_ALTERNATIVE} symbols",
+                    code="alternative-too-long", params={"left": self.left, "most": MAX_ALTERNATIVE})
 
     def __str__(self) -> str:
         return f"{self.left}->{'|'.join(self.alternatives)}"
@@ -86,30 +91,34 @@ class ProductionGroup:
         """Read ``S->ABC|AB``; raise `GrammarError` with `line` on bad input."""
         left, arrow, right = text.partition("->")
         if not arrow:
-            raise GrammarError(f"no '->' in {_shorten(text)!r}", line)
+            raise GrammarError(f"no '->' in {_shorten(text)!r}", line, code="no-arrow",
+                               params={"text": _shorten(text)})
         left = left.strip()
         if len(left) != 1 or left not in NONTERMINALS:
-            raise GrammarError(f"left side {_shorten(left)!r} is not one capital letter A-Z", line)
+            raise GrammarError(f"left side {_shorten(left)!r} is not one capital letter A-Z", line,
+                               code="bad-left", params={"left": _shorten(left)})
         if "->" in right:
-            raise GrammarError(f"a second '->' in {_shorten(text.strip())!r}", line)
+            raise GrammarError(f"a second '->' in {_shorten(text.strip())!r}", line,
+                               code="second-arrow", params={"text": _shorten(text.strip())})
         alternatives = tuple(part.strip() for part in right.split("|"))
         inner = alternatives[1:-1]
         if "" in inner:
             raise GrammarError(
                 f"an empty alternative between two '|' in {_shorten(text.strip())!r}: write "
-                f"the empty word as {EMPTY} (or first or last: 'S->|a', 'S->a|')", line)
+                f"the empty word as {EMPTY} (or first or last: 'S->|a', 'S->a|')", line,
+                code="empty-between-bars", params={"text": _shorten(text.strip())})
         alternatives = tuple("" if a == EMPTY else a for a in alternatives)
         for alternative in alternatives:
             if any(ch.isspace() for ch in alternative):
                 raise GrammarError(
                     f"alternative {_shorten(alternative)!r} contains whitespace "
                     "(terminals are single characters; use the XML format for spaces)",
-                    line,
+                    line, code="whitespace", params={"alternative": _shorten(alternative)},
                 )
         try:
             return cls(left, alternatives)
         except GrammarError as error:
-            raise GrammarError(error.reason, line) from None
+            raise GrammarError(error.reason, line, code=error.code, params=error.params) from None
 
     def text_problem(self) -> str | None:
         """Why this group cannot be written in the text format, or ``None``."""
@@ -123,6 +132,13 @@ class ProductionGroup:
         return None
 
 
+class GrammarWarning(NamedTuple):
+    """A warning: its code (for a page to say it in its language) and its English text."""
+
+    code: str
+    text: str
+
+
 @dataclass(frozen=True)
 class Grammar:
     """Production groups with their chance weights."""
@@ -132,20 +148,25 @@ class Grammar:
 
     def __post_init__(self) -> None:
         if not self.groups:
-            raise GrammarError("the grammar has no production groups")
+            raise GrammarError("the grammar has no production groups", code="no-groups")
         if len(self.groups) > MAX_GROUPS:
-            raise GrammarError(f"more than {MAX_GROUPS} production groups")
+            raise GrammarError(f"more than {MAX_GROUPS} production groups",
+                               code="too-many-groups", params={"most": MAX_GROUPS})
         if len(self.weights) != len(self.groups):
             raise GrammarError(
-                f"{len(self.weights)} weights for {len(self.groups)} production groups"
-            )
+                f"{len(self.weights)} weights for {len(self.groups)} production groups",
+                code="weights-count", params={"weights": len(self.weights),
+                                              "groups": len(self.groups)})
         for index, weight in enumerate(self.weights):
             if not isinstance(weight, int) or isinstance(weight, bool) or weight <= 0:
                 raise GrammarError(f"weight {_shorten(repr(weight))} of group {index} is not "
-                                   "a positive integer")
+                                   "a positive integer", code="group-weight-not-positive",
+                                   params={"weight": _shorten(repr(weight)), "group": index})
         if sum(self.weights) > MAX_TOTAL_WEIGHT:
             raise GrammarError(f"the weights sum to {_shorten(str(sum(self.weights)))}; at "
-                               f"most {MAX_TOTAL_WEIGHT}")
+                               f"most {MAX_TOTAL_WEIGHT}", code="weights-too-large",
+                               params={"sum": _shorten(str(sum(self.weights))),
+                                       "most": MAX_TOTAL_WEIGHT})
 
     @classmethod
     def of(cls, groups: list[str] | tuple[str, ...], weights: tuple[int, ...] | None = None) -> Grammar:
@@ -170,12 +191,17 @@ class Grammar:
         return frozenset(letters)
 
     def warnings(self) -> list[str]:
+        """The English texts of `coded_warnings`."""
+        return [warning.text for warning in self.coded_warnings()]
+
+    def coded_warnings(self) -> list[GrammarWarning]:
         """What makes this grammar a poor game although it is valid: no group starts
         from S, or no word derived from S can ever be finished (every derivation keeps
         a nonterminal that no group rewrites into terminals)."""
         problems = []
         if not any(group.left == START for group in self.groups):
-            problems.append(f"no group starts from {START}: no derivation can begin")
+            problems.append(GrammarWarning(
+                "no-start-group", f"no group starts from {START}: no derivation can begin"))
         finishing: set[str] = set()  # nonterminals that derive a word of terminals
         changed = True
         while changed:
@@ -187,8 +213,9 @@ class Grammar:
                     finishing.add(group.left)
                     changed = True
         if START not in finishing and any(group.left == START for group in self.groups):
-            problems.append(f"no word can ever be finished: every derivation from {START} "
-                            "keeps a nonterminal that no group turns into terminals")
+            problems.append(GrammarWarning(
+                "never-finished", f"no word can ever be finished: every derivation from "
+                f"{START} keeps a nonterminal that no group turns into terminals"))
         return problems
 
     # -- text format -------------------------------------------------------------
@@ -206,17 +233,17 @@ class Grammar:
             match = _WEIGHTS_LINE.fullmatch(line)
             if match:
                 if weights is not None:
-                    raise GrammarError("a second weights line", number)
+                    raise GrammarError("a second weights line", number, code="second-weights-line")
                 weights = _parse_weights(match[1], number)
                 weights_line = number
                 continue
             groups.append(ProductionGroup.parse(line, number))
         if not groups:
-            raise GrammarError("the grammar has no production groups")
+            raise GrammarError("the grammar has no production groups", code="no-groups")
         if weights is not None and len(weights) != len(groups):
             raise GrammarError(
-                f"{len(weights)} weights for {len(groups)} production groups", weights_line
-            )
+                f"{len(weights)} weights for {len(groups)} production groups", weights_line,
+                code="weights-count", params={"weights": len(weights), "groups": len(groups)})
         return cls(tuple(groups), weights if weights is not None else default_weights(len(groups)))
 
     def to_text(self) -> str:
@@ -224,7 +251,8 @@ class Grammar:
         for group in self.groups:
             problem = group.text_problem()
             if problem:
-                raise GrammarError(f"cannot write as text: {problem}")
+                raise GrammarError(f"cannot write as text: {problem}", code="not-text-format",
+                                   params={"group": group.left})
         lines = [group.text() for group in self.groups]
         if self.weights != default_weights(len(self.groups)):
             lines.append("weights: " + " ".join(str(w) for w in self.weights))
@@ -234,11 +262,12 @@ class Grammar:
 def _parse_weights(text: str, line: int) -> tuple[int, ...]:
     items = [item for item in re.split(r"[\s,]+", text.strip()) if item]
     if not items:
-        raise GrammarError("the weights line lists no weights", line)
+        raise GrammarError("the weights line lists no weights", line, code="no-weights")
     weights = []
     for item in items:
         if not re.fullmatch(r"[0-9]{1,9}", item) or int(item) == 0:
-            raise GrammarError(f"weight {_shorten(item)!r} is not a positive integer", line)
+            raise GrammarError(f"weight {_shorten(item)!r} is not a positive integer", line,
+                               code="weight-not-positive", params={"weight": _shorten(item)})
         weights.append(int(item))
     return tuple(weights)
 

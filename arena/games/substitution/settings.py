@@ -200,7 +200,7 @@ def _read_game_settings(root: Any) -> Settings:
         try:
             groups.append(ProductionGroup(left, tuple(rights)))
         except GrammarError as error:
-            raise GrammarError(error.reason, where) from None
+            raise GrammarError(error.reason, where, code=error.code, params=error.params) from None
     random_settings = _element(root, "RandomSettings")
     rline = random_settings.sourceline or 0
     total = _int(random_settings.get("TotalPossibility"), "TotalPossibility attribute", rline)

@@ -224,6 +224,40 @@ export function controls(ctx) {
   return h("div", {}, parts);
 }
 
+// -- the grammar checker's words -----------------------------------------------------------
+
+// POST /api/grammars/check's reason_code and warning_codes in words ({names}: its
+// reason_params); tests/web/test_error_catalogue.py reads the codes from the source.
+const grammarReasons = {
+  "bad-left": "the left side “{left}” is not one capital letter A-Z",
+  "no-alternatives": "the group {left}-> has no alternatives",
+  "alternative-not-text": "an alternative of {left}-> is not text",
+  "alternative-too-long": "an alternative of {left}-> is longer than {most} symbols",
+  "no-arrow": "no '->' in “{text}”",
+  "second-arrow": "a second '->' in “{text}”",
+  "empty-between-bars": "an empty alternative between two '|' in “{text}”: write the empty word as ε (or first or last: 'S->|a', 'S->a|')",
+  "whitespace": "the alternative “{alternative}” contains whitespace (terminals are single characters; use the XML format for spaces)",
+  "no-groups": "the grammar has no production groups",
+  "too-many-groups": "more than {most} production groups",
+  "weights-count": "{weights} weights for {groups} production groups",
+  "group-weight-not-positive": "the weight {weight} of group {group} is not a positive integer",
+  "weights-too-large": "the weights sum to {sum}; at most {most}",
+  "second-weights-line": "a second weights line",
+  "no-weights": "the weights line lists no weights",
+  "weight-not-positive": "the weight “{weight}” is not a positive integer",
+  "not-text-format": "the group {group}-> cannot be written in the text format",
+  "text-too-long": "the text is longer than {most} characters",
+  "no-start-group": "no group starts from S: no derivation can begin",
+  "never-finished": "no word can ever be finished: every derivation from S keeps a nonterminal that no group turns into terminals",
+};
+
+// A grammar's reason or warning: its code's words in the page's language, else the
+// server's English text marked lang="en" (a code this page does not know, or none).
+function grammarSaid(ctx, code, params, english) {
+  const known = ctx.lang !== "en" && Object.hasOwn(grammarReasons, code || "") ? grammarReasons[code] : null;
+  return known ? ctx.h("span", { class: "grammar-said" }, ctx.t(known, params || {})) : ctx.h("span", { lang: "en" }, english);
+}
+
 // -- the lobby's settings ------------------------------------------------------------------
 
 // ctx.options.presets: the built-in grammar presets and those saved in the editor.
@@ -248,8 +282,8 @@ export function settings(ctx) {
       const result = await ctx.post("/api/grammars/check", { text: text.value }).catch((e) => ({ ok: false, reason: e.message }));
       message.className = result.ok ? (result.warnings.length ? "warnings" : "ok") : "error";
       message.replaceChildren(...(result.ok ? [t("Grammar OK: {n} production groups", { n: result.groups.length, count: result.groups.length }),
-        ...result.warnings.map((w) => [`; ${t("warning:")} `, h("span", { lang: "en" }, w)])]
-        : [result.line ? t("Line {n}: ", { n: result.line }) : "", h("span", { lang: "en" }, result.reason)]).flat());
+        ...result.warnings.map((w, i) => [`; ${t("warning:")} `, grammarSaid(ctx, (result.warning_codes || [])[i], {}, w)])]
+        : [result.line ? t("Line {n}: ", { n: result.line }) : "", grammarSaid(ctx, result.reason_code, result.reason_params, result.reason)]).flat());
     }, 200);
   };
   ctx.cleanup(() => clearTimeout(timer));
@@ -293,10 +327,10 @@ async function editorPage(ctx) {
     status.className = valid ? "ok" : "error";
     const bad = !valid && result.line ? text.value.split("\n")[result.line - 1] : null;
     status.replaceChildren(h("p", {}, valid ? t("OK: {n} production groups, weights {weights}", { n: result.groups.length, count: result.groups.length, weights: result.weights.join(" ") })
-      : [result.line ? t("Line {n}: ", { n: result.line }) : "", h("span", { lang: "en" }, result.reason)]),
+      : [result.line ? t("Line {n}: ", { n: result.line }) : "", grammarSaid(ctx, result.reason_code, result.reason_params, result.reason)]),
     bad !== null && bad !== undefined ? h("pre", { class: "bad-line", id: "bad-line" }, `${result.line} │ ${bad}`) : "",
     valid && result.warnings.length ? h("ul", { class: "warnings", id: "grammar-warnings" },
-      result.warnings.map((w) => h("li", {}, t("Warning: "), h("span", { lang: "en" }, w)))) : "");
+      result.warnings.map((w, i) => h("li", {}, t("Warning: "), grammarSaid(ctx, (result.warning_codes || [])[i], {}, w)))) : "");
     syncButtons();
     document.body.dataset.checked = valid ? (result.warnings.length ? "warning" : "ok") : "error";
   };

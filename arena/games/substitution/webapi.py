@@ -60,16 +60,21 @@ class GrammarName(msgspec.Struct, forbid_unknown_fields=True):
 def _check(service: ArenaService, text: str) -> dict[str, Any]:
     if len(text) > MAX_GRAMMAR:
         return {"ok": False, "line": 0, "reason": f"longer than {MAX_GRAMMAR} characters",
-                "message": f"a grammar text is at most {MAX_GRAMMAR} characters"}
+                "message": f"a grammar text is at most {MAX_GRAMMAR} characters",
+                "reason_code": "text-too-long", "reason_params": {"most": MAX_GRAMMAR}}
     try:
         grammar = Grammar.from_text(text)
         service.registry.load_game(GAME, Settings(grammar, 1).to_json())
     except GrammarError as error:
-        return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error)}
-    except ArenaError as error:
-        return {"ok": False, "line": 0, "reason": str(error), "message": str(error)}
+        return {"ok": False, "line": error.line, "reason": error.reason, "message": str(error),
+                "reason_code": error.code, "reason_params": error.params}
+    except ArenaError as error:  # the game's own limits: said in English only
+        return {"ok": False, "line": 0, "reason": str(error), "message": str(error),
+                "reason_code": None, "reason_params": {}}
+    warnings = grammar.coded_warnings()
     return {"ok": True, "groups": [str(g) for g in grammar.groups],
-            "weights": list(grammar.weights), "warnings": grammar.warnings()}
+            "weights": list(grammar.weights), "warnings": [w.text for w in warnings],
+            "warning_codes": [w.code for w in warnings]}
 
 
 async def check_grammar(request: web.Request) -> web.Response:
@@ -89,7 +94,8 @@ async def save_grammar(request: web.Request) -> web.Response:
     check = _check(service, body.text)
     if not check["ok"]:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
-                       reason=check["reason"])
+                       reason=check["reason"], reason_code=check["reason_code"],
+                       reason_params=check["reason_params"])
     storage = service.records
     await check_preset_change(request)
     exists = await storage.preset(GAME, name) is not None
@@ -119,13 +125,17 @@ ENDPOINTS = (
     Endpoint("POST", "/api/grammars/check", check_grammar, "Check a grammar text", "grammars",
              body=GrammarText, answers={
                  200: '{"ok": true, "groups", "weights", "warnings" (a grammar that plays but '
-                      'where no word can be finished, or no group starts from S)} or '
-                      '{"ok": false, "line", "reason", "message"}',
+                      'where no word can be finished, or no group starts from S), '
+                      '"warning_codes" (each warning\'s code: no-start-group, never-finished)} '
+                      'or {"ok": false, "line", "reason", "message", "reason_code" (the '
+                      'reason\'s code, null for one said in English only), "reason_params" '
+                      '(the values its text names)}',
                  400: "not a JSON object with a text"}),
     Endpoint("POST", "/api/grammars", save_grammar, "Save a grammar preset (checked first)",
              "grammars", body=NamedGrammar, answers={
                  200: '{"saved": name}; the lobby offers it from then on',
-                 400: "a bad grammar (with line and reason), a bad or built-in name",
+                 400: "a bad grammar (with line, reason, reason_code and reason_params), "
+                      "a bad or built-in name",
                  403: "sent by a page of another site",
                  409: "a saved preset of that name exists and overwrite is not set, or the "
                       "server keeps as many presets as it may",
