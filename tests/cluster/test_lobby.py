@@ -13,32 +13,12 @@ from typing import Any
 
 import aiohttp
 
-from arena.server import LadderConfig
 from arena.server.challenges import ChallengeLimits
-from clients import ArenaBot, ChallengeNotice
-from clients.sdk import Turn
 from tests.bus.conftest import nats_prefix, nats_url
-from tests.server.conftest import SUBST, Arena
+from tests.server.conftest import Arena
+from tests.server.test_challenges import LADDER, Answering
 from tests.storage.conftest import postgres_schema
 from tests.waiting import wait_for
-
-LADDER = LadderConfig(game="substitution", settings={**SUBST, "moves": 4}, interval=0.05,
-                      max_games=2, seed=1)
-
-
-class Answering(ArenaBot):
-    """Plays the first legal move; answers challenges as told (None: no answer)."""
-
-    def __init__(self, verdict: bool | None) -> None:
-        self.verdict = verdict
-        self.notices: list[ChallengeNotice] = []
-
-    def challenged(self, notice: ChallengeNotice) -> bool | None:
-        self.notices.append(notice)
-        return self.verdict
-
-    def move(self, turn: Turn) -> str:
-        return turn.legal_moves(limit=1)[0]
 
 
 @asynccontextmanager
