@@ -41,7 +41,11 @@ class Witness(BuiltinBot):
     def __init__(self) -> None:
         super().__init__("random")
         self.sent: dict[tuple[str, int], str] = {}
-        """The last move sent for each (game, turn)."""
+        """The move of each (game, turn) the server accepted, or else the last sent."""
+        self._sent_all: defaultdict[tuple[str, int], list[str]] = defaultdict(list)
+        """Every move sent for each (game, turn) and not refused: after a reconnection a
+        bot may be given a turn again while its first answer is on its way, and answer
+        twice; the server takes the first to come and refuses the other (stale)."""
         self.told: defaultdict[str, dict[int, str]] = defaultdict(dict)
         """Per game, the moves this bot was told of, by turn."""
 
@@ -50,6 +54,7 @@ class Witness(BuiltinBot):
         answer = super().move(turn)
         move = answer if isinstance(answer, str) else await answer
         self.sent[turn.game_id, turn.turn] = move
+        self._sent_all[turn.game_id, turn.turn].append(move)
         return move
 
     def heard(self, message: Message) -> None:
@@ -57,6 +62,15 @@ class Witness(BuiltinBot):
         if kind == "move_accepted":
             self.told[message["game_id"]][message["turn"]] = \
                 self.sent[message["game_id"], message["turn"]]
+        elif kind == "move_rejected":  # not this one: the other, if it sent two
+            key = (message["game_id"], message["turn"])
+            others = self._sent_all[key]
+            if message["move"] in others:
+                others.remove(message["move"])
+            if self.sent.get(key) == message["move"] and len(others) == 1:
+                self.sent[key] = others[0]
+                if key[1] in self.told.get(key[0], {}):
+                    self.told[key[0]][key[1]] = others[0]
         elif kind == "opponent_moved":
             self.told[message["game_id"]][message["turn"]] = message["move"]
         elif kind == "your_turn" and message.get("last_move"):
