@@ -220,7 +220,7 @@ export function protocolNote(message) {
 // What the referee's rejection codes (and a log's defects) mean for a person, by code: the
 // referee's, the server's and the replay's own here, each game's own in its renderer's
 // `rejections`. A code named after the game's chance event (`bad-roll`, `dice-mismatch`)
-// or after a fact its log records (`missing-heaps`) reads as its kind (`rejectionKey`).
+// or after a fact its log records (`missing-...`) reads as its kind (`rejectionKey`).
 // tests/web/test_error_catalogue.py derives every code a game can give from the games'
 // source and checks each has a text here or in its game's table, in English and Russian.
 const REJECTIONS = {
