@@ -23,7 +23,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from typing import Any
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
@@ -275,9 +275,7 @@ class GatewayRelay:
             bot.games[game_id] = asyncio.get_running_loop().time()
             self.sender.send(game_in(game_id), data)
         elif len(self._asking) < MAX_ASKING:
-            task = asyncio.get_running_loop().create_task(self._request(bot, message, data))
-            self._asking.add(task)
-            task.add_done_callback(self._asking.discard)
+            self._spawn(self._request(bot, message, data))
         else:
             log.warning("dropped %s's %s about game %s: %d such messages wait already",
                         name, message.type, game_id, MAX_ASKING)
@@ -310,20 +308,12 @@ class GatewayRelay:
         bot = self.bots.get(session.name or "")
         if bot is None or bot.session is not session:
             return
-        task = asyncio.get_running_loop().create_task(self._request_game(bot, message))
-        self._asking.add(task)
-        task.add_done_callback(self._asking.discard)
+        self._spawn(self._request_game(bot, message))
 
     async def _request_game(self, bot: _Bot, message: ProtocolMessage) -> None:
-        try:  # its answers' subscription is made just after its hello
-            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
-        except TimeoutError:
-            return
-        data = encode(FromBot(bot.session.name or "", bot.conn, message.type,
-                              dict(message.body)))
-        try:
-            await self.bus.request(REQUEST_GAME, data, timeout=ASK_TIMEOUT)
-        except BusError as error:
+        error = await self._ask_subscribed(bot, REQUEST_GAME, lambda: encode(FromBot(
+            bot.session.name or "", bot.conn, message.type, dict(message.body))))
+        if error is not None:
             bot.session.send("error", code="bad-request", fatal=False,
                              request_id=message["request_id"],
                              message=f"no game host answers now ({error}); try again")
@@ -338,24 +328,39 @@ class GatewayRelay:
             log.warning("dropped %s's %s: %d questions to the hosts wait already",
                         session.name, message.type, MAX_ASKING)
             return
-        task = asyncio.get_running_loop().create_task(self._lobby(bot, message))
-        self._asking.add(task)
-        task.add_done_callback(self._asking.discard)
+        self._spawn(self._lobby(bot, message))
 
     async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
-        try:  # its answers' subscription is made just after its hello
-            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
-        except TimeoutError:
-            return
-        data = encode(LobbyAsk(message.type, dict(message.body), self._presence(bot)))
-        try:
-            await self.bus.request(CHALLENGES, data, timeout=ASK_TIMEOUT)
-        except BusError as error:
+        error = await self._ask_subscribed(bot, CHALLENGES, lambda: encode(
+            LobbyAsk(message.type, dict(message.body), self._presence(bot))))
+        if error is not None:
             echo = ({"request_id": message["request_id"]} if "request_id" in message.body
                     else {})
             code = "bad-challenge" if message.type == "challenge" else "unknown-challenge"
             bot.session.send("error", code=code, fatal=False, **echo, message=(
                 f"no game host keeps the challenges now ({_no_host(error)}); try again"))
+
+    def _spawn(self, question: Coroutine[Any, Any, None]) -> None:
+        """Ask the hosts in a task of its own, kept (`_asking`) until it is answered."""
+        task = asyncio.get_running_loop().create_task(question)
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+
+    async def _ask_subscribed(self, bot: _Bot, subject: str,
+                              data: Callable[[], bytes]) -> BusError | None:
+        """Ask the hosts on `subject` for `bot` once its answers' subscription is made
+        (just after its hello), with `data()` as it is then: the error if no host
+        answers, None if one did (it answers the bot on its subject) or the
+        subscription never came."""
+        try:
+            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
+        except TimeoutError:
+            return None
+        try:
+            await self.bus.request(subject, data(), timeout=ASK_TIMEOUT)
+        except BusError as error:
+            return error
+        return None
 
     async def web(self, kind: str, body: dict[str, Any],
                   account: str | None = None) -> dict[str, Any] | None:
