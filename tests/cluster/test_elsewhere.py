@@ -1,10 +1,7 @@
 """`arena.cluster.elsewhere`: the gateway running the hosted bots knows which bots' own
 programs are connected to the other gateways (a hosted program waits for them)."""
 
-import shutil
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from arena.bus import open_bus
@@ -12,7 +9,7 @@ from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.messages import PRESENCE, BotPresence, Presence, encode
 from arena.config import HostedConfig
 from tests.bus.conftest import nats_prefix, nats_url
-from tests.sandbox.conftest import require_sandbox
+from tests.sandbox.conftest import reachable_directory
 from tests.storage.conftest import postgres_schema
 from tests.waiting import wait_for
 
@@ -43,10 +40,7 @@ async def test_a_gateway_with_hosted_bots_leads_them_and_follows_the_others_pres
         make_arena: Callable[..., Any]) -> None:
     """A gateway with --hosted-dir runs the hosted bots once it holds the ``hosted``
     lock, and learns from the bus which bots' own programs another gateway holds."""
-    require_sandbox()
-    directory = Path(tempfile.mkdtemp(prefix="arena-cluster-hosted-"))
-    directory.chmod(0o755)
-    try:
+    with reachable_directory("arena-cluster-hosted-") as directory:
         async with postgres_schema() as db, nats_prefix() as prefix:
             arena = await make_arena(db=db, role="gateway", bus=nats_url(prefix),
                                      presence_interval=60.0,
@@ -65,5 +59,3 @@ async def test_a_gateway_with_hosted_bots_leads_them_and_follows_the_others_pres
             finally:
                 await bus.close()
             await arena.close()
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)

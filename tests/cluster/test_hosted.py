@@ -9,9 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +18,7 @@ import pytest
 from arena.storage import GameRow
 from arena.uploads import Uploads
 from tests.cluster.test_roles import Cluster, cluster
-from tests.sandbox.conftest import BOTS, require_sandbox
+from tests.sandbox.conftest import BOTS, reachable_directory
 from tests.server.test_durability import opened
 from tests.waiting import wait_for
 
@@ -51,13 +49,8 @@ ceiling 10 s later."""
 def hosted_dir() -> Iterator[Path]:
     """The gateways' --hosted-dir (one directory: a local cluster shares it), reachable
     by the sandboxes' uids (pytest's temporary directories are private to root)."""
-    require_sandbox()
-    path = Path(tempfile.mkdtemp(prefix="arena-cluster-hosted-"))
-    path.chmod(0o755)
-    try:
+    with reachable_directory("arena-cluster-hosted-") as path:
         yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def keepers(hosted_dir: Path) -> dict[int, int]:

@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +51,25 @@ def require_sandbox() -> None:
         pytest.skip(f"the sandbox is not available here: {error}")
 
 
-@pytest.fixture(scope="session")
-def builds() -> Iterator[Path]:
-    """A directory for builds that the sandboxes' uids can reach (pytest's own temporary
-    directories are private to root)."""
+@contextmanager
+def reachable_directory(prefix: str) -> Iterator[Path]:
+    """A directory the sandboxes' uids can reach (pytest's own temporary directories are
+    private to root), removed afterwards; without a sandbox here, the test fails or skips
+    (`require_sandbox`)."""
     require_sandbox()
-    path = Path(tempfile.mkdtemp(prefix="arena-sandbox-builds-"))
+    path = Path(tempfile.mkdtemp(prefix=prefix))
     path.chmod(0o755)
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def builds() -> Iterator[Path]:
+    """A directory for builds that the sandboxes' uids can reach."""
+    with reachable_directory("arena-sandbox-builds-") as path:
+        yield path
 
 
 @pytest.fixture(scope="session")

@@ -4,15 +4,12 @@ becomes the bot's next version and the program it plays; in Russian too."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.sandbox.conftest import require_sandbox
+from tests.sandbox.conftest import reachable_directory
 
 from .browser import accessible, browser, no_overflow, open_page, visitor, wait_phase
 from .live import arena_serve
@@ -24,18 +21,13 @@ __all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server that hosts bots and lets people sign up: its URL."""
-    require_sandbox()
     database = tmp_path_factory.mktemp("hosting") / "arena.sqlite"
-    hosted = Path(tempfile.mkdtemp(prefix="arena-hosting-web-"))
-    hosted.chmod(0o755)  # the sandboxes' uids reach it (pytest's directories are root's)
-    try:
+    with reachable_directory("arena-hosting-web-") as hosted:
         with arena_serve("--db", str(database), "--signup", "open", "--no-ladder",
                          "--guests-per-client", "1000", "--hosted-dir", str(hosted)) as (url, process):
             yield {"url": url}
         if process.stdout:
             process.stdout.close()
-    finally:
-        shutil.rmtree(hosted, ignore_errors=True)
 
 
 def upload(page: Any, bot: str, name: str, text: str, speaks: str = "lines") -> None:
