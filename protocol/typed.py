@@ -87,6 +87,7 @@ class TypedReader:
                  max_frame: int | None = None) -> None:
         self._decode, self._layout = _decoder(sender, encoding)
         self._frame_type: type = bytes if encoding is Encoding.MSGPACK else str
+        self._count_keys = sender != "client" and encoding is Encoding.MSGPACK
         self._max_frame = max_frame
 
     def read(self, frame: bytes | str) -> Message | None:
@@ -115,7 +116,22 @@ class TypedReader:
             if value is unset or (value is None and nullable) or check(value):
                 continue
             return None
+        if self._count_keys and _map_size(frame) != len(body) + 1:  # type: ignore[arg-type]
+            return None
         return Message(type_name, body)
+
+
+def _map_size(frame: bytes) -> int:
+    """How many keys the msgpack map `frame` starts with says it has.
+
+    msgspec skips an unknown field's value without reading it the protocol's way (a map
+    key that is not a string, a string that is not UTF-8 pass unseen), so a frame with
+    more keys than the fields read is left to the reference reading, which words what is
+    wrong with it or takes it, ignoring the field. Only a newer peer's frames have any."""
+    head = frame[0]
+    if 0x80 <= head <= 0x8F:
+        return head & 0x0F
+    return int.from_bytes(frame[1:3] if head == 0xDE else frame[1:5], "big")
 
 
 _Layout = dict[type, tuple[str, tuple[str, ...], _Checks]]

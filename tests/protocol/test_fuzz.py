@@ -154,6 +154,21 @@ def test_msgspec_reads_what_msgpack_reads(frame, side):
     assert quick == reference
 
 
+def test_an_unknown_fields_value_is_read_the_protocols_way():
+    """A client ignores a field it does not know, but not a frame msgpack's path refuses:
+    a map key that is not a string or a string that is not UTF-8 inside the field's value
+    (msgspec alone skips such a value unread; found by the fuzzing above)."""
+    policy = b"\x83\xa4type\xa6policy\xa6accept\x80\xa7future!"
+    for value, refused in ((b"\x81\x00\x00", True), (b"\xa2\xff\xfe", True),
+                           (b"\x81\xa1k\x00", False)):
+        quick, reference = quick_and_reference("client", policy + value)
+        assert quick == reference
+        assert isinstance(quick[0][0], Message) is not refused
+    big = b"\xde\x00\x02\xa4type\xa6policy\xa6accept\x80"  # a map16 header
+    quick, reference = quick_and_reference("client", big)
+    assert quick == reference == ([Message.make("policy", accept={})], [])
+
+
 def test_msgspec_reads_the_frames_the_server_and_the_sdk_exchange():
     turn = {"type": "your_turn", "game_id": "g1", "turn": 4, "move_number": 2, "seat": 0,
             "chance": 3, "state": {"bank": [1, 0, 2], "derivations": [["aB"], []], "x": 0.5},
