@@ -296,6 +296,23 @@ class ArenaService(Protocol):
         """The task that plays `live` (just started) to its end and returns its stored
         record."""
 
+    async def launch_game(self, game_name: str, settings: Mapping[str, Any],
+                          players: Sequence[str], *, time_control: TimeControl | None = None,
+                          pair: str | None = None) -> tuple[str, tuple[str, ...]]:
+        """Start a game as `start_game` does, wherever the arena plays its games: here,
+        or, on a gateway, on a host over the bus (docs/cluster.md): its id and players.
+        Follow it with `game_over`.
+
+        Raises:
+            what `start_game` raises (`StorageUnavailable` also when no host answers).
+        """
+
+    async def game_over(self, game_id: str) -> MatchRecord | None:
+        """Return once the game `game_id` (started by `launch_game`) is over: its record
+        if this process played it to its end (what `game_task` returns, raising what it
+        raises), None if another did (a gateway's game, played by a host, or one taken
+        over by another host: its stored row says how it ended)."""
+
     async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
                              players: Sequence[str]) -> str:
         """Start a game the web asked for (a browser's guest against a house bot), on

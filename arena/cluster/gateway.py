@@ -70,6 +70,10 @@ ASK_TIMEOUT = 2.0
 """Seconds a gateway waits for "no responders" on a message about a game its bot was
 not told of (a host that owns the game takes the message and answers the bot itself)."""
 
+START_TIMEOUT = 10.0
+"""Seconds a gateway waits for a host to start a game the web asked for (``play``,
+``start``): the host answers once the game's start is stored."""
+
 MAX_ASKING = 1024
 """Such messages waiting at once on a gateway; more are dropped (and logged)."""
 
@@ -364,8 +368,9 @@ class GatewayRelay:
 
     async def web(self, kind: str, body: dict[str, Any],
                   account: str | None = None) -> dict[str, Any] | None:
-        """The web's ``challenge``, ``challenge_status`` (to the leading host) or ``play``
-        (to one host): the answer's fields, or the error the host raised, raised here.
+        """The web's ``challenge``, ``challenge_status`` (to the leading host), ``play``
+        or ``start`` (to one host, which answers once the game is stored: `HostSide._play`):
+        the answer's fields, or the error the host raised, raised here.
 
         Raises:
             ChallengeError, PlayerUnavailable, SettingsError, BotSpecError, ArenaError:
@@ -374,10 +379,11 @@ class GatewayRelay:
         """
         bot = self.bots.get(account or "")
         presence = None if bot is None else self._presence(bot)
-        subject = PLAY if kind == "play" else CHALLENGES
+        starts = kind in ("play", "start")
         try:
-            data = await self.bus.request(subject, encode(LobbyAsk(kind, body, presence)),
-                                          timeout=ASK_TIMEOUT)
+            data = await self.bus.request(
+                PLAY if starts else CHALLENGES, encode(LobbyAsk(kind, body, presence)),
+                timeout=START_TIMEOUT if starts else ASK_TIMEOUT)
         except BusError as error:
             if kind != "web_challenge":
                 raise StorageUnavailable(

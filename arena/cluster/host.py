@@ -30,6 +30,7 @@ import msgspec
 
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
+from arena.clock import TimeControl
 from arena.cluster.messages import (
     CHALLENGES,
     HANDOVER,
@@ -413,20 +414,35 @@ class HostSide:
         return encode(LobbyAnswer(fields))
 
     async def _play(self, message: Message) -> bytes:
-        """A game the web started on a gateway (a browser's guest against a house bot):
-        started here, on the web's time control, as one process starts it."""
+        """A game the web started on a gateway, started here as one process starts it
+        and answered once stored as running (a gateway counting a guest's games reads
+        it then): ``play``, a browser's guest against a house bot, on the web's time
+        control; ``start``, any other (`ArenaServer.launch_game`: a match between two
+        house bots, a season final's game), on the time control it names (or the
+        server's)."""
         asked = decode(LobbyAsk, message.data)
         server = self.server
         self._known(asked.presence)
         body = asked.body
         try:
+            if asked.type == "play":
+                control: TimeControl | None = server.config.web_time_control
+            elif asked.type == "start":
+                named = body.get("time_control")
+                control = None if named is None else TimeControl.from_json(named)
+            else:
+                return encode(LobbyAnswer(error="ArenaError",
+                                          message=f"no such question: {asked.type!r}"))
+            pair = body.get("pair")
             live = server.start_game(str(body["game"]), dict(body["settings"]),
                                      [str(name) for name in body["players"]],
-                                     time_control=server.config.web_time_control)
-        except (ArenaError, RuntimeError, ValueError) as error:
+                                     time_control=control,
+                                     pair=None if pair is None else str(pair))
+            await server.games.started(live)
+        except (ArenaError, RuntimeError, ValueError, KeyError, TypeError) as error:
             kind = type(error).__name__ if isinstance(error, ArenaError) else "ArenaError"
             return encode(LobbyAnswer(error=kind, message=str(error)))
-        return encode(LobbyAnswer({"game_id": live.id}))
+        return encode(LobbyAnswer({"game_id": live.id, "players": list(live.players)}))
 
     async def _handover(self, message: Message) -> None:
         """A peer stopped and ended its games' leases: claim them now (they resume

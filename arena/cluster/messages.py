@@ -146,7 +146,10 @@ the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAns
 
 PLAY = "lobby.play"
 """gateway -> one host (group ``hosts``), request/reply: `LobbyAsk` ``play``, a game the
-web starts for a browser's guest; the answer a `LobbyAnswer` with its ``game_id``."""
+web starts for a browser's guest, or ``start``, any other game a gateway starts (a match
+between two house bots, a season final's game: ``game``, ``settings``, ``players``,
+``time_control`` and ``pair``, None for the host's own); the answer, once the game is
+stored as running, a `LobbyAnswer` with its ``game_id`` and ``players``."""
 
 
 class LobbyAsk(msgspec.Struct, frozen=True):

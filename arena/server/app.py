@@ -80,6 +80,10 @@ __all__ = ["ArenaServer", "Pairing", "PlayerUnavailable", "StorageUnavailable", 
 
 log = logging.getLogger("arena.server")
 
+GAME_OVER_POLL = 0.5
+"""Seconds between looks at the stored row of a game another process plays, until it is
+over (`ArenaServer.game_over`)."""
+
 T = TypeVar("T")
 
 HandshakeCheck = Callable[[ServerConnection, Any], Awaitable[Handshake]]
@@ -862,6 +866,34 @@ class ArenaServer(ArenaService):
     def connected(self, name: str) -> bool:
         relay = self.clients.relay  # a gateway: or to another gateway (docs/cluster.md)
         return name in self.sessions or (relay is not None and relay.connected(name))
+
+    async def launch_game(self, game_name: str, settings: Mapping[str, Any],
+                          players: Sequence[str], *, time_control: TimeControl | None = None,
+                          pair: str | None = None) -> tuple[str, tuple[str, ...]]:
+        relay = self.clients.relay
+        if relay is None:
+            live = self.start_game(game_name, settings, players, time_control=time_control,
+                                   pair=pair)
+            return live.id, tuple(live.players)
+        fields = await relay.web("start", {
+            "game": game_name, "settings": dict(settings), "players": list(players),
+            "time_control": None if time_control is None else time_control.to_json(),
+            "pair": pair}) or {}
+        return str(fields["game_id"]), tuple(str(name) for name in fields["players"])
+
+    async def game_over(self, game_id: str) -> MatchRecord | None:
+        live = None if self.config.role == "gateway" else self.games.live.get(game_id)
+        if live is not None:
+            return await asyncio.shield(self.games.task_of(live))
+        while True:  # another process plays it: as stored
+            try:
+                row = await self.storage.game(game_id)
+            except StorageFailure as failure:
+                log.warning("game %s could not be looked up: %s", game_id, failure)
+            else:
+                if row is None or row.status != "running":
+                    return None
+            await asyncio.sleep(GAME_OVER_POLL)
 
     async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
                              players: Sequence[str]) -> str:

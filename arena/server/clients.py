@@ -111,7 +111,7 @@ class Relay(Protocol):
 
     async def web(self, kind: str, body: dict[str, Any],
                   account: str | None = None) -> dict[str, Any] | None:
-        """The web's ``challenge``, ``challenge_status`` or ``play``, asked of the hosts
+        """The web's ``challenge``, ``challenge_status``, ``play`` or ``start``, asked of the hosts
         for `account` (connected here): the answer's fields (raises what one process
         raises)."""
 

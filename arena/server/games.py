@@ -122,6 +122,8 @@ class _Run:
     """The clock is stopped while the move that began this turn is stored."""
     lost: bool = False
     """Another host took the game over (`Games.lose`): it stops here, announcing nothing."""
+    stored: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the game's start is stored (a resumed game's was): `Games.started`."""
 
 
 class Games:
@@ -212,9 +214,8 @@ class Games:
         if self.config.role == "gateway":
             raise PlayerUnavailable(
                 "this is a gateway of the arena: it plays no game itself (operators' "
-                "requests, challenges and the web's games against a bot go to the hosts; "
-                "a match between two house bots or a season's finals are not started "
-                "there yet: docs/cluster.md, 'What remains')")
+                "requests, challenges and the web's games go to the hosts: "
+                "ArenaServer.launch_game)")
         self.durability.check()
         game = self.registry.load_game(game_name, settings)
         tier: Tier = "guest" if any(is_guest(name) for name in players) else "standard"
@@ -430,6 +431,31 @@ class Games:
         assert task is not None
         return task
 
+    async def started(self, live: LiveGame) -> None:
+        """Return once `live` (just started) is stored as running, so that whoever reads
+        the database counts it (a host answers a gateway's ``play`` then).
+
+        Raises:
+            StorageUnavailable: its start could not be stored (it never began).
+        """
+        run = self._runs.get(live.id)
+        if run is None or run.stored.is_set():
+            return
+        task = run.task
+        assert task is not None
+        stored = asyncio.ensure_future(run.stored.wait())
+        try:
+            await asyncio.wait((stored, task), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stored.cancel()
+        if run.stored.is_set():
+            return
+        if task.cancelled():
+            raise StorageUnavailable(f"game {live.id} stopped before it was stored")
+        error = task.exception()
+        if error is not None:
+            raise StorageUnavailable(f"game {live.id} could not be stored: {error}")
+
     def _done(self, run: _Run, task: asyncio.Task[MatchRecord]) -> None:
         self.tasks.discard(task)
         self._end(run)
@@ -452,6 +478,7 @@ class Games:
                 raise StorageUnavailable(str(failure)) from None
             if leases is not None:
                 leases.hold(live.id, self._loop.time())
+        run.stored.set()
         try:
             if live.house and not live.over:
                 await self._prepare_house(run)

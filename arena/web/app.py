@@ -111,6 +111,7 @@ def make_app(service: ArenaService) -> web.Application:
     async def stop_replays(app: web.Application) -> None:
         await app[SEASONS].close()  # first: a final stopped now is played again at a restart
         app[RUNS].close()
+        app[MATCHES].close()
         app[REPLAYS].close()
         app[ACCOUNTS].passwords.close()
 

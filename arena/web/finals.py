@@ -131,8 +131,8 @@ class ConnectedFinal:
             players = (self.spec.bots[key.first], self.spec.bots[key.second])
             absent = await self._absent(players, deadline)
             if not absent:
-                try:
-                    live = self.service.start_game(
+                try:  # here, or on a gateway on a host (docs/cluster.md)
+                    game_id, _ = await self.service.launch_game(
                         self.spec.game, self.spec.settings, players,
                         time_control=self.time_control,
                         pair=f"final:{self.season}:{key.pairing.low}-{key.pairing.high}-{key.pair}")
@@ -143,9 +143,11 @@ class ConnectedFinal:
                     named = {seat for seat, name in enumerate(players) if repr(name) in str(error)}
                     absent = named or {0, 1}
                 else:
-                    self.played[key.id] = live.id
+                    self.played[key.id] = game_id
                     await self.progress(self.state())
-                    record = await asyncio.shield(self.service.game_task(live))
+                    record = await self.service.game_over(game_id)
+                    if record is None:  # played by another process: read back as stored
+                        continue
                     assert record.outcome is not None
                     self.done += 1
                     await self.progress(self.state())
@@ -166,8 +168,9 @@ class ConnectedFinal:
                 scores = None
                 if termination is Termination.NORMAL and row.scores is not None:
                     scores = (float(row.scores[0]), float(row.scores[1]))
+                detail = row.reason or "" if termination is not Termination.NORMAL else ""
                 return GameResult(key.first, key.second, key.pair, row.winner, scores,
-                                  termination, row.reason or "")
+                                  termination, detail)  # as `game_result` makes it
             await asyncio.sleep(POLL)  # resumed by a server (failover): it finishes it
 
     async def _absent(self, players: tuple[str, str], deadline: float) -> set[int]:

@@ -70,6 +70,14 @@ class StandInService:
     def game_task(self, live: LiveView) -> asyncio.Task[Any]:
         raise AssertionError("no game starts")
 
+    async def launch_game(self, game_name: str, settings: Mapping[str, Any],
+                          players: Sequence[str], **options: Any) -> tuple[str, tuple[str, ...]]:
+        self.start_game(game_name, settings, players, **options)
+        raise AssertionError("no game starts")
+
+    async def game_over(self, game_id: str) -> None:
+        raise AssertionError("no game starts")
+
 
 @pytest.fixture(scope="module")
 def registry() -> Registry:

@@ -8,13 +8,15 @@ Both are bounded per client address and in all (`WebConfig`, docs/server.md).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import msgspec
 from aiohttp import web
 
 from arena.counters import Counters
+from arena.errors import ArenaError
 from arena.tournament import TournamentSpec
 from arena.web.config import WebConfig
 from arena.web.endpoints.play import GameRequest, resolve_game
@@ -24,6 +26,8 @@ from arena.web.routes import Endpoint, Param, service_of
 from arena.web.tournaments import RunRefused, TournamentRuns
 
 __all__ = ["ENDPOINTS", "MATCHES", "RUNS", "Matches"]
+
+log = logging.getLogger("arena.web")
 
 MAX_SPEC = 200
 """Characters of a bot spec."""
@@ -59,6 +63,8 @@ class Matches:
         self.by_client: defaultdict[str, set[str]] = defaultdict(set)
         self._counters = counters
         self._releases: set[asyncio.Task[None]] = set()
+        self._following: set[asyncio.Task[None]] = set()
+        """The games followed to their end (`follow`)."""
 
     async def take(self, client: str) -> None:
         """Take a place for a game of `client`'s (`add` it once started, else `give_back`).
@@ -82,6 +88,26 @@ class Matches:
 
     def add(self, client: str, game_id: str) -> None:
         self.by_client[client].add(game_id)
+
+    def follow(self, client: str, game_id: str, over: Awaitable[object]) -> None:
+        """Give `client`'s place for `game_id` back once `over` (the game's end) is done,
+        however it ends."""
+        async def wait() -> None:
+            try:
+                await over
+            except ArenaError as error:  # ended all the same (not stored, say)
+                log.info("bot game %s ended with %r", game_id, error)
+            finally:
+                self.done(client, game_id)
+
+        task = asyncio.get_running_loop().create_task(wait(), name=f"bot game {game_id}")
+        self._following.add(task)
+        task.add_done_callback(self._following.discard)
+
+    def close(self) -> None:
+        """Stop following the games (the server stops)."""
+        for task in self._following:
+            task.cancel()
 
     def done(self, client: str, game_id: str) -> None:
         """A game of `client`'s ended (a callback: its place is given back in a task)."""
@@ -122,13 +148,15 @@ async def start_match(request: web.Request) -> web.Response:
         name, game = await resolve_game(service, body)
         for spec in specs:  # a BotSpecError (400) naming the problem; never a program
             service.registry.make_bot(game, spec, allow_exec=False)
-        live = service.start_game(name, game.settings(), ["house:" + s for s in specs])
+        # here, or on a gateway on a host (docs/cluster.md)
+        game_id, players = await service.launch_game(name, game.settings(),
+                                                     ["house:" + s for s in specs])
     except BaseException:
         await matches.give_back(client)
         raise
-    matches.add(client, live.id)
-    service.game_task(live).add_done_callback(lambda _: matches.done(client, live.id))
-    return json_response({"game_id": live.id, "game": name, "players": list(live.players)})
+    matches.add(client, game_id)
+    matches.follow(client, game_id, service.game_over(game_id))
+    return json_response({"game_id": game_id, "game": name, "players": list(players)})
 
 
 async def start_tournament(request: web.Request) -> web.Response:
