@@ -5,6 +5,7 @@ PostgreSQL schema and a NATS prefix of their own, answered as one process answer
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -16,6 +17,7 @@ from arena.seasons import rank_standings
 from arena.web.endpoints.launch import MATCHES
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.cluster.test_lobby import finished, lobby
+from tests.counters.conftest import REDIS, redis_prefix
 from tests.server.conftest import Arena
 from tests.server.test_challenges import LADDER
 from tests.storage.conftest import postgres_schema
@@ -114,3 +116,38 @@ async def test_a_season_final_claimed_by_a_gateway_is_played_on_a_host(
         finally:  # before the schema goes
             await gateway.close()
             await host.close()
+
+
+async def test_a_guest_s_two_games_hold_across_gateways_asked_at_once(
+        make_arena: Callable[..., Any]) -> None:
+    async with redis_prefix() as limits, lobby(
+            make_arena, shared_limits=f"{REDIS}?prefix={limits}") as (host, first, second):
+        assert first.server.counters.kind == "redis"
+        guest, token = await host.server.storage.add_guest(3600.0)
+        raw = await first.raw()  # a guest that does not move: its games keep running
+        await raw.hello(token)
+        await wait_for(lambda: guest in host.server.sessions and second.server.connected(guest),
+                       10, "the guest known on the host and on the other gateway")
+        game = {"game": "substitution", "settings": LADDER.settings}
+        headers = {"Authorization": f"Bearer {token}"}
+        async with aiohttp.ClientSession(headers=headers) as http:
+            async def play(arena: Arena) -> tuple[int, dict[str, Any]]:
+                return await post(http, arena, "/api/play", game)
+
+            # six pages at once, three through each gateway: two games at most
+            answers = await asyncio.gather(*(play(arena) for arena in (first, second) * 3))
+            played = [answer["game_id"] for status, answer in answers if status == 200]
+            assert 1 <= len(played) <= 2, answers
+            assert all(answer["code"] == "too-many-games"
+                       for status, answer in answers if status != 200), answers
+            stored = await host.server.storage.games(bot=guest, status="running")
+            assert sorted(row.id for row in stored) == sorted(played)
+
+            # one after the other: up to the second game, not one more, on either gateway
+            if len(played) < 2:
+                status, answer = await play(second)
+                assert status == 200, answer
+            for arena in (first, second):
+                status, answer = await play(arena)
+                assert status == 409 and answer["code"] == "too-many-games", answer
+            assert len(await host.server.storage.games(bot=guest, status="running")) == 2

@@ -10,8 +10,9 @@ browsers may send the token as ``Authorization: Bearer TOKEN`` instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,6 +36,9 @@ __all__ = ["ENDPOINTS", "QUOTAS", "GuestQuotas"]
 
 GUEST_GAMES = 2
 """Games a guest may play at once."""
+
+STARTING = "guest-games-starting"
+"""The counters' scope of the guests' games being started (`guest_game_place`)."""
 
 @dataclass(frozen=True)
 class GuestQuotas:
@@ -205,12 +209,46 @@ async def guest_ready_to_play(request: web.Request) -> str:
     if not service.connected(player):
         raise ApiError(409, f"{player} is not connected: open the WebSocket first",
                        code="not-connected")
-    # its games here, and as stored: on a cluster its socket may be on another gateway
-    stored = await service.records.games(bot=player, status="running", limit=GUEST_GAMES)
-    if len({*service.live_games_of(player), *(row.id for row in stored)}) >= GUEST_GAMES:
+    if await _games_of(service, player) >= GUEST_GAMES:
         raise ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
                        code="too-many-games")
     return player
+
+
+async def _games_of(service: ArenaService, player: str) -> int:
+    """The guest's games: here, and as stored (on a cluster its socket may be on
+    another gateway, and its games on any host)."""
+    stored = await service.records.games(bot=player, status="running", limit=GUEST_GAMES)
+    return len({*service.live_games_of(player), *(row.id for row in stored)})
+
+
+@contextlib.asynccontextmanager
+async def guest_game_place(service: ArenaService, player: str) -> AsyncIterator[None]:
+    """Hold a place among the guest's `GUEST_GAMES` while a game of its starts, so that
+    two requests at once (through two gateways, say) never both take the last one.
+
+    A start holds a slot in the arena's counters (`STARTING`, shared by its processes
+    under ``--shared-limits``) from before it counts the guest's games until its game
+    is stored as running (`ArenaService.start_web_game` returns then): a game being
+    started elsewhere is either still counted by its slot or stored already. (A game
+    stored but whose slot is not given back yet counts twice, for that instant: a
+    refusal too many, never a game too many.)
+
+    Raises:
+        ApiError: 409 ``too-many-games``.
+    """
+    counters = service.counters
+    refused = ApiError(409, f"a guest plays at most {GUEST_GAMES} games at once",
+                       code="too-many-games")
+    if not await counters.admit(STARTING, player, GUEST_GAMES):
+        raise refused
+    try:
+        starting = await counters.count(STARTING, player)  # this one among them
+        if await _games_of(service, player) + max(starting, 1) > GUEST_GAMES:
+            raise refused
+        yield
+    finally:
+        await counters.release(STARTING, player)
 
 
 async def play(request: web.Request) -> web.Response:
@@ -220,7 +258,8 @@ async def play(request: web.Request) -> web.Response:
     name, game = await resolve_game(service, body)
     house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
-    game_id = await service.start_web_game(name, game.settings(), players)
+    async with guest_game_place(service, player):
+        game_id = await service.start_web_game(name, game.settings(), players)
     return json_response({"game_id": game_id, "game": name, "seat": body.seat,
                           "players": players})
 
