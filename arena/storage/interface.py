@@ -36,7 +36,7 @@ from arena.storage.people import PeopleStorage
 
 __all__ = [
     "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow",
-    "GameRow", "Lease", "RatingRow",
+    "GameRow", "Lease", "PendingChallenge", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
     "StoredTurn", "hash_token",
@@ -258,6 +258,26 @@ class Lease:
 CLAIM_LIMIT = 100
 """Games one `Storage.claim_expired` takes at most: the games of a dead host are shared
 among the hosts that look, rather than all taken by the first."""
+
+@dataclass(frozen=True)
+class PendingChallenge:
+    """A challenge waiting for its answer, as the host that keeps the challenges stores
+    it (`arena.server.challenges`), so that the next one to keep them takes it over when
+    that host dies (docs/cluster.md). Kept only while pending; never copied."""
+
+    id: str
+    challenger: str
+    opponent: str
+    rated: bool
+    ladder: str
+    expires: float
+    """When it expires unanswered (seconds since the epoch)."""
+    games: int = 2
+    seat: int = 0
+    request_id: str | None = None
+    asked: bool = False
+    """Whether the opponent was sent the notice (it answers it then)."""
+
 
 @dataclass(frozen=True)
 class SeasonRecord:
@@ -645,6 +665,21 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
+
+    # -- pending challenges (arena.server.challenges, on a cluster) ---------------------
+
+    @abstractmethod
+    async def put_challenge(self, challenge: PendingChallenge) -> None:
+        """Store a pending challenge, or replace the row of the same id (its opponent
+        was asked)."""
+
+    @abstractmethod
+    async def drop_challenge(self, challenge_id: str) -> None:
+        """Forget a challenge that ended (nothing if it is not stored)."""
+
+    @abstractmethod
+    async def pending_challenges(self) -> list[PendingChallenge]:
+        """Every stored pending challenge, the soonest to expire first."""
 
     # -- hosted bots' builds (arena.uploads) ------------------------------------------
 

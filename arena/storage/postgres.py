@@ -54,6 +54,7 @@ from arena.storage.interface import (
     BuildRow,
     GameRow,
     Lease,
+    PendingChallenge,
     RatingRow,
     RunningGame,
     SeasonRecord,
@@ -618,6 +619,28 @@ class PostgresStorage(PostgresPeople, Storage):
             name))
         if not _affected(changed):
             raise ValueError(f"no season {name!r} is stored")
+
+    async def put_challenge(self, challenge: PendingChallenge) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO pending_challenges(id, challenger, opponent, rated, ladder, expires,"
+            " games, seat, request_id, asked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            " ON CONFLICT (id) DO UPDATE SET asked = excluded.asked,"
+            " expires = excluded.expires",
+            challenge.id, challenge.challenger, challenge.opponent, challenge.rated,
+            challenge.ladder, challenge.expires, challenge.games, challenge.seat,
+            challenge.request_id, challenge.asked))
+
+    async def drop_challenge(self, challenge_id: str) -> None:
+        await self._run(lambda db: db.execute(
+            "DELETE FROM pending_challenges WHERE id = $1", challenge_id))
+
+    async def pending_challenges(self) -> list[PendingChallenge]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
+            " request_id, asked FROM pending_challenges ORDER BY expires, id"))
+        return [PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4],
+                                 float(row[5]), int(row[6]), int(row[7]), row[8],
+                                 bool(row[9])) for row in rows]
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self._run(lambda db: db.execute(

@@ -47,6 +47,7 @@ from arena.storage.interface import (
     BuildRow,
     GameRow,
     Lease,
+    PendingChallenge,
     RatingRow,
     RunningGame,
     SeasonRecord,
@@ -537,6 +538,29 @@ class SQLiteDatabase(SQLitePeople):
         if not changed:
             raise ValueError(f"no season {name!r} is stored")
 
+    # -- pending challenges ----------------------------------------------------------
+
+    def put_challenge(self, challenge: PendingChallenge) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO pending_challenges(id, challenger, opponent, rated,"
+            " ladder, expires, games, seat, request_id, asked)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (challenge.id, challenge.challenger, challenge.opponent, int(challenge.rated),
+             challenge.ladder, challenge.expires, challenge.games, challenge.seat,
+             challenge.request_id, int(challenge.asked)))
+
+    def drop_challenge(self, challenge_id: str) -> None:
+        self.db.execute("DELETE FROM pending_challenges WHERE id = ?", (challenge_id,))
+
+    def pending_challenges(self) -> list[PendingChallenge]:
+        rows = self.db.execute(
+            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
+            " request_id, asked FROM pending_challenges ORDER BY expires, id").fetchall()
+        return [PendingChallenge(str(r[0]), str(r[1]), str(r[2]), bool(r[3]), str(r[4]),
+                                 float(r[5]), int(r[6]), int(r[7]),
+                                 None if r[8] is None else str(r[8]), bool(r[9]))
+                for r in rows]
+
     # -- settings presets ------------------------------------------------------------
 
     def save_preset(self, game: str, name: str, text: str) -> None:
@@ -808,6 +832,15 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None:
         await self.run(self.database.set_season_final, name, status, report, at)
+
+    async def put_challenge(self, challenge: PendingChallenge) -> None:
+        await self.run(self.database.put_challenge, challenge)
+
+    async def drop_challenge(self, challenge_id: str) -> None:
+        await self.run(self.database.drop_challenge, challenge_id)
+
+    async def pending_challenges(self) -> list[PendingChallenge]:
+        return await self.run(self.database.pending_challenges)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self.run(self.database.save_preset, game, name, text)

@@ -14,7 +14,7 @@ from arena.game import Outcome, Termination
 from arena.names import InvalidName
 from arena.record import read_jsonl
 from arena.seeds import seed_to_text
-from arena.storage import BuildRow, Storage
+from arena.storage import BuildRow, PendingChallenge, Storage
 from arena.storage.interface import RECOVERED
 from arena.storage.ratings import initial_rating
 from arena.validate import validate_record
@@ -178,6 +178,25 @@ async def test_an_aborted_or_unrated_game_changes_no_rating(storage: Storage) ->
     assert await storage.finish_game(friendly, rated=False) == []
     assert await storage.leaderboard() == [] and await storage.rating_history() == {}
     assert [g.status for g in await storage.games()] == ["finished", "aborted"]
+
+
+# -- pending challenges ----------------------------------------------------------------------
+
+
+async def test_pending_challenges_are_stored_marked_asked_and_dropped(storage: Storage) -> None:
+    assert await storage.pending_challenges() == []
+    later = PendingChallenge("c2", "alice", "bob", True, "sim", 2_000_000_000.5)
+    sooner = PendingChallenge("c1", "carol", "guest-1", False, "substitution", 1_900_000_000.25,
+                              games=1, seat=1, request_id="r7")
+    await storage.put_challenge(later)
+    await storage.put_challenge(sooner)
+    assert await storage.pending_challenges() == [sooner, later]  # the soonest first
+    asked = replace(later, asked=True)
+    await storage.put_challenge(asked)  # its opponent was asked: the same row
+    assert await storage.pending_challenges() == [sooner, asked]
+    await storage.drop_challenge("c1")
+    await storage.drop_challenge("c1")  # gone already: nothing
+    assert await storage.pending_challenges() == [asked]
 
 
 # -- presets -------------------------------------------------------------------------------

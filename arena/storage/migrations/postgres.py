@@ -234,9 +234,26 @@ ALTER TABLE bot_builds ADD COLUMN speaks TEXT NOT NULL DEFAULT 'lines';
 """Version 9 (SQLite's 12): what an uploaded program speaks (``bot_builds.speaks``):
 ``lines`` or ``ws``."""
 
+_CHALLENGES = """
+CREATE TABLE pending_challenges (
+    id TEXT PRIMARY KEY,
+    challenger TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    rated BOOLEAN NOT NULL,
+    ladder TEXT NOT NULL,
+    expires DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    request_id TEXT,
+    asked BOOLEAN NOT NULL
+);
+"""
+"""Version 10 (SQLite's 13): the challenges waiting for an answer, kept by the leading
+host so that the next leader takes them over when it dies (docs/cluster.md)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

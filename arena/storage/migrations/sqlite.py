@@ -280,10 +280,28 @@ ALTER TABLE bot_builds ADD COLUMN speaks TEXT NOT NULL DEFAULT 'lines';
 standard streams, started per game) or ``ws`` (WebSocket behind its relay, kept running:
 the starter kits unchanged); the builds before it spoke lines."""
 
+_CHALLENGES = """
+CREATE TABLE pending_challenges (
+    id TEXT PRIMARY KEY,
+    challenger TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    rated INTEGER NOT NULL,
+    ladder TEXT NOT NULL,
+    expires REAL NOT NULL,
+    games INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    request_id TEXT,
+    asked INTEGER NOT NULL
+);
+"""
+"""Version 13: the challenges waiting for an answer (`Storage.pending_challenges`), kept
+by the host that keeps the challenges so that the next one takes them over (a cluster's;
+one process keeps none there)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought
