@@ -59,11 +59,11 @@ from arena.cluster.sender import Sender
 from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
-from arena.server.challenges import AcceptPolicy
+from arena.server.challenges import AcceptPolicy, Challenge, Challenges
 from arena.server.clients import GAME_MESSAGES
 from arena.server.session import Session
 from arena.service import ChallengeError
-from arena.storage import StorageFailure
+from arena.storage import PendingChallenge, Storage, StorageFailure
 from arena.storage.leader import Leader
 from protocol import Message as ProtocolMessage
 
@@ -178,6 +178,43 @@ class WatchSession(RemoteSession):
         return f"<WatchSession {self._subject} for {len(self.gateways)} gateway(s)>"
 
 
+class _ChallengeJournal:
+    """The pending challenges of the leading host, stored for the next leader (its
+    `Challenges.journal`): each change written in order by one task, never waited for
+    (a database that fails loses the row, logged: the challenge goes on here)."""
+
+    def __init__(self, storage: Storage, challenges: Challenges) -> None:
+        self.storage = storage
+        self.challenges = challenges
+        self._queue: asyncio.Queue[tuple[str, PendingChallenge | None] | None] = (
+            asyncio.Queue())
+        self._task = asyncio.get_running_loop().create_task(self._run(),
+                                                            name="challenge journal")
+
+    def __call__(self, challenge: Challenge) -> None:
+        row = self.challenges.stored(challenge) if challenge.status == "pending" else None
+        self._queue.put_nowait((challenge.id, row))
+
+    async def _run(self) -> None:
+        while (item := await self._queue.get()) is not None:
+            challenge_id, row = item
+            try:
+                if row is None:
+                    await self.storage.drop_challenge(challenge_id)
+                else:
+                    await self.storage.put_challenge(row)
+            except StorageFailure as failure:
+                log.warning("challenge %s not %s: %s", challenge_id,
+                            "forgotten" if row is None else "stored", failure)
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """Write what waits (for at most `timeout` seconds), then stop."""
+        self._queue.put_nowait(None)
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        self._task.cancel()
+
+
 class HostSide:
     """See the module docstring.
 
@@ -221,6 +258,8 @@ class HostSide:
         self._thinking: dict[str, tuple[int, float]] = {}
         """Per game live here whose hosted mover thinks, the turn and the CPU time (ms)
         its gateway last reported (``cpu`` messages)."""
+        self._journal = _ChallengeJournal(server.storage, server.challenges)
+        """Stores the pending challenges while this host leads."""
 
     def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
         """The CPU meter of this host's games (`Games.cpu_meter`): a hosted bot's
@@ -268,6 +307,7 @@ class HostSide:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self._journal.close()  # the challenges it ended are dropped from the database
         await self.sender.close()
         for subscription in [*self._subscriptions,
                              *(sub for subs in self._games.values() for sub in subs)]:
@@ -293,18 +333,29 @@ class HostSide:
 
     async def _pair(self) -> None:
         """While this host leads: the ladders pair every bot of every gateway, counting
-        each one's games in flight on every host (`_count_games`)."""
+        each one's games in flight on every host (`_count_games`), and the challenges
+        are kept here: stored while pending (`_ChallengeJournal`), those a former leader
+        stored taken over (it died: they wait for their answers here)."""
         server = self.server
         ladders = list(server.ladders.values())
         await server.recount_pairings()  # the former leader's pairings count too
         await self._count_games()
-        log.warning("this host leads: it pairs the ladders and keeps the challenges")
-        for ladder in ladders:
-            ladder.start()
-        interval = min(ladder.config.interval for ladder in ladders)
-        lobby = await self.bus.serve(CHALLENGES, self._challenges, group="leader")
-        self.leading = True
+        challenges = server.challenges
+        challenges.journal = self._journal
+        lobby: Subscription | None = None
         try:
+            try:
+                taken = challenges.restore(await server.storage.pending_challenges())
+            except StorageFailure as failure:
+                log.warning("the pending challenges could not be read: %s", failure)
+                taken = 0
+            lobby = await self.bus.serve(CHALLENGES, self._challenges, group="leader")
+            log.warning("this host leads: it pairs the ladders and keeps the challenges"
+                        "%s", f" ({taken} pending taken over)" if taken else "")
+            for ladder in ladders:
+                ladder.start()
+            interval = min(ladder.config.interval for ladder in ladders)
+            self.leading = True
             while True:
                 await asyncio.sleep(interval)
                 try:
@@ -313,9 +364,12 @@ class HostSide:
                     log.warning("the games in flight could not be counted: %s", failure)
         finally:
             self.leading = False
-            # the next leader keeps none of them: their bots hear the end now
-            server.challenges.cancel_all("the game host that kept it stopped: challenge again")
-            await lobby.close()
+            # the next leader keeps none of them: their bots hear the end now (and their
+            # rows are dropped; a leader killed leaves them for the next)
+            challenges.cancel_all("the game host that kept it stopped: challenge again")
+            challenges.journal = None
+            if lobby is not None:
+                await lobby.close()
             server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()

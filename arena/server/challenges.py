@@ -36,7 +36,7 @@ import math
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,7 +44,7 @@ from arena.config import ChallengeLimits
 from arena.errors import ArenaError
 from arena.names import is_house
 from arena.service import ChallengeError
-from arena.storage import StorageFailure
+from arena.storage import PendingChallenge, StorageFailure
 
 __all__ = ["AcceptPolicy", "Challenge", "ChallengeError", "ChallengeLimits", "Challenges"]
 
@@ -153,6 +153,10 @@ in to challenges (dropped otherwise: a person on the web reads them over HTTP)."
 StartPair = Callable[[Challenge], list[str]]
 """Start an accepted challenge's games; their ids (raises `ArenaError`,
 `RuntimeError` when they cannot start)."""
+Journal = Callable[[Challenge], None]
+"""``journal(challenge)``: a challenge opened, its opponent was asked, or it ended (its
+`Challenge.status` says which): a cluster's leading host stores the pending ones, for
+the next leader to take over (`Challenges.restore`)."""
 
 
 class Challenges:
@@ -191,6 +195,8 @@ class Challenges:
         """The last `KEPT` challenges that ended, oldest first (``GET /api/challenges/ID``)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop = asyncio.get_running_loop()
+        self.journal: Journal | None = None
+        """Told of every change of a pending challenge (None: nothing is kept)."""
 
     # -- a bot's settings ----------------------------------------------------------------
 
@@ -235,13 +241,51 @@ class Challenges:
         challenge = Challenge("c" + uuid.uuid4().hex[:12], challenger, opponent, rated,
                               self._loop.time() + self.limits.timeout, request_id, games, seat,
                               ladder)
+        self._open(challenge)
+        self._notify(challenger, "challenge_status", challenge.status_fields())
+        self._answer_soon(challenge)
+        return challenge
+
+    def _open(self, challenge: Challenge) -> None:
         self.open[challenge.id] = challenge
         challenge.timer = self._loop.call_at(challenge.expires, self._expire, challenge)
-        self._notify(challenger, "challenge_status", challenge.status_fields())
+        if self.journal is not None:
+            self.journal(challenge)
+
+    def _answer_soon(self, challenge: Challenge) -> None:
         task = self._loop.create_task(self._answer(challenge), name=f"challenge {challenge.id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return challenge
+
+    def stored(self, challenge: Challenge) -> PendingChallenge:
+        """`challenge` (pending) as `journal` stores it: its expiry in wall time."""
+        return PendingChallenge(
+            challenge.id, challenge.challenger, challenge.opponent, challenge.rated,
+            challenge.ladder, time.time() + (challenge.expires - self._loop.time()),
+            challenge.games, challenge.seat, challenge.request_id, challenge.asked)
+
+    def restore(self, stored: Iterable[PendingChallenge]) -> int:
+        """Take over the pending challenges another keeper stored (it died): each waits
+        for its answer until it expires, as it would have there, and one whose opponent
+        was not asked yet is answered by the opponent's policy now. Those known already
+        are left alone. How many were taken over."""
+        taken = 0
+        now, wall = self._loop.time(), time.time()
+        for row in stored:
+            ended = self._ended.get(row.id)
+            if ended is not None and self.journal is not None:
+                self.journal(ended)  # ended here, its row left: dropped now
+            if row.id in self.open or ended is not None:
+                continue
+            challenge = Challenge(row.id, row.challenger, row.opponent, row.rated,
+                                  now + max(0.0, row.expires - wall), row.request_id,
+                                  row.games, row.seat, row.ladder, asked=row.asked)
+            self.open[challenge.id] = challenge
+            challenge.timer = self._loop.call_at(challenge.expires, self._expire, challenge)
+            if not challenge.asked:
+                self._answer_soon(challenge)
+            taken += 1
+        return taken
 
     def _charge(self, name: str) -> None:
         """Count a challenge against `name`'s hourly budget, or refuse it."""
@@ -280,6 +324,8 @@ class Challenges:
             self._accepted(challenge)
         elif verdict == "ask":
             challenge.asked = True
+            if self.journal is not None:
+                self.journal(challenge)
             self._notify(challenge.opponent, "challenge", {
                 "opponent": challenge.challenger, "rated": challenge.rated,
                 "challenge_id": challenge.id, "rating": rating,
@@ -336,6 +382,8 @@ class Challenges:
         if challenge.timer is not None:
             challenge.timer.cancel()
             challenge.timer = None
+        if self.journal is not None:
+            self.journal(challenge)
         fields = challenge.status_fields()
         self._notify(challenge.challenger, "challenge_status", fields)
         if challenge.asked or status == "accepted":

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import jsonschema
 import pytest
 
 from arena.server import LadderConfig, TimeControl
-from arena.server.challenges import ChallengeLimits
+from arena.server.challenges import AcceptPolicy, ChallengeLimits, Challenges
+from arena.storage import PendingChallenge
 from clients import ArenaBot, ArenaClient, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
 from protocol import PROTOCOL_VERSION, Message
@@ -391,3 +393,56 @@ async def test_the_sdk_pauses_the_same_ladder_again_after_a_reconnect(make_arena
     await wait_for(lambda: arena.server.sessions.get("alice") not in (None, old)
                    and not arena.server.sessions["alice"].seeks("short"))
     assert arena.server.sessions["alice"].seeks("long") and alice.seek  # the hello's: true
+
+
+async def test_challenges_journal_their_changes_and_another_keeper_restores_them() -> None:
+    """What a cluster's leading host stores of its pending challenges (`journal`), and
+    how the next takes them over (`restore`): an asked one waits for its answer, one not
+    asked yet is answered by the opponent's policy, one past its time expires."""
+    told: list[tuple[str, str, dict[str, Any]]] = []
+    started: list[str] = []
+
+    async def unrated(name: str, ladder: str) -> None:
+        return None
+
+    def start(challenge: Any) -> list[str]:
+        started.append(challenge.id)
+        return [f"{challenge.id}-0", f"{challenge.id}-1"]
+
+    def keeper() -> Challenges:
+        return Challenges(ChallengeLimits(timeout=30.0), notify=lambda *said: told.append(said),
+                          start=start, rating=unrated, check=lambda *checked: None,
+                          capable=lambda name: True)
+
+    first = keeper()
+    journal: list[tuple[str, str, bool]] = []
+    first.journal = lambda c: journal.append((c.id, c.status, c.asked))
+    first.connected("bob", AcceptPolicy("ask"))
+    asked = first.challenge("alice", "bob", rated=False, ladder="sim")
+    await wait_for(lambda: asked.asked)
+    row = first.stored(asked)
+    assert journal == [(asked.id, "pending", False), (asked.id, "pending", True)]
+    assert row.asked and 29.0 < row.expires - time.time() <= 30.0
+    declined = first.challenge("alice", "bob", rated=False, ladder="sim")
+    await wait_for(lambda: declined.asked)
+    first.answer("bob", declined.id, accept=False)
+    assert journal[-1] == (declined.id, "declined", True)  # ended: its row is dropped
+    first.close()
+
+    told.clear()
+    second = keeper()
+    second.connected("carol", AcceptPolicy("auto"))
+    rows = [row,  # asked: waits for bob's answer
+            PendingChallenge("c-not-asked", "alice", "carol", False, "sim", time.time() + 30),
+            PendingChallenge("c-past", "alice", "dave", False, "sim", time.time() - 1,
+                             asked=True)]
+    assert second.restore(rows) == 3
+    assert second.restore(rows) == 0  # known already
+    await wait_for(lambda: "c-not-asked" in started, what="carol's policy accepts")
+    await wait_for(lambda: second.get("c-past") is not None
+                   and second.get("c-past").status == "expired")  # type: ignore[union-attr]
+    assert second.get(asked.id).status == "pending"  # type: ignore[union-attr]
+    second.answer("bob", asked.id, accept=True)
+    assert second.get(asked.id).status == "accepted" and asked.id in started  # type: ignore[union-attr]
+    assert ("dave", "challenge_status") in {(name, kind) for name, kind, _ in told}
+    second.close()
