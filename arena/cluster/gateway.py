@@ -335,8 +335,10 @@ class GatewayRelay:
         self._spawn(self._lobby(bot, message))
 
     async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
+        opponent = self.bots.get(str(message.body.get("opponent", "")))
+        named = () if opponent is None else (self._presence(opponent),)
         error = await self._ask_subscribed(bot, CHALLENGES, lambda: encode(
-            LobbyAsk(message.type, dict(message.body), self._presence(bot))))
+            LobbyAsk(message.type, dict(message.body), self._presence(bot), named)))
         if error is not None:
             echo = ({"request_id": message["request_id"]} if "request_id" in message.body
                     else {})
@@ -379,10 +381,12 @@ class GatewayRelay:
         """
         bot = self.bots.get(account or "")
         presence = None if bot is None else self._presence(bot)
+        opponent = self.bots.get(str(body.get("opponent", "")))
+        named = () if opponent is None else (self._presence(opponent),)
         starts = kind in ("play", "start")
         try:
             data = await self.bus.request(
-                PLAY if starts else CHALLENGES, encode(LobbyAsk(kind, body, presence)),
+                PLAY if starts else CHALLENGES, encode(LobbyAsk(kind, body, presence, named)),
                 timeout=START_TIMEOUT if starts else ASK_TIMEOUT)
         except BusError as error:
             if kind != "web_challenge":

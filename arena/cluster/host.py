@@ -446,7 +446,8 @@ class HostSide:
         subject), the web's ``web_challenge`` and ``challenge_status`` answered."""
         asked = decode(LobbyAsk, message.data)
         server = self.server
-        self._known(asked.presence)
+        for presence in (asked.presence, *asked.named):
+            self._known(presence)
         if asked.type in ("challenge", "accept", "decline"):
             session = server.sessions.get(asked.presence.name if asked.presence else "")
             if isinstance(session, RemoteSession):

@@ -160,6 +160,11 @@ class LobbyAsk(msgspec.Struct, frozen=True):
     type: str
     body: dict[str, Any]
     presence: BotPresence | None = None
+    named: tuple[BotPresence, ...] = ()
+    """The presence of the bot the question names (a challenge's ``opponent``) when it
+    is connected to the same gateway: a bot that challenges another just after both
+    connected must not be refused because the news of the other's connection has not
+    reached the leading host yet."""
 
 
 class LobbyAnswer(msgspec.Struct, frozen=True):

@@ -37,7 +37,8 @@ async def test_a_pending_challenge_survives_its_leader_s_kill_and_is_played(
             for client in clients.values():
                 await asyncio.wait_for(client.connected.wait(), 30)
             waiting = asyncio.create_task(clients["alice"].challenge("sam"))
-            await wait_for(lambda: sam_bot.notices, 30, "sam asked")
+            await wait_for(lambda: sam_bot.notices or waiting.done(), 30, "sam asked")
+            assert not waiting.done(), waiting.result()
             notice, = sam_bot.notices
 
             async def stored_asked() -> bool:

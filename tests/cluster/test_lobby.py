@@ -12,7 +12,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
+import msgspec
 
+from arena.bus import Message as BusMessage
+from arena.cluster.messages import BotPresence, LobbyAsk, encode
 from arena.server.challenges import ChallengeLimits
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.server.conftest import Arena
@@ -196,3 +199,27 @@ async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
                 async with http.post(f"{url}/api/play", json=game) as answer:
                     refused = await answer.json()
                     assert answer.status == 409 and refused["code"] == "too-many-games"
+
+
+async def test_a_challenge_names_its_opponent_the_leader_has_not_heard_of_yet(
+        make_arena: Callable[..., Any]) -> None:
+    """A bot that challenges another just after both connected to one gateway is not
+    refused because the news of the other's connection is still on its way: the gateway
+    sends the opponent's presence along, and the leading host takes it for connected."""
+    async with postgres_schema() as db, nats_prefix() as prefix:
+        host = await make_arena(role="host", host_id="host-1", db=db, bus=nats_url(prefix),
+                                ladder=LADDER)
+        try:
+            side = host.app.role.side
+            await wait_for(lambda: getattr(side, "leading", False), 20, "the host leads")
+            alice, zed = (BotPresence(name, conn=f"c-{name}", gateway="gateway-9", since=1.0,
+                                      games=("substitution",), challenges=True)
+                          for name in ("alice", "zed"))
+            asked = LobbyAsk("challenge_status", {"challenge_id": "none"}, alice, (zed,))
+            answer = msgspec.msgpack.decode(
+                await side._challenges(BusMessage("lobby.challenges", encode(asked))))
+            assert answer["error"] == ""  # answered (no such challenge)
+            assert {"alice", "zed"} <= host.server.sessions.keys()
+            assert host.server.sessions["zed"].presence.gateway == "gateway-9"
+        finally:
+            await host.close()
