@@ -3,8 +3,8 @@
 `WriteAhead` stands between the live games and the players. A game that accepted a move
 hands it over (`add`) with everything the move asks to send (the mover's
 ``move_accepted``, the opponent's news, the spectators' frame, the next ``your_turn``);
-those messages are held until the move is committed (`Storage.append_turns`), then given
-back (`release`) in the order they came. The moves accepted while one commit runs go
+those messages are held until the move is committed (`Storage.commit_turns_soon`), then
+given back (`release`) in the order they came, as soon as the storage calls back. The moves accepted while one commit runs go
 together in the next (a group commit: one transaction per flush, however many games
 moved), and whatever a game asks to send meanwhile waits behind its held move. A
 database that takes concurrent writers (PostgreSQL) has several commits in flight,
@@ -71,11 +71,15 @@ class WriteAhead(Generic[K]):
         self._inflight: set[K] = set()
         """The games whose moves a commit in progress stores (what they ask to send
         meanwhile waits in `_next`, for a later commit)."""
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._commits = 0
+        """Commits asked for and not done (`Storage.commit_turns_soon`), one slot each."""
+        self._gathering = False
+        """A commit is asked for and has not taken its moves yet: it takes whatever
+        comes meanwhile (so no other is asked for)."""
+        self._retries: set[asyncio.Task[None]] = set()
         self._waiters: dict[K, list[asyncio.Future[None]]] = {}
+        self._idle: list[asyncio.Future[None]] = []
         self._closing = False
-        self._starting: asyncio.Task[None] | None = None
-        """A commit's task is made and has not begun: it takes whatever comes meanwhile."""
         self._told = told
 
     @property
@@ -100,7 +104,7 @@ class WriteAhead(Generic[K]):
             self._next[key] = list(effects)
         else:
             held.extend(effects)
-        self._kick()
+        self._ask()
         return True
 
     async def settled(self, key: K) -> None:
@@ -113,8 +117,10 @@ class WriteAhead(Generic[K]):
 
     async def idle(self) -> None:
         """Return once the commits in progress (and what queued behind them) are done."""
-        while self._tasks:
-            await asyncio.wait([asyncio.shield(task) for task in self._tasks])
+        if self._commits:
+            waiter = asyncio.get_running_loop().create_future()
+            self._idle.append(waiter)
+            await waiter
 
     def forget(self, key: K) -> None:
         """Drop what game `key` waits for (it is suspended: the server closes)."""
@@ -124,61 +130,76 @@ class WriteAhead(Generic[K]):
             if not waiter.done():
                 waiter.cancel()
 
-    def _kick(self) -> None:
-        """Start a commit of the games waiting and in none in progress, if a slot is
-        free: a task that begins on the loop's next turn (so the moves accepted until
-        then go along) and, after each commit, takes what queued meanwhile."""
-        if self._closing or self._starting is not None or len(self._tasks) >= self.concurrency:
+    def _ask(self) -> None:
+        """Ask the storage for a commit of the games waiting and in none in progress,
+        if a slot is free and no commit asked for is still gathering its moves."""
+        if self._closing or self._gathering or self._commits >= self.concurrency:
             return
         if not any(key not in self._inflight for key in self._next):
             return
-        task = asyncio.get_running_loop().create_task(self._flushing(), name="write-ahead")
-        self._starting = task
-        self._tasks.add(task)
-        task.add_done_callback(self._finished)
+        self._gathering = True
+        self._commits += 1
+        batch: dict[K, list[Effect]] = {}
+        turns: list[StoredTurn] = []
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if self._starting is task:  # cancelled before it began
-            self._starting = None
+        def take() -> list[StoredTurn]:
+            """The moves waiting now (the loop's next turn: those accepted until then)."""
+            self._gathering = False
+            if not self._closing:
+                batch.update((key, effects) for key, effects in self._next.items()
+                             if key not in self._inflight)
+                for key in batch:
+                    del self._next[key]
+                    turns.extend(self._turns.pop(key, ()))
+                self._inflight.update(batch)
+            return turns
 
-    async def _flushing(self) -> None:
-        """Commit what waits (of the games no other commit stores), tell it, and go on
-        with what queued meanwhile (after the loop's turn) until nothing waits."""
-        self._starting = None
-        try:
-            await self._commits()
-        finally:  # its slot is free now, not once its done callbacks run: a move added
-            task = asyncio.current_task()  # before then must find it free (or wait forever)
-            if task is not None:
-                self._tasks.discard(task)
+        self.storage.commit_turns_soon(
+            take, lambda error: self._committed(batch, turns, error))
 
-    async def _commits(self) -> None:
-        """One commit after the other while something waits (`_flushing`)."""
-        while not self._closing:
-            batch = {key: effects for key, effects in self._next.items()
-                     if key not in self._inflight}
-            if not batch:
-                return
-            for key in batch:
-                del self._next[key]
-            turns = [turn for key in batch for turn in self._turns.pop(key, ())]
-            self._inflight.update(batch)
-            error: BaseException | None = None
-            if turns:
-                try:
-                    stored = await self._store(turns)
-                except Exception as failure:  # a bug (a duplicate turn): not a storage failure
-                    log.exception("the moves of %d games could not be stored", len(batch))
-                    stored, error = True, failure
-                if not stored:
-                    self._closing = True
-                    return  # the server closes: the held moves stay untold
-            self._inflight.difference_update(batch)
-            self._tell(batch, error)
-            # the loop's turn first: the moves its ready connections bring join the next
-            # commit (starting it at once makes smaller commits, more of them: slower)
-            await asyncio.sleep(0)
+    def _committed(self, batch: dict[K, list[Effect]], turns: list[StoredTurn],
+                   error: BaseException | None) -> None:
+        """A commit is done: tell its games, and ask for the next."""
+        if isinstance(error, StorageFailure):  # wait for the storage, then again
+            task = asyncio.get_running_loop().create_task(self._retry(batch, turns))
+            self._retries.add(task)
+            task.add_done_callback(self._retries.discard)
+            return
+        self._commits -= 1
+        if isinstance(error, asyncio.CancelledError):
+            self._close()  # the server closes: the held moves stay untold
+            return
+        if error is not None:  # a bug (a duplicate turn): not a storage failure
+            log.error("the moves of %d games could not be stored", len(batch),
+                      exc_info=error)
+        elif turns:
+            self.batches += 1
+        self._inflight.difference_update(batch)
+        self._tell(batch, error)
+        self._ask()
+        if not self._commits:
+            self._wake(self._idle)
+
+    async def _retry(self, batch: dict[K, list[Effect]], turns: list[StoredTurn]) -> None:
+        """Commit `turns` again once the storage works; if the server closes first, the
+        held moves stay untold (they resume as stored on the next start)."""
+        if await self._recovers() and not self._closing:
+            self.storage.commit_turns_soon(
+                lambda: turns, lambda error: self._committed(batch, turns, error))
+        else:
+            self._commits -= 1
+            self._close()
+
+    def _close(self) -> None:
+        self._closing = True
+        self._wake(self._idle)
+
+    @staticmethod
+    def _wake(waiters: list[asyncio.Future[None]]) -> None:
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        waiters.clear()
 
     def _tell(self, batch: dict[K, list[Effect]], error: BaseException | None) -> None:
         """Give back what `batch` held, its moves stored. What a game of it asked to send
@@ -191,20 +212,6 @@ class WriteAhead(Generic[K]):
                     effects.extend(later)
             self._release(key, effects, error)
             if not self.holds(key):
-                for waiter in self._waiters.pop(key, ()):
-                    if not waiter.done():
-                        waiter.set_result(None)
+                self._wake(self._waiters.pop(key, []))
         if self._told is not None:
             self._told()
-
-    async def _store(self, turns: list[StoredTurn]) -> bool:
-        """Commit `turns`; while the storage fails, wait for it. False if the server
-        closes first."""
-        while True:
-            try:
-                await self.storage.append_turns(turns)
-                self.batches += 1
-                return True
-            except StorageFailure:
-                if not await self._recovers():
-                    return False

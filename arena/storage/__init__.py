@@ -20,6 +20,7 @@ from arena.storage.interface import (
     StorageVersionError,
     StoredGame,
     StoredTurn,
+    commit_in_task,
     hash_token,
 )
 from arena.storage.people import AccountLimit, BotVersion, OwnedBot, Person
@@ -43,6 +44,7 @@ __all__ = [
     "StorageVersionError",
     "StoredGame",
     "StoredTurn",
+    "commit_in_task",
     "hash_token",
     "open_storage",
     "parse_url",

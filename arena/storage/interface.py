@@ -23,7 +23,15 @@ import hashlib
 import json
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -39,7 +47,7 @@ __all__ = [
     "GameRow", "Lease", "PendingChallenge", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
-    "StoredTurn", "hash_token",
+    "StoredTurn", "commit_in_task", "hash_token",
 ]
 
 log = logging.getLogger("arena.storage")
@@ -357,6 +365,31 @@ class Snapshot(ABC):
 # -- the interface -----------------------------------------------------------------------
 
 
+_COMMITTING: set[asyncio.Task[None]] = set()
+"""The tasks of `commit_in_task` in progress (the loop keeps only weak references)."""
+
+
+def commit_in_task(append_turns: Callable[[Sequence[StoredTurn]], Awaitable[None]],
+                   take: Callable[[], Sequence[StoredTurn]],
+                   done: Callable[[BaseException | None], None]) -> None:
+    """`Storage.commit_turns_soon` by a task: it begins on the loop's next turn, takes
+    the turns then, awaits `append_turns` and calls `done`."""
+
+    async def committing() -> None:
+        try:
+            await append_turns(take())
+        except BaseException as error:
+            done(error)
+            if not isinstance(error, Exception):
+                raise
+        else:
+            done(None)
+
+    task = asyncio.get_running_loop().create_task(committing(), name="write-ahead")
+    _COMMITTING.add(task)
+    task.add_done_callback(_COMMITTING.discard)
+
+
 class Storage(PeopleStorage):
     """The arena's database: accounts (people's too: `PeopleStorage`), games with their logs and their write-ahead
     turns, ratings, presets saved from the web (module docstring).
@@ -369,8 +402,8 @@ class Storage(PeopleStorage):
     kind: ClassVar[str]
     """``sqlite`` or ``postgresql``."""
     write_concurrency: ClassVar[int] = 1
-    """Writes worth having in flight at once (`append_turns` from the server's
-    write-ahead): 1 where writes queue behind each other anyway (SQLite's one thread)."""
+    """Commits of moves worth having in flight at once (`commit_turns_soon`, from the
+    server's write-ahead)."""
 
     def __init__(self, description: str) -> None:
         self.description = description
@@ -525,6 +558,17 @@ class Storage(PeopleStorage):
         Raises:
             ValueError: a turn of that game and index is stored already.
         """
+
+    def commit_turns_soon(self, take: Callable[[], Sequence[StoredTurn]],
+                          done: Callable[[BaseException | None], None]) -> None:
+        """`append_turns` for the server's write-ahead, as a group commit: on the event
+        loop's next turn, store the turns `take()` returns then (every move accepted
+        until then), and call `done` on the loop once they are committed (None) or not
+        (what `append_turns` raised; `asyncio.CancelledError` if the server closes
+        first). A callback, not an awaitable: each turn of the loop a move waits for
+        is one more loop's worth of other connections' work on its round trip. Here it
+        runs in a task; SQLite's calls back from its thread directly."""
+        commit_in_task(self.append_turns, take, done)
 
     @abstractmethod
     async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:

@@ -686,6 +686,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     call is awaited, in order (open it with `open` or `arena.storage.open_storage`)."""
 
     kind = "sqlite"
+    write_concurrency = 2  # one commit in the database thread, the next queued behind it
 
     def __init__(self, database: SQLiteDatabase, executor: ThreadPoolExecutor) -> None:
         super().__init__(database.path)
@@ -773,6 +774,41 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         await self.run(self.database.append_turns, list(turns))
+
+    def commit_turns_soon(self, take: Callable[[], Sequence[StoredTurn]],
+                          done: Callable[[BaseException | None], None]) -> None:
+        """On the loop's next turn, hand the turns `take()` returns to the database
+        thread, which calls `done` back on the loop as soon as they are committed: no
+        task, no future between (each would cost the move another turn of the loop)."""
+        loop = asyncio.get_running_loop()
+        loop.call_soon(self._hand_turns, loop, take, done)
+
+    def _hand_turns(self, loop: asyncio.AbstractEventLoop,
+                    take: Callable[[], Sequence[StoredTurn]],
+                    done: Callable[[BaseException | None], None]) -> None:
+        turns = list(take())
+        started = time.perf_counter()
+
+        def committing() -> None:
+            error: BaseException | None = None
+            try:
+                self.database.append_turns(turns)
+            except BaseException as failure:  # noqa: BLE001 - raised on the loop, as by `run`
+                error = failure
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(self._turns_committed, done, error, started)
+
+        try:
+            self._executor.submit(committing)
+        except RuntimeError:  # the storage is closed: the server closes
+            done(asyncio.CancelledError())
+
+    def _turns_committed(self, done: Callable[[BaseException | None], None],
+                         error: BaseException | None, started: float) -> None:
+        _SECONDS.observe(time.perf_counter() - started)
+        if error is not None and is_storage_failure(error):
+            error = self._failed(error)
+        done(error)
 
     async def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         return await self.run(self.database.running_games, ids)

@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.clock import TimeControl
 from arena.record import read_jsonl
-from arena.storage import open_storage
+from arena.storage import commit_in_task, open_storage
 from clients.sdk import ArenaClient, BuiltinBot
 from protocol import Message
 from tests.storage.games import played, started, turns_of
@@ -137,6 +137,13 @@ async def first_move(arena: Any) -> tuple[Any, Any, Any]:
     return mover, other, live
 
 
+def store_turns_by(monkeypatch: Any, storage: Any, append: Any) -> None:
+    """The server's write-ahead commits its moves by `append` (SQLite's own way goes
+    to its thread, around `append_turns`)."""
+    monkeypatch.setattr(storage, "commit_turns_soon",
+                        lambda take, done: commit_in_task(append, take, done))
+
+
 async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch):
     storage = arena.server.storage
     gate = asyncio.Event()
@@ -148,7 +155,7 @@ async def test_a_move_is_stored_before_anybody_is_told_of_it(arena, monkeypatch)
         await append(turns)
         committed.extend((turn.game_id, turn.index) for turn in turns)
 
-    monkeypatch.setattr(storage, "append_turns", held)
+    store_turns_by(monkeypatch, storage, held)
     mover, other, live = await first_move(arena)
     await wait_for(lambda: live.turn == 1)  # judged, not yet stored
     for raw in (mover, other):  # nothing of it comes before the answer to a later ping
@@ -173,7 +180,7 @@ async def test_spectators_and_the_web_see_no_move_before_it_is_stored(arena, mon
         await gate.wait()
         await append(turns)
 
-    monkeypatch.setattr(storage, "append_turns", held)
+    store_turns_by(monkeypatch, storage, held)
     _mover, _other, live = await first_move(arena)
     await wait_for(lambda: live.turn == 1)  # judged, not yet stored
     viewer = await arena.raw()
@@ -201,7 +208,7 @@ async def test_while_a_move_cannot_be_stored_its_game_waits_with_its_clock_stopp
             raise storage._failed(OSError(28, "No space left on device"))
         await append(turns)
 
-    monkeypatch.setattr(storage, "append_turns", failing_once)
+    store_turns_by(monkeypatch, storage, failing_once)
     mover, other, live = await first_move(arena)
     error = await other.expect("error")
     assert error["code"] == "storage-unavailable"

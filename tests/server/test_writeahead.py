@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.server.live import Outgoing
 from arena.server.writeahead import WriteAhead
-from arena.storage import StorageFailure, StoredTurn
+from arena.storage import StorageFailure, StoredTurn, commit_in_task
 from tests.waiting import wait_for
 
 
@@ -28,6 +28,9 @@ class FakeStorage:
         if self.failing:
             raise StorageFailure("the disk is full")
         self.committed += [(turn.game_id, turn.index) for turn in turns]
+
+    def commit_turns_soon(self, take: Any, done: Any) -> None:
+        commit_in_task(self.append_turns, take, done)
 
 
 def turn(game: str, index: int) -> StoredTurn:
