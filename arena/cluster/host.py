@@ -55,6 +55,7 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.cluster.slots import RemoteSlots
 from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
@@ -220,6 +221,9 @@ class HostSide:
         self._thinking: dict[str, tuple[int, float]] = {}
         """Per game live here whose hosted mover thinks, the turn and the CPU time (ms)
         its gateway last reported (``cpu`` messages)."""
+        self.slots = RemoteSlots(bus, server.host, interval=interval)
+        """The hosted slots this host's games hold: the gateway running the programs
+        gives them (`arena.cluster.slots`)."""
 
     def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
         """The CPU meter of this host's games (`Games.cpu_meter`): a hosted bot's
@@ -244,6 +248,8 @@ class HostSide:
                                await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
+        await self.slots.start()  # before any game of a hosted bot can begin here
+        games.hosted_slots = self.slots
         games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
         for game_id in list(games.live):  # resumed at start, before this
@@ -268,6 +274,7 @@ class HostSide:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.sender.close()
+        await self.slots.close()
         for subscription in [*self._subscriptions,
                              *(sub for subs in self._games.values() for sub in subs)]:
             await subscription.close()

@@ -54,7 +54,7 @@ from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
 from arena.record import MatchRecord, to_jsonl, turn_line
 from arena.registry import Registry
-from arena.sandbox.slots import HostedSlots
+from arena.sandbox.slots import Slots
 from arena.seeds import new_seed, seed_commitment, seed_to_text
 from arena.server.aids import LegalMoves, Notes
 from arena.server.config import ServerConfig, TimeControl
@@ -147,7 +147,7 @@ class Games:
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None,
+                 write_ahead: bool = True, hosted_slots: Slots | None = None,
                  leases: LeaseKeeper | None = None, outbox: Outbox | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
