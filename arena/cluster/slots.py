@@ -165,10 +165,9 @@ class RemoteSlots:
         for token in given.tokens:
             wanted = self._wanting.get(token)
             if wanted is not None and not wanted[1].done():
-                wanted[1].set_result(None)
-        # a token no longer wanted (its game ended meanwhile) is not listed by the next
-        # `SlotsHeld`: the keeper takes its slots back
-        self._tell()
+                wanted[1].set_result(None)  # its `hold` tells the keeper it holds them
+        # a token no longer wanted (its game ended meanwhile) was told as gone already:
+        # the keeper took its slots back
 
 
 @dataclass
