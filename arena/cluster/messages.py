@@ -181,8 +181,9 @@ host answers with its `SlotsHeld` on `SLOTS`."""
 
 
 def slots_given(host: str) -> str:
-    """the gateway running the hosted bots -> one host: `SlotsGiven`."""
-    return f"hosted.slots.given.{bot_token(host)}"
+    """the gateway running the hosted bots -> one host: `SlotsGiven` (the host's id in
+    hexadecimal: a default one holds ``:``, which no subject token may)."""
+    return f"hosted.slots.given.{host.encode().hex()}"
 
 
 class SlotsHeld(msgspec.Struct, frozen=True):
