@@ -224,10 +224,9 @@ class ArenaServer(ArenaService):
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
         hosted = config.hosted
-        if config.role == "host":
-            pass  # runs no program; its games' hosted slots are the gateway's that runs
-            # them (`arena.cluster.slots.RemoteSlots`, given to its games by its HostSide)
-        elif hosted.directory is not None:
+        # a host runs no program: its games' hosted slots are those of the gateway that
+        # runs them (`arena.cluster.slots.RemoteSlots`, given to its games by its HostSide)
+        if hosted.directory is not None and config.role != "host":
             probe_host()  # SandboxUnavailable says what is missing
             self.hosted_slots = HostedSlots(hosted.slots)
             self.hosted_ws_slots = HostedSlots(hosted.ws_programs or self.hosted_slots.capacity)
