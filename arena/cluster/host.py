@@ -131,6 +131,7 @@ class RemoteSession(Session):
         self.seeking_on = dict(presence.seeking_on)
         self.challenges = presence.challenges
         self.hosted = presence.hosted
+        self.wall_timed = presence.wall_timed
         self._subject = bot_out(presence.name)
 
     def __repr__(self) -> str:

@@ -77,6 +77,9 @@ class BotPresence(msgspec.Struct, frozen=True):
     """Its accept policy (`arena.server.challenges.AcceptPolicy.to_json`): the leading
     host answers the challenges to it (None: ``ask``)."""
     hosted: bool = False
+    wall_timed: bool = False
+    """A hosted program timed by wall time under a ``cpu`` clock (a WebSocket-speaking
+    one: `arena.server.session.Session.wall_timed`)."""
 
 
 class Presence(msgspec.Struct, frozen=True):

@@ -755,8 +755,10 @@ class Games:
 
     def _cpu_timed(self, session: Session | None) -> bool:
         """Whether the player of `session` is timed by CPU time under a ``cpu`` clock:
-        a hosted program, measured by this server."""
-        return session is not None and session.hosted and self.cpu_meter is not None
+        a hosted program whose turns' CPU time is measured (a line program; a
+        WebSocket-speaking one plays all its games in one program: wall time)."""
+        return (session is not None and session.hosted and not session.wall_timed
+                and self.cpu_meter is not None)
 
     def _time_by_cpu(self, live: LiveGame, name: str, session: Session | None) -> None:
         if self._cpu_timed(session):

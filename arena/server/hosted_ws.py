@@ -57,6 +57,7 @@ from pathlib import Path
 from arena.sandbox.host import probe_host
 from arena.sandbox.relay import pipe
 from arena.sandbox.slots import HostedSlots
+from arena.server.auth import WALL_TIMED_TOKEN_PREFIX
 from arena.server.hosted_stderr import GameStderr
 
 __all__ = ["AT_ONCE", "MAX_RESTART_SECONDS", "RESTART_SECONDS", "STEADY_SECONDS",
@@ -86,8 +87,9 @@ STDERR_GRACE = 1.0
 """Seconds after a game's end its standard error is stored (what the program says about
 the end is kept with it)."""
 CHUNK = 64 * 1024
-TOKEN_PREFIX = "hosted-ws."
-"""How the hosted tokens of WebSocket-speaking programs begin (in logs, they tell)."""
+TOKEN_PREFIX = WALL_TIMED_TOKEN_PREFIX
+"""How the hosted tokens of WebSocket-speaking programs begin (in logs, they tell; the
+server times them by wall time: `arena.server.auth.Login.wall_timed`)."""
 HEAD_BYTES = 16 * 1024
 """Largest head of a WebSocket handshake carried to the server."""
 HEAD_SECONDS = 10.0

@@ -205,6 +205,48 @@ async def test_a_websocket_bots_stderr_is_kept_with_its_games_on_the_line_bots_b
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
 
 
+SLOW = ("""        async def move(turn: dict) -> None:
+""", """        async def move(turn: dict) -> None:
+            if turn["turn"] > 2:  # from its second move on: 1.5 s of wall time, no CPU
+                await asyncio.sleep(1.5)
+""")
+"""The Python kit, sleeping on its moves."""
+
+
+async def test_a_websocket_bot_is_timed_by_wall_time_under_a_cpu_clock(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Its one program plays all its games: no turn's CPU time is its own, so a CPU clock
+    times it as a connected bot, by wall time (it would otherwise be charged nothing,
+    and could think up to the wall-time ceiling on every move)."""
+    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
+        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
+    arena = await make_arena(hosted=HostedConfig(directory=str(builds / "hosted-ws-clock"),
+                                                 slots=2, ws_programs=1))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    await arena.add_bot("sleepy")
+    await arena.add_bot("other")
+    source = tmp_path / "sleepy"
+    source.mkdir()
+    text = (EXAMPLES / "python" / "bot.py").read_text()
+    assert SLOW[0] in text
+    (source / "bot.py").write_text(text.replace(*SLOW))
+    assert (await server.uploads.upload("sleepy", source, "python", speaks="ws")).status == "ok"
+    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
+                                        "python")).status == "ok"
+    await wait_for(lambda: {"sleepy", "other"} <= set(server.sessions), 60, "both hosted")
+    assert server.sessions["sleepy"].wall_timed and not server.sessions["other"].wall_timed
+    clock = TimeControl(move_ms=500, bank_ms=0, first_move_ms=20_000, grace_ms=1000,
+                        kind="cpu")  # the wall-time ceiling: 10.5 s a move
+    record = await server.play_game("sim", {"vertices": 6}, ["sleepy", "other"], seed=2,
+                                    time_control=clock)
+    outcome = record.outcome
+    assert outcome is not None and outcome.termination.value == "timeout", outcome
+    assert outcome.winner == 1 and "CPU time" not in (outcome.detail or ""), outcome
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
 def test_what_a_build_speaks_is_in_its_manifest_and_only_its_kind_of_runner_runs_it(
         builds: Path) -> None:
     """``arena bots build --speaks ws`` keeps the choice with the build; a line runner
