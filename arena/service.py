@@ -362,6 +362,13 @@ class ServerCounts:
     house_bot_jobs: int
     """House-bot jobs given to the workers and not done (running or waiting)."""
     house_bot_workers: int
+    hosted_slots_used: int = 0
+    """Hosted slots held now (a cluster's host: by its games; the gateway running the
+    hosted bots: by every host's, the cluster's count)."""
+    hosted_slots_peak: int = 0
+    """The most hosted slots held at once since the process started."""
+    hosted_games_waiting: int = 0
+    """Games waiting for hosted slots (the queue)."""
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,8 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})"
                    "and bubblewrap needed). Without it no bot is hosted.")
 @click.option("--hosted-slots", default=None, type=click.IntRange(1),
               help="Hosted programs at once; more games of hosted bots wait their turn "
-                   "(default: a slot per core but one).")
+                   "(default: a slot per core but one). In a cluster, the gateway running "
+                   "the hosted bots counts them for every host's games.")
 @click.option("--hosted-ws-programs", "hosted_ws_programs", default=None,
               type=click.IntRange(1),
               help="WebSocket-speaking hosted programs running at once (they run all the "

@@ -8,9 +8,12 @@ neither: one process, no bus hop. The composition root (`arena.app`) calls it.
 
 from __future__ import annotations
 
+import functools
+
 from arena.bus import Bus, open_bus
 from arena.cluster.gateway import GatewayRelay
 from arena.cluster.host import HostSide, RemoteSession
+from arena.cluster.slots import SlotKeeper
 from arena.server import ArenaServer
 from arena.storage.leader import Leader
 
@@ -55,7 +58,13 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
             await side.start()
             server.clients.relay = side
             if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
-                server.hosted_leader = Leader(config.db, "hosted").run
+                assert server.hosted_slots is not None
+                leader = Leader(config.db, "hosted")
+                # while it runs them, it keeps the hosted slots of every host's games
+                keeper = SlotKeeper(bus, server.hosted_slots, server.host,
+                                    interval=config.presence_interval)
+                server.hosted_leader = lambda work: leader.run(
+                    functools.partial(keeper.lead, work))
                 side.cpu_meter = server.hosted_cpu_ms
                 server.taken_elsewhere = side.taken_elsewhere
                 side.report_cpu(server.hosted_thinking)

@@ -500,7 +500,7 @@ class GatewayRelay:
             seeking_on=dict(session.seeking_on), challenges=session.challenges,
             accept=None if (policy := self.policies.get(session.name or "")) is None
             else policy.to_json(),
-            hosted=session.hosted)
+            hosted=session.hosted, wall_timed=session.wall_timed)
 
     async def _run_control(self) -> None:
         """Subscribe a bot to its messages before announcing it; end it after."""

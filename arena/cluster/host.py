@@ -56,6 +56,7 @@ from arena.cluster.messages import (
     game_watch,
 )
 from arena.cluster.sender import Sender
+from arena.cluster.slots import RemoteSlots
 from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
@@ -131,6 +132,7 @@ class RemoteSession(Session):
         self.seeking_on = dict(presence.seeking_on)
         self.challenges = presence.challenges
         self.hosted = presence.hosted
+        self.wall_timed = presence.wall_timed
         self._subject = bot_out(presence.name)
 
     def __repr__(self) -> str:
@@ -260,6 +262,9 @@ class HostSide:
         its gateway last reported (``cpu`` messages)."""
         self._journal = _ChallengeJournal(server.storage, server.challenges)
         """Stores the pending challenges while this host leads."""
+        self.slots = RemoteSlots(bus, server.host, interval=interval)
+        """The hosted slots this host's games hold: the gateway running the programs
+        gives them (`arena.cluster.slots`)."""
 
     def cpu_ms(self, name: str, game_id: str, turn: int) -> float:
         """The CPU meter of this host's games (`Games.cpu_meter`): a hosted bot's
@@ -284,6 +289,8 @@ class HostSide:
                                await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
+        await self.slots.start()  # before any game of a hosted bot can begin here
+        games.hosted_slots = self.slots
         games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
         for game_id in list(games.live):  # resumed at start, before this
@@ -309,6 +316,7 @@ class HostSide:
                 await task
         await self._journal.close()  # the challenges it ended are dropped from the database
         await self.sender.close()
+        await self.slots.close()
         for subscription in [*self._subscriptions,
                              *(sub for subs in self._games.values() for sub in subs)]:
             await subscription.close()

@@ -12,10 +12,12 @@ from typing import Any, TypeVar
 import msgspec
 
 __all__ = [
-    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "STARTS",
-    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "Spectate",
-    "StartPairing", "ToBot",
+    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "SLOTS",
+    "SLOTS_ASK", "STARTS",
+    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "SlotsGiven",
+    "SlotsHeld", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
+    "slots_given",
 ]
 
 PRESENCE = "bots.presence"
@@ -75,6 +77,9 @@ class BotPresence(msgspec.Struct, frozen=True):
     """Its accept policy (`arena.server.challenges.AcceptPolicy.to_json`): the leading
     host answers the challenges to it (None: ``ask``)."""
     hosted: bool = False
+    wall_timed: bool = False
+    """A hosted program timed by wall time under a ``cpu`` clock (a WebSocket-speaking
+    one: `arena.server.session.Session.wall_timed`)."""
 
 
 class Presence(msgspec.Struct, frozen=True):
@@ -178,6 +183,37 @@ class LobbyAnswer(msgspec.Struct, frozen=True):
     params: dict[str, Any] = {}
 
 
+SLOTS = "hosted.slots"
+"""host -> the gateway that runs the hosted bots, publish/subscribe: `SlotsHeld`, the
+hosted slots the host holds and wants (at every change and every presence interval)."""
+SLOTS_ASK = "hosted.slots.ask"
+"""the gateway that starts running the hosted bots -> every host: an empty message; each
+host answers with its `SlotsHeld` on `SLOTS`."""
+
+
+def slots_given(host: str) -> str:
+    """the gateway running the hosted bots -> one host: `SlotsGiven` (the host's id in
+    hexadecimal: a default one holds ``:``, which no subject token may)."""
+    return f"hosted.slots.given.{host.encode().hex()}"
+
+
+class SlotsHeld(msgspec.Struct, frozen=True):
+    """A host's hosted slots (`arena.cluster.slots`): the ones its games hold
+    (`holding`, a token per game -> its seats) and the ones its games wait for, in the
+    order they asked (`wanting`)."""
+
+    host: str
+    holding: dict[str, int] = {}
+    wanting: tuple[tuple[str, int], ...] = ()
+
+
+class SlotsGiven(msgspec.Struct, frozen=True):
+    """The gateway running the hosted bots gives a host's waiting games their slots."""
+
+    runner: str
+    tokens: tuple[str, ...]
+
+
 class FromBot(msgspec.Struct, frozen=True):
     """A bot's message about a game, as its gateway decoded and checked it."""
 
@@ -196,18 +232,18 @@ _ENCODER = msgspec.msgpack.Encoder()
 
 
 def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | LobbyAsk
-           | LobbyAnswer | Handover) -> bytes:
+           | LobbyAnswer | Handover | SlotsHeld | SlotsGiven) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
     for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
-                 Handover)}
+                 Handover, SlotsHeld, SlotsGiven)}
 
 
 T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
-            Handover)
+            Handover, SlotsHeld, SlotsGiven)
 
 
 def decode(kind: type[T], data: bytes) -> T:

@@ -15,10 +15,31 @@ import asyncio
 import collections
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Protocol
 
 from arena.sandbox.spec import default_hosted_slots
 
-__all__ = ["HostedSlots"]
+__all__ = ["HostedSlots", "Slots"]
+
+
+class Slots(Protocol):
+    """What a server's games hold: a `HostedSlots`, or a cluster host's slots, given by
+    the gateway that runs the programs (`arena.cluster.slots.RemoteSlots`)."""
+
+    capacity: int
+    used: int
+    """Slots held now."""
+    peak: int
+    """The most slots held at once."""
+
+    @property
+    def waiting(self) -> int:
+        """Games waiting for slots."""
+        ...
+
+    def hold(self, count: int = 1) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold `count` slots (1 to `capacity`) for the body, waiting for them in order."""
+        ...
 
 
 class HostedSlots:
@@ -63,6 +84,16 @@ class HostedSlots:
             yield
         finally:
             self._release(count)
+
+    def adopt(self, count: int) -> None:
+        """Count `count` slots held now, over the capacity if need be (a cluster's runner
+        that starts leading learns of the slots its predecessor gave: they count until
+        given back with `give_back`; the queue waits meanwhile)."""
+        self._take(count)
+
+    def give_back(self, count: int) -> None:
+        """Give back slots `adopt` counted."""
+        self._release(count)
 
     def _take(self, count: int) -> None:
         self.used += count

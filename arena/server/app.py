@@ -228,11 +228,9 @@ class ArenaServer(ArenaService):
         house_bots = self._house_bots = HouseBots(self._pool, self.registry,
                                                   config.house_prepare_timeout)
         hosted = config.hosted
-        if hosted.directory is not None and config.role == "host":
-            # a host runs no program (the leading gateway does: docs/cluster.md); its
-            # games of hosted bots still wait for slots, as many as --hosted-slots
-            self.hosted_slots = HostedSlots(hosted.slots)
-        elif hosted.directory is not None:
+        # a host runs no program: its games' hosted slots are those of the gateway that
+        # runs them (`arena.cluster.slots.RemoteSlots`, given to its games by its HostSide)
+        if hosted.directory is not None and config.role != "host":
             probe_host()  # SandboxUnavailable says what is missing
             self.hosted_slots = HostedSlots(hosted.slots)
             self.hosted_ws_slots = HostedSlots(hosted.ws_programs or self.hosted_slots.capacity)
@@ -398,7 +396,8 @@ class ArenaServer(ArenaService):
         runner = self.hosted = HostedRunner(
             self.uploads, self.url, self.clients.hosted_tokens,
             refresh_interval=self.config.hosted.refresh_interval,
-            taken=self._taken_by_its_author, slots=self.hosted_ws_slots)
+            taken=self._taken_by_its_author, slots=self.hosted_ws_slots,
+            games_of=self.live_games_of)
         self.games.cpu_meter = runner.cpu_ms  # its bots' CPU clocks
         return runner
 
@@ -931,6 +930,7 @@ class ArenaServer(ArenaService):
 
     def counts(self) -> ServerCounts:
         games, pool = self.games, self.house_bots.pool
+        slots = games.hosted_slots
         return ServerCounts(
             # a host's sessions are the bots of every gateway (arena.cluster): none is its own
             connected_bots=0 if self.config.role == "host"
@@ -939,7 +939,10 @@ class ArenaServer(ArenaService):
             moves=games.moves_ended + sum(live.turn for live in games.live.values()),
             games_finished=games.finished,
             house_bot_jobs=sum(pool.load(worker) for worker in range(pool.size)),
-            house_bot_workers=pool.size)
+            house_bot_workers=pool.size,
+            hosted_slots_used=0 if slots is None else slots.used,
+            hosted_slots_peak=0 if slots is None else slots.peak,
+            hosted_games_waiting=0 if slots is None else slots.waiting)
 
     def game_task(self, live: LiveView) -> asyncio.Task[MatchRecord]:
         if not isinstance(live, LiveGame):

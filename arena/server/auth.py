@@ -22,9 +22,13 @@ from arena.server.session import Session
 from arena.storage import Storage, StorageFailure, hash_token
 from protocol import AuthenticationError, Message
 
-__all__ = ["Login", "Revocations", "authenticate"]
+__all__ = ["WALL_TIMED_TOKEN_PREFIX", "Login", "Revocations", "authenticate"]
 
 log = logging.getLogger("arena.server")
+
+WALL_TIMED_TOKEN_PREFIX = "hosted-ws."
+"""How the hosted tokens of WebSocket-speaking programs begin
+(`arena.server.hosted_ws.TOKEN_PREFIX`): their logins are `Login.wall_timed`."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,10 @@ class Login:
     hosted: bool = False
     """Logged in with a hosted bot's token (`arena.server.hosted`), which lives in the
     server's memory only: the runner, not `Revocations`, follows the account."""
+    wall_timed: bool = False
+    """A hosted program whose CPU time per turn is not measured (a WebSocket-speaking
+    one, `arena.server.hosted_ws`: one program for all its games): timed by wall time
+    under a ``cpu`` clock, as a connected bot."""
 
 
 async def authenticate(storage: Storage, hello: Message, cookie: str | None,
@@ -59,7 +67,8 @@ async def authenticate(storage: Storage, hello: Message, cookie: str | None,
         name = hosted[token]
         if hello.get("bot") not in (None, name):
             raise AuthenticationError(f"the token belongs to {name!r}, not {hello.get('bot')!r}")
-        return Login(name, token, hosted=True)
+        return Login(name, token, hosted=True,
+                     wall_timed=token.startswith(WALL_TIMED_TOKEN_PREFIX))
     cookie = cookie if role == "bot" else None
     account = None
     secret = token or cookie  # a browser's guest sends its token in a cookie

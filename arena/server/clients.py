@@ -361,6 +361,7 @@ class Clients:
                 return False
             name, owner = login.name, login.owner
             session.hosted = login.hosted
+            session.wall_timed = login.wall_timed
             if role == "bot" and self.relay is not None:
                 relayed = await self.relay.running_games(name)
             if not login.hosted:

@@ -54,7 +54,7 @@ from arena.match import Match
 from arena.names import HOUSE_PREFIX, is_guest, is_house
 from arena.record import MatchRecord, to_jsonl, turn_line
 from arena.registry import Registry
-from arena.sandbox.slots import HostedSlots
+from arena.sandbox.slots import Slots
 from arena.seeds import new_seed, seed_commitment, seed_to_text
 from arena.server.aids import LegalMoves, Notes
 from arena.server.config import ServerConfig, TimeControl
@@ -149,7 +149,7 @@ class Games:
     def __init__(self, config: ServerConfig, registry: Registry, sessions: dict[str, Session],
                  *, storage: Storage, durability: Durability, house_bots: HouseBots,
                  legal_moves: LegalMoves, notes: Notes, stopping: asyncio.Event,
-                 write_ahead: bool = True, hosted_slots: HostedSlots | None = None,
+                 write_ahead: bool = True, hosted_slots: Slots | None = None,
                  leases: LeaseKeeper | None = None, outbox: Outbox | None = None) -> None:
         self.config = config
         self.hosted_slots = hosted_slots
@@ -782,8 +782,10 @@ class Games:
 
     def _cpu_timed(self, session: Session | None) -> bool:
         """Whether the player of `session` is timed by CPU time under a ``cpu`` clock:
-        a hosted program, measured by this server."""
-        return session is not None and session.hosted and self.cpu_meter is not None
+        a hosted program whose turns' CPU time is measured (a line program; a
+        WebSocket-speaking one plays all its games in one program: wall time)."""
+        return (session is not None and session.hosted and not session.wall_timed
+                and self.cpu_meter is not None)
 
     def _time_by_cpu(self, live: LiveGame, name: str, session: Session | None) -> None:
         if self._cpu_timed(session):

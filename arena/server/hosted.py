@@ -46,7 +46,7 @@ import logging
 import secrets
 import sys
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,46 +55,20 @@ from websockets.exceptions import ConnectionClosed
 from arena.lines import Comment, LegalQuery
 from arena.sandbox.run import keeper_cpu_ns
 from arena.sandbox.slots import HostedSlots
+from arena.server.hosted_stderr import STDERR_BYTES, GameStderr
 from arena.server.hosted_ws import WsHostedBot
 from arena.uploads import Uploads
 from clients.bridge import BridgeError, ExecBot
 from clients.sdk import ArenaClient, GameInfo, GameResult, Rejected, Turn
 from protocol import Message
 
-__all__ = ["STOP_SECONDS", "HostedBridge", "HostedRunner"]
+__all__ = ["STDERR_BYTES", "STOP_SECONDS", "HostedBridge", "HostedRunner"]
 
 log = logging.getLogger("arena.server")
 
 STOP_SECONDS = 2.0
 """Seconds a program has to end after ``quit`` before its keeper is told to kill the
 sandbox (then as long again before the keeper itself is killed)."""
-
-
-STDERR_BYTES = 64 * 1024
-"""Bytes of a hosted program's standard error kept per game (its first lines; the rest
-are counted), each line cut at `STDERR_LINE_BYTES`."""
-STDERR_LINE_BYTES = 1024
-
-
-class _Stderr:
-    """One game's standard error, bounded (`STDERR_BYTES`)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.size = 0
-        self.dropped = 0
-
-    def add(self, line: str) -> None:
-        data = line.encode("utf-8", "replace")[:STDERR_LINE_BYTES]
-        if self.size + len(data) + 1 > STDERR_BYTES:
-            self.dropped += 1
-            return
-        self.lines.append(data.decode("utf-8", "ignore"))
-        self.size += len(data) + 1
-
-    def text(self) -> str:
-        more = f"[... {self.dropped} more lines not kept]\n" if self.dropped else ""
-        return "".join(line + "\n" for line in self.lines) + more
 
 
 @dataclass
@@ -129,7 +103,7 @@ class HostedBridge(ExecBot):
         self.on_stderr = on_stderr
         """Called with each game's id and the program's standard error in it, when it
         ends (the runner stores it for the bot's owner)."""
-        self._stderr: dict[str, _Stderr] = {}
+        self._stderr: dict[str, GameStderr] = {}
         super().__init__(self._command(), move_timeout=move_timeout)
         self._game: str | None = None
         """The game whose turn the program has (its standard error goes with it)."""
@@ -195,7 +169,7 @@ class HostedBridge(ExecBot):
 
     def start(self, game: GameInfo) -> None:
         super().start(game)
-        self._stderr.setdefault(game.game_id, _Stderr())
+        self._stderr.setdefault(game.game_id, GameStderr())
 
     async def move(self, turn: Turn) -> str:
         """`ExecBot.move`, in a sandbox that may be stopped between turns; a program
@@ -346,12 +320,14 @@ class HostedRunner:
             takes precedence: the hosted program waits until it leaves).
         slots: where WebSocket-speaking programs wait their turn to run (the server's
             ``HostedConfig.ws_programs``; None: unbounded).
+        games_of: the games a bot plays now (`ArenaServer.live_games_of`).
     """
 
     def __init__(self, uploads: Uploads, url: str, tokens: dict[str, str], *,
                  refresh_interval: float = 5.0,
                  taken: Callable[[str], bool] = lambda name: False,
-                 slots: HostedSlots | None = None) -> None:
+                 slots: HostedSlots | None = None,
+                 games_of: Callable[[str], Collection[str]] = lambda name: ()) -> None:
         self.uploads = uploads
         self.taken = taken
         """Whether a program of the bot's author is connected under its name: it takes
@@ -362,6 +338,9 @@ class HostedRunner:
         self.refresh_interval = refresh_interval
         self.bots: dict[str, _Hosted] = {}
         self.slots = slots
+        self.games_of = games_of
+        """The games a bot plays now (a WebSocket-speaking program's standard error is
+        kept with them)."""
         self.ws_bots: dict[str, WsHostedBot] = {}
         """The WebSocket-speaking hosted bots (`arena.server.hosted_ws`)."""
         self._lock = asyncio.Lock()
@@ -398,7 +377,8 @@ class HostedRunner:
                         self.ws_bots[name] = WsHostedBot(
                             name, directory, self.tokens, _address(self.url),
                             slots=self.slots, taken=self.taken,
-                            wait_seconds=self.refresh_interval)
+                            wait_seconds=self.refresh_interval, games_of=self.games_of,
+                            on_stderr=functools.partial(self._stderr, name))
                     continue
                 hosted = self.bots.get(name)
                 if hosted is not None and not hosted.task.done():

@@ -25,6 +25,14 @@ after it exits, after a delay that doubles from `RESTART_SECONDS` up to
 and when the server stops. A program of the bot's author connected under its name takes
 precedence: the hosted one is not started again while it is there.
 
+Its standard error is kept for its owner as a line program's is (`GameStderr`, on the
+same budget: ``hosted_stderr``, ``GET /api/bots/NAME/games/ID/stderr``): each line with
+every game the bot plays when it is read (its games are looked up every
+`FOLLOW_SECONDS`); while it plays none, with the games just over (a game's is stored
+`STDERR_GRACE` after its end: so a program's words about a game's end stay with that
+game); else (its start, say) with its next game. The last `STDERR_LINES` lines stay
+in memory too (`stderr`).
+
 Budgets: at most `AT_ONCE` connections at a time through a bot's socket (the relay
 inside counts too), each a WebSocket handshake (``GET`` with ``Upgrade: websocket``, its
 head within `HEAD_BYTES`, sent within `HEAD_SECONDS`; anything else is answered 403 and
@@ -43,12 +51,14 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Collection, MutableMapping
 from pathlib import Path
 
 from arena.sandbox.host import probe_host
 from arena.sandbox.relay import pipe
 from arena.sandbox.slots import HostedSlots
+from arena.server.auth import WALL_TIMED_TOKEN_PREFIX
+from arena.server.hosted_stderr import GameStderr
 
 __all__ = ["AT_ONCE", "MAX_RESTART_SECONDS", "RESTART_SECONDS", "STEADY_SECONDS",
            "HostedSocket", "WsHostedBot"]
@@ -68,10 +78,18 @@ STOP_SECONDS = 5.0
 """Seconds the keeper has to kill the sandbox after ``SIGTERM`` before it is killed
 (then bubblewrap dies with it: ``--die-with-parent``)."""
 STDERR_LINES = 200
-"""Lines of the program's standard error kept (its last ones, each cut at 1 KiB)."""
+"""Lines of the program's standard error kept in memory (its last ones, each cut at
+1 KiB)."""
+FOLLOW_SECONDS = 0.2
+"""How often the games a WebSocket-speaking bot plays are looked up (its standard error
+is kept with them)."""
+STDERR_GRACE = 1.0
+"""Seconds after a game's end its standard error is stored (what the program says about
+the end is kept with it)."""
 CHUNK = 64 * 1024
-TOKEN_PREFIX = "hosted-ws."
-"""How the hosted tokens of WebSocket-speaking programs begin (in logs, they tell)."""
+TOKEN_PREFIX = WALL_TIMED_TOKEN_PREFIX
+"""How the hosted tokens of WebSocket-speaking programs begin (in logs, they tell; the
+server times them by wall time: `arena.server.auth.Login.wall_timed`)."""
 HEAD_BYTES = 16 * 1024
 """Largest head of a WebSocket handshake carried to the server."""
 HEAD_SECONDS = 10.0
@@ -176,12 +194,18 @@ class WsHostedBot:
         address: the server's host and port.
         slots: the WebSocket programs' slots, one held while it runs (None: unbounded).
         taken: whether a program of the bot's author is connected under its name.
+        games_of: the games a bot plays now (`ArenaServer.live_games_of`): its standard
+            error is kept with them.
+        on_stderr: called with a game's id and the program's standard error in it, once
+            the game is over (`settle`): the runner stores it for the bot's owner.
     """
 
     def __init__(self, name: str, directory: Path, tokens: MutableMapping[str, str],
                  address: tuple[str, int], *, slots: HostedSlots | None = None,
                  taken: Callable[[str], bool] = lambda name: False,
-                 wait_seconds: float = 5.0) -> None:
+                 wait_seconds: float = 5.0,
+                 games_of: Callable[[str], Collection[str]] = lambda name: (),
+                 on_stderr: Callable[[str, str], None] | None = None) -> None:
         self.name = name
         self.directory = directory
         self.tokens = tokens
@@ -196,7 +220,15 @@ class WsHostedBot:
         self.last_exit: int | None = None
         """The last run's exit status (128 + a signal: killed)."""
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        """The last lines of its standard error (for its owner; not in the server's log)."""
+        """The last lines of its standard error (not in the server's log)."""
+        self.games_of = games_of
+        self.on_stderr = on_stderr
+        self._kept: dict[str, GameStderr] = {}
+        """Per game it plays (or played since the last `settle`), its standard error."""
+        self._between = GameStderr()
+        """What it wrote while it played no game: kept with its next game."""
+        self._over: dict[str, float] = {}
+        """The games over whose standard error is not handed on yet, with when they ended."""
         self.socket: HostedSocket | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"hosted ws {name}")
@@ -211,6 +243,8 @@ class WsHostedBot:
 
     async def _run(self) -> None:
         self.socket = HostedSocket(*self.address)
+        follow = asyncio.get_running_loop().create_task(self._follow_games(),
+                                                        name=f"hosted ws {self.name} games")
         try:
             await self.socket.start()
             failures = 0
@@ -228,6 +262,7 @@ class WsHostedBot:
                          self.name, self.last_exit, delay)
                 await asyncio.sleep(delay)
         finally:
+            follow.cancel()
             await self.socket.close()
 
     async def _run_once(self, socket: Path) -> None:
@@ -261,9 +296,60 @@ class WsHostedBot:
                 lines.append(pending)
                 pending = b""
             for line in lines:
-                self.stderr.append(line[:1024].decode("utf-8", "replace"))
+                self._line(line[:1024].decode("utf-8", "replace"))
         if pending:
-            self.stderr.append(pending[:1024].decode("utf-8", "replace"))
+            self._line(pending[:1024].decode("utf-8", "replace"))
+
+    def _line(self, text: str) -> None:
+        """A line of its standard error: in memory, and kept with its games (module
+        docstring)."""
+        self.stderr.append(text)
+        playing = self._follow()
+        if playing:
+            for game_id in playing:
+                self._kept[game_id].add(text)
+        elif self._kept:  # games just over: its words about their end
+            for kept in self._kept.values():
+                kept.add(text)
+        else:
+            self._between.add(text)
+
+    def _follow(self) -> list[str]:
+        """Keep the standard error of the games the bot plays now (the first of them
+        starting with what it wrote between games), and note when the others ended;
+        the games it plays."""
+        playing = list(self.games_of(self.name))
+        for game_id in playing:
+            if game_id not in self._kept:
+                self._kept[game_id], self._between = self._between, GameStderr()
+        now = asyncio.get_running_loop().time()
+        for game_id in self._kept:
+            if game_id not in playing:
+                self._over.setdefault(game_id, now)
+        return playing
+
+    def settle(self, *, everything: bool = False) -> None:
+        """Hand the standard error of the games over for `STDERR_GRACE` seconds to
+        `on_stderr`; `everything`: of every game (the bot stops)."""
+        self._follow()
+        now = asyncio.get_running_loop().time()
+        for game_id, since in list(self._over.items()):
+            if everything or now - since >= STDERR_GRACE:
+                del self._over[game_id]
+                kept = self._kept.pop(game_id)
+                if (kept.lines or kept.dropped) and self.on_stderr is not None:
+                    self.on_stderr(game_id, kept.text())
+        if everything:
+            for game_id in list(self._kept):
+                kept = self._kept.pop(game_id)
+                if (kept.lines or kept.dropped) and self.on_stderr is not None:
+                    self.on_stderr(game_id, kept.text())
+
+    async def _follow_games(self) -> None:
+        """Every `FOLLOW_SECONDS`, its games (`_follow`, `settle`)."""
+        while True:
+            await asyncio.sleep(FOLLOW_SECONDS)
+            self.settle()
 
     @staticmethod
     async def _stop(process: asyncio.subprocess.Process) -> None:
@@ -279,7 +365,9 @@ class WsHostedBot:
                     await process.wait()
 
     async def close(self) -> None:
-        """Stop it for good: its program's whole sandbox killed, its socket removed."""
+        """Stop it for good: its program's whole sandbox killed, its socket removed, the
+        standard error of its games over handed on (`settle`)."""
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
+        self.settle(everything=True)

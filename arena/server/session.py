@@ -89,6 +89,9 @@ class Session:
         self.operator = False
         self.hosted = False
         """A hosted bot's connection (`arena.server.hosted`): its games hold hosted slots."""
+        self.wall_timed = False
+        """A hosted program timed by wall time under a ``cpu`` clock, as a connected bot
+        (a WebSocket-speaking one: `arena.server.auth.Login.wall_timed`)."""
         self.spectating: set[str] = set()
         self.closed = False
         self.busy = False

@@ -1,8 +1,10 @@
 """Hosted bots in the cluster (issues 24 and 26, docs/cluster.md "Hosted bots"): real
-gateways with ``--hosted-dir`` and a host; one gateway at a time (the leader of
+gateways with ``--hosted-dir`` and hosts; one gateway at a time (the leader of
 ``hosted``) runs the programs in the sandbox, connected to its own port; the host's CPU
 clock charges a hosted move the CPU time the gateway measured; ``kill -9`` of that gateway
-and the other runs them."""
+and the other runs them. The hosted slots are that gateway's count, which every host's
+games hold; a WebSocket-speaking program plays through a gateway and a host as a line
+program does, its standard error kept for its owner."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import asyncio
 import json
 import os
 import signal
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +21,7 @@ import pytest
 from arena.storage import GameRow
 from arena.uploads import Uploads
 from tests.cluster.test_roles import Cluster, cluster
-from tests.sandbox.conftest import BOTS, reachable_directory
+from tests.sandbox.conftest import BOTS, ROOT, reachable_directory
 from tests.server.test_durability import opened
 from tests.waiting import wait_for
 
@@ -142,4 +145,119 @@ async def test_hosted_bots_play_in_the_cluster_run_by_one_gateway_then_the_other
         before = len(await finished())
         await wait_for(lambda: played(before + 2), 60, "more games, played on the other")
         assert set(keepers(hosted_dir).values()) <= {running.processes[other].pid}
+    await wait_for(lambda: keepers(hosted_dir) == {}, 30, "no sandbox left")
+
+
+LADDER = ("--game", "sim", "--settings", json.dumps({"vertices": 6}), "--house", "sim-random",
+          "--move-ms", "5000", "--first-move-ms", "20000", "--interval", "0.2",
+          "--pairings-per-hour", "0")
+"""A wall-clock ladder of sim with a house bot, pairing as often as it can."""
+
+
+async def metrics(port: int, token: str) -> dict[str, float]:
+    """The process's ``/metrics`` (an operator's), by series."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics",
+                                     headers={"Authorization": f"Bearer {token}"})
+
+    def read() -> str:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return str(answer.read().decode())
+
+    return {name: float(value) for line in (await asyncio.to_thread(read)).splitlines()
+            if line.startswith("arena_") and " " in line
+            for name, value in [line.rsplit(" ", 1)]}
+
+
+async def test_the_gateway_running_the_programs_counts_the_hosted_slots_of_every_host(
+        tmp_path: Path, hosted_dir: Path) -> None:
+    """Two hosts, K = 2 hosted slots on the gateway running the programs, four hosted bots
+    that want more games than that: never more than K slots held at once in the
+    cluster (each host would give K of its own), games waiting for them, and every game
+    finishes."""
+    names = [f"hosted-{n}" for n in range(4)]
+    async with cluster(tmp_path) as running, opened(running.db) as storage:
+        for name in names:
+            await storage.add_bot(name)
+            built = await Uploads(storage, str(hosted_dir)).upload(name, BOTS / "python",
+                                                                   "python")
+            assert built.status == "ok", built
+        token = await storage.add_bot("prometheus", operator=True)
+        hosts = ("host-1", "host-2")
+        for name in hosts:
+            await running.start(name, "host", "--hosted-dir", str(hosted_dir), *LADDER)
+        await running.start("gateway-1", "gateway", "--hosted-dir", str(hosted_dir),
+                            "--hosted-slots", "2", *LADDER)
+        await wait_for(lambda: LEADS in running.stderr("gateway-1").read_text(), 30,
+                       "the gateway runs the hosted bots")
+        port = running.ports["gateway-1"]
+        waited = 0.0
+
+        async def played(count: int) -> bool:
+            nonlocal waited
+            counted = await metrics(port, token)
+            assert counted["arena_hosted_slots_peak"] <= 2, counted  # never more than K
+            waited = max(waited, counted["arena_hosted_games_waiting"])
+            for name in names:
+                if len(await storage.games(bot=name, status="finished", limit=100)) < count:
+                    return False
+            return True
+
+        await wait_for(lambda: played(2), 180, "every hosted bot's ladder games, over")
+        assert waited >= 1  # more were wanted than K: games waited for their slots
+        assert (await metrics(port, token))["arena_hosted_slots_peak"] == 2
+        for name in hosts:  # both hosts' games held slots of the one count
+            held = await metrics(running.ports[name], token)
+            assert 1 <= held["arena_hosted_slots_peak"] <= 2, (name, held)
+
+        # every game started (those waiting for slots too) finishes, normally
+        started = [row.id for row in await storage.games(status="running", limit=1000)]
+
+        async def over() -> bool:
+            rows = [await storage.game(game_id) for game_id in started]
+            return all(row is not None and row.status == "finished" for row in rows)
+
+        await wait_for(over, 180, "the games in flight, and those waiting, finished")
+        for game_id in started:
+            row = await storage.game(game_id)
+            assert row is not None and row.termination == "normal", row
+        assert await storage.games(status="aborted", limit=10) == []
+        assert (await metrics(port, token))["arena_hosted_slots_peak"] == 2
+    await wait_for(lambda: keepers(hosted_dir) == {}, 30, "no sandbox left")
+
+
+async def test_a_websocket_kit_plays_hosted_through_a_gateway_and_a_host(
+        tmp_path: Path, hosted_dir: Path) -> None:
+    """The Python kit uploaded with ``speaks=ws``: run by the gateway, it plays ladder
+    games hosted by the host over NATS; its standard error is kept with its games."""
+    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
+        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
+    async with cluster(tmp_path) as running, opened(running.db) as storage:
+        await storage.add_bot("kit")
+        built = await Uploads(storage, str(hosted_dir)).upload(
+            "kit", ROOT / "examples" / "python", "python", speaks="ws")
+        assert built.status == "ok" and built.speaks == "ws", built
+        await running.start("host-1", "host", "--hosted-dir", str(hosted_dir), *LADDER)
+        await running.start("gateway-1", "gateway", "--hosted-dir", str(hosted_dir), *LADDER)
+
+        async def played() -> list[GameRow]:
+            games = await storage.games(bot="kit", status="finished", limit=100)
+            return games if len(games) >= 2 else []
+
+        games = await wait_for(played, 180, "the kit's ladder games, over")
+        for game in games:
+            assert game.termination == "normal", game
+        pid = running.processes["gateway-1"].pid
+        assert set(keepers(hosted_dir).values()) == {pid}  # run by the gateway alone
+
+        async def started() -> str | None:
+            """What it wrote at its start, kept with the first game it played (of two it
+            began at once, either)."""
+            for game in await storage.games(bot="kit", limit=100):
+                text = await storage.stderr(game.id, "kit")
+                if text is not None and "connected as kit" in text:
+                    return text
+            return None
+
+        await wait_for(started, 30, "its standard error, stored with a game")
+        assert await storage.games(status="aborted", limit=10) == []
     await wait_for(lambda: keepers(hosted_dir) == {}, 30, "no sandbox left")

@@ -20,6 +20,7 @@ from arena.sandbox.hosted import HostedBot
 from arena.sandbox.manifest import NotABuild, load_build
 from arena.sandbox.relay import AT_ONCE
 from arena.server import LadderConfig, TimeControl
+from arena.server.hosted import STDERR_BYTES
 from tests.server.conftest import make_arena  # noqa: F401 - the fixture
 from tests.waiting import wait_for
 
@@ -149,6 +150,100 @@ async def test_a_websocket_bot_reaches_nothing_but_the_server_and_is_restarted_a
     assert server.sessions["probe"].hosted and server.sessions["other"].hosted
     await arena.close()
     assert server.hosted.ws_bots == {}
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+CHATTY = ("""            elif kind == "your_turn":
+""", """            elif kind == "your_turn":
+                print(f"turn {message['game_id']} {message['turn']}", file=sys.stderr)
+                for _ in range(40):  # 40 KB a turn: a game's budget is soon spent
+                    print("x" * 1000, file=sys.stderr)
+                sys.stderr.flush()
+""")
+"""The Python kit, telling its standard error of each turn, and flooding it."""
+
+
+async def test_a_websocket_bots_stderr_is_kept_with_its_games_on_the_line_bots_budget(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
+        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
+    arena = await make_arena(time_control=CLOCK,
+                             hosted=HostedConfig(directory=str(builds / "hosted-ws-stderr"),
+                                                 refresh_interval=0.05, slots=2,
+                                                 ws_programs=1))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    await arena.add_bot("chatty")
+    await arena.add_bot("other")
+    source = tmp_path / "chatty"
+    source.mkdir()
+    text = (EXAMPLES / "python" / "bot.py").read_text()
+    assert CHATTY[0] in text
+    (source / "bot.py").write_text(text.replace(*CHATTY))
+    assert (await server.uploads.upload("chatty", source, "python", speaks="ws")).status == "ok"
+    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
+                                        "python")).status == "ok"
+    await wait_for(lambda: {"chatty", "other"} <= set(server.sessions), 60, "both hosted")
+    first = await server.play_game("sim", {"vertices": 6}, ["chatty", "other"], seed=2)
+    second = await server.play_game("sim", {"vertices": 6}, ["other", "chatty"], seed=3)
+    texts = {}
+    for record in (first, second):
+        assert record.outcome is not None and record.outcome.termination.value == "normal"
+        texts[record.id] = await wait_for(
+            lambda record=record: server.storage.stderr(record.id, "chatty"),  # type: ignore[misc]
+            30, f"its standard error in {record.id} is stored")
+    one, two = texts[first.id], texts[second.id]
+    assert "connected as chatty" in one  # its start, with its first game
+    assert f"turn {first.id} " in one and f"turn {second.id} " not in one
+    assert f"turn {second.id} " in two and f"turn {first.id} " not in two
+    assert "connected as chatty" not in two
+    for kept in (one, two):  # the line programs' budget
+        assert len(kept.encode()) <= STDERR_BYTES + 100 and "more lines not kept" in kept
+    stored = await server.storage.game(first.id)
+    assert stored is not None and "turn " not in stored.log  # not in the public log
+    await arena.close()
+    await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
+
+
+SLOW = ("""        async def move(turn: dict) -> None:
+""", """        async def move(turn: dict) -> None:
+            if turn["turn"] > 2:  # from its second move on: 1.5 s of wall time, no CPU
+                await asyncio.sleep(1.5)
+""")
+"""The Python kit, sleeping on its moves."""
+
+
+async def test_a_websocket_bot_is_timed_by_wall_time_under_a_cpu_clock(
+        make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Its one program plays all its games: no turn's CPU time is its own, so a CPU clock
+    times it as a connected bot, by wall time (it would otherwise be charged nothing,
+    and could think up to the wall-time ceiling on every move)."""
+    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
+        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
+    arena = await make_arena(hosted=HostedConfig(directory=str(builds / "hosted-ws-clock"),
+                                                 slots=2, ws_programs=1))
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    await arena.add_bot("sleepy")
+    await arena.add_bot("other")
+    source = tmp_path / "sleepy"
+    source.mkdir()
+    text = (EXAMPLES / "python" / "bot.py").read_text()
+    assert SLOW[0] in text
+    (source / "bot.py").write_text(text.replace(*SLOW))
+    assert (await server.uploads.upload("sleepy", source, "python", speaks="ws")).status == "ok"
+    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
+                                        "python")).status == "ok"
+    await wait_for(lambda: {"sleepy", "other"} <= set(server.sessions), 60, "both hosted")
+    assert server.sessions["sleepy"].wall_timed and not server.sessions["other"].wall_timed
+    clock = TimeControl(move_ms=500, bank_ms=0, first_move_ms=20_000, grace_ms=1000,
+                        kind="cpu")  # the wall-time ceiling: 10.5 s a move
+    record = await server.play_game("sim", {"vertices": 6}, ["sleepy", "other"], seed=2,
+                                    time_control=clock)
+    outcome = record.outcome
+    assert outcome is not None and outcome.termination.value == "timeout", outcome
+    assert outcome.winner == 1 and "CPU time" not in (outcome.detail or ""), outcome
+    await arena.close()
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
 
 

@@ -65,6 +65,15 @@ class ServerCollector(Collector):
             "(running or waiting: the queue)", value=counts.house_bot_jobs)
         yield GaugeMetricFamily("arena_house_bot_workers", "Worker processes for house bots",
                                 value=counts.house_bot_workers)
+        yield GaugeMetricFamily(
+            "arena_hosted_slots_used", "Hosted slots held now (the gateway running the "
+            "hosted bots of a cluster: by every host's games)", value=counts.hosted_slots_used)
+        yield GaugeMetricFamily("arena_hosted_slots_peak",
+                                "The most hosted slots held at once since the process started",
+                                value=counts.hosted_slots_peak)
+        yield GaugeMetricFamily("arena_hosted_games_waiting",
+                                "Games waiting for hosted slots (the queue)",
+                                value=counts.hosted_games_waiting)
 
 
 async def _check_operator(request: web.Request) -> None:
