@@ -296,6 +296,9 @@ async def test_cluster_up_a_bot_plays_the_ladder_through_a_gateway(tmp_path: Pat
                 # an operator on the other gateway has a host play a game (a tournament's)
                 requested, over = await request_game(lines[1].split()[1], operator_token,
                                                      ["house:random", "alice"])
+                # alice hears its end on her own gateway, not necessarily before the operator
+                await wait_for(lambda: requested["game_id"] in announced_ids(clients), 30,
+                               "alice told of the requested game's end")
         finally:
             up.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(up.wait(), 60) == 0
