@@ -153,6 +153,34 @@ async def test_a_websocket_bot_reaches_nothing_but_the_server_and_is_restarted_a
     await wait_for(lambda: leftovers()["processes"] == [], 30, "no process of any sandbox")
 
 
+async def python_kit_and_a_line_bot(
+        make_arena: Any, builds: Path, tmp_path: Path, name: str,  # noqa: F811
+        change: tuple[str, str],
+        **options: Any) -> Any:
+    """An arena (`options` for it) hosting `name`, the Python kit edited by `change`
+    (speaking WebSocket, one program at a time, two slots), and ``other``, a line bot,
+    both connected."""
+    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
+        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
+    arena = await make_arena(hosted=HostedConfig(directory=str(builds / f"hosted-ws-{name}"),
+                                                 refresh_interval=0.05, slots=2,
+                                                 ws_programs=1), **options)
+    server = arena.server
+    assert server.uploads is not None and server.hosted is not None
+    await arena.add_bot(name)
+    await arena.add_bot("other")
+    source = tmp_path / name
+    source.mkdir()
+    text = (EXAMPLES / "python" / "bot.py").read_text()
+    assert change[0] in text
+    (source / "bot.py").write_text(text.replace(*change))
+    assert (await server.uploads.upload(name, source, "python", speaks="ws")).status == "ok"
+    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
+                                        "python")).status == "ok"
+    await wait_for(lambda: {name, "other"} <= set(server.sessions), 60, "both hosted")
+    return arena
+
+
 CHATTY = ("""            elif kind == "your_turn":
 """, """            elif kind == "your_turn":
                 print(f"turn {message['game_id']} {message['turn']}", file=sys.stderr)
@@ -165,25 +193,9 @@ CHATTY = ("""            elif kind == "your_turn":
 
 async def test_a_websocket_bots_stderr_is_kept_with_its_games_on_the_line_bots_budget(
         make_arena: Any, builds: Path, tmp_path: Path) -> None:  # noqa: F811
-    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
-        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
-    arena = await make_arena(time_control=CLOCK,
-                             hosted=HostedConfig(directory=str(builds / "hosted-ws-stderr"),
-                                                 refresh_interval=0.05, slots=2,
-                                                 ws_programs=1))
+    arena = await python_kit_and_a_line_bot(make_arena, builds, tmp_path, "chatty", CHATTY,
+                                            time_control=CLOCK)
     server = arena.server
-    assert server.uploads is not None and server.hosted is not None
-    await arena.add_bot("chatty")
-    await arena.add_bot("other")
-    source = tmp_path / "chatty"
-    source.mkdir()
-    text = (EXAMPLES / "python" / "bot.py").read_text()
-    assert CHATTY[0] in text
-    (source / "bot.py").write_text(text.replace(*CHATTY))
-    assert (await server.uploads.upload("chatty", source, "python", speaks="ws")).status == "ok"
-    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
-                                        "python")).status == "ok"
-    await wait_for(lambda: {"chatty", "other"} <= set(server.sessions), 60, "both hosted")
     first = await server.play_game("sim", {"vertices": 6}, ["chatty", "other"], seed=2)
     second = await server.play_game("sim", {"vertices": 6}, ["other", "chatty"], seed=3)
     texts = {}
@@ -218,23 +230,8 @@ async def test_a_websocket_bot_is_timed_by_wall_time_under_a_cpu_clock(
     """Its one program plays all its games: no turn's CPU time is its own, so a CPU clock
     times it as a connected bot, by wall time (it would otherwise be charged nothing,
     and could think up to the wall-time ceiling on every move)."""
-    if not Path("/usr/lib/python3/dist-packages/websockets").is_dir():
-        pytest.skip("the Python kit needs Debian's python3-websockets ('make kits')")
-    arena = await make_arena(hosted=HostedConfig(directory=str(builds / "hosted-ws-clock"),
-                                                 slots=2, ws_programs=1))
+    arena = await python_kit_and_a_line_bot(make_arena, builds, tmp_path, "sleepy", SLOW)
     server = arena.server
-    assert server.uploads is not None and server.hosted is not None
-    await arena.add_bot("sleepy")
-    await arena.add_bot("other")
-    source = tmp_path / "sleepy"
-    source.mkdir()
-    text = (EXAMPLES / "python" / "bot.py").read_text()
-    assert SLOW[0] in text
-    (source / "bot.py").write_text(text.replace(*SLOW))
-    assert (await server.uploads.upload("sleepy", source, "python", speaks="ws")).status == "ok"
-    assert (await server.uploads.upload("other", ROOT / "tests/sandbox/bots/python",
-                                        "python")).status == "ok"
-    await wait_for(lambda: {"sleepy", "other"} <= set(server.sessions), 60, "both hosted")
     assert server.sessions["sleepy"].wall_timed and not server.sessions["other"].wall_timed
     clock = TimeControl(move_ms=500, bank_ms=0, first_move_ms=20_000, grace_ms=1000,
                         kind="cpu")  # the wall-time ceiling: 10.5 s a move
