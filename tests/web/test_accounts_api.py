@@ -94,9 +94,13 @@ async def test_an_open_server_signs_people_up_within_the_bounds(make_arena) -> N
         status, error = await ann.post("/api/account/signup", {"name": "ann",
                                                                "password": "short"})
         assert (status, error["code"]) == (400, "bad-request") and "8 to 256" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
+            "password-length", {"minimum": 8, "maximum": 256, "length": 5})
         status, error = await ann.post("/api/account/signup", {"name": "guest-x",
                                                                "password": PASSWORD})
         assert status == 400 and "reserved" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == ("name-reserved",
+                                                                  {"prefix": "guest-"})
         assert await ann.post("/api/account/signup", {"name": "ann", "password": PASSWORD}) \
             == (200, {"name": "ann"})
         assert (await ann.get("/api/account/me"))[1]["name"] == "ann"
@@ -175,6 +179,11 @@ async def test_a_person_s_bots_tokens_versions_games_and_debug_lines(make_arena)
         assert account is not None and account.owner == "ann"
         status, error = await bob.post("/api/account/bots", {"name": "ann-bot"})
         assert (status, error["code"]) == (409, "name-taken")
+        for bad, code, params in (("my bot!", "name-invalid", {"name": "my bot!"}),
+                                  ("House:x", "name-reserved", {"prefix": "house:"})):
+            status, error = await bob.post("/api/account/bots", {"name": bad})
+            assert (status, error["code"], error["reason_code"]) == (400, "bad-request", code)
+            assert error["reason_params"] == params, bad
         assert (await ann.post("/api/account/bots", {"name": "ann-two"}))[0] == 200
         status, error = await ann.post("/api/account/bots", {"name": "ann-three"})
         assert (status, error["code"]) == (409, "limit-reached")

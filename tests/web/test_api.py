@@ -241,6 +241,42 @@ async def test_bad_play_requests_are_refused(arena: Arena) -> None:
     assert status == 403 and "POST /api/guest" in error["message"]
 
 
+async def test_the_lobby_s_check_gives_each_refusal_a_reason_code(arena: Arena) -> None:
+    """POST /api/settings/check's refusals (the game's rules, the bot's parameters, the
+    registry) carry `reason_code` and `reason_params` beside the unchanged English
+    message, for the lobby to say them in its language (issue 28)."""
+    cases = [
+        ({"game": "sim", "settings": {"vertices": 99}}, "vertices-range",
+         {"value": 99, "minimum": 3, "maximum": 8}, "'vertices' must be between"),
+        ({"game": "sim", "settings": {"vertices": 5, "edges": [[0, 1], [1, 0]]}}, "edge-twice",
+         {"edge": "0-1"}, "edge 0-1 is listed twice"),
+        ({"game": "durak", "settings": {"cards": "0000"}}, "deal-one-each", {"deal": "0000"},
+         "each player needs at least one card"),
+        ({"game": "durak", "settings": {"cards": "0101", "weights": "1,x"}},
+         "weights-not-integers", {"text": "1,x"}, "expected comma-separated integers"),
+        ({"game": "sim", "bot": "sim-mc:trials=0"}, "param-below-minimum",
+         {"param": "trials", "value": "0", "minimum": "1"}, "is below the minimum"),
+        ({"game": "sim", "bot": "sim-mc:trials=many"}, "param-not-integer",
+         {"param": "trials", "value": "many"}, "is not an integer"),
+        ({"game": "sim", "bot": "sim-mc:depth=2"}, "unknown-param", None, "has no parameter"),
+        ({"game": "sim", "bot": "nobody"}, "unknown-house-bot", None, "unknown sim bot 'nobody'"),
+        ({"game": "tiles", "settings": {"tiles": 0}}, "setting-range",
+         {"name": "tiles", "value": "0", "minimum": 1, "maximum": 12}, "expected an integer"),
+    ]
+    for body, code, params, english in cases:
+        status, error = await post(arena, "/api/settings/check", body)
+        assert status == 400 and error["code"] == "bad-request", (body, error)
+        assert english in error["message"], (body, error)
+        assert error["reason_code"] == code, (body, error)
+        if params is not None:
+            assert error["reason_params"] == params, (body, error)
+    status, error = await post(arena, "/api/settings/check", {"game": "sim", "bot": "sim-mc:depth=2"})
+    assert error["reason_params"]["param"] == "depth" and "trials" in error["reason_params"]["known"]
+    # an error the server says in English only: no reason fields
+    status, error = await post(arena, "/api/settings/check", {"game": "sim", "settings": {"x": 1}})
+    assert status == 400 and "reason_code" not in error, error
+
+
 async def test_a_client_that_is_not_a_browser_may_send_the_guest_token_as_a_bearer(
         arena: Arena) -> None:
     guest = await new_guest(arena)

@@ -154,8 +154,9 @@ def test_a_game_without_russian_stays_english(russian: Any, server: dict[str, An
 
 def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
                                                                  server: dict[str, Any]) -> None:
-    """A setting the game's rules refuse: the page's own words lead, the rules' English
-    reason follows marked lang=en, and the two are one text (not "…,[object …]")."""
+    """A grammar the game's rules refuse, on Start: the page's own words lead, the rules'
+    reason (from its code) follows in Russian too, and the two are one text (not
+    "…,[object …]")."""
     page = russian
     page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusal shown
     page.goto(server["url"] + "/#/")
@@ -168,9 +169,61 @@ def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
     page.click("#start")
     wait_phase(page, "lobby-error")
     said = page.inner_text("#lobby-message")
-    assert said.startswith("Сервер отказал: ") and "[object" not in said, said
-    assert "empty alternative" in page.inner_text("#lobby-message [lang=en]")
+    assert said.startswith("Эти настройки не подходят: ") and "[object" not in said, said
+    assert "пустая альтернатива" in said and not english_left(page, "#lobby-message"), said
     reads_russian(page, names_of(page), "a refused setting")
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_the_lobby_s_refusals_read_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """What the lobby's Start is refused for (POST /api/settings/check): a bot's
+    parameter out of its range, a deal the game's rules refuse, a game beyond a guest's
+    limits, each said in Russian from its reason code, none of the server's English left."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusals shown
+
+    def refused(game: str, choose: dict[str, str], fill: dict[str, str]) -> str:
+        page.goto("about:blank")  # the lobby anew
+        start_from_lobby(page, server, game, choose=choose, fill=fill)
+        wait_phase(page, "lobby-error")
+        assert not english_left(page, "#lobby-message"), page.inner_text("#lobby-message")
+        reads_russian(page, names_of(page), f"the lobby's refusal ({game})")
+        return str(page.inner_text("#lobby-message"))
+
+    said = refused("sim", {"#bot": "sim-mc"}, {"[data-param=trials]": "0"})
+    assert said == "Параметр бота trials — не меньше 1 (а не 0).", said
+    said = refused("sim", {"#bot": "sim-mc"}, {"[data-param=trials]": "1.5"})
+    assert said == "Параметр бота trials — целое число, а не «1.5».", said
+    said = refused("durak", {"#durak-deal": "given"}, {"#durak-cards": "0000"})
+    assert said == ("Эти настройки не подходят: в раскладе «0000» у одного из игроков нет "
+                    "карт: каждому нужна хотя бы одна"), said
+    said = refused("durak", {"#durak-deal": "given"}, {"#durak-cards": "01" * 14})
+    assert said == ("Одномастка Дурак: карт в раскладе — не больше 24 в партии гостя "
+                    "(в этих настройках: 28)."), said
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_bad_bot_name_on_the_bots_page_reads_in_russian(russian: Any,
+                                                          server: dict[str, Any]) -> None:
+    """A bot the /bots page names that no bot of the game is, or a spec that cannot be
+    read: said in Russian from the refusal's reason code."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/(match|tournaments/run)"]
+    page.goto(server["url"] + "/#/bots")
+    wait_phase(page, "bots")
+    page.select_option("#bots-game", "sim")
+    page.fill("#bot-first", "nobody")
+    page.click("#start-match")
+    page.wait_for_selector("#match-message.error")
+    said = page.inner_text("#match-message")
+    assert said.startswith("Здесь нет бота «nobody», играющего в игру «Сим» (боты этой игры: "), said
+    assert not english_left(page, "#match-message")
+    page.fill("#tournament-bots", "sim-random\nsim-mc:=3")
+    page.click("#start-tournament")
+    page.wait_for_selector("#tournament-message.error")
+    said = page.inner_text("#tournament-message")
+    assert said == "В «=3» перед «=» не указан параметр.", said
+    reads_russian(page, names_of(page), "the bots page's refusals")
 
 
 ONE_PAGE = pytest.mark.parametrize("russian", ["desktop"], indirect=True)

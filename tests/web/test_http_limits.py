@@ -404,6 +404,10 @@ async def test_games_started_from_the_web_are_held_to_the_guests_settings_limits
         status, error = await post(arena, path, body)
         assert status == 400, (path, status, error)
         assert "cards 28 is above the limit for guests (24)" in error["message"], error
+        assert error["reason_code"] == "above-guest-limit", error  # a page's words for it
+        assert error["reason_params"] == {"game": "durak", "title": "Single-suit Durak",
+                                          "size": "cards", "doc": "the cards in the deal",
+                                          "value": 28, "limit": 24}
     status, health = await get(arena, "/healthz")
     assert health["games_in_flight"] == 0
     status, ok = await post(arena, "/api/settings/check",

@@ -65,7 +65,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.moves, int) or isinstance(self.moves, bool) or not 1 <= self.moves <= MAX_MOVES:
-            raise SettingsError(f"number of moves {self.moves!r} is not an integer from 1 to {MAX_MOVES}")
+            raise SettingsError(f"number of moves {self.moves!r} is not an integer from 1 to {MAX_MOVES}",
+                                code="moves-range", params={"maximum": MAX_MOVES})
         if self.bank_rule not in BANK_RULES:
             raise SettingsError(
                 f"bank_rule {self.bank_rule!r} is not one of {', '.join(BANK_RULES)}"

@@ -428,3 +428,11 @@ export const rejections = {
   "program-exception": "under the thesis program's bank rule this turn cannot end here: with group 0 in the bank and derivations held, the program fails",
   "not-to-move": "nobody is to move in this position",
 };
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  ...grammarReasons,
+  "moves-range": "the number of moves is a whole number from 1 to {maximum}",
+};

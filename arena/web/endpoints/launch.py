@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 from aiohttp import web
@@ -144,7 +145,9 @@ async def start_tournament(request: web.Request) -> web.Response:
     try:
         run = request.app[RUNS].start(client_key(request.remote), tournament)
     except RunRefused as error:
-        raise ApiError(error.status, str(error), code=error.code) from None
+        reason: dict[str, Any] = {"reason_code": error.reason,
+                                  "reason_params": error.params} if error.reason else {}
+        raise ApiError(error.status, str(error), code=error.code, **reason) from None
     return json_response({"id": run.id, "total": run.total})
 
 

@@ -241,7 +241,9 @@ async def resolve_game(service: ArenaService, body: GameRequest) -> tuple[str, G
     if game.num_players() != 2:
         raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
                             "player(s); the web interface plays two-player games",
-                       code="bad-settings")
+                       code="bad-settings", reason_code="not-two-players",
+                       reason_params={"game": name, "title": game.type.title,
+                                      "count": game.num_players()})
     return name, game
 
 
@@ -265,7 +267,9 @@ def _load_game(service: ArenaService, name: str, settings: dict[str, Any]) -> Ga
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
         # a plugin's from_settings that trips over input of an unexpected shape
         shown = repr(settings) if len(repr(settings)) <= 80 else repr(settings)[:80] + "..."
-        raise SettingsError(f"{name}: bad settings {shown}: {error}") from None
+        raise SettingsError(f"{name}: bad settings {shown}: {error}", code="settings-unreadable",
+                            params={"game": name, "title": service.registry.game_class(name).type.title}
+                            ) from None
 
 
 # -- a live game's position -------------------------------------------------------------------

@@ -177,10 +177,94 @@ const ERRORS = {
   malformed: N_("This move cannot be read: "),
 };
 
+// Why the server refused what a person gave (an answer's `reason_code`, with the values
+// its text names in `reason_params`): the settings of a game or a bot (a game's own
+// reasons are in its renderer's `settingsReasons`), a name, a password, a tournament's
+// size. tests/web/test_error_catalogue.py reads every code from the source.
+const REASONS = {
+  "above-guest-limit": N_("{title}: {doc} are at most {limit} in a guest's game (these settings: {value})."),
+  "above-limit": N_("{title}: {doc} are at most {limit} in a game this server referees (these settings: {value})."),
+  "not-two-players": N_("{title} with these settings is a game of {count} players: the web interface plays games of two."),
+  "settings-unreadable": N_("The settings of {title} cannot be read: give them as the form asks."),
+  "param-not-integer": N_("The bot's parameter {param} is a whole number, not \"{value}\"."),
+  "param-not-number": N_("The bot's parameter {param} is a number, not \"{value}\"."),
+  "param-not-integers": N_("The bot's parameter {param} is whole numbers separated by commas, not \"{value}\"."),
+  "param-not-valid": N_("The bot's parameter {param} cannot be \"{value}\"."),
+  "param-not-choice": N_("The bot's parameter {param} is one of {choices}, not \"{value}\"."),
+  "param-below-minimum": N_("The bot's parameter {param} is at least {minimum} (not {value})."),
+  "param-above-maximum": N_("The bot's parameter {param} is at most {maximum} (not {value})."),
+  "unknown-param": N_("The bot {bot} has no parameter “{param}” (its parameters: {known})."),
+  "unknown-house-bot": N_("No bot “{bot}” plays {title} here (its bots: {known})."),
+  "not-one-spec": N_("Give one bot here, not {count} (“{text}”)."),
+  "empty-spec": N_("Name a bot."),
+  "empty-spec-item": N_("The list of bots “{text}” has an empty item between two commas."),
+  "no-bot-name": N_("“{token}” names no bot before its ':'."),
+  "no-param-name": N_("“{token}” names no parameter before its '='."),
+  "unreadable-spec": N_("“{token}” cannot be read: write a bot as name:parameter=value,parameter=value."),
+  "unknown-preset": N_("The bot {bot} has no preset “{preset}” (its presets: {known})."),
+  "program-not-house": N_("The server plays its own bots only: it runs no program a page names."),
+  "name-reserved": N_("Names beginning with {prefix} are kept for the server's own accounts: choose another."),
+  "name-invalid": N_("The name “{name}” cannot be used: a name has 1 to 40 Latin letters, digits, '_', '.' or '-', and begins with a letter or a digit."),
+  "password-length": N_("A password has {minimum} to {maximum} characters (this one: {length})."),
+  "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
+  "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
+};
+
+// A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
+// `{reasons, t}`: its renderer's `settingsReasons`, each led by "These settings are
+// refused: ", and its `t`) knows.
+function reasonText(code, params, own) {
+  if (!code) return null;
+  if (own && own.reasons && Object.hasOwn(own.reasons, code)) {
+    const lead = ERRORS["bad-settings"];
+    return h("span", {}, t(lead), own.t(own.reasons[code], params || {}));
+  }
+  return Object.hasOwn(REASONS, code) ? t(REASONS[code], gameWords(params || {})) : null;
+}
+
+// A reason's params with a game's `title` and a setting's `doc` (texts of the game's own
+// catalogue, named by its `game`) in the page's language.
+function gameWords(params) {
+  if (!params.game) return params;
+  const gt = gameT(params.game, true);
+  const said = { ...params };
+  for (const key of ["title", "doc"]) if (typeof said[key] === "string") said[key] = gt(said[key]);
+  return said;
+}
+
+// Why a tournament run or a season's final failed (`error_code` of /api/tournaments/progress
+// and of a final's report, its values in `error_params`), led by "The tournament failed: ".
+const FAILURES = {
+  "worker-not-started": N_("the server could not start a worker for it: try again later"),
+  "worker-error": N_("its worker stopped on an error ({kind}): try again, or with fewer bots or games"),
+  "worker-stopped": N_("its worker stopped without a result: try again, or with fewer bots or games"),
+  overtime: N_("it took longer than {seconds} s, the limit of a tournament from the web"),
+  shutdown: N_("the server shut down"),
+  "final-not-house": N_("only house bots can play a final for now, and {bots} is not one"),
+  "final-too-few": N_("{count} bots met the entry rules: a final needs two"),
+  "final-error": N_("it stopped on an error ({kind}); the server logged it"),
+  "results-unreadable": N_("its results cannot be read; the server logged why"),
+  "tournament-bots": N_("a tournament from the web has 2 to {limit} bots, and this one has {count}"),
+  "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games, and a tournament from the web plays at most {limit}"),
+  "no-directory": N_("this server keeps no tournament results"),
+  busy: N_("another tournament of the same client is running"),
+};
+
+// A failure (`code`, `params`) in the page's language; the server's English `english`,
+// marked lang="en", for a code FAILURES does not know (or on an English page without one).
+export function failureText(code, params, english) {
+  if (code && Object.hasOwn(FAILURES, code)) return t(FAILURES[code], params || {});
+  return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
+}
+
 // One string or node (never an array: `replaceChildren` would print it as "a,[object …]").
-export function errorText(error) {
+// A known `reason_code` says why (`game`: a game's reasons, `reasonText`, for an answer
+// about its settings), else the answer's `code`.
+export function errorText(error, game = null) {
   if (typeof error === "string") return error;  // said already in the page's language
   const data = (error && error.data) || {};
+  const reason = reasonText(data.reason_code, data.reason_params, game);
+  if (reason !== null) return reason;
   const own = String((error && error.message) || error || "");
   const params = { ...data, ...(data.params || {}) };
   const reasoned = ERRORS[`${data.code}/${params.reason}`];
