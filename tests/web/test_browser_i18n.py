@@ -308,3 +308,33 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
       return [said.lang, said.textContent, stepped, rolled, aborted]; })""")
     assert unknown == ["en", "edge 0 1 was stolen", "шаг 2: этой группы нет в банке",
                        "бросок в записи не тот, что даёт зерно партии", "Прервана: сервер остановился"]
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_failed_tournament_reads_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """A run that failed (/api/tournaments/progress's `error_code`, as
+    tests/web/test_web_features.py has the server give it) reads in Russian; a code the
+    page does not know keeps the server's English, marked lang=en."""
+    page = russian
+    answers = {"over": {"error_code": "overtime", "error_params": {"seconds": "600"},
+                        "error": "it took longer than 600 s, the limit of a tournament from the web"},
+               "odd": {"error_code": "something-new", "error_params": {},
+                       "error": "something new went wrong"}}
+
+    def progress(route: Any) -> None:
+        run_id = route.request.url.rsplit("id=", 1)[1]
+        route.fulfill(json={"id": run_id, "status": "failed", "done": 3, "total": 12,
+                            "name": None, "game": "sim", "bots": ["sim-random", "sim-perfect"],
+                            "games": 3, "ahead": 0, "eta_seconds": None, **answers[run_id]})
+
+    page.route("**/api/tournaments/progress?*", progress)
+    page.goto(server["url"] + "/#/run?id=over")
+    wait_phase(page, "error")
+    said = page.inner_text("#run-status")
+    assert said == ("Турнир не удался: он шёл дольше 600 с — предела для турнира из "
+                    "веб-интерфейса"), said
+    assert not english_left(page, "#run-status")
+    reads_russian(page, names_of(page), "a failed tournament")
+    page.goto(server["url"] + "/#/run?id=odd")
+    page.wait_for_function("document.querySelector('#run-status [lang=en]') !== null")
+    assert english_left(page, "#run-status") == ["something new went wrong"]
