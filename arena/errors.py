@@ -68,12 +68,15 @@ class MalformedMove(ArenaError, ValueError):
 
 
 class LogFormatError(ArenaError, ValueError):
-    """A game log that cannot be read; `line` is 1-based, 0 if unknown."""
+    """A game log that cannot be read; `line` is 1-based, 0 if unknown. `code` and
+    `params` as `ArenaError`'s (the game whose words say it: ``params["game"]``)."""
 
-    def __init__(self, message: str, line: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, *, code: str | None = None,
+                 params: dict[str, str | int] | None = None) -> None:
         self.line = line
         self.reason = message
-        super().__init__(f"line {line}: {message}" if line else message)
+        super().__init__(f"line {line}: {message}" if line else message, code=code,
+                         params=params)
 
 
 class BotSpecError(ArenaError, ValueError):

@@ -19,7 +19,7 @@ import gzip
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,6 +65,9 @@ class ReplayAnswer:
     """``bad-log`` (it does not parse, or names an unknown game or bad settings) or
     ``replay-limit``."""
     message: str = ""
+    reason: dict[str, Any] = field(default_factory=dict)
+    """Why a log cannot be read, for a page's words: ``reason_code`` and
+    ``reason_params`` (with the ``line``) of a coded `ArenaError`, else nothing."""
 
 
 def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any]]:
@@ -215,7 +218,12 @@ def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
     except ReplayLimitError as error:
         answer = ReplayAnswer(None, "replay-limit", str(error))
     except (ArenaError, ValueError, KeyError, TypeError) as error:
-        answer = ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}")
+        reason = {}
+        if isinstance(error, ArenaError) and error.code:
+            line = getattr(error, "line", 0)
+            reason = {"reason_code": error.code,
+                      "reason_params": {**error.params, **({"line": line} if line else {})}}
+        answer = ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}", reason)
     except ArithmeticError:
         answer = ReplayAnswer(None, "bad-log", "the log cannot be replayed: a number in it "
                                                "is out of range")

@@ -310,6 +310,35 @@ async def test_replay_of_an_uploaded_log_in_both_formats(arena: Arena) -> None:
     assert status == 400 and "UTF-8" in error["message"]
 
 
+
+async def test_a_thesis_log_s_defect_has_a_reason_code(arena: Arena) -> None:
+    """The thesis's XML settings and text log, uploaded: a defect is answered with its
+    `reason_code`, the values it names, its line and the game whose words say it (issue
+    28), beside the unchanged English message."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.thesis_log import write_thesis_log
+    text = write_thesis_log(_played(SubstitutionGame(Settings.preset("medium", 3))))
+    lines = text.splitlines()
+    cases = [
+        (text.replace("TotalPossibility=\"", "TotalPossibility=\"1"), "xml-total", "not TotalPossibility"),
+        (text.replace("<Possibilities>", "<Possibilities><Oops/>", 1), "xml-unexpected-element",
+         "<Oops> inside <Possibilities>"),
+        (text.replace('NumberOfMoves="3"', 'NumberOfMoves="x"'), "xml-not-integer",
+         "NumberOfMoves attribute 'x' is not an integer"),
+        ("\n".join(lines[:lines.index("</GameSettings>") + 1] + ["Игрок 1: a", "Player 2: b"]),
+         "thesis-expected", "expected 'Игрок 2: NAME', found 'Player 2: b'"),
+    ]
+    for log, code, english in cases:
+        status, error = await post(arena, "/api/replay", raw=log.encode())
+        assert status == 400 and error["code"] == "bad-log", error
+        assert english in error["message"], error
+        assert error["reason_code"] == code and error["reason_params"]["game"] == "substitution"
+        assert error["reason_params"]["line"] >= 1, error
+    status, error = await post(arena, "/api/replay", raw=cases[2][0].encode())
+    assert error["reason_params"] == {"what": "NumberOfMoves", "value": "x", "line": 1,
+                                      "game": "substitution"}
+
+
 async def test_a_1000_turn_log_replays_as_one_body(arena: Arena) -> None:
     from arena.games.substitution.game import SubstitutionGame
 

@@ -338,3 +338,38 @@ def test_a_failed_tournament_reads_in_russian(russian: Any, server: dict[str, An
     page.goto(server["url"] + "/#/run?id=odd")
     page.wait_for_function("document.querySelector('#run-status [lang=en]') !== null")
     assert english_left(page, "#run-status") == ["something new went wrong"]
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_bad_thesis_log_reads_in_russian(russian: Any, server: dict[str, Any],
+                                           tmp_path: Path) -> None:
+    """A thesis log (its XML settings, its text lines) uploaded to the replay page with a
+    defect: why it cannot be read, in Russian, with its line, from the answer's
+    reason_code (the game's own words)."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.settings import Settings
+    from arena.games.substitution.thesis_log import write_thesis_log
+
+    from .test_api import _played
+
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/replay"]
+    lines = write_thesis_log(_played(SubstitutionGame(Settings.preset("medium", 3)))).splitlines()
+    at = {"xml": lines.index("    <Possibilities>") + 1, "player": lines.index("</GameSettings>") + 4}
+    odd = [*lines[:at["xml"]], "      <Oops/>", *lines[at["xml"]:]]
+    renamed = [*lines[:at["player"] - 1], "Player 2: b", *lines[at["player"]:]]
+    assert lines[at["player"] - 1].startswith("Игрок 2: ")
+    defects = [(odd, at["xml"] + 1, "<Oops> внутри <Possibilities>"),
+               (renamed, at["player"], "ожидалось «Игрок 2: NAME», а найдено «Player 2: b»")]
+    for number, (log, line, why) in enumerate(defects):
+        said = f"Эту запись нельзя прочитать: строка {line}: {why}"
+        path = tmp_path / f"bad{number}.log"
+        path.write_text("\n".join(log) + "\n", encoding="utf-8")
+        page.goto("about:blank")
+        page.goto(server["url"] + "/#/replay")
+        wait_phase(page, "replay-empty")
+        page.set_input_files("#upload", str(path))
+        page.wait_for_selector("#viewer .error")
+        shown = page.inner_text("#viewer .error")
+        assert shown == said, shown
+        assert not english_left(page, "#viewer")

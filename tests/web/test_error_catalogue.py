@@ -289,7 +289,7 @@ def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None
 # -- the reasons of refused settings, names and passwords; failed tournaments and finals -------
 
 CODED = {"SettingsError", "SettingsLimitExceeded", "BotSpecError", "GrammarError",
-         "InvalidName", "PasswordError"}
+         "LogFormatError", "InvalidName", "PasswordError"}
 """The errors that take a `code` and `params` (`arena.errors.ArenaError`): the HTTP API
 sends them as ``reason_code`` and ``reason_params``."""
 PASSED_ON = {"getattr(error, 'code', None)": "sim's edges: edge_mask's own SettingsError, "
@@ -320,7 +320,11 @@ def _params_of(given: dict[str | None, ast.expr], where: str) -> set[str]:
     if params is None or (isinstance(params, ast.Constant) and params.value is None):
         return set()
     if isinstance(params, ast.Dict):
-        return {k.value for k in params.keys if isinstance(k, ast.Constant)}
+        return {k.value for k in params.keys if isinstance(k, ast.Constant)} | (
+            {"game"} if any(isinstance(v, ast.Name) and v.id == "GAME" for v in params.values)
+            else set())
+    if isinstance(params, ast.Name) and params.id == "GAME":  # the thesis log's game
+        return {"game"}
     assert ast.unparse(params) in ("getattr(error, 'params', None)", "error.params",
                                    "check['reason_params']"), where
     return set()

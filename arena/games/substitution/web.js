@@ -435,4 +435,23 @@ export const rejections = {
 export const settingsReasons = {
   ...grammarReasons,
   "moves-range": "the number of moves is a whole number from 1 to {maximum}",
+  // the thesis's XML settings and text logs (a replay's upload), led by "This log cannot be read: "
+  "xml-not-well-formed": "the settings are not well-formed XML",
+  "xml-missing-element": "<{parent}> has no <{tag}>",
+  "xml-second-element": "<{parent}> has more than one <{tag}>",
+  "xml-missing-value": "{what} is missing",
+  "xml-not-integer": "{what} “{value}” is not a whole number",
+  "xml-root": "the root element is <{tag}>, not <GameSettings>",
+  "xml-moves-range": "NumberOfMoves {value} is not from 1 to {maximum}",
+  "xml-bank-rule": "BankRule “{value}” is not one of {known}",
+  "xml-unexpected-element": "<{tag}> inside <{parent}>",
+  "xml-no-left": "<Production> has no Left attribute",
+  "xml-weight-not-positive": "Possibility {weight} is not positive",
+  "xml-weights-count": "{weights} possibilities for {groups} productions",
+  "xml-total": "the possibilities sum to {sum}, not TotalPossibility {total}",
+  "xml-no-productions": "<Productions> is empty",
+  "thesis-no-settings": "no <GameSettings> … </GameSettings> block at the top: this is no log of the thesis's program",
+  "thesis-expected": "expected “{expected}”, found “{found}”",
+  "thesis-after-results": "a line after the results: “{found}”",
+  "thesis-too-short": "the log ends too early",
 };

@@ -78,7 +78,7 @@ class Replays:
         try:
             answer = await self._run(log_text, extra, out, gzipped)
             if answer.size is None:
-                raise ApiError(400, answer.message, code=answer.code)
+                raise ApiError(400, answer.message, code=answer.code, **answer.reason)
             return await send_file(request, out, seconds=self.config.replay_send_seconds,
                                    gzipped=gzipped)
         finally:

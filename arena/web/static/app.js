@@ -10,7 +10,7 @@
 import {
   announce, api, beep, boardOf, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
-  playerName, post, protocolNote, quotedMove, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
+  playerName, post, protocolNote, quotedMove, reasonsNamed, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, strategyName,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
@@ -369,7 +369,7 @@ async function playPage({ params }) {
         pending = [];
         for (const p of early) await onMessage(p);
       } catch (error) {
-        area.replaceChildren(errorBox(error), h("a", { href: "#/" }, "Back to the lobby")); setPhase("error");
+        area.replaceChildren(errorBox(error), h("a", { href: "#/" }, t("Back to the lobby"))); setPhase("error");
       }
       return;
     }
@@ -620,7 +620,7 @@ async function replayPage({ params }) {
     viewer.replaceChildren(h("p", {}, t("Replaying the uploaded log…")));
     try {
       await viewReplay(viewer, await post("/api/replay", chosen), { title: chosen.name });  // the file is the body
-    } catch (error) { viewer.replaceChildren(errorBox(error)); }
+    } catch (error) { viewer.replaceChildren(errorBox(error, await reasonsNamed(error))); }
   });
   show(h("h1", {}, t("Replay")),
     h("div", { class: "card toolbar" },
@@ -638,7 +638,7 @@ async function replayPage({ params }) {
       await viewReplay(viewer, await api("/api/tournament/game", { name: table, id: g }),
         { title: t("{table} game {id}", { table, id: g }), tournament: table, tgame: g, move });
     }
-  } catch (error) { viewer.replaceChildren(errorBox(error)); }
+  } catch (error) { viewer.replaceChildren(errorBox(error, await reasonsNamed(error))); }
 }
 
 // The referee's verdict on a log's turn (`/api/replay`'s error fields), in the page's

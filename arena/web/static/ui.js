@@ -211,13 +211,14 @@ const REASONS = {
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
-// `{reasons, t}`: its renderer's `settingsReasons`, each led by "These settings are
-// refused: ", and its `t`) knows.
-function reasonText(code, params, own) {
+// `{reasons, t}`: its renderer's `settingsReasons` and its `t`) knows. A game's reason
+// is led by `lead` (the answer's code's text: "This log cannot be read: ", else "These
+// settings are refused: ") and by the line it is about, if any.
+function reasonText(code, params, own, lead = ERRORS["bad-settings"]) {
   if (!code) return null;
   if (own && own.reasons && Object.hasOwn(own.reasons, code)) {
-    const lead = ERRORS["bad-settings"];
-    return h("span", {}, t(lead), own.t(own.reasons[code], params || {}));
+    const line = params && params.line ? t("line {n}: ", { n: params.line }) : "";
+    return h("span", {}, t(lead), line, own.t(own.reasons[code], params || {}));
   }
   return Object.hasOwn(REASONS, code) ? t(REASONS[code], gameWords(params || {})) : null;
 }
@@ -263,7 +264,9 @@ export function failureText(code, params, english) {
 export function errorText(error, game = null) {
   if (typeof error === "string") return error;  // said already in the page's language
   const data = (error && error.data) || {};
-  const reason = reasonText(data.reason_code, data.reason_params, game);
+  const coded = data.code !== "bad-request" && ERRORS[data.code];  // a log's: "This log cannot be read: "
+  const lead = coded && coded.endsWith(": ") ? coded : ERRORS["bad-settings"];
+  const reason = reasonText(data.reason_code, data.reason_params, game, lead);
   if (reason !== null) return reason;
   const own = String((error && error.message) || error || "");
   const params = { ...data, ...(data.params || {}) };
@@ -276,8 +279,17 @@ export function errorText(error, game = null) {
   return h("span", {}, t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own));
 }
 
-export function errorBox(error) {
-  return h("p", { class: "error", role: "alert" }, errorText(error));
+export function errorBox(error, game = null) {
+  return h("p", { class: "error", role: "alert" }, errorText(error, game));
+}
+
+// The reasons of the game an error answer names (`reason_params.game`: a log a game's
+// plugin reads, the thesis's text log), for `errorText`; null for none.
+export async function reasonsNamed(error) {
+  const name = error && error.data && error.data.reason_params && error.data.reason_params.game;
+  if (!name) return null;
+  const renderer = await rendererFor(name).catch(() => null);
+  return renderer ? { reasons: renderer.settingsReasons, t: gameT(name, !speech.games[name]) } : null;
 }
 
 // What a protocol `error` means for the person at the page, in their words (the
