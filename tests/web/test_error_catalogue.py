@@ -462,3 +462,71 @@ def test_each_settings_limit_reads_in_the_games_words() -> None:
         for text in [kind.title, *(limit.doc for limit in kind.limits)]:
             assert catalogues["en"].get(text) == text, (name, text)
             assert re.search("[а-яё]", catalogues["ru"].get(text, "")), (name, text)
+
+
+# -- why a challenge ended -------------------------------------------------------------------
+
+def challenge_end_reasons() -> dict[str, str]:
+    """Each reason the server gives a challenge's end (arena/server/challenges.py: its
+    `_end` calls, its policies' ``decline: ...`` verdicts; `cancel_all` in arena/cluster),
+    its f-string holes filled with a number, with where."""
+    given: dict[str, str] = {}
+    sources = [ROOT / "arena" / "server" / "challenges.py", *sorted((ROOT / "arena" / "cluster").glob("*.py"))]
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            texts: list[ast.expr] = []
+            if id(node) in inner:
+                continue  # a part of an f-string, read with it
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_end":
+                texts = [node.args[2]]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "cancel_all" \
+                    and node.args:
+                texts = [node.args[0]]
+            elif isinstance(node, ast.Constant | ast.JoinedStr):
+                first = node.values[0] if isinstance(node, ast.JoinedStr) else node
+                if (isinstance(first, ast.Constant) and isinstance(first.value, str)
+                        and first.value.startswith("decline: ") and ast.unparse(node) != "'decline: '"):
+                    texts = [node]
+            for text in texts:
+                if isinstance(text, ast.BoolOp):  # `reason or f"{name} declined"`
+                    text = text.values[-1]
+                if isinstance(text, ast.Constant) and text.value is None:
+                    continue
+                if isinstance(text, ast.Call) and ast.unparse(text) == "str(error)":
+                    continue  # a failure's own English, shown marked lang=en
+                if isinstance(text, ast.Attribute | ast.Name) or ast.unparse(text) == \
+                        "verdict.removeprefix('decline: ')":
+                    continue  # passed on: a bot's own words, or a verdict read below
+                assert isinstance(text, ast.Constant | ast.JoinedStr), where
+                said = "".join(v.value if isinstance(v, ast.Constant) else "7"
+                               for v in (text.values if isinstance(text, ast.JoinedStr) else [text]))
+                given[said.removeprefix("decline: ")] = where
+    return given
+
+
+def test_every_reason_a_challenge_ends_for_reads_in_russian() -> None:
+    """ui.js's CHALLENGE_ENDS says why a challenge ended by the pattern of the server's
+    English reason: each reason the server gives matches one pattern, each pattern some
+    reason, and each text is in English and Russian."""
+    script = (WEB / "static" / "ui.js").read_text(encoding="utf-8")
+    block = script[script.index("const CHALLENGE_ENDS = ["):]
+    block = block[:block.index("\n];")]
+    patterns = [(re.compile(pattern.replace("(?<", "(?P<")), text) for pattern, text in
+                re.findall(r'^\s+\[/(.+)/, N_\("([^"]+)"\)\],$', block, re.MULTILINE)]
+    given = challenge_end_reasons()
+    assert len(patterns) >= 8 and {"7 declined", "7 disconnected", "no answer within 7 s",
+                                     "the bot takes no challenges"} <= set(given), given
+    unmatched = {reason: where for reason, where in given.items()
+                 if not any(pattern.search(reason) for pattern, _ in patterns)}
+    assert unmatched == {}, "give these reasons a pattern in ui.js's CHALLENGE_ENDS"
+    assert [text for pattern, text in patterns if not any(pattern.search(g) for g in given)] == []
+    catalogues = _app_catalogues()
+    for pattern, text in patterns:
+        assert catalogues["en"].get(text) == text, text
+        said = catalogues["ru"].get(text, "")
+        assert re.search("[а-яё]", said), text
+        assert set(re.findall(r"\{(\w+)\}", text)) <= set(pattern.groupindex), text
+        assert set(re.findall(r"\{(\w+)\}", said)) == set(re.findall(r"\{(\w+)\}", text)), text

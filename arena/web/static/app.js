@@ -8,7 +8,7 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, beep, boardOf, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
+  announce, api, beep, boardOf, challengeEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
   playerName, post, protocolNote, quotedMove, reasonsNamed, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, strategyName,
@@ -445,7 +445,8 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: answer.reason || answer.status }));
+    const why = answer.reason ? challengeEnd(answer.reason, answer.status) : t(answer.status);
+    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: typeof why === "string" ? why : why.textContent }));
   }
   return { game_id: answer.game_ids[0] };
 }

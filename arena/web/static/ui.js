@@ -594,6 +594,30 @@ function abortedWhy(reason, players) {
   return t(known[1]);
 }
 
+// Why a challenge ended (its `reason`, arena/server/challenges.py), by the pattern of the
+// server's English words; a reason no pattern knows (a bot's own words for declining, a
+// failure) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
+// matches every reason the server gives against these patterns.
+const CHALLENGE_ENDS = [
+  [/^(?<bot>\S+) declined$/, N_("{bot} declined")],
+  [/^(?<bot>\S+) disconnected$/, N_("{bot} disconnected")],
+  [/^no answer within (?<seconds>[\d.]+) s$/, N_("no answer within {seconds} s")],
+  [/^the challenger is rated (?<rating>[\d.-]+), below (?<limit>[\d.-]+)$/, N_("the challenger's rating {rating} is below the {limit} the bot asks for")],
+  [/^the challenger is rated (?<rating>[\d.-]+), above (?<limit>[\d.-]+)$/, N_("the challenger's rating {rating} is above the {limit} the bot asks for")],
+  [/^the bot declines challenges$/, N_("the bot declines challenges")],
+  [/^the bot takes no challenges$/, N_("the bot takes no challenges")],
+  [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
+];
+
+export function challengeEnd(reason, status) {
+  for (const [pattern, text] of CHALLENGE_ENDS) {
+    const found = pattern.exec(reason);
+    if (found) return t(text, { ...found.groups, bot: found.groups && found.groups.bot ? accountName(found.groups.bot) : "" });
+  }
+  if (status === "declined") return `“${reason}”`;  // the bot's own words, in its language
+  return speech.lang === "en" ? reason : h("span", { lang: "en" }, reason);
+}
+
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
 // `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
 export function resultText(outcome, players, me = null, meaning) {
