@@ -158,8 +158,12 @@ async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> 
     assert status == 409 and error["code"] == "exists"  # not overwritten unasked
     status, error = await post(arena, "/api/grammars/delete", {"name": "medium"})
     assert status == 400 and "built-in" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == ("preset-builtin", {"name": "medium"})
     status, error = await post(arena, "/api/grammars/delete", {"name": "nothing"})
     assert status == 404 and error["code"] == "unknown-grammar"
+    assert (error["reason_code"], error["reason_params"]) == ("preset-missing", {"name": "nothing"})
+    status, error = await post(arena, "/api/grammars", {"name": "no name!", "text": "S->a\n"})
+    assert status == 400 and error["reason_code"] == "preset-name", error
     status, saved = await post(arena, "/api/grammars", {"name": "gone", "text": "S->a\n"})
     status, deleted = await post(arena, "/api/grammars/delete", {"name": "gone"})
     assert status == 200 and deleted == {"deleted": "gone"}

@@ -373,3 +373,21 @@ def test_a_bad_thesis_log_reads_in_russian(russian: Any, server: dict[str, Any],
         shown = page.inner_text("#viewer .error")
         assert shown == said, shown
         assert not english_left(page, "#viewer")
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_the_grammar_editor_s_refusals_read_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """Saving or deleting a preset the server refuses (a built-in preset's name): why, in
+    Russian, from the answer's reason code; none of the server's English left."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/grammars"]
+    page.goto(server["url"] + "/#/editor")
+    wait_phase(page, "editor")
+    page.fill("#editor-text", "S->AB|aS\nA->a\nB->b\n")
+    page.wait_for_function("document.body.dataset.checked === 'ok'")
+    page.fill("#preset-name", "medium")
+    page.click("#save")
+    page.wait_for_selector("#save-message.error")
+    said = page.inner_text("#save-message")
+    assert said.endswith("«medium» — встроенный набор: дайте сохраняемому другое имя"), said
+    assert not english_left(page, "#save-message")

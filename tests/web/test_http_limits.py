@@ -425,6 +425,7 @@ async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any
         assert status == 200, saved
     status, error = await post(arena, "/api/grammars", {"name": "p3", "text": "S->a|b\n"})
     assert status == 409 and error["code"] == "full" and "3 presets" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == ("presets-full", {"most": 3})
     status, error = await post(arena, "/api/grammars/delete", {"name": "p0"})
     assert status == 429 and "4 presets" in error["message"], error  # the client's rate
     status, options = await get(arena, "/api/web/options")

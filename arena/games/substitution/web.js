@@ -367,7 +367,7 @@ async function editorPage(ctx) {
     } catch (error) {
       if (error.data && error.data.code === "exists") {
         ask(t("A preset “{name}” is saved already. Replace it?", { name: name.value.trim() }), t("Replace it"), () => store(true));
-      } else { saved.className = "error"; saved.replaceChildren(error.message); }
+      } else { saved.className = "error"; saved.replaceChildren(ctx.errorText(error, { reasons: settingsReasons, t })); }
     }
   };
   save.addEventListener("click", () => store(false));
@@ -376,7 +376,7 @@ async function editorPage(ctx) {
       const r = await ctx.post("/api/grammars/delete", { name: name.value.trim() });
       saved.className = "ok"; saved.replaceChildren(t("Deleted “{name}”.", { name: r.deleted }));
       await reloadOptions();
-    } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
+    } catch (error) { saved.className = "error"; saved.replaceChildren(ctx.errorText(error, { reasons: settingsReasons, t })); }
   }));
   ctx.cleanup(() => clearTimeout(timer));
   return [h("h1", {}, t("Grammar editor")),
@@ -454,4 +454,9 @@ export const settingsReasons = {
   "thesis-expected": "expected “{expected}”, found “{found}”",
   "thesis-after-results": "a line after the results: “{found}”",
   "thesis-too-short": "the log ends too early",
+  // the grammar editor's saved presets
+  "preset-name": "a preset's name is 1 to 40 Latin letters, digits, '_', '.' or '-'",
+  "preset-builtin": "“{name}” is a built-in preset: give a saved one another name",
+  "presets-full": "the server keeps at most {most} saved presets: delete one first",
+  "preset-missing": "no preset “{name}” is saved (any more)",
 };

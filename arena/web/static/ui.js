@@ -725,7 +725,7 @@ export async function rendererFor(name) {
 // What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
 export function context(fields) {
   const game = fields.game || null;
-  return { h, svg, api, post, t: game ? gameT(game.name, !speech.games[game.name]) : t, lang: speech.lang, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+  return { h, svg, api, post, errorText, t: game ? gameT(game.name, !speech.games[game.name]) : t, lang: speech.lang, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
     last: null, local: {}, chance: null, saved: null, name: (seat) => playerName(fields.players || [], seat, fields.me ?? null),
     play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
 }
