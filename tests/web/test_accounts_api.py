@@ -188,6 +188,7 @@ async def test_a_person_s_bots_tokens_versions_games_and_debug_lines(make_arena)
         status, error = await ann.post("/api/account/bots", {"name": "ann-three"})
         assert (status, error["code"]) == (409, "limit-reached")
         assert "at most 2 bots" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == ("bots-limit", {"most": 2})
         # the token: rotated by its owner only; the old one stops working
         status, error = await bob.post("/api/account/bots/ann-bot/token")
         assert (status, error["code"]) == (404, "unknown-bot")
@@ -210,6 +211,7 @@ async def test_a_person_s_bots_tokens_versions_games_and_debug_lines(make_arena)
         assert (status, version["version"], version["note"]) == (200, 2, "deeper")
         status, error = await ann.post("/api/account/bots/ann-two/versions", {"note": ""})
         assert (status, error["code"]) == (409, "limit-reached")  # one a day, of all bots
+        assert (error["reason_code"], error["reason_params"]) == ("versions-limit", {"most": 1})
         status, listed = await ann.get("/api/account/bots/ann-bot/versions")
         assert [(v["version"], v["games"]) for v in listed["versions"]] == [(1, 1), (2, 0)]
         status, games = await ann.get("/api/account/bots/ann-bot/games")

@@ -289,7 +289,7 @@ def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None
 # -- the reasons of refused settings, names and passwords; failed tournaments and finals -------
 
 CODED = {"SettingsError", "SettingsLimitExceeded", "BotSpecError", "GrammarError",
-         "LogFormatError", "InvalidName", "PasswordError"}
+         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget"}
 """The errors that take a `code` and `params` (`arena.errors.ArenaError`): the HTTP API
 sends them as ``reason_code`` and ``reason_params``."""
 PASSED_ON = {"getattr(error, 'code', None)": "sim's edges: edge_mask's own SettingsError, "
@@ -342,6 +342,12 @@ def coded_reasons(folder: Path, exclude: Path | None = None) -> dict[str, tuple[
                 continue
             name = getattr(node.func, "id", None)
             given = {keyword.arg: keyword.value for keyword in node.keywords}
+            if name == "AccountLimit":  # code positional, params as keywords
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                code = _code_strings(node.args[1], where).pop()
+                named = {keyword.arg for keyword in node.keywords if keyword.arg}
+                assert codes.setdefault(code, (named, where))[0] == named, where
+                continue
             key = "code" if name in CODED else "reason_code" if name == "ApiError" else None
             if key is None or key not in given:
                 continue
@@ -382,7 +388,8 @@ def test_every_reason_a_setting_name_or_password_is_refused_for_reads_in_russian
             named = {keyword.arg for keyword in call.keywords} - {"reason"}
             codes[reason.value] = (named, f"{path.relative_to(ROOT)}:{call.lineno}")
     assert {"above-guest-limit", "param-above-maximum", "unknown-house-bot", "name-invalid",
-            "name-reserved", "password-length", "not-two-players", "tournament-games"} <= set(codes)
+            "name-reserved", "password-length", "not-two-players", "tournament-games",
+            "bots-limit", "versions-limit"} <= set(codes)
     table = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const REASONS = {")
     _check_texts(codes, table, _app_catalogues(), "ui.js's REASONS")
     assert set(table) <= set(codes), "ui.js's REASONS has a code the server never gives"

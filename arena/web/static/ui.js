@@ -206,6 +206,8 @@ const REASONS = {
   "name-reserved": N_("Names beginning with {prefix} are kept for the server's own accounts: choose another."),
   "name-invalid": N_("The name “{name}” cannot be used: a name has 1 to 40 Latin letters, digits, '_', '.' or '-', and begins with a letter or a digit."),
   "password-length": N_("A password has {minimum} to {maximum} characters (this one: {length})."),
+  "bots-limit": N_("You have {most} bots, the most a person may have here."),
+  "versions-limit": N_("Your bots registered {most} new versions in the last 24 hours, the most a day: try again tomorrow."),
   "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
   "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
 };
