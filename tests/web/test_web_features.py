@@ -178,7 +178,8 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
     assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
         "tournament-games", {"bots": 2, "games": 11, "total": 44, "limit": 40})
     status, error = await post(arena, "/api/tournaments/run", {**body, "bots": ["sim-random"]})
-    assert status == 400
+    assert status == 400 and error["reason_code"] == "bots-between", error
+    assert error["reason_params"] == {"minimum": 2, "maximum": 8, "count": 1}
     status, started = await post(arena, "/api/tournaments/run", body)
     assert status == 200 and started["total"] == 12
     status, error = await post(arena, "/api/tournaments/run", body)

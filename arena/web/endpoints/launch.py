@@ -105,10 +105,13 @@ def _specs(bots: list[str], low: int, high: int) -> list[str]:
     specs = [b.strip() for b in bots if b.strip()]
     if not low <= len(specs) <= high:
         raise ApiError(400, f"name {low if low == high else f'{low} to {high}'} bots, "
-                            f"not {len(specs)}")
+                            f"not {len(specs)}",
+                       reason_code="bots-exactly" if low == high else "bots-between",
+                       reason_params={"minimum": low, "maximum": high, "count": len(specs)})
     for spec in specs:
         if len(spec) > MAX_SPEC:
-            raise ApiError(400, f"a bot spec is at most {MAX_SPEC} characters")
+            raise ApiError(400, f"a bot spec is at most {MAX_SPEC} characters",
+                           reason_code="spec-too-long", reason_params={"most": MAX_SPEC})
     return specs
 
 

@@ -208,6 +208,9 @@ const REASONS = {
   "password-length": N_("A password has {minimum} to {maximum} characters (this one: {length})."),
   "bots-limit": N_("You have {most} bots, the most a person may have here."),
   "versions-limit": N_("Your bots registered {most} new versions in the last 24 hours, the most a day: try again tomorrow."),
+  "bots-exactly": N_("Name {maximum} bots (not {count})."),
+  "bots-between": N_("Name {minimum} to {maximum} bots (not {count})."),
+  "spec-too-long": N_("A bot with its parameters is written in at most {most} characters."),
   "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
   "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
 };
