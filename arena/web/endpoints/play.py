@@ -390,7 +390,8 @@ ENDPOINTS = (
              "Check a game's settings and bot by the referee's own rules (nothing starts)",
              "play", body=PlayRequest, answers={
                  200: '{"ok": true, "game", "settings" (as the game reads them), "bot"}',
-                 400: "bad settings or bot (the message names the problem)"}),
+                 400: "bad settings or bot (the message names the problem; reason_code and "
+                      "reason_params name it for a page's words, docs/web.md)"}),
     Endpoint("GET", "/api/moves", moves, "A live game's moves so far", "play",
              params=(Param("game_id", "the live game", required=True),),
              answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}; '
