@@ -289,7 +289,7 @@ def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None
 # -- the reasons of refused settings, names and passwords; failed tournaments and finals -------
 
 CODED = {"SettingsError", "SettingsLimitExceeded", "BotSpecError", "GrammarError",
-         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget"}
+         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget", "ReplayLimitError"}
 """The errors that take a `code` and `params` (`arena.errors.ArenaError`): the HTTP API
 sends them as ``reason_code`` and ``reason_params``."""
 PASSED_ON = {"getattr(error, 'code', None)": "sim's edges: edge_mask's own SettingsError, "
@@ -389,7 +389,7 @@ def test_every_reason_a_setting_name_or_password_is_refused_for_reads_in_russian
             codes[reason.value] = (named, f"{path.relative_to(ROOT)}:{call.lineno}")
     assert {"above-guest-limit", "param-above-maximum", "unknown-house-bot", "name-invalid",
             "name-reserved", "password-length", "not-two-players", "tournament-games",
-            "bots-limit", "versions-limit"} <= set(codes)
+            "bots-limit", "versions-limit", "replay-turns", "replay-resources"} <= set(codes)
     table = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const REASONS = {")
     _check_texts(codes, table, _app_catalogues(), "ui.js's REASONS")
     assert set(table) <= set(codes), "ui.js's REASONS has a code the server never gives"

@@ -238,6 +238,8 @@ async def test_a_replay_past_its_time_is_killed_with_a_clear_error(make_arena: A
     status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
     assert status == 400 and error["code"] == "replay-limit", error
     assert "0.5 s" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
+        "replay-resources", {"seconds": "0.5", "memory": 1024})
     arena.web.app[REPLAYS].job = replay_job  # the worker was replaced: replays go on
     small = _played(SubstitutionGame(Settings.preset("medium", 3)))
     status, answer = await post(arena, "/api/replay", raw=to_jsonl(small).encode())
@@ -248,6 +250,7 @@ async def test_a_log_of_too_many_turns_is_refused_before_its_replay(make_arena: 
     arena = await make_arena(web=WebConfig(replay_turns=100))
     status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
     assert status == 400 and error["code"] == "replay-limit"
+    assert error["reason_code"] == "replay-turns" and error["reason_params"]["most"] == 100
     assert error["message"] == "the log has 600 turns; replays take at most 100"
 
 

@@ -96,7 +96,10 @@ class Replays:
                 raise ApiError(400, f"the replay {error}; replays are limited to "
                                     f"{self.config.replay_seconds:g} s and "
                                     f"{self.config.replay_memory_mb} MiB",
-                               code="replay-limit") from None
+                               code="replay-limit", reason_code="replay-resources",
+                               reason_params={"seconds": f"{self.config.replay_seconds:g}",
+                                              "memory": self.config.replay_memory_mb}
+                               ) from None
             log.error("a replay failed: %s", error)  # the server's fault: not the client's
             raise ApiError(500, "the replay failed (the server logged it)") from None
 

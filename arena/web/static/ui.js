@@ -211,6 +211,10 @@ const REASONS = {
   "bots-exactly": N_("Name {maximum} bots (not {count})."),
   "bots-between": N_("Name {minimum} to {maximum} bots (not {count})."),
   "spec-too-long": N_("A bot with its parameters is written in at most {most} characters."),
+  "replay-turns": N_("The log has {turns} turns: a replay here takes at most {most}."),
+  "replay-frame": N_("The game's position after move {frame} is too large to show."),
+  "replay-size": N_("The replay grew beyond what the server sends by move {frame} of {turns}."),
+  "replay-resources": N_("The replay needs more than the {seconds} s and {memory} MiB the server gives it."),
   "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
   "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
 };
