@@ -117,7 +117,10 @@ class Param:
                 value = text
         except ValueError:
             raise BotSpecError(
-                f"parameter {self.name!r}: {text!r} is not {self._kind_phrase()}"
+                f"parameter {self.name!r}: {text!r} is not {self._kind_phrase()}",
+                code={"int": "param-not-integer", "float": "param-not-number",
+                      "ints": "param-not-integers"}.get(self.kind, "param-not-valid"),
+                params={"param": self.name, "value": text[:60]},
             ) from None
         self.validate(value)
         return value
@@ -125,18 +128,27 @@ class Param:
     def validate(self, value: Any) -> None:
         if self.kind == "choice" and value not in self.choices:
             raise BotSpecError(
-                f"parameter {self.name!r}: {value!r} is not one of {', '.join(self.choices)}"
+                f"parameter {self.name!r}: {value!r} is not one of {', '.join(self.choices)}",
+                code="param-not-choice",
+                params={"param": self.name, "value": str(value)[:60],
+                        "choices": ", ".join(self.choices)},
             )
         numbers = value if self.kind == "ints" else (value,)
         if self.kind in ("int", "float", "ints"):
             for number in numbers:
                 if self.minimum is not None and number < self.minimum:
                     raise BotSpecError(
-                        f"parameter {self.name!r}: {number} is below the minimum {self.minimum:g}"
+                        f"parameter {self.name!r}: {number} is below the minimum {self.minimum:g}",
+                        code="param-below-minimum",
+                        params={"param": self.name, "value": f"{number:g}",
+                                "minimum": f"{self.minimum:g}"},
                     )
                 if self.maximum is not None and number > self.maximum:
                     raise BotSpecError(
-                        f"parameter {self.name!r}: {number} is above the maximum {self.maximum:g}"
+                        f"parameter {self.name!r}: {number} is above the maximum {self.maximum:g}",
+                        code="param-above-maximum",
+                        params={"param": self.name, "value": f"{number:g}",
+                                "maximum": f"{self.maximum:g}"},
                     )
 
     def format(self, value: Any) -> str:
@@ -171,7 +183,9 @@ class BotFactory:
             if param.name == name:
                 return param
         known = ", ".join(p.name for p in self.params) or "none"
-        raise BotSpecError(f"bot {self.name!r} has no parameter {name!r} (parameters: {known})")
+        raise BotSpecError(f"bot {self.name!r} has no parameter {name!r} (parameters: {known})",
+                           code="unknown-param",
+                           params={"bot": self.name, "param": name[:60], "known": known})
 
     def defaults(self) -> dict[str, Any]:
         return {param.name: param.default for param in self.params}
@@ -199,8 +213,9 @@ class BotSpec:
             if self.preset not in factory.presets:
                 known = ", ".join(factory.presets) or "none"
                 raise BotSpecError(
-                    f"bot {self.name!r} has no preset {self.preset!r} (presets: {known})"
-                )
+                    f"bot {self.name!r} has no preset {self.preset!r} (presets: {known})",
+                    code="unknown-preset",
+                    params={"bot": self.name, "preset": self.preset[:60], "known": known})
             values.update(factory.presets[self.preset])
         for key, text in self.params:
             values[key] = factory.param(key).parse(text)
@@ -211,7 +226,8 @@ def parse_bot_spec(text: str) -> BotSpec:
     """Parse one spec such as ``adaptive-random:omega=10,finish=search``."""
     specs = parse_bot_list(text, known_names=None)
     if len(specs) != 1:
-        raise BotSpecError(f"expected one bot spec, got {len(specs)} in {text!r}")
+        raise BotSpecError(f"expected one bot spec, got {len(specs)} in {text!r}",
+                           code="not-one-spec", params={"count": len(specs), "text": text[:80]})
     return specs[0]
 
 
@@ -224,11 +240,12 @@ def parse_bot_list(text: str, known_names: Sequence[str] | None) -> list[BotSpec
     """
     stripped = text.strip()
     if not stripped:
-        raise BotSpecError("empty bot spec")
+        raise BotSpecError("empty bot spec", code="empty-spec")
     specs: list[tuple[str, list[list[str]], str | None]] = []
     for token in (t.strip() for t in stripped.split(",")):
         if not token:
-            raise BotSpecError(f"empty item in bot list {text!r}")
+            raise BotSpecError(f"empty item in bot list {text!r}", code="empty-spec-item",
+                               params={"text": text[:80]})
         prefix = next((p for p in _WHOLE if token.startswith(p)), None)
         if prefix is not None:  # a command line or a directory, taken whole (up to a comma)
             value = token[len(prefix):].strip()
@@ -243,7 +260,8 @@ def parse_bot_list(text: str, known_names: Sequence[str] | None) -> list[BotSpec
             name, _, rest = token.partition(":")
             name = name.strip()
             if not name:
-                raise BotSpecError(f"missing bot name in {token!r}")
+                raise BotSpecError(f"missing bot name in {token!r}", code="no-bot-name",
+                                   params={"token": token[:80]})
             specs.append((name, [], None))
             if not rest:
                 continue
@@ -252,14 +270,16 @@ def parse_bot_list(text: str, known_names: Sequence[str] | None) -> list[BotSpec
         if "=" in token:
             key, _, value = token.partition("=")
             if not key.strip():
-                raise BotSpecError(f"missing parameter name in {token!r}")
+                raise BotSpecError(f"missing parameter name in {token!r}", code="no-param-name",
+                                   params={"token": token[:80]})
             params.append([key.strip(), value.strip()])
         elif params:
             params[-1][1] += "," + token
         elif preset is None and ":" in text and not params:
             specs[-1] = (name, params, token)
         else:
-            raise BotSpecError(f"cannot read {token!r} in bot spec {text!r}")
+            raise BotSpecError(f"cannot read {token!r} in bot spec {text!r}",
+                               code="unreadable-spec", params={"token": token[:80]})
     return [
         BotSpec(name, tuple((k, v) for k, v in params), preset) for name, params, preset in specs
     ]

@@ -25,7 +25,20 @@ __all__ = [
 
 
 class ArenaError(Exception):
-    """Root of every error the arena raises on purpose."""
+    """Root of every error the arena raises on purpose.
+
+    `code` (a stable name, ``above-guest-limit``) and `params` (the values its text
+    names) let a page say the error in its language; None: only the English message
+    says it. The HTTP API sends them as ``reason_code`` and ``reason_params``."""
+
+    code: str | None = None
+    params: dict[str, str | int]
+
+    def __init__(self, *args: object, code: str | None = None,
+                 params: dict[str, str | int] | None = None) -> None:
+        super().__init__(*args)
+        self.code = code
+        self.params = params or {}
 
 
 class SettingsError(ArenaError, ValueError):
@@ -41,9 +54,8 @@ class GrammarError(SettingsError):
                  params: dict[str, str | int] | None = None) -> None:
         self.line = line
         self.reason = message
-        self.code = code
-        self.params = params or {}
-        super().__init__(f"line {line}: {message}" if line else message)
+        super().__init__(f"line {line}: {message}" if line else message, code=code,
+                         params=params)
 
 
 class MalformedMove(ArenaError, ValueError):
@@ -56,12 +68,15 @@ class MalformedMove(ArenaError, ValueError):
 
 
 class LogFormatError(ArenaError, ValueError):
-    """A game log that cannot be read; `line` is 1-based, 0 if unknown."""
+    """A game log that cannot be read; `line` is 1-based, 0 if unknown. `code` and
+    `params` as `ArenaError`'s (the game whose words say it: ``params["game"]``)."""
 
-    def __init__(self, message: str, line: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, *, code: str | None = None,
+                 params: dict[str, str | int] | None = None) -> None:
         self.line = line
         self.reason = message
-        super().__init__(f"line {line}: {message}" if line else message)
+        super().__init__(f"line {line}: {message}" if line else message, code=code,
+                         params=params)
 
 
 class BotSpecError(ArenaError, ValueError):

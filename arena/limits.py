@@ -89,4 +89,6 @@ def check_settings(
             whose = "guests" if tier == "guest" else "this server"
             raise SettingsLimitExceeded(
                 f"{kind.name}: {limit.name} {value} is above the limit for {whose} ({allowed}): "
-                f"{limit.doc}")
+                f"{limit.doc}", code="above-guest-limit" if tier == "guest" else "above-limit",
+                params={"game": kind.name, "title": kind.title, "size": limit.name,
+                        "doc": limit.doc, "value": value, "limit": allowed})

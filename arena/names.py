@@ -61,9 +61,10 @@ def check_account_name(name: str) -> None:
     lowered = name.lower()
     for prefix in RESERVED_PREFIXES:
         if lowered.startswith(prefix):
-            raise InvalidName(f"the prefix {prefix!r} is reserved for the server's own accounts")
+            raise InvalidName(f"the prefix {prefix!r} is reserved for the server's own accounts",
+                              code="name-reserved", params={"prefix": prefix})
     if not ACCOUNT_NAME.fullmatch(name):
         shown = name if len(name) <= 50 else name[:50] + "..."
         raise InvalidName(
             f"invalid account name {shown!r}: 1-40 ASCII letters, digits, '_', '.' or '-', "
-            "starting with a letter or a digit")
+            "starting with a letter or a digit", code="name-invalid", params={"name": shown})

@@ -43,7 +43,9 @@ def check_password(password: str, *, minimum: int, maximum: int) -> None:
     """
     if not minimum <= len(password) <= maximum:
         raise PasswordError(f"a password has {minimum} to {maximum} characters "
-                            f"(this one has {len(password)})")
+                            f"(this one has {len(password)})", code="password-length",
+                            params={"minimum": minimum, "maximum": maximum,
+                                    "length": len(password)})
 
 
 class Passwords:

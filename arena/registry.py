@@ -193,7 +193,11 @@ class Registry:
             return self.bots[(game, name)]
         except KeyError:
             known = ", ".join(f.name for f in self.bot_factories(game))
-            raise BotSpecError(f"unknown {game} bot {name!r} (bots: {known})") from None
+            title = self.game_class(game).type.title if game in self.games else game
+            raise BotSpecError(f"unknown {game} bot {name!r} (bots: {known})",
+                               code="unknown-house-bot",
+                               params={"game": game, "title": title, "bot": name[:60],
+                                       "known": known}) from None
 
     def parse_bots(self, game: str, text: str) -> list[BotSpec]:
         """Bot specs from a comma-separated list (``random,greedy:depth=2``), each
@@ -227,10 +231,11 @@ class Registry:
         if isinstance(spec, str):
             spec = parse_bot_spec(spec)
         if not allow_exec and spec.name == EXEC_PREFIX[:-1]:
-            raise BotSpecError("exec: bots run a local program; they cannot play as house bots")
+            raise BotSpecError("exec: bots run a local program; they cannot play as house bots",
+                               code="program-not-house")
         if not allow_exec and spec.name == HOSTED_PREFIX[:-1]:
             raise BotSpecError("hosted: bots run a build named by a path; a server runs only "
-                               "the builds it made itself")
+                               "the builds it made itself", code="program-not-house")
         factory = self.bot_factory(game.type.name, spec.name)
         return factory.create(game, spec.resolve(factory))
 

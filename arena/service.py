@@ -82,10 +82,10 @@ class ChallengeError(ArenaError):
     ``unknown-challenge``, ``bad-policy``), the message says why; `params` (a ``reason``
     and the names and numbers it mentions) let a web page say it in its own language."""
 
+    code: str
+
     def __init__(self, code: str, message: str, **params: str | int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+        super().__init__(message, code=code, params=params)
 
     @classmethod
     def relayed(cls, code: str, message: str, params: Mapping[str, str | int]) -> ChallengeError:

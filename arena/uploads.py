@@ -175,7 +175,8 @@ class Uploads:
             raise VersionBudget(
                 f"{owner} registered {self.versions_per_day} versions (or builds under way) "
                 f"in the last 24 hours, the most a day: each build that succeeds is a new "
-                "version; try again tomorrow")
+                "version; try again tomorrow", code="versions-limit",
+                params={"most": self.versions_per_day})
 
     async def upload(self, bot: str, source: str | os.PathLike[str], lang: str, *,
                      remove_source: bool = False, speaks: str = "lines") -> BuildRow:

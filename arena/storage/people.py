@@ -27,7 +27,13 @@ DAY = 86_400.0
 
 
 class AccountLimit(ValueError):
-    """A person's limit is reached (bots, versions a day): the message says which."""
+    """A person's limit is reached (bots, versions a day): the message says which;
+    `code` and `params` too, for a page's words (`arena.errors.ArenaError`'s)."""
+
+    def __init__(self, message: str, code: str, **params: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,8 @@ class PostgresPeople(PeopleStorage):
             count = int(await db.fetchval(
                 "SELECT COUNT(*) FROM bots WHERE owner = $1 AND revoked IS NULL", owner))
             if count >= max_bots:
-                raise AccountLimit(f"a person has at most {max_bots} bots ({owner} has {count})")
+                raise AccountLimit(f"a person has at most {max_bots} bots ({owner} has {count})",
+                                   "bots-limit", most=max_bots)
             now = time.time()
             try:
                 await db.execute("INSERT INTO bots(name, token_hash, created, operator, owner)"
@@ -216,7 +217,7 @@ class PostgresPeople(PeopleStorage):
             if recent >= per_day:
                 raise AccountLimit(f"a person registers at most {per_day} versions a day "
                                    f"(of all their bots; {owner} registered {recent} in the "
-                                   "last 24 hours)")
+                                   "last 24 hours)", "versions-limit", most=per_day)
             last = await db.fetchval("SELECT MAX(version) FROM bot_versions WHERE bot = $1", bot)
             version = int(last or 0) + 1
             await db.execute("INSERT INTO bot_versions(bot, version, note, created)"

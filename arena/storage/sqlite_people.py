@@ -141,7 +141,8 @@ class SQLitePeople:
             (count,) = db.execute("SELECT COUNT(*) FROM bots WHERE owner = ? AND revoked IS NULL",
                                   (owner,)).fetchone()
             if count >= max_bots:
-                raise AccountLimit(f"a person has at most {max_bots} bots ({owner} has {count})")
+                raise AccountLimit(f"a person has at most {max_bots} bots ({owner} has {count})",
+                                   "bots-limit", most=max_bots)
             now = time.time()
             db.execute("INSERT INTO bots(name, token_hash, created, operator, owner)"
                        " VALUES (?, ?, ?, 0, ?)", (name, hash_token(token), now, owner))
@@ -186,7 +187,7 @@ class SQLitePeople:
             if recent >= per_day:
                 raise AccountLimit(f"a person registers at most {per_day} versions a day "
                                    f"(of all their bots; {owner} registered {recent} in the "
-                                   "last 24 hours)")
+                                   "last 24 hours)", "versions-limit", most=per_day)
             (last,) = db.execute(f"SELECT {_VERSION_OF}", (bot,)).fetchone()
             version = int(last or 0) + 1
             db.execute("INSERT INTO bot_versions(bot, version, note, created) VALUES (?, ?, ?, ?)",

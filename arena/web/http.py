@@ -36,6 +36,7 @@ __all__ = [
     "json_response",
     "read_body",
     "read_json",
+    "reason_fields",
     "refuse_encoded_bodies",
     "send_file",
 ]
@@ -73,6 +74,16 @@ class ApiError(Exception):
     def response(self) -> web.Response:
         return json_response({"code": self.code, "message": self.message, **self.fields},
                              status=self.status, headers=self.headers)
+
+
+def reason_fields(error: ArenaError | ValueError) -> dict[str, Any]:
+    """The fields an error answer adds for an `ArenaError` with a code (its
+    ``reason_code`` and ``reason_params``, a page's words for it: docs/web.md,
+    "Languages"); none for another."""
+    code = getattr(error, "code", None)
+    if not isinstance(error, ArenaError) or not isinstance(code, str) or not code:
+        return {}
+    return {"reason_code": code, "reason_params": dict(error.params)}
 
 
 PRESET_CHANGES: web.AppKey[RateLimit] = web.AppKey("arena.preset-changes")
@@ -128,7 +139,8 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             return ApiError(503, f"the server cannot store anything now ({error}); try "
                                  "again later", code="storage-unavailable",
                             headers={"Retry-After": "30"}).response()
-        return ApiError(400, str(error)).response()  # bad input the game or registry refused
+        # bad input the game or registry refused; its code, if any, for a page's words
+        return ApiError(400, str(error), **reason_fields(error)).response()
     except Exception:
         log.exception("%s %s failed", request.method, request.path)
         return ApiError(500, "internal server error (the server logged it)").response()

@@ -19,7 +19,7 @@ import gzip
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,6 +65,9 @@ class ReplayAnswer:
     """``bad-log`` (it does not parse, or names an unknown game or bad settings) or
     ``replay-limit``."""
     message: str = ""
+    reason: dict[str, Any] = field(default_factory=dict)
+    """Why a log cannot be read, for a page's words: ``reason_code`` and
+    ``reason_params`` (with the ``line``) of a coded `ArenaError`, else nothing."""
 
 
 def _frames(record: MatchRecord, game: Game[Any, Any]) -> Iterator[dict[str, Any]]:
@@ -165,7 +168,8 @@ def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
     """
     if len(record.turns) > limits.turns:
         raise ReplayLimitError(f"the log has {len(record.turns)} turns; replays take at most "
-                               f"{limits.turns}")
+                               f"{limits.turns}", code="replay-turns",
+                               params={"turns": len(record.turns), "most": limits.turns})
     game = registry.load_game(record.game, record.settings)
     head = json.dumps({**_header(record), **(extra or {})}, ensure_ascii=False)
     written = out.write(f'{head[:-1]}, "frames": ['.encode())
@@ -178,11 +182,13 @@ def write_frames(record: MatchRecord, registry: Registry, limits: ReplayLimits,
         if len(text) > limits.frame_bytes:
             raise ReplayLimitError(
                 f"frame {item['index']} is {len(text)} bytes of JSON; a replay frame is at "
-                f"most {limits.frame_bytes} (the game's state grew too large to show)")
+                f"most {limits.frame_bytes} (the game's state grew too large to show)",
+                code="replay-frame", params={"frame": item["index"]})
         if written + len(text) + 1 > limits.total_bytes:
             raise ReplayLimitError(
                 f"the replay passed {limits.total_bytes} bytes of JSON at frame "
-                f"{item['index']} of {len(record.turns)}; replays are at most that large")
+                f"{item['index']} of {len(record.turns)}; replays are at most that large",
+                code="replay-size", params={"frame": item["index"], "turns": len(record.turns)})
         written += out.write(b"," + text if item["index"] else text)
     fields = json.dumps({key: stop.get(key) for key in ERROR_FIELDS}, ensure_ascii=False)
     tail = f"], {fields[1:]}"
@@ -213,9 +219,15 @@ def replay_job(log: str, plugins: tuple[str, ...] = BUILTIN_PLUGINS,
             with gzip.GzipFile(fileobj=stream, mode="wb", compresslevel=6, mtime=0) as packed:
                 return ReplayAnswer(write_frames(record, registry, limits, packed, extra))
     except ReplayLimitError as error:
-        answer = ReplayAnswer(None, "replay-limit", str(error))
+        answer = ReplayAnswer(None, "replay-limit", str(error),
+                              {"reason_code": error.code, "reason_params": error.params})
     except (ArenaError, ValueError, KeyError, TypeError) as error:
-        answer = ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}")
+        reason = {}
+        if isinstance(error, ArenaError) and error.code:
+            line = getattr(error, "line", 0)
+            reason = {"reason_code": error.code,
+                      "reason_params": {**error.params, **({"line": line} if line else {})}}
+        answer = ReplayAnswer(None, "bad-log", f"the log cannot be replayed: {error}", reason)
     except ArithmeticError:
         answer = ReplayAnswer(None, "bad-log", "the log cannot be replayed: a number in it "
                                                "is out of range")

@@ -49,13 +49,20 @@ from arena.web.tournaments import Run, RunRefused, TournamentRuns
 if TYPE_CHECKING:
     from arena.service import ArenaService
 
-__all__ = ["SEASONS", "SeasonKeeper", "connected_spec", "final_report", "final_spec", "ladder_of",
-           "season_ratings", "season_view"]
+__all__ = ["SEASONS", "FinalRefused", "SeasonKeeper", "connected_spec", "final_report",
+           "final_spec", "ladder_of", "season_ratings", "season_view"]
 
 log = logging.getLogger("arena.web")
 
-SHUTDOWN = "the server shut down"
-"""`TournamentRuns.close`'s reason: a final stopped so is claimed again later (`stale_after`)."""
+
+class FinalRefused(ValueError):
+    """A final that cannot be played: `code` and `params` say why, for a page's words
+    (the stored report's ``error_code`` and ``error_params``)."""
+
+    def __init__(self, message: str, code: str, **params: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def _now() -> datetime:
@@ -88,8 +95,8 @@ def final_spec(season: SeasonConfig, game: str, settings: dict[str, Any],
     """
     outside = [s.bot for s in finalists if not s.bot.startswith(HOUSE_PREFIX)]
     if len(finalists) >= 2 and outside:
-        raise ValueError(f"only house bots can play a final for now, and {', '.join(outside)} "
-                         "is not one")
+        raise FinalRefused(f"only house bots can play a final for now, and {', '.join(outside)} "
+                           "is not one", "final-not-house", bots=", ".join(outside))
     return _schedule(season, game, settings,
                      tuple(s.bot[len(HOUSE_PREFIX):] for s in finalists))
 
@@ -126,7 +133,8 @@ def _schedule(season: SeasonConfig, game: str, settings: dict[str, Any],
     final = season.final
     assert final is not None
     if len(bots) < 2:
-        raise ValueError(f"{len(bots)} bots met the entry rules: a final needs two")
+        raise FinalRefused(f"{len(bots)} bots met the entry rules: a final needs two",
+                           "final-too-few", count=len(bots))
     pairs = None
     if final.format == "round-robin":
         pairs = tuple((i, j) for i in range(len(bots)) for j in range(len(bots)) if i != j)
@@ -263,7 +271,10 @@ class SeasonKeeper:
                 await records.set_season_final(season.name, "running", {"status": "waiting"},
                                                time.time())
                 return
-            await self._fail(season, str(error))
+            await self._fail(season, str(error), error.reason or error.code, **error.params)
+            return
+        except FinalRefused as error:
+            await self._fail(season, str(error), error.code, **error.params)
             return
         except ValueError as error:
             await self._fail(season, str(error))
@@ -281,12 +292,19 @@ class SeasonKeeper:
         try:
             spec = connected_spec(season, game, settings, finalists)
             if len(spec.bots) > limits.tournament_bots:
-                raise ValueError(f"a final has 2 to {limits.tournament_bots} bots "
-                                 f"(tournament_bots), not {len(spec.bots)}")
+                raise FinalRefused(f"a final has 2 to {limits.tournament_bots} bots "
+                                   f"(tournament_bots), not {len(spec.bots)}",
+                                   "tournament-bots", limit=limits.tournament_bots,
+                                   count=len(spec.bots))
             if spec.total_games() > limits.tournament_games:
-                raise ValueError(f"{len(spec.bots)} finalists at {spec.games} games per pairing "
-                                 f"and seat order is {spec.total_games()} games; a final plays "
-                                 f"at most {limits.tournament_games} (tournament_games)")
+                raise FinalRefused(f"{len(spec.bots)} finalists at {spec.games} games per pairing "
+                                   f"and seat order is {spec.total_games()} games; a final plays "
+                                   f"at most {limits.tournament_games} (tournament_games)",
+                                   "tournament-games", bots=len(spec.bots), games=spec.games,
+                                   total=spec.total_games(), limit=limits.tournament_games)
+        except FinalRefused as error:
+            await self._fail(season, str(error), error.code, **error.params)
+            return
         except ValueError as error:
             await self._fail(season, str(error))
             return
@@ -344,18 +362,24 @@ class SeasonKeeper:
             log.exception("season %s: its final failed", season.name)
             with contextlib.suppress(StorageFailure, StorageUnavailable):
                 async with self._writing:
-                    await self._fail(season, f"{type(error).__name__}: {error}")
+                    await self._fail(season, f"{type(error).__name__}: {error}", "final-error",
+                                     kind=type(error).__name__, error=str(error)[:500])
                     self._over.add(season.name)
 
-    async def _fail(self, season: SeasonConfig, error: str) -> None:
+    async def _fail(self, season: SeasonConfig, message: str, code: str | None = None,
+                    **params: str | int) -> None:
+        """Store the final as failed: the English `message`, and its `code` (a key of
+        `arena.web.tournaments.FAILURES` or `FinalRefused`'s, None: said in English
+        only) with the values its text names, for a page's words."""
         self._claimed.discard(season.name)
-        log.warning("season %s: its final failed: %s", season.name, error)
-        await self.service.records.set_season_final(season.name, "failed", {"error": error},
-                                                    time.time())
+        log.warning("season %s: its final failed: %s", season.name, message)
+        await self.service.records.set_season_final(
+            season.name, "failed", {"error": message, "error_code": code, "error_params": params},
+            time.time())
 
     def _ended(self, season: SeasonConfig, run: Run) -> None:
         """A final's run ended (on the loop): store its report, off the callback."""
-        if self._closed and run.error == SHUTDOWN:
+        if self._closed and run.error_code == "shutdown":
             return  # played again by the next server to start (`stale_after`)
         task = asyncio.get_running_loop().create_task(self._store(season, run))
         self._pending.add(task)
@@ -363,13 +387,15 @@ class SeasonKeeper:
 
     async def _store(self, season: SeasonConfig, run: Run) -> None:
         if run.status != "finished":
-            await self._fail(season, run.error or "the final failed")
+            await self._fail(season, run.error or "the final failed", run.error_code,
+                             **run.error_params)
             return
         path = run.out / "tournament.json"
         try:
             data = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
         except (OSError, ValueError) as error:
-            await self._fail(season, f"its results cannot be read: {error}")
+            await self._fail(season, f"its results cannot be read: {error}",
+                             "results-unreadable", error=str(error)[:500])
             return
         standings = {s.bot: s.rank for s in
                      await self.service.records.season_standings(season.name)}

@@ -44,12 +44,28 @@ Status = Literal["queued", "running", "finished", "failed"]
 
 
 class RunRefused(Exception):
-    """A run the limits do not allow: `status` is the HTTP answer's, `code` its code."""
+    """A run the limits do not allow: `status` is the HTTP answer's, `code` its code;
+    `reason` and `params` (the answer's ``reason_code`` and ``reason_params``) say which
+    limit, for a page's words."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, *, reason: str | None = None,
+                 **params: str | int) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
+        self.reason = reason
+        self.params = params
+
+
+FAILURES = {
+    "worker-not-started": "the worker did not start: {error}",
+    "worker-error": "{kind}: {error}",
+    "worker-stopped": "the worker stopped without a result",
+    "overtime": "it took longer than {seconds} s, the limit of a tournament from the web",
+    "shutdown": "the server shut down",
+}
+"""Why a run failed (its ``error_code``), and the English ``error`` of each: the page
+says it from the code and ``error_params`` (docs/web.md, "Languages")."""
 
 
 @dataclass
@@ -66,6 +82,9 @@ class Run:
     done: int = 0
     total: int = 0
     error: str | None = None
+    error_code: str | None = None
+    """Why it failed, a key of `FAILURES`, with the values its text names."""
+    error_params: dict[str, str | int] = field(default_factory=dict)
     created: float = field(default_factory=time.monotonic)
     started: float | None = None
     finished: float | None = None
@@ -81,6 +100,7 @@ class Run:
             eta = round((time.monotonic() - self.started) / self.done * (self.total - self.done), 1)
         return {"id": self.id, "status": self.status, "done": self.done, "total": self.total,
                 "name": self.name if self.status == "finished" else None, "error": self.error,
+                "error_code": self.error_code, "error_params": self.error_params,
                 "game": self.spec.game, "bots": list(self.spec.bots), "games": self.spec.games,
                 "ahead": ahead, "eta_seconds": eta}
 
@@ -101,7 +121,7 @@ def _play(spec: dict[str, Any], out: str, processes: int, memory_mb: int,
                        maker=house_bot, progress=lambda done, total: pipe.send(("progress", done, total)))
         pipe.send(("finished",))
     except BaseException as error:  # noqa: BLE001 - reported to the page, whatever it was
-        pipe.send(("failed", f"{type(error).__name__}: {error}"))
+        pipe.send(("failed", type(error).__name__, str(error)[:500]))
     finally:
         pipe.close()
 
@@ -133,13 +153,17 @@ class TournamentRuns:
                                                   "start it with --tournaments DIR")
         if not 2 <= len(spec.bots) <= config.tournament_bots:
             raise RunRefused(400, "bad-request", f"a tournament has 2 to {config.tournament_bots} "
-                                                 f"bots, not {len(spec.bots)}")
+                                                 f"bots, not {len(spec.bots)}",
+                             reason="tournament-bots", limit=config.tournament_bots,
+                             count=len(spec.bots))
         total = spec.total_games()
         if total > config.tournament_games:
             raise RunRefused(400, "bad-request",
                              f"{len(spec.bots)} bots at {spec.games} games per pairing and seat "
                              f"order is {total} games; a tournament from the web plays at most "
-                             f"{config.tournament_games} in all")
+                             f"{config.tournament_games} in all", reason="tournament-games",
+                             bots=len(spec.bots), games=spec.games, total=total,
+                             limit=config.tournament_games)
         active = self._active()
         if any(r.client == client for r in active):
             raise RunRefused(409, "busy", "you have a tournament running already: wait for its "
@@ -190,7 +214,7 @@ class TournamentRuns:
         try:
             process.start()
         except OSError as error:
-            self._end(run, "failed", f"the worker did not start: {error}")
+            self._end(run, "failed", "worker-not-started", error=str(error))
             return
         finally:
             sender.close()
@@ -210,19 +234,24 @@ class TournamentRuns:
                     self._end(run, "finished")
                     return
                 else:
-                    self._end(run, "failed", str(message[1]))
+                    self._end(run, "failed", "worker-error", kind=str(message[1]),
+                              error=str(message[2]))
                     return
         except (EOFError, OSError):
-            self._end(run, "failed", "the worker stopped without a result")
+            self._end(run, "failed", "worker-stopped")
 
     def _overtime(self, run: Run) -> None:
-        self._end(run, "failed", f"it took longer than {self.config.tournament_seconds:g} s, "
-                                 "the limit of a tournament from the web")
+        self._end(run, "failed", "overtime", seconds=f"{self.config.tournament_seconds:g}")
 
-    def _end(self, run: Run, status: Status, error: str | None = None) -> None:
+    def _end(self, run: Run, status: Status, code: str | None = None,
+             **params: str | int) -> None:
+        """End `run` as `status`; a failure's `code` (a key of `FAILURES`) and the values
+        its text names."""
         if run.status in ("finished", "failed"):
             return
+        error = FAILURES[code].format(**params) if code is not None else None
         run.status, run.error, run.finished = status, error, time.monotonic()
+        run.error_code, run.error_params = code, params
         if run.timer is not None:
             run.timer.cancel()
         if run.pipe is not None:
@@ -244,7 +273,8 @@ class TournamentRuns:
         """Stop every run (at shutdown)."""
         for run in self.runs.values():
             if run.status == "queued":  # first, so that no ended run starts them
-                run.status, run.error = "failed", "the server shut down"
+                run.status, run.error = "failed", FAILURES["shutdown"]
+                run.error_code = "shutdown"
         for run in list(self.runs.values()):
             if run.status == "running":
-                self._end(run, "failed", "the server shut down")
+                self._end(run, "failed", "shutdown")

@@ -201,6 +201,7 @@ async def test_a_person_uploads_for_their_own_bot_within_their_budgets(
         assert "at most 2 programs a day" in error["message"]
         status, error = await api.upload(operator, "ann-bot", _zip(HONEST))
         assert status == 409 and error["code"] == "limit-reached", error  # before building
+        assert error["reason_code"] == "versions-limit", error  # a page's words for it
         assert "1 versions" in error["message"]
         _, listed = await api.get(None, "/api/bots/ann-bot/builds")
         assert len(listed["builds"]) == 2

@@ -94,9 +94,13 @@ async def test_an_open_server_signs_people_up_within_the_bounds(make_arena) -> N
         status, error = await ann.post("/api/account/signup", {"name": "ann",
                                                                "password": "short"})
         assert (status, error["code"]) == (400, "bad-request") and "8 to 256" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
+            "password-length", {"minimum": 8, "maximum": 256, "length": 5})
         status, error = await ann.post("/api/account/signup", {"name": "guest-x",
                                                                "password": PASSWORD})
         assert status == 400 and "reserved" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == ("name-reserved",
+                                                                  {"prefix": "guest-"})
         assert await ann.post("/api/account/signup", {"name": "ann", "password": PASSWORD}) \
             == (200, {"name": "ann"})
         assert (await ann.get("/api/account/me"))[1]["name"] == "ann"
@@ -175,10 +179,16 @@ async def test_a_person_s_bots_tokens_versions_games_and_debug_lines(make_arena)
         assert account is not None and account.owner == "ann"
         status, error = await bob.post("/api/account/bots", {"name": "ann-bot"})
         assert (status, error["code"]) == (409, "name-taken")
+        for bad, code, params in (("my bot!", "name-invalid", {"name": "my bot!"}),
+                                  ("House:x", "name-reserved", {"prefix": "house:"})):
+            status, error = await bob.post("/api/account/bots", {"name": bad})
+            assert (status, error["code"], error["reason_code"]) == (400, "bad-request", code)
+            assert error["reason_params"] == params, bad
         assert (await ann.post("/api/account/bots", {"name": "ann-two"}))[0] == 200
         status, error = await ann.post("/api/account/bots", {"name": "ann-three"})
         assert (status, error["code"]) == (409, "limit-reached")
         assert "at most 2 bots" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == ("bots-limit", {"most": 2})
         # the token: rotated by its owner only; the old one stops working
         status, error = await bob.post("/api/account/bots/ann-bot/token")
         assert (status, error["code"]) == (404, "unknown-bot")
@@ -201,6 +211,7 @@ async def test_a_person_s_bots_tokens_versions_games_and_debug_lines(make_arena)
         assert (status, version["version"], version["note"]) == (200, 2, "deeper")
         status, error = await ann.post("/api/account/bots/ann-two/versions", {"note": ""})
         assert (status, error["code"]) == (409, "limit-reached")  # one a day, of all bots
+        assert (error["reason_code"], error["reason_params"]) == ("versions-limit", {"most": 1})
         status, listed = await ann.get("/api/account/bots/ann-bot/versions")
         assert [(v["version"], v["games"]) for v in listed["versions"]] == [(1, 1), (2, 0)]
         status, games = await ann.get("/api/account/bots/ann-bot/games")

@@ -158,8 +158,12 @@ async def test_grammar_check_names_the_line_and_save_offers_it(arena: Arena) -> 
     assert status == 409 and error["code"] == "exists"  # not overwritten unasked
     status, error = await post(arena, "/api/grammars/delete", {"name": "medium"})
     assert status == 400 and "built-in" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == ("preset-builtin", {"name": "medium"})
     status, error = await post(arena, "/api/grammars/delete", {"name": "nothing"})
     assert status == 404 and error["code"] == "unknown-grammar"
+    assert (error["reason_code"], error["reason_params"]) == ("preset-missing", {"name": "nothing"})
+    status, error = await post(arena, "/api/grammars", {"name": "no name!", "text": "S->a\n"})
+    assert status == 400 and error["reason_code"] == "preset-name", error
     status, saved = await post(arena, "/api/grammars", {"name": "gone", "text": "S->a\n"})
     status, deleted = await post(arena, "/api/grammars/delete", {"name": "gone"})
     assert status == 200 and deleted == {"deleted": "gone"}
@@ -241,6 +245,42 @@ async def test_bad_play_requests_are_refused(arena: Arena) -> None:
     assert status == 403 and "POST /api/guest" in error["message"]
 
 
+async def test_the_lobby_s_check_gives_each_refusal_a_reason_code(arena: Arena) -> None:
+    """POST /api/settings/check's refusals (the game's rules, the bot's parameters, the
+    registry) carry `reason_code` and `reason_params` beside the unchanged English
+    message, for the lobby to say them in its language (issue 28)."""
+    cases = [
+        ({"game": "sim", "settings": {"vertices": 99}}, "vertices-range",
+         {"value": 99, "minimum": 3, "maximum": 8}, "'vertices' must be between"),
+        ({"game": "sim", "settings": {"vertices": 5, "edges": [[0, 1], [1, 0]]}}, "edge-twice",
+         {"edge": "0-1"}, "edge 0-1 is listed twice"),
+        ({"game": "durak", "settings": {"cards": "0000"}}, "deal-one-each", {"deal": "0000"},
+         "each player needs at least one card"),
+        ({"game": "durak", "settings": {"cards": "0101", "weights": "1,x"}},
+         "weights-not-integers", {"text": "1,x"}, "expected comma-separated integers"),
+        ({"game": "sim", "bot": "sim-mc:trials=0"}, "param-below-minimum",
+         {"param": "trials", "value": "0", "minimum": "1"}, "is below the minimum"),
+        ({"game": "sim", "bot": "sim-mc:trials=many"}, "param-not-integer",
+         {"param": "trials", "value": "many"}, "is not an integer"),
+        ({"game": "sim", "bot": "sim-mc:depth=2"}, "unknown-param", None, "has no parameter"),
+        ({"game": "sim", "bot": "nobody"}, "unknown-house-bot", None, "unknown sim bot 'nobody'"),
+        ({"game": "tiles", "settings": {"tiles": 0}}, "setting-range",
+         {"name": "tiles", "value": "0", "minimum": 1, "maximum": 12}, "expected an integer"),
+    ]
+    for body, code, params, english in cases:
+        status, error = await post(arena, "/api/settings/check", body)
+        assert status == 400 and error["code"] == "bad-request", (body, error)
+        assert english in error["message"], (body, error)
+        assert error["reason_code"] == code, (body, error)
+        if params is not None:
+            assert error["reason_params"] == params, (body, error)
+    status, error = await post(arena, "/api/settings/check", {"game": "sim", "bot": "sim-mc:depth=2"})
+    assert error["reason_params"]["param"] == "depth" and "trials" in error["reason_params"]["known"]
+    # an error the server says in English only: no reason fields
+    status, error = await post(arena, "/api/settings/check", {"game": "sim", "settings": {"x": 1}})
+    assert status == 400 and "reason_code" not in error, error
+
+
 async def test_a_client_that_is_not_a_browser_may_send_the_guest_token_as_a_bearer(
         arena: Arena) -> None:
     guest = await new_guest(arena)
@@ -272,6 +312,35 @@ async def test_replay_of_an_uploaded_log_in_both_formats(arena: Arena) -> None:
     assert status == 400 and error["code"] == "bad-log"
     status, error = await post(arena, "/api/replay", raw=b"\xff\xfe")
     assert status == 400 and "UTF-8" in error["message"]
+
+
+
+async def test_a_thesis_log_s_defect_has_a_reason_code(arena: Arena) -> None:
+    """The thesis's XML settings and text log, uploaded: a defect is answered with its
+    `reason_code`, the values it names, its line and the game whose words say it (issue
+    28), beside the unchanged English message."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.thesis_log import write_thesis_log
+    text = write_thesis_log(_played(SubstitutionGame(Settings.preset("medium", 3))))
+    lines = text.splitlines()
+    cases = [
+        (text.replace("TotalPossibility=\"", "TotalPossibility=\"1"), "xml-total", "not TotalPossibility"),
+        (text.replace("<Possibilities>", "<Possibilities><Oops/>", 1), "xml-unexpected-element",
+         "<Oops> inside <Possibilities>"),
+        (text.replace('NumberOfMoves="3"', 'NumberOfMoves="x"'), "xml-not-integer",
+         "NumberOfMoves attribute 'x' is not an integer"),
+        ("\n".join(lines[:lines.index("</GameSettings>") + 1] + ["Игрок 1: a", "Player 2: b"]),
+         "thesis-expected", "expected 'Игрок 2: NAME', found 'Player 2: b'"),
+    ]
+    for log, code, english in cases:
+        status, error = await post(arena, "/api/replay", raw=log.encode())
+        assert status == 400 and error["code"] == "bad-log", error
+        assert english in error["message"], error
+        assert error["reason_code"] == code and error["reason_params"]["game"] == "substitution"
+        assert error["reason_params"]["line"] >= 1, error
+    status, error = await post(arena, "/api/replay", raw=cases[2][0].encode())
+    assert error["reason_params"] == {"what": "NumberOfMoves", "value": "x", "line": 1,
+                                      "game": "substitution"}
 
 
 async def test_a_1000_turn_log_replays_as_one_body(arena: Arena) -> None:

@@ -126,6 +126,11 @@ def test_the_servers_refusals_read_in_russian(browser: Any, server: dict[str, An
             form.locator("button[type=submit]").click()
             page.wait_for_function(shows, arg=[status, said])
             assert page.locator(status + " [lang=en]").count() == 0  # no server words left over
+        form.locator(".challenge-opponent").fill("carol")  # declines by its policy: why, in Russian
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector(status + "[data-status='declined']")
+        assert page.inner_text(status) == "Вызов carol: отклонён (бот отклоняет вызовы)"
+        assert page.locator(status + " [lang=en]").count() == 0
         no_overflow(page)
         page.context.clear_cookies()
         page.goto(server["url"] + "/#/account")

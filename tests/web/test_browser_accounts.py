@@ -148,6 +148,18 @@ def test_the_account_pages_speak_russian_on_a_phone(browser: Any, server: dict[s
         page.goto(server["url"] + "/#/mine")
         wait_phase(page, "mine")
         assert page.inner_text("#no-bots") == "У вас пока нет ботов."
+        page.expected_console = [r"status of 400 .*/api/account/bots"]  # the refusals shown
+        refusals = [("my bot!", ("Имя «my bot!» не подходит: в имени от 1 до 40 латинских "
+                                 "букв, цифр, «_», «.» или «-», и начинается оно с буквы или "
+                                 "цифры.")),
+                    ("house:mine", ("Имена, начинающиеся с house:, зарезервированы для "
+                                    "учётных записей самого сервера: выберите другое."))]
+        for bad, said in refusals:
+            page.fill("#new-bot", bad)
+            page.click("#create-bot")
+            page.wait_for_function("(said) => document.querySelector('#create-message')"
+                                   ".innerText === said", arg=said)
+            assert page.locator("#create-message.error [lang=en]").count() == 0
         page.fill("#new-bot", "boris-bot-with-a-long-name")
         page.click("#create-bot")
         page.wait_for_selector("#token")

@@ -154,8 +154,9 @@ def test_a_game_without_russian_stays_english(russian: Any, server: dict[str, An
 
 def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
                                                                  server: dict[str, Any]) -> None:
-    """A setting the game's rules refuse: the page's own words lead, the rules' English
-    reason follows marked lang=en, and the two are one text (not "…,[object …]")."""
+    """A grammar the game's rules refuse, on Start: the page's own words lead, the rules'
+    reason (from its code) follows in Russian too, and the two are one text (not
+    "…,[object …]")."""
     page = russian
     page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusal shown
     page.goto(server["url"] + "/#/")
@@ -168,9 +169,61 @@ def test_a_refused_setting_reads_in_russian_with_the_rules_words(russian: Any,
     page.click("#start")
     wait_phase(page, "lobby-error")
     said = page.inner_text("#lobby-message")
-    assert said.startswith("Сервер отказал: ") and "[object" not in said, said
-    assert "empty alternative" in page.inner_text("#lobby-message [lang=en]")
+    assert said.startswith("Эти настройки не подходят: ") and "[object" not in said, said
+    assert "пустая альтернатива" in said and not english_left(page, "#lobby-message"), said
     reads_russian(page, names_of(page), "a refused setting")
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_the_lobby_s_refusals_read_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """What the lobby's Start is refused for (POST /api/settings/check): a bot's
+    parameter out of its range, a deal the game's rules refuse, a game beyond a guest's
+    limits, each said in Russian from its reason code, none of the server's English left."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusals shown
+
+    def refused(game: str, choose: dict[str, str], fill: dict[str, str]) -> str:
+        page.goto("about:blank")  # the lobby anew
+        start_from_lobby(page, server, game, choose=choose, fill=fill)
+        wait_phase(page, "lobby-error")
+        assert not english_left(page, "#lobby-message"), page.inner_text("#lobby-message")
+        reads_russian(page, names_of(page), f"the lobby's refusal ({game})")
+        return str(page.inner_text("#lobby-message"))
+
+    said = refused("sim", {"#bot": "sim-mc"}, {"[data-param=trials]": "0"})
+    assert said == "Параметр бота trials — не меньше 1 (а не 0).", said
+    said = refused("sim", {"#bot": "sim-mc"}, {"[data-param=trials]": "1.5"})
+    assert said == "Параметр бота trials — целое число, а не «1.5».", said
+    said = refused("durak", {"#durak-deal": "given"}, {"#durak-cards": "0000"})
+    assert said == ("Эти настройки не подходят: в раскладе «0000» у одного из игроков нет "
+                    "карт: каждому нужна хотя бы одна"), said
+    said = refused("durak", {"#durak-deal": "given"}, {"#durak-cards": "01" * 14})
+    assert said == ("Одномастка Дурак: карт в раскладе — не больше 24 в партии гостя "
+                    "(в этих настройках: 28)."), said
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_bad_bot_name_on_the_bots_page_reads_in_russian(russian: Any,
+                                                          server: dict[str, Any]) -> None:
+    """A bot the /bots page names that no bot of the game is, or a spec that cannot be
+    read: said in Russian from the refusal's reason code."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/(match|tournaments/run)"]
+    page.goto(server["url"] + "/#/bots")
+    wait_phase(page, "bots")
+    page.select_option("#bots-game", "sim")
+    page.fill("#bot-first", "nobody")
+    page.click("#start-match")
+    page.wait_for_selector("#match-message.error")
+    said = page.inner_text("#match-message")
+    assert said.startswith("Здесь нет бота «nobody», играющего в игру «Сим» (боты этой игры: "), said
+    assert not english_left(page, "#match-message")
+    page.fill("#tournament-bots", "sim-random\nsim-mc:=3")
+    page.click("#start-tournament")
+    page.wait_for_selector("#tournament-message.error")
+    said = page.inner_text("#tournament-message")
+    assert said == "В «=3» перед «=» не указан параметр.", said
+    reads_russian(page, names_of(page), "the bots page's refusals")
 
 
 ONE_PAGE = pytest.mark.parametrize("russian", ["desktop"], indirect=True)
@@ -255,3 +308,86 @@ def test_the_referees_refusal_reads_in_russian(russian: Any, server: dict[str, A
       return [said.lang, said.textContent, stepped, rolled, aborted]; })""")
     assert unknown == ["en", "edge 0 1 was stolen", "шаг 2: этой группы нет в банке",
                        "бросок в записи не тот, что даёт зерно партии", "Прервана: сервер остановился"]
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_failed_tournament_reads_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """A run that failed (/api/tournaments/progress's `error_code`, as
+    tests/web/test_web_features.py has the server give it) reads in Russian; a code the
+    page does not know keeps the server's English, marked lang=en."""
+    page = russian
+    answers = {"over": {"error_code": "overtime", "error_params": {"seconds": "600"},
+                        "error": "it took longer than 600 s, the limit of a tournament from the web"},
+               "odd": {"error_code": "something-new", "error_params": {},
+                       "error": "something new went wrong"}}
+
+    def progress(route: Any) -> None:
+        run_id = route.request.url.rsplit("id=", 1)[1]
+        route.fulfill(json={"id": run_id, "status": "failed", "done": 3, "total": 12,
+                            "name": None, "game": "sim", "bots": ["sim-random", "sim-perfect"],
+                            "games": 3, "ahead": 0, "eta_seconds": None, **answers[run_id]})
+
+    page.route("**/api/tournaments/progress?*", progress)
+    page.goto(server["url"] + "/#/run?id=over")
+    wait_phase(page, "error")
+    said = page.inner_text("#run-status")
+    assert said == ("Турнир не удался: он шёл дольше 600 с — предела для турнира из "
+                    "веб-интерфейса"), said
+    assert not english_left(page, "#run-status")
+    reads_russian(page, names_of(page), "a failed tournament")
+    page.goto(server["url"] + "/#/run?id=odd")
+    page.wait_for_function("document.querySelector('#run-status [lang=en]') !== null")
+    assert english_left(page, "#run-status") == ["something new went wrong"]
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_a_bad_thesis_log_reads_in_russian(russian: Any, server: dict[str, Any],
+                                           tmp_path: Path) -> None:
+    """A thesis log (its XML settings, its text lines) uploaded to the replay page with a
+    defect: why it cannot be read, in Russian, with its line, from the answer's
+    reason_code (the game's own words)."""
+    from arena.games.substitution.game import SubstitutionGame
+    from arena.games.substitution.settings import Settings
+    from arena.games.substitution.thesis_log import write_thesis_log
+
+    from .test_api import _played
+
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/replay"]
+    lines = write_thesis_log(_played(SubstitutionGame(Settings.preset("medium", 3)))).splitlines()
+    at = {"xml": lines.index("    <Possibilities>") + 1, "player": lines.index("</GameSettings>") + 4}
+    odd = [*lines[:at["xml"]], "      <Oops/>", *lines[at["xml"]:]]
+    renamed = [*lines[:at["player"] - 1], "Player 2: b", *lines[at["player"]:]]
+    assert lines[at["player"] - 1].startswith("Игрок 2: ")
+    defects = [(odd, at["xml"] + 1, "<Oops> внутри <Possibilities>"),
+               (renamed, at["player"], "ожидалось «Игрок 2: NAME», а найдено «Player 2: b»")]
+    for number, (log, line, why) in enumerate(defects):
+        said = f"Эту запись нельзя прочитать: строка {line}: {why}"
+        path = tmp_path / f"bad{number}.log"
+        path.write_text("\n".join(log) + "\n", encoding="utf-8")
+        page.goto("about:blank")
+        page.goto(server["url"] + "/#/replay")
+        wait_phase(page, "replay-empty")
+        page.set_input_files("#upload", str(path))
+        page.wait_for_selector("#viewer .error")
+        shown = page.inner_text("#viewer .error")
+        assert shown == said, shown
+        assert not english_left(page, "#viewer")
+
+
+@pytest.mark.parametrize("russian", ["desktop"], indirect=True)
+def test_the_grammar_editor_s_refusals_read_in_russian(russian: Any, server: dict[str, Any]) -> None:
+    """Saving or deleting a preset the server refuses (a built-in preset's name): why, in
+    Russian, from the answer's reason code; none of the server's English left."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/grammars"]
+    page.goto(server["url"] + "/#/editor")
+    wait_phase(page, "editor")
+    page.fill("#editor-text", "S->AB|aS\nA->a\nB->b\n")
+    page.wait_for_function("document.body.dataset.checked === 'ok'")
+    page.fill("#preset-name", "medium")
+    page.click("#save")
+    page.wait_for_selector("#save-message.error")
+    said = page.inner_text("#save-message")
+    assert said.endswith("«medium» — встроенный набор: дайте сохраняемому другое имя"), said
+    assert not english_left(page, "#save-message")

@@ -164,7 +164,10 @@ async def test_a_final_over_the_tournament_limits_fails_saying_so(make_arena: An
         return state if state and state["status"] == "failed" else None
 
     state = await wait_for(failed, what="the final refused")
-    assert "is 6 games; a final plays at most 5 (tournament_games)" in state["report"]["error"]
+    report = state["report"]
+    assert "is 6 games; a final plays at most 5 (tournament_games)" in report["error"]
+    assert report["error_code"] == "tournament-games"
+    assert report["error_params"] == {"bots": 3, "games": 1, "total": 6, "limit": 5}
 
 
 async def test_a_restarted_server_resumes_the_final_from_its_stored_games(

@@ -9,6 +9,7 @@ import ast
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from arena.web.http import CODES
 
@@ -283,3 +284,256 @@ def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None
         said = catalogues["ru"].get(text)
         assert said and said != text and re.search("[а-яё]", said), code
         assert set(re.findall(r"\{(\w+)\}", said)) == params, code
+
+
+# -- the reasons of refused settings, names and passwords; failed tournaments and finals -------
+
+CODED = {"SettingsError", "SettingsLimitExceeded", "BotSpecError", "GrammarError",
+         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget", "ReplayLimitError"}
+"""The errors that take a `code` and `params` (`arena.errors.ArenaError`): the HTTP API
+sends them as ``reason_code`` and ``reason_params``."""
+PASSED_ON = {"getattr(error, 'code', None)": "sim's edges: edge_mask's own SettingsError, "
+                                             "its code passed on (read from sim/rules.py)",
+             "error.code": "a grammar's group re-raised with its line (grammar.py's code)",
+             "check['reason_code']": "a saved grammar's reason: the grammar checker's "
+                                     "(test_every_grammar_reason_and_warning_...)"}
+"""Codes an error takes from the one it caught, and why the test finds them elsewhere."""
+
+
+def _code_strings(expr: ast.expr, where: str) -> set[str]:
+    """The codes an expression gives: a literal, both sides of ``a if c else b``, the
+    values of ``{...}.get(key, default)``."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return {expr.value}
+    if isinstance(expr, ast.IfExp):
+        return _code_strings(expr.body, where) | _code_strings(expr.orelse, where)
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and isinstance(expr.func.value, ast.Dict)):
+        return {v.value for v in [*expr.func.value.values, *expr.args[1:]]
+                if isinstance(v, ast.Constant)}
+    assert ast.unparse(expr) in PASSED_ON, f"{where}: {ast.unparse(expr)}"
+    return set()
+
+
+def _params_of(given: dict[str | None, ast.expr], where: str) -> set[str]:
+    params = given.get("params") or given.get("reason_params")
+    if params is None or (isinstance(params, ast.Constant) and params.value is None):
+        return set()
+    if isinstance(params, ast.Dict):
+        return {k.value for k in params.keys if isinstance(k, ast.Constant)} | (
+            {"game"} if any(isinstance(v, ast.Name) and v.id == "GAME" for v in params.values)
+            else set())
+    if isinstance(params, ast.Name) and params.id == "GAME":  # the thesis log's game
+        return {"game"}
+    assert ast.unparse(params) in ("getattr(error, 'params', None)", "error.params",
+                                   "check['reason_params']"), where
+    return set()
+
+
+def coded_reasons(folder: Path, exclude: Path | None = None) -> dict[str, tuple[set[str], str]]:
+    """Each code a coded error raised under `folder` (not under `exclude`) gives, and an
+    `ApiError`'s ``reason_code``, with the names of its params and where."""
+    codes: dict[str, tuple[set[str], str]] = {}
+    for path in sorted(folder.rglob("*.py")):
+        if exclude is not None and exclude in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None)
+            given = {keyword.arg: keyword.value for keyword in node.keywords}
+            if name == "AccountLimit":  # code positional, params as keywords
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                code = _code_strings(node.args[1], where).pop()
+                named = {keyword.arg for keyword in node.keywords if keyword.arg}
+                assert codes.setdefault(code, (named, where))[0] == named, where
+                continue
+            key = "code" if name in CODED else "reason_code" if name == "ApiError" else None
+            if key is None or key not in given:
+                continue
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            for code in _code_strings(given[key], where):
+                params = _params_of(given, where)
+                assert codes.setdefault(code, (params, where))[0] == params, where
+    return codes
+
+
+def _check_texts(codes: dict[str, tuple[set[str], str]], table: dict[str, str],
+                 catalogues: dict[str, dict[str, Any]], place: str) -> None:
+    for code, (params, where) in sorted(codes.items()):
+        assert code in table, f"{code} ({where}): give it a text in {place}"
+        text = table[code]
+        assert set(re.findall(r"\{(\w+)\}", text)) <= params, (code, "names a value not sent")
+        assert catalogues["en"].get(text) == text, code
+        said = catalogues["ru"].get(text)
+        assert said and said != text and re.search("[а-яё]", said), code
+        assert set(re.findall(r"\{(\w+)\}", said)) == set(re.findall(r"\{(\w+)\}", text)), code
+
+
+def _app_catalogues() -> dict[str, dict[str, Any]]:
+    return {lang: json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+            for lang in ("en", "ru")}
+
+
+def test_every_reason_a_setting_name_or_password_is_refused_for_reads_in_russian() -> None:
+    """An answer's ``reason_code`` (the code of the `ArenaError` it refuses, of an
+    `ApiError`'s own, of a tournament's limit) says why in the page's language: every code
+    raised outside the games has a text in ui.js's REASONS naming only the values sent
+    with it, in English and Russian."""
+    codes = coded_reasons(ROOT / "arena", exclude=ROOT / "arena" / "games")
+    for path, call in _calls(WEB, "RunRefused"):
+        reason = {keyword.arg: keyword.value for keyword in call.keywords}.get("reason")
+        if reason is not None:
+            assert isinstance(reason, ast.Constant)
+            named = {keyword.arg for keyword in call.keywords} - {"reason"}
+            codes[reason.value] = (named, f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert {"above-guest-limit", "param-above-maximum", "unknown-house-bot", "name-invalid",
+            "name-reserved", "password-length", "not-two-players", "tournament-games",
+            "bots-limit", "versions-limit", "replay-turns", "replay-resources"} <= set(codes)
+    table = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const REASONS = {")
+    _check_texts(codes, table, _app_catalogues(), "ui.js's REASONS")
+    assert set(table) <= set(codes), "ui.js's REASONS has a code the server never gives"
+
+
+def test_every_reason_a_games_settings_are_refused_for_reads_in_russian() -> None:
+    """A game's own reasons (its coded `SettingsError`s): each has a text in its renderer's
+    `settingsReasons` (the substitution game's grammar reasons too), in its catalogues."""
+    from arena.registry import default_registry
+
+    app = _app_catalogues()
+    seen: set[str] = set()
+    for name in sorted(default_registry().games):
+        folder = ROOT / "arena" / "games" / name
+        codes = coded_reasons(folder)
+        seen |= set(codes)
+        source = (folder / "web.js").read_text(encoding="utf-8")
+        table = _table(source, "export const settingsReasons = {")
+        if "...grammarReasons" in source[source.index("export const settingsReasons"):]:
+            table |= _table(source, "const grammarReasons = {")
+        catalogues = {lang: {**app[lang], **json.loads(
+            (folder / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))} for lang in ("en", "ru")}
+        assert codes, f"{name} gives no coded reason"
+        _check_texts(codes, table, catalogues, f"{name}'s web.js settingsReasons")
+        assert set(table) <= set(codes) | set(grammar_codes() if name == "substitution" else ()), name
+    assert {"vertices-range", "edge-twice", "deal-one-each", "moves-range"} <= seen
+
+
+def failure_codes() -> dict[str, tuple[set[str], str]]:
+    """Why a tournament run or a final fails: `arena.web.tournaments.FAILURES`, the codes
+    `SeasonKeeper._fail` and `FinalRefused` are given, and the tournament's limits a final
+    passes on (RunRefused's codes and reasons)."""
+    from arena.web.tournaments import FAILURES
+
+    codes = {code: (set(re.findall(r"\{(\w+)\}", text)), "arena/web/tournaments.py")
+             for code, text in FAILURES.items()}
+    for path, call in [*_calls(WEB, "RunRefused")]:
+        reason = {keyword.arg: keyword.value for keyword in call.keywords}.get("reason")
+        named = {keyword.arg for keyword in call.keywords} - {"reason"}
+        code = reason.value if isinstance(reason, ast.Constant) else call.args[1].value  # type: ignore[attr-defined]
+        if code not in ("too-many-requests", "bad-request"):  # a full queue: tried again later
+            codes[code] = (named, f"{path.relative_to(ROOT)}:{call.lineno}")
+    seasons = ROOT / "arena" / "web" / "seasons.py"
+    for node in ast.walk(ast.parse(seasons.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        named = {keyword.arg for keyword in node.keywords}
+        if getattr(node.func, "id", None) == "FinalRefused":
+            codes[node.args[1].value] = (named, f"seasons.py:{node.lineno}")  # type: ignore[attr-defined]
+        elif (getattr(node.func, "attr", None) == "_fail" and len(node.args) > 2
+              and isinstance(node.args[2], ast.Constant)):
+            codes[node.args[2].value] = (named, f"seasons.py:{node.lineno}")
+    return codes
+
+
+def test_every_reason_a_tournament_or_a_final_fails_for_reads_in_russian() -> None:
+    """/api/tournaments/progress's and a final's ``error_code``: each in ui.js's FAILURES
+    naming only the values of its ``error_params``, in English and Russian."""
+    codes = failure_codes()
+    assert {"overtime", "worker-error", "final-too-few", "final-error", "tournament-bots",
+            "no-directory", "shutdown"} <= set(codes)
+    table = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const FAILURES = {")
+    _check_texts(codes, table, _app_catalogues(), "ui.js's FAILURES")
+    assert set(table) <= set(codes), "ui.js's FAILURES has a code the server never gives"
+
+
+def test_each_settings_limit_reads_in_the_games_words() -> None:
+    """A refusal for a guest's or the server's limit names the game (its title) and the
+    size (its `SettingLimit.doc`): the page says both from the game's catalogue."""
+    from arena.registry import default_registry
+
+    registry = default_registry()
+    for name in sorted(registry.games):
+        kind = registry.game_class(name).type
+        catalogues = {lang: json.loads((ROOT / "arena" / "games" / name / "i18n" / f"{lang}.json")
+                                       .read_text(encoding="utf-8")) for lang in ("en", "ru")}
+        for text in [kind.title, *(limit.doc for limit in kind.limits)]:
+            assert catalogues["en"].get(text) == text, (name, text)
+            assert re.search("[а-яё]", catalogues["ru"].get(text, "")), (name, text)
+
+
+# -- why a challenge ended -------------------------------------------------------------------
+
+def challenge_end_reasons() -> dict[str, str]:
+    """Each reason the server gives a challenge's end (arena/server/challenges.py: its
+    `_end` calls, its policies' ``decline: ...`` verdicts; `cancel_all` in arena/cluster),
+    its f-string holes filled with a number, with where."""
+    given: dict[str, str] = {}
+    sources = [ROOT / "arena" / "server" / "challenges.py", *sorted((ROOT / "arena" / "cluster").glob("*.py"))]
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            texts: list[ast.expr] = []
+            if id(node) in inner:
+                continue  # a part of an f-string, read with it
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_end":
+                texts = [node.args[2]]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "cancel_all" \
+                    and node.args:
+                texts = [node.args[0]]
+            elif isinstance(node, ast.Constant | ast.JoinedStr):
+                first = node.values[0] if isinstance(node, ast.JoinedStr) else node
+                if (isinstance(first, ast.Constant) and isinstance(first.value, str)
+                        and first.value.startswith("decline: ") and ast.unparse(node) != "'decline: '"):
+                    texts = [node]
+            for text in texts:
+                if isinstance(text, ast.BoolOp):  # `reason or f"{name} declined"`
+                    text = text.values[-1]
+                if isinstance(text, ast.Constant) and text.value is None:
+                    continue
+                if isinstance(text, ast.Call) and ast.unparse(text) == "str(error)":
+                    continue  # a failure's own English, shown marked lang=en
+                if isinstance(text, ast.Attribute | ast.Name) or ast.unparse(text) == \
+                        "verdict.removeprefix('decline: ')":
+                    continue  # passed on: a bot's own words, or a verdict read below
+                assert isinstance(text, ast.Constant | ast.JoinedStr), where
+                said = "".join(v.value if isinstance(v, ast.Constant) else "7"
+                               for v in (text.values if isinstance(text, ast.JoinedStr) else [text]))
+                given[said.removeprefix("decline: ")] = where
+    return given
+
+
+def test_every_reason_a_challenge_ends_for_reads_in_russian() -> None:
+    """ui.js's CHALLENGE_ENDS says why a challenge ended by the pattern of the server's
+    English reason: each reason the server gives matches one pattern, each pattern some
+    reason, and each text is in English and Russian."""
+    script = (WEB / "static" / "ui.js").read_text(encoding="utf-8")
+    block = script[script.index("const CHALLENGE_ENDS = ["):]
+    block = block[:block.index("\n];")]
+    patterns = [(re.compile(pattern.replace("(?<", "(?P<")), text) for pattern, text in
+                re.findall(r'^\s+\[/(.+)/, N_\("([^"]+)"\)\],$', block, re.MULTILINE)]
+    given = challenge_end_reasons()
+    assert len(patterns) >= 8 and {"7 declined", "7 disconnected", "no answer within 7 s",
+                                     "the bot takes no challenges"} <= set(given), given
+    unmatched = {reason: where for reason, where in given.items()
+                 if not any(pattern.search(reason) for pattern, _ in patterns)}
+    assert unmatched == {}, "give these reasons a pattern in ui.js's CHALLENGE_ENDS"
+    assert [text for pattern, text in patterns if not any(pattern.search(g) for g in given)] == []
+    catalogues = _app_catalogues()
+    for pattern, text in patterns:
+        assert catalogues["en"].get(text) == text, text
+        said = catalogues["ru"].get(text, "")
+        assert re.search("[а-яё]", said), text
+        assert set(re.findall(r"\{(\w+)\}", text)) <= set(pattern.groupindex), text
+        assert set(re.findall(r"\{(\w+)\}", said)) == set(re.findall(r"\{(\w+)\}", text)), text

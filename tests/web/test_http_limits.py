@@ -238,6 +238,8 @@ async def test_a_replay_past_its_time_is_killed_with_a_clear_error(make_arena: A
     status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
     assert status == 400 and error["code"] == "replay-limit", error
     assert "0.5 s" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
+        "replay-resources", {"seconds": "0.5", "memory": 1024})
     arena.web.app[REPLAYS].job = replay_job  # the worker was replaced: replays go on
     small = _played(SubstitutionGame(Settings.preset("medium", 3)))
     status, answer = await post(arena, "/api/replay", raw=to_jsonl(small).encode())
@@ -248,6 +250,7 @@ async def test_a_log_of_too_many_turns_is_refused_before_its_replay(make_arena: 
     arena = await make_arena(web=WebConfig(replay_turns=100))
     status, error = await post(arena, "/api/replay", raw=replay_bomb().encode())
     assert status == 400 and error["code"] == "replay-limit"
+    assert error["reason_code"] == "replay-turns" and error["reason_params"]["most"] == 100
     assert error["message"] == "the log has 600 turns; replays take at most 100"
 
 
@@ -404,6 +407,10 @@ async def test_games_started_from_the_web_are_held_to_the_guests_settings_limits
         status, error = await post(arena, path, body)
         assert status == 400, (path, status, error)
         assert "cards 28 is above the limit for guests (24)" in error["message"], error
+        assert error["reason_code"] == "above-guest-limit", error  # a page's words for it
+        assert error["reason_params"] == {"game": "durak", "title": "Single-suit Durak",
+                                          "size": "cards", "doc": "the cards in the deal",
+                                          "value": 28, "limit": 24}
     status, health = await get(arena, "/healthz")
     assert health["games_in_flight"] == 0
     status, ok = await post(arena, "/api/settings/check",
@@ -421,6 +428,7 @@ async def test_saved_presets_have_a_budget_in_all_and_per_client(make_arena: Any
         assert status == 200, saved
     status, error = await post(arena, "/api/grammars", {"name": "p3", "text": "S->a|b\n"})
     assert status == 409 and error["code"] == "full" and "3 presets" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == ("presets-full", {"most": 3})
     status, error = await post(arena, "/api/grammars/delete", {"name": "p0"})
     assert status == 429 and "4 presets" in error["message"], error  # the client's rate
     status, options = await get(arena, "/api/web/options")

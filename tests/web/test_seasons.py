@@ -167,7 +167,9 @@ async def test_a_final_that_cannot_be_played_says_why(make_arena: Any, tmp_path:
             "progress" in states[0]) else None
 
     listing = await wait_for(settled, what="one final failed, the other waiting")
-    assert "0 bots met the entry rules" in listing[1]["final_state"]["report"]["error"]
+    report = listing[1]["final_state"]["report"]
+    assert "0 bots met the entry rules" in report["error"]
+    assert (report["error_code"], report["error_params"]) == ("final-too-few", {"count": 0})
     assert listing[1]["phase"] == "over"
     # alice (one game, no entry rule) is among the top 4, and she is no house bot: the
     # server plays that final (tests/web/test_connected_finals.py), waiting for her
@@ -188,6 +190,7 @@ async def test_a_final_needs_a_results_directory(make_arena: Any, tmp_path: Path
 
     state = await wait_for(failed, what="the final failed")
     assert "start it with --tournaments DIR" in state["report"]["error"]
+    assert state["report"]["error_code"] == "no-directory"  # a page's words for it
 
 
 def test_a_final_s_progress_shows_while_it_runs(tmp_path: Path) -> None:

@@ -175,8 +175,11 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
             "games": 3}
     status, error = await post(arena, "/api/tournaments/run", {**body, "games": 11})
     assert status == 400 and "44 games" in error["message"]
+    assert (error["reason_code"], error["reason_params"]) == (  # a page's words for it
+        "tournament-games", {"bots": 2, "games": 11, "total": 44, "limit": 40})
     status, error = await post(arena, "/api/tournaments/run", {**body, "bots": ["sim-random"]})
-    assert status == 400
+    assert status == 400 and error["reason_code"] == "bots-between", error
+    assert error["reason_params"] == {"minimum": 2, "maximum": 8, "count": 1}
     status, started = await post(arena, "/api/tournaments/run", body)
     assert status == 200 and started["total"] == 12
     status, error = await post(arena, "/api/tournaments/run", body)
@@ -188,6 +191,7 @@ async def test_a_tournament_from_the_web_runs_in_a_worker_to_its_table(
 
     run = await wait_for(ended, 60)
     assert run["status"] == "finished", run["error"]
+    assert run["error"] is None and run["error_code"] is None and run["error_params"] == {}
     assert run["done"] == run["total"] == 12
     status, table = await get(arena, "/api/tournament", name=run["name"])
     assert table["bots"] == ["sim-random", "sim-safe-random"] and table["games"] == 3
@@ -229,3 +233,26 @@ async def test_a_tournament_from_the_web_plays_niced_like_the_house_bots(
     assert await wait_for(worker_niceness) == os.nice(0) + WORKER_NICE
     _, progress = await get(arena, "/api/tournaments/progress", id=started["id"])
     assert progress["status"] == "running"
+
+
+async def test_a_tournament_over_its_time_fails_with_a_code_a_page_can_say(
+        make_arena: Any, tmp_path: Path) -> None:
+    """A run the server stops (beyond `tournament_seconds`) says why in English and by
+    code (`error_code`, `error_params`), which the page words in its language."""
+    root = tmp_path / "tournaments"
+    root.mkdir()
+    arena = await make_arena(tournaments=str(root),
+                             web=WebConfig(tournament_seconds=0.001, tournament_games=400))
+    body = {"game": "sim", "settings": {"vertices": 6}, "bots": ["sim-perfect", "sim-perfect"],
+            "games": 100}
+    status, started = await post(arena, "/api/tournaments/run", body)
+    assert status == 200, started
+
+    async def ended() -> Any:
+        _, run = await get(arena, "/api/tournaments/progress", id=started["id"])
+        return run if run["status"] in ("finished", "failed") else None
+
+    run = await wait_for(ended, 60)
+    assert run["status"] == "failed", run
+    assert run["error"] == "it took longer than 0.001 s, the limit of a tournament from the web"
+    assert (run["error_code"], run["error_params"]) == ("overtime", {"seconds": "0.001"})

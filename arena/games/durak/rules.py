@@ -60,22 +60,27 @@ class DurakSettings:
     def __post_init__(self) -> None:
         deal = self.deal
         if not isinstance(deal, str) or not deal or set(deal) - {"0", "1"}:
-            raise SettingsError(f"deal {deal!r}: expected a string of 0s and 1s")
+            raise SettingsError(f"deal {deal!r}: expected a string of 0s and 1s",
+                                code="deal-digits", params={"deal": str(deal)[:70]})
         if "0" not in deal or "1" not in deal:
-            raise SettingsError(f"deal {deal!r}: each player needs at least one card")
+            raise SettingsError(f"deal {deal!r}: each player needs at least one card",
+                                code="deal-one-each", params={"deal": deal[:70]})
         limit = MAX_CARDS if self.weights is None else MAX_WEIGHTED_CARDS
         if len(deal) > limit:
-            raise SettingsError(f"deal {deal!r}: at most {limit} cards are supported")
+            raise SettingsError(f"deal {deal!r}: at most {limit} cards are supported",
+                                code="deal-too-long", params={"cards": len(deal), "limit": limit})
         if self.weights is not None:
             if len(self.weights) != len(deal):
                 raise SettingsError(
-                    f"{len(self.weights)} weights for {len(deal)} cards: give one per card"
-                )
+                    f"{len(self.weights)} weights for {len(deal)} cards: give one per card",
+                    code="weights-count", params={"weights": len(self.weights), "cards": len(deal)})
             for weight in self.weights:
                 if not isinstance(weight, int) or isinstance(weight, bool):
                     raise SettingsError(f"weight {weight!r} is not an integer")
                 if abs(weight) > MAX_WEIGHT:
-                    raise SettingsError(f"weight {weight} is beyond +-{MAX_WEIGHT}")
+                    raise SettingsError(f"weight {weight} is beyond +-{MAX_WEIGHT}",
+                                        code="weight-beyond",
+                                        params={"weight": weight, "limit": MAX_WEIGHT})
         if self.first not in (0, 1):
             raise SettingsError(f"first player {self.first!r}: expected 0 or 1")
 
@@ -132,7 +137,8 @@ def parse_weights(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise SettingsError(f"weights {text!r}: expected comma-separated integers") from None
+        raise SettingsError(f"weights {text!r}: expected comma-separated integers",
+                            code="weights-not-integers", params={"text": text[:70]}) from None
 
 
 class MoveKind(enum.Enum):

@@ -204,3 +204,15 @@ export const rejections = {
   "nothing-to-answer": "no card is on the table: lay one",
   "too-low": "this card is too low to beat the card on the table",
 };
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  "deal-digits": "the deal “{deal}” is not a string of 0s and 1s",
+  "deal-one-each": "in the deal “{deal}” a player has no card: each needs at least one",
+  "deal-too-long": "a deal of {cards} cards: at most {limit} are supported",
+  "weights-count": "{weights} weights for {cards} cards: give one per card",
+  "weight-beyond": "the weight {weight} is beyond ±{limit}",
+  "weights-not-integers": "the weights “{text}” are not whole numbers separated by commas",
+};

@@ -72,13 +72,15 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
             raise SettingsError(f"heaps: 'max_moves' must be a positive integer, got {max_moves!r}")
         if len(start) != rules.heaps:
-            raise SettingsError(f"heaps: 'start' must give {rules.heaps} heap(s), got {list(start)}")
+            raise SettingsError(f"heaps: 'start' must give {rules.heaps} heap(s), got {list(start)}",
+                                code="start-count", params={"count": rules.heaps})
         if any(isinstance(h, bool) or not isinstance(h, int) or h < rules.min_heap for h in start):
             raise SettingsError(
-                f"heaps: 'start' heaps must be integers >= {rules.min_heap}, got {list(start)}"
-            )
+                f"heaps: 'start' heaps must be integers >= {rules.min_heap}, got {list(start)}",
+                code="start-minimum", params={"minimum": rules.min_heap})
         if rules.is_over(start):
-            raise SettingsError(f"heaps: the start {list(start)} has already reached the target")
+            raise SettingsError(f"heaps: the start {list(start)} has already reached the target",
+                                code="start-over", params={"start": " ".join(map(str, start))})
         self.rules = rules
         self.start = tuple(start)
         self.example = example

@@ -139,7 +139,8 @@ class HeapRules:
             raise SettingsError(f"heaps: end.measure must be one of {', '.join(MEASURES)}, got {measure!r}")
         goal = target if target is not None else end.get("at_least")
         if isinstance(goal, bool) or not isinstance(goal, int) or goal < 1:
-            raise SettingsError(f"heaps: the target (end.at_least) must be a positive integer, got {goal!r}")
+            raise SettingsError(f"heaps: the target (end.at_least) must be a positive integer, got {goal!r}",
+                                code="target-positive")
         moves = data.get("moves")
         if not isinstance(moves, Mapping) or not moves:
             raise SettingsError("heaps: 'moves' must list operations, e.g. moves.any = ['+1', '*2']")

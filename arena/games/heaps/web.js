@@ -191,3 +191,13 @@ export const rejections = {
   "no-such-heap": "there is no such heap",
   "move-not-allowed": "the rules do not allow this operation on this heap now",
 };
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  "start-count": "the start gives the sizes of {count} heap(s)",
+  "start-minimum": "the start's heaps are whole numbers of at least {minimum}",
+  "start-over": "the start {start} has reached the target already: the game would be over before its first move",
+  "target-positive": "the target is a whole number of at least 1",
+};

@@ -63,12 +63,13 @@ class SimGame(Game[SimPosition, SimMove]):
         if not MIN_VERTICES <= vertices <= MAX_VERTICES:
             raise SettingsError(
                 f"sim: 'vertices' must be between {MIN_VERTICES} and {MAX_VERTICES}, "
-                f"got {vertices}"
-            )
+                f"got {vertices}", code="vertices-range",
+                params={"value": vertices, "minimum": MIN_VERTICES, "maximum": MAX_VERTICES})
         try:
             graph = None if edges is None else edge_mask(vertices, edges)
         except ValueError as error:
-            raise SettingsError(f"sim: 'edges': {error}") from None
+            raise SettingsError(f"sim: 'edges': {error}", code=getattr(error, "code", None),
+                                params=getattr(error, "params", None)) from None
         self.vertices = vertices
         self.graph = graph
         """The graph's edge mask, ``None`` for the complete graph."""

@@ -14,6 +14,8 @@ import functools
 from dataclasses import dataclass
 from itertools import combinations
 
+from arena.errors import SettingsError
+
 __all__ = [
     "MAX_VERTICES",
     "MIN_VERTICES",
@@ -105,8 +107,8 @@ def geometry(vertices: int, graph: int | None = None) -> Geometry:
 def edge_mask(vertices: int, pairs: object) -> int | None:
     """The mask of a graph given as a list of vertex pairs, or ``None`` for K_vertices.
 
-    Raises `ValueError` naming the first bad item: not a pair of integers, a vertex out
-    of range, a loop, an edge listed twice, or no edge at all.
+    Raises `SettingsError` (a `ValueError`) naming the first bad item: not a pair of
+    integers, a vertex out of range, a loop, an edge listed twice, or no edge at all.
     """
     if not isinstance(pairs, (list, tuple)):
         # (a ValueError like every other defect of an edge list: it is a bad setting)
@@ -114,7 +116,7 @@ def edge_mask(vertices: int, pairs: object) -> int | None:
             f"edges must be a list of vertex pairs, not {type(pairs).__name__}"
         )
     if not pairs:
-        raise ValueError("the graph needs at least one edge")
+        raise SettingsError("the graph needs at least one edge", code="no-edges")
     geo = geometry(vertices)
     mask = 0
     for item in pairs:
@@ -125,12 +127,15 @@ def edge_mask(vertices: int, pairs: object) -> int | None:
             raise ValueError(f"edge {item!r} is not a pair of vertex numbers")
         a, b = item
         if not (0 <= a < vertices and 0 <= b < vertices):
-            raise ValueError(f"edge {a}-{b}: vertices are 0 to {vertices - 1}")
+            raise SettingsError(f"edge {a}-{b}: vertices are 0 to {vertices - 1}",
+                                code="edge-vertex", params={"edge": f"{a}-{b}", "last": vertices - 1})
         if a == b:
-            raise ValueError(f"edge {a}-{b} is a loop (the graph must be simple)")
+            raise SettingsError(f"edge {a}-{b} is a loop (the graph must be simple)",
+                                code="edge-loop", params={"edge": f"{a}-{b}"})
         bit = 1 << geo.edge_index[a][b]
         if mask & bit:
-            raise ValueError(f"edge {min(a, b)}-{max(a, b)} is listed twice")
+            raise SettingsError(f"edge {min(a, b)}-{max(a, b)} is listed twice",
+                                code="edge-twice", params={"edge": f"{min(a, b)}-{max(a, b)}"})
         mask |= bit
     return None if mask == geo.full else mask
 

@@ -221,3 +221,14 @@ export const rejections = {
   "not-an-edge": "the graph has no such edge",
   "edge-taken": "this edge is coloured already",
 };
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  "vertices-range": "the graph has {minimum} to {maximum} vertices, not {value}",
+  "no-edges": "the graph needs at least one edge",
+  "edge-vertex": "the edge {edge}: the vertices are numbered 0 to {last}",
+  "edge-loop": "the edge {edge} joins a vertex to itself",
+  "edge-twice": "the edge {edge} is given twice",
+};

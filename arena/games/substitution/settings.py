@@ -65,7 +65,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.moves, int) or isinstance(self.moves, bool) or not 1 <= self.moves <= MAX_MOVES:
-            raise SettingsError(f"number of moves {self.moves!r} is not an integer from 1 to {MAX_MOVES}")
+            raise SettingsError(f"number of moves {self.moves!r} is not an integer from 1 to {MAX_MOVES}",
+                                code="moves-range", params={"maximum": MAX_MOVES})
         if self.bank_rule not in BANK_RULES:
             raise SettingsError(
                 f"bank_rule {self.bank_rule!r} is not one of {', '.join(BANK_RULES)}"
@@ -148,54 +149,67 @@ class Settings:
         try:
             root = etree.fromstring(data, parser)
         except etree.XMLSyntaxError as error:
-            raise GrammarError(f"not well-formed XML: {error.msg}", error.lineno or 0) from None
+            raise GrammarError(f"not well-formed XML: {error.msg}", error.lineno or 0,
+                               code="xml-not-well-formed") from None
         return _read_game_settings(root)
 
 
 def _element(parent: Any, tag: str) -> Any:
     found = [child for child in parent if child.tag == tag]
     if not found:
-        raise GrammarError(f"<{parent.tag}> has no <{tag}>", parent.sourceline or 0)
+        raise GrammarError(f"<{parent.tag}> has no <{tag}>", parent.sourceline or 0,
+                           code="xml-missing-element", params={"parent": parent.tag, "tag": tag})
     if len(found) > 1:
-        raise GrammarError(f"<{parent.tag}> has more than one <{tag}>", found[1].sourceline or 0)
+        raise GrammarError(f"<{parent.tag}> has more than one <{tag}>", found[1].sourceline or 0,
+                           code="xml-second-element", params={"parent": parent.tag, "tag": tag})
     return found[0]
 
 
 def _int(value: str | None, what: str, line: int) -> int:
     if value is None:
-        raise GrammarError(f"missing {what}", line)
+        raise GrammarError(f"missing {what}", line, code="xml-missing-value",
+                           params={"what": what.removesuffix(" attribute")})
     text = value.strip()
     if not text.lstrip("-").isdigit() or not text.isascii() or len(text) > 12:
-        raise GrammarError(f"{what} {value!r} is not an integer", line)
+        raise GrammarError(f"{what} {value!r} is not an integer", line, code="xml-not-integer",
+                           params={"what": what.removesuffix(" attribute"), "value": value[:40]})
     return int(text)
 
 
 def _read_game_settings(root: Any) -> Settings:
     if root.tag != "GameSettings":
-        raise GrammarError(f"the root element is <{root.tag}>, not <GameSettings>", root.sourceline or 0)
+        raise GrammarError(f"the root element is <{root.tag}>, not <GameSettings>", root.sourceline or 0,
+                           code="xml-root", params={"tag": str(root.tag)[:40]})
     line = root.sourceline or 0
     moves = _int(root.get("NumberOfMoves"), "NumberOfMoves attribute", line)
     if not 1 <= moves <= MAX_MOVES:
-        raise GrammarError(f"NumberOfMoves {moves} is not from 1 to {MAX_MOVES}", line)
+        raise GrammarError(f"NumberOfMoves {moves} is not from 1 to {MAX_MOVES}", line,
+                           code="xml-moves-range", params={"value": moves, "maximum": MAX_MOVES})
     bank_rule = root.get("BankRule", "strict")
     if bank_rule not in BANK_RULES:
-        raise GrammarError(f"BankRule {bank_rule!r} is not one of {', '.join(BANK_RULES)}", line)
+        raise GrammarError(f"BankRule {bank_rule!r} is not one of {', '.join(BANK_RULES)}", line,
+                           code="xml-bank-rule",
+                           params={"value": bank_rule[:40], "known": ", ".join(BANK_RULES)})
     groups = []
     for production in _element(root, "Productions"):
         if not isinstance(production.tag, str):
             continue  # comments
         where = production.sourceline or 0
         if production.tag != "Production":
-            raise GrammarError(f"<{production.tag}> inside <Productions>", where)
+            raise GrammarError(f"<{production.tag}> inside <Productions>", where,
+                               code="xml-unexpected-element",
+                               params={"tag": str(production.tag)[:40], "parent": "Productions"})
         left = production.get("Left")
         if left is None:
-            raise GrammarError("<Production> has no Left attribute", where)
+            raise GrammarError("<Production> has no Left attribute", where, code="xml-no-left")
         rights = []
         for right in production:
             if not isinstance(right.tag, str):
                 continue
             if right.tag != "Right":
-                raise GrammarError(f"<{right.tag}> inside <Production>", right.sourceline or 0)
+                raise GrammarError(f"<{right.tag}> inside <Production>", right.sourceline or 0,
+                                   code="xml-unexpected-element",
+                                   params={"tag": str(right.tag)[:40], "parent": "Production"})
             rights.append(right.text or "")
         try:
             groups.append(ProductionGroup(left, tuple(rights)))
@@ -210,17 +224,23 @@ def _read_game_settings(root: Any) -> Settings:
             continue
         pline = possibility.sourceline or 0
         if possibility.tag != "Possibility":
-            raise GrammarError(f"<{possibility.tag}> inside <Possibilities>", pline)
+            raise GrammarError(f"<{possibility.tag}> inside <Possibilities>", pline,
+                               code="xml-unexpected-element",
+                               params={"tag": str(possibility.tag)[:40], "parent": "Possibilities"})
         weight = _int(possibility.text, "Possibility", pline)
         if weight <= 0:
-            raise GrammarError(f"Possibility {weight} is not positive", pline)
+            raise GrammarError(f"Possibility {weight} is not positive", pline,
+                               code="xml-weight-not-positive", params={"weight": weight})
         weights.append(weight)
     if len(weights) != len(groups):
-        raise GrammarError(f"{len(weights)} possibilities for {len(groups)} productions", rline)
+        raise GrammarError(f"{len(weights)} possibilities for {len(groups)} productions", rline,
+                           code="xml-weights-count",
+                           params={"weights": len(weights), "groups": len(groups)})
     if sum(weights) != total:
-        raise GrammarError(f"the possibilities sum to {sum(weights)}, not TotalPossibility {total}", rline)
+        raise GrammarError(f"the possibilities sum to {sum(weights)}, not TotalPossibility {total}", rline,
+                           code="xml-total", params={"sum": sum(weights), "total": total})
     if not groups:
-        raise GrammarError("<Productions> is empty", line)
+        raise GrammarError("<Productions> is empty", line, code="xml-no-productions")
     return Settings(Grammar(tuple(groups), tuple(weights)), moves, bank_rule)
 
 

@@ -64,18 +64,20 @@ def read_thesis_log(text: str) -> MatchRecord:
     lines = text.lstrip("\ufeff").splitlines()
     end = next((i for i, line in enumerate(lines) if line.rstrip().endswith("</GameSettings>")), None)
     if end is None or not looks_like_thesis_log(lines[0] if lines else ""):
-        raise LogFormatError("no <GameSettings> ... </GameSettings> block at the top", 1)
+        raise LogFormatError("no <GameSettings> ... </GameSettings> block at the top", 1,
+                             code="thesis-no-settings", params=GAME)
     try:
         settings = Settings.from_xml("\n".join(lines[: end + 1]).encode("utf-8"))
     except GrammarError as error:
-        raise LogFormatError(f"settings: {error.reason}", error.line) from None
+        raise LogFormatError(f"settings: {error.reason}", error.line, code=error.code,
+                             params={**error.params, **GAME}) from None
     reader = _Lines(lines, end + 1)
     players = []
     for seat in (1, 2):
         number, line = reader.next_content()
         match = _PLAYER.fullmatch(line)
         if match is None or int(match[1]) != seat:
-            raise LogFormatError(f"expected 'Игрок {seat}: NAME', found {line[:60]!r}", number)
+            raise _unexpected(f"Игрок {seat}: NAME", line, number)
         players.append(match[2])
     turns: list[TurnRecord] = []
     scores: list[int] = []
@@ -90,11 +92,12 @@ def read_thesis_log(text: str) -> MatchRecord:
                 number, line = reader.next_content()
                 match = _SCORE.fullmatch(line)
                 if match is None or int(match[1]) != seat:
-                    raise LogFormatError(f"expected 'Счёт игрока {seat}: N', found {line[:60]!r}", number)
+                    raise _unexpected(f"Счёт игрока {seat}: N", line, number)
                 scores.append(int(match[2]))
             if not reader.done():
                 number, line = reader.next_content()
-                raise LogFormatError(f"unexpected line after the results: {line[:60]!r}", number)
+                raise LogFormatError(f"unexpected line after the results: {line[:60]!r}", number,
+                                     code="thesis-after-results", params={"found": line[:60], **GAME})
             break
         roll = _expect(_ROLL, line, number, "Индекс выпавшей продукции: D")
         number, line = reader.next_content()
@@ -102,11 +105,11 @@ def read_thesis_log(text: str) -> MatchRecord:
         number, line = reader.next_raw()
         move = _MOVE.fullmatch(line)
         if move is None:
-            raise LogFormatError(f"expected 'Ход:MOVE', found {line[:60]!r}", number)
+            raise _unexpected("Ход:MOVE", line, number)
         number, line = reader.next_raw()
         bank_match = _BANK.fullmatch(line)
         if bank_match is None:
-            raise LogFormatError(f"expected 'Банк: C0 C1 ... ', found {line[:60]!r}", number)
+            raise _unexpected("Банк: C0 C1 ... ", line, number)
         bank = [int(count) for count in bank_match[1].split()]
         turn_index = (int(round_) - 1) * 2 + int(player)
         turns.append(TurnRecord(turn_index, int(player), move[1], int(roll), {"bank": bank}))
@@ -128,8 +131,17 @@ def read_thesis_log(text: str) -> MatchRecord:
 def _expect(pattern: re.Pattern[str], line: str, number: int, shape: str, groups: int = 1) -> Any:
     match = pattern.fullmatch(line)
     if match is None:
-        raise LogFormatError(f"expected {shape!r}, found {line[:60]!r}", number)
+        raise _unexpected(shape, line, number)
     return match[1] if groups == 1 else match.groups()
+
+
+GAME: dict[str, str | int] = {"game": "substitution"}
+"""The game whose words say a log's defect (its renderer's `settingsReasons`)."""
+
+
+def _unexpected(shape: str, line: str, number: int) -> LogFormatError:
+    return LogFormatError(f"expected {shape!r}, found {line[:60]!r}", number,
+                          code="thesis-expected", params={"expected": shape, "found": line[:60], **GAME})
 
 
 class _Lines:
@@ -146,12 +158,14 @@ class _Lines:
 
     def next_content(self) -> tuple[int, str]:
         if self.done():
-            raise LogFormatError("the log ends too early", len(self.lines))
+            raise LogFormatError("the log ends too early", len(self.lines), code="thesis-too-short",
+                                 params=GAME)
         return self.next_raw()
 
     def next_raw(self) -> tuple[int, str]:
         if self.index >= len(self.lines):
-            raise LogFormatError("the log ends too early", len(self.lines))
+            raise LogFormatError("the log ends too early", len(self.lines), code="thesis-too-short",
+                                 params=GAME)
         line = self.lines[self.index].rstrip("\r")
         self.index += 1
         return self.index, line

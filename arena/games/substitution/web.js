@@ -367,7 +367,7 @@ async function editorPage(ctx) {
     } catch (error) {
       if (error.data && error.data.code === "exists") {
         ask(t("A preset “{name}” is saved already. Replace it?", { name: name.value.trim() }), t("Replace it"), () => store(true));
-      } else { saved.className = "error"; saved.replaceChildren(error.message); }
+      } else { saved.className = "error"; saved.replaceChildren(ctx.errorText(error, { reasons: settingsReasons, t })); }
     }
   };
   save.addEventListener("click", () => store(false));
@@ -376,7 +376,7 @@ async function editorPage(ctx) {
       const r = await ctx.post("/api/grammars/delete", { name: name.value.trim() });
       saved.className = "ok"; saved.replaceChildren(t("Deleted “{name}”.", { name: r.deleted }));
       await reloadOptions();
-    } catch (error) { saved.className = "error"; saved.replaceChildren(error.message); }
+    } catch (error) { saved.className = "error"; saved.replaceChildren(ctx.errorText(error, { reasons: settingsReasons, t })); }
   }));
   ctx.cleanup(() => clearTimeout(timer));
   return [h("h1", {}, t("Grammar editor")),
@@ -427,4 +427,36 @@ export const rejections = {
   "bank-group-applicable": "a group in the bank still applies to a derivation: the turn cannot end yet",
   "program-exception": "under the thesis program's bank rule this turn cannot end here: with group 0 in the bank and derivations held, the program fails",
   "not-to-move": "nobody is to move in this position",
+};
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  ...grammarReasons,
+  "moves-range": "the number of moves is a whole number from 1 to {maximum}",
+  // the thesis's XML settings and text logs (a replay's upload), led by "This log cannot be read: "
+  "xml-not-well-formed": "the settings are not well-formed XML",
+  "xml-missing-element": "<{parent}> has no <{tag}>",
+  "xml-second-element": "<{parent}> has more than one <{tag}>",
+  "xml-missing-value": "{what} is missing",
+  "xml-not-integer": "{what} “{value}” is not a whole number",
+  "xml-root": "the root element is <{tag}>, not <GameSettings>",
+  "xml-moves-range": "NumberOfMoves {value} is not from 1 to {maximum}",
+  "xml-bank-rule": "BankRule “{value}” is not one of {known}",
+  "xml-unexpected-element": "<{tag}> inside <{parent}>",
+  "xml-no-left": "<Production> has no Left attribute",
+  "xml-weight-not-positive": "Possibility {weight} is not positive",
+  "xml-weights-count": "{weights} possibilities for {groups} productions",
+  "xml-total": "the possibilities sum to {sum}, not TotalPossibility {total}",
+  "xml-no-productions": "<Productions> is empty",
+  "thesis-no-settings": "no <GameSettings> … </GameSettings> block at the top: this is no log of the thesis's program",
+  "thesis-expected": "expected “{expected}”, found “{found}”",
+  "thesis-after-results": "a line after the results: “{found}”",
+  "thesis-too-short": "the log ends too early",
+  // the grammar editor's saved presets
+  "preset-name": "a preset's name is 1 to 40 Latin letters, digits, '_', '.' or '-'",
+  "preset-builtin": "“{name}” is a built-in preset: give a saved one another name",
+  "presets-full": "the server keeps at most {most} saved presets: delete one first",
+  "preset-missing": "no preset “{name}” is saved (any more)",
 };

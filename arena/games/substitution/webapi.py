@@ -88,9 +88,11 @@ async def save_grammar(request: web.Request) -> web.Response:
     body = await read_json(request, NamedGrammar, service.config.web.max_body)
     name = body.name.strip()
     if not _NAME.fullmatch(name):
-        raise ApiError(400, "a preset name is 1-40 letters, digits, '_', '.', '-'")
+        raise ApiError(400, "a preset name is 1-40 letters, digits, '_', '.', '-'",
+                       reason_code="preset-name", reason_params={})
     if name in {p["name"] for p in builtin_presets()}:
-        raise ApiError(400, f"{name!r} is a built-in preset")
+        raise ApiError(400, f"{name!r} is a built-in preset", reason_code="preset-builtin",
+                       reason_params={"name": name})
     check = _check(service, body.text)
     if not check["ok"]:
         raise ApiError(400, check["message"], code="bad-grammar", line=check["line"],
@@ -105,7 +107,8 @@ async def save_grammar(request: web.Request) -> web.Response:
     most = service.config.web.presets
     if not exists and await storage.preset_count() >= most:
         raise ApiError(409, f"{most} presets are saved, the most this server keeps: delete "
-                            "one first", code="full")
+                            "one first", code="full", reason_code="presets-full",
+                       reason_params={"most": most})
     await storage.save_preset(GAME, name, body.text)
     return json_response({"saved": name})
 
@@ -114,10 +117,12 @@ async def delete_grammar(request: web.Request) -> web.Response:
     service = service_of(request)
     body = await read_json(request, GrammarName, service.config.web.max_body)
     if body.name in {p["name"] for p in builtin_presets()}:
-        raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted")
+        raise ApiError(400, f"{body.name!r} is a built-in preset; only saved ones are deleted",
+                       reason_code="preset-builtin", reason_params={"name": body.name[:60]})
     await check_preset_change(request)
     if not await service.records.delete_preset(GAME, body.name):
-        raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar")
+        raise ApiError(404, f"no saved preset {body.name!r}", code="unknown-grammar",
+                       reason_code="preset-missing", reason_params={"name": body.name[:60]})
     return json_response({"deleted": body.name})
 
 

@@ -90,7 +90,10 @@ class TilesSettings:
             ("max_turns", self.max_turns, 1, 10**6),
         ):
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise SettingsError(f"{name} {value!r}: expected an integer in {low}..{high}")
+                raise SettingsError(f"{name} {value!r}: expected an integer in {low}..{high}",
+                                    code="setting-range", params={
+                                        "name": name, "value": str(value)[:30],
+                                        "minimum": low, "maximum": high})
         if not isinstance(self.voluntary_skip, bool):
             raise SettingsError(f"voluntary_skip {self.voluntary_skip!r}: expected true/false")
 

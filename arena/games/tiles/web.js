@@ -154,3 +154,10 @@ export const rejections = {
   "must-move": "a move is possible, so the turn cannot be passed",
   "tile-down": "a tile of this move is turned down already",
 };
+
+// Why the server refuses the lobby's settings (POST /api/settings/check's reason_code,
+// its values in reason_params), led by "These settings are refused: ";
+// tests/web/test_error_catalogue.py reads the codes from the game's source.
+export const settingsReasons = {
+  "setting-range": "{name} is a whole number from {minimum} to {maximum}, not “{value}”",
+};

@@ -267,7 +267,8 @@ async def create_bot(request: web.Request) -> web.Response:
         token = await service.records.add_owned_bot(
             person, body.name, max_bots=service.config.accounts.bots_per_person)
     except AccountLimit as error:
-        raise ApiError(409, str(error), code="limit-reached") from None
+        raise ApiError(409, str(error), code="limit-reached", reason_code=error.code,
+                       reason_params=error.params) from None
     except ValueError as error:
         if "exists" in str(error):
             raise ApiError(409, str(error), code="name-taken") from None
@@ -305,7 +306,8 @@ async def add_version(request: web.Request) -> web.Response:
         version = await service.records.add_version(
             person, bot.name, body.note, per_day=service.config.accounts.versions_per_day)
     except AccountLimit as error:
-        raise ApiError(409, str(error), code="limit-reached") from None
+        raise ApiError(409, str(error), code="limit-reached", reason_code=error.code,
+                       reason_params=error.params) from None
     except ValueError as error:
         raise ApiError(409, str(error), code="revoked") from None
     return json_response(version.to_json())

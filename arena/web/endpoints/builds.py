@@ -181,7 +181,8 @@ async def upload_build(request: web.Request) -> web.Response:
     try:
         await uploads.check(name, lang, speaks)
     except VersionBudget as error:
-        raise ApiError(409, str(error), code="limit-reached") from None
+        raise ApiError(409, str(error), code="limit-reached", reason_code=error.code,
+                       reason_params=error.params) from None
     except BuildQueueFull as error:
         raise ApiError(503, str(error), code="builds-busy", headers={"Retry-After": "60"}
                        ) from None
@@ -194,7 +195,8 @@ async def upload_build(request: web.Request) -> web.Response:
         try:
             row = await uploads.start(name, path, lang, remove_source=True, speaks=speaks)
         except VersionBudget as error:
-            raise ApiError(409, str(error), code="limit-reached") from None
+            raise ApiError(409, str(error), code="limit-reached", reason_code=error.code,
+                           reason_params=error.params) from None
         except BuildQueueFull as error:
             raise ApiError(503, str(error), code="builds-busy", headers={"Retry-After": "60"}
                            ) from None

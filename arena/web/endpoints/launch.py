@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgspec
 from aiohttp import web
@@ -130,10 +131,13 @@ def _specs(bots: list[str], low: int, high: int) -> list[str]:
     specs = [b.strip() for b in bots if b.strip()]
     if not low <= len(specs) <= high:
         raise ApiError(400, f"name {low if low == high else f'{low} to {high}'} bots, "
-                            f"not {len(specs)}")
+                            f"not {len(specs)}",
+                       reason_code="bots-exactly" if low == high else "bots-between",
+                       reason_params={"minimum": low, "maximum": high, "count": len(specs)})
     for spec in specs:
         if len(spec) > MAX_SPEC:
-            raise ApiError(400, f"a bot spec is at most {MAX_SPEC} characters")
+            raise ApiError(400, f"a bot spec is at most {MAX_SPEC} characters",
+                           reason_code="spec-too-long", reason_params={"most": MAX_SPEC})
     return specs
 
 
@@ -172,7 +176,9 @@ async def start_tournament(request: web.Request) -> web.Response:
     try:
         run = request.app[RUNS].start(client_key(request.remote), tournament)
     except RunRefused as error:
-        raise ApiError(error.status, str(error), code=error.code) from None
+        reason: dict[str, Any] = {"reason_code": error.reason,
+                                  "reason_params": error.params} if error.reason else {}
+        raise ApiError(error.status, str(error), code=error.code, **reason) from None
     return json_response({"id": run.id, "total": run.total})
 
 

@@ -280,7 +280,9 @@ async def resolve_game(service: ArenaService, body: GameRequest) -> tuple[str, G
     if game.num_players() != 2:
         raise ApiError(400, f"{name} with these settings is a game for {game.num_players()} "
                             "player(s); the web interface plays two-player games",
-                       code="bad-settings")
+                       code="bad-settings", reason_code="not-two-players",
+                       reason_params={"game": name, "title": game.type.title,
+                                      "count": game.num_players()})
     return name, game
 
 
@@ -304,7 +306,9 @@ def _load_game(service: ArenaService, name: str, settings: dict[str, Any]) -> Ga
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
         # a plugin's from_settings that trips over input of an unexpected shape
         shown = repr(settings) if len(repr(settings)) <= 80 else repr(settings)[:80] + "..."
-        raise SettingsError(f"{name}: bad settings {shown}: {error}") from None
+        raise SettingsError(f"{name}: bad settings {shown}: {error}", code="settings-unreadable",
+                            params={"game": name, "title": service.registry.game_class(name).type.title}
+                            ) from None
 
 
 # -- a live game's position -------------------------------------------------------------------
@@ -425,7 +429,8 @@ ENDPOINTS = (
              "Check a game's settings and bot by the referee's own rules (nothing starts)",
              "play", body=PlayRequest, answers={
                  200: '{"ok": true, "game", "settings" (as the game reads them), "bot"}',
-                 400: "bad settings or bot (the message names the problem)"}),
+                 400: "bad settings or bot (the message names the problem; reason_code and "
+                      "reason_params name it for a page's words, docs/web.md)"}),
     Endpoint("GET", "/api/moves", moves, "A live game's moves so far", "play",
              params=(Param("game_id", "the live game", required=True),),
              answers={200: '{"game_id", "turn", "moves": [{"turn", "seat", "move", "chance"}]}; '

@@ -78,7 +78,7 @@ class Replays:
         try:
             answer = await self._run(log_text, extra, out, gzipped)
             if answer.size is None:
-                raise ApiError(400, answer.message, code=answer.code)
+                raise ApiError(400, answer.message, code=answer.code, **answer.reason)
             return await send_file(request, out, seconds=self.config.replay_send_seconds,
                                    gzipped=gzipped)
         finally:
@@ -96,7 +96,10 @@ class Replays:
                 raise ApiError(400, f"the replay {error}; replays are limited to "
                                     f"{self.config.replay_seconds:g} s and "
                                     f"{self.config.replay_memory_mb} MiB",
-                               code="replay-limit") from None
+                               code="replay-limit", reason_code="replay-resources",
+                               reason_params={"seconds": f"{self.config.replay_seconds:g}",
+                                              "memory": self.config.replay_memory_mb}
+                               ) from None
             log.error("a replay failed: %s", error)  # the server's fault: not the client's
             raise ApiError(500, "the replay failed (the server logged it)") from None
 

@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, challengeEnd, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -125,7 +125,7 @@ function challengeStatus(box, answer) {
   box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
   box.dataset.status = answer.status;
   box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
-    answer.reason ? ` (${answer.reason})` : "",
+    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status), ")"] : []),
     ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
 }
 

@@ -8,9 +8,9 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, beep, boardOf, cleanup, context, errorBox, errorText, fill, finalView, formatMs, gameInfo, gameT,
+  announce, api, beep, boardOf, challengeEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
-  playerName, post, protocolNote, quotedMove, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
+  playerName, post, protocolNote, quotedMove, reasonsNamed, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, strategyName,
   N_, setGames, setPhase, setTitle, show, startPage, t, textOf, wsUrl,
 } from "/static/ui.js";
@@ -29,6 +29,12 @@ function textsOf(name) { return gameT(name, !language().games[name]); }
 function meaningOf(renderer, name) {
   const meaning = renderer.scoreMeaning;
   return meaning === null || meaning === undefined ? meaning : textsOf(name)(meaning);
+}
+
+// A game's reasons for refusing its settings, for `errorText`: its renderer's
+// `settingsReasons` in the game's words. `game`: its `{info, renderer}`.
+function reasonsOf(game) {
+  return { reasons: game.renderer.settingsReasons, t: textsOf(game.info.name) };
 }
 
 async function lobbyPage() {
@@ -105,7 +111,7 @@ async function lobbyPage() {
       await post("/api/settings/check", chosen);
     } catch (error) {
       start.disabled = false;
-      setMessage(errorText(error), "error");
+      setMessage(errorText(error, reasonsOf(byName[gameSelect.value])), "error");
       setPhase("lobby-error");
       return;
     }
@@ -363,7 +369,7 @@ async function playPage({ params }) {
         pending = [];
         for (const p of early) await onMessage(p);
       } catch (error) {
-        area.replaceChildren(errorBox(error), h("a", { href: "#/" }, "Back to the lobby")); setPhase("error");
+        area.replaceChildren(errorBox(error), h("a", { href: "#/" }, t("Back to the lobby"))); setPhase("error");
       }
       return;
     }
@@ -439,7 +445,8 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: answer.reason || answer.status }));
+    const why = answer.reason ? challengeEnd(answer.reason, answer.status) : t(answer.status);
+    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: typeof why === "string" ? why : why.textContent }));
   }
   return { game_id: answer.game_ids[0] };
 }
@@ -614,7 +621,7 @@ async function replayPage({ params }) {
     viewer.replaceChildren(h("p", {}, t("Replaying the uploaded log…")));
     try {
       await viewReplay(viewer, await post("/api/replay", chosen), { title: chosen.name });  // the file is the body
-    } catch (error) { viewer.replaceChildren(errorBox(error)); }
+    } catch (error) { viewer.replaceChildren(errorBox(error, await reasonsNamed(error))); }
   });
   show(h("h1", {}, t("Replay")),
     h("div", { class: "card toolbar" },
@@ -632,7 +639,7 @@ async function replayPage({ params }) {
       await viewReplay(viewer, await api("/api/tournament/game", { name: table, id: g }),
         { title: t("{table} game {id}", { table, id: g }), tournament: table, tgame: g, move });
     }
-  } catch (error) { viewer.replaceChildren(errorBox(error)); }
+  } catch (error) { viewer.replaceChildren(errorBox(error, await reasonsNamed(error))); }
 }
 
 // The referee's verdict on a log's turn (`/api/replay`'s error fields), in the page's
@@ -1091,7 +1098,7 @@ async function seasonPage({ params }) {
               h("td", {}, `${p.points[0]} – ${p.points[1]}`),
               h("td", {}, p.elo === undefined || p.elo === null ? "—" : `${p.elo} [${(p.elo_ci || []).join(", ")}]`))))));
     } else if (state.status === "failed") {
-      parts.push(h("p", { class: "error", id: "final-error" }, t("The final failed: "), h("span", { lang: "en" }, report.error || "")));
+      parts.push(h("p", { class: "error", id: "final-error" }, t("The final failed: "), failureText(report.error_code, report.error_params, report.error)));
     } else {
       const progress = state.progress || { done: 0, total: report.total || 1 };
       const bar = h("progress", { id: "final-progress", max: Math.max(1, progress.total), value: progress.done, "aria-label": t("games played") });
@@ -1200,7 +1207,7 @@ async function botsPage() {
     try {
       const started = await post("/api/match", { ...settings, bots: [first.value.trim(), second.value.trim()] });
       location.hash = `#/watch?id=${started.game_id}`;
-    } catch (error) { gameMessage.className = "error"; gameMessage.replaceChildren(errorText(error)); }
+    } catch (error) { gameMessage.className = "error"; gameMessage.replaceChildren(errorText(error, reasonsOf(byName[gameSelect.value]))); }
   } }, t("Start and watch"));
   const run = h("button", { id: "start-tournament", class: "primary", onclick: async () => {
     const settings = chosen(tournamentMessage);
@@ -1209,7 +1216,7 @@ async function botsPage() {
       const started = await post("/api/tournaments/run", { ...settings,
         bots: entrants.value.split(/[\n;]+/).map((b) => b.trim()).filter(Boolean), games: Number(perPairing.value) });
       location.hash = `#/run?id=${started.id}`;
-    } catch (error) { tournamentMessage.className = "error"; tournamentMessage.replaceChildren(errorText(error)); }
+    } catch (error) { tournamentMessage.className = "error"; tournamentMessage.replaceChildren(errorText(error, reasonsOf(byName[gameSelect.value]))); }
   } }, t("Run the tournament"));
   show(h("h1", {}, t("Bots")),
     h("p", { class: "muted" }, t("The thesis's main window: pick the game and its settings, then let two bots play or run a round-robin tournament.")),
@@ -1245,7 +1252,7 @@ async function runPage({ params }) {
       return;
     }
     if (run.status === "failed") {
-      status.className = "error"; status.replaceChildren(t("The tournament failed: "), h("span", { lang: "en" }, run.error));
+      status.className = "error"; status.replaceChildren(t("The tournament failed: "), failureText(run.error_code, run.error_params, run.error));
       setPhase("error"); return;
     }
     const eta = run.eta_seconds !== null && run.eta_seconds !== undefined ? ` · ${t("about {time} left", { time: formatMs(run.eta_seconds * 1000) })}` : "";

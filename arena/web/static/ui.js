@@ -177,10 +177,106 @@ const ERRORS = {
   malformed: N_("This move cannot be read: "),
 };
 
+// Why the server refused what a person gave (an answer's `reason_code`, with the values
+// its text names in `reason_params`): the settings of a game or a bot (a game's own
+// reasons are in its renderer's `settingsReasons`), a name, a password, a tournament's
+// size. tests/web/test_error_catalogue.py reads every code from the source.
+const REASONS = {
+  "above-guest-limit": N_("{title}: {doc} are at most {limit} in a guest's game (these settings: {value})."),
+  "above-limit": N_("{title}: {doc} are at most {limit} in a game this server referees (these settings: {value})."),
+  "not-two-players": N_("{title} with these settings is a game of {count} players: the web interface plays games of two."),
+  "settings-unreadable": N_("The settings of {title} cannot be read: give them as the form asks."),
+  "param-not-integer": N_("The bot's parameter {param} is a whole number, not \"{value}\"."),
+  "param-not-number": N_("The bot's parameter {param} is a number, not \"{value}\"."),
+  "param-not-integers": N_("The bot's parameter {param} is whole numbers separated by commas, not \"{value}\"."),
+  "param-not-valid": N_("The bot's parameter {param} cannot be \"{value}\"."),
+  "param-not-choice": N_("The bot's parameter {param} is one of {choices}, not \"{value}\"."),
+  "param-below-minimum": N_("The bot's parameter {param} is at least {minimum} (not {value})."),
+  "param-above-maximum": N_("The bot's parameter {param} is at most {maximum} (not {value})."),
+  "unknown-param": N_("The bot {bot} has no parameter “{param}” (its parameters: {known})."),
+  "unknown-house-bot": N_("No bot “{bot}” plays {title} here (its bots: {known})."),
+  "not-one-spec": N_("Give one bot here, not {count} (“{text}”)."),
+  "empty-spec": N_("Name a bot."),
+  "empty-spec-item": N_("The list of bots “{text}” has an empty item between two commas."),
+  "no-bot-name": N_("“{token}” names no bot before its ':'."),
+  "no-param-name": N_("“{token}” names no parameter before its '='."),
+  "unreadable-spec": N_("“{token}” cannot be read: write a bot as name:parameter=value,parameter=value."),
+  "unknown-preset": N_("The bot {bot} has no preset “{preset}” (its presets: {known})."),
+  "program-not-house": N_("The server plays its own bots only: it runs no program a page names."),
+  "name-reserved": N_("Names beginning with {prefix} are kept for the server's own accounts: choose another."),
+  "name-invalid": N_("The name “{name}” cannot be used: a name has 1 to 40 Latin letters, digits, '_', '.' or '-', and begins with a letter or a digit."),
+  "password-length": N_("A password has {minimum} to {maximum} characters (this one: {length})."),
+  "bots-limit": N_("You have {most} bots, the most a person may have here."),
+  "versions-limit": N_("Your bots registered {most} new versions in the last 24 hours, the most a day: try again tomorrow."),
+  "bots-exactly": N_("Name {maximum} bots (not {count})."),
+  "bots-between": N_("Name {minimum} to {maximum} bots (not {count})."),
+  "spec-too-long": N_("A bot with its parameters is written in at most {most} characters."),
+  "replay-turns": N_("The log has {turns} turns: a replay here takes at most {most}."),
+  "replay-frame": N_("The game's position after move {frame} is too large to show."),
+  "replay-size": N_("The replay grew beyond what the server sends by move {frame} of {turns}."),
+  "replay-resources": N_("The replay needs more than the {seconds} s and {memory} MiB the server gives it."),
+  "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
+  "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
+};
+
+// A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
+// `{reasons, t}`: its renderer's `settingsReasons` and its `t`) knows. A game's reason
+// is led by `lead` (the answer's code's text: "This log cannot be read: ", else "These
+// settings are refused: ") and by the line it is about, if any.
+function reasonText(code, params, own, lead = ERRORS["bad-settings"]) {
+  if (!code) return null;
+  if (own && own.reasons && Object.hasOwn(own.reasons, code)) {
+    const line = params && params.line ? t("line {n}: ", { n: params.line }) : "";
+    return h("span", {}, t(lead), line, own.t(own.reasons[code], params || {}));
+  }
+  return Object.hasOwn(REASONS, code) ? t(REASONS[code], gameWords(params || {})) : null;
+}
+
+// A reason's params with a game's `title` and a setting's `doc` (texts of the game's own
+// catalogue, named by its `game`) in the page's language.
+function gameWords(params) {
+  if (!params.game) return params;
+  const gt = gameT(params.game, true);
+  const said = { ...params };
+  for (const key of ["title", "doc"]) if (typeof said[key] === "string") said[key] = gt(said[key]);
+  return said;
+}
+
+// Why a tournament run or a season's final failed (`error_code` of /api/tournaments/progress
+// and of a final's report, its values in `error_params`), led by "The tournament failed: ".
+const FAILURES = {
+  "worker-not-started": N_("the server could not start a worker for it: try again later"),
+  "worker-error": N_("its worker stopped on an error ({kind}): try again, or with fewer bots or games"),
+  "worker-stopped": N_("its worker stopped without a result: try again, or with fewer bots or games"),
+  overtime: N_("it took longer than {seconds} s, the limit of a tournament from the web"),
+  shutdown: N_("the server shut down"),
+  "final-not-house": N_("only house bots can play a final for now, and {bots} is not one"),
+  "final-too-few": N_("{count} bots met the entry rules: a final needs two"),
+  "final-error": N_("it stopped on an error ({kind}); the server logged it"),
+  "results-unreadable": N_("its results cannot be read; the server logged why"),
+  "tournament-bots": N_("a tournament from the web has 2 to {limit} bots, and this one has {count}"),
+  "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games, and a tournament from the web plays at most {limit}"),
+  "no-directory": N_("this server keeps no tournament results"),
+  busy: N_("another tournament of the same client is running"),
+};
+
+// A failure (`code`, `params`) in the page's language; the server's English `english`,
+// marked lang="en", for a code FAILURES does not know (or on an English page without one).
+export function failureText(code, params, english) {
+  if (code && Object.hasOwn(FAILURES, code)) return t(FAILURES[code], params || {});
+  return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
+}
+
 // One string or node (never an array: `replaceChildren` would print it as "a,[object …]").
-export function errorText(error) {
+// A known `reason_code` says why (`game`: a game's reasons, `reasonText`, for an answer
+// about its settings), else the answer's `code`.
+export function errorText(error, game = null) {
   if (typeof error === "string") return error;  // said already in the page's language
   const data = (error && error.data) || {};
+  const coded = data.code !== "bad-request" && ERRORS[data.code];  // a log's: "This log cannot be read: "
+  const lead = coded && coded.endsWith(": ") ? coded : ERRORS["bad-settings"];
+  const reason = reasonText(data.reason_code, data.reason_params, game, lead);
+  if (reason !== null) return reason;
   const own = String((error && error.message) || error || "");
   const params = { ...data, ...(data.params || {}) };
   const reasoned = ERRORS[`${data.code}/${params.reason}`];
@@ -192,8 +288,17 @@ export function errorText(error) {
   return h("span", {}, t(error && error.status ? "The server refused: " : "Something went wrong: "), h("span", { lang: "en" }, own));
 }
 
-export function errorBox(error) {
-  return h("p", { class: "error", role: "alert" }, errorText(error));
+export function errorBox(error, game = null) {
+  return h("p", { class: "error", role: "alert" }, errorText(error, game));
+}
+
+// The reasons of the game an error answer names (`reason_params.game`: a log a game's
+// plugin reads, the thesis's text log), for `errorText`; null for none.
+export async function reasonsNamed(error) {
+  const name = error && error.data && error.data.reason_params && error.data.reason_params.game;
+  if (!name) return null;
+  const renderer = await rendererFor(name).catch(() => null);
+  return renderer ? { reasons: renderer.settingsReasons, t: gameT(name, !speech.games[name]) } : null;
 }
 
 // What a protocol `error` means for the person at the page, in their words (the
@@ -498,6 +603,30 @@ function abortedWhy(reason, players) {
   return t(known[1]);
 }
 
+// Why a challenge ended (its `reason`, arena/server/challenges.py), by the pattern of the
+// server's English words; a reason no pattern knows (a bot's own words for declining, a
+// failure) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
+// matches every reason the server gives against these patterns.
+const CHALLENGE_ENDS = [
+  [/^(?<bot>\S+) declined$/, N_("{bot} declined")],
+  [/^(?<bot>\S+) disconnected$/, N_("{bot} disconnected")],
+  [/^no answer within (?<seconds>[\d.]+) s$/, N_("no answer within {seconds} s")],
+  [/^the challenger is rated (?<rating>[\d.-]+), below (?<limit>[\d.-]+)$/, N_("the challenger's rating {rating} is below the {limit} the bot asks for")],
+  [/^the challenger is rated (?<rating>[\d.-]+), above (?<limit>[\d.-]+)$/, N_("the challenger's rating {rating} is above the {limit} the bot asks for")],
+  [/^the bot declines challenges$/, N_("the bot declines challenges")],
+  [/^the bot takes no challenges$/, N_("the bot takes no challenges")],
+  [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
+];
+
+export function challengeEnd(reason, status) {
+  for (const [pattern, text] of CHALLENGE_ENDS) {
+    const found = pattern.exec(reason);
+    if (found) return t(text, { ...found.groups, bot: found.groups && found.groups.bot ? accountName(found.groups.bot) : "" });
+  }
+  if (status === "declined") return `“${reason}”`;  // the bot's own words, in its language
+  return speech.lang === "en" ? reason : h("span", { lang: "en" }, reason);
+}
+
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
 // `meaning` is the renderer's `scoreMeaning`: null when the numbers say nothing (1 : 0).
 export function resultText(outcome, players, me = null, meaning) {
@@ -605,7 +734,7 @@ export async function rendererFor(name) {
 // What a renderer is given besides the view (docs/web.md); `fields` override the defaults.
 export function context(fields) {
   const game = fields.game || null;
-  return { h, svg, api, post, t: game ? gameT(game.name, !speech.games[game.name]) : t, lang: speech.lang, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
+  return { h, svg, api, post, errorText, t: game ? gameT(game.name, !speech.games[game.name]) : t, lang: speech.lang, game: null, settings: {}, players: [], me: null, frame: null, legal: null,
     last: null, local: {}, chance: null, saved: null, name: (seat) => playerName(fields.players || [], seat, fields.me ?? null),
     play: () => {}, refresh: () => {}, redraw: () => {}, ...fields };
 }
