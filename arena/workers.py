@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import multiprocessing
 import os
 import resource
@@ -66,6 +67,10 @@ class WorkerLimits:
     """Jobs a worker runs before it is replaced by a fresh one (0: no limit)."""
     nice: int = WORKER_NICE
     """How much lower the workers' scheduling priority is than the server's."""
+    warm: tuple[str, ...] = ()
+    """Modules each worker imports as it starts, before its first job: a job's time
+    limit is then its own, not the imports' of a fresh worker (one that replaced a
+    killed worker, on a loaded machine, could spend most of a short limit on them)."""
 
 
 class JobFailed(ArenaError):
@@ -76,11 +81,14 @@ class JobFailed(ArenaError):
         self.kind: FailureKind = kind
 
 
-def limit_worker(memory_mb: int, nice: int = WORKER_NICE) -> None:
-    """Lower this worker process's priority, cap its address space: what every worker
-    of the server does first (the pools' initializer; the web's tournament worker)."""
+def limit_worker(memory_mb: int, nice: int = WORKER_NICE, warm: tuple[str, ...] = ()) -> None:
+    """Lower this worker process's priority, import `warm`, cap its address space: what
+    every worker of the server does first (the pools' initializer; the web's tournament
+    worker)."""
     if nice > 0:
         os.nice(nice)
+    for module in warm:
+        importlib.import_module(module)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -104,7 +112,7 @@ class WorkerPool:
         self._workers = [
             pebble.ProcessPool(max_workers=1, max_tasks=limits.max_tasks,
                                initializer=limit_worker,
-                               initargs=(limits.memory_mb, limits.nice),
+                               initargs=(limits.memory_mb, limits.nice, limits.warm),
                                context=context)
             for _ in range(max(1, limits.processes))
         ]

@@ -92,3 +92,21 @@ async def test_a_worker_out_of_memory_is_replaced_with_its_caches_gone(pool: Wor
     assert failure.value.kind == "memory"
     fresh, _ = await pool.run(worker_jobs.pid_and_double, 1, timeout=30, worker=0)
     assert fresh != pid
+
+
+async def test_the_modules_a_pool_warms_are_imported_before_the_first_job() -> None:
+    """A fresh worker (one that replaced a killed one, say) imports them as it starts, so
+    a job's time limit is its own, not the imports' (the replays' workers warm their job's
+    module and the game plugins)."""
+    warmed = WorkerPool(WorkerLimits(processes=1, memory_mb=512, warm=("arena.games.sim",)))
+    cold = WorkerPool(WorkerLimits(processes=1, memory_mb=512))
+    try:
+        assert await warmed.run(worker_jobs.imported, "arena.games.sim", timeout=30)
+        assert not await cold.run(worker_jobs.imported, "arena.games.sim", timeout=30)
+        with pytest.raises(JobFailed):
+            await warmed.run(worker_jobs.spin_forever, timeout=0.2)
+        # the worker that replaced the killed one was warmed too
+        assert await warmed.run(worker_jobs.imported, "arena.games.sim", timeout=30)
+    finally:
+        warmed.close()
+        cold.close()

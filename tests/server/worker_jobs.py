@@ -61,3 +61,10 @@ def replay_forever(log: str, *rest: object) -> object:
 def replay_that_fails(*args: object) -> object:
     """A replay job with a bug of its own (what a plugin's rules might raise)."""
     raise RuntimeError("internal detail")
+
+
+def imported(module: str) -> bool:
+    """Whether `module` was imported in this worker before the job began."""
+    import sys
+
+    return module in sys.modules

@@ -67,8 +67,9 @@ class Replays:
             raise ApiError(429, f"{self.in_flight} replays are running, waiting or being "
                                 "sent; try again in a moment", headers={"Retry-After": "2"})
         if self.pool is None:
-            self.pool = WorkerPool(WorkerLimits(self.config.replay_workers,
-                                                self.config.replay_memory_mb))
+            self.pool = WorkerPool(WorkerLimits(
+                self.config.replay_workers, self.config.replay_memory_mb,
+                warm=(self.job.__module__, *self.plugins)))
         if self.directory is None:
             self.directory = Path(await asyncio.to_thread(tempfile.mkdtemp,
                                                           prefix="arena-replays-"))
