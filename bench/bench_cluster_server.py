@@ -6,8 +6,10 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
 
 1. **Round trip, side by side.** `--rtt-bots` SDK bots play the ladder (random moves)
    for `--seconds` against ``arena serve --role all``, then against one gateway and one
-   host over NATS: the move round trip (``move`` -> ``move_accepted``, p50/p99), moves a
-   second, and the CPU per move of each process (/proc/<pid>/stat) and of nats-server.
+   host over NATS (`--rounds` times, alternated): the move round trip (``move`` ->
+   ``move_accepted``, p50/p99), moves a second, and the CPU per move of each process
+   (/proc/<pid>/stat) and of nats-server; then the medians of the rounds, what the
+   broker adds and the ratio.
 2. **Capacity.** `--gateways` gateways and `--hosts` hosts; `--idle` idle bots (raw
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
@@ -17,7 +19,7 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    CPU, memory per idle connection on the gateways, moves a second.
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
-        [--hosts 2] [--rtt-bots 200] [--seconds 20]
+        [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
@@ -29,6 +31,7 @@ import collections
 import json
 import logging
 import secrets
+import statistics
 import sys
 import tempfile
 import time
@@ -184,9 +187,26 @@ def show_play(label: str, figures: dict[str, Any]) -> None:
 
 async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
                       tokens: list[str], nats: int | None) -> None:
-    print(f"round trip at {len(tokens)} bots on the ladder, {args.seconds:g} s measured each "
-          "(shared 2-core machine)")
+    print(f"round trip at {len(tokens)} bots on the ladder, {args.seconds:g} s measured each, "
+          f"{args.rounds} round(s) of both (shared 2-core machine)")
     print("setup                   p50 ms   p99 ms   moves/s")
+    rounds: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for _ in range(args.rounds):  # alternated: the machine's other load hits both alike
+        alone = await round_trip_all(args, db, tmp, tokens, nats)
+        show_play("--role all", alone)
+        cluster = await round_trip_cluster(args, db, tmp, tokens, nats)
+        show_play("gateway + host (NATS)", cluster)
+        rounds.append((alone, cluster))
+    for key in ("p50", "p99"):
+        alone_ms = statistics.median(a[key] for a, _ in rounds)
+        cluster_ms = statistics.median(c[key] for _, c in rounds)
+        print(f"{key} (median of the rounds): --role all {alone_ms:.2f} ms, gateway + host "
+              f"{cluster_ms:.2f} ms: the broker adds {cluster_ms - alone_ms:.2f} ms "
+              f"(x{cluster_ms / alone_ms:.2f})")
+
+
+async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
+                         tokens: list[str], nats: int | None) -> dict[str, Any]:
     port = free_port()
     import subprocess
 
@@ -203,11 +223,14 @@ async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
             except OSError:
                 await asyncio.sleep(0.1)
         pids = {"all": server.pid} | ({"nats": nats} if nats else {})
-        show_play("--role all", await play([f"ws://127.0.0.1:{port}/"], tokens,
-                                           args.seconds, pids))
+        return await play([f"ws://127.0.0.1:{port}/"], tokens, args.seconds, pids)
     finally:
         server.terminate()
         await asyncio.to_thread(server.wait, 60)
+
+
+async def round_trip_cluster(args: argparse.Namespace, db: str, tmp: Path,
+                             tokens: list[str], nats: int | None) -> dict[str, Any]:
     prefix = "bench_" + secrets.token_hex(4)
     cluster = Cluster(db, f"{args.bus}?prefix={prefix}", argparse.Namespace(
         moves=20, bots=len(tokens), lease_seconds=10.0), tmp)
@@ -216,8 +239,7 @@ async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
         await cluster.start("gateway-1")
         pids = {name: p.pid for name, p in cluster.processes.items()} | (
             {"nats": nats} if nats else {})
-        show_play("gateway + host (NATS)", await play([cluster.url("gateway-1")], tokens,
-                                                      args.seconds, pids))
+        return await play([cluster.url("gateway-1")], tokens, args.seconds, pids)
     finally:
         await cluster.close()
         from tests.bus.conftest import drop_streams
@@ -304,7 +326,8 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
     storage = await open_storage(db)
     made = time.perf_counter()
     total = max(args.rtt_bots, args.playing) + args.idle
-    tokens = [await storage.add_bot(f"b{i:06d}") for i in range(total)]
+    made_tokens = await storage.add_bots([f"b{i:06d}" for i in range(total)])  # at once
+    tokens = list(made_tokens.values())
     await storage.close()
     print(f"{total} accounts in {time.perf_counter() - made:.1f} s")
     nats = nats_pid()
@@ -326,6 +349,8 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=2)
     parser.add_argument("--rtt-bots", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="round-trip rounds, each --role all then gateway + host")
     parser.add_argument("--per-process", type=int, default=15000,
                         help="idle connections a client process holds, at most")
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test")

@@ -225,7 +225,7 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
     bus = f"{args.bus}?prefix={prefix}"
     storage = await open_storage(db)
     made = time.perf_counter()
-    tokens = {f"bot{i:05d}": await storage.add_bot(f"bot{i:05d}") for i in range(args.bots)}
+    tokens = await storage.add_bots([f"bot{i:05d}" for i in range(args.bots)])  # at once
     await storage.close()
     print(f"{args.bots} accounts in {time.perf_counter() - made:.1f} s")
     cluster = Cluster(db, bus, args, tmp)

@@ -181,10 +181,17 @@ class Bus(ABC):
 
     @abstractmethod
     async def subscribe(self, subject: str, handler: Handler, *,
-                        group: str | None = None) -> Subscription:
+                        group: str | None = None, confirm: bool = True) -> Subscription:
         """Call `handler` with every message on subjects matching `subject`, one at a
         time, in order; with a `group`, each message goes to one member of the group.
-        Once this returns, a message published anywhere reaches the handler."""
+        Once this returns, a message published anywhere reaches the handler.
+
+        With `confirm` False it returns without waiting for the broker (no round trip):
+        the subscription is then in place for whatever this bus publishes after it, and
+        whatever anyone publishes after hearing that (a broker takes one connection's
+        commands in order), but a message published elsewhere meanwhile may miss it.
+        For subscriptions made on a hot path, in order with what the process publishes
+        (`arena.cluster.sender.Sender.call`)."""
 
     @abstractmethod
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
@@ -197,9 +204,9 @@ class Bus(ABC):
 
     @abstractmethod
     async def serve(self, subject: str, responder: Responder, *,
-                    group: str | None = None) -> Subscription:
+                    group: str | None = None, confirm: bool = True) -> Subscription:
         """Answer requests on `subject` with `responder` (an exception: no answer, the
-        requester times out)."""
+        requester times out); `confirm` as for `subscribe`."""
 
     @abstractmethod
     async def put(self, queue: str, data: bytes) -> None:

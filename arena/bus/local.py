@@ -176,7 +176,8 @@ class LocalBus(Bus):
                 subscriber.offer((message, None))
 
     async def subscribe(self, subject: str, handler: Handler, *,
-                        group: str | None = None) -> Subscription:
+                        group: str | None = None, confirm: bool = True) -> Subscription:
+        del confirm  # in place at once either way
         return await self._add(subject, group, handler, None)
 
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
@@ -195,7 +196,8 @@ class LocalBus(Bus):
             raise BusTimeout(f"no answer to {subject!r} within {timeout} s") from None
 
     async def serve(self, subject: str, responder: Responder, *,
-                    group: str | None = None) -> Subscription:
+                    group: str | None = None, confirm: bool = True) -> Subscription:
+        del confirm  # in place at once either way
         return await self._add(subject, group, None, responder)
 
     async def put(self, queue: str, data: bytes) -> None:

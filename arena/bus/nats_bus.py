@@ -178,8 +178,8 @@ class NatsBus(Bus):
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
 
-    async def _subscribe(self, subject: str, group: str | None,
-                         callback: Any) -> Subscription:
+    async def _subscribe(self, subject: str, group: str | None, callback: Any, *,
+                         confirm: bool) -> Subscription:
         check_subject(subject, wildcards=True)
         if group is not None:
             check_name(group, "group")
@@ -187,18 +187,20 @@ class NatsBus(Bus):
             subscription = await self._client.subscribe(
                 self._full(subject), queue=group or "", cb=callback,
                 pending_msgs_limit=interface.PENDING_LIMIT)
-            await self._client.flush()  # the server has it: what comes next reaches us
+            if confirm:  # the server has it: what anyone publishes next reaches us
+                await self._client.flush()
+            # else the SUB goes out with what this connection sends next, before it
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
         return _NatsSubscription(subscription)
 
     async def subscribe(self, subject: str, handler: Handler, *,
-                        group: str | None = None) -> Subscription:
+                        group: str | None = None, confirm: bool = True) -> Subscription:
         async def deliver(message: Msg) -> None:
             _DELIVERED.inc()
             await call_handler(handler, self._message(message))
 
-        return await self._subscribe(subject, group, deliver)
+        return await self._subscribe(subject, group, deliver, confirm=confirm)
 
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
         check_subject(subject)
@@ -215,7 +217,7 @@ class NatsBus(Bus):
         return answer.data
 
     async def serve(self, subject: str, responder: Responder, *,
-                    group: str | None = None) -> Subscription:
+                    group: str | None = None, confirm: bool = True) -> Subscription:
         async def answer(message: Msg) -> None:
             try:
                 reply = check_size(await responder(self._message(message)))
@@ -225,7 +227,7 @@ class NatsBus(Bus):
             with contextlib.suppress(*_BROKER_ERRORS):
                 await message.respond(reply)
 
-        return await self._subscribe(subject, group, answer)
+        return await self._subscribe(subject, group, answer, confirm=confirm)
 
     def _queue(self, queue: str) -> tuple[str, str]:
         """The stream and the subject of durable `queue`."""

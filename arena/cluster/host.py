@@ -234,6 +234,9 @@ class HostSide:
         self.interval = interval
         self.leader = leader
         self.sender = Sender(bus)
+        self._puts = Sender(bus)
+        """The pairings put on the durable queue: each waits for the broker to keep it
+        (a round trip), off the path of what the games publish."""
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
@@ -316,6 +319,7 @@ class HostSide:
                 await task
         await self._journal.close()  # the challenges it ended are dropped from the database
         await self.sender.close()
+        await self._puts.close()
         await self.slots.close()
         for subscription in [*self._subscriptions,
                              *(sub for subs in self._games.values() for sub in subs)]:
@@ -406,14 +410,15 @@ class HostSide:
 
     def _put_pairing(self, pairing: Pairing) -> None:
         """The leader paired two bots: to the durable queue, which one host takes (in
-        order with what this host publishes, never waiting)."""
+        order with the pairings before, never waiting; off the games' path: the broker
+        confirms each put)."""
         self._queued[pairing.pair] = ((pairing.first, pairing.second),
                                       asyncio.get_running_loop().time())
         data = encode(StartPairing(
             pairing.ladder, pairing.first, pairing.second, pairing.pair,
             dict(pairing.settings),
             tuple(None if seed is None else str(seed) for seed in pairing.seeds)))
-        self.sender.call(lambda: self.bus.put(STARTS, data))
+        self._puts.call(lambda: self.bus.put(STARTS, data))
 
     async def _start_pairing(self, message: Message) -> None:
         """A pairing from the queue: its games started here (leased to this host)."""
@@ -595,7 +600,9 @@ class HostSide:
 
     def _game_live(self, game_id: str, live: bool) -> None:
         """Listen to ``game.<id>.in`` while the game is live here: subscribed before
-        anything about the game is published, ended after the last. A game that ends
+        anything about the game is published, ended after the last (in order with what
+        the sender publishes: the broker has the subscription before the game's first
+        message, so before any answer to it, with no round trip). A game that ends
         here is no longer counted in flight (`_count_games`) from now on."""
         if not live:
             self._ended[game_id] = None
@@ -609,8 +616,8 @@ class HostSide:
     async def _listen(self, game_id: str, live: bool) -> None:
         if live and game_id in self.server.games.live and game_id not in self._games:
             self._games[game_id] = [
-                await self.bus.subscribe(game_in(game_id), self._from_bot),
-                await self.bus.serve(game_spectate(game_id), self._spectate)]
+                await self.bus.subscribe(game_in(game_id), self._from_bot, confirm=False),
+                await self.bus.serve(game_spectate(game_id), self._spectate, confirm=False)]
         elif not live:
             self._watchers.pop(game_id, None)
             self._thinking.pop(game_id, None)

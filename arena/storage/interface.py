@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -38,16 +39,17 @@ from typing import Any, ClassVar
 
 from arena.clock import TimeControl
 from arena.errors import ArenaError
+from arena.names import check_account_name
 from arena.record import MatchRecord, read_jsonl
 from arena.seasons import Standing
 from arena.storage.people import PeopleStorage
 
 __all__ = [
-    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "PROBE_BYTES", "BotAccount", "BuildRow",
-    "GameRow", "Lease", "PendingChallenge", "RatingRow",
+    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "MAX_BULK_ACCOUNTS", "PROBE_BYTES",
+    "BotAccount", "BuildRow", "GameRow", "Lease", "PendingChallenge", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
-    "StoredTurn", "commit_in_task", "hash_token",
+    "StoredTurn", "check_bulk_names", "commit_in_task", "hash_token", "taken_error",
 ]
 
 log = logging.getLogger("arena.storage")
@@ -66,6 +68,36 @@ class StorageFailure(ArenaError):
 
 class StorageVersionError(ArenaError):
     """A database of a later schema version than this code knows."""
+
+
+MAX_BULK_ACCOUNTS = 200_000
+"""Accounts `Storage.add_bots` makes in one call, at most."""
+
+
+def check_bulk_names(names: Sequence[str]) -> list[str]:
+    """`names` as a list, each checked (`arena.names.check_account_name`), none twice.
+
+    Raises:
+        InvalidName: a bad name. ValueError: a name twice, or too many names.
+    """
+    names = list(names)
+    if len(names) > MAX_BULK_ACCOUNTS:
+        raise ValueError(f"{len(names)} accounts at once: at most {MAX_BULK_ACCOUNTS}")
+    for name in names:
+        check_account_name(name)
+    if len(set(names)) != len(names):
+        twice = sorted(name for name, count in Counter(names).items() if count > 1)
+        raise ValueError(f"named twice: {', '.join(twice[:5])}"
+                         + (f" and {len(twice) - 5} more" if len(twice) > 5 else ""))
+    return names
+
+
+def taken_error(taken: Sequence[str]) -> ValueError:
+    """The error of `Storage.add_bots` for accounts that exist already."""
+    shown = ", ".join(sorted(taken)[:5])
+    more = f" and {len(taken) - 5} more" if len(taken) > 5 else ""
+    return ValueError(f"{len(taken)} account(s) exist already: {shown}{more} "
+                      "(none was created)")
 
 
 def hash_token(token: str) -> str:
@@ -486,6 +518,20 @@ class Storage(PeopleStorage):
             InvalidName: the name is outside the character set or under a reserved
                 prefix (`arena.names`).
             ValueError: the account exists, `replace` is False and it is not revoked.
+        """
+
+    @abstractmethod
+    async def add_bots(self, names: Sequence[str], *, operator: bool = False) -> dict[str, str]:
+        """Create many accounts at once, in one transaction (all or none): each name's
+        token, returned once, stored hashed as `add_bot` stores it (SHA-256: a bulk of
+        50,000 takes a second or two, not the minutes of one `add_bot` each). A revoked
+        account is given a new token, as by `add_bot`; at most `MAX_BULK_ACCOUNTS`.
+
+        Raises:
+            InvalidName: a name outside the character set or under a reserved prefix
+                (none is created).
+            ValueError: a name twice, an account that exists and is not revoked (none is
+                created: the message names them), or more than `MAX_BULK_ACCOUNTS`.
         """
 
     @abstractmethod

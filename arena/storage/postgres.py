@@ -64,7 +64,9 @@ from arena.storage.interface import (
     StorageVersionError,
     StoredGame,
     StoredTurn,
+    check_bulk_names,
     hash_token,
+    taken_error,
 )
 from arena.storage.migrations.postgres import MIGRATIONS
 from arena.storage.postgres_people import PostgresPeople
@@ -273,6 +275,29 @@ class PostgresStorage(PostgresPeople, Storage):
     async def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
         check_account_name(name)
         return await self._add_account(name, operator=operator, replace=replace)
+
+    async def add_bots(self, names: Sequence[str], *, operator: bool = False) -> dict[str, str]:
+        names = check_bulk_names(names)
+        tokens = {name: secrets.token_urlsafe(32) for name in names}
+        hashes = await asyncio.to_thread(lambda: [hash_token(t) for t in tokens.values()])
+        now = time.time()
+
+        async def work(db: Connection) -> None:
+            taken = await db.fetch(
+                "SELECT name FROM bots WHERE name = ANY($1::text[]) AND revoked IS NULL"
+                " FOR UPDATE", names)
+            if taken:
+                raise taken_error([row[0] for row in taken])
+            await db.execute(
+                "INSERT INTO bots(name, token_hash, created, revoked, operator, expires)"
+                " SELECT name, token_hash, $3, NULL, $4, NULL"
+                " FROM unnest($1::text[], $2::text[]) AS new(name, token_hash)"
+                " ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,"
+                " created = excluded.created, revoked = NULL, operator = excluded.operator,"
+                " expires = excluded.expires", names, hashes, now, operator)
+
+        await self._tx(work)
+        return tokens
 
     async def add_guest(self, lifetime: float) -> tuple[str, str]:
         name = GUEST_PREFIX + secrets.token_hex(4)

@@ -57,7 +57,9 @@ from arena.storage.interface import (
     StorageVersionError,
     StoredGame,
     StoredTurn,
+    check_bulk_names,
     hash_token,
+    taken_error,
 )
 from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
@@ -204,6 +206,28 @@ class SQLiteDatabase(SQLitePeople):
     def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
         check_account_name(name)
         return self._add_account(name, operator=operator, replace=replace)
+
+    def add_bots(self, names: Sequence[str], *, operator: bool = False) -> dict[str, str]:
+        names = check_bulk_names(names)
+        tokens = {name: secrets.token_urlsafe(32) for name in names}
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> None:
+            taken = []
+            for start in range(0, len(names), 500):  # (SQLite's bound parameters)
+                chunk = names[start:start + 500]
+                taken += [row[0] for row in db.execute(
+                    "SELECT name FROM bots WHERE revoked IS NULL AND name IN"
+                    f" ({','.join('?' * len(chunk))})", chunk)]
+            if taken:
+                raise taken_error(taken)
+            db.executemany(
+                "INSERT OR REPLACE INTO bots(name, token_hash, created, revoked, operator, expires)"
+                " VALUES (?, ?, ?, NULL, ?, NULL)",
+                ((name, hash_token(token), now, int(operator)) for name, token in tokens.items()))
+
+        self._tx(work)
+        return tokens
 
     def add_guest(self, lifetime: float) -> tuple[str, str]:
         name = GUEST_PREFIX + secrets.token_hex(4)
@@ -745,6 +769,9 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def add_bot(self, name: str, *, operator: bool = False, replace: bool = False) -> str:
         return await self.run(self.database.add_bot, name, operator=operator, replace=replace)
+
+    async def add_bots(self, names: Sequence[str], *, operator: bool = False) -> dict[str, str]:
+        return await self.run(self.database.add_bots, names, operator=operator)
 
     async def add_guest(self, lifetime: float) -> tuple[str, str]:
         return await self.run(self.database.add_guest, lifetime)

@@ -43,6 +43,40 @@ async def test_buses_of_one_prefix_share_messages_and_other_prefixes_see_none() 
                 await bus.close()
 
 
+async def test_an_unconfirmed_subscription_hears_whatever_answers_what_its_bus_said_next(
+        ) -> None:
+    """A host subscribes to a game's subjects without a round trip (``confirm=False``),
+    then tells a gateway of the game: whatever the gateway sends about it once told (a
+    move, a request to watch it) reaches the host's subscription."""
+    async with nats_prefix() as prefix:
+        host, gateway = [await connect(nats_url(prefix)) for _ in range(2)]
+        try:
+            moves, asked = Inbox(), Inbox()
+
+            async def told(message: Message) -> None:  # the gateway acts on what it hears
+                game = message.data.decode()
+                await gateway.publish(f"game.{game}.in", b"move")
+                answer = await gateway.request(f"game.{game}.spectate", b"watch", timeout=10)
+                asked.messages.append(Message(game, answer))
+
+            async def state(message: Message) -> bytes:
+                return message.subject.split(".")[1].encode()
+
+            await gateway.subscribe("bot.alice.out", told)
+            games = [f"g{n}" for n in range(50)]
+            for game in games:
+                await host.subscribe(f"game.{game}.in", moves, confirm=False)
+                await host.serve(f"game.{game}.spectate", state, confirm=False)
+                await host.publish("bot.alice.out", game.encode())
+            await wait_for(lambda: len(asked.messages) == len(games), 20, "every game watched")
+            assert [m.subject for m in moves.messages] == [f"game.{g}.in" for g in games]
+            assert [(m.subject, m.data) for m in asked.messages] == [
+                (g, g.encode()) for g in games]
+        finally:
+            for bus in (host, gateway):
+                await bus.close()
+
+
 async def test_a_durable_message_outlives_the_bus_that_put_it() -> None:
     async with nats_prefix() as prefix:
         before = await connect(nats_url(prefix))

@@ -29,6 +29,59 @@ from .conftest import SUBST
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_bots_add_from_a_file_makes_every_account_at_once(tmp_path):
+    db = str(tmp_path / "a.sqlite")
+    names = tmp_path / "names.txt"
+    names.write_text("# the bench's bots\nb0001\n\n  b0002  \nrunner.1\n")
+    added = CliRunner().invoke(main, ["bots", "add", "--from", str(names), "--db", db])
+    assert added.exit_code == 0, added.output
+    lines = [line.split(" ") for line in added.stdout.splitlines()]
+    assert [name for name, _ in lines] == ["b0001", "b0002", "runner.1"]
+    assert "3 accounts made" in added.stderr
+    storage = SQLiteDatabase(db)
+    assert all(storage.authenticate(token).name == name for name, token in lines)
+    storage.close()
+    # from standard input, as operators: one name that exists makes none of them
+    again = CliRunner().invoke(main, ["bots", "add", "--from", "-", "--operator", "--db", db],
+                               input="c1\nb0002\n")
+    assert again.exit_code == 2 and "1 account(s) exist already: b0002" in again.output
+    assert "Traceback" not in again.output
+    storage = SQLiteDatabase(db)
+    assert sorted(bot.name for bot in storage.bots()) == ["b0001", "b0002", "runner.1"]
+    storage.close()
+    fresh = CliRunner().invoke(main, ["bots", "add", "--from", "-", "--operator", "--db", db],
+                               input="c1\n")
+    token = fresh.stdout.split()[1]
+    storage = SQLiteDatabase(db)
+    assert storage.authenticate(token).operator
+    storage.close()
+
+
+@pytest.mark.parametrize(("args", "text", "said"), [
+    (["alice", "--from", "-"], "bob\n", "give a NAME or --from FILE (one of them)"),
+    ([], "", "give a NAME or --from FILE (one of them)"),
+    (["--from", "-"], "ok\nhouse:random\n", "reserved"),
+    (["--from", "-"], "a\nb\na\n", "named twice: a"),
+    (["--from", "-"], "with space\n", "with space"),
+])
+def test_bots_add_from_a_file_refuses_bad_input_clearly(tmp_path, args, text, said):
+    db = str(tmp_path / "a.sqlite")
+    result = CliRunner().invoke(main, ["bots", "add", *args, "--db", db], input=text)
+    assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output
+    if (tmp_path / "a.sqlite").exists():
+        storage = SQLiteDatabase(db)
+        assert storage.bots() == []
+        storage.close()
+
+
+def test_bots_add_from_a_file_not_utf8_is_a_clear_error(tmp_path):
+    names = tmp_path / "names.bin"
+    names.write_bytes(b"ok\n\xff\xfe\n")
+    result = CliRunner().invoke(main, ["bots", "add", "--from", str(names),
+                                       "--db", str(tmp_path / "a.sqlite")])
+    assert result.exit_code == 2 and "not UTF-8 text" in result.output
+
+
 def test_bots_add_prints_a_token_once_and_revoke(tmp_path):
     db = str(tmp_path / "a.sqlite")
     runner = CliRunner()

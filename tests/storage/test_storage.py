@@ -66,6 +66,43 @@ async def test_token_hashes_answers_for_many_names(storage: Storage) -> None:
     assert sorted(await storage.token_hashes(names)) == ["bot0", "bot1", "bot2"]
 
 
+async def test_many_accounts_are_made_at_once_each_logging_in_with_its_token(
+        storage: Storage) -> None:
+    names = [f"bulk{i:04d}" for i in range(1200)]  # beyond SQLite's parameters per statement
+    tokens = await storage.add_bots(names)
+    assert list(tokens) == names and len(set(tokens.values())) == len(names)
+    for name in ("bulk0000", "bulk0599", "bulk1199"):  # stored as the server checks them
+        assert (await storage.authenticate(tokens[name])).name == name  # type: ignore[union-attr]
+    assert len(await storage.bots()) == 1200
+    runners = await storage.add_bots(["runner"], operator=True)
+    assert (await storage.authenticate(runners["runner"])).operator  # type: ignore[union-attr]
+    assert await storage.add_bots([]) == {}
+
+
+async def test_a_bulk_with_an_existing_account_makes_none(storage: Storage) -> None:
+    old = await storage.add_bot("alice")
+    await storage.add_bot("gone")
+    await storage.revoke_bot("gone")
+    with pytest.raises(ValueError, match=r"1 account\(s\) exist already: alice \(none"):
+        await storage.add_bots(["bob", "alice", "carol"])
+    assert [b.name for b in await storage.bots()] == ["alice", "gone"]
+    assert (await storage.authenticate(old)).name == "alice"  # type: ignore[union-attr]
+    tokens = await storage.add_bots(["bob", "gone"])  # a revoked account: a new token
+    assert (await storage.authenticate(tokens["gone"])).name == "gone"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("names", "error", "match"), [
+    (["ok", "house:random"], InvalidName, "house"),
+    (["ok", "with space"], InvalidName, "with space"),
+    (["ok", "twice", "x", "twice"], ValueError, "named twice: twice"),
+])
+async def test_a_bulk_with_a_bad_name_makes_none(storage: Storage, names: list[str],
+                                                  error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        await storage.add_bots(names)
+    assert await storage.bots() == []
+
+
 @pytest.mark.parametrize("name", ["house:random", "HOUSE:random", "guest-1234", "Guest-x",
                                   "", "-dash", "with space", "émile", "x" * 41, "a/b", "a:b"])
 async def test_reserved_and_malformed_names_are_refused(storage: Storage, name: str) -> None:
