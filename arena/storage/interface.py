@@ -407,19 +407,31 @@ def commit_in_task(append_turns: Callable[[Sequence[StoredTurn]], Awaitable[None
     """`Storage.commit_turns_soon` by a task: it begins on the loop's next turn, takes
     the turns then, awaits `append_turns` and calls `done`."""
 
+    told = False
+
+    def tell(error: BaseException | None) -> None:
+        nonlocal told
+        told = True
+        done(error)
+
     async def committing() -> None:
         try:
             await append_turns(take())
         except BaseException as error:
-            done(error)
+            tell(error)
             if not isinstance(error, Exception):
                 raise
         else:
-            done(None)
+            tell(None)
+
+    def finished(task: asyncio.Task[None]) -> None:
+        _COMMITTING.discard(task)
+        if not told:  # cancelled before it began (the server closes)
+            done(asyncio.CancelledError())
 
     task = asyncio.get_running_loop().create_task(committing(), name="write-ahead")
     _COMMITTING.add(task)
-    task.add_done_callback(_COMMITTING.discard)
+    task.add_done_callback(finished)
 
 
 class Storage(PeopleStorage):

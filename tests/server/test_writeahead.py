@@ -165,3 +165,17 @@ async def test_a_move_added_as_a_commit_task_ends_is_committed_all_the_same() ->
                    what="b's move committed")
     await writer.idle()
     assert told == ["a", "b"]
+
+
+async def test_a_commit_cancelled_before_it_began_leaves_nothing_waiting() -> None:
+    """The server closes as a commit's task is made: it is told cancelled, so nothing
+    waits for it for ever (`idle` returns) and the held moves stay untold."""
+    storage = FakeStorage()
+    storage.gate.set()
+    writer, events = make(storage)
+    writer.add("a", turn("a", 0), [said("a0")])
+    for task in asyncio.all_tasks():
+        if task.get_name() == "write-ahead":
+            task.cancel()
+    await asyncio.wait_for(writer.idle(), 5)
+    assert storage.calls == [] and events == [] and writer.holds("a")
