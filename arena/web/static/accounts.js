@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, challengeEnd, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, buildFailure, challengeEnd, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -175,7 +175,9 @@ async function buildsSection(bot, hosting, cardMessage) {
   const logButton = (build) => h("button", { class: "build-log-button", "data-build": build.id, onclick: async () => {
     try {
       const found = await api(`/api/bots/${name}/builds/${encodeURIComponent(build.id)}`);
-      buildLog.textContent = [found.detail, found.log].filter(Boolean).join("\n\n") || t("The build wrote nothing.");
+      const why = found.detail ? buildFailure(found.detail_code, found.detail_params, found.detail) : null;
+      buildLog.replaceChildren(...(why ? [h("span", { class: "build-failure" }, why), "\n\n"] : []),
+        found.log || (why ? "" : t("The build wrote nothing.")));
       buildLog.hidden = false;
     } catch (error) { failed(cardMessage, error); }
   } }, t("Read the log"));
@@ -185,7 +187,8 @@ async function buildsSection(bot, hosting, cardMessage) {
     h("tr", {}, [t("uploaded"), t("language"), t("state"), t("Build log")].map((c) => h("th", { scope: "col" }, c))),
     listed.builds.map((b) => h("tr", { "data-build": b.id, "data-status": b.status },
       h("td", {}, when(b.created)), h("td", {}, b.speaks === "ws" ? `${b.lang} · WebSocket` : b.lang),
-      h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null),
+      h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null,
+        b.status === "failed" && b.detail ? [": ", h("span", { class: "build-failure" }, buildFailure(b.detail_code, b.detail_params, b.detail))] : null),
       h("td", {}, b.status === "building" ? "–" : logButton(b))))))
     : h("p", { class: "muted" }, t("No uploads yet.")));
   const refresh = async () => {

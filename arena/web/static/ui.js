@@ -217,6 +217,51 @@ const REASONS = {
   "replay-resources": N_("The replay needs more than the {seconds} s and {memory} MiB the server gives it."),
   "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
   "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
+  // an upload refused, or its build failed (a build's `detail_code`)
+  "upload-lang": N_("The server builds no programs in “{lang}” (its languages: {known})."),
+  "upload-no-lang": N_("Say the program's language (one of {known})."),
+  "upload-speaks": N_("A program speaks lines or WebSocket, not “{speaks}”."),
+  "upload-no-account": N_("{bot} is no bot account the server hosts programs for."),
+  "upload-no-file": N_("The form sent no file: choose the program."),
+  "upload-empty": N_("The file is empty."),
+  "upload-too-large": N_("The program is larger than {mib} MiB, the upload limit."),
+  "body-too-large": N_("What the page sent is larger than the {most} bytes the server takes here."),
+  "hosted-dir-closed": N_("The server's directory of hosted bots is out of the sandboxes' reach ({directory} is closed to other users): its operator opens it."),
+  "source-nul": N_("The sources are refused: the file name “{name}” holds a NUL."),
+  "source-absolute": N_("The sources are refused: “{name}” is an absolute path."),
+  "source-dotdot": N_("The sources are refused: “{name}” has '..' in its path."),
+  "source-path-long": N_("The sources are refused: the path “{name}” is longer than {most} bytes."),
+  "source-deep": N_("The sources are refused: “{name}” is nested deeper than {most} directories."),
+  "source-not-a-name": N_("The sources are refused: “{name}” is not a file name."),
+  "source-twice": N_("The sources are refused: “{name}” appears twice."),
+  "source-under-file": N_("The sources are refused: “{name}” is under “{parent}”, which is not a directory."),
+  "source-files": N_("The sources are refused: more than {most} files and directories."),
+  "source-unpacked": N_("The sources are refused: the files come to more than {mib} MiB unpacked."),
+  "source-size-wrong": N_("The sources are refused: “{name}” does not hold the {size} bytes the archive declares."),
+  "source-link-out": N_("The sources are refused: the symbolic link “{name}” points out of the sources (to “{target}”)."),
+  "source-archive-limit": N_("The sources are refused: the archive unpacks to more than its limit."),
+  "source-not-tar": N_("The sources are refused: the file is not a readable tar archive."),
+  "source-not-zip": N_("The sources are refused: the file is not a readable zip archive."),
+  "source-hard-link": N_("The sources are refused: “{name}” is a hard link (use a copy or a relative symbolic link)."),
+  "source-special": N_("The sources are refused: “{name}” is neither a file nor a directory (devices, pipes and sockets are not taken)."),
+  "source-link-long": N_("The sources are refused: the symbolic link “{name}” is too long."),
+  "source-too-large": N_("The sources are refused: the file is larger than the {mib} MiB a bot's file may have."),
+  "source-empty": N_("The sources are refused: there are no files in them."),
+  "no-source-file": N_("No {files} file in the sources."),
+  "not-a-java-class": N_("{name} is not the name of a Java class."),
+  "no-entry": N_("No {wanted} at the top of the sources."),
+  "entry-ambiguous": N_("No {wanted}, and several candidates at the top of the sources ({candidates}): name the entry {entry}."),
+  "not-a-program": N_("{name} is not a program: neither an ELF executable nor a script starting with '#!'."),
+  "build-directory-taken": N_("{directory} exists and is not an earlier build: give a new directory."),
+  "build-result-refused": N_("The build's result is refused (its files break the rules of sources)."),
+  "build-overtime": N_("The build took more than {seconds} s."),
+  "build-result-large": N_("The build's result is larger than {mib} MiB."),
+  "build-memory": N_("The build failed: it reached its memory limit ({mib} MiB)."),
+  "build-processes": N_("The build failed: it reached its limit of {most} processes."),
+  "build-killed": N_("The build failed: it was killed by signal {signal}."),
+  "build-exit": N_("The build failed (exit status {status}): its log says why."),
+  "build-server-error": N_("The server could not build it (it logged why): upload it again later."),
+  "build-interrupted": N_("The server stopped during the build: upload it again."),
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
@@ -264,6 +309,14 @@ const FAILURES = {
 // marked lang="en", for a code FAILURES does not know (or on an English page without one).
 export function failureText(code, params, english) {
   if (code && Object.hasOwn(FAILURES, code)) return t(FAILURES[code], params || {});
+  return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
+}
+
+// Why a build failed (a build's `detail_code`, its values in `detail_params`) in the page's
+// language; the server's English `english`, marked lang="en", for a code REASONS does not
+// know (a build stored before builds had codes).
+export function buildFailure(code, params, english) {
+  if (code && Object.hasOwn(REASONS, code)) return t(REASONS[code], params || {});
   return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
 }
 
