@@ -125,7 +125,7 @@ function challengeStatus(box, answer) {
   box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
   box.dataset.status = answer.status;
   box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
-    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status), ")"] : []),
+    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params), ")"] : []),
     ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
 }
 

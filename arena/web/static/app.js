@@ -445,8 +445,11 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    const why = answer.reason ? challengeEnd(answer.reason, answer.status) : t(answer.status);
-    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: typeof why === "string" ? why : why.textContent }));
+    const why = answer.reason ? challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params) : t(answer.status);
+    // said in the page's language already (a failure's English inside it marked lang="en")
+    const [before, after] = t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: "\u0000" }).split("\u0000");
+    throw Object.assign(new Error(before + (typeof why === "string" ? why : why.textContent) + (after || "")),
+      { said: h("span", {}, before, why, after || "") });
   }
   return { game_id: answer.game_ids[0] };
 }

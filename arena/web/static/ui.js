@@ -325,6 +325,7 @@ export function buildFailure(code, params, english) {
 // about its settings), else the answer's `code`.
 export function errorText(error, game = null) {
   if (typeof error === "string") return error;  // said already in the page's language
+  if (error && error.said) return error.said;  // an Error of the page's own, said already
   const data = (error && error.data) || {};
   const coded = data.code !== "bad-request" && ERRORS[data.code];  // a log's: "This log cannot be read: "
   const lead = coded && coded.endsWith(": ") ? coded : ERRORS["bad-settings"];
@@ -656,9 +657,20 @@ function abortedWhy(reason, players) {
   return t(known[1]);
 }
 
-// Why a challenge ended (its `reason`, arena/server/challenges.py), by the pattern of the
-// server's English words; a reason no pattern knows (a bot's own words for declining, a
-// failure) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
+// A refusal given by code and params outside an error answer (a failed challenge's
+// `error_code` and `error_params`) as `errorText` says an answer's: a `code/reason` of
+// ERRORS, a REASONS text, a code's own text; null for a code none of them says whole.
+function codedText(code, params) {
+  const reasoned = params.reason ? ERRORS[`${code}/${params.reason}`] : null;
+  if (reasoned) return t(reasoned, params);
+  const reason = reasonText(code, params, null);
+  if (reason !== null) return reason;
+  return ERRORS[code] && !ERRORS[code].endsWith(": ") ? t(ERRORS[code], params) : null;
+}
+
+// Why a challenge ended (its `reason`, arena/server/challenges.py): a failure by its code,
+// else by the pattern of the server's English words; a reason no pattern knows (a bot's
+// own words for declining, a failure without a code) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
 // matches every reason the server gives against these patterns.
 const CHALLENGE_ENDS = [
   [/^(?<bot>\S+) declined$/, N_("{bot} declined")],
@@ -671,7 +683,11 @@ const CHALLENGE_ENDS = [
   [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
 ];
 
-export function challengeEnd(reason, status) {
+export function challengeEnd(reason, status, code = null, params = null) {
+  if (status === "failed" && code) {  // the refusal that failed it, by code (its `error_code`)
+    const said = codedText(code, params || {});
+    if (said !== null) return said;
+  }
   for (const [pattern, text] of CHALLENGE_ENDS) {
     const found = pattern.exec(reason);
     if (found) return t(text, { ...found.groups, bot: found.groups && found.groups.bot ? accountName(found.groups.bot) : "" });
