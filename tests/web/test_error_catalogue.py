@@ -547,3 +547,34 @@ def test_every_reason_a_challenge_ends_for_reads_in_russian() -> None:
         assert re.search("[а-яё]", said), text
         assert set(re.findall(r"\{(\w+)\}", text)) <= set(pattern.groupindex), text
         assert set(re.findall(r"\{(\w+)\}", said)) == set(re.findall(r"\{(\w+)\}", text)), text
+
+
+# -- the operators' page ---------------------------------------------------------------------
+
+def test_every_reason_a_server_is_unhealthy_for_reads_in_russian() -> None:
+    """/healthz's ``reason_code`` (arena/server/health.py's FAILURE_CODES: the codes
+    `Durability.unhealthy_code` and the server before its start give) each has a text in
+    operator.js's UNHEALTHY, and so does each ``status``, in English and Russian."""
+    from arena.server.health import FAILURE_CODES
+
+    given: set[str] = set()
+    for name, where in (("durability.py", "unhealthy_code"), ("app.py", "health")):
+        tree = ast.parse((ROOT / "arena" / "server" / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == where:
+                calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+                parts = [k.value for c in calls for k in c.keywords if k.arg == "failure_code"] \
+                    if name == "app.py" else [node]
+                given |= {n.value for part in parts for n in ast.walk(part)
+                          if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                          and re.fullmatch(r"[a-z]+(-[a-z]+)+", n.value)}
+    assert given == set(FAILURE_CODES), "FAILURE_CODES lists the codes the server gives"
+    script = (WEB / "static" / "operator.js").read_text(encoding="utf-8")
+    table = _table(script, "const UNHEALTHY = {")
+    states = _table(script, "const STATES = {")
+    assert sorted(table) == sorted(FAILURE_CODES), "give each code a text in UNHEALTHY"
+    assert sorted(states) == ["closing", "ok", "unhealthy"]
+    catalogues = _app_catalogues()
+    for text in [*table.values(), *states.values()]:
+        assert catalogues["en"].get(text) == text, text
+        assert re.search("[а-яё]", catalogues["ru"].get(text, "")), text
