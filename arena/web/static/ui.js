@@ -185,6 +185,7 @@ const REASONS = {
   "above-guest-limit": N_("{title}: {doc} are at most {limit} in a guest's game (these settings: {value})."),
   "above-limit": N_("{title}: {doc} are at most {limit} in a game this server referees (these settings: {value})."),
   "not-two-players": N_("{title} with these settings is a game of {count} players: the web interface plays games of two."),
+  "unknown-settings": N_("The game has no settings {keys} (its settings: {known})."),
   "settings-unreadable": N_("The settings of {title} cannot be read: give them as the form asks."),
   "param-not-integer": N_("The bot's parameter {param} is a whole number, not \"{value}\"."),
   "param-not-number": N_("The bot's parameter {param} is a number, not \"{value}\"."),
