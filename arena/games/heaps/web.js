@@ -154,7 +154,10 @@ export function settings(ctx) {
     value: () => {
       const settings = { start: parseHeaps(start.value, t) };
       if (which.value) settings.example = which.value; else {
-        try { settings.rules = JSON.parse(rules.value); } catch (error) { throw new Error(t("rules: {why}", { why: error.message })); }
+        try { settings.rules = JSON.parse(rules.value); } catch (error) {  // the browser's own words, in English
+          throw Object.assign(new Error(t("rules: {why}", { why: error.message })),
+            { said: h("span", {}, t("the rules are not JSON: "), h("span", { lang: "en" }, error.message)) });
+        }
       }
       if (target.value !== "") settings.target = Number(target.value);
       return { settings };

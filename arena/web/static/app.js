@@ -104,7 +104,7 @@ async function lobbyPage() {
   };
   const start = h("button", { id: "start", class: "primary", onclick: async () => {
     let chosen;
-    try { chosen = request(); } catch (error) { setMessage(error.message, "error"); return; }
+    try { chosen = request(); } catch (error) { setMessage(error.said || error.message, "error"); return; }
     start.disabled = true;
     setMessage(t("Checking the settings…"));
     try {
@@ -1200,8 +1200,8 @@ async function botsPage() {
   gameSelect.addEventListener("change", () => { remember("bots.game", gameSelect.value); sync(); });
   sync();
   const chosen = (message) => {
-    try { return { game: gameSelect.value, ...form.value() }; } catch (error) {
-      message.className = "error"; message.replaceChildren(errorText(error)); return null;
+    try { return { game: gameSelect.value, ...form.value() }; } catch (error) {  // the form's own, in the page's words
+      message.className = "error"; message.replaceChildren(error.said || error.message); return null;
     }
   };
   const watch = h("button", { id: "start-match", class: "primary", onclick: async () => {

@@ -773,7 +773,10 @@ const JSON_RENDERER = {
     return {
       element: h("label", {}, t("Settings (JSON) "), text),
       value: () => {
-        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(t("settings: {why}", { why: error.message })); }
+        try { return { settings: JSON.parse(text.value) }; } catch (error) {  // the browser's own words, in English
+          throw Object.assign(new Error(t("settings: {why}", { why: error.message })),
+            { said: h("span", {}, t("the settings are not JSON: "), h("span", { lang: "en" }, error.message)) });
+        }
       },
     };
   },
