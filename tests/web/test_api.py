@@ -634,6 +634,10 @@ async def test_bad_play_and_legal_parameters_are_400s_naming_the_problem(arena: 
         status, error = await guest.play(**params)
         assert status == 400 and fragment in error["message"], (params, error)
     assert arena.server.live == {}  # none of them started a game
+    status, error = await guest.play(game="substitution", grammar="nothing")  # by code too
+    assert (error["reason_code"], error["reason_params"]) == ("preset-missing", {"name": "nothing"})
+    status, error = await guest.play(game="substitution", moves=0)
+    assert error["reason_code"] == "moves-range", error
     status, started = await guest.play(game="sim", settings={"vertices": 4}, bot="sim-random")
     assert status == 200
     await raw.expect("your_turn")
