@@ -192,3 +192,23 @@ async def test_a_hosted_directory_out_of_the_sandboxes_reach_is_refused(
         assert await storage.builds("alice") == []  # refused before anything was recorded
     finally:
         await storage.close()
+
+
+async def test_a_build_the_server_could_not_run_is_recorded_failed_by_code(
+        builds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that fails for the server's own reason (no sandbox, a full disk) is
+    recorded failed with a code a page says (the server logged the error itself)."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr("arena.uploads.build_bot", broken)
+    storage = await _storage(tmp_path)
+    uploads = Uploads(storage, builds / "hosted-e")
+    try:
+        with pytest.raises(OSError, match="No space left"):
+            await uploads.upload("alice", BOTS / "python", "python")
+        [row] = await storage.builds("alice")
+        assert row.status == "failed" and "No space left" in (row.detail or "")
+        assert (row.detail_code, row.detail_params) == ("build-server-error", None)
+    finally:
+        await storage.close()
