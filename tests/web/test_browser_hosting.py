@@ -129,5 +129,12 @@ def test_upload_refusals_and_failed_builds_read_in_russian(
         assert log.startswith("Сборка не удалась (код завершения 1): причина — в журнале.")
         assert "SyntaxError" in log  # the compiler's own words, as it wrote them
         assert page.locator(f"{card} [lang=en]").count() == 0
+        upload(page, "vera-bot", "bot.py", "print('pass')\n")  # a version of its own
+        page.wait_for_selector(f"{card} table.builds tr[data-status='ok']")
+        page.reload()
+        wait_phase(page, "mine")
+        versions = page.locator(f"{card} table.versions tr").all_inner_texts()
+        note = versions[2].split("\t")[1]
+        assert note.startswith("сборка ") and note.endswith(" (python)"), versions
         no_overflow(page)
         accessible(page)

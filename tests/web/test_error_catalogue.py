@@ -578,3 +578,20 @@ def test_every_reason_a_server_is_unhealthy_for_reads_in_russian() -> None:
     for text in [*table.values(), *states.values()]:
         assert catalogues["en"].get(text) == text, text
         assert re.search("[а-яё]", catalogues["ru"].get(text, "")), text
+
+
+def test_a_builds_version_note_reads_in_russian() -> None:
+    """The note a build that became a version gets (arena/uploads.py's ``build ID
+    (LANG)``) is one accounts.js's BUILD_NOTE knows, and its text is in both catalogues."""
+    from arena.uploads import new_build_id
+
+    source = (ROOT / "arena" / "uploads.py").read_text(encoding="utf-8")
+    assert 'f"build {build.id} ({build.lang})"' in source, "the note's form changed"
+    script = (WEB / "static" / "accounts.js").read_text(encoding="utf-8")
+    pattern = re.search(r"const BUILD_NOTE = /(.+)/;", script)
+    assert pattern is not None
+    assert re.fullmatch(pattern[1], f"build {new_build_id()} (python)")
+    assert not re.fullmatch(pattern[1], "build 2: faster search")  # a person's own words
+    catalogues = _app_catalogues()
+    assert catalogues["en"]["build {id} ({lang})"] == "build {id} ({lang})"
+    assert catalogues["ru"]["build {id} ({lang})"] == "сборка {id} ({lang})"

@@ -115,6 +115,14 @@ export async function myBotsPage() {
 
 function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
 
+// A version's note: the person's own words as written, or the server's for a build that
+// became the version (arena/uploads.py: "build ID (LANG)"), said in the page's language.
+const BUILD_NOTE = /^build ([0-9a-f]+) \((\w+)\)$/;
+function noteText(note) {
+  const found = BUILD_NOTE.exec(note || "");
+  return found ? t("build {id} ({lang})", { id: found[1], lang: found[2] }) : note;
+}
+
 // (a function: the catalogue is loaded after this module)
 const challengeStates = () => ({ pending: t("waiting for the answer"), accepted: t("accepted"), declined: t("declined"),
   expired: t("expired"), cancelled: t("cancelled"), failed: t("failed") });
@@ -262,7 +270,7 @@ async function botCard(bot, tokenShown, ladders, hosting) {
     scrollBox(t("the versions of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "versions" },
       h("caption", {}, t("Versions")),
       h("tr", {}, [t("version"), t("note"), t("games"), t("rated games"), t("rating (μ − 3σ)")].map((c) => h("th", { scope: "col" }, c))),
-      versions.versions.map((v) => h("tr", {}, [v.version, v.note, v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
+      versions.versions.map((v) => h("tr", {}, [v.version, noteText(v.note), v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
         .map((c) => h("td", {}, String(c))))))),
     games.games.length ? scrollBox(t("the games of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "games" },
       h("caption", {}, t("Recent games")),
