@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, buildFailure, challengeEnd, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, buildFailure, challengeEnd, errorText, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -276,7 +276,7 @@ async function botCard(bot, tokenShown, ladders, hosting) {
       h("caption", {}, t("Recent games")),
       h("tr", {}, [t("started"), t("players"), t("version"), t("result"), t("Debug lines")].map((c) => h("th", { scope: "col" }, c))),
       games.games.map((g) => h("tr", {},
-        h("td", {}, when(g.started)), h("td", {}, g.players.join(t(" vs "))), h("td", {}, g.version ?? "–"),
+        h("td", {}, when(g.started)), h("td", {}, g.players.map((_, seat) => playerName(g.players, seat)).join(t(" vs "))), h("td", {}, g.version ?? "–"),
         h("td", {}, g.status === "running" ? t("running") : h("a", { href: `#/replay?id=${g.id}` }, resultText(g, g.players))),
         h("td", {}, debugButton(g)))))) : h("p", { class: "muted" }, t("No games yet.")),
     lines);
