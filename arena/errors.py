@@ -13,6 +13,8 @@ Illegal moves are not exceptions: the referee returns a `Rejection` value for th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "ArenaError",
     "BotSpecError",
@@ -21,6 +23,7 @@ __all__ = [
     "MalformedMove",
     "PluginError",
     "SettingsError",
+    "unknown_settings",
 ]
 
 
@@ -43,6 +46,14 @@ class ArenaError(Exception):
 
 class SettingsError(ArenaError, ValueError):
     """Game settings that do not describe a playable game."""
+
+
+def unknown_settings(message: str, unknown: Iterable[str],
+                     known: Iterable[str]) -> SettingsError:
+    """The `SettingsError` (`message`) for settings with keys a game does not know
+    (``unknown-settings``, its `keys` and the `known` ones, for a page's words)."""
+    return SettingsError(message, code="unknown-settings",
+                         params={"keys": ", ".join(sorted(unknown)), "known": ", ".join(known)})
 
 
 class GrammarError(SettingsError):

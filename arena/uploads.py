@@ -57,7 +57,8 @@ NewVersion = Callable[[BuildRow, Path], Awaitable[None]]
 
 
 class UploadError(ArenaError, ValueError):
-    """An upload refused before its build: unknown language, no such bot account."""
+    """An upload refused before its build: unknown language, no such bot account (its
+    `code` and `params` say it in a page's language)."""
 
 
 class BuildQueueFull(UploadError):
@@ -124,7 +125,7 @@ class Uploads:
                 raise UploadError(
                     f"the hosted directory {self.directory} is out of the sandboxes' reach: "
                     f"{path} is closed to other users (chmod o+x {path}, or choose another "
-                    "directory)")
+                    "directory)", code="hosted-dir-closed", params={"directory": str(path)})
 
     @property
     def incoming(self) -> Path:
@@ -146,16 +147,19 @@ class Uploads:
             VersionBudget: the bot's owner has no version of the day left for it.
         """
         if lang not in LANGS:
-            raise UploadError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
+            raise UploadError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})",
+                              code="upload-lang", params={"lang": lang, "known": ", ".join(LANGS)})
         if speaks not in SPEAKS:
             raise UploadError(f"a program speaks {' or '.join(SPEAKS)}, not {speaks!r} "
-                              "(ws: a WebSocket bot such as the starter kits)")
+                              "(ws: a WebSocket bot such as the starter kits)",
+                              code="upload-speaks", params={"speaks": speaks})
         account = None if is_guest(bot) else next(
             (account for account in await self.storage.bots() if account.name == bot), None)
         if account is None or account.operator or bot not in await self.storage.token_hashes(
                 [bot]):
             raise UploadError(f"no bot account {bot!r} to upload for ('arena bots add "
-                              f"{bot}' makes one; guests and operators host no bot)")
+                              f"{bot}' makes one; guests and operators host no bot)",
+                              code="upload-no-account", params={"bot": bot})
         if self._admitted >= self.builds_at_once + self.queue:
             raise BuildQueueFull(f"{self._admitted} builds are running or waiting; "
                                  "try again in a minute")
@@ -227,13 +231,15 @@ class Uploads:
                 except BuildError as error:
                     shutil.rmtree(out, ignore_errors=True)
                     row = replace(row, status="failed", finished=time.time(),
-                                  detail=str(error), log=error.log or str(error))
+                                  detail=str(error), log=error.log or str(error),
+                                  detail_code=error.code, detail_params=error.params)
                 except Exception as error:  # the sandbox is missing, a disk is full...
                     shutil.rmtree(out, ignore_errors=True)
                     log.exception("build %s of %s failed", row.id, row.bot)
                     row = replace(row, status="failed", finished=time.time(),
                                   detail=f"the server could not build it: {error}",
-                                  log=f"the server could not build it: {error}\n")
+                                  log=f"the server could not build it: {error}\n",
+                                  detail_code="build-server-error")
                     await self.storage.save_build(row)
                     raise
                 else:
@@ -264,7 +270,8 @@ class Uploads:
         for row in stale:
             detail = "the server stopped during the build: upload it again"
             await self.storage.save_build(replace(row, status="failed", finished=now,
-                                                  detail=detail, log=detail + "\n"))
+                                                  detail=detail, log=detail + "\n",
+                                                  detail_code="build-interrupted"))
             await asyncio.to_thread(shutil.rmtree, self.build_dir(row), True)
         return [row.id for row in stale]
 

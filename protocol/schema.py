@@ -543,6 +543,10 @@ SCHEMA: dict[str, MessageSpec] = {
             _f("rated", "bool"),
             _f("request_id", "str", "the challenger's request_id", optional=True),
             _f("reason", "str", "why it was declined, cancelled or failed", optional=True),
+            _f("error_code", "str", "failed: the refusal's code (as an error's code, e.g. "
+               "bad-challenge), for a client to say it in its own words", optional=True),
+            _f("error_params", "object", "failed: the refusal's reason and the values it "
+               "names (as an error's params)", optional=True),
             _f("game_ids", "strs", "accepted: the ids of the games that start", optional=True),
         ), "A challenge's news, to the challenger (every change) and to the challenged bot "
            "(its end)."),

@@ -62,10 +62,12 @@ from arena.sandbox.unpack import SourceTree, UnpackError, unpack_sources
 __all__ = ["LANGS", "RECIPES", "BuildError", "BuildResult", "Recipe", "build_bot", "find_entry"]
 
 class BuildError(ArenaError):
-    """A build that failed: `log` is what its owner needs to read."""
+    """A build that failed: `log` is what its owner needs to read; `code` and `params`
+    say why in a page's language (the refused sources' own code, an `UnpackError`'s)."""
 
-    def __init__(self, message: str, log: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, log: str = "", *, code: str | None = None,
+                 params: dict[str, str | int] | None = None) -> None:
+        super().__init__(message, code=code, params=params)
         self.log = log
 
 
@@ -127,7 +129,8 @@ def find_entry(root: Path, lang: str) -> str:
         BuildError: none, or no single one.
     """
     if lang not in RECIPES:
-        raise BuildError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
+        raise BuildError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})",
+                         code="upload-lang", params={"lang": lang, "known": ", ".join(LANGS)})
     top = sorted(path.name for path in root.iterdir()
                  if path.is_file() and not path.is_symlink())
     if lang in _SOURCES:
@@ -137,7 +140,9 @@ def find_entry(root: Path, lang: str) -> str:
             found = any(name.endswith(".go") for name in top)
         if not found:
             raise BuildError(f"no {' or '.join('*' + s for s in suffixes)} file in the sources"
-                             + (" (at the top)" if lang == "go" else ""))
+                             + (" (at the top)" if lang == "go" else ""),
+                             code="no-source-file",
+                             params={"files": ", ".join("*" + s for s in suffixes)})
         return ""
     names, suffixes = _ENTRY[lang]
     for name in names:
@@ -147,13 +152,18 @@ def find_entry(root: Path, lang: str) -> str:
         else top
     if len(candidates) == 1:
         if lang == "java" and not candidates[0][:-len(".java")].isidentifier():
-            raise BuildError(f"{candidates[0]}: not the name of a Java class")
+            raise BuildError(f"{candidates[0]}: not the name of a Java class",
+                             code="not-a-java-class", params={"name": candidates[0]})
         return candidates[0]
     wanted = " or ".join(names)
     if not candidates:
-        raise BuildError(f"no {wanted} at the top of the sources")
+        raise BuildError(f"no {wanted} at the top of the sources", code="no-entry",
+                         params={"wanted": wanted})
     raise BuildError(f"no {wanted}, and {len(candidates)} candidates at the top of the "
-                     f"sources ({', '.join(candidates[:5])}): name the entry {names[0]}")
+                     f"sources ({', '.join(candidates[:5])}): name the entry {names[0]}",
+                     code="entry-ambiguous",
+                     params={"wanted": wanted, "count": len(candidates), "entry": names[0],
+                             "candidates": ", ".join(candidates[:5])})
 
 
 def _check_program(path: Path) -> None:
@@ -161,7 +171,8 @@ def _check_program(path: Path) -> None:
         head = handle.read(4)
     if head != b"\x7fELF" and not head.startswith(b"#!"):
         raise BuildError(f"{path.name} is not a program: neither an ELF executable nor a "
-                         "script starting with '#!'")
+                         "script starting with '#!'", code="not-a-program",
+                         params={"name": path.name})
 
 
 BUILD_SCRIPT = """set -e
@@ -221,16 +232,18 @@ def _build_spec(limits: BuildLimits) -> SandboxSpec:
 
 
 def _run(sources: Path, recipe: Recipe, entry: str, limits: BuildLimits,
-         result: Path, now: Callable[[], float] = time.monotonic) -> tuple[str, bool, str]:
-    """Run the build in the sandbox; the tar stream goes to `result`. Returns the log,
-    whether it succeeded, and why not."""
+         result: Path, now: Callable[[], float] = time.monotonic) -> tuple[str, BuildError | None]:
+    """Run the build in the sandbox; the tar stream goes to `result`. Returns the log
+    and why it failed (None: it succeeded)."""
     script = BUILD_SCRIPT.replace("{script}", recipe.script.replace(
         "{entry}", shlex.quote(entry)))
     sandbox = SandboxedProcess.start(["/bin/sh", "-c", script], spec=_build_spec(limits),
                                      binds=(Bind(str(sources), "/src"),), cwd="/tmp",
                                      env=recipe.build_env, stdin=subprocess.DEVNULL)
     log = _Log(limits.log_bytes)
-    failure = ""
+    failure: BuildError | None = None
+    overtime = BuildError(f"the build took more than {limits.wall_seconds} s",
+                          code="build-overtime", params={"seconds": limits.wall_seconds})
     deadline = now() + limits.wall_seconds
     process = sandbox.popen
     assert process.stdout is not None and process.stderr is not None
@@ -241,10 +254,10 @@ def _run(sources: Path, recipe: Recipe, entry: str, limits: BuildLimits,
             for fd in streams:
                 os.set_blocking(fd, False)
                 selector.register(fd, selectors.EVENT_READ)
-            while streams and not failure:
+            while streams and failure is None:
                 left = deadline - now()
                 if left <= 0:
-                    failure = f"the build took more than {limits.wall_seconds} s"
+                    failure = overtime
                     break
                 for key, _ in selector.select(left):
                     try:
@@ -259,28 +272,38 @@ def _run(sources: Path, recipe: Recipe, entry: str, limits: BuildLimits,
                     else:
                         written += len(chunk)
                         if written > limits.output_bytes:
-                            failure = (f"the build's result is larger than "
-                                       f"{limits.output_bytes // MiB} MiB")
+                            failure = BuildError(
+                                f"the build's result is larger than "
+                                f"{limits.output_bytes // MiB} MiB", code="build-result-large",
+                                params={"mib": limits.output_bytes // MiB})
                             break
                         out.write(chunk)
             status = None
-            if not failure:
+            if failure is None:
                 try:
                     status = process.wait(max(0.0, deadline - now()))
                 except subprocess.TimeoutExpired:
-                    failure = f"the build took more than {limits.wall_seconds} s"
-            if status and not failure:
+                    failure = overtime
+            if status and failure is None:
                 hit = sandbox.limits_hit()
                 code = sandbox.exit_status(status) or 0
-                failure = (f"the build failed (killed by signal {-code})" if code < 0
-                           else f"the build failed (exit status {code})")
+                said = (f"the build failed (killed by signal {-code})" if code < 0
+                        else f"the build failed (exit status {code})")
                 if "memory" in hit:
-                    failure += f": it reached its memory limit ({limits.memory_bytes // MiB} MiB)"
+                    failure = BuildError(
+                        f"{said}: it reached its memory limit ({limits.memory_bytes // MiB} MiB)",
+                        code="build-memory", params={"mib": limits.memory_bytes // MiB})
                 elif "processes" in hit:
-                    failure += f": it reached its limit of {limits.processes} processes"
+                    failure = BuildError(
+                        f"{said}: it reached its limit of {limits.processes} processes",
+                        code="build-processes", params={"most": limits.processes})
+                elif code < 0:
+                    failure = BuildError(said, code="build-killed", params={"signal": -code})
+                else:
+                    failure = BuildError(said, code="build-exit", params={"status": code})
     finally:
         sandbox.kill()
-    return log.text(), not failure, failure
+    return log.text(), failure
 
 
 def _replaceable(out: Path) -> None:
@@ -295,7 +318,8 @@ def _replaceable(out: Path) -> None:
             return
         if (out / MANIFEST).exists() or (out / LOG).exists():
             return  # a failed build's directory
-    raise BuildError(f"{out} exists and is not an earlier build: give a new directory")
+    raise BuildError(f"{out} exists and is not an earlier build: give a new directory",
+                     code="build-directory-taken", params={"directory": str(out)})
 
 
 def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[str], *,
@@ -312,9 +336,11 @@ def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[
     """
     limits = limits or BuildLimits()
     if lang not in RECIPES:
-        raise BuildError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})")
+        raise BuildError(f"unknown language {lang!r} (languages: {', '.join(LANGS)})",
+                         code="upload-lang", params={"lang": lang, "known": ", ".join(LANGS)})
     if speaks not in SPEAKS:
-        raise BuildError(f"a program speaks one of {', '.join(SPEAKS)}, not {speaks!r}")
+        raise BuildError(f"a program speaks one of {', '.join(SPEAKS)}, not {speaks!r}",
+                         code="upload-speaks", params={"speaks": speaks})
     recipe = RECIPES[lang]
     destination = Path(out).absolute()
     _replaceable(destination)
@@ -325,22 +351,24 @@ def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[
         try:
             tree = unpack_sources(source, work / "src", upload)
         except UnpackError as error:
-            raise BuildError(f"the sources are refused: {error}") from None
+            raise BuildError(f"the sources are refused: {error}", code=error.code,
+                             params=error.params) from None
         entry = find_entry(tree.root, lang)
-        log, succeeded, failure = _run(tree.root, recipe, entry, limits, work / "result.tar")
-        if succeeded:
+        log, failure = _run(tree.root, recipe, entry, limits, work / "result.tar")
+        if failure is None:
             try:
                 unpack_sources(work / "result.tar", work / FILES, UploadLimits(
                     archive_bytes=limits.output_bytes, unpacked_bytes=limits.output_bytes,
                     files=limits.output_files, path_bytes=4096, depth=64))
             except UnpackError as error:
-                succeeded, failure = False, f"the build's result is refused: {error}"
-        if succeeded and lang == "binary":
+                failure = BuildError(f"the build's result is refused: {error}",
+                                     code="build-result-refused")
+        if failure is None and lang == "binary":
             try:
                 _check_program(work / FILES / entry)
             except BuildError as error:
-                succeeded, failure = False, str(error)
-        log_text = log + ("" if succeeded else f"\n{failure}\n")
+                failure = error
+        log_text = log + ("" if failure is None else f"\n{failure}\n")
         (work / LOG).write_text(log_text, encoding="utf-8")
         (work / LOG).chmod(0o644)
         shutil.rmtree(work / "src")
@@ -350,11 +378,11 @@ def build_bot(source: str | os.PathLike[str], lang: str, out: str | os.PathLike[
         bot = BuiltBot(work, lang, command, dict(recipe.env),
                        tree.sha256, datetime.datetime.now(datetime.UTC).isoformat(
                            timespec="seconds"), speaks)
-        if succeeded:
+        if failure is None:
             bot.write_manifest()
         _install(work, destination)
-        if not succeeded:
-            raise BuildError(failure, log_text)
+        if failure is not None:
+            raise BuildError(str(failure), log_text, code=failure.code, params=failure.params)
         return BuildResult(load_build(destination), log_text, tree)
     finally:
         if work.exists():

@@ -46,7 +46,15 @@ class _Readable(Protocol):
 
 
 class UnpackError(ArenaError, ValueError):
-    """Sources that cannot be taken: the message names the entry and the rule."""
+    """Sources that cannot be taken: the message names the entry and the rule; its
+    `code` and `params` (the entry's name, the limit) say it in a page's language."""
+
+
+def _shown(name: str) -> str:
+    """An entry's name as a refusal's params give it: printable, at most 80 characters."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 @dataclass(frozen=True)
@@ -73,20 +81,26 @@ class _Tree:
 
     def _name(self, raw: str) -> str:
         if "\0" in raw:
-            raise UnpackError(f"{raw!r}: a NUL in a file name")
+            raise UnpackError(f"{raw!r}: a NUL in a file name", code="source-nul",
+                              params={"name": _shown(raw)})
         if raw.startswith("/"):
-            raise UnpackError(f"{raw!r}: an absolute path")
+            raise UnpackError(f"{raw!r}: an absolute path", code="source-absolute",
+                              params={"name": _shown(raw)})
         parts = [part for part in raw.split("/") if part not in ("", ".")]
         if ".." in parts:
-            raise UnpackError(f"{raw!r}: '..' in a path")
+            raise UnpackError(f"{raw!r}: '..' in a path", code="source-dotdot",
+                              params={"name": _shown(raw)})
         if not parts:
             return ""
         name = "/".join(parts)
         if len(name.encode("utf-8", "surrogateescape")) > self.limits.path_bytes:
             raise UnpackError(f"{name[:80]!r}...: a path longer than "
-                              f"{self.limits.path_bytes} bytes")
+                              f"{self.limits.path_bytes} bytes", code="source-path-long",
+                              params={"name": _shown(name), "most": self.limits.path_bytes})
         if len(parts) > self.limits.depth:
-            raise UnpackError(f"{name!r}: nested deeper than {self.limits.depth} directories")
+            raise UnpackError(f"{name!r}: nested deeper than {self.limits.depth} directories",
+                              code="source-deep",
+                              params={"name": _shown(name), "most": self.limits.depth})
         return name
 
     def _check(self, raw: str, kind: str, size: int = 0) -> str | None:
@@ -94,22 +108,29 @@ class _Tree:
         name = self._name(raw)
         if not name:
             if kind != "dir":
-                raise UnpackError(f"{raw!r}: not a file name")
+                raise UnpackError(f"{raw!r}: not a file name", code="source-not-a-name",
+                                  params={"name": _shown(raw)})
             return None
         if name in self.kinds:
             if kind == "dir" and self.kinds[name] == "dir":
                 return None
-            raise UnpackError(f"{name!r} appears twice")
+            raise UnpackError(f"{name!r} appears twice", code="source-twice",
+                              params={"name": _shown(name)})
         parent = posixpath.dirname(name)
         while parent:
             if self.kinds.get(parent, "dir") != "dir":
-                raise UnpackError(f"{name!r} is under {parent!r}, which is not a directory")
+                raise UnpackError(f"{name!r} is under {parent!r}, which is not a directory",
+                                  code="source-under-file",
+                                  params={"name": _shown(name), "parent": _shown(parent)})
             parent = posixpath.dirname(parent)
         if len(self.kinds) + 1 > self.limits.files:
-            raise UnpackError(f"more than {self.limits.files} files and directories")
+            raise UnpackError(f"more than {self.limits.files} files and directories",
+                              code="source-files", params={"most": self.limits.files})
         if self.bytes + size > self.limits.unpacked_bytes:
             raise UnpackError(f"{name!r}: the files come to more than "
-                              f"{self.limits.unpacked_bytes // 2**20} MiB unpacked")
+                              f"{self.limits.unpacked_bytes // 2**20} MiB unpacked",
+                              code="source-unpacked",
+                              params={"mib": self.limits.unpacked_bytes // 2**20})
         return name
 
     def _parents(self, name: str) -> None:
@@ -144,11 +165,15 @@ class _Tree:
             while chunk := data.read(min(CHUNK, size - written + 1)):
                 written += len(chunk)
                 if written > size:
-                    raise UnpackError(f"{name!r} holds more than the {size} bytes it declares")
+                    raise UnpackError(f"{name!r} holds more than the {size} bytes it declares",
+                                      code="source-size-wrong",
+                                      params={"name": _shown(name), "size": size})
                 digest.update(chunk)
                 out.write(chunk)
         if written != size:
-            raise UnpackError(f"{name!r} holds {written} bytes, not the {size} it declares")
+            raise UnpackError(f"{name!r} holds {written} bytes, not the {size} it declares",
+                              code="source-size-wrong",
+                              params={"name": _shown(name), "size": size})
         os.chmod(self.root / name, mode)
         self.bytes += size
         self.digests[name] = ("x" if executable else "f") + digest.hexdigest()
@@ -159,10 +184,14 @@ class _Tree:
             return
         if not target or target.startswith("/") or "\0" in target or len(target) > MAX_LINK:
             raise UnpackError(f"{name!r}: a symbolic link may only point inside the sources "
-                              f"(to a relative path), not to {target[:80]!r}")
+                              f"(to a relative path), not to {target[:80]!r}",
+                              code="source-link-out",
+                              params={"name": _shown(name), "target": _shown(target)})
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
         if resolved == ".." or resolved.startswith("../"):
-            raise UnpackError(f"{name!r}: a symbolic link out of the sources ({target!r})")
+            raise UnpackError(f"{name!r}: a symbolic link out of the sources ({target!r})",
+                              code="source-link-out",
+                              params={"name": _shown(name), "target": _shown(target)})
         self._parents(name)
         os.symlink(target, self.root / name)
         self.kinds[name] = "link"
@@ -193,7 +222,8 @@ class _Bounded(io.RawIOBase):
         data = self._stream.read(len(buffer))
         self._left -= len(data)
         if self._left < 0:
-            raise UnpackError("the archive unpacks to more than its limit")
+            raise UnpackError("the archive unpacks to more than its limit",
+                              code="source-archive-limit")
         buffer[:len(data)] = data
         return len(data)
 
@@ -219,7 +249,8 @@ def _unpack_tar(path: Path, tree: _Tree) -> None:
                 for member in archive:
                     _tar_member(archive, member, tree)
         except (tarfile.TarError, EOFError, OSError, lzma.LZMAError) as error:
-            raise UnpackError(f"not a readable tar archive: {error}") from None
+            raise UnpackError(f"not a readable tar archive: {error}",
+                              code="source-not-tar") from None
 
 
 def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, tree: _Tree) -> None:
@@ -233,9 +264,11 @@ def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, tree: _Tree) 
         tree.add_link(member.name, member.linkname)
     elif member.islnk():
         raise UnpackError(f"{member.name!r}: hard links are not taken (use a copy or a "
-                          "relative symbolic link)")
+                          "relative symbolic link)", code="source-hard-link",
+                          params={"name": _shown(member.name)})
     else:
-        raise UnpackError(f"{member.name!r}: devices, pipes and sockets are not taken")
+        raise UnpackError(f"{member.name!r}: devices, pipes and sockets are not taken",
+                          code="source-special", params={"name": _shown(member.name)})
 
 
 def _unpack_zip(path: Path, tree: _Tree) -> None:
@@ -243,31 +276,38 @@ def _unpack_zip(path: Path, tree: _Tree) -> None:
         with zipfile.ZipFile(path) as archive:
             entries = archive.infolist()
             if len(entries) > tree.limits.files:
-                raise UnpackError(f"more than {tree.limits.files} files and directories")
+                raise UnpackError(f"more than {tree.limits.files} files and directories",
+                                  code="source-files", params={"most": tree.limits.files})
             declared = sum(entry.file_size for entry in entries)
             if declared > tree.limits.unpacked_bytes:
                 raise UnpackError(f"the files come to more than "
-                                  f"{tree.limits.unpacked_bytes // 2**20} MiB unpacked")
+                                  f"{tree.limits.unpacked_bytes // 2**20} MiB unpacked",
+                                  code="source-unpacked",
+                                  params={"mib": tree.limits.unpacked_bytes // 2**20})
             for entry in entries:
                 mode = entry.external_attr >> 16
                 if entry.is_dir():
                     tree.add_dir(entry.filename)
                 elif stat.S_ISLNK(mode):
                     if entry.file_size > MAX_LINK:
-                        raise UnpackError(f"{entry.filename!r}: a symbolic link too long")
+                        raise UnpackError(f"{entry.filename!r}: a symbolic link too long",
+                                          code="source-link-long",
+                                          params={"name": _shown(entry.filename)})
                     with archive.open(entry) as data:
                         target = data.read(MAX_LINK + 1).decode("utf-8", "surrogateescape")
                     tree.add_link(entry.filename, target)
                 elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: no type given
                     raise UnpackError(f"{entry.filename!r}: devices, pipes and sockets are "
-                                      "not taken")
+                                      "not taken", code="source-special",
+                                      params={"name": _shown(entry.filename)})
                 else:
                     with archive.open(entry) as data:
                         tree.add_file(entry.filename, entry.file_size, data,
                                       bool(mode & 0o111))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
             RuntimeError, OSError) as error:
-        raise UnpackError(f"not a readable zip archive: {error}") from None
+        raise UnpackError(f"not a readable zip archive: {error}",
+                          code="source-not-zip") from None
 
 
 def _walk(directory: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
@@ -294,7 +334,8 @@ def _copy_directory(directory: Path, tree: _Tree) -> None:
             with open(entry.path, "rb") as data:
                 tree.add_file(name, info.st_size, data, bool(info.st_mode & 0o111))
         else:
-            raise UnpackError(f"{name!r}: devices, pipes and sockets are not taken")
+            raise UnpackError(f"{name!r}: devices, pipes and sockets are not taken",
+                              code="source-special", params={"name": _shown(name)})
 
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
@@ -319,10 +360,12 @@ def unpack_sources(source: str | os.PathLike[str], destination: Path,
     if stat.S_ISDIR(info.st_mode):
         _copy_directory(path, tree)
     elif not stat.S_ISREG(info.st_mode):
-        raise UnpackError(f"{path}: neither a file nor a directory")
+        raise UnpackError(f"{path}: neither a file nor a directory", code="source-special",
+                          params={"name": _shown(path.name)})
     elif info.st_size > limits.archive_bytes:
         raise UnpackError(f"{path.name}: {info.st_size // 2**20} MiB, more than the "
-                          f"{limits.archive_bytes // 2**20} MiB a bot's file may have")
+                          f"{limits.archive_bytes // 2**20} MiB a bot's file may have",
+                          code="source-too-large", params={"mib": limits.archive_bytes // 2**20})
     elif path.name.lower().endswith(".zip"):
         _unpack_zip(path, tree)
     elif path.name.lower().endswith(ARCHIVE_SUFFIXES):
@@ -331,5 +374,5 @@ def unpack_sources(source: str | os.PathLike[str], destination: Path,
         with open(path, "rb") as data:
             tree.add_file(path.name, info.st_size, data, bool(info.st_mode & 0o111))
     if not tree.kinds:
-        raise UnpackError(f"{path.name}: no files in it")
+        raise UnpackError(f"{path.name}: no files in it", code="source-empty")
     return tree.result()

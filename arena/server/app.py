@@ -956,7 +956,9 @@ class ArenaServer(ArenaService):
             failure=self._durability.unhealthy if self._durability is not None else "not started",
             games=self._games, sessions=self.sessions, ladder=bool(self.config.all_ladders),
             recovered=len(self._durability.recovered) if self._durability is not None else 0,
-            resumed=len(self._durability.resumed) if self._durability is not None else 0)
+            resumed=len(self._durability.resumed) if self._durability is not None else 0,
+            failure_code=self._durability.unhealthy_code if self._durability is not None
+            else "not-started")
 
 
 async def _resume_none(running: Sequence[RunningGame]) -> tuple[list[str], list[str]]:

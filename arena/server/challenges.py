@@ -128,6 +128,10 @@ class Challenge:
     """The name of the ladder whose game, settings, time control and ratings it uses."""
     status: Status = "pending"
     reason: str | None = None
+    error_code: str | None = None
+    """A failed challenge's refusal as a code (a `ChallengeError`'s, with its reason in
+    `error_params`, or another `ArenaError`'s): a page says it in its language."""
+    error_params: dict[str, str | int] = field(default_factory=dict)
     game_ids: tuple[str, ...] = ()
     asked: bool = False
     """Whether the opponent was sent the notice (then it hears of the end too)."""
@@ -142,6 +146,9 @@ class Challenge:
             fields["request_id"] = self.request_id
         if self.reason is not None:
             fields["reason"] = self.reason
+        if self.error_code is not None:
+            fields["error_code"] = self.error_code
+            fields["error_params"] = dict(self.error_params)
         if self.status == "accepted":
             fields["game_ids"] = list(self.game_ids)
         return fields
@@ -358,6 +365,8 @@ class Challenges:
                         challenge.ladder)
             challenge.game_ids = tuple(self._start(challenge))
         except (ArenaError, RuntimeError, ValueError) as error:
+            if isinstance(error, ArenaError) and error.code:
+                challenge.error_code, challenge.error_params = error.code, dict(error.params)
             self._end(challenge, "failed", str(error))
             return
         self._end(challenge, "accepted", None)

@@ -69,6 +69,13 @@ class Durability:
             return "resuming the games a stop or a crash left running"
         return None
 
+    @property
+    def unhealthy_code(self) -> str | None:
+        """`unhealthy` as a code (`arena.server.health.FAILURE_CODES`), or None."""
+        if self.storage.failure is not None:
+            return "storage-failed"
+        return "resuming-games" if self._recover_pending else None
+
     def check(self) -> None:
         """Raise `StorageUnavailable` if no game can start now."""
         reason = self.unhealthy

@@ -144,11 +144,17 @@ class BuildRow:
     speaks: str = "lines"
     """What the program speaks, as its owner said at upload
     (`arena.sandbox.manifest.SPEAKS`): ``lines`` or ``ws``."""
+    detail_code: str | None = None
+    """Why the build failed, as a stable code (``no-entry``, ``build-exit``...; the
+    `arena.errors.ArenaError` code of the refusal) a page says in its language."""
+    detail_params: dict[str, str | int] | None = None
+    """The values `detail_code`'s text names."""
 
     def to_json(self, *, with_log: bool = False) -> dict[str, Any]:
         fields = {"id": self.id, "bot": self.bot, "lang": self.lang, "status": self.status,
                   "speaks": self.speaks, "created": self.created, "finished": self.finished,
-                  "sha256": self.sha256, "detail": self.detail}
+                  "sha256": self.sha256, "detail": self.detail,
+                  "detail_code": self.detail_code, "detail_params": self.detail_params or {}}
         if with_log:
             fields["log"] = self.log or ""
         return fields
@@ -365,7 +371,7 @@ COPIED_TABLES: Mapping[str, tuple[str, ...]] = {
     "invites": ("code_hash", "created", "expires", "used_by"),
     "bot_versions": ("bot", "version", "note", "created"),
     "bot_builds": ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
-                   "log", "speaks"),
+                   "log", "speaks", "detail_code", "detail_params"),
     "hosted_stderr": ("game_id", "bot", "created", "text"),
     "seasons": ("name", "ladder", "settings", "frozen", "final_status", "final_report",
                 "final_updated"),

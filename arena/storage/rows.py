@@ -50,19 +50,24 @@ def stored_ladder_name(record: MatchRecord, ladder: bool, name: str | None) -> s
 
 
 BUILD_COLUMNS = ("id", "bot", "lang", "status", "created", "finished", "sha256", "detail",
-                 "speaks", "log")
-"""The columns of ``bot_builds`` (listings leave out the last, the log)."""
+                 "speaks", "detail_code", "detail_params", "log")
+"""The columns of ``bot_builds`` (listings leave out the last, the log);
+``detail_params`` is JSON text."""
 
 
 def build_values(build: BuildRow) -> tuple[Any, ...]:
     """`build` as the values of `BUILD_COLUMNS`."""
+    params = None if build.detail_params is None else json.dumps(build.detail_params)
     return (build.id, build.bot, build.lang, build.status, build.created, build.finished,
-            build.sha256, build.detail, build.speaks, build.log)
+            build.sha256, build.detail, build.speaks, build.detail_code, params, build.log)
 
 
 def build_row(values: Iterable[Any]) -> BuildRow:
     """A `BuildRow` from the columns of `BUILD_COLUMNS` (the log may be left out)."""
-    return BuildRow(**dict(zip(BUILD_COLUMNS, values, strict=False)))
+    fields = dict(zip(BUILD_COLUMNS, values, strict=False))
+    if fields.get("detail_params") is not None:
+        fields["detail_params"] = json.loads(fields["detail_params"])
+    return BuildRow(**fields)
 
 
 def game_row(values: Sequence[Any]) -> GameRow:

@@ -133,7 +133,10 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         elif error.status == 405:
             message = (f"{request.method} is not allowed on {request.path}; "
                        f"allowed: {error.headers.get('Allow', '')}")
-        return ApiError(error.status, message, headers=headers).response()
+        # aiohttp's own 413: a body beyond the application's client_max_size
+        fields: dict[str, Any] = {"reason_code": "body-too-large", "reason_params": {
+            "most": request.client_max_size}} if error.status == 413 else {}
+        return ApiError(error.status, message, headers=headers, **fields).response()
     except (ArenaError, ValueError) as error:
         if isinstance(error, StorageFailure | StorageUnavailable):  # the server's fault
             return ApiError(503, f"the server cannot store anything now ({error}); try "
@@ -225,12 +228,14 @@ async def read_body(request: web.Request, limit: int) -> bytes:
     (a declared ``Content-Length``) or as soon as it passes the limit (chunked)."""
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"the body is {request.content_length} bytes; at most {limit} "
-                            "are accepted here")
+                            "are accepted here", reason_code="body-too-large",
+                       reason_params={"most": limit})
     body = bytearray()
     async for chunk in request.content.iter_any():
         body += chunk
         if len(body) > limit:
-            raise ApiError(413, f"the body is longer than {limit} bytes")
+            raise ApiError(413, f"the body is longer than {limit} bytes",
+                           reason_code="body-too-large", reason_params={"most": limit})
     return bytes(body)
 
 

@@ -54,6 +54,7 @@ def test_a_build_that_fails_keeps_its_log_and_no_manifest(builds: Path, tmp_path
         build_bot(source, "c", out)
     assert "'undeclared' undeclared" in failure.value.log or "undeclared" in failure.value.log
     assert (out / LOG).read_text() == failure.value.log
+    assert (failure.value.code, failure.value.params) == ("build-exit", {"status": 1})
     assert not (out / MANIFEST).exists()
     with pytest.raises(BuildError, match="exit status 1"):  # a failed build may be replaced
         build_bot(source, "c", out)
@@ -62,15 +63,19 @@ def test_a_build_that_fails_keeps_its_log_and_no_manifest(builds: Path, tmp_path
 def test_a_build_over_its_time_is_killed(builds: Path, tmp_path: Path) -> None:
     source = tmp_path / "forever.c"
     source.write_text('#include "/dev/zero"\n')  # the compiler reads for ever
-    with pytest.raises(BuildError, match="took more than 2 s|memory limit"):
+    with pytest.raises(BuildError, match="took more than 2 s|memory limit") as failure:
         build_bot(source, "c", builds / "forever", limits=BuildLimits(wall_seconds=2))
+    assert failure.value.code in ("build-overtime", "build-memory")  # a page's words for it
+    if failure.value.code == "build-overtime":
+        assert failure.value.params == {"seconds": 2}
 
 
 def test_a_result_over_its_size_is_refused(builds: Path, tmp_path: Path) -> None:
     source = tmp_path / "big.c"
     source.write_text("char big[4 << 20] = {1};\nint main(void) { return big[0]; }\n")
-    with pytest.raises(BuildError, match="larger than 1 MiB|more than 1 MiB"):
+    with pytest.raises(BuildError, match="larger than 1 MiB|more than 1 MiB") as failure:
         build_bot(source, "c", builds / "big", limits=BuildLimits(output_bytes=1 << 20))
+    assert failure.value.code in ("build-result-large", "build-result-refused")
 
 
 def test_a_flood_of_compiler_messages_is_cut_in_the_middle(builds: Path, tmp_path: Path) -> None:
@@ -84,22 +89,24 @@ def test_a_flood_of_compiler_messages_is_cut_in_the_middle(builds: Path, tmp_pat
     assert "x0" in log.split("[...")[0] and "exit status 1" in log.split("...]")[1]
 
 
-@pytest.mark.parametrize(("lang", "files", "message"), [
-    ("python", {"a.py": "", "b.py": ""}, "2 candidates"),
-    ("python", {"README": ""}, "no bot.py"),
-    ("java", {"not-a-class.java": ""}, "not the name of a Java class"),
-    ("go", {"sub/main.go": ""}, "at the top"),
-    ("c", {"bot.py": ""}, r"no \*.c file"),
-    ("binary", {"a": "", "b": ""}, "2 candidates"),
-    ("cobol", {"bot.cob": ""}, "unknown language 'cobol'"),
+@pytest.mark.parametrize(("lang", "files", "message", "code"), [
+    ("python", {"a.py": "", "b.py": ""}, "2 candidates", "entry-ambiguous"),
+    ("python", {"README": ""}, "no bot.py", "no-entry"),
+    ("java", {"not-a-class.java": ""}, "not the name of a Java class", "not-a-java-class"),
+    ("go", {"sub/main.go": ""}, "at the top", "no-source-file"),
+    ("c", {"bot.py": ""}, r"no \*.c file", "no-source-file"),
+    ("binary", {"a": "", "b": ""}, "2 candidates", "entry-ambiguous"),
+    ("cobol", {"bot.cob": ""}, "unknown language 'cobol'", "upload-lang"),
 ])
 def test_an_entry_that_cannot_be_found_is_named(tmp_path: Path, lang: str,
-                                                 files: dict[str, str], message: str) -> None:
+                                                 files: dict[str, str], message: str,
+                                                 code: str) -> None:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    with pytest.raises(BuildError, match=message):
+    with pytest.raises(BuildError, match=message) as failure:
         find_entry(tmp_path, lang)
+    assert failure.value.code == code  # a page's words for it
 
 
 def test_a_binary_must_be_a_program(builds: Path, tmp_path: Path) -> None:

@@ -101,6 +101,7 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         assert status == 202
         failed = await api.built(alice, "alice", broken["id"])
         assert failed["status"] == "failed" and "exit status 1" in failed["detail"]
+        assert (failed["detail_code"], failed["detail_params"]) == ("build-exit", {"status": 1})
         assert "undeclared" in failed["log"]
         _, listed = await api.get(alice, "/api/bots/alice/builds")
         assert listed["current"] == build["id"]  # a failed build changes nothing
@@ -109,6 +110,9 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         assert status == 202
         refused = await api.built(alice, "alice", bad["id"])
         assert refused["status"] == "failed" and "refused" in refused["detail"]
+        assert (refused["detail_code"], refused["detail_params"]) == ("source-not-zip", {})
+        _, listed = await api.get(alice, "/api/bots/alice/builds")
+        assert [b["detail_code"] for b in listed["builds"]] == ["source-not-zip", "build-exit", None]
 
         # who may read and upload
         assert (await api.get(bob, f"/api/bots/alice/builds/{build['id']}"))[0] == 403
@@ -122,6 +126,8 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
         # refused before the body is read
         status, error = await api.upload(operator, "alice", _zip(HONEST), "cobol")
         assert status == 400 and "unknown language 'cobol'" in error["message"]
+        assert error["code"] == "bad-upload" and error["reason_code"] == "upload-lang", error
+        assert error["reason_params"]["lang"] == "cobol"
         async with session.post(f"{api.base}/api/bots/alice/builds?lang=python&speaks=smoke",
                                 data=_zip(HONEST),
                                 headers={"Authorization": f"Bearer {operator}"}) as answer:
@@ -129,10 +135,13 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
             assert answer.status == 400 and "not 'smoke'" in error["message"], error
         status, error = await api.upload(operator, "alice", _zip(HONEST), None)
         assert status == 400 and "?lang=" in error["message"]
+        assert error["reason_code"] == "upload-no-lang", error
         status, error = await api.upload(operator, "nobody", _zip(HONEST))
         assert status == 400 and "no bot account 'nobody'" in error["message"]
+        assert (error["reason_code"], error["reason_params"]) == ("upload-no-account", {"bot": "nobody"})
         status, error = await api.upload(operator, "alice", b"x" * 100_001)
         assert status == 413 and error["code"] == "too-large"
+        assert (error["reason_code"], error["reason_params"]) == ("upload-too-large", {"mib": "0.0954"})
 
         async def chunked() -> Any:
             for _ in range(20):
@@ -140,8 +149,14 @@ async def test_uploads_over_http_are_built_and_their_logs_kept_for_their_owners(
 
         status, error = await api.upload(operator, "alice", chunked())  # type: ignore[arg-type]
         assert status == 413 and "100000 bytes" in error["message"]
+        assert error["reason_code"] == "upload-too-large", error
         status, error = await api.upload(operator, "alice", b"")
         assert status == 400 and "empty" in error["message"]
+        assert (error["code"], error["reason_code"]) == ("bad-upload", "upload-empty")
+        form = aiohttp.FormData()
+        form.add_field("program", b"print(1)\n", filename="bot.py")
+        status, error = await api.upload(operator, "alice", form)
+        assert status == 400 and (error["code"], error["reason_code"]) == ("bad-upload", "upload-no-file")
         status, spec = await api.get(None, "/api/openapi.json")
         body = spec["paths"]["/api/bots/{name}/builds"]["post"]["requestBody"]["content"]
         assert set(body) == {"application/octet-stream", "multipart/form-data"}

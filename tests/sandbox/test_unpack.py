@@ -81,33 +81,37 @@ def test_a_single_file_keeps_its_name_and_modes_are_plain(tmp_path: Path) -> Non
     assert stat.S_IMODE((result.root / "bot").stat().st_mode) == 0o755
 
 
-@pytest.mark.parametrize(("members", "message"), [
-    ([member("../escape")], "'..' in a path"),
-    ([member("a/../../escape")], "'..' in a path"),
-    ([member("/etc/cron.d/x")], "an absolute path"),
-    ([member("link", kind=tarfile.SYMTYPE, link="/etc/shadow")], "only point inside"),
-    ([member("link", kind=tarfile.SYMTYPE, link="../../etc")], "out of the sources"),
-    ([member("d/link", kind=tarfile.SYMTYPE, link="../..")], "out of the sources"),
-    ([member("link", kind=tarfile.SYMTYPE, link="."), member("link/x")], "not a directory"),
-    ([member("hard", kind=tarfile.LNKTYPE, link="bot.py")], "hard links"),
-    ([member("dev", kind=tarfile.CHRTYPE)], "devices"),
-    ([member("fifo", kind=tarfile.FIFOTYPE)], "devices"),
-    ([member("a"), member("a")], "appears twice"),
-    ([member("a"), member("a/b")], "not a directory"),
-    ([member("x" * 300)], "longer than 255 bytes"),
-    ([member("/".join("d" * 20) + "/f")], "deeper than 16"),
+@pytest.mark.parametrize(("members", "message", "code"), [
+    ([member("../escape")], "'..' in a path", "source-dotdot"),
+    ([member("a/../../escape")], "'..' in a path", "source-dotdot"),
+    ([member("/etc/cron.d/x")], "an absolute path", "source-absolute"),
+    ([member("link", kind=tarfile.SYMTYPE, link="/etc/shadow")], "only point inside", "source-link-out"),
+    ([member("link", kind=tarfile.SYMTYPE, link="../../etc")], "out of the sources", "source-link-out"),
+    ([member("d/link", kind=tarfile.SYMTYPE, link="../..")], "out of the sources", "source-link-out"),
+    ([member("link", kind=tarfile.SYMTYPE, link="."), member("link/x")], "not a directory", "source-under-file"),
+    ([member("hard", kind=tarfile.LNKTYPE, link="bot.py")], "hard links", "source-hard-link"),
+    ([member("dev", kind=tarfile.CHRTYPE)], "devices", "source-special"),
+    ([member("fifo", kind=tarfile.FIFOTYPE)], "devices", "source-special"),
+    ([member("a"), member("a")], "appears twice", "source-twice"),
+    ([member("a"), member("a/b")], "not a directory", "source-under-file"),
+    ([member("x" * 300)], "longer than 255 bytes", "source-path-long"),
+    ([member("/".join("d" * 20) + "/f")], "deeper than 16", "source-deep"),
 ])
-def test_a_tar_that_breaks_a_rule_is_refused(tmp_path: Path, members: list, message: str) -> None:
+def test_a_tar_that_breaks_a_rule_is_refused(tmp_path: Path, members: list, message: str,
+                                             code: str) -> None:
     archive = tar(tmp_path / "bad.tar.gz", members)
-    with pytest.raises(UnpackError, match=message):
+    with pytest.raises(UnpackError, match=message) as refused:
         unpack_sources(archive, tmp_path / "out")
+    assert refused.value.code == code  # a page says it in its language
+    assert "name" in refused.value.params or code == "source-files"
     assert not (tmp_path / "escape").exists()
 
 
 def test_too_many_files_are_refused_before_the_limit_is_passed(tmp_path: Path) -> None:
     archive = tar(tmp_path / "many.tar", [member(f"f{i}") for i in range(21)], mode="w")
-    with pytest.raises(UnpackError, match="more than 20 files"):
+    with pytest.raises(UnpackError, match="more than 20 files") as refused:
         unpack_sources(archive, tmp_path / "out", UploadLimits(files=20))
+    assert (refused.value.code, refused.value.params) == ("source-files", {"most": 20})
     assert len(list((tmp_path / "out").iterdir())) <= 20
 
 
@@ -141,19 +145,20 @@ def test_an_archive_file_over_its_size_is_refused_unread(tmp_path: Path) -> None
         unpack_sources(archive, tmp_path / "out", UploadLimits(archive_bytes=1 << 20))
 
 
-@pytest.mark.parametrize(("entries", "links", "message"), [
-    ({"../x": b""}, {}, "'..' in a path"),
-    ({"/x": b""}, {}, "an absolute path"),
-    ({}, {"link": "/etc/shadow"}, "only point inside"),
-    ({}, {"link": "../.."}, "out of the sources"),
-    ({f"f{i}": b"" for i in range(11)}, {}, "more than 10 files"),
-    ({"big": b"\0" * 4096}, {}, "more than 0 MiB unpacked"),
+@pytest.mark.parametrize(("entries", "links", "message", "code"), [
+    ({"../x": b""}, {}, "'..' in a path", "source-dotdot"),
+    ({"/x": b""}, {}, "an absolute path", "source-absolute"),
+    ({}, {"link": "/etc/shadow"}, "only point inside", "source-link-out"),
+    ({}, {"link": "../.."}, "out of the sources", "source-link-out"),
+    ({f"f{i}": b"" for i in range(11)}, {}, "more than 10 files", "source-files"),
+    ({"big": b"\0" * 4096}, {}, "more than 0 MiB unpacked", "source-unpacked"),
 ])
 def test_a_zip_that_breaks_a_rule_is_refused(tmp_path: Path, entries: dict[str, bytes],
-                                             links: dict[str, str], message: str) -> None:
+                                             links: dict[str, str], message: str, code: str) -> None:
     archive = zipped(tmp_path / "bad.zip", entries, links)
-    with pytest.raises(UnpackError, match=message):
+    with pytest.raises(UnpackError, match=message) as refused:
         unpack_sources(archive, tmp_path / "out", UploadLimits(files=10, unpacked_bytes=1024))
+    assert refused.value.code == code
 
 
 def test_a_zip_member_larger_than_it_says_is_cut_off(tmp_path: Path) -> None:

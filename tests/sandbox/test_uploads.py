@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.sandbox.manifest import load_build
 from arena.sandbox.spec import UploadLimits
 from arena.storage import BuildRow, Storage, open_storage
-from arena.uploads import KEEP_BUILDS, BuildQueueFull, UploadError, Uploads
+from arena.uploads import KEEP_BUILDS, LANGS, BuildQueueFull, UploadError, Uploads
 
 from .conftest import BOTS
 
@@ -63,6 +63,9 @@ async def test_an_upload_becomes_the_bots_current_build_and_a_failed_one_does_no
         assert bad.status == "failed" and "exit status 1" in (bad.detail or "")
         stored = await storage.build(bad.id)
         assert stored is not None and "undeclared" in (stored.log or "")
+        # why, as a code a page says in its language
+        assert (stored.detail_code, stored.detail_params) == ("build-exit", {"status": 1})
+        assert good.detail_code is None and good.detail_params is None
         assert not uploads.build_dir(bad).exists()  # its log is in the database
         assert len(seen) == 1  # no new version
         assert await _current(uploads, "alice") == (good.id, uploads.build_dir(good))
@@ -94,23 +97,29 @@ async def test_uploads_that_cannot_be_taken_are_refused(builds: Path, tmp_path: 
     uploads = Uploads(storage, builds / "hosted-c", queue=0,
                       upload_limits=UploadLimits(unpacked_bytes=1 << 20))
     try:
-        with pytest.raises(UploadError, match="unknown language 'cobol'"):
+        with pytest.raises(UploadError, match="unknown language 'cobol'") as refused:
             await uploads.upload("alice", BOTS / "python", "cobol")
-        with pytest.raises(UploadError, match="speaks lines or ws, not 'smoke'"):
+        assert refused.value.code == "upload-lang"
+        assert refused.value.params == {"lang": "cobol", "known": ", ".join(LANGS)}
+        with pytest.raises(UploadError, match="speaks lines or ws, not 'smoke'") as refused:
             await uploads.upload("alice", BOTS / "python", "python", speaks="smoke")
+        assert (refused.value.code, refused.value.params) == ("upload-speaks", {"speaks": "smoke"})
         for name in ("nobody", "runner", "guest-1"):
-            with pytest.raises(UploadError, match=f"no bot account '{name}'"):
+            with pytest.raises(UploadError, match=f"no bot account '{name}'") as refused:
                 await uploads.upload(name, BOTS / "python", "python")
+            assert (refused.value.code, refused.value.params) == ("upload-no-account", {"bot": name})
         big = tmp_path / "big.zip"
         with zipfile.ZipFile(big, "w") as archive:
             archive.writestr("bot.py", "#" * (2 << 20), zipfile.ZIP_DEFLATED)
         too_big = await uploads.upload("alice", big, "python")
         assert too_big.status == "failed" and "refused" in (too_big.detail or "")
         assert "1 MiB" in (too_big.log or ""), too_big.log
+        assert (too_big.detail_code, too_big.detail_params) == ("source-unpacked", {"mib": 1})
         bad = tmp_path / "bad.zip"
         bad.write_bytes(b"PK\x03\x04" + b"\0" * 40)
         broken = await uploads.upload("alice", bad, "python")
         assert broken.status == "failed" and "refused" in (broken.detail or "")
+        assert broken.detail_code == "source-not-zip"
 
         slow = tmp_path / "slow"
         slow.write_text("#!/bin/sh\n")
@@ -165,6 +174,7 @@ async def test_a_build_left_building_by_a_stopped_process_is_recorded_failed(
         assert await uploads.recover(now=1e12) == ["b-old"]
         old = await storage.build("b-old")
         assert old is not None and old.status == "failed" and "stopped" in (old.detail or "")
+        assert old.detail_code == "build-interrupted"
         assert (await storage.build("b-new")).status == "building"  # type: ignore[union-attr]
     finally:
         await storage.close()
@@ -180,5 +190,25 @@ async def test_a_hosted_directory_out_of_the_sandboxes_reach_is_refused(
         with pytest.raises(UploadError, match=f"chmod o\\+x {private}"):
             await uploads.upload("alice", BOTS / "python", "python")
         assert await storage.builds("alice") == []  # refused before anything was recorded
+    finally:
+        await storage.close()
+
+
+async def test_a_build_the_server_could_not_run_is_recorded_failed_by_code(
+        builds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that fails for the server's own reason (no sandbox, a full disk) is
+    recorded failed with a code a page says (the server logged the error itself)."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr("arena.uploads.build_bot", broken)
+    storage = await _storage(tmp_path)
+    uploads = Uploads(storage, builds / "hosted-e")
+    try:
+        with pytest.raises(OSError, match="No space left"):
+            await uploads.upload("alice", BOTS / "python", "python")
+        [row] = await storage.builds("alice")
+        assert row.status == "failed" and "No space left" in (row.detail or "")
+        assert (row.detail_code, row.detail_params) == ("build-server-error", None)
     finally:
         await storage.close()

@@ -12,6 +12,7 @@ import pytest
 
 from arena.server import LadderConfig, TimeControl
 from arena.server.challenges import AcceptPolicy, ChallengeLimits, Challenges
+from arena.service import ChallengeError
 from arena.storage import PendingChallenge
 from clients import ArenaBot, ArenaClient, ChallengeNotice, ChallengeRefused
 from clients.sdk import Turn
@@ -446,3 +447,47 @@ async def test_challenges_journal_their_changes_and_another_keeper_restores_them
     assert second.get(asked.id).status == "accepted" and asked.id in started  # type: ignore[union-attr]
     assert ("dave", "challenge_status") in {(name, kind) for name, kind, _ in told}
     second.close()
+
+
+async def test_a_challenge_that_fails_on_acceptance_says_why_by_code() -> None:
+    """A challenge accepted that the server can no longer play (a bot busy by then) ends
+    ``failed`` with the refusal's English `reason` and its code and params
+    (``error_code``, ``error_params``: a page says it in its language, issue 28); a
+    failure without a code (the games could not start) has none."""
+    told: list[dict[str, Any]] = []
+    busy = {"now": False}
+
+    async def unrated(name: str, ladder: str) -> None:
+        return None
+
+    def check(challenger: str, opponent: str, rated: bool, ladder: str) -> None:
+        if busy["now"]:
+            raise ChallengeError("bad-challenge", f"bot {challenger!r} plays 2 games already",
+                                 reason="bot-busy", bot=challenger, count=2, limit=2)
+
+    def start(challenge: Any) -> list[str]:
+        raise RuntimeError("no room for the games")
+
+    keeper = Challenges(ChallengeLimits(timeout=30.0), notify=lambda *said: told.append(said[2]),
+                        start=start, rating=unrated, check=check, capable=lambda name: True)
+    keeper.connected("bob", AcceptPolicy("ask"))
+    try:
+        first = keeper.challenge("alice", "bob", rated=False, ladder="sim")
+        await wait_for(lambda: first.asked)
+        busy["now"] = True
+        keeper.answer("bob", first.id, accept=True)
+        fields = first.status_fields()
+        assert fields["status"] == "failed" and "plays 2 games" in fields["reason"]
+        assert (fields["error_code"], fields["error_params"]) == (
+            "bad-challenge", {"reason": "bot-busy", "bot": "alice", "count": 2, "limit": 2})
+        assert told[-1] == fields  # as both bots hear it
+        jsonschema.validate({"type": "challenge_status", **fields}, protocol_schema())
+        busy["now"] = False
+        second = keeper.challenge("alice", "bob", rated=False, ladder="sim")
+        await wait_for(lambda: second.asked)
+        keeper.answer("bob", second.id, accept=True)
+        fields = second.status_fields()
+        assert fields["status"] == "failed" and fields["reason"] == "no room for the games"
+        assert "error_code" not in fields and "error_params" not in fields
+    finally:
+        keeper.close()

@@ -70,6 +70,7 @@ async def test_a_full_disk_stops_games_and_announces_no_result_until_stored(make
     assert "full" in server.storage.failure
     status, health = await asyncio.to_thread(healthz, server.port)
     assert status == 503 and health["status"] == "unhealthy" and "full" in health["reason"]
+    assert health["reason_code"] == "storage-failed"  # the operators' page's words for it
     async with asyncio.timeout(10):  # both bots are told, about the game and in general
         while not all(any(e.code == "storage-unavailable" for e in c.errors)
                       for c in (alice, bob)):

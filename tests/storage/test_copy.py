@@ -53,6 +53,9 @@ async def fill(storage: Storage) -> None:
     await storage.save_preset("substitution", "mine", "S->a\n")
     await storage.save_build(BuildRow("b1", "alice", "python", "ok", 1.0, 2.0, "ab" * 32,
                                       None, "compiled\n"))
+    await storage.save_build(BuildRow("b2", "alice", "c", "failed", 3.0, 4.0, None,
+                                      "the build took more than 60 s", "", "lines",
+                                      "build-overtime", {"seconds": 60}))
     await storage.save_stderr("g1", "alice", "thinking hard\n")
     season = SeasonConfig("s1", "sim", datetime(2026, 1, 1, tzinfo=UTC),
                           datetime(2026, 2, 1, tzinfo=UTC), min_games=2)

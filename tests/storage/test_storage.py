@@ -261,12 +261,17 @@ async def test_builds_are_stored_finished_and_listed_newest_first(storage: Stora
     await storage.save_build(BuildRow("b2", "bob", "c", "building", 2.0))
     finished = BuildRow("b1", "alice", "python", "ok", 1.0, 1.5, "ab" * 32, None, "log\n")
     await storage.save_build(finished)
-    await storage.save_build(BuildRow("b3", "alice", "c", "failed", 3.0, 3.5, "cd" * 32,
-                                      "the build failed (exit status 1)", "error: x\n"))
+    failed = BuildRow("b3", "alice", "c", "failed", 3.0, 3.5, "cd" * 32,
+                      "the build failed (exit status 1)", "error: x\n",
+                      detail_code="build-exit", detail_params={"status": 1})
+    await storage.save_build(failed)
     assert await storage.build("b1") == finished
+    assert await storage.build("b3") == failed  # why, by code, for a page's words
     assert await storage.build("nope") is None
     listed = await storage.builds("alice")
     assert [b.id for b in listed] == ["b3", "b1"] and all(b.log is None for b in listed)
+    assert [(b.detail_code, b.detail_params) for b in listed] == [("build-exit", {"status": 1}),
+                                                                  (None, None)]
     assert [b.id for b in await storage.builds("alice", status="ok")] == ["b1"]
     assert [b.id for b in await storage.builds(limit=2)] == ["b3", "b2"]
     assert await storage.builds("carol") == []

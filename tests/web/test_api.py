@@ -266,6 +266,19 @@ async def test_the_lobby_s_check_gives_each_refusal_a_reason_code(arena: Arena) 
         ({"game": "sim", "bot": "nobody"}, "unknown-house-bot", None, "unknown sim bot 'nobody'"),
         ({"game": "tiles", "settings": {"tiles": 0}}, "setting-range",
          {"name": "tiles", "value": "0", "minimum": 1, "maximum": 12}, "expected an integer"),
+        # hand-written settings: a key the game does not know, heaps rules as JSON
+        ({"game": "sim", "settings": {"x": 1, "size": 2}}, "unknown-settings",
+         {"keys": "size, x", "known": "vertices, edges"}, "unknown settings ['size', 'x']"),
+        ({"game": "heaps", "settings": {"rules": {"moves": {"any": ["+1"]}, "end": {
+            "at_least": 9}, "heap": 1}, "start": [1]}}, "rules-unknown-keys", {"keys": "heap"},
+         "unknown rule keys ['heap']"),
+        ({"game": "heaps", "settings": {"rules": {"moves": {"any": ["^2"]}, "end": {
+            "at_least": 9}}, "start": [1]}}, "op-unreadable", {"op": "^2"},
+         "cannot read the operation '^2'"),
+        ({"game": "heaps", "settings": {"rules": {"heaps": 2, "moves": {"bigger": ["+1"]},
+                                                  "end": {"at_least": 9}}, "start": [1, 1]}},
+         "rules-move-kinds", {"kinds": "bigger", "known": "any, larger, smaller, equal"},
+         "unknown move kinds ['bigger']"),
     ]
     for body, code, params, english in cases:
         status, error = await post(arena, "/api/settings/check", body)
@@ -277,7 +290,8 @@ async def test_the_lobby_s_check_gives_each_refusal_a_reason_code(arena: Arena) 
     status, error = await post(arena, "/api/settings/check", {"game": "sim", "bot": "sim-mc:depth=2"})
     assert error["reason_params"]["param"] == "depth" and "trials" in error["reason_params"]["known"]
     # an error the server says in English only: no reason fields
-    status, error = await post(arena, "/api/settings/check", {"game": "sim", "settings": {"x": 1}})
+    status, error = await post(arena, "/api/settings/check", {"game": "sim", "settings": {
+        "vertices": 5, "edges": "0-1"}})
     assert status == 400 and "reason_code" not in error, error
 
 
@@ -620,6 +634,10 @@ async def test_bad_play_and_legal_parameters_are_400s_naming_the_problem(arena: 
         status, error = await guest.play(**params)
         assert status == 400 and fragment in error["message"], (params, error)
     assert arena.server.live == {}  # none of them started a game
+    status, error = await guest.play(game="substitution", grammar="nothing")  # by code too
+    assert (error["reason_code"], error["reason_params"]) == ("preset-missing", {"name": "nothing"})
+    status, error = await guest.play(game="substitution", moves=0)
+    assert error["reason_code"] == "moves-range", error
     status, started = await guest.play(game="sim", settings={"vertices": 4}, bot="sim-random")
     assert status == 200
     await raw.expect("your_turn")

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from arena.server.challenges import Challenge
+from arena.service import ChallengeError
 from arena.storage.sqlite import SQLiteDatabase
 from clients import ArenaClient, BuiltinBot
 
@@ -141,3 +143,49 @@ def test_the_servers_refusals_read_in_russian(browser: Any, server: dict[str, An
         page.click("#signin")
         page.wait_for_selector("#signin-message.error")
         assert page.inner_text("#signin-message") == "Войти не удалось: неверное имя или пароль."
+
+
+def _failed_status(challenger: str, opponent: str) -> dict[str, Any]:
+    """A challenge's status as the server gives it once an acceptance failed because the
+    opponent was busy by then (`Challenge.status_fields`, with the refusal's code)."""
+    error = ChallengeError("bad-challenge", f"bot {opponent!r} plays 4 games already; a "
+                           "pairing needs room for two (at most 4 at once)", reason="bot-busy",
+                           bot=opponent, count=4, limit=4)
+    ended = Challenge("c0123456789ab", challenger, opponent, False, 0.0, ladder="sim",
+                      status="failed", reason=str(error), error_code=error.code,
+                      error_params=dict(error.params))
+    return ended.status_fields()
+
+
+def test_a_challenge_that_failed_reads_in_russian(browser: Any, server: dict[str, Any],
+                                                  visitor: dict[str, str]) -> None:
+    """Why an accepted challenge failed reads in the page's language from its code (issue
+    28): on the account page and in the lobby's challenge, no English left. (A failure on
+    acceptance is a race of the server's; the page is given the status the server sends.)"""
+    for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
+        page.context.add_cookies([server["cookie"]])
+        said = ("Бот alpha уже играет партий: 4; для вызова нужно место ещё для двух "
+                "(не больше 4 одновременно).")
+        assert _failed_status("ann-bot", "alpha")["error_params"]["reason"] == "bot-busy"
+        page.route("**/api/account/bots/ann-bot/challenges", lambda route: route.fulfill(
+            json=_failed_status("ann-bot", "alpha")))
+        page.goto(server["url"] + "/#/mine")
+        wait_phase(page, "mine")
+        status = "form.challenge-form[data-bot='ann-bot'] .challenge-status"
+        form = page.locator("form.challenge-form[data-bot='ann-bot']")
+        form.locator(".challenge-opponent").fill("alpha")
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector(status + "[data-status='failed']")
+        assert page.inner_text(status) == f"Вызов alpha: не удался ({said})"
+        assert page.locator(status + " [lang=en]").count() == 0
+        # the lobby: a guest's challenge to alpha fails the same way
+        page.context.clear_cookies()
+        page.route("**/api/challenges", lambda route: route.fulfill(
+            json=_failed_status("guest-0", "alpha")))
+        page.goto(server["url"] + "/#/ladder")
+        wait_phase(page, "ladder")
+        page.locator("button.challenge[data-bot='alpha']").click()
+        page.wait_for_selector("#main .error")
+        assert page.inner_text("#main .error") == f"alpha не принял вызов: {said}"
+        assert page.locator("#main .error [lang=en]").count() == 0
+        no_overflow(page)

@@ -38,15 +38,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         process.stdout.close()
 
 
-def store_game(database: Path, bot: str) -> str:
-    """A finished game of `bot` with a debug line of each seat."""
+def store_game(database: Path, bot: str, rival: str = "house:sim-random") -> str:
+    """A finished game of `bot` against `rival` with a debug line of each seat."""
     game_id = f"g{random.randrange(10**9)}"
-    record = MatchRecord(game="sim", settings={"vertices": 5}, players=(bot, "rival"), turns=(),
+    record = MatchRecord(game="sim", settings={"vertices": 5}, players=(bot, rival), turns=(),
                          outcome=Outcome(0, None, Termination.NORMAL), seed=1, id=game_id,
                          notes=(Note(0, 0, "my own line"), Note(0, 1, "the rival's secret")))
     storage = SQLiteDatabase(database)
     try:
-        storage.start_game(MatchRecord(game="sim", settings={"vertices": 5}, players=(bot, "rival"),
+        storage.start_game(MatchRecord(game="sim", settings={"vertices": 5}, players=(bot, rival),
                                        turns=(), outcome=None, seed=1, id=game_id),
                            ladder=False, pair=None)
         storage.finish_game(record)
@@ -94,7 +94,9 @@ def test_a_person_signs_up_makes_a_bot_and_reads_its_versions_and_debug_lines(
         assert rows[1].split("\t")[:4] == ["1", "", "1", "0"]  # version 1 played the game
         assert rows[2].split("\t")[:2] == ["2", "deeper search"]
         assert "Version 2" in page.inner_text("section.bot[data-bot='ann-bot']")
-        assert page.locator("table.games tr").nth(1).inner_text().split("\t")[3] == "ann-bot won"
+        played = page.locator("table.games tr").nth(1).inner_text().split("\t")
+        assert played[3] == "ann-bot won"
+        assert played[1] == "ann-bot vs sim-random (house bot)"  # no raw account name
         page.click("button.debug")
         page.wait_for_selector("pre.debug-lines:not([hidden])")
         lines = page.inner_text("pre.debug-lines")

@@ -4,6 +4,8 @@ becomes the bot's next version and the program it plays; in Russian too."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,9 +23,13 @@ __all__ = ["browser", "server", "visitor"]  # the fixtures this module uses
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server that hosts bots and lets people sign up: its URL."""
-    database = tmp_path_factory.mktemp("hosting") / "arena.sqlite"
+    base = tmp_path_factory.mktemp("hosting")
+    database = base / "arena.sqlite"
+    config = base / "arena.toml"  # each test signs people up
+    config.write_text("[accounts]\nsignups_per_client_minute = 10\n")
     with reachable_directory("arena-hosting-web-") as hosted:
-        with arena_serve("--db", str(database), "--signup", "open", "--no-ladder",
+        with arena_serve("--config", str(config), "--db", str(database), "--signup", "open",
+                         "--no-ladder",
                          "--guests-per-client", "1000", "--hosted-dir", str(hosted)) as (url, process):
             yield {"url": url}
         if process.stdout:
@@ -60,7 +66,8 @@ def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
         page.wait_for_selector(f"{card} table.builds tr[data-status='ok']")
         rows = page.locator(f"{card} table.builds tr").all_inner_texts()
         assert rows[1].split("\t")[1:3] == ["python · WebSocket", "built · playing"], rows
-        assert rows[2].split("\t")[1:3] == ["python", "failed"], rows
+        assert rows[2].split("\t")[1:3] == [
+            "python", "failed: The build failed (exit status 1): its log says why."], rows
         page.reload()
         wait_phase(page, "mine")
         assert "Version 2" in page.inner_text(card)  # the build is the bot's next version
@@ -78,5 +85,56 @@ def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
         card = "section.bot[data-bot='gleb-bot']"
         assert "Загрузок пока нет." in page.inner_text(card)
         assert page.inner_text(f"{card} form.upload-form button") == "Загрузить и собрать"
+        no_overflow(page)
+        accessible(page)
+
+
+def test_upload_refusals_and_failed_builds_read_in_russian(
+        browser: Any, server: dict[str, Any], visitor: dict[str, str]) -> None:
+    """Why an upload is refused and why a build failed read in the page's language (issue
+    28): an empty file, sources that break a rule (their entry named), a program that does
+    not compile; no sentence of the server's English is left on the card."""
+    hosting = server["url"]
+    for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
+        page.context.add_cookies([sign_up(hosting, "vera")])
+        page.goto(hosting + "/#/mine")
+        wait_phase(page, "mine")
+        page.fill("#new-bot", "vera-bot")
+        page.click("#create-bot")
+        page.wait_for_selector("#token")
+        card = "section.bot[data-bot='vera-bot']"
+        page.expected_console.append("400")  # the refused upload's request
+        upload(page, "vera-bot", "bot.py", "")
+        page.wait_for_function("() => document.querySelector('#message-vera-bot').textContent")
+        assert page.inner_text("#message-vera-bot") == "Файл пуст."
+        escaping = io.BytesIO()
+        with zipfile.ZipFile(escaping, "w") as archive:
+            archive.writestr("../bot.py", "print('out')\n")
+        page.set_input_files("#upload-file-vera-bot", files=[
+            {"name": "bot.zip", "mimeType": "application/zip", "buffer": escaping.getvalue()}])
+        page.click("form.upload-form[data-bot='vera-bot'] button")
+        page.wait_for_selector(f"{card} table.builds tr[data-status='failed']")
+        upload(page, "vera-bot", "bot.py", "def broken(:\n")
+        page.wait_for_function(
+            "card => document.querySelectorAll(card + ' table.builds tr[data-status=failed]')"
+            ".length === 2", arg=card)
+        states = [row.split("\t")[2] for row in
+                  page.locator(f"{card} table.builds tr").all_inner_texts()[1:]]
+        assert states == [
+            "не удался: Сборка не удалась (код завершения 1): причина — в журнале.",
+            "не удался: Исходники отклонены: в пути «../bot.py» есть '..'."], states
+        page.locator(f"{card} button.build-log-button").first.click()
+        page.wait_for_selector(f"{card} pre.build-log:not([hidden])")
+        log = page.inner_text(f"{card} pre.build-log")
+        assert log.startswith("Сборка не удалась (код завершения 1): причина — в журнале.")
+        assert "SyntaxError" in log  # the compiler's own words, as it wrote them
+        assert page.locator(f"{card} [lang=en]").count() == 0
+        upload(page, "vera-bot", "bot.py", "print('pass')\n")  # a version of its own
+        page.wait_for_selector(f"{card} table.builds tr[data-status='ok']")
+        page.reload()
+        wait_phase(page, "mine")
+        versions = page.locator(f"{card} table.versions tr").all_inner_texts()
+        note = versions[2].split("\t")[1]
+        assert note.startswith("сборка ") and note.endswith(" (python)"), versions
         no_overflow(page)
         accessible(page)

@@ -202,6 +202,29 @@ def test_the_lobby_s_refusals_read_in_russian(russian: Any, server: dict[str, An
                     "(в этих настройках: 28)."), said
 
 
+def test_hand_written_heaps_rules_are_refused_in_russian(russian: Any,
+                                                         server: dict[str, Any]) -> None:
+    """The heaps game's own rules written as JSON (issue 28): a key the rules do not have
+    is refused by the server and said in Russian from its code; text that is not JSON is
+    refused by the page, which leads the browser's own English words with Russian."""
+    page = russian
+    page.expected_console = [r"status of 400 .*/api/settings/check"]  # the refusal shown
+    rules = '{"heaps": 1, "moves": {"any": ["+1", "*2"]}, "end": {"at_least": 20}, "heap": 2}'
+    start_from_lobby(page, server, "heaps", choose={"#heaps-rules": ""},
+                     fill={"#heaps-rules-json": rules, "#heaps-start": "3"})
+    wait_phase(page, "lobby-error")
+    assert page.inner_text("#lobby-message") == (
+        "Эти настройки не подходят: в правилах нет ключей heap (их ключи: heaps, end, moves, "
+        "min_heap)")
+    assert not english_left(page, "#lobby-message")
+    page.fill("#heaps-rules-json", '{"heaps": 1, "moves": ')
+    page.click("#start")
+    page.wait_for_function("() => document.querySelector('#lobby-message').textContent"
+                           ".startsWith('правила — не JSON: ')")
+    assert page.locator("#lobby-message [lang=en]").count() == 1  # the browser's words
+    no_overflow(page)
+
+
 @pytest.mark.parametrize("russian", ["desktop"], indirect=True)
 def test_a_bad_bot_name_on_the_bots_page_reads_in_russian(russian: Any,
                                                           server: dict[str, Any]) -> None:

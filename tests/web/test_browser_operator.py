@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.passwords import Passwords
+from arena.server.health import health_report
 from arena.storage.sqlite import SQLiteDatabase
 
 from .browser import accessible, browser, no_overflow, open_page, shot, visitor, wait_phase
@@ -60,7 +61,7 @@ def test_an_operator_reads_health_people_and_bots(browser: Any, server: dict[str
         page.click("#operator-link")
         wait_phase(page, "operator")
         assert page.inner_text("#signed-in") == "Signed in as olga."
-        assert page.inner_text("#health dd[data-fact='Status']") == "ok"
+        assert page.inner_text("#health dd[data-fact='Status']") == "working"
         assert page.inner_text("#health dd[data-fact='Storage']").endswith("arena.sqlite")
         assert "GiB free of" in page.inner_text("#health dd[data-fact='Disk']")
         people = page.locator("#people tr").all_inner_texts()
@@ -100,5 +101,39 @@ def test_the_operators_page_speaks_russian_on_a_phone(browser: Any, server: dict
         wait_phase(page, "operator")
         assert page.inner_text("#health-title") == "Состояние"
         assert page.inner_text("#people-title") == "Люди"
+        assert page.inner_text("#health-status") == "работает"
         no_overflow(page)  # the tables scroll in their own boxes on a phone
         accessible(page)
+
+
+def _answering(body: dict[str, Any]) -> Any:
+    """A route handler that answers `body` as JSON."""
+    return lambda route: route.fulfill(json=body)
+
+
+def test_an_unhealthy_servers_reason_reads_in_russian(browser: Any, server: dict[str, Any],
+                                                     visitor: dict[str, str]) -> None:
+    """Why the server is unhealthy reads in the page's language from its ``reason_code``
+    (issue 28); the database's own words follow, marked English. (The page is given the
+    report a failing database makes, `health_report`'s.)"""
+    failing = health_report(closing=False, failure="OperationalError: database or disk is full",
+                            failure_code="storage-failed", games=None, sessions={},
+                            ladder=True, recovered=0)
+    resuming = health_report(closing=False, failure="resuming the games a stop or a crash "
+                             "left running", failure_code="resuming-games", games=None,
+                             sessions={}, ladder=True, recovered=0)
+    for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
+        sign_in(page, server["url"], "olga")
+        for report, said in [
+                (failing, ("неисправен (базой данных нельзя пользоваться: "
+                           "OperationalError: database or disk is full)")),
+                (resuming, ("неисправен (возобновляет партии, оставшиеся после остановки "
+                            "или сбоя)"))]:
+            page.unroute("**/api/operator/health")
+            page.route("**/api/operator/health", _answering({
+                **report, "operator": "olga", "storage": "arena.sqlite", "disk": None}))
+            page.goto(server["url"] + "/#/operator?" + report["reason_code"])
+            wait_phase(page, "operator")
+            assert page.inner_text("#health-status") == said
+            english = page.locator("#health-status [lang=en]")
+            assert english.count() == (1 if report is failing else 0)

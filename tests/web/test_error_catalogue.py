@@ -289,14 +289,19 @@ def test_every_grammar_reason_and_warning_reads_in_english_and_russian() -> None
 # -- the reasons of refused settings, names and passwords; failed tournaments and finals -------
 
 CODED = {"SettingsError", "SettingsLimitExceeded", "BotSpecError", "GrammarError",
-         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget", "ReplayLimitError"}
+         "LogFormatError", "InvalidName", "PasswordError", "VersionBudget", "ReplayLimitError",
+         "UploadError", "UnpackError", "BuildError"}
 """The errors that take a `code` and `params` (`arena.errors.ArenaError`): the HTTP API
-sends them as ``reason_code`` and ``reason_params``."""
+sends them as ``reason_code`` and ``reason_params``; a failed build keeps its
+`BuildError`'s as the build's ``detail_code`` and ``detail_params``."""
+UNCODED = {"UploadError", "UnpackError", "BuildError"}
+"""The coded errors that must have a code wherever they are raised (a page says each)."""
 PASSED_ON = {"getattr(error, 'code', None)": "sim's edges: edge_mask's own SettingsError, "
                                              "its code passed on (read from sim/rules.py)",
              "error.code": "a grammar's group re-raised with its line (grammar.py's code)",
              "check['reason_code']": "a saved grammar's reason: the grammar checker's "
-                                     "(test_every_grammar_reason_and_warning_...)"}
+                                     "(test_every_grammar_reason_and_warning_...)",
+             "failure.code": "a failed build: the BuildError its build made (build.py's)"}
 """Codes an error takes from the one it caught, and why the test finds them elsewhere."""
 
 
@@ -316,7 +321,7 @@ def _code_strings(expr: ast.expr, where: str) -> set[str]:
 
 
 def _params_of(given: dict[str | None, ast.expr], where: str) -> set[str]:
-    params = given.get("params") or given.get("reason_params")
+    params = given.get("params") or given.get("reason_params") or given.get("detail_params")
     if params is None or (isinstance(params, ast.Constant) and params.value is None):
         return set()
     if isinstance(params, ast.Dict):
@@ -326,7 +331,7 @@ def _params_of(given: dict[str | None, ast.expr], where: str) -> set[str]:
     if isinstance(params, ast.Name) and params.id == "GAME":  # the thesis log's game
         return {"game"}
     assert ast.unparse(params) in ("getattr(error, 'params', None)", "error.params",
-                                   "check['reason_params']"), where
+                                   "check['reason_params']", "failure.params"), where
     return set()
 
 
@@ -348,7 +353,10 @@ def coded_reasons(folder: Path, exclude: Path | None = None) -> dict[str, tuple[
                 named = {keyword.arg for keyword in node.keywords if keyword.arg}
                 assert codes.setdefault(code, (named, where))[0] == named, where
                 continue
-            key = "code" if name in CODED else "reason_code" if name == "ApiError" else None
+            key = "code" if name in CODED else "reason_code" if name == "ApiError" \
+                else "detail_code" if "detail_code" in given else None
+            assert name not in UNCODED or "code" in given, \
+                f"{path.relative_to(ROOT)}:{node.lineno}: give this {name} a code and params"
             if key is None or key not in given:
                 continue
             where = f"{path.relative_to(ROOT)}:{node.lineno}"
@@ -389,7 +397,9 @@ def test_every_reason_a_setting_name_or_password_is_refused_for_reads_in_russian
             codes[reason.value] = (named, f"{path.relative_to(ROOT)}:{call.lineno}")
     assert {"above-guest-limit", "param-above-maximum", "unknown-house-bot", "name-invalid",
             "name-reserved", "password-length", "not-two-players", "tournament-games",
-            "bots-limit", "versions-limit", "replay-turns", "replay-resources"} <= set(codes)
+            "bots-limit", "versions-limit", "replay-turns", "replay-resources", "upload-lang",
+            "upload-empty", "upload-too-large", "body-too-large", "source-twice", "no-entry",
+            "build-exit", "build-overtime", "build-interrupted", "build-server-error"} <= set(codes)
     table = _table((WEB / "static" / "ui.js").read_text(encoding="utf-8"), "const REASONS = {")
     _check_texts(codes, table, _app_catalogues(), "ui.js's REASONS")
     assert set(table) <= set(codes), "ui.js's REASONS has a code the server never gives"
@@ -537,3 +547,51 @@ def test_every_reason_a_challenge_ends_for_reads_in_russian() -> None:
         assert re.search("[а-яё]", said), text
         assert set(re.findall(r"\{(\w+)\}", text)) <= set(pattern.groupindex), text
         assert set(re.findall(r"\{(\w+)\}", said)) == set(re.findall(r"\{(\w+)\}", text)), text
+
+
+# -- the operators' page ---------------------------------------------------------------------
+
+def test_every_reason_a_server_is_unhealthy_for_reads_in_russian() -> None:
+    """/healthz's ``reason_code`` (arena/server/health.py's FAILURE_CODES: the codes
+    `Durability.unhealthy_code` and the server before its start give) each has a text in
+    operator.js's UNHEALTHY, and so does each ``status``, in English and Russian."""
+    from arena.server.health import FAILURE_CODES
+
+    given: set[str] = set()
+    for name, where in (("durability.py", "unhealthy_code"), ("app.py", "health")):
+        tree = ast.parse((ROOT / "arena" / "server" / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == where:
+                calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+                parts = [k.value for c in calls for k in c.keywords if k.arg == "failure_code"] \
+                    if name == "app.py" else [node]
+                given |= {n.value for part in parts for n in ast.walk(part)
+                          if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                          and re.fullmatch(r"[a-z]+(-[a-z]+)+", n.value)}
+    assert given == set(FAILURE_CODES), "FAILURE_CODES lists the codes the server gives"
+    script = (WEB / "static" / "operator.js").read_text(encoding="utf-8")
+    table = _table(script, "const UNHEALTHY = {")
+    states = _table(script, "const STATES = {")
+    assert sorted(table) == sorted(FAILURE_CODES), "give each code a text in UNHEALTHY"
+    assert sorted(states) == ["closing", "ok", "unhealthy"]
+    catalogues = _app_catalogues()
+    for text in [*table.values(), *states.values()]:
+        assert catalogues["en"].get(text) == text, text
+        assert re.search("[а-яё]", catalogues["ru"].get(text, "")), text
+
+
+def test_a_builds_version_note_reads_in_russian() -> None:
+    """The note a build that became a version gets (arena/uploads.py's ``build ID
+    (LANG)``) is one accounts.js's BUILD_NOTE knows, and its text is in both catalogues."""
+    from arena.uploads import new_build_id
+
+    source = (ROOT / "arena" / "uploads.py").read_text(encoding="utf-8")
+    assert 'f"build {build.id} ({build.lang})"' in source, "the note's form changed"
+    script = (WEB / "static" / "accounts.js").read_text(encoding="utf-8")
+    pattern = re.search(r"const BUILD_NOTE = /(.+)/;", script)
+    assert pattern is not None
+    assert re.fullmatch(pattern[1], f"build {new_build_id()} (python)")
+    assert not re.fullmatch(pattern[1], "build 2: faster search")  # a person's own words
+    catalogues = _app_catalogues()
+    assert catalogues["en"]["build {id} ({lang})"] == "build {id} ({lang})"
+    assert catalogues["ru"]["build {id} ({lang})"] == "сборка {id} ({lang})"

@@ -147,6 +147,9 @@ async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena)
                                     b"Content-Length: 10485760\r\n\r\n" + piece)
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
     assert "4194304" in json_of(answer)["message"]
+    # a page's words for it
+    assert (json_of(answer)["reason_code"], json_of(answer)["reason_params"]) == (
+        "body-too-large", {"most": 4194304})
     # no length (chunked): refused as soon as the body passes the limit
     chunks = b"10000\r\n" + piece + b"\r\n"
     answer = await raw_answer(port, b"POST /api/replay HTTP/1.1\r\nHost: localhost\r\n"
@@ -154,6 +157,7 @@ async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena)
                                     b"Transfer-Encoding: chunked\r\n\r\n"
                               + chunks * (4 * 16 + 1))
     assert status_of(answer) == 413 and json_of(answer)["code"] == "too-large"
+    assert json_of(answer)["reason_code"] == "body-too-large"
     assert arena.web is not None
     assert arena.web.app[REPLAYS].pool is None  # no worker ever saw them
 
@@ -161,6 +165,7 @@ async def test_a_10_mb_log_is_refused_with_413_before_it_is_parsed(arena: Arena)
 async def test_json_bodies_have_a_limit_and_a_type(arena: Arena) -> None:
     status, error = await post(arena, "/api/grammars/check", {"text": "S->a" * 100_000})
     assert status == 413 and error["code"] == "too-large"
+    assert error["reason_code"] == "body-too-large" and error["reason_params"]["most"] > 0
     status, check = await post(arena, "/api/grammars/check", {"text": "S->a\n" * 4000})
     assert status == 200 and check["ok"] is False and "16384 characters" in check["message"]
     status, error = await post(arena, "/api/grammars/check", raw=b'{"text": "S->a"}')

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import MalformedMove, SettingsError
+from arena.errors import MalformedMove, SettingsError, unknown_settings
 from protocol.schema import json_kind
 
 __all__ = [
@@ -99,9 +99,9 @@ class DurakSettings:
         known = {"cards", "weights", "draw_rule", "first"}
         unknown = set(data) - known
         if unknown:
-            raise SettingsError(
-                f"unknown durak settings {sorted(unknown)} (known: {', '.join(sorted(known))})"
-            )
+            raise unknown_settings(
+                f"unknown durak settings {sorted(unknown)} (known: {', '.join(sorted(known))})",
+                unknown, sorted(known))
         if "cards" not in data:
             raise SettingsError("durak settings need 'cards', the deal as a 0/1 string")
         if not isinstance(data["cards"], str):  # 10 would silently become the deal "10"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.errors import MalformedMove, SettingsError
+from arena.errors import MalformedMove, SettingsError, unknown_settings
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.heaps.examples import EXAMPLES, example_rules
 from arena.games.heaps.rules import HeapMove, HeapRules, Op
@@ -70,7 +70,8 @@ class HeapsGame(Game[HeapsState, HeapMove]):
         max_moves: int = DEFAULT_MAX_MOVES,
     ) -> None:
         if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-            raise SettingsError(f"heaps: 'max_moves' must be a positive integer, got {max_moves!r}")
+            raise SettingsError(f"heaps: 'max_moves' must be a positive integer, got {max_moves!r}",
+                                code="max-moves-positive")
         if len(start) != rules.heaps:
             raise SettingsError(f"heaps: 'start' must give {rules.heaps} heap(s), got {list(start)}",
                                 code="start-count", params={"count": rules.heaps})
@@ -104,23 +105,26 @@ class HeapsGame(Game[HeapsState, HeapMove]):
     def from_settings(cls, settings: Mapping[str, Any]) -> HeapsGame:
         unknown = set(settings) - {"rules", "example", "target", "start", "max_moves"}
         if unknown:
-            raise SettingsError(
+            raise unknown_settings(
                 f"heaps: unknown settings {sorted(unknown)} "
-                "(known: rules, example, target, start, max_moves)"
-            )
+                "(known: rules, example, target, start, max_moves)",
+                unknown, ("rules", "example", "target", "start", "max_moves"))
         example = settings.get("example")
         if "rules" not in settings and example is None:
-            raise SettingsError("heaps: give 'rules' or 'example' (e.g. \"49932\")")
+            raise SettingsError("heaps: give 'rules' or 'example' (e.g. \"49932\")",
+                                code="rules-missing")
         data = example_rules(str(example)) if example is not None else settings["rules"]
         rules = HeapRules.from_mapping(data, target=settings.get("target"))
         if example is not None and "rules" in settings:  # as games send them: both must agree
             given = HeapRules.from_mapping(settings["rules"], target=settings.get("target"))
             if given != rules:
                 raise SettingsError(
-                    f"heaps: 'rules' differ from example {example!r}'s; give one of them")
+                    f"heaps: 'rules' differ from example {example!r}'s; give one of them",
+                    code="rules-differ", params={"example": str(example)})
         start = settings.get("start")
         if not isinstance(start, (list, tuple)):
-            raise SettingsError(f"heaps: 'start' must be a list of heap sizes, got {start!r}")
+            raise SettingsError(f"heaps: 'start' must be a list of heap sizes, got {start!r}",
+                                code="start-not-list")
         return cls(
             rules,
             tuple(start),

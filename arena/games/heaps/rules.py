@@ -73,11 +73,12 @@ class Op:
         match = _OP_RE.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise SettingsError(
-                f"heaps: cannot read the operation {text!r}: write +k, *k, -k or //k, e.g. '+5'"
-            )
+                f"heaps: cannot read the operation {text!r}: write +k, *k, -k or //k, e.g. '+5'",
+                code="op-unreadable", params={"op": str(text)[:40]})
         op = cls(match.group(1), int(match.group(2)))
         if op.kind in ("*", "//") and op.amount < 2 or op.kind in ("+", "-") and op.amount < 1:
-            raise SettingsError(f"heaps: the operation {text!r} does not change the heap")
+            raise SettingsError(f"heaps: the operation {text!r} does not change the heap",
+                                code="op-no-change", params={"op": text})
         return op
 
     def apply(self, heap: int) -> int:
@@ -122,43 +123,54 @@ class HeapRules:
     def from_mapping(cls, data: Mapping[str, Any], *, target: int | None = None) -> HeapRules:
         """Read rules from TOML/JSON-like data; `target` overrides ``end.at_least``."""
         if not isinstance(data, Mapping):
-            raise SettingsError(f"heaps: rules must be a table/object, got {json_kind(data)}")
+            raise SettingsError(f"heaps: rules must be a table/object, got {json_kind(data)}",
+                                code="rules-not-object")
         unknown = set(data) - {"heaps", "end", "moves", "min_heap", "title"}
         if unknown:
             raise SettingsError(
-                f"heaps: unknown rule keys {sorted(unknown)} (known: heaps, end, moves, min_heap)"
-            )
+                f"heaps: unknown rule keys {sorted(unknown)} (known: heaps, end, moves, min_heap)",
+                code="rules-unknown-keys", params={"keys": ", ".join(sorted(map(str, unknown)))})
         heaps = data.get("heaps", 1)
         if heaps not in (1, 2) or isinstance(heaps, bool):
-            raise SettingsError(f"heaps: 'heaps' must be 1 or 2, got {heaps!r}")
+            raise SettingsError(f"heaps: 'heaps' must be 1 or 2, got {heaps!r}",
+                                code="rules-heaps")
         end = data.get("end", {})
         if not isinstance(end, Mapping) or set(end) - {"measure", "at_least"}:
-            raise SettingsError("heaps: 'end' must have 'measure' and 'at_least' only")
+            raise SettingsError("heaps: 'end' must have 'measure' and 'at_least' only",
+                                code="rules-end")
         measure = end.get("measure", "sum")
         if measure not in MEASURES:
-            raise SettingsError(f"heaps: end.measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+            raise SettingsError(f"heaps: end.measure must be one of {', '.join(MEASURES)}, got {measure!r}",
+                                code="rules-measure", params={"known": ", ".join(MEASURES)})
         goal = target if target is not None else end.get("at_least")
         if isinstance(goal, bool) or not isinstance(goal, int) or goal < 1:
             raise SettingsError(f"heaps: the target (end.at_least) must be a positive integer, got {goal!r}",
                                 code="target-positive")
         moves = data.get("moves")
         if not isinstance(moves, Mapping) or not moves:
-            raise SettingsError("heaps: 'moves' must list operations, e.g. moves.any = ['+1', '*2']")
+            raise SettingsError("heaps: 'moves' must list operations, e.g. moves.any = ['+1', '*2']",
+                                code="rules-no-moves")
         bad = set(moves) - set(_MOVE_KEYS)
         if bad:
-            raise SettingsError(f"heaps: unknown move kinds {sorted(bad)} (known: {', '.join(_MOVE_KEYS)})")
+            raise SettingsError(f"heaps: unknown move kinds {sorted(bad)} (known: {', '.join(_MOVE_KEYS)})",
+                                code="rules-move-kinds",
+                                params={"kinds": ", ".join(sorted(map(str, bad))),
+                                        "known": ", ".join(_MOVE_KEYS)})
         if heaps == 1 and set(moves) - {"any"}:
-            raise SettingsError("heaps: with one heap only moves.any is meaningful")
+            raise SettingsError("heaps: with one heap only moves.any is meaningful",
+                                code="rules-one-heap-any")
         ops: dict[str, tuple[Op, ...]] = {}
         for key, texts in moves.items():
             if isinstance(texts, str) or not isinstance(texts, Sequence):
-                raise SettingsError(f"heaps: moves.{key} must be a list such as ['+1', '*2']")
+                raise SettingsError(f"heaps: moves.{key} must be a list such as ['+1', '*2']",
+                                    code="rules-moves-list", params={"key": str(key)})
             ops[key] = tuple(Op.parse(t) for t in texts)
         min_heap = data.get("min_heap", 1)
         if isinstance(min_heap, bool) or not isinstance(min_heap, int) or min_heap < (
             1 if measure == "product" else 0
         ):
-            raise SettingsError(f"heaps: min_heap must be an integer >= 1 (>= 0 unless product), got {min_heap!r}")
+            raise SettingsError(f"heaps: min_heap must be an integer >= 1 (>= 0 unless product), got {min_heap!r}",
+                                code="rules-min-heap")
         return cls(
             heaps, measure, goal, ops.get("any", ()), ops.get("larger", ()),
             ops.get("smaller", ()), ops.get("equal"), min_heap,

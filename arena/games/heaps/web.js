@@ -154,7 +154,10 @@ export function settings(ctx) {
     value: () => {
       const settings = { start: parseHeaps(start.value, t) };
       if (which.value) settings.example = which.value; else {
-        try { settings.rules = JSON.parse(rules.value); } catch (error) { throw new Error(t("rules: {why}", { why: error.message })); }
+        try { settings.rules = JSON.parse(rules.value); } catch (error) {  // the browser's own words, in English
+          throw Object.assign(new Error(t("rules: {why}", { why: error.message })),
+            { said: h("span", {}, t("the rules are not JSON: "), h("span", { lang: "en" }, error.message)) });
+        }
       }
       if (target.value !== "") settings.target = Number(target.value);
       return { settings };
@@ -200,4 +203,21 @@ export const settingsReasons = {
   "start-minimum": "the start's heaps are whole numbers of at least {minimum}",
   "start-over": "the start {start} has reached the target already: the game would be over before its first move",
   "target-positive": "the target is a whole number of at least 1",
+  // the rules written by hand (as JSON)
+  "max-moves-positive": "max_moves (the moves after which the game is a draw) is a whole number of at least 1",
+  "rules-missing": "give the rules, or an example's number such as \"49932\"",
+  "rules-differ": "the rules given differ from those of example {example}: give one of them",
+  "start-not-list": "the start is a list of heap sizes",
+  "op-unreadable": "the operation “{op}” cannot be read: write +k, *k, -k or //k, such as +5",
+  "op-no-change": "the operation “{op}” does not change the heap",
+  "rules-not-object": "the rules are an object (a table) of heaps, end, moves and min_heap",
+  "rules-unknown-keys": "the rules have no {keys} (their keys: heaps, end, moves, min_heap)",
+  "rules-heaps": "the rules' heaps is 1 or 2",
+  "rules-end": "the rules' end has measure and at_least only",
+  "rules-measure": "the rules' end.measure is one of {known}",
+  "rules-no-moves": "the rules' moves list operations, such as moves.any = [\"+1\", \"*2\"]",
+  "rules-move-kinds": "the rules' moves have no kind {kinds} (the kinds: {known})",
+  "rules-one-heap-any": "with one heap the rules' moves have only moves.any",
+  "rules-moves-list": "the rules' moves.{key} is a list such as [\"+1\", \"*2\"]",
+  "rules-min-heap": "the rules' min_heap is a whole number of at least 1 (at least 0 unless the measure is product)",
 };

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.errors import MalformedMove, SettingsError
+from arena.errors import MalformedMove, SettingsError, unknown_settings
 from arena.game import TERMINAL, Game, GameType, LegalOptions, Outcome, Rejection
 from arena.games.sim.rules import MAX_VERTICES, MIN_VERTICES, SimPosition, edge_mask, geometry
 from arena.limits import SettingLimit
@@ -93,9 +93,9 @@ class SimGame(Game[SimPosition, SimMove]):
     def from_settings(cls, settings: Mapping[str, Any]) -> SimGame:
         unknown = set(settings) - {"vertices", "edges"}
         if unknown:
-            raise SettingsError(
-                f"sim: unknown settings {sorted(unknown)} (known: vertices, edges)"
-            )
+            raise unknown_settings(
+                f"sim: unknown settings {sorted(unknown)} (known: vertices, edges)",
+                unknown, ("vertices", "edges"))
         return cls(settings.get("vertices", 6), settings.get("edges"))
 
     @classmethod

@@ -17,7 +17,7 @@ from arena.games.substitution._core import GameState
 from arena.games.substitution.game import SubstitutionGame
 from arena.games.substitution.grammar import Grammar
 from arena.games.substitution.presets import PRESETS
-from arena.games.substitution.settings import Settings
+from arena.games.substitution.settings import MAX_MOVES, Settings
 
 __all__ = ["WEB_MOVES", "builtin_presets", "partial_move", "web_settings"]
 
@@ -50,14 +50,16 @@ def web_settings(request: Mapping[str, Any], presets: Mapping[str, str]) -> dict
     moves = request.get("moves")
     moves = WEB_MOVES if moves is None else moves
     if moves < 1:
-        raise SettingsError(f"moves must be a positive integer, not {moves}")
+        raise SettingsError(f"moves must be a positive integer, not {moves}",
+                            code="moves-range", params={"maximum": MAX_MOVES})
     text = request.get("text")
     if text is None:
         name = request.get("grammar") or "medium"
         builtin = {p["name"]: p["text"] for p in builtin_presets()}
         text = builtin.get(name, presets.get(name))
         if text is None:
-            raise SettingsError(f"no grammar preset {name!r}")
+            raise SettingsError(f"no grammar preset {name!r}", code="preset-missing",
+                                params={"name": str(name)[:60]})
     return Settings(Grammar.from_text(text), moves).to_json()
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import MalformedMove, SettingsError
+from arena.errors import MalformedMove, SettingsError, unknown_settings
 
 __all__ = [
     "MAX_TILES",
@@ -106,9 +106,9 @@ class TilesSettings:
         known = {"tiles", "players", "voluntary_skip", "max_turns"}
         unknown = set(data) - known
         if unknown:
-            raise SettingsError(
-                f"unknown tiles settings {sorted(unknown)} (known: {', '.join(sorted(known))})"
-            )
+            raise unknown_settings(
+                f"unknown tiles settings {sorted(unknown)} (known: {', '.join(sorted(known))})",
+                unknown, sorted(known))
         return cls(**{k: data[k] for k in known if k in data})
 
     def to_mapping(self) -> dict[str, Any]:

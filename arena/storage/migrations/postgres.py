@@ -251,9 +251,17 @@ CREATE TABLE pending_challenges (
 """Version 10 (SQLite's 13): the challenges waiting for an answer, kept by the leading
 host so that the next leader takes them over when it dies (docs/cluster.md)."""
 
+_BUILD_REASONS = """
+ALTER TABLE bot_builds ADD COLUMN detail_code TEXT;
+ALTER TABLE bot_builds ADD COLUMN detail_params TEXT;
+"""
+"""Version 11 (SQLite's 14): why a build failed as a code and its values (``bot_builds.detail_code``,
+``detail_params`` as JSON text), for a page to say it in its language; the builds before
+it have only their English ``detail``."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

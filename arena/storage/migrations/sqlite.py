@@ -298,10 +298,18 @@ CREATE TABLE pending_challenges (
 by the host that keeps the challenges so that the next one takes them over (a cluster's;
 one process keeps none there)."""
 
+_BUILD_REASONS = """
+ALTER TABLE bot_builds ADD COLUMN detail_code TEXT;
+ALTER TABLE bot_builds ADD COLUMN detail_params TEXT;
+"""
+"""Version 14: why a build failed as a code and its values (``bot_builds.detail_code``,
+``detail_params`` as JSON text), for a page to say it in its language; the builds before
+it have only their English ``detail``."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

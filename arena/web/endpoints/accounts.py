@@ -446,6 +446,7 @@ ENDPOINTS = (
              security=_SESSION, answers={
                  200: '{"challenge_id", "status" (pending, accepted, declined, expired, '
                       'cancelled, failed), "challenger", "opponent", "rated", "reason"?, '
+                      '"error_code"?, "error_params"? (failed: why, by code), '
                       '"game_ids"? (accepted: the two games)}; the opponent\'s policy or the '
                       'opponent answers soon: poll GET /api/challenges/{id}',
                  400: "a bad body", **_SIGNED_IN,

@@ -34,7 +34,7 @@ from arena.storage.interface import BotAccount
 from arena.storage.people import DAY
 from arena.uploads import LANGS, BuildQueueFull, UploadError, VersionBudget
 from arena.web.endpoints.accounts import person_of
-from arena.web.http import ApiError, json_response
+from arena.web.http import ApiError, json_response, reason_fields
 from arena.web.routes import Endpoint, Param, service_of
 
 __all__ = ["ENDPOINTS"]
@@ -152,7 +152,8 @@ async def _receive(chunks: StreamReader | BodyPartReader, handle: BinaryIO,
         written += len(chunk)
         if written > limit:
             raise ApiError(413, f"the program is longer than {limit} bytes (the upload "
-                                "limit)", code="too-large")
+                                "limit)", code="too-large", reason_code="upload-too-large",
+                           reason_params={"mib": f"{limit / 2**20:.3g}"})
         await asyncio.to_thread(handle.write, chunk)
 
 
@@ -168,14 +169,16 @@ async def upload_build(request: web.Request) -> web.Response:
                            code="forbidden")
     lang = request.query.get("lang")
     if lang is None:
-        raise ApiError(400, f"say the program's language: ?lang= one of {', '.join(LANGS)}")
+        raise ApiError(400, f"say the program's language: ?lang= one of {', '.join(LANGS)}",
+                       reason_code="upload-no-lang", reason_params={"known": ", ".join(LANGS)})
     speaks = request.query.get("speaks", "lines")
     limit = uploads.upload_limits.archive_bytes
     multipart = request.content_type == "multipart/form-data"
     declared = request.content_length
     if declared is not None and declared > limit + (MULTIPART_SLACK if multipart else 0):
         raise ApiError(413, f"the body is {declared} bytes; at most {limit} are accepted "
-                            "(the upload limit)", code="too-large")
+                            "(the upload limit)", code="too-large",
+                       reason_code="upload-too-large", reason_params={"mib": f"{limit / 2**20:.3g}"})
     if person is not None:
         await _within_builds_a_day(request, person)
     try:
@@ -187,7 +190,7 @@ async def upload_build(request: web.Request) -> web.Response:
         raise ApiError(503, str(error), code="builds-busy", headers={"Retry-After": "60"}
                        ) from None
     except UploadError as error:
-        raise ApiError(400, str(error), code="bad-upload") from None
+        raise ApiError(400, str(error), code="bad-upload", **reason_fields(error)) from None
     folder = uploads.incoming / secrets.token_hex(8)
     folder.mkdir(mode=0o755)
     try:
@@ -226,14 +229,15 @@ async def _store_body(request: web.Request, folder: Path, lang: str, limit: int,
                 break
             if not found:
                 raise ApiError(400, "the form has no 'file' part (the program)",
-                               code="bad-upload")
+                               code="bad-upload", reason_code="upload-no-file", reason_params={})
         else:
             await _receive(request.content, handle, limit)
     finally:
         await asyncio.to_thread(handle.close)
     head = await asyncio.to_thread(_head, temporary)
     if not head:
-        raise ApiError(400, "the upload is empty", code="bad-upload")
+        raise ApiError(400, "the upload is empty", code="bad-upload", reason_code="upload-empty",
+                       reason_params={})
     path = folder / _name_for(head, given, lang)
     temporary.rename(path)
     return path
@@ -278,7 +282,8 @@ async def stderr(request: web.Request) -> web.Response:
 
 _NAME = Param("name", "the bot's account", required=True, where="path")
 _BUILD = ("id, bot, lang, status (building, ok, failed), speaks (lines, ws), created, "
-          "finished, sha256 (of the sources), detail (why it failed)")
+          "finished, sha256 (of the sources), detail (why it failed), detail_code and "
+          "detail_params (why, by code: docs/web.md, Languages)")
 _READERS = {401: "no token nor session, or an unknown token",
             403: "neither the bot's token, its owner signed in nor an operator's token",
             404: "this server hosts no bots (code not-hosting)"}
@@ -296,7 +301,8 @@ ENDPOINTS = (
              answers={202: f"the build, being built ({_BUILD}); Location: where to read it",
                       400: "no or an unknown language, an unknown speaks, no such bot "
                            "account, an empty body "
-                           "or a form without a 'file' part (code bad-upload)",
+                           "or a form without a 'file' part (code bad-upload; why in "
+                           "reason_code and reason_params)",
                       401: "no token nor session, or an unknown token",
                       403: "neither an operator's token nor the bot's owner signed in",
                       404: "this server hosts no bots (code not-hosting)",

@@ -70,7 +70,8 @@ async def challenge_status(request: web.Request) -> web.Response:
 
 
 _FIELDS = ('{"challenge_id", "status" (pending, accepted, declined, expired, cancelled, '
-           'failed), "challenger", "opponent", "rated", "reason"?, "game_ids"? '
+           'failed), "challenger", "opponent", "rated", "reason"?, "error_code"?, '
+           '"error_params"? (failed: why, by code), "game_ids"? '
            '(accepted: the guest\'s one game, or the two games of a person\'s bot)}')
 
 ENDPOINTS = (

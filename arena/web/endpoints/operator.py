@@ -148,6 +148,7 @@ ENDPOINTS = (
              "The server's and the storage's health (operators only)", _TAG,
              security=_SESSION,
              answers={200: '{"operator", the /healthz report ("status", "reason", '
+                           '"reason_code" (not-started, resuming-games, storage-failed), '
                            '"games_in_flight", "connected_bots", "resumed_games", '
                            '"recovered_games", ...), "storage" (the SQLite file, or '
                            '"postgresql"), "disk": {"path", "free", "total"} (null for '

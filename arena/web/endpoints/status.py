@@ -40,7 +40,8 @@ ENDPOINTS = (
         200: "status ok, protocol, games in flight and finished, connected bots, "
              "games recovered at start, replays in flight",
         503: "status closing or unhealthy (the database cannot store games: reason says "
-             "why), with the same counters"}),
+             "why, reason_code as a code: not-started, resuming-games, storage-failed), "
+             "with the same counters"}),
     Endpoint("GET", "/api/openapi.json", openapi, "This document", "status"),
     Endpoint("GET", "/api/schema", schema,
              "The protocol's JSON Schema (2020-12): every message, and each game's settings, "

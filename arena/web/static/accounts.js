@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, challengeEnd, errorText, h, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, buildFailure, challengeEnd, errorText, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -115,6 +115,14 @@ export async function myBotsPage() {
 
 function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
 
+// A version's note: the person's own words as written, or the server's for a build that
+// became the version (arena/uploads.py: "build ID (LANG)"), said in the page's language.
+const BUILD_NOTE = /^build ([0-9a-f]+) \((\w+)\)$/;
+function noteText(note) {
+  const found = BUILD_NOTE.exec(note || "");
+  return found ? t("build {id} ({lang})", { id: found[1], lang: found[2] }) : note;
+}
+
 // (a function: the catalogue is loaded after this module)
 const challengeStates = () => ({ pending: t("waiting for the answer"), accepted: t("accepted"), declined: t("declined"),
   expired: t("expired"), cancelled: t("cancelled"), failed: t("failed") });
@@ -125,7 +133,7 @@ function challengeStatus(box, answer) {
   box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
   box.dataset.status = answer.status;
   box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
-    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status), ")"] : []),
+    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params), ")"] : []),
     ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
 }
 
@@ -175,7 +183,9 @@ async function buildsSection(bot, hosting, cardMessage) {
   const logButton = (build) => h("button", { class: "build-log-button", "data-build": build.id, onclick: async () => {
     try {
       const found = await api(`/api/bots/${name}/builds/${encodeURIComponent(build.id)}`);
-      buildLog.textContent = [found.detail, found.log].filter(Boolean).join("\n\n") || t("The build wrote nothing.");
+      const why = found.detail ? buildFailure(found.detail_code, found.detail_params, found.detail) : null;
+      buildLog.replaceChildren(...(why ? [h("span", { class: "build-failure" }, why), "\n\n"] : []),
+        found.log || (why ? "" : t("The build wrote nothing.")));
       buildLog.hidden = false;
     } catch (error) { failed(cardMessage, error); }
   } }, t("Read the log"));
@@ -185,7 +195,8 @@ async function buildsSection(bot, hosting, cardMessage) {
     h("tr", {}, [t("uploaded"), t("language"), t("state"), t("Build log")].map((c) => h("th", { scope: "col" }, c))),
     listed.builds.map((b) => h("tr", { "data-build": b.id, "data-status": b.status },
       h("td", {}, when(b.created)), h("td", {}, b.speaks === "ws" ? `${b.lang} · WebSocket` : b.lang),
-      h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null),
+      h("td", {}, states[b.status] ?? b.status, b.id === listed.current ? [" · ", t("playing")] : null,
+        b.status === "failed" && b.detail ? [": ", h("span", { class: "build-failure" }, buildFailure(b.detail_code, b.detail_params, b.detail))] : null),
       h("td", {}, b.status === "building" ? "–" : logButton(b))))))
     : h("p", { class: "muted" }, t("No uploads yet.")));
   const refresh = async () => {
@@ -259,13 +270,13 @@ async function botCard(bot, tokenShown, ladders, hosting) {
     scrollBox(t("the versions of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "versions" },
       h("caption", {}, t("Versions")),
       h("tr", {}, [t("version"), t("note"), t("games"), t("rated games"), t("rating (μ − 3σ)")].map((c) => h("th", { scope: "col" }, c))),
-      versions.versions.map((v) => h("tr", {}, [v.version, v.note, v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
+      versions.versions.map((v) => h("tr", {}, [v.version, noteText(v.note), v.games, v.rated_games, v.rating === null ? "–" : v.rating.toFixed(2)]
         .map((c) => h("td", {}, String(c))))))),
     games.games.length ? scrollBox(t("the games of {bot}, scrolled sideways", { bot: bot.name }), h("table", { class: "games" },
       h("caption", {}, t("Recent games")),
       h("tr", {}, [t("started"), t("players"), t("version"), t("result"), t("Debug lines")].map((c) => h("th", { scope: "col" }, c))),
       games.games.map((g) => h("tr", {},
-        h("td", {}, when(g.started)), h("td", {}, g.players.join(t(" vs "))), h("td", {}, g.version ?? "–"),
+        h("td", {}, when(g.started)), h("td", {}, g.players.map((_, seat) => playerName(g.players, seat)).join(t(" vs "))), h("td", {}, g.version ?? "–"),
         h("td", {}, g.status === "running" ? t("running") : h("a", { href: `#/replay?id=${g.id}` }, resultText(g, g.players))),
         h("td", {}, debugButton(g)))))) : h("p", { class: "muted" }, t("No games yet.")),
     lines);

@@ -104,7 +104,7 @@ async function lobbyPage() {
   };
   const start = h("button", { id: "start", class: "primary", onclick: async () => {
     let chosen;
-    try { chosen = request(); } catch (error) { setMessage(error.message, "error"); return; }
+    try { chosen = request(); } catch (error) { setMessage(error.said || error.message, "error"); return; }
     start.disabled = true;
     setMessage(t("Checking the settings…"));
     try {
@@ -445,8 +445,11 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    const why = answer.reason ? challengeEnd(answer.reason, answer.status) : t(answer.status);
-    throw new Error(t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: typeof why === "string" ? why : why.textContent }));
+    const why = answer.reason ? challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params) : t(answer.status);
+    // said in the page's language already (a failure's English inside it marked lang="en")
+    const [before, after] = t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: "\u0000" }).split("\u0000");
+    throw Object.assign(new Error(before + (typeof why === "string" ? why : why.textContent) + (after || "")),
+      { said: h("span", {}, before, why, after || "") });
   }
   return { game_id: answer.game_ids[0] };
 }
@@ -1197,8 +1200,8 @@ async function botsPage() {
   gameSelect.addEventListener("change", () => { remember("bots.game", gameSelect.value); sync(); });
   sync();
   const chosen = (message) => {
-    try { return { game: gameSelect.value, ...form.value() }; } catch (error) {
-      message.className = "error"; message.replaceChildren(errorText(error)); return null;
+    try { return { game: gameSelect.value, ...form.value() }; } catch (error) {  // the form's own, in the page's words
+      message.className = "error"; message.replaceChildren(error.said || error.message); return null;
     }
   };
   const watch = h("button", { id: "start-match", class: "primary", onclick: async () => {

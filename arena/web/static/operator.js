@@ -3,7 +3,7 @@
 // an operator (`arena users add NAME --operator`). Everybody else is told so (403 from
 // /api/operator/...): the server decides, this page only shows.
 
-import { N_, api, errorText, h, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { N_, api, errorText, h, language, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 // A season's phase and time as the seasons' pages say them.
 const PHASES = { upcoming: N_("upcoming"), running: N_("running"), final: N_("final being played"), over: N_("over") };
@@ -23,10 +23,33 @@ function table(id, region, caption, columns, rows) {
 
 function yes(flag) { return flag ? t("yes") : t("no"); }
 
+// The server's state (/healthz's `status`) and why it is unhealthy (its `reason_code`,
+// arena/server/health.py's FAILURE_CODES); a database's failure leads its own words,
+// marked lang="en", and so does a reason without a code.
+const STATES = {
+  ok: N_("working"),
+  closing: N_("closing"),
+  unhealthy: N_("unhealthy"),
+};
+const UNHEALTHY = {
+  "not-started": N_("the server has not started yet"),
+  "resuming-games": N_("resuming the games a stop or a crash left running"),
+  "storage-failed": N_("the database cannot be used: "),
+};
+
+function stateOf(health) {
+  const state = STATES[health.status] ? t(STATES[health.status]) : health.status;
+  if (!health.reason) return state;
+  const known = UNHEALTHY[health.reason_code];
+  const english = language().lang === "en" ? health.reason : h("span", { lang: "en" }, health.reason);
+  if (known && !known.endsWith(": ")) return [state, " (", t(known), ")"];
+  return [state, " (", known ? t(known) : "", english, ")"];
+}
+
 function healthCard(health) {
   const disk = health.disk ? t("{free} GiB free of {total} GiB", { free: gib(health.disk.free), total: gib(health.disk.total) }) : "–";
   const facts = [
-    [t("Status"), health.status + (health.reason ? ` (${health.reason})` : "")],
+    [t("Status"), h("span", { id: "health-status" }, stateOf(health))],
     [t("Storage"), health.storage],
     [t("Disk"), disk],
     [t("Games in flight"), String(health.games_in_flight)],

@@ -185,6 +185,7 @@ const REASONS = {
   "above-guest-limit": N_("{title}: {doc} are at most {limit} in a guest's game (these settings: {value})."),
   "above-limit": N_("{title}: {doc} are at most {limit} in a game this server referees (these settings: {value})."),
   "not-two-players": N_("{title} with these settings is a game of {count} players: the web interface plays games of two."),
+  "unknown-settings": N_("The game has no settings {keys} (its settings: {known})."),
   "settings-unreadable": N_("The settings of {title} cannot be read: give them as the form asks."),
   "param-not-integer": N_("The bot's parameter {param} is a whole number, not \"{value}\"."),
   "param-not-number": N_("The bot's parameter {param} is a number, not \"{value}\"."),
@@ -217,6 +218,51 @@ const REASONS = {
   "replay-resources": N_("The replay needs more than the {seconds} s and {memory} MiB the server gives it."),
   "tournament-bots": N_("A tournament from the web has 2 to {limit} bots (this one: {count})."),
   "tournament-games": N_("{bots} bots at {games} games per pairing and seat order make {total} games: a tournament from the web plays at most {limit}."),
+  // an upload refused, or its build failed (a build's `detail_code`)
+  "upload-lang": N_("The server builds no programs in “{lang}” (its languages: {known})."),
+  "upload-no-lang": N_("Say the program's language (one of {known})."),
+  "upload-speaks": N_("A program speaks lines or WebSocket, not “{speaks}”."),
+  "upload-no-account": N_("{bot} is no bot account the server hosts programs for."),
+  "upload-no-file": N_("The form sent no file: choose the program."),
+  "upload-empty": N_("The file is empty."),
+  "upload-too-large": N_("The program is larger than {mib} MiB, the upload limit."),
+  "body-too-large": N_("What the page sent is larger than the {most} bytes the server takes here."),
+  "hosted-dir-closed": N_("The server's directory of hosted bots is out of the sandboxes' reach ({directory} is closed to other users): its operator opens it."),
+  "source-nul": N_("The sources are refused: the file name “{name}” holds a NUL."),
+  "source-absolute": N_("The sources are refused: “{name}” is an absolute path."),
+  "source-dotdot": N_("The sources are refused: “{name}” has '..' in its path."),
+  "source-path-long": N_("The sources are refused: the path “{name}” is longer than {most} bytes."),
+  "source-deep": N_("The sources are refused: “{name}” is nested deeper than {most} directories."),
+  "source-not-a-name": N_("The sources are refused: “{name}” is not a file name."),
+  "source-twice": N_("The sources are refused: “{name}” appears twice."),
+  "source-under-file": N_("The sources are refused: “{name}” is under “{parent}”, which is not a directory."),
+  "source-files": N_("The sources are refused: more than {most} files and directories."),
+  "source-unpacked": N_("The sources are refused: the files come to more than {mib} MiB unpacked."),
+  "source-size-wrong": N_("The sources are refused: “{name}” does not hold the {size} bytes the archive declares."),
+  "source-link-out": N_("The sources are refused: the symbolic link “{name}” points out of the sources (to “{target}”)."),
+  "source-archive-limit": N_("The sources are refused: the archive unpacks to more than its limit."),
+  "source-not-tar": N_("The sources are refused: the file is not a readable tar archive."),
+  "source-not-zip": N_("The sources are refused: the file is not a readable zip archive."),
+  "source-hard-link": N_("The sources are refused: “{name}” is a hard link (use a copy or a relative symbolic link)."),
+  "source-special": N_("The sources are refused: “{name}” is neither a file nor a directory (devices, pipes and sockets are not taken)."),
+  "source-link-long": N_("The sources are refused: the symbolic link “{name}” is too long."),
+  "source-too-large": N_("The sources are refused: the file is larger than the {mib} MiB a bot's file may have."),
+  "source-empty": N_("The sources are refused: there are no files in them."),
+  "no-source-file": N_("No {files} file in the sources."),
+  "not-a-java-class": N_("{name} is not the name of a Java class."),
+  "no-entry": N_("No {wanted} at the top of the sources."),
+  "entry-ambiguous": N_("No {wanted}, and several candidates at the top of the sources ({candidates}): name the entry {entry}."),
+  "not-a-program": N_("{name} is not a program: neither an ELF executable nor a script starting with '#!'."),
+  "build-directory-taken": N_("{directory} exists and is not an earlier build: give a new directory."),
+  "build-result-refused": N_("The build's result is refused (its files break the rules of sources)."),
+  "build-overtime": N_("The build took more than {seconds} s."),
+  "build-result-large": N_("The build's result is larger than {mib} MiB."),
+  "build-memory": N_("The build failed: it reached its memory limit ({mib} MiB)."),
+  "build-processes": N_("The build failed: it reached its limit of {most} processes."),
+  "build-killed": N_("The build failed: it was killed by signal {signal}."),
+  "build-exit": N_("The build failed (exit status {status}): its log says why."),
+  "build-server-error": N_("The server could not build it (it logged why): upload it again later."),
+  "build-interrupted": N_("The server stopped during the build: upload it again."),
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
@@ -267,11 +313,20 @@ export function failureText(code, params, english) {
   return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
 }
 
+// Why a build failed (a build's `detail_code`, its values in `detail_params`) in the page's
+// language; the server's English `english`, marked lang="en", for a code REASONS does not
+// know (a build stored before builds had codes).
+export function buildFailure(code, params, english) {
+  if (code && Object.hasOwn(REASONS, code)) return t(REASONS[code], params || {});
+  return speech.lang === "en" ? String(english || "") : h("span", { lang: "en" }, String(english || ""));
+}
+
 // One string or node (never an array: `replaceChildren` would print it as "a,[object …]").
 // A known `reason_code` says why (`game`: a game's reasons, `reasonText`, for an answer
 // about its settings), else the answer's `code`.
 export function errorText(error, game = null) {
   if (typeof error === "string") return error;  // said already in the page's language
+  if (error && error.said) return error.said;  // an Error of the page's own, said already
   const data = (error && error.data) || {};
   const coded = data.code !== "bad-request" && ERRORS[data.code];  // a log's: "This log cannot be read: "
   const lead = coded && coded.endsWith(": ") ? coded : ERRORS["bad-settings"];
@@ -603,9 +658,20 @@ function abortedWhy(reason, players) {
   return t(known[1]);
 }
 
-// Why a challenge ended (its `reason`, arena/server/challenges.py), by the pattern of the
-// server's English words; a reason no pattern knows (a bot's own words for declining, a
-// failure) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
+// A refusal given by code and params outside an error answer (a failed challenge's
+// `error_code` and `error_params`) as `errorText` says an answer's: a `code/reason` of
+// ERRORS, a REASONS text, a code's own text; null for a code none of them says whole.
+function codedText(code, params) {
+  const reasoned = params.reason ? ERRORS[`${code}/${params.reason}`] : null;
+  if (reasoned) return t(reasoned, params);
+  const reason = reasonText(code, params, null);
+  if (reason !== null) return reason;
+  return ERRORS[code] && !ERRORS[code].endsWith(": ") ? t(ERRORS[code], params) : null;
+}
+
+// Why a challenge ended (its `reason`, arena/server/challenges.py): a failure by its code,
+// else by the pattern of the server's English words; a reason no pattern knows (a bot's
+// own words for declining, a failure without a code) as it is, the server's marked lang="en". tests/web/test_error_catalogue.py
 // matches every reason the server gives against these patterns.
 const CHALLENGE_ENDS = [
   [/^(?<bot>\S+) declined$/, N_("{bot} declined")],
@@ -618,7 +684,11 @@ const CHALLENGE_ENDS = [
   [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
 ];
 
-export function challengeEnd(reason, status) {
+export function challengeEnd(reason, status, code = null, params = null) {
+  if (status === "failed" && code) {  // the refusal that failed it, by code (its `error_code`)
+    const said = codedText(code, params || {});
+    if (said !== null) return said;
+  }
   for (const [pattern, text] of CHALLENGE_ENDS) {
     const found = pattern.exec(reason);
     if (found) return t(text, { ...found.groups, bot: found.groups && found.groups.bot ? accountName(found.groups.bot) : "" });
@@ -703,7 +773,10 @@ const JSON_RENDERER = {
     return {
       element: h("label", {}, t("Settings (JSON) "), text),
       value: () => {
-        try { return { settings: JSON.parse(text.value) }; } catch (error) { throw new Error(t("settings: {why}", { why: error.message })); }
+        try { return { settings: JSON.parse(text.value) }; } catch (error) {  // the browser's own words, in English
+          throw Object.assign(new Error(t("settings: {why}", { why: error.message })),
+            { said: h("span", {}, t("the settings are not JSON: "), h("span", { lang: "en" }, error.message)) });
+        }
       },
     };
   },
