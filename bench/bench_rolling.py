@@ -337,12 +337,16 @@ def main() -> None:
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test",
                         help="a postgresql:// URL (a fresh schema, dropped after)")
     parser.add_argument("--bus", default="nats://127.0.0.1:4222")
+    parser.add_argument("--logs", type=Path, default=None,
+                        help="a directory to keep the processes' stderr in (default: dropped)")
     args = parser.parse_args()
 
     async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             async with fresh_database(args.db, tmp) as db:
-                await run(args, db, Path(tmp))
+                logs = Path(tmp) if args.logs is None else args.logs
+                logs.mkdir(parents=True, exist_ok=True)
+                await run(args, db, logs)
 
     asyncio.run(main())
 

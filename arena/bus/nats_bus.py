@@ -79,13 +79,25 @@ class _NatsSubscription(Subscription):
 
 @dataclass(eq=False)
 class _Consumer(Subscription):
+    """A queue's consumer: its task pulls one message at a time and hands it to
+    `handler`, until `close`.
+
+    `close` does not rely on cancelling the task alone: on Python 3.11 a cancellation
+    that comes as a pulled message arrives is lost (nats-py's pull waits in
+    `asyncio.wait_for`, which then returns the message instead of raising), and the
+    task pulls on; a host stopping under load then waited forever for its queue's
+    consumer (docs/cluster.md, "Rolling restarts"). So the task also stops at the next
+    turn of its loop once `closed` is set, and what it pulled after that goes back to
+    the queue for another consumer."""
+
     pull: Any  # JetStreamContext.PullSubscription
     queue: str
     handler: Handler
     task: asyncio.Task[None] | None = field(default=None)
+    closed: bool = False
 
     async def run(self) -> None:
-        while True:
+        while not self.closed:
             try:
                 messages = await self.pull.fetch(1, timeout=FETCH_WAIT)
             except nats.errors.TimeoutError:
@@ -100,7 +112,8 @@ class _Consumer(Subscription):
     async def _handle(self, message: Msg) -> None:
         handled = False
         try:
-            handled = await call_handler(self.handler, Message(self.queue, message.data))
+            if not self.closed:  # (else to another consumer)
+                handled = await call_handler(self.handler, Message(self.queue, message.data))
         finally:  # failed, or this consumer closed meanwhile: to another consumer, later
             with contextlib.suppress(*_BROKER_ERRORS):
                 if handled:
@@ -109,8 +122,9 @@ class _Consumer(Subscription):
                     await message.nak(delay=REDELIVERY_DELAY)
 
     async def close(self) -> None:
+        self.closed = True
         if self.task is not None:
-            self.task.cancel()
+            self.task.cancel()  # (a lost cancellation: the task ends at its loop's turn)
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
         with contextlib.suppress(*_BROKER_ERRORS):

@@ -105,3 +105,60 @@ async def test_a_message_of_a_killed_consumer_goes_to_another_after_its_ack_wait
 async def test_a_bus_that_does_not_answer_fails_at_once_with_its_address() -> None:
     with pytest.raises(BusFailure, match=r"cannot connect to the bus at nats://127.0.0.1:9"):
         await open_bus("nats://127.0.0.1:9")
+
+
+class _RacingPull:
+    """A queue's pull whose cancellation is lost as a message arrives, as Python 3.11's
+    `asyncio.wait_for` (inside nats-py's pull) loses it: the message is returned instead."""
+
+    def __init__(self) -> None:
+        self.pulls = 0
+        self.naked: list[bytes] = []
+        self.acked: list[bytes] = []
+        self.unsubscribed = False
+
+    async def fetch(self, batch: int, timeout: float) -> list[_Pulled]:
+        self.pulls += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            if self.pulls > 1:  # (lost once is enough)
+                raise
+            return [_Pulled(b"start g1", self)]
+        raise AssertionError("unreachable")
+
+    async def unsubscribe(self) -> None:
+        self.unsubscribed = True
+
+
+class _Pulled:
+    def __init__(self, data: bytes, pull: _RacingPull) -> None:
+        self.data = data
+        self.pull = pull
+
+    async def ack(self) -> None:
+        self.pull.acked.append(self.data)
+
+    async def nak(self, delay: float) -> None:
+        self.pull.naked.append(self.data)
+
+
+async def test_a_consumer_closes_though_its_cancellation_is_lost_and_hands_back_the_message(
+) -> None:
+    # a stopping host waited forever for its queue's consumer (bench_rolling under load)
+    from arena.bus.nats_bus import _Consumer
+
+    pull = _RacingPull()
+    handled: list[bytes] = []
+
+    async def handler(message: Message) -> None:
+        handled.append(message.data)
+
+    consumer = _Consumer(pull, "starts", handler)
+    consumer.task = asyncio.create_task(consumer.run())
+    await wait_for(lambda: pull.pulls == 1)
+    await asyncio.wait_for(consumer.close(), 20)  # (without the fix: never returns)
+    assert consumer.task.done()
+    assert handled == [] and pull.acked == []
+    assert pull.naked == [b"start g1"]  # back to the queue, for another consumer
+    assert pull.unsubscribed
