@@ -55,6 +55,8 @@ CONNECT_ATTEMPTS = 2
 """Tries of each server for the first connection (half a second apart)."""
 CONNECT_TIMEOUT = 5.0
 """Seconds one try to connect may take."""
+FLUSH_TIMEOUT = 60
+"""Seconds a subscription's round trip to the broker may take (`NatsBus._flush`)."""
 FETCH_WAIT = 5.0
 """Seconds one pull of a durable queue waits for a message (a message that comes
 meanwhile is delivered at once; the pull is then renewed)."""
@@ -192,6 +194,17 @@ class NatsBus(Bus):
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
 
+    async def _flush(self) -> None:
+        """nats-py's ``flush`` (a PING, and its PONG waited for), shielded: cancelled or
+        timed out, nats-py cancels the future its PONG is for, and when the PONG comes
+        its read loop fails on it (``InvalidStateError``) and the connection is made
+        again, losing what core NATS carried meanwhile (a gateway restarted under load
+        lost the moves and news of its bots). Shielded, a subscribing task that is
+        cancelled (its bot gone) leaves the PONG's future to complete; and the flush
+        waits `FLUSH_TIMEOUT` rather than nats-py's 10 s, which a loaded process's PONG
+        may take, so that only a broker that stopped answering times out."""
+        await asyncio.shield(self._client.flush(FLUSH_TIMEOUT))
+
     async def _subscribe(self, subject: str, group: str | None,
                          callback: Any) -> Subscription:
         check_subject(subject, wildcards=True)
@@ -201,7 +214,7 @@ class NatsBus(Bus):
             subscription = await self._client.subscribe(
                 self._full(subject), queue=group or "", cb=callback,
                 pending_msgs_limit=interface.PENDING_LIMIT)
-            await self._client.flush()  # the server has it: what comes next reaches us
+            await self._flush()  # the server has it: what comes next reaches us
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
         return _NatsSubscription(subscription)

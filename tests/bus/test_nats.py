@@ -4,6 +4,7 @@ process that held it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -162,3 +163,27 @@ async def test_a_consumer_closes_though_its_cancellation_is_lost_and_hands_back_
     assert handled == [] and pull.acked == []
     assert pull.naked == [b"start g1"]  # back to the queue, for another consumer
     assert pull.unsubscribed
+
+
+async def test_a_subscription_cancelled_while_it_waits_for_the_broker_keeps_the_connection(
+) -> None:
+    # nats-py cancels the future of the PONG it waits for; when the PONG came, its read
+    # loop failed on it and the connection was made again (a gateway under load lost
+    # what core NATS carried meanwhile)
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        try:
+            client = bus._client  # type: ignore[attr-defined]
+            first = asyncio.create_task(bus.subscribe("a", Inbox()))
+            while not client._pongs:  # its PING sent, its PONG not come back yet
+                await asyncio.sleep(0)
+            first.cancel()  # (at once: the PONG cannot have come in between)
+            with contextlib.suppress(asyncio.CancelledError):
+                await first
+            inbox = Inbox()
+            await bus.subscribe("b", inbox)  # a round trip after the first's PONG came
+            await bus.publish("b", b"still here")
+            await wait_for(lambda: inbox.data == [b"still here"])
+            assert client.stats["reconnects"] == 0 and client.is_connected
+        finally:
+            await bus.close()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from arena.storage.postgres import PostgresStorage
 from arena.storage.leases import LeaseKeeper
+from arena.storage.postgres import PostgresStorage
 
 from .conftest import postgres_schema
 from .test_leases import HELD, start
