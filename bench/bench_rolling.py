@@ -26,6 +26,7 @@ import asyncio
 import collections
 import json
 import logging
+import os
 import secrets
 import signal
 import subprocess
@@ -245,6 +246,7 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         order = [name for pair in zip(gateways, hosts, strict=False) for name in pair]
         order += gateways[len(hosts):] + hosts[len(gateways):]
         window = [time.time(), 0.0]
+        loads = [os.getloadavg()[0]]  # the machine's (1 min), as each restart ends
         phases: list[tuple[str, float, float]] = []
         for name in order:
             before = clients.results
@@ -253,9 +255,10 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
             up = await cluster.start(name)
             await asyncio.sleep(args.settle)
             phases.append((name, began, time.time()))
+            loads.append(os.getloadavg()[0])
             print(f"  {name:<10} stopped in {down:5.2f} s, answering {up:5.2f} s after its "
                   f"start; {clients.results - before} results meanwhile "
-                  f"({clients.results} in all)", flush=True)
+                  f"({clients.results} in all; load average {loads[-1]:.1f})", flush=True)
         window[1] = time.time()
         count = clients.results
         await clients.wait_results(count + args.after)
@@ -311,6 +314,8 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
           f"(of {sum(len(row.players) for row in rows if row.status == 'finished')})")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
+    print(f"load average (1 min) at the restarts' start and ends: "
+          f"{', '.join(f'{load:.1f}' for load in loads)} on {os.cpu_count()} cores")
     print(f"pause from a bot's move to its next your_turn, all moves: {pause_figures(pauses)}")
     print(f"  moves sent during the rolling restart taking over {SLOW * 1000:.0f} ms: "
           f"{sum(during.values())}, max {max(during, default=0)} ms; the longest by the "
