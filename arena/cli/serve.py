@@ -309,14 +309,8 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
         # garbage collector's full passes, which then take a fraction of the time
         gc.freeze()
         loop = asyncio.get_running_loop()
-        closing: list[asyncio.Task[None]] = []
-
-        def close() -> None:
-            if not closing:  # kept, and awaited below: a failing close is said, not lost
-                closing.append(loop.create_task(arena.close(), name="close on a signal"))
-
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, close)
+            loop.add_signal_handler(sig, lambda: loop.create_task(arena.close()))
         # on standard output, once listening: scripts wait for these lines
         if role == "host":  # no bot connects here: the gateways relay them
             click.echo(f"arena game host listening (its bots connect to the gateways)\n"
@@ -338,8 +332,6 @@ def serve(host: str, port: int, db: str, ladder: bool, game: str, settings_json:
             click.echo(f"warning: the database cannot be written ({server.storage.failure}); "
                        "no game starts until it can (/healthz answers 503)", err=True)
         await arena.serve_forever()
-        if closing:  # (its exception, if any, ends the process with a traceback)
-            await closing[0]
 
     from arena.counters import CountersFailure
     from arena.sandbox.host import SandboxUnavailable
