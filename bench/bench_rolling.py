@@ -83,7 +83,19 @@ async def client_process(spec_path: str) -> None:
     """Run the bots of `spec_path` until a line on standard input; write what they saw
     to `spec_path` + ``.out``. Progress: one JSON line a second on standard output."""
     spec = json.loads(Path(spec_path).read_text())
-    logging.getLogger("arena.client").setLevel(logging.CRITICAL)  # reconnects are expected
+    closes: collections.Counter[str] = collections.Counter()
+    """Why the server closed a bot's connection (its close code and reason) -> how often."""
+
+    class CloseCounter(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.msg.startswith("connection closed") and record.args:
+                rcvd = getattr(record.args[0], "rcvd", None)  # type: ignore[index]
+                closes[f"{rcvd.code} {rcvd.reason}" if rcvd is not None else "no close frame"] += 1
+
+    client_log = logging.getLogger("arena.client")  # reconnects are expected: counted
+    client_log.setLevel(logging.INFO)
+    client_log.propagate = False
+    client_log.addHandler(CloseCounter())
     clients = [PausedClient(urls, token, BuiltinBot("random"), reconnect_delay=0.05,
                             max_reconnect_delay=0.5)
                for urls, token, _ in spec["bots"]]
@@ -103,7 +115,7 @@ async def client_process(spec_path: str) -> None:
     Path(spec_path + ".out").write_text(json.dumps({
         "results": [(name, r.game_id, r.result, r.termination)
                     for name, c in zip(names, clients, strict=True) for r in c.results],
-        "pauses": pauses, "slow": [s for c in clients for s in c.slow],
+        "pauses": pauses, "slow": [s for c in clients for s in c.slow], "closes": closes,
         "connections": sum(c.connections for c in clients)}))
 
 
@@ -314,6 +326,10 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
           f"(of {sum(len(row.players) for row in rows if row.status == 'finished')})")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
+    closes: collections.Counter[str] = collections.Counter()
+    for part in seen:
+        closes.update(part["closes"])
+    print(f"connections the servers closed, by close code: {dict(closes.most_common())}")
     print(f"load average (1 min) at the restarts' start and ends: "
           f"{', '.join(f'{load:.1f}' for load in loads)} on {os.cpu_count()} cores")
     print(f"pause from a bot's move to its next your_turn, all moves: {pause_figures(pauses)}")
