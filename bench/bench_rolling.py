@@ -140,7 +140,10 @@ class Cluster:
              "--host-id", name, "--port", str(port), "--moves", str(args.moves),
              "--interval", "0.2", "--house", "random", "--grace-ms", "60000",
              "--max-games", "2", "--pairings-per-hour", "0",
-             "--max-connections-per-address", str(args.bots + 100),
+             # every bot connects from 127.0.0.1: room for all of them on one gateway
+             # (the other restarting) with as many connections again on their way in or
+             # out (1013 refused thousands of reconnections at bots + 100)
+             "--max-connections-per-address", str(args.bots * 2 + 100),
              "--lease-seconds", str(args.lease_seconds)],
             cwd=ROOT, stdout=subprocess.DEVNULL,
             stderr=open(self.tmp / f"{name}.stderr", "ab"))  # noqa: SIM115, ASYNC230
