@@ -26,6 +26,7 @@ import asyncio
 import collections
 import json
 import logging
+import os
 import secrets
 import signal
 import subprocess
@@ -82,7 +83,19 @@ async def client_process(spec_path: str) -> None:
     """Run the bots of `spec_path` until a line on standard input; write what they saw
     to `spec_path` + ``.out``. Progress: one JSON line a second on standard output."""
     spec = json.loads(Path(spec_path).read_text())
-    logging.getLogger("arena.client").setLevel(logging.CRITICAL)  # reconnects are expected
+    closes: collections.Counter[str] = collections.Counter()
+    """Why the server closed a bot's connection (its close code and reason) -> how often."""
+
+    class CloseCounter(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.msg.startswith("connection closed") and record.args:
+                rcvd = getattr(record.args[0], "rcvd", None)  # type: ignore[index]
+                closes[f"{rcvd.code} {rcvd.reason}" if rcvd is not None else "no close frame"] += 1
+
+    client_log = logging.getLogger("arena.client")  # reconnects are expected: counted
+    client_log.setLevel(logging.INFO)
+    client_log.propagate = False
+    client_log.addHandler(CloseCounter())
     clients = [PausedClient(urls, token, BuiltinBot("random"), reconnect_delay=0.05,
                             max_reconnect_delay=0.5)
                for urls, token, _ in spec["bots"]]
@@ -102,7 +115,7 @@ async def client_process(spec_path: str) -> None:
     Path(spec_path + ".out").write_text(json.dumps({
         "results": [(name, r.game_id, r.result, r.termination)
                     for name, c in zip(names, clients, strict=True) for r in c.results],
-        "pauses": pauses, "slow": [s for c in clients for s in c.slow],
+        "pauses": pauses, "slow": [s for c in clients for s in c.slow], "closes": closes,
         "connections": sum(c.connections for c in clients)}))
 
 
@@ -127,7 +140,10 @@ class Cluster:
              "--host-id", name, "--port", str(port), "--moves", str(args.moves),
              "--interval", "0.2", "--house", "random", "--grace-ms", "60000",
              "--max-games", "2", "--pairings-per-hour", "0",
-             "--max-connections-per-address", str(args.bots + 100),
+             # every bot connects from 127.0.0.1: room for all of them on one gateway
+             # (the other restarting) with as many connections again on their way in or
+             # out (1013 refused thousands of reconnections at bots + 100)
+             "--max-connections-per-address", str(args.bots * 2 + 100),
              "--lease-seconds", str(args.lease_seconds)],
             cwd=ROOT, stdout=subprocess.DEVNULL,
             stderr=open(self.tmp / f"{name}.stderr", "ab"))  # noqa: SIM115, ASYNC230
@@ -245,6 +261,7 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         order = [name for pair in zip(gateways, hosts, strict=False) for name in pair]
         order += gateways[len(hosts):] + hosts[len(gateways):]
         window = [time.time(), 0.0]
+        loads = [os.getloadavg()[0]]  # the machine's (1 min), as each restart ends
         phases: list[tuple[str, float, float]] = []
         for name in order:
             before = clients.results
@@ -253,9 +270,10 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
             up = await cluster.start(name)
             await asyncio.sleep(args.settle)
             phases.append((name, began, time.time()))
+            loads.append(os.getloadavg()[0])
             print(f"  {name:<10} stopped in {down:5.2f} s, answering {up:5.2f} s after its "
                   f"start; {clients.results - before} results meanwhile "
-                  f"({clients.results} in all)", flush=True)
+                  f"({clients.results} in all; load average {loads[-1]:.1f})", flush=True)
         window[1] = time.time()
         count = clients.results
         await clients.wait_results(count + args.after)
@@ -311,6 +329,12 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
           f"(of {sum(len(row.players) for row in rows if row.status == 'finished')})")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
+    closes: collections.Counter[str] = collections.Counter()
+    for part in seen:
+        closes.update(part["closes"])
+    print(f"connections the servers closed, by close code: {dict(closes.most_common())}")
+    print(f"load average (1 min) at the restarts' start and ends: "
+          f"{', '.join(f'{load:.1f}' for load in loads)} on {os.cpu_count()} cores")
     print(f"pause from a bot's move to its next your_turn, all moves: {pause_figures(pauses)}")
     print(f"  moves sent during the rolling restart taking over {SLOW * 1000:.0f} ms: "
           f"{sum(during.values())}, max {max(during, default=0)} ms; the longest by the "
@@ -337,12 +361,16 @@ def main() -> None:
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test",
                         help="a postgresql:// URL (a fresh schema, dropped after)")
     parser.add_argument("--bus", default="nats://127.0.0.1:4222")
+    parser.add_argument("--logs", type=Path, default=None,
+                        help="a directory to keep the processes' stderr in (default: dropped)")
     args = parser.parse_args()
 
     async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             async with fresh_database(args.db, tmp) as db:
-                await run(args, db, Path(tmp))
+                logs = Path(tmp) if args.logs is None else args.logs
+                logs.mkdir(parents=True, exist_ok=True)
+                await run(args, db, logs)
 
     asyncio.run(main())
 

@@ -55,6 +55,8 @@ CONNECT_ATTEMPTS = 2
 """Tries of each server for the first connection (half a second apart)."""
 CONNECT_TIMEOUT = 5.0
 """Seconds one try to connect may take."""
+FLUSH_TIMEOUT = 60
+"""Seconds a subscription's round trip to the broker may take (`NatsBus._flush`)."""
 FETCH_WAIT = 5.0
 """Seconds one pull of a durable queue waits for a message (a message that comes
 meanwhile is delivered at once; the pull is then renewed)."""
@@ -79,13 +81,25 @@ class _NatsSubscription(Subscription):
 
 @dataclass(eq=False)
 class _Consumer(Subscription):
+    """A queue's consumer: its task pulls one message at a time and hands it to
+    `handler`, until `close`.
+
+    `close` does not rely on cancelling the task alone: on Python 3.11 a cancellation
+    that comes as a pulled message arrives is lost (nats-py's pull waits in
+    `asyncio.wait_for`, which then returns the message instead of raising), and the
+    task pulls on; a host stopping under load then waited forever for its queue's
+    consumer (docs/cluster.md, "Rolling restarts"). So the task also stops at the next
+    turn of its loop once `closed` is set, and what it pulled after that goes back to
+    the queue for another consumer."""
+
     pull: Any  # JetStreamContext.PullSubscription
     queue: str
     handler: Handler
     task: asyncio.Task[None] | None = field(default=None)
+    closed: bool = False
 
     async def run(self) -> None:
-        while True:
+        while not self.closed:
             try:
                 messages = await self.pull.fetch(1, timeout=FETCH_WAIT)
             except nats.errors.TimeoutError:
@@ -100,7 +114,8 @@ class _Consumer(Subscription):
     async def _handle(self, message: Msg) -> None:
         handled = False
         try:
-            handled = await call_handler(self.handler, Message(self.queue, message.data))
+            if not self.closed:  # (else to another consumer)
+                handled = await call_handler(self.handler, Message(self.queue, message.data))
         finally:  # failed, or this consumer closed meanwhile: to another consumer, later
             with contextlib.suppress(*_BROKER_ERRORS):
                 if handled:
@@ -109,8 +124,9 @@ class _Consumer(Subscription):
                     await message.nak(delay=REDELIVERY_DELAY)
 
     async def close(self) -> None:
+        self.closed = True
         if self.task is not None:
-            self.task.cancel()
+            self.task.cancel()  # (a lost cancellation: the task ends at its loop's turn)
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
         with contextlib.suppress(*_BROKER_ERRORS):
@@ -178,6 +194,17 @@ class NatsBus(Bus):
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
 
+    async def _flush(self) -> None:
+        """nats-py's ``flush`` (a PING, and its PONG waited for), shielded: cancelled or
+        timed out, nats-py cancels the future its PONG is for, and when the PONG comes
+        its read loop fails on it (``InvalidStateError``) and the connection is made
+        again, losing what core NATS carried meanwhile (a gateway restarted under load
+        lost the moves and news of its bots). Shielded, a subscribing task that is
+        cancelled (its bot gone) leaves the PONG's future to complete; and the flush
+        waits `FLUSH_TIMEOUT` rather than nats-py's 10 s, which a loaded process's PONG
+        may take, so that only a broker that stopped answering times out."""
+        await asyncio.shield(self._client.flush(FLUSH_TIMEOUT))
+
     async def _subscribe(self, subject: str, group: str | None, callback: Any, *,
                          confirm: bool) -> Subscription:
         check_subject(subject, wildcards=True)
@@ -188,7 +215,7 @@ class NatsBus(Bus):
                 self._full(subject), queue=group or "", cb=callback,
                 pending_msgs_limit=interface.PENDING_LIMIT)
             if confirm:  # the server has it: what anyone publishes next reaches us
-                await self._client.flush()
+                await self._flush()
             # else the SUB goes out with what this connection sends next, before it
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error

@@ -552,14 +552,17 @@ class GatewayRelay:
     def snapshot(self) -> None:
         """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
         under the bus's message size); an empty one says the gateway is alive."""
+        for data in self._snapshot_messages():
+            self.sender.send(PRESENCE, data)
+
+    def _snapshot_messages(self) -> list[bytes]:
         if self.draining:
-            return
+            return []
         bots = [self._presence(bot) for bot in self.bots.values()
                 if bot.subscription is not None and bot.session.role == "bot"]
-        for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
-            self.sender.send(PRESENCE, encode(Presence(
-                self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),
-                snapshot=True)))
+        return [encode(Presence(self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),
+                                snapshot=True))
+                for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK)]
 
     async def _other_gateway(self, message: Message) -> None:
         """Another gateway's bots, for `connected`. A bot connected to another gateway
@@ -594,20 +597,45 @@ class GatewayRelay:
         return self.elsewhere.own_program(name)
 
     async def _snapshots(self) -> None:
+        """Every interval: the snapshot, published at once (not behind what the sender
+        holds), and the quiet games looked up beside it (`_sweep`, one at a time). Under
+        load (2 000 bots, `bench/bench_rolling.py`) the lookups waited for the database
+        and the sender for the bus, the snapshots came later than `SILENT_ROUNDS`
+        intervals, and the hosts took every bot of a live gateway for gone, over and
+        over: the snapshots wait for nothing now."""
         loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(self.interval)
-            self.snapshot()
-            now = loop.time()  # a gateway silent for three intervals is gone, its bots too
-            for gateway in [g for g, at in self._heard.items()
-                            if now - at > SILENT_ROUNDS * self.interval]:
-                del self._heard[gateway]
-                self.elsewhere.silent(gateway)
-            if self.storage is not None:
-                try:
-                    await self._sweep(asyncio.get_running_loop().time())
-                except StorageFailure as failure:
-                    log.warning("the quiet games could not be looked up: %s", failure)
+        sweeping: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await asyncio.sleep(self.interval)
+                await self._publish_snapshot()
+                now = loop.time()  # a gateway silent for three intervals is gone, its bots too
+                for gateway in [g for g, at in self._heard.items()
+                                if now - at > SILENT_ROUNDS * self.interval]:
+                    del self._heard[gateway]
+                    self.elsewhere.silent(gateway)
+                if self.storage is not None and (sweeping is None or sweeping.done()):
+                    sweeping = loop.create_task(self._sweep_logged(now), name="gateway sweep")
+        finally:
+            if sweeping is not None:
+                sweeping.cancel()
+
+    async def _publish_snapshot(self) -> None:
+        """`snapshot`, published now rather than after what the sender holds: it lists
+        only bots whose subscriptions are in place, and a host takes an ``online`` it
+        had from a snapshot already as nothing new."""
+        for data in self._snapshot_messages():
+            try:
+                await self.bus.publish(PRESENCE, data)
+            except BusError as error:
+                log.warning("the snapshot was not published: %s", error)
+                return
+
+    async def _sweep_logged(self, now: float) -> None:
+        try:
+            await self._sweep(now)
+        except StorageFailure as failure:
+            log.warning("the quiet games could not be looked up: %s", failure)
 
     async def _sweep(self, now: float) -> None:
         """Look up the bots' games quiet for `QUIET` seconds: one stored as over (its

@@ -460,6 +460,13 @@ class Games:
         self.tasks.discard(task)
         self._end(run)
         del self._runs[run.live.id]
+        if self.live.get(run.live.id) is run.live:
+            # its task ended without forgetting it: cancelled before it began (lost to
+            # another host at once), or while it was being stored. Left live, with no run,
+            # it stayed among its players' games, and their next return (a gateway's
+            # snapshot) failed on it, and on the other bots of that snapshot too
+            self.writeahead.forget(run)
+            self._forget(run.live)
 
     async def _play(self, run: _Run) -> MatchRecord:
         live = run.live

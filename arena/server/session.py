@@ -69,6 +69,9 @@ class Session:
         self.ws = ws
         self.core = core
         self.role = ""
+        self.greeted = False
+        """Its ``hello`` came in time and is being answered (`hello_timeout` is about the
+        client's hello, not the server's time to look its token up)."""
         self.name: str | None = None
         self.owner: str | None = None
         """The person a bot's account belongs to (`arena.storage.people`), if any."""

@@ -193,6 +193,10 @@ class PostgresStorage(PostgresPeople, Storage):
         a stored move is one statement on one, no pool between (the pool's acquire and
         release cost a stored move three turns of the event loop)."""
         self._writing: set[asyncpg.Connection[asyncpg.Record]] = set()
+        self._leaser: asyncpg.Connection[asyncpg.Record] | None = None
+        """A connection of its own for a host's lease renewals and releases
+        (`_on_leaser`), never queued behind the pool's other calls."""
+        self._leasing = asyncio.Lock()
 
     @classmethod
     async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -251,7 +255,39 @@ class PostgresStorage(PostgresPeople, Storage):
 
         return await self._run(transaction)
 
+    async def _on_leaser(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        """``work(connection)`` on the leases' own connection (opened when first needed,
+        again after a failure). A loaded host's pool is often all taken, with calls
+        waiting for it (games started, finished, resumed, looked up); a renewal queued
+        behind them took over half a lease and the host lost every game it played
+        (docs/cluster.md, "Host leases"): on a connection of its own it waits for
+        nothing but the database."""
+        async with self._leasing:
+            connection = self._leaser
+            started = time.perf_counter()
+            try:
+                if connection is None or connection.is_closed():
+                    connection = None
+                    connection = self._leaser = await asyncpg.connect(
+                        self._url, timeout=CONNECT_TIMEOUT, command_timeout=COMMAND_TIMEOUT)
+                return await work(connection)  # type: ignore[arg-type]
+            except BaseException as error:
+                if connection is not None:  # mid-statement, or failing: a fresh one next
+                    connection.terminate()
+                self._leaser = None
+                connecting = connection is None and isinstance(
+                    error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused
+                if isinstance(error, Exception) and (
+                        connecting or is_storage_failure(error, connection)):
+                    raise self._failed(error) from error
+                raise
+            finally:
+                _SECONDS.observe(time.perf_counter() - started)
+
     async def close(self) -> None:
+        if self._leaser is not None:
+            self._leaser.terminate()
+            self._leaser = None
         for writer in [*self._writers, *self._writing]:
             writer.terminate()  # (its moves, if any are on their way, are not told)
         self._writers.clear()
@@ -766,7 +802,7 @@ class PostgresStorage(PostgresPeople, Storage):
         return _affected(status) > 0
 
     async def renew_leases(self, host: str, seconds: float) -> list[str]:
-        rows = await self._run(lambda db: db.fetch(
+        rows = await self._on_leaser(lambda db: db.fetch(
             f"UPDATE games SET lease_until = {_NOW} + $2 WHERE host = $1"
             " AND status = 'running' RETURNING id", host, seconds))
         return [row[0] for row in rows]
@@ -782,7 +818,7 @@ class PostgresStorage(PostgresPeople, Storage):
         return [row[0] for row in sorted(rows, key=lambda row: (row[1], row[2]))]
 
     async def release_leases(self, host: str) -> list[str]:
-        rows = await self._run(lambda db: db.fetch(
+        rows = await self._on_leaser(lambda db: db.fetch(
             "UPDATE games SET lease_until = 0 WHERE host = $1 AND status = 'running'"
             " RETURNING id", host))
         return [row[0] for row in rows]

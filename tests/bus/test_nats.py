@@ -4,6 +4,7 @@ process that held it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -139,3 +140,84 @@ async def test_a_message_of_a_killed_consumer_goes_to_another_after_its_ack_wait
 async def test_a_bus_that_does_not_answer_fails_at_once_with_its_address() -> None:
     with pytest.raises(BusFailure, match=r"cannot connect to the bus at nats://127.0.0.1:9"):
         await open_bus("nats://127.0.0.1:9")
+
+
+class _RacingPull:
+    """A queue's pull whose cancellation is lost as a message arrives, as Python 3.11's
+    `asyncio.wait_for` (inside nats-py's pull) loses it: the message is returned instead."""
+
+    def __init__(self) -> None:
+        self.pulls = 0
+        self.naked: list[bytes] = []
+        self.acked: list[bytes] = []
+        self.unsubscribed = False
+
+    async def fetch(self, batch: int, timeout: float) -> list[_Pulled]:
+        self.pulls += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            if self.pulls > 1:  # (lost once is enough)
+                raise
+            return [_Pulled(b"start g1", self)]
+        raise AssertionError("unreachable")
+
+    async def unsubscribe(self) -> None:
+        self.unsubscribed = True
+
+
+class _Pulled:
+    def __init__(self, data: bytes, pull: _RacingPull) -> None:
+        self.data = data
+        self.pull = pull
+
+    async def ack(self) -> None:
+        self.pull.acked.append(self.data)
+
+    async def nak(self, delay: float) -> None:
+        self.pull.naked.append(self.data)
+
+
+async def test_a_consumer_closes_though_its_cancellation_is_lost_and_hands_back_the_message(
+) -> None:
+    # a stopping host waited forever for its queue's consumer (bench_rolling under load)
+    from arena.bus.nats_bus import _Consumer
+
+    pull = _RacingPull()
+    handled: list[bytes] = []
+
+    async def handler(message: Message) -> None:
+        handled.append(message.data)
+
+    consumer = _Consumer(pull, "starts", handler)
+    consumer.task = asyncio.create_task(consumer.run())
+    await wait_for(lambda: pull.pulls == 1)
+    await asyncio.wait_for(consumer.close(), 20)  # (without the fix: never returns)
+    assert consumer.task.done()
+    assert handled == [] and pull.acked == []
+    assert pull.naked == [b"start g1"]  # back to the queue, for another consumer
+    assert pull.unsubscribed
+
+
+async def test_a_subscription_cancelled_while_it_waits_for_the_broker_keeps_the_connection(
+) -> None:
+    # nats-py cancels the future of the PONG it waits for; when the PONG came, its read
+    # loop failed on it and the connection was made again (a gateway under load lost
+    # what core NATS carried meanwhile)
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        try:
+            client = bus._client  # type: ignore[attr-defined]
+            first = asyncio.create_task(bus.subscribe("a", Inbox()))
+            while not client._pongs:  # its PING sent, its PONG not come back yet
+                await asyncio.sleep(0)
+            first.cancel()  # (at once: the PONG cannot have come in between)
+            with contextlib.suppress(asyncio.CancelledError):
+                await first
+            inbox = Inbox()
+            await bus.subscribe("b", inbox)  # a round trip after the first's PONG came
+            await bus.publish("b", b"still here")
+            await wait_for(lambda: inbox.data == [b"still here"])
+            assert client.stats["reconnects"] == 0 and client.is_connected
+        finally:
+            await bus.close()

@@ -185,3 +185,53 @@ async def test_a_gateway_takes_the_bots_of_the_others_for_connected(
                            "bob forgotten with his silent gateway")
         finally:
             await bus.close()
+
+
+async def test_snapshots_go_on_while_the_lookups_and_the_sender_wait(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """Under load a gateway's lookups of quiet games waited for the database and its
+    sender for the bus; the snapshots, behind them, came too late and the hosts took
+    every bot of this live gateway for gone, over and over (bench_rolling, 2 000 bots)."""
+    import asyncio
+
+    from arena.cluster import gateway
+    from tests.storage.games import played, started
+
+    monkeypatch.setattr(gateway, "QUIET", 0.0)  # every game quiet: looked up each round
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        snapshots: list[Presence] = []
+
+        async def hear(message: Message) -> None:
+            news = decode(Presence, message.data)
+            if news.snapshot and any(p.name == "alice" for p in news.online):
+                snapshots.append(news)
+
+        try:
+            await bus.subscribe("bots.presence", hear)
+            arena = await make_arena(role="gateway", bus=nats_url(prefix),
+                                     presence_interval=0.1)
+            storage = arena.server.storage
+            token = await arena.add_bot("alice")
+            await storage.add_bot("bob")
+            await storage.start_game(started(played("g1", ("alice", "bob"))), ladder=False,
+                                     pair=None)
+            raw = await arena.raw()
+            assert (await raw.hello(token))["in_progress"] == ["g1"]
+            await wait_for(lambda: snapshots, 10, "alice in a snapshot")
+            stuck = asyncio.Event()
+            looked_up = asyncio.Event()
+
+            async def slow_game(game_id: str) -> Any:
+                looked_up.set()
+                await stuck.wait()  # a database the loaded pool makes wait
+
+            monkeypatch.setattr(storage, "game", slow_game)
+            relay = arena.server.clients.relay
+            relay.sender.call(stuck.wait)  # a sender held up (the bus slow to answer)
+            await wait_for(looked_up.is_set, 10, "a lookup under way")
+            before = len(snapshots)
+            await wait_for(lambda: len(snapshots) >= before + 3, 10, "snapshots go on")
+            stuck.set()
+        finally:
+            await bus.close()

@@ -95,3 +95,23 @@ async def test_a_clean_stop_ends_the_leases(db, other, make_arena):
     assert [(lease.game_id, lease.host, lease.until) for lease in await other.leases()] == \
         [(live.id, "here", 0)]  # the game stays running, for anybody to claim at once
     assert await other.claim_expired("peer", 60) == [live.id]
+
+
+async def test_a_game_lost_before_it_began_is_no_longer_live(db, make_arena):
+    # a game lost at once (its task cancelled before it ran) stayed live with no run: a
+    # gateway's next snapshot with one of its players failed on it (KeyError), and the
+    # other bots of that snapshot were not taken as back (bench_rolling, 2 000 bots)
+    arena = await make_arena(db=db, host_id="here", lease_seconds=60, time_control=SLOW)
+    server = arena.server
+
+    async def never(turn: Turn) -> str:
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    for name in ("alice", "bob"):
+        await arena.client(name, never)
+    live = server.start_game("substitution", SUBST, ["alice", "bob"])
+    server.games.lose(frozenset({live.id}))  # before its task began
+    await wait_for(lambda: live.id not in server.games._runs, what="its task done")
+    assert live.id not in server.live
+    assert server.games.of("alice") == [] and server.games.of("bob") == []

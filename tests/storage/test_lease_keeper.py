@@ -192,3 +192,43 @@ async def test_at_start_a_host_takes_back_its_own_games_and_every_free_one(
     assert restarted.keeper.held == {"mine", "free", "dead"}
     assert restarted.claimed == []  # the caller resumes them
     assert (await hosts(storage))["theirs"] == "live"
+
+
+class StuckClaims:
+    """A storage whose claims wait (for a loaded host's pool) until `go` is set."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.renewals = 0
+        self.go = asyncio.Event()
+
+    async def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
+        return await self.storage.lease_game(game_id, host, seconds)
+
+    async def renew_leases(self, host: str, seconds: float) -> Sequence[str]:
+        self.renewals += 1
+        return await self.storage.renew_leases(host, seconds)
+
+    async def claim_expired(self, host: str, seconds: float, limit: int) -> Sequence[str]:
+        await self.go.wait()
+        return await self.storage.claim_expired(host, seconds, limit)
+
+
+async def test_run_renews_on_time_while_a_claim_waits(storage: Storage) -> None:
+    # a claim waiting for a loaded host's pool delayed its next renewal past the lease,
+    # and another host took the games of this live one (bench_rolling, 2 000 bots)
+    await start(storage, "g1", "g2")
+    stuck = StuckClaims(storage)
+    host = Host(stuck, "host")  # type: ignore[arg-type]
+    assert await host.keeper.adopt("g1", now=0)
+    task = asyncio.create_task(host.keeper.run(interval=0.01))
+    try:
+        await wait_for(lambda: stuck.renewals >= 3)  # the first claim still waits
+        assert host.claimed == []
+        stuck.go.set()
+        await wait_for(lambda: host.claimed == [frozenset({"g2"})])
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert host.lost == [] and host.keeper.held == {"g1", "g2"}
