@@ -44,18 +44,23 @@ def upload(page: Any, bot: str, name: str, text: str, speaks: str = "lines") -> 
     page.click(f"form.upload-form[data-bot='{bot}'] button")
 
 
+def new_bot(page: Any, hosting: str, person: str) -> str:
+    """`person` signs up, opens "my bots" and makes the bot ``PERSON-bot``: its card."""
+    page.context.add_cookies([sign_up(hosting, person)])
+    page.goto(hosting + "/#/mine")
+    wait_phase(page, "mine")
+    page.fill("#new-bot", f"{person}-bot")
+    page.click("#create-bot")
+    page.wait_for_selector("#token")
+    return f"section.bot[data-bot='{person}-bot']"
+
+
 def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
         browser: Any, server: dict[str, Any], visitor: dict[str, str]) -> None:
     hosting = server["url"]
     for page in open_page(browser, visitor, "desktop"):
-        page.context.add_cookies([sign_up(hosting, "hana")])
-        page.goto(hosting + "/#/mine")
-        wait_phase(page, "mine")
+        card = new_bot(page, hosting, "hana")
         assert "20 uploads a day" in page.inner_text("#account-limits")
-        page.fill("#new-bot", "hana-bot")
-        page.click("#create-bot")
-        page.wait_for_selector("#token")
-        card = "section.bot[data-bot='hana-bot']"
         assert "No uploads yet." in page.inner_text(card)
         upload(page, "hana-bot", "bot.py", "def broken(:\n")
         page.wait_for_selector(f"{card} table.builds tr[data-status='failed']")
@@ -76,13 +81,7 @@ def test_a_person_uploads_their_bots_program_and_reads_its_build_log(
         no_overflow(page)
         accessible(page)
     for page in open_page(browser, visitor, "phone", locale="ru-RU"):
-        page.context.add_cookies([sign_up(hosting, "gleb")])
-        page.goto(hosting + "/#/mine")
-        wait_phase(page, "mine")
-        page.fill("#new-bot", "gleb-bot")
-        page.click("#create-bot")
-        page.wait_for_selector("#token")
-        card = "section.bot[data-bot='gleb-bot']"
+        card = new_bot(page, hosting, "gleb")
         assert "Загрузок пока нет." in page.inner_text(card)
         assert page.inner_text(f"{card} form.upload-form button") == "Загрузить и собрать"
         no_overflow(page)
@@ -96,13 +95,7 @@ def test_upload_refusals_and_failed_builds_read_in_russian(
     not compile; no sentence of the server's English is left on the card."""
     hosting = server["url"]
     for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
-        page.context.add_cookies([sign_up(hosting, "vera")])
-        page.goto(hosting + "/#/mine")
-        wait_phase(page, "mine")
-        page.fill("#new-bot", "vera-bot")
-        page.click("#create-bot")
-        page.wait_for_selector("#token")
-        card = "section.bot[data-bot='vera-bot']"
+        card = new_bot(page, hosting, "vera")
         page.expected_console.append("400")  # the refused upload's request
         upload(page, "vera-bot", "bot.py", "")
         page.wait_for_function("() => document.querySelector('#message-vera-bot').textContent")
