@@ -147,6 +147,18 @@ def is_storage_failure(error: BaseException,
     return False
 
 
+
+def _database_failed(error: BaseException,
+                     connection: Connection | asyncpg.Connection[asyncpg.Record] | None
+                     ) -> bool:
+    """Whether `error`, raised while a connection was made (`connection` None: refused)
+    or used, says the database itself fails (`is_storage_failure`)."""
+    if not isinstance(error, Exception):
+        return False
+    connecting = connection is None and isinstance(
+        error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
+    return connecting or is_storage_failure(error, connection)
+
 _APPEND_TURNS = """
 WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true))
 INSERT INTO game_turns(game_id, idx, line, clocks, ended)
@@ -237,9 +249,7 @@ class PostgresStorage(PostgresPeople, Storage):
             async with self._pool.acquire() as connection:
                 return await work(connection)
         except Exception as error:
-            connecting = connection is None and isinstance(
-                error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
-            if not (connecting or is_storage_failure(error, connection)):
+            if not _database_failed(error, connection):
                 raise
             await self._pool.expire_connections()  # the next ones are fresh
             raise self._failed(error) from error
@@ -255,6 +265,11 @@ class PostgresStorage(PostgresPeople, Storage):
 
         return await self._run(transaction)
 
+    async def _connect(self) -> asyncpg.Connection[asyncpg.Record]:
+        """A connection of its own, outside the pool (the moves' writers, the leases')."""
+        return await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
+                                     command_timeout=COMMAND_TIMEOUT)
+
     async def _on_leaser(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """``work(connection)`` on the leases' own connection (opened when first needed,
         again after a failure). A loaded host's pool is often all taken, with calls
@@ -268,17 +283,13 @@ class PostgresStorage(PostgresPeople, Storage):
             try:
                 if connection is None or connection.is_closed():
                     connection = None
-                    connection = self._leaser = await asyncpg.connect(
-                        self._url, timeout=CONNECT_TIMEOUT, command_timeout=COMMAND_TIMEOUT)
+                    connection = self._leaser = await self._connect()
                 return await work(connection)  # type: ignore[arg-type]
             except BaseException as error:
                 if connection is not None:  # mid-statement, or failing: a fresh one next
                     connection.terminate()
                 self._leaser = None
-                connecting = connection is None and isinstance(
-                    error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused
-                if isinstance(error, Exception) and (
-                        connecting or is_storage_failure(error, connection)):
+                if _database_failed(error, connection):
                     raise self._failed(error) from error
                 raise
             finally:
@@ -434,15 +445,11 @@ class PostgresStorage(PostgresPeople, Storage):
                 if writer.is_closed():
                     writer = None
             if writer is None:
-                writer = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT,
-                                               command_timeout=COMMAND_TIMEOUT)
+                writer = await self._connect()
             self._writing.add(writer)
             await _append_turns(writer, values)
         except BaseException as error:
-            connecting = writer is None and isinstance(
-                error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
-            failing = isinstance(error, Exception) and (
-                connecting or is_storage_failure(error, writer))
+            failing = _database_failed(error, writer)
             if writer is not None:
                 self._writing.discard(writer)
                 if isinstance(error, ValueError):  # a turn stored twice: the connection is fine
