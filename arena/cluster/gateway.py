@@ -335,8 +335,7 @@ class GatewayRelay:
         self._spawn(self._lobby(bot, message))
 
     async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
-        opponent = self.bots.get(str(message.body.get("opponent", "")))
-        named = () if opponent is None else (self._presence(opponent),)
+        named = self._named(message.body)
         error = await self._ask_subscribed(bot, CHALLENGES, lambda: encode(
             LobbyAsk(message.type, dict(message.body), self._presence(bot), named)))
         if error is not None:
@@ -381,8 +380,7 @@ class GatewayRelay:
         """
         bot = self.bots.get(account or "")
         presence = None if bot is None else self._presence(bot)
-        opponent = self.bots.get(str(body.get("opponent", "")))
-        named = () if opponent is None else (self._presence(opponent),)
+        named = self._named(body)
         starts = kind in ("play", "start")
         try:
             data = await self.bus.request(
@@ -489,6 +487,12 @@ class GatewayRelay:
             self._spectating.put_nowait((None, game_id, False))
 
     # -- the bus -----------------------------------------------------------------------
+
+    def _named(self, body: Mapping[str, Any]) -> tuple[BotPresence, ...]:
+        """The presence of the bot a question names (a challenge's ``opponent``) if it
+        is connected here: sent along (`LobbyAsk.named`)."""
+        opponent = self.bots.get(str(body.get("opponent", "")))
+        return () if opponent is None else (self._presence(opponent),)
 
     def _presence(self, bot: _Bot) -> BotPresence:
         session = bot.session
