@@ -1,0 +1,174 @@
+"""Following a gateway's presence by its changes (docs/cluster.md, "Presence").
+
+A gateway publishes on ``bots.presence`` what changes (bots online, connections gone),
+each change numbered in its run (`Presence.epoch`, `Presence.seq`); every interval a
+heartbeat with the number of its last change and the count and digest of the
+connections it announced; and a snapshot of them all only when a follower asks
+(``bots.presence.ask``), and rarely. So a quiet arena's presence is one small
+heartbeat per gateway per interval, whatever its bots.
+
+A follower (every host, every other gateway) keeps per gateway the connections it
+announced and the number of its last change heard. `PresenceFollower.hear` says what of
+a message to apply, and whether to ask the gateway for a snapshot: a change missed (a
+number skipped, or a heartbeat ahead), a run just heard of (a follower that starts, a
+gateway that restarted: its former run's connections are gone), a count or digest
+that differs. The snapshot, published in order with the changes, puts it back in step:
+its connections are the gateway's, any other it knew is gone.
+
+A gateway from before the numbering (an empty `Presence.epoch`, during a rolling
+restart) is followed as before: its news applied as it comes, its snapshots every
+interval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.cluster.messages import BotPresence, Presence
+
+__all__ = ["ASK_ROUNDS", "Heard", "PresenceFollower", "conn_digest"]
+
+ASK_ROUNDS = 5
+"""Intervals a follower waits for the snapshot it asked a gateway for before it asks
+again (a snapshot of 20 000 bots is 200 messages: asked at every heartbeat by a loaded
+follower, they would be the traffic the changes spare)."""
+
+
+def conn_digest(conn: str) -> int:
+    """A connection's share of its gateway's digest (`Presence.digest`, their XOR: a
+    connection added or removed changes it in O(1))."""
+    return int.from_bytes(hashlib.blake2b(conn.encode(), digest_size=8).digest(), "big")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What to do with a message heard: apply `online` and `gone` (connections), and ask
+    its gateway for a snapshot if `ask`."""
+
+    online: Sequence[BotPresence] = ()
+    gone: Sequence[str] = ()
+    ask: bool = False
+
+
+class _Stream:
+    """What a follower knows of one gateway's run."""
+
+    __slots__ = ("asked", "conns", "digest", "epoch", "pending", "pending_count",
+                 "pending_seq", "seq", "synced")
+
+    def __init__(self, epoch: str, asked: float) -> None:
+        self.epoch = epoch
+        self.seq = 0
+        """The number of the last change applied."""
+        self.synced = False
+        """Whether every change up to `seq` was heard (or a snapshot as of it)."""
+        self.conns: set[str] = set()
+        self.digest = 0
+        self.pending: set[str] | None = None
+        """The connections of the snapshot being heard (its messages so far)."""
+        self.pending_seq = 0
+        self.pending_count = 0
+        self.asked = asked
+
+    def add(self, conn: str) -> None:
+        if conn not in self.conns:
+            self.conns.add(conn)
+            self.digest ^= conn_digest(conn)
+
+    def remove(self, conn: str) -> None:
+        if conn in self.conns:
+            self.conns.discard(conn)
+            self.digest ^= conn_digest(conn)
+
+
+class PresenceFollower:
+    """The gateways' presence as one follower hears it (see the module docstring).
+
+    Args:
+        interval: the gateways' heartbeat interval (`ServerConfig.presence_interval`).
+    """
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.streams: dict[str, _Stream] = {}
+        self.asks = 0
+        """Snapshots asked for (`hear` said ``ask``)."""
+        self._asked_everyone = -math.inf
+
+    def asked_everyone(self, now: float) -> None:
+        """Every gateway was just asked for a snapshot (a host that starts): a gateway
+        first heard now is not asked again before its snapshot had time to come."""
+        self._asked_everyone = now
+
+    def forget(self, gateway: str) -> None:
+        """`gateway` fell silent (its bots are taken for gone)."""
+        self.streams.pop(gateway, None)
+
+    def hear(self, news: Presence, now: float) -> Heard:
+        """What to make of `news` (heard at `now`, the loop's clock)."""
+        if not news.epoch:  # a gateway from before the numbering: applied as it comes
+            return Heard(news.online, news.gone)
+        stream = self.streams.get(news.gateway)
+        former: list[str] = []
+        if stream is None or stream.epoch != news.epoch:
+            if stream is not None:  # the gateway restarted: its former connections are gone
+                former = list(stream.conns)
+            stream = self.streams[news.gateway] = _Stream(news.epoch, self._asked_everyone)
+        if news.snapshot:
+            heard = self._snapshot(stream, news)
+        elif news.online or news.gone:
+            heard = self._change(stream, news)
+        else:
+            heard = Heard(ask=not _in_step(stream, news))
+        if former:
+            heard = Heard(heard.online, [*former, *heard.gone], heard.ask)
+        if heard.ask:
+            if now - stream.asked < ASK_ROUNDS * self.interval:
+                return Heard(heard.online, heard.gone)
+            stream.asked = now
+            self.asks += 1
+        return heard
+
+    @staticmethod
+    def _change(stream: _Stream, news: Presence) -> Heard:
+        for conn in news.gone:
+            stream.remove(conn)
+        for presence in news.online:
+            stream.add(presence.conn)
+        if stream.synced and news.seq == stream.seq + 1:
+            stream.seq = news.seq
+            return Heard(news.online, news.gone)
+        stream.synced = False  # one missed, or heard from the middle: a snapshot puts it right
+        stream.seq = max(stream.seq, news.seq)
+        return Heard(news.online, news.gone, ask=True)
+
+    @staticmethod
+    def _snapshot(stream: _Stream, news: Presence) -> Heard:
+        if stream.pending is None or stream.pending_seq != news.seq:
+            stream.pending = set()
+            stream.pending_seq, stream.pending_count = news.seq, news.count
+        stream.pending.update(presence.conn for presence in news.online)
+        for presence in news.online:
+            stream.add(presence.conn)
+        if len(stream.pending) < stream.pending_count:
+            return Heard(news.online)
+        gone = [conn for conn in stream.conns if conn not in stream.pending]
+        for conn in gone:
+            stream.remove(conn)
+        stream.pending = None
+        stream.seq, stream.synced = news.seq, True
+        return Heard(news.online, gone)
+
+
+def _in_step(stream: _Stream, beat: Presence) -> bool:
+    """Whether a heartbeat agrees with what the follower heard: it follows the changes
+    it numbers (published before it, on one connection), so one numbered ahead says a
+    change was lost."""
+    if not stream.synced or beat.seq > stream.seq:
+        return False
+    if beat.seq < stream.seq:
+        return True  # cannot be, on one connection; nothing to compare it with
+    return beat.count == len(stream.conns) and beat.digest == stream.digest
