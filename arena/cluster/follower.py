@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.cluster.messages import BotPresence, Presence
@@ -48,8 +47,8 @@ class Heard:
     """What to do with a message heard: apply `online` and `gone` (connections), and ask
     its gateway for a snapshot if `ask`."""
 
-    online: Sequence[BotPresence] = ()
-    gone: Sequence[str] = ()
+    online: tuple[BotPresence, ...] = ()
+    gone: tuple[str, ...] = ()
     ask: bool = False
 
 
@@ -112,10 +111,10 @@ class PresenceFollower:
         if not news.epoch:  # a gateway from before the numbering: applied as it comes
             return Heard(news.online, news.gone)
         stream = self.streams.get(news.gateway)
-        former: list[str] = []
+        former: tuple[str, ...] = ()
         if stream is None or stream.epoch != news.epoch:
             if stream is not None:  # the gateway restarted: its former connections are gone
-                former = list(stream.conns)
+                former = tuple(stream.conns)
             stream = self.streams[news.gateway] = _Stream(news.epoch, self._asked_everyone)
         if news.snapshot:
             heard = self._snapshot(stream, news)
@@ -124,7 +123,7 @@ class PresenceFollower:
         else:
             heard = Heard(ask=not _in_step(stream, news))
         if former:
-            heard = Heard(heard.online, [*former, *heard.gone], heard.ask)
+            heard = Heard(heard.online, former + heard.gone, heard.ask)
         if heard.ask:
             if now - stream.asked < ASK_ROUNDS * self.interval:
                 return Heard(heard.online, heard.gone)
@@ -155,11 +154,12 @@ class PresenceFollower:
             stream.add(presence.conn)
         if len(stream.pending) < stream.pending_count:
             return Heard(news.online)
-        gone = [conn for conn in stream.conns if conn not in stream.pending]
+        gone = tuple(conn for conn in stream.conns if conn not in stream.pending)
         for conn in gone:
             stream.remove(conn)
         stream.pending = None
         stream.seq, stream.synced = news.seq, True
+        stream.asked = -math.inf  # answered: the next change missed is asked about at once
         return Heard(news.online, gone)
 
 
