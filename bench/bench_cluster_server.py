@@ -16,7 +16,10 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    `--per-process` connections each (a process may open 20,000 files here), plus
    `--playing` SDK bots on the ladder. Held `--seconds`; printed: connections held,
    disconnects by close code (the promise: none), each process's resident memory and
-   CPU, memory per idle connection on the gateways, moves a second.
+   CPU, memory per idle connection on the gateways, moves a second; and the presence as
+   the hosts follow it (the bots each host knows of, from its /healthz, with the idle
+   bots connected and at the end; the times a host or gateway took another for silent,
+   and the snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1]
@@ -292,8 +295,11 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
               f"over {args.gateways} gateways; now {len(playing)} playing for "
               f"{args.seconds:g} s")
         rss1 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        hosts = [name for name in cluster.processes if name.startswith("host")]
+        known1 = await hosts_know(cluster, hosts)
         figures = await play(urls, playing, args.seconds, pids)
         rss2 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        known2 = await hosts_know(cluster, hosts)
         for proc in procs:
             assert proc.stdin is not None
             proc.stdin.write(b"stop\n")
@@ -320,6 +326,22 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
               f"{figures['cpu_per_move_us'][name]:.0f} us a move")
     grown = sum(rss1[name] - rss0[name] for name in gateways)
     print(f"memory per idle connection on the gateways: {grown * 1024 / max(held(), 1):.0f} bytes")
+    print(f"bots each host knows of (presence): with the idle connected {known1}; "
+          f"at the end (idle + playing) {known2}")
+    for name in cluster.processes:
+        logged = (tmp / f"{name}.stderr").read_text(errors="replace")
+        print(f"{name}: took a gateway for silent {logged.count(' is silent')} time(s), "
+              f"asked {logged.count('out of step with gateway')} snapshot(s)")
+
+
+async def hosts_know(cluster: Any, hosts: list[str]) -> dict[str, int]:
+    """The bots each host takes for connected (its /healthz: every gateway's)."""
+    known = {}
+    for name in hosts:
+        health = json.loads(await asyncio.to_thread(
+            http_get, f"http://127.0.0.1:{cluster.ports[name]}/healthz"))
+        known[name] = len(health["connected_bots"])
+    return known
 
 
 async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:

@@ -23,12 +23,16 @@ interval.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 from dataclasses import dataclass
 
-from arena.cluster.messages import BotPresence, Presence
+from arena.cluster.messages import PRESENCE_ASK, BotPresence, Presence, PresenceAsk, encode
+from arena.cluster.sender import Sender
 
-__all__ = ["ASK_ROUNDS", "Heard", "PresenceFollower", "conn_digest"]
+__all__ = ["ASK_ROUNDS", "Heard", "PresenceFollower", "ask_snapshot", "conn_digest"]
+
+log = logging.getLogger("arena.cluster")
 
 ASK_ROUNDS = 5
 """Intervals a follower waits for the snapshot it asked a gateway for before it asks
@@ -45,11 +49,14 @@ def conn_digest(conn: str) -> int:
 @dataclass(frozen=True)
 class Heard:
     """What to do with a message heard: apply `online` and `gone` (connections), and ask
-    its gateway for a snapshot if `ask`."""
+    its gateway for a snapshot if `ask`; `lost`: because the follower was in step and is
+    no longer (a change lost, a digest that differs), not because it just heard of the
+    gateway's run."""
 
     online: tuple[BotPresence, ...] = ()
     gone: tuple[str, ...] = ()
     ask: bool = False
+    lost: bool = False
 
 
 class _Stream:
@@ -95,6 +102,8 @@ class PresenceFollower:
         self.streams: dict[str, _Stream] = {}
         self.asks = 0
         """Snapshots asked for (`hear` said ``ask``)."""
+        self.lost = 0
+        """Of them, those asked because the follower fell out of step (`Heard.lost`)."""
         self._asked_everyone = -math.inf
 
     def asked_everyone(self, now: float) -> None:
@@ -116,6 +125,7 @@ class PresenceFollower:
             if stream is not None:  # the gateway restarted: its former connections are gone
                 former = tuple(stream.conns)
             stream = self.streams[news.gateway] = _Stream(news.epoch, self._asked_everyone)
+        synced = stream.synced
         if news.snapshot:
             heard = self._snapshot(stream, news)
         elif news.online or news.gone:
@@ -129,6 +139,9 @@ class PresenceFollower:
                 return Heard(heard.online, heard.gone)
             stream.asked = now
             self.asks += 1
+            if synced:
+                self.lost += 1
+                return Heard(heard.online, heard.gone, ask=True, lost=True)
         return heard
 
     @staticmethod
@@ -161,6 +174,13 @@ class PresenceFollower:
         stream.seq, stream.synced = news.seq, True
         stream.asked = -math.inf  # answered: the next change missed is asked about at once
         return Heard(news.online, gone)
+
+
+def ask_snapshot(sender: Sender, gateway: str, heard: Heard) -> None:
+    """Ask `gateway` for a snapshot (logged as a warning if a change was lost)."""
+    (log.warning if heard.lost else log.info)(
+        "out of step with gateway %s's presence: a snapshot asked", gateway)
+    sender.send(PRESENCE_ASK, encode(PresenceAsk(gateway)))
 
 
 def _in_step(stream: _Stream, beat: Presence) -> bool:

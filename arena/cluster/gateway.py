@@ -32,7 +32,7 @@ import msgspec
 
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
 from arena.cluster.elsewhere import Elsewhere
-from arena.cluster.follower import PresenceFollower, conn_digest
+from arena.cluster.follower import PresenceFollower, ask_snapshot, conn_digest
 from arena.cluster.messages import (
     CHALLENGES,
     PLAY,
@@ -640,7 +640,7 @@ class GatewayRelay:
         for presence in heard.online:
             self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
         if heard.ask:
-            self.sender.send(PRESENCE_ASK, encode(PresenceAsk(news.gateway)))
+            ask_snapshot(self.sender, news.gateway, heard)
         if news.snapshot:
             return
         for presence in heard.online:

@@ -31,7 +31,7 @@ import msgspec
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.clock import TimeControl
-from arena.cluster.follower import PresenceFollower
+from arena.cluster.follower import PresenceFollower, ask_snapshot
 from arena.cluster.messages import (
     CHALLENGES,
     HANDOVER,
@@ -46,7 +46,6 @@ from arena.cluster.messages import (
     LobbyAnswer,
     LobbyAsk,
     Presence,
-    PresenceAsk,
     Spectate,
     StartPairing,
     ToBot,
@@ -546,8 +545,7 @@ class HostSide:
         for presence in heard.online:
             self._online(presence)
         if heard.ask:
-            log.info("out of step with gateway %s's presence: a snapshot asked", news.gateway)
-            self.sender.send(PRESENCE_ASK, encode(PresenceAsk(news.gateway)))
+            ask_snapshot(self.sender, news.gateway, heard)
 
     def _online(self, presence: BotPresence) -> None:
         server = self.server

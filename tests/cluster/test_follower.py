@@ -70,7 +70,7 @@ def test_a_follower_that_misses_a_change_asks_and_the_snapshot_puts_it_back() ->
     follower = in_step(2)
     # change 3 (b1 gone) is lost; change 4 comes: applied, but out of step
     heard = follower.hear(change(4, bot("dave")), 1.0)
-    assert heard.online == (bot("dave"),) and heard.ask
+    assert heard.online == (bot("dave"),) and heard.ask and heard.lost
     assert not follower.hear(beat(4, "c-b2", "c-dave"), 2.0).ask  # asked already: it waits
     heard = follower.hear(snapshot(4, bot("b2"), bot("dave")), 2.5)
     assert set(heard.gone) == {"c-b1"} and not heard.ask  # what it missed: b1 left
@@ -95,7 +95,8 @@ def test_a_digest_that_differs_is_asked_about_at_most_every_few_intervals() -> N
 
 def test_a_new_follower_asks_and_learns_every_bot_from_a_snapshot_in_parts() -> None:
     follower = PresenceFollower(1.0)
-    assert follower.hear(beat(7, *(f"c-b{n}" for n in range(250))), 0.0).ask
+    heard = follower.hear(beat(7, *(f"c-b{n}" for n in range(250))), 0.0)
+    assert heard.ask and not heard.lost  # a run first heard of: nothing was lost
     bots = [bot(f"b{n}") for n in range(250)]
     learnt: list[BotPresence] = []
     for start in range(0, 250, 100):
