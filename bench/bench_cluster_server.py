@@ -296,7 +296,12 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
               f"{args.seconds:g} s")
         rss1 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
         hosts = [name for name in cluster.processes if name.startswith("host")]
-        known1 = await hosts_know(cluster, hosts)
+        caught_up = time.perf_counter()
+        while min((known1 := await hosts_know(cluster, hosts)).values()) < held() and (
+                time.perf_counter() - caught_up < 120):
+            await asyncio.sleep(1)
+        print(f"the hosts know of every idle bot {time.perf_counter() - caught_up:.1f} s "
+              f"after the last one's welcome: {known1}")
         figures = await play(urls, playing, args.seconds, pids)
         rss2 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
         known2 = await hosts_know(cluster, hosts)
@@ -327,7 +332,7 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
     grown = sum(rss1[name] - rss0[name] for name in gateways)
     print(f"memory per idle connection on the gateways: {grown * 1024 / max(held(), 1):.0f} bytes")
     print(f"bots each host knows of (presence): with the idle connected {known1}; "
-          f"at the end (idle + playing) {known2}")
+          f"at the end, the playing bots stopped (their leaving on its way) {known2}")
     for name in cluster.processes:
         logged = (tmp / f"{name}.stderr").read_text(errors="replace")
         print(f"{name}: took a gateway for silent {logged.count(' is silent')} time(s), "

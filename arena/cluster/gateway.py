@@ -532,10 +532,13 @@ class GatewayRelay:
         while (item := await self._control.get()) is not None:
             kind, bot = item
             try:
-                if kind == "online":
+                if kind == "online":  # unconfirmed: in place before the news that follows
+                    # it on the connection, so before anything a host says after hearing it
+                    # (a round trip a bot made the announcements of 50 000 lag minutes behind)
                     bot.subscription = await self.bus.subscribe(
                         bot_out(bot.session.name or ""),
-                        lambda message, bot=bot: self._to_bot(bot, message))  # type: ignore[misc]
+                        lambda message, bot=bot: self._to_bot(bot, message),  # type: ignore[misc]
+                        confirm=False)
                     if self.bots.get(bot.session.name or "") is not bot:
                         await bot.subscription.close()  # left meanwhile
                         continue
