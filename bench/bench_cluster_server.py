@@ -51,6 +51,10 @@ from arena.storage import open_storage
 from clients.sdk import BuiltinBot
 from protocol import PROTOCOL_VERSION, Encoding
 
+STALLED = 120.0
+"""Seconds without a connection made or lost after which the idle bots' ramp is taken
+as far as it goes (the rest measured as it is)."""
+
 # -- client processes -------------------------------------------------------------------
 
 OPENING = 100
@@ -287,10 +291,21 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
         def held() -> int:
             return sum(p.get("connected", 0) for p in progress.values())
 
-        while held() + sum(p.get("failed", 0) for p in progress.values()) < len(idle_tokens):
+        def settled() -> int:
+            return held() + sum(p.get("failed", 0) + sum(
+                count for code, count in p.get("closes", {}).items()
+                if not code.startswith("before welcome")) for p in progress.values())
+
+        last, moved = -1, time.perf_counter()
+        while settled() < len(idle_tokens):
             await asyncio.sleep(2)
             print(f"  {held()} idle bots connected ({time.perf_counter() - began:.0f} s)",
                   flush=True)
+            if settled() != last:
+                last, moved = settled(), time.perf_counter()
+            elif time.perf_counter() - moved > STALLED:
+                print(f"  no progress for {STALLED:.0f} s: measured as it is")
+                break
         print(f"{held()} idle bots connected in {time.perf_counter() - began:.0f} s "
               f"over {args.gateways} gateways; now {len(playing)} playing for "
               f"{args.seconds:g} s")
