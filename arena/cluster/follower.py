@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from arena.cluster.messages import PRESENCE_ASK, BotPresence, Presence, PresenceAsk, encode
 from arena.cluster.sender import Sender
 
-__all__ = ["ASK_ROUNDS", "Heard", "PresenceFollower", "ask_snapshot", "conn_digest"]
+__all__ = ["ASK_ROUNDS", "SILENT_ROUNDS", "Heard", "PresenceFollower", "ask_snapshot",
+           "conn_digest"]
 
 log = logging.getLogger("arena.cluster")
 
@@ -38,6 +39,10 @@ ASK_ROUNDS = 5
 """Intervals a follower waits for the snapshot it asked a gateway for before it asks
 again (a snapshot of 20 000 bots is 200 messages: asked at every heartbeat by a loaded
 follower, they would be the traffic the changes spare)."""
+
+
+SILENT_ROUNDS = 3
+"""Intervals a gateway may say nothing before it is taken for dead, its bots for gone."""
 
 
 def conn_digest(conn: str) -> int:
@@ -105,18 +110,37 @@ class PresenceFollower:
         self.lost = 0
         """Of them, those asked because the follower fell out of step (`Heard.lost`)."""
         self._asked_everyone = -math.inf
+        self.heard: dict[str, float] = {}
+        """When each gateway was last heard (the loop's clock)."""
+        self._woke: float | None = None
 
     def asked_everyone(self, now: float) -> None:
         """Every gateway was just asked for a snapshot (a host that starts): a gateway
         first heard now is not asked again before its snapshot had time to come."""
         self._asked_everyone = now
 
-    def forget(self, gateway: str) -> None:
-        """`gateway` fell silent (its bots are taken for gone)."""
-        self.streams.pop(gateway, None)
+    def silent(self, now: float) -> list[str]:
+        """The gateways that said nothing for `SILENT_ROUNDS` intervals (dead: their bots
+        are gone), forgotten; called by the follower's watcher once an interval. None if
+        the watcher itself woke over an interval late: the follower was stalled (a
+        starved machine), and what the gateways said meanwhile may still be waiting to
+        be read; they are judged at its next round, on time."""
+        late = 0.0 if self._woke is None else now - self._woke - self.interval
+        self._woke = now
+        if late > self.interval:
+            log.warning("the presence watcher woke %.1f s late: no gateway judged silent "
+                        "this round", late)
+            return []
+        silent = [gateway for gateway, at in self.heard.items()
+                  if now - at > SILENT_ROUNDS * self.interval]
+        for gateway in silent:
+            del self.heard[gateway]
+            self.streams.pop(gateway, None)
+        return silent
 
     def hear(self, news: Presence, now: float) -> Heard:
         """What to make of `news` (heard at `now`, the loop's clock)."""
+        self.heard[news.gateway] = now
         if not news.epoch:  # a gateway from before the numbering: applied as it comes
             return Heard(news.online, news.gone)
         stream = self.streams.get(news.gateway)

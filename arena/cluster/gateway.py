@@ -97,9 +97,6 @@ CPU_REPORT_SECONDS = 0.1
 CPU-timed turns they think on (``cpu`` on ``game.<id>.in``): the host ends a turn that
 has used its allowance within about this much of it."""
 
-SILENT_ROUNDS = 3
-"""Snapshot intervals another gateway may stay silent before its bots are taken for
-gone (as a host takes them)."""
 
 DRAIN_SETTLE = 0.5
 """Seconds a stopping gateway waits, once it told the hosts its bots are gone, before it
@@ -179,8 +176,6 @@ class GatewayRelay:
         self.cpu_meter: Callable[[str, str, int], float | None] | None = None
         """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
         sent with its move (`FromBot.cpu_ms`)."""
-        self._heard: dict[str, float] = {}
-        """When each other gateway was last heard (the loop's clock)."""
         self.follower = PresenceFollower(interval)
         """The other gateways' presence, followed by its changes."""
         self.epoch = uuid.uuid4().hex[:12]
@@ -635,9 +630,7 @@ class GatewayRelay:
         news = decode(Presence, message.data)
         if news.gateway == self.gateway:
             return
-        now = asyncio.get_running_loop().time()
-        self._heard[news.gateway] = now
-        heard = self.follower.hear(news, now)
+        heard = self.follower.hear(news, asyncio.get_running_loop().time())
         for conn in heard.gone:
             self.elsewhere.gone(news.gateway, conn)
         for presence in heard.online:
@@ -692,11 +685,8 @@ class GatewayRelay:
                 if rounds % SNAPSHOT_ROUNDS == 0:
                     self.snapshot()
                 now = loop.time()  # a gateway silent for three intervals is gone, its bots too
-                for gateway in [g for g, at in self._heard.items()
-                                if now - at > SILENT_ROUNDS * self.interval]:
-                    del self._heard[gateway]
+                for gateway in self.follower.silent(now):
                     self.elsewhere.silent(gateway)
-                    self.follower.forget(gateway)
                 if self.storage is not None and (sweeping is None or sweeping.done()):
                     sweeping = loop.create_task(self._sweep_logged(now), name="gateway sweep")
         finally:

@@ -84,8 +84,6 @@ MAX_ENDED = 4096
 """Games that ended on this host remembered, so that a count of the games in flight
 read before their end does not count them."""
 
-SILENT_ROUNDS = 3
-"""Heartbeat intervals a gateway may stay silent before its bots are taken for gone."""
 
 
 class _Credits(TokenBucket):
@@ -238,8 +236,6 @@ class HostSide:
         self._puts = Sender(bus)
         """The pairings put on the durable queue: each waits for the broker to keep it
         (a round trip), off the path of what the games publish."""
-        self.heard: dict[str, float] = {}
-        """The gateways, and when each was last heard (the loop's clock)."""
         self.follower = PresenceFollower(interval)
         """The gateways' presence, followed by its changes (`arena.cluster.follower`)."""
         self._subscriptions: list[Subscription] = []
@@ -535,9 +531,7 @@ class HostSide:
 
     async def _presence(self, message: Message) -> None:
         news = decode(Presence, message.data)
-        now = asyncio.get_running_loop().time()
-        self.heard[news.gateway] = now
-        heard = self.follower.hear(news, now)
+        heard = self.follower.hear(news, asyncio.get_running_loop().time())
         for gone in heard.gone:
             name = self._conns.get(gone)
             if name is not None:
@@ -593,12 +587,8 @@ class HostSide:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
-            now = loop.time()
-            silent = {gateway for gateway, at in self.heard.items()
-                      if now - at > SILENT_ROUNDS * self.interval}
+            silent = set(self.follower.silent(loop.time()))
             for gateway in silent:
-                del self.heard[gateway]
-                self.follower.forget(gateway)
                 log.warning("gateway %s is silent: its bots are taken for gone", gateway)
             if silent:
                 for name, session in list(self.server.sessions.items()):

@@ -158,7 +158,9 @@ async def test_a_gateways_traffic_per_interval_does_not_grow_with_its_bots(
 
     relays = []
     try:
-        relays = [await _gateway(bus, "small", 10, 0.05), await _gateway(bus, "big", 2000, 0.05)]
+        # an interval long enough that a loaded machine does not make either take the
+        # other for silent (and ask for a snapshot when it hears it again)
+        relays = [await _gateway(bus, "small", 10, 1.0), await _gateway(bus, "big", 2000, 1.0)]
         small, big = relays
 
         def each_in_step() -> bool:
@@ -167,7 +169,7 @@ async def test_a_gateways_traffic_per_interval_does_not_grow_with_its_bots(
 
         await wait_for(each_in_step, 10, "each gateway in step with the other")
         await bus.subscribe(PRESENCE, hear)
-        await wait_for(lambda: min(map(len, heard.values())) >= 5, 10, "5 intervals")
+        await wait_for(lambda: min(map(len, heard.values())) >= 3, 20, "3 intervals")
         for name, count in (("small", 10), ("big", 2000)):
             news = [decode(Presence, data) for data in heard[name]]
             assert all(not (n.online or n.gone or n.snapshot) for n in news), name
@@ -271,3 +273,18 @@ async def test_heartbeats_stay_behind_the_changes_they_number() -> None:
         await relay.close()
     finally:
         await bus.close()
+
+
+def test_a_gateway_silent_for_three_intervals_is_gone_unless_the_watcher_was_late() -> None:
+    """Silence still means gone; but a follower whose own watcher woke over an interval
+    late was stalled (a starved machine): what the gateway said meanwhile may wait to be
+    read, so it judges at its next round, on time."""
+    follower = in_step(1)  # heard g1 at 0.0
+    assert [follower.silent(t) for t in (1.0, 2.0, 3.0)] == [[], [], []]
+    assert follower.silent(4.0) == ["g1"] and "g1" not in follower.streams
+    assert follower.hear(beat(1, "c-b1"), 5.0).ask  # back: a run heard of anew, asked
+
+    stalled = in_step(1)
+    assert stalled.silent(1.0) == []
+    assert stalled.silent(6.0) == []  # woke 4 s late: no verdict
+    assert stalled.silent(7.0) == ["g1"]  # on time, and still nothing from g1
