@@ -428,6 +428,23 @@ def test_every_reason_a_games_settings_are_refused_for_reads_in_russian() -> Non
     assert {"vertices-range", "edge-twice", "deal-one-each", "moves-range"} <= seen
 
 
+CLI_ONLY = {"cli.py": "a game's own command's options, read by no server",
+            "files.py": "the heaps rules files (.toml, .py) the command line reads"}
+"""The modules of the games whose `SettingsError`s only the command line gives."""
+
+
+def test_every_settings_error_a_game_raises_has_a_code() -> None:
+    """A game's settings refused anywhere a page reads why (the lobby, a ladder's
+    challenge, a replay's log) say it by code: every `SettingsError` and `GrammarError`
+    raised in a game's modules (but its command line's) is given one."""
+    uncoded = []
+    for path, call in [*_calls(ROOT / "arena" / "games", "SettingsError"),
+                       *_calls(ROOT / "arena" / "games", "GrammarError")]:
+        if path.name not in CLI_ONLY and "code" not in {keyword.arg for keyword in call.keywords}:
+            uncoded.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert uncoded == [], "give these a code and params (and a text in the game's settingsReasons)"
+
+
 def failure_codes() -> dict[str, tuple[set[str], str]]:
     """Why a tournament run or a final fails: `arena.web.tournaments.FAILURES`, the codes
     `SeasonKeeper._fail` and `FinalRefused` are given, and the tournament's limits a final
