@@ -833,7 +833,7 @@ class ArenaServer(ArenaService):
                     break
                 started.append(live.id)
         except SettingsError as error:  # the game's own reason: a page says it in its words
-            error.params.setdefault("game", ladder.game)
+            error.params = {"game": ladder.game, **error.params}  # (a raise's dict unchanged)
             raise
         loop = self.ladders.get(ladder.name)
         if challenge.rated and loop is not None:

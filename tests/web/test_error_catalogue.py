@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from arena.speech import js_table as _table  # a JavaScript object of code: text
 from arena.web.http import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,14 +166,6 @@ def rejection_key(code: str, chance: str, own: dict[str, str], shared: dict[str,
     if code.startswith("missing-"):
         return "missing-fact"
     return "fact-mismatch" if code.endswith("-mismatch") else None
-
-
-def _table(source: str, start: str) -> dict[str, str]:
-    """A JavaScript object of code: text (the text plain or in `N_(...)`)."""
-    block = source[source.index(start):]
-    block = block[:block.index("\n};")]
-    return {key.strip('"'): json.loads(f'"{text}"') for key, text in re.findall(
-        r'^\s+("[^"]+"|[a-z-]+): (?:N_\()?"((?:[^"\\]|\\.)*)"', block, re.MULTILINE)}
 
 
 def test_every_rejection_any_game_gives_reads_in_english_and_russian() -> None:

@@ -264,6 +264,10 @@ const REASONS = {
   "build-exit": N_("The build failed (exit status {status}): its log says why."),
   "build-server-error": N_("The server could not build it (it logged why): upload it again later."),
   "build-interrupted": N_("The server stopped during the build: upload it again."),
+  "log-too-large": N_("The log is larger than {mib} MiB, the most read here."),
+  "log-not-utf8": N_("The log is not UTF-8 text (byte {byte})."),
+  "log-empty": N_("The file is empty: there is no log in it."),
+  "log-format-unknown": N_("This is no log the arena reads: it reads its own JSON Lines and {known}."),
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
