@@ -97,6 +97,9 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
             page.goto(f"{server['url']}/#/replay?id={record}&move={move}")
             wait_phase(page, "replay")
             reads_russian(page, names, f"replay {record} at {move}")
+        if record == server["games"][0]:  # a log format's name in words, its game's
+            assert page.text_content("#download-thesis") == \
+                "протокол в формате программы дипломной работы"
         page.click("#last")
         reads_russian(page, names, f"replay {record} at the end")
     shot(page, "replay-ru")

@@ -751,8 +751,9 @@ async function viewReplay(viewer, data, source) {
     const where = source.id ? `id=${encodeURIComponent(source.id)}` : `t=${encodeURIComponent(source.tournament)}&g=${encodeURIComponent(source.tgame)}`;
     if (!data.live) {
       downloads.push(h("a", { href: `/api/log?${where}&format=jsonl`, download: "", id: "download-jsonl" }, t("the log (JSON Lines)")));
+      const formName = gameT(data.game, true);  // a format's name in words, if its game has them ("thesis")
       for (const form of info.log_formats || []) {
-        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, t("the {format} log", { format: form })));
+        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, t("the {format} log", { format: formName(form) })));
       }
     }
   }
