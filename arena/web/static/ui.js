@@ -267,7 +267,17 @@ const REASONS = {
   "log-too-large": N_("The log is larger than {mib} MiB, the most read here."),
   "log-not-utf8": N_("The log is not UTF-8 text (byte {byte})."),
   "log-empty": N_("The file is empty: there is no log in it."),
-  "log-format-unknown": N_("This is no log the arena reads: it reads its own JSON Lines and {known}."),
+  "log-format-unknown": N_("This is no log the arena reads: neither its own JSON Lines nor a log of one of its games."),
+  "log-not-json": N_("Line {line} is not JSON."),
+  "log-json-bounds": N_("Line {line} nests too deep or holds a number too large."),
+  "log-line-not-object": N_("Line {line} is not a JSON object, as every line of a log is."),
+  "log-no-header": N_("Line {line} is not the header of an arena log."),
+  "log-version": N_("The log is of version {version}: this arena reads version {supported}."),
+  "log-header-field": N_("The log's header has no valid “{field}”."),
+  "log-after-result": N_("Line {line} follows the result, the last line of a log."),
+  "log-bad-result": N_("Line {line}, the result, cannot be read."),
+  "log-turn-lacks": N_("Line {line}, a turn, has no {missing}."),
+  "log-turn-types": N_("Line {line}, a turn: turn and player are whole numbers, move a text."),
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
