@@ -389,8 +389,8 @@ def test_a_bad_thesis_log_reads_in_russian(russian: Any, server: dict[str, Any],
                (renamed, at["player"], "ожидалось «Игрок 2: NAME», а найдено «Player 2: b»")]
     # the arena's own log (read by the server, not a game) and a file no log at all
     defects += [(['{"format": "arena-log"', "{}"], 0, "Строка 1 — не JSON."),
-                (["hello"], 0, "Это не запись, которую арена умеет читать: ни её собственный "
-                               "JSON Lines, ни запись одной из её игр.")]
+                (["hello"], 0, ("Это не запись, которую арена умеет читать: ни её собственный "
+                               "JSON Lines, ни запись одной из её игр."))]
     for number, (log, line, why) in enumerate(defects):
         said = f"Эту запись нельзя прочитать: строка {line}: {why}" if line else why
         path = tmp_path / f"bad{number}.log"
