@@ -25,64 +25,63 @@ def _q(name: str) -> str:
     return f"(?P<{name}>{_QUOTED})"
 
 
-_SOURCES = "the sources are refused: "
 _FAILED = r"the build failed \((?:exit status -?\d+|killed by signal \d+)\)"
 
+_BUILD = (
+    ("upload-lang", rf"unknown language {_q('lang')} \(languages: (?P<known>.+)\)"),
+    ("upload-speaks", rf"a program speaks one of .+, not {_q('speaks')}"),
+    ("no-source-file", r"no (?P<files>\*\S+(?: or \*\S+)*) file in the sources(?: \(at the top\))?"),
+    ("not-a-java-class", r"(?P<name>.+): not the name of a Java class"),
+    ("entry-ambiguous", (r"no (?P<wanted>.+), and (?P<count>\d+) candidates at the top of the "
+                        r"sources \((?P<candidates>.*)\): name the entry (?P<entry>\S+)")),
+    ("no-entry", r"no (?P<wanted>.+) at the top of the sources"),
+    ("not-a-program", (r"(?P<name>.+) is not a program: neither an ELF executable nor a script "
+                      r"starting with '#!'")),
+    ("build-directory-taken", (r"(?P<directory>.+) exists and is not an earlier build: give a "
+                              r"new directory")),
+    ("build-overtime", r"the build took more than (?P<seconds>\d+(?:\.\d+)?) s"),
+    ("build-result-large", r"the build's result is larger than (?P<mib>\d+) MiB"),
+    ("build-result-refused", r"the build's result is refused: .*"),
+    ("build-memory", _FAILED + r": it reached its memory limit \((?P<mib>\d+) MiB\)"),
+    ("build-processes", _FAILED + r": it reached its limit of (?P<most>\d+) processes"),
+    ("build-killed", r"the build failed \(killed by signal (?P<signal>\d+)\)"),
+    ("build-exit", r"the build failed \(exit status (?P<status>-?\d+)\)"),
+    ("build-server-error", r"the server could not build it: .*"),
+    ("build-interrupted", r"the server stopped during the build: upload it again"),
+)
+_RULES = (  # after "the sources are refused: "; NAME, PARENT, TARGET: quoted as Python wrote them
+    ("source-nul", r"NAME: a NUL in a file name"),
+    ("source-absolute", r"NAME: an absolute path"),
+    ("source-dotdot", r"NAME: '\.\.' in a path"),
+    ("source-path-long", r"NAME\.\.\.: a path longer than (?P<most>\d+) bytes"),
+    ("source-deep", r"NAME: nested deeper than (?P<most>\d+) directories"),
+    ("source-not-a-name", r"NAME: not a file name"),
+    ("source-twice", r"NAME appears twice"),
+    ("source-under-file", r"NAME is under PARENT, which is not a directory"),
+    ("source-files", r"more than (?P<most>\d+) files and directories"),
+    ("source-unpacked", rf"(?:{_QUOTED}: )?the files come to more than (?P<mib>\d+) MiB unpacked"),
+    ("source-size-wrong", r"NAME holds more than the (?P<size>\d+) bytes it declares"),
+    ("source-size-wrong", r"NAME holds \d+ bytes, not the (?P<size>\d+) it declares"),
+    ("source-link-out", (r"NAME: a symbolic link may only point inside the sources \(to a "
+                        r"relative path\), not to TARGET")),
+    ("source-link-out", r"NAME: a symbolic link out of the sources \(TARGET\)"),
+    ("source-archive-limit", r"the archive unpacks to more than its limit"),
+    ("source-not-tar", r"not a readable tar archive: .*"),
+    ("source-not-zip", r"not a readable zip archive: .*"),
+    ("source-hard-link", (r"NAME: hard links are not taken \(use a copy or a relative symbolic "
+                         r"link\)")),
+    ("source-special", r"NAME: devices, pipes and sockets are not taken"),
+    ("source-special", r"(?:.*/)?(?P<name>[^/]+): neither a file nor a directory"),
+    ("source-link-long", r"NAME: a symbolic link too long"),
+    ("source-too-large", r".+: \d+ MiB, more than the (?P<mib>\d+) MiB a bot's file may have"),
+    ("source-empty", r".+: no files in it"),
+)
 OLD_DETAILS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (code, re.compile(pattern, re.DOTALL)) for code, pattern in (
-        ("upload-lang", rf"unknown language {_q('lang')} \(languages: (?P<known>.+)\)"),
-        ("upload-speaks", rf"a program speaks one of .+, not {_q('speaks')}"),
-        ("no-source-file", r"no (?P<files>\*\S+(?: or \*\S+)*) file in the sources(?: \(at the top\))?"),
-        ("not-a-java-class", r"(?P<name>.+): not the name of a Java class"),
-        ("entry-ambiguous", (r"no (?P<wanted>.+), and (?P<count>\d+) candidates at the top of "
-                            r"the sources \((?P<candidates>.*)\): name the entry (?P<entry>\S+)")),
-        ("no-entry", r"no (?P<wanted>.+) at the top of the sources"),
-        ("not-a-program", (r"(?P<name>.+) is not a program: neither an ELF executable nor a "
-                          r"script starting with '#!'")),
-        ("build-directory-taken", (r"(?P<directory>.+) exists and is not an earlier build: "
-                                  r"give a new directory")),
-        ("build-overtime", r"the build took more than (?P<seconds>\d+(?:\.\d+)?) s"),
-        ("build-result-large", r"the build's result is larger than (?P<mib>\d+) MiB"),
-        ("build-result-refused", r"the build's result is refused: .*"),
-        ("build-memory", _FAILED + r": it reached its memory limit \((?P<mib>\d+) MiB\)"),
-        ("build-processes", _FAILED + r": it reached its limit of (?P<most>\d+) processes"),
-        ("build-killed", r"the build failed \(killed by signal (?P<signal>\d+)\)"),
-        ("build-exit", r"the build failed \(exit status (?P<status>-?\d+)\)"),
-        ("build-server-error", r"the server could not build it: .*"),
-        ("build-interrupted", r"the server stopped during the build: upload it again"),
-        # the rules of sources (`arena.sandbox.unpack`), led by "the sources are refused: "
-        ("source-nul", _SOURCES + rf"{_q('name')}: a NUL in a file name"),
-        ("source-absolute", _SOURCES + rf"{_q('name')}: an absolute path"),
-        ("source-dotdot", _SOURCES + rf"{_q('name')}: '\.\.' in a path"),
-        ("source-path-long", _SOURCES + rf"{_q('name')}\.\.\.: a path longer than (?P<most>\d+) bytes"),
-        ("source-deep", _SOURCES + rf"{_q('name')}: nested deeper than (?P<most>\d+) directories"),
-        ("source-not-a-name", _SOURCES + rf"{_q('name')}: not a file name"),
-        ("source-twice", _SOURCES + rf"{_q('name')} appears twice"),
-        ("source-under-file", _SOURCES + rf"{_q('name')} is under {_q('parent')}, which is not "
-                                         r"a directory"),
-        ("source-files", _SOURCES + r"more than (?P<most>\d+) files and directories"),
-        ("source-unpacked", _SOURCES + rf"(?:{_QUOTED}: )?the files come to more than "
-                                       r"(?P<mib>\d+) MiB unpacked"),
-        ("source-size-wrong", _SOURCES + rf"{_q('name')} holds more than the (?P<size>\d+) bytes "
-                                         r"it declares"),
-        ("source-size-wrong", _SOURCES + rf"{_q('name')} holds \d+ bytes, not the (?P<size>\d+) "
-                                         r"it declares"),
-        ("source-link-out", _SOURCES + rf"{_q('name')}: a symbolic link may only point inside "
-                                       rf"the sources \(to a relative path\), not to {_q('target')}"),
-        ("source-link-out", _SOURCES + rf"{_q('name')}: a symbolic link out of the sources "
-                                       rf"\({_q('target')}\)"),
-        ("source-archive-limit", _SOURCES + r"the archive unpacks to more than its limit"),
-        ("source-not-tar", _SOURCES + r"not a readable tar archive: .*"),
-        ("source-not-zip", _SOURCES + r"not a readable zip archive: .*"),
-        ("source-hard-link", _SOURCES + rf"{_q('name')}: hard links are not taken \(use a copy "
-                                        r"or a relative symbolic link\)"),
-        ("source-special", _SOURCES + rf"{_q('name')}: devices, pipes and sockets are not taken"),
-        ("source-special", _SOURCES + r"(?:.*/)?(?P<name>[^/]+): neither a file nor a directory"),
-        ("source-link-long", _SOURCES + rf"{_q('name')}: a symbolic link too long"),
-        ("source-too-large", _SOURCES + r".+: \d+ MiB, more than the (?P<mib>\d+) MiB a bot's "
-                                        r"file may have"),
-        ("source-empty", _SOURCES + r".+: no files in it"),
-    ))
+        *_BUILD,
+        *((code, "the sources are refused: " + re.sub(
+            "NAME|PARENT|TARGET", lambda hole: _q(hole[0].lower()), pattern))
+          for code, pattern in _RULES)))
 """Each code a build's English once gave, and the pattern of that English: its groups
 are the code's params (a quoted one as Python wrote it)."""
 
