@@ -99,3 +99,16 @@ def test_the_grammar_commands_say_a_grammar_s_reason_in_the_language_asked(
     assert played.exit_code == 2 and "«nope» — не встроенная грамматика" in played.output
     english = runner.invoke(main, ["--lang", "en", "grammar", "check", str(bad)])
     assert "line 2" in english.output and "строка" not in english.output
+
+
+def test_a_tournament_s_grammar_and_bots_are_refused_in_the_language_asked(
+        tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("S->A\nA a\n", encoding="utf-8")
+    runner = CliRunner()
+    grammar = runner.invoke(main, ["--lang", "ru", "tournament", "--grammar", str(bad),
+                                   "--bots", "random,greedy"])
+    assert grammar.exit_code == 2 and "строка 2: нет «->» в «A a»" in grammar.output
+    bots = runner.invoke(main, ["--lang", "ru", "tournament", "--bots", "random,nobody"])
+    assert bots.exit_code == 2
+    assert "Здесь нет бота «nobody», играющего в игру «Игра в подстановки»" in bots.output
