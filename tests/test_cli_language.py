@@ -109,6 +109,6 @@ def test_a_tournament_s_grammar_and_bots_are_refused_in_the_language_asked(
     grammar = runner.invoke(main, ["--lang", "ru", "tournament", "--grammar", str(bad),
                                    "--bots", "random,greedy"])
     assert grammar.exit_code == 2 and "строка 2: нет «->» в «A a»" in grammar.output
-    bots = runner.invoke(main, ["--lang", "ru", "tournament", "--bots", "random,nobody"])
+    bots = runner.invoke(main, ["--lang", "ru", "tournament", "--bots", "random,nobody:x=1"])
     assert bots.exit_code == 2
     assert "Здесь нет бота «nobody», играющего в игру «Игра в подстановки»" in bots.output
