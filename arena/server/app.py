@@ -926,7 +926,16 @@ class ArenaServer(ArenaService):
         if relay is not None:
             return await relay.web("challenge_status", {"challenge_id": challenge_id})
         found = self.challenges.get(challenge_id)
-        return None if found is None else found.status_fields()
+        if found is not None:
+            return found.status_fields()
+        if self.challenges.journal is None:  # (one process: it knows every challenge)
+            return None
+        try:  # a cluster's leader: a challenge a former leader ended (docs/cluster.md)
+            row = await self.storage.challenge(challenge_id)
+        except StorageFailure as failure:
+            log.warning("challenge %s not read: %s", challenge_id, failure)
+            return None
+        return None if row is None or row.ended is None else dict(row.ended)
 
     def counts(self) -> ServerCounts:
         games, pool = self.games, self.house_bots.pool
