@@ -69,14 +69,12 @@ async def test_a_pending_challenge_survives_its_leader_s_kill_and_is_played(
             assert not waiting.done()  # no end was told: it still waits for sam
 
             http = gateway.replace("ws://", "http://")
-            async with aiohttp.ClientSession() as session:  # ended by the dead leader: known
-                async with session.get(
-                        f"{http}api/challenges/{declined['challenge_id']}") as answer:
-                    assert answer.status == 200, await answer.text()
-                    assert await answer.json() == {
-                        key: declined[key] for key in ("challenge_id", "status", "challenger",
-                                                       "opponent", "rated", "reason",
-                                                       "request_id")}
+            async with aiohttp.ClientSession() as session, session.get(  # the dead leader's
+                    f"{http}api/challenges/{declined['challenge_id']}") as answer:
+                assert answer.status == 200, await answer.text()
+                assert await answer.json() == {
+                    key: declined[key] for key in ("challenge_id", "status", "challenger",
+                                                   "opponent", "rated", "reason", "request_id")}
 
             await clients["sam"].accept_challenge(notice.challenge_id)
             status = await asyncio.wait_for(waiting, 30)
