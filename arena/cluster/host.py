@@ -232,8 +232,9 @@ class _ChallengeJournal:
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         async def end() -> None:
-            done.set_result(await self._store_end(challenge.id, challenge.status_fields(),
-                                            time.time()))
+            ended = await self._store_end(challenge.id, challenge.status_fields(), time.time())
+            if not done.done():  # (not waited for any more: told by nobody)
+                done.set_result(ended)
         self._queue.put_nowait(end)
         return await done
 
@@ -311,6 +312,8 @@ class HostSide:
         flight, read from the database, may be older than their end)."""
         self.leading = False
         """Whether this host leads now: pairs the ladders, keeps the challenges."""
+        self._giving_up: asyncio.Task[None] | None = None
+        """The challenges kept while this host led, ended as it stopped leading."""
         self._cpu: tuple[str, int, float] | None = None
         """The game, turn and CPU time (ms) of the hosted bot's move being acted on (its
         gateway measured it: `FromBot.cpu_ms`)."""
@@ -368,7 +371,7 @@ class HostSide:
             self.sender.send(HANDOVER, encode(Handover(self.server.host, self.server.released)))
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *filter(None, [self._giving_up])]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self._journal.close()  # the challenges it ended are dropped from the database
@@ -438,14 +441,27 @@ class HostSide:
             challenges.journal = None
             # each ends here, its bots told, once its end is stored as this host's; one
             # whose end cannot be stored (the database fails: why the lock was lost) is
-            # left to the next leader untold, as a leader killed leaves them
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(challenges.give_up(
-                    "the game host that kept it stopped: challenge again",
-                    self._journal.written), GIVE_UP_SECONDS)
+            # left to the next leader untold, as a leader killed leaves them. In a task of
+            # its own: a second cancel of this one (the host closing) does not cut it short
+            self._giving_up = asyncio.get_running_loop().create_task(
+                self._give_up(), name="challenges given up")
             server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()
+
+    async def _give_up(self) -> None:
+        """End the challenges kept while this host led (`Challenges.give_up`), for at
+        most `GIVE_UP_SECONDS`."""
+        try:
+            cancelled = await asyncio.wait_for(self.server.challenges.give_up(
+                "the game host that kept it stopped: challenge again",
+                self._journal.written), GIVE_UP_SECONDS)
+        except TimeoutError:
+            log.warning("the pending challenges' ends not stored within %g s: left to the "
+                        "next leader", GIVE_UP_SECONDS)
+            return
+        if cancelled:
+            log.info("%d pending challenge(s) cancelled", cancelled)
 
     async def _count_games(self) -> None:
         """Each player's games in flight on every host, as the leader's ladders count
