@@ -559,12 +559,13 @@ class HostSide:
         return encode(LobbyAnswer(fields))
 
     async def _play(self, message: Message) -> bytes:
-        """A game the web started on a gateway, started here as one process starts it
-        and answered once stored as running (a gateway counting a guest's games reads
-        it then): ``play``, a browser's guest against a house bot, on the web's time
-        control; ``start``, any other (`ArenaServer.launch_game`: a match between two
-        house bots, a season final's game), on the time control it names (or the
-        server's)."""
+        """A game the web started on a gateway (``start``, `ArenaServer.launch_game`: a
+        browser's guest against a house bot, a match between two house bots, a season
+        final's game), started here as one process starts it, on the time control it
+        names (or the server's), and answered once stored as running (a gateway counting
+        a guest's games reads it then). ``play`` (a guest's game on this host's web time
+        control) is what a gateway of the version before asks, still answered during a
+        rolling upgrade."""
         asked = decode(LobbyAsk, message.data)
         server = self.server
         self._known(asked.presence)

@@ -874,10 +874,11 @@ class ArenaServer(ArenaService):
             live = self.start_game(game_name, settings, players, time_control=time_control,
                                    pair=pair)
             return live.id, tuple(live.players)
+        guests = [name for name in players if is_guest(name)]  # (its games at once)
         fields = await relay.web("start", {
             "game": game_name, "settings": dict(settings), "players": list(players),
             "time_control": None if time_control is None else time_control.to_json(),
-            "pair": pair}) or {}
+            "pair": pair}, guests[0] if guests else None) or {}
         return str(fields["game_id"]), tuple(str(name) for name in fields["players"])
 
     async def game_over(self, game_id: str) -> MatchRecord | None:
@@ -893,18 +894,6 @@ class ArenaServer(ArenaService):
                 if row is None or row.status != "running":
                     return None
             await asyncio.sleep(GAME_OVER_POLL)
-
-    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
-                             players: Sequence[str]) -> str:
-        relay = self.clients.relay
-        if relay is None:
-            return self.start_game(game_name, settings, players,
-                                   time_control=self.config.web_time_control).id
-        guests = [name for name in players if not name.startswith("house:")]
-        fields = await relay.web("play", {"game": game_name, "settings": dict(settings),
-                                          "players": list(players)},
-                                 guests[0] if guests else None)
-        return str((fields or {})["game_id"])
 
     async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
                         ladder: str | None = None, rated: bool = False) -> dict[str, Any]:

@@ -241,6 +241,22 @@ async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
                     refused = await answer.json()
                     assert answer.status == 409 and refused["code"] == "too-many-games"
 
+        # a gateway of the version before asks ``play`` (a guest's game on the host's web
+        # time control): still answered, during a rolling upgrade
+        idle, token = await host.server.storage.add_guest(3600.0)
+        raw = await first.raw()
+        await raw.hello(token)  # and never moves: its game waits on its clock
+        await wait_for(lambda: idle in host.server.sessions, 10, "the host knows the guest")
+        role = host.app.role
+        assert role is not None
+        older = LobbyAsk("play", {"game": "substitution", "settings": LADDER.settings,
+                                  "players": [idle, "house:random"]})
+        answer = msgspec.msgpack.decode(
+            await role.side._play(BusMessage("lobby.play", encode(older))))
+        assert answer["error"] == "", answer
+        live = host.server.games.live[answer["fields"]["game_id"]]
+        assert live.control == host.server.config.web_time_control
+
 
 async def test_a_challenge_names_its_opponent_the_leader_has_not_heard_of_yet(
         make_arena: Callable[..., Any]) -> None:
