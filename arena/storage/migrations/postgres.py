@@ -269,12 +269,9 @@ CREATE TABLE challenges_sent (
 );
 CREATE INDEX challenges_sent_by_time ON challenges_sent(sent);
 """
-"""Version 12 (SQLite's 15): the leading host's challenges outlive it whole (docs/cluster.md, "The lobby"):
-each row names the host that keeps it (``keeper``: the next leader takes the pending ones
-over, and a leader's end is written only while the row is still its own), a challenge
-that ended keeps its ``challenge_status`` fields (``ended``, JSON text) for an hour after
-``ended_at``, for ``GET /api/challenges/ID``; ``challenges_sent`` holds when each account
-sent each challenge of the last hour (the hourly budget), for the next leader to count."""
+"""Version 12 (SQLite's 15): the leading host's challenges outlive it whole: each row's
+``keeper``, an ended one's fields (``ended``) kept an hour after ``ended_at``, and
+``challenges_sent`` for the hourly budget (the SQLite step says why)."""
 
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
