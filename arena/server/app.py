@@ -54,7 +54,7 @@ from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
-from arena.server.challenges import Challenge, ChallengeError, Challenges
+from arena.server.challenges import ID_SHAPE, Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
 from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
@@ -917,8 +917,8 @@ class ArenaServer(ArenaService):
         found = self.challenges.get(challenge_id)
         if found is not None:
             return found.status_fields()
-        if self.challenges.journal is None:  # (one process: it knows every challenge)
-            return None
+        if self.challenges.journal is None or not ID_SHAPE.fullmatch(challenge_id):
+            return None  # (one process knows every challenge; no id of ours: no read)
         try:  # a cluster's leader: a challenge a former leader ended (docs/cluster.md)
             row = await self.storage.challenge(challenge_id)
         except StorageFailure as failure:

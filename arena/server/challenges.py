@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import time
 import uuid
 from collections import deque
@@ -53,6 +54,8 @@ log = logging.getLogger("arena.server")
 Mode = Literal["ask", "auto", "decline"]
 Status = Literal["pending", "accepted", "declined", "expired", "cancelled", "failed"]
 HOUR = 3600.0
+ID_SHAPE = re.compile(r"c[0-9a-f]{12}")
+"""The ids `Challenges.challenge` makes: only such an id is looked up in the database."""
 KEPT = 1000
 """Challenges that ended kept for the web to read their outcome."""
 
