@@ -374,7 +374,7 @@ class HostSide:
         for task in [*self._tasks, *filter(None, [self._giving_up])]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        await self._journal.close()  # the challenges it ended are dropped from the database
+        await self._journal.close()  # the ends of the challenges it kept are stored
         await self.sender.close()
         await self._puts.close()
         await self.slots.close()
