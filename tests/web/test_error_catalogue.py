@@ -495,7 +495,7 @@ def test_each_settings_limit_reads_in_the_games_words() -> None:
 
 def challenge_end_reasons() -> dict[str, str]:
     """Each reason the server gives a challenge's end (arena/server/challenges.py: its
-    `_end` calls, its policies' ``decline: ...`` verdicts; `cancel_all` in arena/cluster),
+    `_end` calls, its policies' ``decline: ...`` verdicts; `give_up` in arena/cluster),
     its f-string holes filled with a number, with where."""
     given: dict[str, str] = {}
     sources = [ROOT / "arena" / "server" / "challenges.py", *sorted((ROOT / "arena" / "cluster").glob("*.py"))]
@@ -509,7 +509,7 @@ def challenge_end_reasons() -> dict[str, str]:
                 continue  # a part of an f-string, read with it
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_end":
                 texts = [node.args[2]]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "cancel_all" \
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "give_up" \
                     and node.args:
                 texts = [node.args[0]]
             elif isinstance(node, ast.Constant | ast.JoinedStr):
