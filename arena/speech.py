@@ -34,7 +34,7 @@ class Games(Protocol):
     def game_class(self, name: str) -> Any: ...
 
 __all__ = ["CONTEXT_KEY", "DEFAULT", "LANGUAGES", "Speech", "command_speech", "environment_language",
-           "js_table", "read_catalogue"]
+           "js_table", "read_catalogue", "rejection_key"]
 
 HERE = Path(__file__).parent / "web" / "i18n"
 UI = Path(__file__).parent / "web" / "static" / "ui.js"
@@ -97,6 +97,24 @@ def js_table(source: str, start: str) -> dict[str, str]:
         r'^\s+("[^"]+"|[a-z-]+): (?:N_\()?"((?:[^"\\]|\\.)*)"', block, re.MULTILINE)}
 
 
+def rejection_key(code: str, chance: str, own: Mapping[str, str],
+                  shared: Mapping[str, str]) -> str | None:
+    """``ui.js``'s ``rejectionKey``: the entry of the game's `own` rejections or of the
+    `shared` ones (``REJECTIONS``) that says the referee's `code`; a code named after the
+    game's `chance` event or a fact its log records reads as its kind; None for a code
+    neither knows."""
+    if code in own or code in shared:
+        return code
+    for kind in ("bad-", "missing-", "unexpected-"):
+        if code == kind + chance:
+            return f"{kind}chance"
+    if code == f"{chance}-mismatch":
+        return "chance-mismatch"
+    if code.startswith("missing-"):
+        return "missing-fact"
+    return "fact-mismatch" if code.endswith("-mismatch") else None
+
+
 def _plural_ru(count: float) -> str:
     if count != int(count):
         return "other"
@@ -149,6 +167,22 @@ class Speech:
         if "...grammarReasons" in source:
             reasons = {**js_table(source, "const grammarReasons = {"), **reasons}
         return reasons
+
+    def defect(self, defect: Any, game: str, chance: str) -> str:
+        """The referee's verdict on a log (an `arena.replay.Defect` of the game `game`,
+        whose chance event is `chance`) in the language: where, its code (for scripts),
+        and the code's text as a page says it; its English for a code no table knows."""
+        own = js_table(_source(self.renderers[game]) if self.renderers.get(game) else "",
+                       "export const rejections = {")
+        shared = js_table(_source(UI), "const REJECTIONS = {")
+        key = rejection_key(defect.code, chance, own, shared)
+        if self.lang == DEFAULT or key is None:
+            return str(defect)
+        where = [self.text("turn {n}", {"n": defect.turn}) if defect.turn is not None else "",
+                 self.text("player {n}", {"n": defect.player}) if defect.player is not None else ""]
+        lead = ", ".join(part for part in where if part)
+        said = self.text(own[key], game=game) if key in own else self.text(shared[key])
+        return f"{lead}: {defect.code}: {said}" if lead else f"{defect.code}: {said}"
 
     def error(self, error: BaseException, game: str | None = None) -> str:
         """What `error` says, in the language when its code has a text (a game's reason

@@ -126,6 +126,8 @@ class FileReport:
     path: str
     defect: Defect | None = None
     error: str | None = None
+    game: str | None = None
+    """The game of the log, once read."""
 
     @property
     def status(self) -> int:
@@ -133,10 +135,14 @@ class FileReport:
         return 2 if self.error is not None else 1 if self.defect is not None else 0
 
     def __str__(self) -> str:
+        return self.line()
+
+    def line(self, defect: str | None = None) -> str:
+        """The report's line; `defect`: the defect in other words than its own."""
         if self.error is not None:
             return f"{self.path}: UNREADABLE {self.error}"
         if self.defect is not None:
-            return f"{self.path}: INVALID {self.defect}"
+            return f"{self.path}: INVALID {defect or self.defect}"
         return f"{self.path}: OK"
 
 
@@ -150,4 +156,4 @@ def validate_file(path: str | Path, registry: Registry | None = None,
         reason = error.strerror if isinstance(error, OSError) and error.strerror else \
             say(error) if isinstance(error, ArenaError) else str(error)
         return FileReport(str(path), error=reason)
-    return FileReport(str(path), defect=validate_record(record, registry))
+    return FileReport(str(path), defect=validate_record(record, registry), game=record.game)

@@ -112,3 +112,18 @@ def test_a_tournament_s_grammar_and_bots_are_refused_in_the_language_asked(
     bots = runner.invoke(main, ["--lang", "ru", "tournament", "--bots", "random,nobody:x=1"])
     assert bots.exit_code == 2
     assert "Здесь нет бота «nobody», играющего в игру «Игра в подстановки»" in bots.output
+
+
+def test_validate_says_the_referee_s_verdict_in_the_language_asked(tmp_path: Path) -> None:
+    """An edited log's defect reads as a page says it (its code kept, for scripts)."""
+    good, _, _ = _thesis_log(tmp_path)
+    lines = good.read_text(encoding="utf-8").splitlines()
+    edited = tmp_path / "edited.txt"
+    edited.write_text("\n".join("Счёт игрока 0: 999" if line.startswith("Счёт игрока 0:")
+                                else line for line in lines) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    russian = runner.invoke(main, ["--lang", "ru", "validate", str(edited)])
+    assert russian.exit_code == 1
+    assert russian.output == f"{edited}: INVALID score-mismatch: очки в записи не совпадают с очками судьи\n"
+    english = runner.invoke(main, ["--lang", "en", "validate", str(edited)])
+    assert english.output.startswith(f"{edited}: INVALID score-mismatch: the log says scores [999, ")

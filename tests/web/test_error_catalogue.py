@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.speech import js_table as _table  # a JavaScript object of code: text
+from arena.speech import rejection_key  # ui.js's rejectionKey
 from arena.web.http import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,20 +153,6 @@ def rejection_codes(sources: list[Path], chance: str) -> dict[str, str]:
                               else "position", code)
             codes[code] = where
     return codes
-
-
-def rejection_key(code: str, chance: str, own: dict[str, str], shared: dict[str, str]) -> str | None:
-    """ui.js's `rejectionKey`: the table entry that says `code`."""
-    if code in own or code in shared:
-        return code
-    for kind in ("bad-", "missing-", "unexpected-"):
-        if code == kind + chance:
-            return f"{kind}chance"
-    if code == f"{chance}-mismatch":
-        return "chance-mismatch"
-    if code.startswith("missing-"):
-        return "missing-fact"
-    return "fact-mismatch" if code.endswith("-mismatch") else None
 
 
 def test_every_rejection_any_game_gives_reads_in_english_and_russian() -> None:
