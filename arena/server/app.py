@@ -45,7 +45,7 @@ from typing import Any, Self, TypeVar
 from websockets.asyncio.server import ServerConnection
 
 from arena.counters import Counters, open_counters
-from arena.errors import ArenaError
+from arena.errors import ArenaError, SettingsError
 from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
@@ -815,22 +815,26 @@ class ArenaServer(ArenaService):
         control = (self.config.web_time_control if is_guest(first) or is_guest(second)
                    else ladder.time_control)
         pair = "p" + uuid.uuid4().hex[:12]
-        settings, seeds = self._pairing_start(ladder, len(seatings))
         started: list[str] = []
-        for players, seed in zip(seatings, seeds, strict=True):
-            try:
-                live = self.start_game(ladder.game, settings, players, seed=seed,
-                                       time_control=control, ladder=challenge.rated,
-                                       pair=pair,
-                                       # unrated: no ladder game (its pair cap and
-                                       # history are the rated games')
-                                       ladder_name=ladder.name if challenge.rated else None)
-            except (ArenaError, RuntimeError):
-                if not started:
-                    raise
-                log.warning("challenge %s: its second game could not start", challenge.id)
-                break
-            started.append(live.id)
+        try:
+            settings, seeds = self._pairing_start(ladder, len(seatings))
+            for players, seed in zip(seatings, seeds, strict=True):
+                try:
+                    live = self.start_game(ladder.game, settings, players, seed=seed,
+                                           time_control=control, ladder=challenge.rated,
+                                           pair=pair,
+                                           # unrated: no ladder game (its pair cap and
+                                           # history are the rated games')
+                                           ladder_name=ladder.name if challenge.rated else None)
+                except (ArenaError, RuntimeError):
+                    if not started:
+                        raise
+                    log.warning("challenge %s: its second game could not start", challenge.id)
+                    break
+                started.append(live.id)
+        except SettingsError as error:  # the game's own reason: a page says it in its words
+            error.params = {"game": ladder.game, **error.params}  # (a raise's dict unchanged)
+            raise
         loop = self.ladders.get(ladder.name)
         if challenge.rated and loop is not None:
             loop.paired(first, second, time.time())

@@ -44,7 +44,7 @@ from typing import Any, Literal, Protocol
 from arena.config import ChallengeLimits
 from arena.errors import ArenaError
 from arena.names import is_house
-from arena.service import ChallengeError
+from arena.service import ChallengeError, StorageUnavailable
 from arena.storage import PendingChallenge, StorageFailure
 
 __all__ = ["AcceptPolicy", "Challenge", "ChallengeError", "ChallengeLimits", "Challenges"]
@@ -155,6 +155,19 @@ class Challenge:
         if self.status == "accepted":
             fields["game_ids"] = list(self.game_ids)
         return fields
+
+
+def _coded(challenge: Challenge, error: Exception) -> ArenaError:
+    """The refusal that failed an accepted `challenge`, with a code a page says: the
+    error's own (a game's settings reason names the ``game`` whose words say it), or
+    ``storage-unavailable`` or ``start-failed`` for one without (logged: its English
+    words are the server's, no person's)."""
+    if isinstance(error, ArenaError) and error.code:
+        return error
+    if isinstance(error, StorageFailure | StorageUnavailable):
+        return ChallengeError("storage-unavailable", str(error))
+    log.warning("challenge %s: its games could not start: %s", challenge.id, error)
+    return ChallengeError("start-failed", str(error))
 
 
 Notify = Callable[[str, str, dict[str, Any]], None]
@@ -386,8 +399,8 @@ class Challenges:
                         challenge.ladder)
             challenge.game_ids = tuple(self._start(challenge))
         except (ArenaError, RuntimeError, ValueError) as error:
-            if isinstance(error, ArenaError) and error.code:
-                challenge.error_code, challenge.error_params = error.code, dict(error.params)
+            refusal = _coded(challenge, error)
+            challenge.error_code, challenge.error_params = refusal.code, dict(refusal.params)
             self._end(challenge, "failed", str(error))
             return
         self._end(challenge, "accepted", None)

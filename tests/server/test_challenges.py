@@ -383,6 +383,28 @@ async def test_a_challenge_on_a_ladder_of_varied_starts_plays_a_start_drawn_for_
     assert draw_settings(heaps, params, smaller) == first.settings
 
 
+async def test_a_challenge_failing_for_its_game_s_settings_names_the_game(make_arena,
+                                                                           monkeypatch):
+    """A challenge whose games cannot start for a reason of the game's own (its ladder's
+    generator draws only starts that are over: the server checked the drawing with one
+    seed only) fails with that reason's code and the ``game`` whose words say it (issue
+    28: the page says it in its language)."""
+    from arena import starts
+
+    varied = LadderConfig(game="heaps", interval=3600.0, name="heaps-varied",
+                          generator={"start": [1, 25]})
+    arena = await make_arena(ladders=(varied,))
+    monkeypatch.setattr("arena.server.app.draw_settings", lambda game, params, seed: (
+        starts.draw_settings(game, {"start": [10_000, 10_000], "target": [2, 2]}, seed)))
+    alice = await arena.client("alice", "heaps-random", challenges=True, seek=False)
+    await arena.client("bob", "heaps-random", challenges=True, seek=False,
+                       accept={"mode": "auto"})
+    status = await alice.challenge("bob", rated=False)
+    assert status["status"] == "failed" and "over already" in status["reason"]
+    assert (status["error_code"], status["error_params"]) == (
+        "generator-over", {"low": 10_000, "high": 10_000, "game": "heaps"})
+
+
 async def test_the_sdk_pauses_the_same_ladder_again_after_a_reconnect(make_arena):
     ladders = tuple(LadderConfig(game="substitution", settings={**SUBST, "moves": 2},
                                  interval=3600.0, name=name) for name in ("short", "long"))
@@ -463,7 +485,7 @@ async def test_a_challenge_that_fails_on_acceptance_says_why_by_code() -> None:
     """A challenge accepted that the server can no longer play (a bot busy by then) ends
     ``failed`` with the refusal's English `reason` and its code and params
     (``error_code``, ``error_params``: a page says it in its language, issue 28); a
-    failure without a code (the games could not start) has none."""
+    failure without a code (the games could not start) is ``start-failed``."""
     told: list[dict[str, Any]] = []
     busy = {"now": False}
 
@@ -498,7 +520,7 @@ async def test_a_challenge_that_fails_on_acceptance_says_why_by_code() -> None:
         keeper.answer("bob", second.id, accept=True)
         fields = second.status_fields()
         assert fields["status"] == "failed" and fields["reason"] == "no room for the games"
-        assert "error_code" not in fields and "error_params" not in fields
+        assert (fields["error_code"], fields["error_params"]) == ("start-failed", {})
     finally:
         keeper.close()
 

@@ -301,6 +301,30 @@ async def test_builds_are_stored_finished_and_listed_newest_first(storage: Stora
     assert await storage.builds("carol") == []
 
 
+async def test_a_build_stored_before_codes_reads_with_the_code_its_english_says(
+        storage: Storage) -> None:
+    """A failed build stored before builds had codes (``detail_code`` NULL, only the
+    English ``detail``) reads with the code and params that English says, on either
+    backend, so a page says it in its language (issue 28); one whose English no pattern
+    knows reads as before (the page marks it English)."""
+    old = [("o1", "the sources are refused: 'a/../b.py': '..' in a path",
+            ("source-dotdot", {"name": "a/../b.py"})),
+           ("o2", "the build failed (exit status 2): it reached its limit of 64 processes",
+            ("build-processes", {"most": 64})),
+           ("o3", "no main.py or bot.py at the top of the sources",
+            ("no-entry", {"wanted": "main.py or bot.py"})),
+           ("o4", "the moon fell on the build machine", (None, None))]
+    for number, (build_id, detail, _) in enumerate(old):
+        await storage.save_build(BuildRow(build_id, "alice", "python", "failed", float(number),
+                                          float(number) + 0.5, None, detail, detail + "\n"))
+    for build_id, detail, coded in old:
+        row = await storage.build(build_id)
+        assert row is not None and row.detail == detail
+        assert (row.detail_code, row.detail_params) == coded
+    listed = {b.id: (b.detail_code, b.detail_params) for b in await storage.builds("alice")}
+    assert listed == {build_id: coded for build_id, _, coded in old}
+
+
 async def test_a_hosted_programs_stderr_is_kept_per_game_and_dropped_when_old(
         storage: Storage) -> None:
     await storage.save_stderr("g1", "alice", "first\n")
