@@ -296,6 +296,8 @@ class HostSide:
         games.hosted_slots = self.slots
         games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
+        games.follow_ends = True  # kept until a gateway frames it (a game end lost on the
+        # way, or kept here for a bot away when this host stops, is sent from the database)
         for game_id in list(games.live):  # resumed at start, before this
             self._game_live(game_id, True)
         loop = asyncio.get_running_loop()
