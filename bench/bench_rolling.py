@@ -341,6 +341,17 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
           f"(of {sum(len(row.players) for row in rows if row.status == 'finished')}); "
           f"of which the bot never heard the game_start either: "
           f"{sum(pair not in begun for pair in unheard)}")
+    from_db: collections.Counter[str] = collections.Counter()  # in the gateways' logs
+    for name, _, _ in phases:
+        path = tmp / f"{name}.stderr"
+        for line in path.read_text().splitlines() if path.exists() else ():
+            if "game ends sent from the database: " in line:
+                words = line.split("game ends sent from the database: ")[1].split()
+                from_db["to bots just connected"] += int(words[0])
+                from_db["to others"] += int(words[words.index("others") - 2])
+            elif "was over but not announced to" in line:
+                from_db["quiet games found over"] += 1
+    print(f"game ends the gateways sent from the database: {dict(from_db)}")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
     closes: collections.Counter[str] = collections.Counter()

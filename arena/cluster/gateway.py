@@ -705,6 +705,7 @@ class GatewayRelay:
                                                limit=MAX_PENDING_SENT)
         rows: dict[str, StoredGame | None] = {}
         heard: list[tuple[str, str]] = []
+        sent = {True: 0, False: 0}  # to a bot just connected, to another
         for name, game_id in ends:
             bot = self.bots.get(name)
             if bot is None or bot is not bots[name] or bot.session.closed:
@@ -720,7 +721,12 @@ class GatewayRelay:
             if row is None or row.status == "running" or row.result is None:
                 continue  # (kept only as a result is stored)
             self._announce(bot, row)
+            sent[name in fresh] += 1
         await storage.drop_pending_ends(heard)
+        if sent[True] or sent[False]:
+            log.warning("game ends sent from the database: %d to bots just connected "
+                        "(over while they were away), %d to others (lost on the way)",
+                        sent[True], sent[False])
 
     def _announce(self, bot: _Bot, row: StoredGame) -> None:
         """Send `bot` the ``game_over`` of the stored game `row`, with the fields its host

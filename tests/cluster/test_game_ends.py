@@ -18,7 +18,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from arena.games.substitution import Settings
-from protocol import PROTOCOL_VERSION, Encoding
+from clients.sdk import ArenaClient, BuiltinBot, GameInfo, GameResult
+from protocol import PROTOCOL_VERSION, Encoding, Message
 from tests.cluster.test_roles import cluster
 from tests.server.test_durability import opened
 from tests.waiting import wait_for
@@ -129,3 +130,21 @@ async def test_a_game_that_ends_while_its_bot_is_away_is_heard_once_when_it_is_b
                 assert heard["termination"] == "resignation"
                 assert heard["seed"] == bob.of("game_over")[0]["seed"]
                 assert alice.of("game_over", game_id) == []
+
+
+def test_the_sdk_takes_one_result_of_a_game_whose_end_comes_twice() -> None:
+    """A cluster may send a game's ``game_over`` again after a reconnection (the same
+    fields: docs/protocol.md); the SDK's bot hears the end once."""
+    ends: list[str] = []
+
+    class Counting(BuiltinBot):
+        def end(self, game: GameInfo | None, result: GameResult) -> None:
+            ends.append(result.game_id)
+
+    client = ArenaClient("ws://127.0.0.1:1/", "token", Counting("random"))
+    fields = {"result": "first", "winner": 0, "scores": None, "termination": "normal",
+              "reason": "the game ended", "log_id": "g1", "seed": None}
+    for game_id in ("g1", "g1", "g2", "g1"):
+        client._handle(Message.make("game_over", game_id=game_id, **fields))
+    assert [result.game_id for result in client.results] == ["g1", "g2"]
+    assert ends == ["g1", "g2"]
