@@ -338,6 +338,12 @@ class HostSide:
         host leads) and taking pairings from the queue (the others take them), so a
         stopping host neither pairs nor refuses pairings over and over."""
         await self.stop_pairing()
+        # its pairings not on the queue yet are never started: the next leader pairs
+        # their bots again (put, they would wait for the broker while this host stops,
+        # and those still waiting as its bus closes would fail, each logged)
+        if dropped := self._puts.discard():
+            log.warning("%d pairing(s) not queued yet dropped: the next leader pairs "
+                        "their bots again", dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()
