@@ -725,8 +725,9 @@ class GatewayRelay:
         await storage.drop_pending_ends(heard)
         if sent[True] or sent[False]:
             log.warning("game ends sent from the database: %d to bots just connected "
-                        "(over while they were away), %d to others (lost on the way)",
-                        sent[True], sent[False])
+                        "(over while they were away), %d to others (kept %.0f s or more: "
+                        "lost on the way, late, or past a sweep's %d)",
+                        sent[True], sent[False], QUIET, MAX_PENDING_SENT)
 
     def _announce(self, bot: _Bot, row: StoredGame) -> None:
         """Send `bot` the ``game_over`` of the stored game `row`, with the fields its host
