@@ -695,10 +695,10 @@ class GatewayRelay:
         storage = self.storage
         assert storage is not None
         bots = {name: bot for name, bot in self.bots.items() if bot.session.role == "bot"}
-        fresh = [name for name, bot in bots.items() if bot.fresh]
+        fresh = {name for name, bot in bots.items() if bot.fresh}
         for name in fresh:
             bots[name].fresh = False
-        others = [name for name, bot in bots.items() if name not in fresh]
+        others = [name for name in bots if name not in fresh]
         ends = [] if not fresh else await storage.pending_ends(fresh, limit=MAX_PENDING_SENT)
         if others:
             ends += await storage.pending_ends(others, before=time.time() - QUIET,
