@@ -54,7 +54,7 @@ from arena.server.challenges import AcceptPolicy
 from arena.server.clients import CLOSE_REPLACED
 from arena.server.session import Session
 from arena.service import ChallengeError, PlayerUnavailable, StorageUnavailable
-from arena.storage import Storage, StorageFailure, StoredGame
+from arena.storage import GameRow, Storage, StorageFailure
 from protocol import Message as ProtocolMessage
 
 __all__ = ["SNAPSHOT_CHUNK", "GatewayRelay"]
@@ -104,9 +104,10 @@ MAX_IN_PROGRESS = 1000
 MAX_LOOKUPS = 100
 """Quiet games looked up per snapshot interval at most (the others wait their turn)."""
 
-MAX_PENDING_SENT = 200
-"""Game ends kept in the database (`Storage.pending_ends`) read per snapshot interval
-for the bots connected here at most (the others wait their turn)."""
+MAX_PENDING_SENT = 1000
+"""Game ends kept in the database (`Storage.pending_ends`, one query with what each
+``game_over`` says) read per snapshot interval for the bots connected here at most, for
+those just connected and again for the others (the rest wait their turn)."""
 
 MAX_HEARD = 100_000
 """Game ends heard here waiting to be dropped from the database at most; beyond, they
@@ -703,25 +704,17 @@ class GatewayRelay:
         if others:
             ends += await storage.pending_ends(others, before=time.time() - QUIET,
                                                limit=MAX_PENDING_SENT)
-        rows: dict[str, StoredGame | None] = {}
         heard: list[tuple[str, str]] = []
         sent = {True: 0, False: 0}  # to a bot just connected, to another
-        for name, game_id in ends:
+        for name, row in ends:
             bot = self.bots.get(name)
             if bot is None or bot is not bots[name] or bot.session.closed:
                 continue  # gone: sent at its next connection
-            if game_id not in bot.over and game_id not in rows:
-                rows[game_id] = await storage.game(game_id)
-            if self.bots.get(name) is not bot or bot.session.closed:
-                continue
-            if game_id in bot.over:  # heard meanwhile
-                heard.append((name, game_id))
-                continue
-            row = rows[game_id]
-            if row is None or row.status == "running" or row.result is None:
-                continue  # (kept only as a result is stored)
-            self._announce(bot, row)
-            sent[name in fresh] += 1
+            if row.id in bot.over:  # heard on this connection
+                heard.append((name, row.id))
+            elif row.status != "running" and row.result is not None:  # (kept only so)
+                self._announce(bot, row)
+                sent[name in fresh] += 1
         await storage.drop_pending_ends(heard)
         if sent[True] or sent[False]:
             log.warning("game ends sent from the database: %d to bots just connected "
@@ -729,7 +722,7 @@ class GatewayRelay:
                         "lost on the way, late, or past a sweep's %d)",
                         sent[True], sent[False], QUIET, MAX_PENDING_SENT)
 
-    def _announce(self, bot: _Bot, row: StoredGame) -> None:
+    def _announce(self, bot: _Bot, row: GameRow) -> None:
         """Send `bot` the ``game_over`` of the stored game `row`, with the fields its host
         sends (`Games.game_over_fields`)."""
         bot.games.pop(row.id, None)

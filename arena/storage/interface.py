@@ -789,10 +789,11 @@ class Storage(PeopleStorage):
 
     @abstractmethod
     async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
-                           limit: int = 1000) -> list[tuple[str, str]]:
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
         """The games over whose end these bots have not been known to hear yet (kept by
-        `finish_game`'s `pending`), as ``(bot, game id)``, the oldest first, at most
-        `limit`; only those kept before `before` (seconds since the epoch) if given."""
+        `finish_game`'s `pending`), as ``(bot, game)`` (one query: what the bot's
+        ``game_over`` says), the oldest first, at most `limit`; only those kept before
+        `before` (seconds since the epoch) if given."""
 
     @abstractmethod
     async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:

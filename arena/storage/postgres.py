@@ -698,12 +698,13 @@ class PostgresStorage(PostgresPeople, Storage):
             raise ValueError(f"no season {name!r} is stored")
 
     async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
-                           limit: int = 1000) -> list[tuple[str, str]]:
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT bot, game_id FROM pending_ends WHERE bot = ANY($1::text[])"
-            " AND created < $2 ORDER BY created, bot, game_id LIMIT $3",
+            f"SELECT p.bot, {_GAMES} FROM pending_ends p JOIN games ON games.id = p.game_id"
+            " WHERE p.bot = ANY($1::text[]) AND p.created < $2"
+            " ORDER BY p.created, p.bot, p.game_id LIMIT $3",
             list(bots), float("inf") if before is None else before, limit))
-        return [(row[0], row[1]) for row in rows]
+        return [(row[0], game_row(tuple(row)[1:])) for row in rows]
 
     async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
         if ends:

@@ -575,18 +575,19 @@ class SQLiteDatabase(SQLitePeople):
     # -- pending challenges ----------------------------------------------------------
 
     def pending_ends(self, bots: Collection[str], before: float | None,
-                     limit: int) -> list[tuple[str, str]]:
+                     limit: int) -> list[tuple[str, GameRow]]:
         names = sorted(set(bots))
-        found: list[tuple[str, str, float]] = []
+        found: list[tuple[Any, ...]] = []
         for start in range(0, len(names), _CHUNK):
             chunk = names[start:start + _CHUNK]
             found += self.db.execute(
-                "SELECT bot, game_id, created FROM pending_ends"
-                f" WHERE bot IN ({', '.join('?' * len(chunk))}) AND created < ?"
-                " ORDER BY created, bot, game_id LIMIT ?",
+                f"SELECT p.created, p.bot, {_GAMES} FROM pending_ends p"
+                " JOIN games ON games.id = p.game_id"
+                f" WHERE p.bot IN ({', '.join('?' * len(chunk))}) AND p.created < ?"
+                " ORDER BY p.created, p.bot, p.game_id LIMIT ?",
                 (*chunk, float("inf") if before is None else before, limit)).fetchall()
-        found.sort(key=lambda row: (row[2], row[0], row[1]))
-        return [(str(bot), str(game_id)) for bot, game_id, _ in found[:limit]]
+        found.sort(key=lambda row: (row[0], row[1], row[2]))
+        return [(str(row[1]), game_row(row[2:])) for row in found[:limit]]
 
     def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
         self.db.executemany("DELETE FROM pending_ends WHERE bot = ? AND game_id = ?",
@@ -927,7 +928,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         await self.run(self.database.set_season_final, name, status, report, at)
 
     async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
-                           limit: int = 1000) -> list[tuple[str, str]]:
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
         return await self.run(self.database.pending_ends, tuple(bots), before, limit)
 
     async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -234,16 +235,25 @@ async def test_a_games_end_is_kept_for_each_pending_player_until_heard(storage: 
         await asyncio.sleep(0.001)
     await storage.finish_game(second, pending=("bob", "carol", "bob"))
     await storage.finish_game(unfollowed)  # one process follows nobody
-    assert await storage.pending_ends(["alice", "bob", "carol", "dave"]) == [
+    kept = await storage.pending_ends(["alice", "bob", "carol", "dave"])
+    assert [(bot, row.id) for bot, row in kept] == [
         ("alice", "g1"), ("bob", "g1"), ("bob", "g2"), ("carol", "g2")]  # the oldest first
-    assert await storage.pending_ends(["bob"], before=between) == [("bob", "g1")]
-    assert await storage.pending_ends(["bob", "carol"], limit=2) == [("bob", "g1"), ("bob", "g2")]
+    stored = await storage.game("g1")  # what its game_over says, in the same query
+    assert stored is not None and kept[0][1].to_json() == {
+        key: value for key, value in stored.to_json().items() if key not in ("settings", "log")}
+    assert [row.result for _, row in kept] == ["first", "first", "draw", "draw"]
+    assert await ends(storage, ["bob"], before=between) == [("bob", "g1")]
+    assert await ends(storage, ["bob", "carol"], limit=2) == [("bob", "g1"), ("bob", "g2")]
     assert await storage.pending_ends([]) == []
     await storage.drop_pending_ends([("bob", "g1"), ("bob", "g2"), ("dave", "g1")])
     await storage.drop_pending_ends([("bob", "g1")])  # gone already: nothing
     await storage.drop_pending_ends([])
-    assert await storage.pending_ends(["alice", "bob", "carol"]) == [("alice", "g1"),
-                                                                     ("carol", "g2")]
+    assert await ends(storage, ["alice", "bob", "carol"]) == [("alice", "g1"), ("carol", "g2")]
+
+
+async def ends(storage: Storage, bots: list[str], **options: Any) -> list[tuple[str, str]]:
+    """`Storage.pending_ends` as ``(bot, game id)``."""
+    return [(bot, row.id) for bot, row in await storage.pending_ends(bots, **options)]
 
 
 # -- pending challenges ----------------------------------------------------------------------
