@@ -62,6 +62,12 @@ class Sender:
         self._waiting.append(step)
         self._ready.set()
 
+    def discard(self) -> int:
+        """Forget what waits to be published or run (not what runs now); how many."""
+        count = len(self._waiting)
+        self._waiting.clear()
+        return count
+
     async def _run(self) -> None:
         waiting, bus = self._waiting, self.bus
         while True:

@@ -45,7 +45,8 @@ from arena.seasons import Standing
 from arena.storage.people import PeopleStorage
 
 __all__ = [
-    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "MAX_BULK_ACCOUNTS", "PROBE_BYTES",
+    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "MAX_BULK_ACCOUNTS", "PENDING_ENDS_SECONDS",
+    "PROBE_BYTES",
     "BotAccount", "BuildRow", "GameRow", "Lease", "PendingChallenge", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
@@ -56,6 +57,11 @@ log = logging.getLogger("arena.storage")
 
 PROBE_BYTES = 256 * 1024
 """What `Storage.check_writable` writes (and removes): more than a typical game's log."""
+
+PENDING_ENDS_SECONDS = 86_400.0
+"""Seconds a game's end is kept for a bot that has not heard it (`Storage.pending_ends`);
+older ones are dropped by `Storage.purge_expired` (the bot reads the result at
+``/api/games/{id}``)."""
 
 RECOVERED = "server stopped while the game was in flight"
 """The reason `Storage.recover` records for the games it aborts."""
@@ -647,9 +653,14 @@ class Storage(PeopleStorage):
 
     @abstractmethod
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
         """Store the result, the log and (if `rated`) the rating changes in one
         transaction, and drop the game's write-ahead turns in it.
+
+        `pending` names the players whose hearing of the end is followed (a cluster's
+        host): the game's end is kept for each of them (`pending_ends`), in the same
+        transaction, until `drop_pending_ends` says they heard it.
 
         `log` is the record as JSON Lines, if the caller has it already. The bytes of
         each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
@@ -779,6 +790,21 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
+
+    # -- game ends not heard yet (arena.cluster, docs/cluster.md) -----------------------
+
+    @abstractmethod
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        """The games over whose end these bots have not been known to hear yet (kept by
+        `finish_game`'s `pending`), as ``(bot, game)`` (one query: what the bot's
+        ``game_over`` says), the oldest first, at most `limit`; only those kept before
+        `before` (seconds since the epoch) if given."""
+
+    @abstractmethod
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        """Forget these ``(bot, game id)`` ends: the bots heard them (nothing for those
+        not kept)."""
 
     # -- pending challenges (arena.server.challenges, on a cluster) ---------------------
 

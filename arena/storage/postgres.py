@@ -48,6 +48,7 @@ from arena.seeds import seed_to_text
 from arena.storage.interface import (
     CLAIM_LIMIT,
     COPIED_TABLES,
+    PENDING_ENDS_SECONDS,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
@@ -394,6 +395,8 @@ class PostgresStorage(PostgresPeople, Storage):
         await self.purge_people(now)
         status = await self._run(lambda db: db.execute(
             "DELETE FROM bots WHERE expires IS NOT NULL AND expires <= $1", now))
+        await self._run(lambda db: db.execute(
+            "DELETE FROM pending_ends WHERE created <= $1", now - PENDING_ENDS_SECONDS))
         return _affected(status)
 
     async def bots(self) -> list[BotAccount]:
@@ -491,7 +494,8 @@ class PostgresStorage(PostgresPeople, Storage):
         return await self._run(work)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
         outcome = record.outcome
         assert outcome is not None
         text = to_jsonl(record) if log is None else log
@@ -513,6 +517,11 @@ class PostgresStorage(PostgresPeople, Storage):
                     " (bot, day) DO UPDATE SET bytes = log_bytes.bytes + excluded.bytes",
                     [(bot, utc_day(now), size) for bot, size in sorted(log_bytes.items())])
             await db.execute("DELETE FROM game_turns WHERE game_id = $1", record.id)
+            if pending:
+                await db.executemany(
+                    "INSERT INTO pending_ends(bot, game_id, created) VALUES ($1, $2, $3)"
+                    " ON CONFLICT (bot, game_id) DO NOTHING",
+                    [(bot, record.id, now) for bot in sorted(set(pending))])
             if not rated or outcome.result == "aborted":
                 return []
             ladder = await db.fetchval("SELECT ladder_name FROM games WHERE id = $1",
@@ -687,6 +696,22 @@ class PostgresStorage(PostgresPeople, Storage):
             name))
         if not _affected(changed):
             raise ValueError(f"no season {name!r} is stored")
+
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT p.bot, {_GAMES} FROM pending_ends p JOIN games ON games.id = p.game_id"
+            " WHERE p.bot = ANY($1::text[]) AND p.created < $2"
+            " ORDER BY p.created, p.bot, p.game_id LIMIT $3",
+            list(bots), float("inf") if before is None else before, limit))
+        return [(row[0], game_row(tuple(row)[1:])) for row in rows]
+
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        if ends:
+            await self._run(lambda db: db.execute(
+                "DELETE FROM pending_ends WHERE (bot, game_id) IN"
+                " (SELECT * FROM unnest($1::text[], $2::text[]))",
+                [bot for bot, _ in ends], [game_id for _, game_id in ends]))
 
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self._run(lambda db: db.execute(

@@ -41,6 +41,7 @@ from arena.storage.interface import (
     BOOLEAN_COLUMNS,
     CLAIM_LIMIT,
     COPIED_TABLES,
+    PENDING_ENDS_SECONDS,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
@@ -95,6 +96,9 @@ _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
 
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
+
+_CHUNK = 500
+"""Names bound in one ``IN (...)`` at most (SQLite bounds a statement's variables)."""
 """Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
@@ -283,7 +287,10 @@ class SQLiteDatabase(SQLitePeople):
         self.purge_people(now)
         cursor = self.db.execute("DELETE FROM bots WHERE expires IS NOT NULL AND expires <= ?",
                                  (now,))
-        return cursor.rowcount
+        count = cursor.rowcount
+        self.db.execute("DELETE FROM pending_ends WHERE created <= ?",
+                        (now - PENDING_ENDS_SECONDS,))
+        return count
 
     def bots(self) -> list[BotAccount]:
         rows = self.db.execute(
@@ -365,7 +372,7 @@ class SQLiteDatabase(SQLitePeople):
         return [running_game(row, turns[row[0]]) for row in games]
 
     def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                    log: str | None = None) -> list[RatingRow]:
+                    log: str | None = None, pending: Collection[str] = ()) -> list[RatingRow]:
         outcome = record.outcome
         assert outcome is not None
         if log is None:
@@ -387,6 +394,9 @@ class SQLiteDatabase(SQLitePeople):
                 " DO UPDATE SET bytes = bytes + excluded.bytes",
                 [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
+            db.executemany(
+                "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES (?, ?, ?)",
+                [(bot, record.id, now) for bot in sorted(set(pending))])
             if not rated or outcome.result == "aborted":
                 return []
             row = db.execute("SELECT ladder_name FROM games WHERE id = ?",
@@ -563,6 +573,25 @@ class SQLiteDatabase(SQLitePeople):
             raise ValueError(f"no season {name!r} is stored")
 
     # -- pending challenges ----------------------------------------------------------
+
+    def pending_ends(self, bots: Collection[str], before: float | None,
+                     limit: int) -> list[tuple[str, GameRow]]:
+        names = sorted(set(bots))
+        found: list[tuple[Any, ...]] = []
+        for start in range(0, len(names), _CHUNK):
+            chunk = names[start:start + _CHUNK]
+            found += self.db.execute(
+                f"SELECT p.created, p.bot, {_GAMES} FROM pending_ends p"
+                " JOIN games ON games.id = p.game_id"
+                f" WHERE p.bot IN ({', '.join('?' * len(chunk))}) AND p.created < ?"
+                " ORDER BY p.created, p.bot, p.game_id LIMIT ?",
+                (*chunk, float("inf") if before is None else before, limit)).fetchall()
+        found.sort(key=lambda row: (row[0], row[1], row[2]))
+        return [(str(row[1]), game_row(row[2:])) for row in found[:limit]]
+
+    def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        self.db.executemany("DELETE FROM pending_ends WHERE bot = ? AND game_id = ?",
+                            list(ends))
 
     def put_challenge(self, challenge: PendingChallenge) -> None:
         self.db.execute(
@@ -885,8 +914,10 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         return await self.run(self.database.running_games, ids)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
-        return await self.run(self.database.finish_game, record, rated=rated, log=log)
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
+        return await self.run(self.database.finish_game, record, rated=rated, log=log,
+                              pending=tuple(pending))
 
     async def recover(self, detail: str = RECOVERED) -> list[str]:
         return await self.run(self.database.recover, detail)
@@ -939,6 +970,14 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def set_season_final(self, name: str, status: str,
                                report: Mapping[str, Any] | None, at: float) -> None:
         await self.run(self.database.set_season_final, name, status, report, at)
+
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        return await self.run(self.database.pending_ends, tuple(bots), before, limit)
+
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        if ends:
+            await self.run(self.database.drop_pending_ends, tuple(ends))
 
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self.run(self.database.put_challenge, challenge)

@@ -140,3 +140,28 @@ async def test_a_hosts_games_publish_past_unconfirmed_puts_and_new_games() -> No
         for sender in (side.sender, side._puts):
             await sender.close(timeout=0.1)
         await stalled.close()
+
+
+async def test_what_waits_is_discarded_and_what_runs_goes_on() -> None:
+    bus = await open_bus("local:")
+    try:
+        sender = Sender(bus)
+        inbox = Inbox()
+        await bus.subscribe("x", inbox)
+        running, release = asyncio.Event(), asyncio.Event()
+
+        async def step() -> None:
+            running.set()
+            await release.wait()
+
+        sender.call(step)
+        await wait_for(running.is_set, 10, "the step runs")
+        sender.send("x", b"dropped")
+        sender.call(step)
+        assert sender.discard() == 2
+        release.set()
+        sender.send("x", b"kept")
+        await wait_for(lambda: inbox.data == [b"kept"], 10, "what was sent after")
+        await sender.close()
+    finally:
+        await bus.close()

@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -215,6 +216,44 @@ async def test_an_aborted_or_unrated_game_changes_no_rating(storage: Storage) ->
     assert await storage.finish_game(friendly, rated=False) == []
     assert await storage.leaderboard() == [] and await storage.rating_history() == {}
     assert [g.status for g in await storage.games()] == ["finished", "aborted"]
+
+
+# -- game ends not heard yet -----------------------------------------------------------------
+
+
+async def test_a_games_end_is_kept_for_each_pending_player_until_heard(storage: Storage) -> None:
+    first = ended("g1", ("alice", "bob"), winner=0)
+    second = ended("g2", ("bob", "carol"), winner=None)
+    unfollowed = ended("g3", ("alice", "carol"), winner=1)
+    for record in (first, second, unfollowed):
+        await storage.start_game(record, ladder=False, pair=None)
+    await storage.finish_game(first, pending=("alice", "bob"))  # in the result's transaction
+    kept = time.time()
+    while (between := time.time()) <= kept:  # the first kept strictly before `between`
+        await asyncio.sleep(0.001)
+    while time.time() <= between:  # and the second strictly after
+        await asyncio.sleep(0.001)
+    await storage.finish_game(second, pending=("bob", "carol", "bob"))
+    await storage.finish_game(unfollowed)  # one process follows nobody
+    kept = await storage.pending_ends(["alice", "bob", "carol", "dave"])
+    assert [(bot, row.id) for bot, row in kept] == [
+        ("alice", "g1"), ("bob", "g1"), ("bob", "g2"), ("carol", "g2")]  # the oldest first
+    stored = await storage.game("g1")  # what its game_over says, in the same query
+    assert stored is not None and kept[0][1].to_json() == {
+        key: value for key, value in stored.to_json().items() if key not in ("settings", "log")}
+    assert [row.result for _, row in kept] == ["first", "first", "draw", "draw"]
+    assert await ends(storage, ["bob"], before=between) == [("bob", "g1")]
+    assert await ends(storage, ["bob", "carol"], limit=2) == [("bob", "g1"), ("bob", "g2")]
+    assert await storage.pending_ends([]) == []
+    await storage.drop_pending_ends([("bob", "g1"), ("bob", "g2"), ("dave", "g1")])
+    await storage.drop_pending_ends([("bob", "g1")])  # gone already: nothing
+    await storage.drop_pending_ends([])
+    assert await ends(storage, ["alice", "bob", "carol"]) == [("alice", "g1"), ("carol", "g2")]
+
+
+async def ends(storage: Storage, bots: list[str], **options: Any) -> list[tuple[str, str]]:
+    """`Storage.pending_ends` as ``(bot, game id)``."""
+    return [(bot, row.id) for bot, row in await storage.pending_ends(bots, **options)]
 
 
 # -- pending challenges ----------------------------------------------------------------------
