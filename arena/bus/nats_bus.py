@@ -27,6 +27,7 @@ import nats.js.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, RetentionPolicy, StorageType
+from nats.protocol.command import pub_cmd
 
 from arena.bus import interface
 from arena.bus.interface import (
@@ -193,6 +194,42 @@ class NatsBus(Bus):
             _PUBLISHED.inc()
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
+
+    def publish_nowait(self, subject: str, data: bytes) -> bool:
+        """nats-py's ``publish`` without its coroutine: the PUB command joins the
+        connection's pending commands and its flusher task is woken, as ``publish``
+        does, so that the command is written with the rest of this turn of the event
+        loop's (a batch), in order with every command before and after it. Not while
+        the connection is not up (nats-py then buffers, or refuses: `publish` knows
+        how), nor when the pending commands are full (`publish` then waits for them to
+        be written). This reads nats-py's client's private state (checked by
+        tests/bus/test_nats_bus.py against the installed nats-py): a client without it
+        publishes through `publish`."""
+        check_subject(subject)
+        check_size(data)
+        client = self._client
+        try:
+            if (client._status != Client.CONNECTED or len(data) > client._max_payload
+                    or client._flusher_task is None or client._flusher_task.done()):
+                return False
+            command = pub_cmd(f"{self.prefix}.{subject}", "", data)
+            size = client._pending_data_size + len(command)
+            if size > client._max_pending_size:
+                return False
+            flush = client._flush_queue
+            if flush is not None and flush.empty():
+                flush.put_nowait(asyncio.get_running_loop().create_future())
+            elif flush is None or flush.full():
+                return False
+        except AttributeError:  # another nats-py
+            return False
+        client._pending.append(command)
+        client._pending_data_size = size
+        stats = client.stats
+        stats["out_msgs"] += 1
+        stats["out_bytes"] += len(data)
+        _PUBLISHED.inc()
+        return True
 
     async def _flush(self) -> None:
         """nats-py's ``flush`` (a PING, and its PONG waited for), shielded: cancelled or

@@ -62,6 +62,26 @@ async def test_messages_arrive_in_the_order_they_were_published(bus: Bus) -> Non
     assert inbox.data == sent
 
 
+async def test_a_message_published_without_waiting_keeps_its_place(bus: Bus) -> None:
+    """`publish_nowait` (what `Sender` publishes with when nothing waits): taken at once
+    while the broker is connected, in order with what `publish` sends around it, and
+    refusing what `publish` refuses."""
+    inbox = Inbox()
+    await bus.subscribe("turns", inbox)
+    sent = [str(i).encode() for i in range(300)]
+    for n, data in enumerate(sent):
+        if n % 3:
+            assert bus.publish_nowait("turns", data)
+        else:
+            await bus.publish("turns", data)
+    await wait_for(lambda: len(inbox.messages) == len(sent))
+    assert inbox.data == sent
+    with pytest.raises(MessageTooLarge):
+        bus.publish_nowait("turns", bytes(MAX_MESSAGE_BYTES + 1))
+    with pytest.raises(ValueError, match="bad bus subject"):
+        bus.publish_nowait("a b", b"")
+
+
 async def test_a_group_shares_the_messages_and_others_get_them_all(bus: Bus) -> None:
     first, second, everything = Inbox(), Inbox(), Inbox()
     await bus.subscribe("seek", first, group="hosts")

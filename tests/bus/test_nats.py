@@ -221,3 +221,13 @@ async def test_a_subscription_cancelled_while_it_waits_for_the_broker_keeps_the_
             assert client.stats["reconnects"] == 0 and client.is_connected
         finally:
             await bus.close()
+
+
+async def test_a_bus_not_connected_publishes_nothing_at_once() -> None:
+    """While nats-py is not connected (here: closed) `publish_nowait` does nothing and
+    says so: `publish` then decides (nats-py buffers while it reconnects)."""
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        assert bus.publish_nowait("x", b"1")
+        await bus.close()
+        assert not bus.publish_nowait("x", b"2")
