@@ -37,6 +37,7 @@ from arena.bus.interface import (
     BusFailure,
     BusTimeout,
     Handler,
+    Listener,
     Message,
     NoResponders,
     Responder,
@@ -78,6 +79,25 @@ class _NatsSubscription(Subscription):
     async def close(self) -> None:
         with contextlib.suppress(*_BROKER_ERRORS):
             await self.subscription.unsubscribe()
+
+
+class _Listening(asyncio.Queue[Msg]):
+    """What nats-py's reader puts a subscription's messages in (its ``_pending_queue``),
+    for a `Listener`: each message is handed to the listener as it is put, so the
+    queue stays empty (no task takes from it, none need: nats-py's slow-consumer
+    accounting is given back at once)."""
+
+    def __init__(self, bus: NatsBus, subscription: Any, listener: Listener) -> None:
+        super().__init__()
+        self._bus, self._subscription, self._listener = bus, subscription, listener
+
+    def put_nowait(self, item: Msg) -> None:
+        self._subscription._pending_size -= len(item.data)
+        _DELIVERED.inc()
+        try:
+            self._listener(self._bus._message(item))
+        except Exception:
+            log.exception("bus listener for %s failed", item.subject)
 
 
 @dataclass(eq=False)
@@ -243,7 +263,7 @@ class NatsBus(Bus):
         await asyncio.shield(self._client.flush(FLUSH_TIMEOUT))
 
     async def _subscribe(self, subject: str, group: str | None, callback: Any, *,
-                         confirm: bool) -> Subscription:
+                         confirm: bool) -> _NatsSubscription:
         check_subject(subject, wildcards=True)
         if group is not None:
             check_name(group, "group")
@@ -265,6 +285,24 @@ class NatsBus(Bus):
             await call_handler(handler, self._message(message))
 
         return await self._subscribe(subject, group, deliver, confirm=confirm)
+
+    async def listen(self, subject: str, listener: Listener, *,
+                     confirm: bool = True) -> Subscription:
+        """A subscription without nats-py's task: its reader hands each message to
+        `listener` (`_Listening`, which reads nats-py's subscription's private queue;
+        checked by tests/bus against the installed nats-py)."""
+        made = await self._subscribe(subject, None, None, confirm=False)  # no task
+        subscription = made.subscription
+        waiting, subscription._pending_queue = (
+            subscription._pending_queue, _Listening(self, subscription, listener))
+        while not waiting.empty():  # (came while nats-py's subscribe awaited: none, so far)
+            subscription._pending_queue.put_nowait(waiting.get_nowait())
+        if confirm:
+            try:
+                await self._flush()
+            except _BROKER_ERRORS as error:
+                raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
+        return made
 
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
         check_subject(subject)

@@ -82,6 +82,31 @@ async def test_a_message_published_without_waiting_keeps_its_place(bus: Bus) -> 
         bus.publish_nowait("a b", b"")
 
 
+async def test_a_listener_hears_every_message_in_order_until_closed(bus: Bus) -> None:
+    """`listen` (a plain function, called as the bus reads each message): in order,
+    a failure of the listener logged and the next message heard, nothing after close."""
+    heard: list[bytes] = []
+
+    def listener(message: Message) -> None:
+        assert message.subject == "turns"
+        heard.append(message.data)
+        if message.data == b"13":
+            raise RuntimeError("a bug in a listener")
+
+    subscription = await bus.listen("turns", listener)
+    sent = [str(i).encode() for i in range(300)]
+    for data in sent:
+        await bus.publish("turns", data)
+    await wait_for(lambda: len(heard) == len(sent))
+    assert heard == sent
+    await subscription.close()
+    later = Inbox()
+    await bus.subscribe("turns", later)
+    await bus.publish("turns", b"after")
+    await wait_for(lambda: later.data == [b"after"])
+    assert heard == sent
+
+
 async def test_a_group_shares_the_messages_and_others_get_them_all(bus: Bus) -> None:
     first, second, everything = Inbox(), Inbox(), Inbox()
     await bus.subscribe("seek", first, group="hosts")
