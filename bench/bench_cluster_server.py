@@ -228,7 +228,9 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
     server = subprocess.Popen(  # noqa: ASYNC220
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port",
          str(port), "--db", db, "--moves", "20", "--interval", "0.2", "--max-games", "2",
-         "--pairings-per-hour", "0", "--max-connections-per-address", str(len(tokens) + 100)],
+         "--pairings-per-hour", "0", "--max-connections-per-address", str(len(tokens) + 100),
+         # as the cluster's processes (`bench_rolling.Cluster`): the same games to play
+         "--house", "random", "--grace-ms", "60000"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp / "all.stderr", "ab"))  # noqa: SIM115, ASYNC230
     try:
         while True:
