@@ -93,7 +93,7 @@ async def _arena(url: str, prefix: str) -> tuple[Any, Any, Any]:
 
 
 async def echo(setup: str, url: str, prefix: str) -> None:
-    publish, subscribe, close = await (_bare if setup == "bare" else _arena)(url, prefix)
+    _, subscribe, close = await (_bare if setup == "bare" else _arena)(url, prefix)
     done = asyncio.Event()
 
     def answer(data: bytes) -> bytes:
