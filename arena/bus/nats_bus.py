@@ -223,7 +223,7 @@ class NatsBus(Bus):
         the connection is not up (nats-py then buffers, or refuses: `publish` knows
         how), nor when the pending commands are full (`publish` then waits for them to
         be written). This reads nats-py's client's private state (checked by
-        tests/bus/test_nats_bus.py against the installed nats-py): a client without it
+        tests/bus/test_nats.py against the installed nats-py): a client without it
         publishes through `publish`."""
         check_subject(subject)
         check_size(data)
