@@ -71,8 +71,8 @@ ASK_TIMEOUT = 2.0
 not told of (a host that owns the game takes the message and answers the bot itself)."""
 
 START_TIMEOUT = 10.0
-"""Seconds a gateway waits for a host to start a game the web asked for (``play``,
-``start``): the host answers once the game's start is stored."""
+"""Seconds a gateway waits for a host to start a game the web asked for (``start``):
+the host answers once the game's start is stored."""
 
 MAX_ASKING = 1024
 """Such messages waiting at once on a gateway; more are dropped (and logged)."""
@@ -369,9 +369,10 @@ class GatewayRelay:
 
     async def web(self, kind: str, body: dict[str, Any],
                   account: str | None = None) -> dict[str, Any] | None:
-        """The web's ``challenge``, ``challenge_status`` (to the leading host), ``play``
-        or ``start`` (to one host, which answers once the game is stored: `HostSide._play`):
-        the answer's fields, or the error the host raised, raised here.
+        """The web's ``challenge``, ``challenge_status`` (to the leading host) or
+        ``start`` (to one host, which answers once the game is stored: `HostSide._play`),
+        with the presence of `account` if it is connected here (a guest: its games at
+        once): the answer's fields, or the error the host raised, raised here.
 
         Raises:
             ChallengeError, PlayerUnavailable, SettingsError, BotSpecError, ArenaError:

@@ -307,9 +307,11 @@ among the hosts that look, rather than all taken by the first."""
 
 @dataclass(frozen=True)
 class PendingChallenge:
-    """A challenge waiting for its answer, as the host that keeps the challenges stores
-    it (`arena.server.challenges`), so that the next one to keep them takes it over when
-    that host dies (docs/cluster.md). Kept only while pending; never copied."""
+    """A challenge as the host that keeps the challenges stores it
+    (`arena.server.challenges`): while it waits for its answer, so that the next one to
+    keep them takes it over when that host dies, and for an hour after it ended (its
+    `ended` fields), so that ``GET /api/challenges/ID`` answers on the next one too
+    (docs/cluster.md). Never copied."""
 
     id: str
     challenger: str
@@ -323,6 +325,10 @@ class PendingChallenge:
     request_id: str | None = None
     asked: bool = False
     """Whether the opponent was sent the notice (it answers it then)."""
+    keeper: str = ""
+    """The host that keeps it (`Storage.take_challenges`)."""
+    ended: Mapping[str, Any] | None = None
+    """Once it ended, its ``challenge_status`` fields (None while pending)."""
 
 
 @dataclass(frozen=True)
@@ -779,15 +785,42 @@ class Storage(PeopleStorage):
     @abstractmethod
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         """Store a pending challenge, or replace the row of the same id (its opponent
-        was asked)."""
+        was asked) while that row is pending and kept by `challenge.keeper` (otherwise
+        nothing: another host took it over, or it ended)."""
 
     @abstractmethod
-    async def drop_challenge(self, challenge_id: str) -> None:
-        """Forget a challenge that ended (nothing if it is not stored)."""
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        """Store that a pending challenge kept by `keeper` ended (its ``challenge_status``
+        `fields`, at `at`, seconds since the epoch); False, and nothing changed, if no
+        such row is pending and kept by `keeper` (another host took it over)."""
+
+    @abstractmethod
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        """Make `keeper` the keeper of every pending challenge (atomically: a former
+        keeper's `end_challenge` fails from then on) and return them, the soonest to
+        expire first."""
 
     @abstractmethod
     async def pending_challenges(self) -> list[PendingChallenge]:
         """Every stored pending challenge, the soonest to expire first."""
+
+    @abstractmethod
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        """A stored challenge, pending or ended; None if none is stored."""
+
+    @abstractmethod
+    async def charge_challenge(self, account: str, at: float) -> None:
+        """Store that `account` sent a challenge at `at` (its hourly budget)."""
+
+    @abstractmethod
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        """The challenges sent since `since`, as (account, when), the oldest first."""
+
+    @abstractmethod
+    async def forget_challenges(self, before: float) -> None:
+        """Forget the challenges that ended before `before` and the ones sent before it
+        (`challenges_charged`): the retention of both."""
 
     # -- hosted bots' builds (arena.uploads) ------------------------------------------
 

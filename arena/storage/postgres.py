@@ -691,24 +691,56 @@ class PostgresStorage(PostgresPeople, Storage):
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self._run(lambda db: db.execute(
             "INSERT INTO pending_challenges(id, challenger, opponent, rated, ladder, expires,"
-            " games, seat, request_id, asked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            " games, seat, request_id, asked, keeper)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
             " ON CONFLICT (id) DO UPDATE SET asked = excluded.asked,"
-            " expires = excluded.expires",
+            " expires = excluded.expires WHERE pending_challenges.keeper = excluded.keeper"
+            " AND pending_challenges.ended IS NULL",
             challenge.id, challenge.challenger, challenge.opponent, challenge.rated,
             challenge.ladder, challenge.expires, challenge.games, challenge.seat,
-            challenge.request_id, challenge.asked))
+            challenge.request_id, challenge.asked, challenge.keeper))
 
-    async def drop_challenge(self, challenge_id: str) -> None:
-        await self._run(lambda db: db.execute(
-            "DELETE FROM pending_challenges WHERE id = $1", challenge_id))
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE pending_challenges SET ended = $1, ended_at = $2"
+            " WHERE id = $3 AND keeper = $4 AND ended IS NULL",
+            json.dumps(dict(fields)), at, challenge_id, keeper))
+        return _affected(status) > 0
+
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        rows = await self._run(lambda db: db.fetch(
+            "UPDATE pending_challenges SET keeper = $1 WHERE ended IS NULL"
+            f" RETURNING {_CHALLENGE_COLUMNS}", keeper))
+        return sorted((_challenge(row) for row in rows), key=lambda c: (c.expires, c.id))
 
     async def pending_challenges(self) -> list[PendingChallenge]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
-            " request_id, asked FROM pending_challenges ORDER BY expires, id"))
-        return [PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4],
-                                 float(row[5]), int(row[6]), int(row[7]), row[8],
-                                 bool(row[9])) for row in rows]
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            " ORDER BY expires, id"))
+        return [_challenge(row) for row in rows]
+
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = $1",
+            challenge_id))
+        return None if row is None else _challenge(row)
+
+    async def charge_challenge(self, account: str, at: float) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO challenges_sent(account, sent) VALUES ($1, $2)", account, at))
+
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT account, sent FROM challenges_sent WHERE sent >= $1 ORDER BY sent",
+            since))
+        return [(row[0], float(row[1])) for row in rows]
+
+    async def forget_challenges(self, before: float) -> None:
+        async def forget(db: Connection) -> None:
+            await db.execute("DELETE FROM pending_challenges WHERE ended_at < $1", before)
+            await db.execute("DELETE FROM challenges_sent WHERE sent < $1", before)
+        await self._run(forget)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self._run(lambda db: db.execute(
@@ -868,6 +900,17 @@ def _table(name: str) -> str:
     if name not in COPIED_TABLES:
         raise ValueError(f"no table {name!r} (tables: {', '.join(COPIED_TABLES)})")
     return name
+
+
+_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
+                      " request_id, asked, keeper, ended")
+
+
+def _challenge(row: Any) -> PendingChallenge:
+    """A row of `_CHALLENGE_COLUMNS`."""
+    return PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4], float(row[5]),
+                            int(row[6]), int(row[7]), row[8], bool(row[9]), row[10],
+                            None if row[11] is None else json.loads(row[11]))
 
 
 def _affected(status: str) -> int:

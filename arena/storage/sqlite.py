@@ -566,24 +566,56 @@ class SQLiteDatabase(SQLitePeople):
 
     def put_challenge(self, challenge: PendingChallenge) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO pending_challenges(id, challenger, opponent, rated,"
-            " ladder, expires, games, seat, request_id, asked)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO pending_challenges(id, challenger, opponent, rated,"
+            " ladder, expires, games, seat, request_id, asked, keeper)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET asked = excluded.asked,"
+            " expires = excluded.expires WHERE pending_challenges.keeper = excluded.keeper"
+            " AND pending_challenges.ended IS NULL",
             (challenge.id, challenge.challenger, challenge.opponent, int(challenge.rated),
              challenge.ladder, challenge.expires, challenge.games, challenge.seat,
-             challenge.request_id, int(challenge.asked)))
+             challenge.request_id, int(challenge.asked), challenge.keeper))
 
-    def drop_challenge(self, challenge_id: str) -> None:
-        self.db.execute("DELETE FROM pending_challenges WHERE id = ?", (challenge_id,))
+    def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                      at: float) -> bool:
+        return self.db.execute(
+            "UPDATE pending_challenges SET ended = ?, ended_at = ?"
+            " WHERE id = ? AND keeper = ? AND ended IS NULL",
+            (json.dumps(dict(fields)), at, challenge_id, keeper)).rowcount > 0
+
+    def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        def take(db: sqlite3.Connection) -> list[PendingChallenge]:  # taken and read at once
+            db.execute("UPDATE pending_challenges SET keeper = ? WHERE ended IS NULL",
+                       (keeper,))
+            return self.pending_challenges()
+        return self._tx(take)
 
     def pending_challenges(self) -> list[PendingChallenge]:
         rows = self.db.execute(
-            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
-            " request_id, asked FROM pending_challenges ORDER BY expires, id").fetchall()
-        return [PendingChallenge(str(r[0]), str(r[1]), str(r[2]), bool(r[3]), str(r[4]),
-                                 float(r[5]), int(r[6]), int(r[7]),
-                                 None if r[8] is None else str(r[8]), bool(r[9]))
-                for r in rows]
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            " ORDER BY expires, id").fetchall()
+        return [_challenge(row) for row in rows]
+
+    def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        row = self.db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = ?",
+            (challenge_id,)).fetchone()
+        return None if row is None else _challenge(row)
+
+    def charge_challenge(self, account: str, at: float) -> None:
+        self.db.execute("INSERT INTO challenges_sent(account, sent) VALUES (?, ?)",
+                        (account, at))
+
+    def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        rows = self.db.execute("SELECT account, sent FROM challenges_sent WHERE sent >= ?"
+                               " ORDER BY sent", (since,)).fetchall()
+        return [(str(row[0]), float(row[1])) for row in rows]
+
+    def forget_challenges(self, before: float) -> None:
+        def forget(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM pending_challenges WHERE ended_at < ?", (before,))
+            db.execute("DELETE FROM challenges_sent WHERE sent < ?", (before,))
+        self._tx(forget)
 
     # -- settings presets ------------------------------------------------------------
 
@@ -696,6 +728,18 @@ class SQLiteDatabase(SQLitePeople):
         return [Lease(*row) for row in self.db.execute(
             "SELECT id, host, lease_until FROM games WHERE status = 'running'"
             " ORDER BY started, rowid")]
+
+
+_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
+                      " request_id, asked, keeper, ended")
+
+
+def _challenge(row: Any) -> PendingChallenge:
+    """A row of `_CHALLENGE_COLUMNS`."""
+    return PendingChallenge(str(row[0]), str(row[1]), str(row[2]), bool(row[3]), str(row[4]),
+                            float(row[5]), int(row[6]), int(row[7]),
+                            None if row[8] is None else str(row[8]), bool(row[9]), str(row[10]),
+                            None if row[11] is None else json.loads(row[11]))
 
 
 def _table(name: str) -> str:
@@ -899,11 +943,27 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self.run(self.database.put_challenge, challenge)
 
-    async def drop_challenge(self, challenge_id: str) -> None:
-        await self.run(self.database.drop_challenge, challenge_id)
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        return await self.run(self.database.end_challenge, challenge_id, keeper, fields, at)
+
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        return await self.run(self.database.take_challenges, keeper)
 
     async def pending_challenges(self) -> list[PendingChallenge]:
         return await self.run(self.database.pending_challenges)
+
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        return await self.run(self.database.challenge, challenge_id)
+
+    async def charge_challenge(self, account: str, at: float) -> None:
+        await self.run(self.database.charge_challenge, account, at)
+
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        return await self.run(self.database.challenges_charged, since)
+
+    async def forget_challenges(self, before: float) -> None:
+        await self.run(self.database.forget_challenges, before)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self.run(self.database.save_preset, game, name, text)

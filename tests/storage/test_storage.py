@@ -220,20 +220,44 @@ async def test_an_aborted_or_unrated_game_changes_no_rating(storage: Storage) ->
 # -- pending challenges ----------------------------------------------------------------------
 
 
-async def test_pending_challenges_are_stored_marked_asked_and_dropped(storage: Storage) -> None:
+async def test_challenges_are_stored_marked_asked_taken_over_and_ended(storage: Storage) -> None:
     assert await storage.pending_challenges() == []
-    later = PendingChallenge("c2", "alice", "bob", True, "sim", 2_000_000_000.5)
+    later = PendingChallenge("c2", "alice", "bob", True, "sim", 2_000_000_000.5, keeper="h1")
     sooner = PendingChallenge("c1", "carol", "guest-1", False, "substitution", 1_900_000_000.25,
-                              games=1, seat=1, request_id="r7")
+                              games=1, seat=1, request_id="r7", keeper="h1")
     await storage.put_challenge(later)
     await storage.put_challenge(sooner)
     assert await storage.pending_challenges() == [sooner, later]  # the soonest first
     asked = replace(later, asked=True)
     await storage.put_challenge(asked)  # its opponent was asked: the same row
     assert await storage.pending_challenges() == [sooner, asked]
-    await storage.drop_challenge("c1")
-    await storage.drop_challenge("c1")  # gone already: nothing
+    fields = {"challenge_id": "c1", "status": "declined", "reason": "no"}
+    assert await storage.end_challenge("c1", "h1", fields, 1_800_000_000.0)
+    assert not await storage.end_challenge("c1", "h1", fields, 1_800_000_001.0)  # ended once
     assert await storage.pending_challenges() == [asked]
+    assert await storage.challenge("c1") == replace(sooner, ended=fields)  # kept, ended
+    assert await storage.challenge("c9") is None
+
+    # another host takes the pending ones over: the former keeper can no longer end them
+    assert await storage.take_challenges("h2") == [replace(asked, keeper="h2")]
+    assert not await storage.end_challenge("c2", "h1", {"status": "cancelled"}, 1.0)
+    await storage.put_challenge(replace(asked, asked=False))  # the former keeper's: nothing
+    assert await storage.pending_challenges() == [replace(asked, keeper="h2")]
+    assert await storage.end_challenge("c2", "h2", {"status": "expired"}, 1_800_000_100.0)
+    assert await storage.take_challenges("h3") == []
+
+    # each challenge sent counts for an hour; the ended ones are kept as long
+    await storage.charge_challenge("alice", 1_800_000_000.0)
+    await storage.charge_challenge("bob", 1_800_000_050.0)
+    await storage.charge_challenge("alice", 1_800_000_100.0)
+    assert await storage.challenges_charged(1_800_000_050.0) == [("bob", 1_800_000_050.0),
+                                                                  ("alice", 1_800_000_100.0)]
+    await storage.forget_challenges(1_800_000_050.0)
+    assert await storage.challenges_charged(0.0) == [("bob", 1_800_000_050.0),
+                                                      ("alice", 1_800_000_100.0)]
+    assert await storage.challenge("c1") is None  # ended before: forgotten
+    assert (await storage.challenge("c2")) == replace(asked, keeper="h2",
+                                                      ended={"status": "expired"})
 
 
 # -- presets -------------------------------------------------------------------------------
@@ -275,6 +299,30 @@ async def test_builds_are_stored_finished_and_listed_newest_first(storage: Stora
     assert [b.id for b in await storage.builds("alice", status="ok")] == ["b1"]
     assert [b.id for b in await storage.builds(limit=2)] == ["b3", "b2"]
     assert await storage.builds("carol") == []
+
+
+async def test_a_build_stored_before_codes_reads_with_the_code_its_english_says(
+        storage: Storage) -> None:
+    """A failed build stored before builds had codes (``detail_code`` NULL, only the
+    English ``detail``) reads with the code and params that English says, on either
+    backend, so a page says it in its language (issue 28); one whose English no pattern
+    knows reads as before (the page marks it English)."""
+    old = [("o1", "the sources are refused: 'a/../b.py': '..' in a path",
+            ("source-dotdot", {"name": "a/../b.py"})),
+           ("o2", "the build failed (exit status 2): it reached its limit of 64 processes",
+            ("build-processes", {"most": 64})),
+           ("o3", "no main.py or bot.py at the top of the sources",
+            ("no-entry", {"wanted": "main.py or bot.py"})),
+           ("o4", "the moon fell on the build machine", (None, None))]
+    for number, (build_id, detail, _) in enumerate(old):
+        await storage.save_build(BuildRow(build_id, "alice", "python", "failed", float(number),
+                                          float(number) + 0.5, None, detail, detail + "\n"))
+    for build_id, detail, coded in old:
+        row = await storage.build(build_id)
+        assert row is not None and row.detail == detail
+        assert (row.detail_code, row.detail_params) == coded
+    listed = {b.id: (b.detail_code, b.detail_params) for b in await storage.builds("alice")}
+    assert listed == {build_id: coded for build_id, _, coded in old}
 
 
 async def test_a_hosted_programs_stderr_is_kept_per_game_and_dropped_when_old(
