@@ -130,8 +130,11 @@ async def client_process(spec_path: str) -> None:
 class Cluster:
     """The gateways and hosts, each an ``arena serve`` with its name, role and port."""
 
-    def __init__(self, db: str, bus: str, args: argparse.Namespace, tmp: Path) -> None:
+    def __init__(self, db: str, bus: str, args: argparse.Namespace, tmp: Path,
+                 root: Path = ROOT) -> None:
         self.db, self.bus, self.args, self.tmp = db, bus, args, tmp
+        self.root = root
+        """The source tree the processes run (another checkout: its code against this)."""
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.ports: dict[str, int] = {}
 
@@ -151,7 +154,7 @@ class Cluster:
              # out (1013 refused thousands of reconnections at bots + 100)
              "--max-connections-per-address", str(args.bots * 2 + 100),
              "--lease-seconds", str(args.lease_seconds)],
-            cwd=ROOT, stdout=subprocess.DEVNULL,
+            cwd=self.root, stdout=subprocess.DEVNULL,
             stderr=open(self.tmp / f"{name}.stderr", "ab"))  # noqa: SIM115, ASYNC230
         while True:
             try:

@@ -534,7 +534,7 @@ class GatewayRelay:
             kind, bot = item
             try:
                 if kind == "online":
-                    bot.subscription = await self.bus.subscribe(
+                    bot.subscription = await self.bus.listen(
                         bot_out(bot.session.name or ""),
                         lambda message, bot=bot: self._to_bot(bot, message))  # type: ignore[misc]
                     if self.bots.get(bot.session.name or "") is not bot:
@@ -554,8 +554,9 @@ class GatewayRelay:
             except Exception:  # one bot's trouble stops no other's
                 log.exception("presence of %s on the bus failed", bot.session.name)
 
-    async def _to_bot(self, bot: _Bot, message: Message) -> None:
-        """A host's message for a bot connected here: framed and sent."""
+    def _to_bot(self, bot: _Bot, message: Message) -> None:
+        """A host's message for a bot connected here: framed and sent (as the bus reads
+        it: `Bus.listen`)."""
         session = bot.session
         if session.closed:
             return

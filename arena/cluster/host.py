@@ -93,6 +93,10 @@ read before their end does not count them."""
 SILENT_ROUNDS = 3
 """Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
 
+_FROM_BOT = GAME_MESSAGES | {"cpu"}
+"""What a host acts on from ``game.<id>.in``: a bot's messages about a game, and its
+gateway's CPU reports."""
+
 
 class _Credits(TokenBucket):
     """A remote bot's message budget as a host's code sees it: the tokens it gives back
@@ -715,7 +719,7 @@ class HostSide:
     async def _listen(self, game_id: str, live: bool) -> None:
         if live and game_id in self.server.games.live and game_id not in self._games:
             self._games[game_id] = [
-                await self.bus.subscribe(game_in(game_id), self._from_bot, confirm=False),
+                await self.bus.listen(game_in(game_id), self._from_bot, confirm=False),
                 await self.bus.serve(game_spectate(game_id), self._spectate, confirm=False)]
         elif not live:
             self._watchers.pop(game_id, None)
@@ -748,8 +752,9 @@ class HostSide:
         watchers.gateways.add(asked.gateway)
         return encode(ToBot("game_state", live.state_message()))
 
-    async def _from_bot(self, message: Message) -> None:
-        """A bot's message about a game: acted on if the game is this host's."""
+    def _from_bot(self, message: Message) -> None:
+        """A bot's message about a game: acted on if the game is this host's (as the
+        bus reads it: `Bus.listen`)."""
         try:
             said = decode(FromBot, message.data)
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -757,7 +762,7 @@ class HostSide:
             return
         server = self.server
         game_id = said.body.get("game_id")
-        if said.type not in GAME_MESSAGES | {"cpu"} or game_id not in server.games.live:
+        if said.type not in _FROM_BOT or game_id not in server.games.live:
             return  # another host's game (or none's)
         session = server.sessions.get(said.bot)
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:

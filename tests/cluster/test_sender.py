@@ -61,17 +61,83 @@ async def test_a_failing_step_or_message_stops_nothing_after_it() -> None:
 
 async def test_beyond_max_waiting_messages_are_dropped_and_counted(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sender_module, "MAX_WAITING", 3)
+    monkeypatch.setattr(sender_module, "MAX_WAITING", 4)
     bus = await open_bus("local:")
     try:
         sender = Sender(bus)
         inbox = Inbox()
         await bus.subscribe("x", inbox)
+        sender.call(_nothing)  # waits: what follows is queued behind it
         for n in range(5):
             sender.send("x", str(n).encode())
         assert sender.dropped == 2
         await sender.close()  # what waits is published first
         await wait_for(lambda: inbox.data == [b"0", b"1", b"2"], 10, "the three kept")
+    finally:
+        await bus.close()
+
+
+async def _nothing() -> None:
+    return
+
+
+class _Recording(Bus):
+    """A bus that records what it publishes, and when: at once (`publish_nowait`) or
+    awaited."""
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self.published: list[tuple[str, bytes, str]] = []
+
+    def publish_nowait(self, subject: str, data: bytes) -> bool:
+        self.published.append((subject, data, "at once"))
+        return True
+
+    async def publish(self, subject: str, data: bytes) -> None:
+        self.published.append((subject, data, "awaited"))
+
+    async def subscribe(self, subject, handler, *, group=None, confirm=True):  # type: ignore[no-untyped-def]
+        return await self.bus.subscribe(subject, handler, group=group)
+
+    async def serve(self, subject, responder, *, group=None, confirm=True):  # type: ignore[no-untyped-def]
+        return await self.bus.serve(subject, responder, group=group)
+
+    async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
+        raise NotImplementedError
+
+    async def put(self, queue: str, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def consume(self, queue, handler, *, ack_wait=30.0):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        await self.bus.close()
+
+
+async def test_a_message_sent_while_nothing_waits_is_published_at_once() -> None:
+    """The eager publish (issue 24): no hop through the sender's task when nothing
+    waits; behind a waiting step the messages queue, and go out in order, in one batch."""
+    bus = _Recording(await open_bus("local:"))
+    try:
+        sender = Sender(bus)
+        sender.send("a", b"1")
+        assert bus.published == [("a", b"1", "at once")]  # before send returned
+        gate = asyncio.Event()
+        sender.call(gate.wait)  # a step that waits (a subscription, say)
+        sender.send("a", b"2")
+        sender.send("b", b"3")
+        assert bus.published == [("a", b"1", "at once")]  # behind the step
+        gate.set()
+        await wait_for(lambda: len(bus.published) == 3, 10, "the queued ones")
+        assert [data for _, data, _ in bus.published] == [b"1", b"2", b"3"]
+        assert sender.batches == 1
+        sender.send("a", b"4")  # nothing waits again: at once
+        assert bus.published[-1] == ("a", b"4", "at once")
+        assert (sender.eager, sender.batches) == (2, 1)
+        await sender.close()
+        sender.send("a", b"5")  # closed: nothing more goes out
+        assert len(bus.published) == 4
     finally:
         await bus.close()
 
