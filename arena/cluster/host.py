@@ -404,9 +404,13 @@ class HostSide:
         # its pairings not on the queue yet are never started: the next leader pairs
         # their bots again (put, they would wait for the broker while this host stops,
         # and those still waiting as its bus closes would fail, each logged)
-        if dropped := self._puts.discard():
-            log.warning("%d pairing(s) not queued yet dropped: the next leader pairs "
-                        "their bots again", dropped)
+        dropped = self._puts.discard()
+        if dropped or self._puts.done:
+            puts = self._puts
+            log.warning("pairings put on the queue: %d (at most %d at once, %d failed, %d "
+                        "stale not put); %d not queued yet dropped: the next leader pairs "
+                        "their bots again", puts.done - puts.failed - self.stale_pairings,
+                        puts.most, puts.failed, self.stale_pairings, dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()

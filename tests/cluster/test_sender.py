@@ -323,3 +323,27 @@ async def test_a_window_drops_beyond_its_waiting_and_after_close_and_cuts_short(
 
     with pytest.raises(ValueError):
         Window(0)
+
+
+async def test_a_stopping_leader_drops_the_pairings_waiting_and_says_what_it_put(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from arena.cluster.host import HostSide
+    from arena.server.app import Pairing
+
+    slow = _SlowPuts(await open_bus("local:"))
+    side = HostSide.__new__(HostSide)  # only what these paths use
+    side.bus = slow
+    side._puts = Window(2)
+    side._queued, side._tasks, side._starts = {}, [], None
+    side.stale_pairings = 0
+    try:
+        for n in range(5):
+            side._put_pairing(Pairing("main", f"a{n}", f"b{n}", f"p{n}", {}, (None, None)))
+        await wait_for(lambda: len(slow.started) == 2, 10, "two puts in flight")
+        await side.drain()  # SIGTERM: what waits for a slot is dropped, not what runs
+        slow.release.set()
+        await side._puts.close()
+        assert sorted(slow.kept) == ["p0", "p1"]
+        assert "3 not queued yet dropped" in caplog.text
+    finally:
+        await slow.close()
