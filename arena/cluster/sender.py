@@ -41,6 +41,11 @@ PUT_WINDOW = 64
 in flight together, each a broker's round trip (JetStream stores it, then acks), so at
 64 the queue takes 64 pairings per round trip where one at a time took one."""
 
+def _log_drop(what: str, dropped: int) -> None:
+    if dropped & (dropped - 1) == 0:  # the 1st, 2nd, 4th, ... drop
+        log.warning("%s: %d dropped", what, dropped)
+
+
 _Item = tuple[str, bytes] | Callable[[], Awaitable[None]] | None
 
 
@@ -74,8 +79,7 @@ class Sender:
                 return
         if len(self._waiting) >= MAX_WAITING:
             self.dropped += 1
-            if self.dropped & (self.dropped - 1) == 0:  # the 1st, 2nd, 4th, ... drop
-                log.warning("the bus takes no more messages: %d dropped", self.dropped)
+            _log_drop("the bus takes no more messages", self.dropped)
             return
         self._waiting.append((subject, data))
         self._ready.set()
@@ -180,8 +184,7 @@ class Window:
         waits)."""
         if self._closed or len(self._waiting) >= self.max_waiting:
             self.dropped += 1
-            if self.dropped & (self.dropped - 1) == 0:  # the 1st, 2nd, 4th, ... drop
-                log.warning("the window takes no more steps: %d dropped", self.dropped)
+            _log_drop("the window takes no more steps", self.dropped)
             return
         self._waiting.append(step)
         self._fill()
