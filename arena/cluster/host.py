@@ -407,10 +407,11 @@ class HostSide:
         dropped = self._puts.discard()
         if dropped or self._puts.done:
             puts = self._puts
-            log.warning("pairings put on the queue: %d (at most %d at once, %d failed, %d "
-                        "stale not put); %d not queued yet dropped: the next leader pairs "
-                        "their bots again", puts.done - puts.failed - self.stale_pairings,
-                        puts.most, puts.failed, self.stale_pairings, dropped)
+            log.warning("pairings put on the queue: %d (at most %d at once and %d waiting "
+                        "for a slot, %d failed, %d stale not put); %d not queued yet "
+                        "dropped: the next leader pairs their bots again",
+                        puts.done - puts.failed - self.stale_pairings, puts.most,
+                        puts.most_waiting, puts.failed, self.stale_pairings, dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()

@@ -41,6 +41,7 @@ PUT_WINDOW = 64
 in flight together, each a broker's round trip (JetStream stores it, then acks), so at
 64 the queue takes 64 pairings per round trip where one at a time took one."""
 
+
 def _log_drop(what: str, dropped: int) -> None:
     if dropped & (dropped - 1) == 0:  # the 1st, 2nd, 4th, ... drop
         log.warning("%s: %d dropped", what, dropped)
@@ -157,6 +158,8 @@ class Window:
         self.max_waiting = max_waiting
         self.most = 0
         """The most steps that ran at once."""
+        self.most_waiting = 0
+        """The most steps that waited for a slot at once (a burst beyond `size`)."""
         self.done = 0
         """Steps that ended (well or not)."""
         self.failed = 0
@@ -188,6 +191,7 @@ class Window:
             return
         self._waiting.append(step)
         self._fill()
+        self.most_waiting = max(self.most_waiting, len(self._waiting))
 
     def discard(self) -> int:
         """Forget the steps waiting for a slot (not those running); how many."""
