@@ -13,7 +13,9 @@ it answers /healthz and `--settle` seconds more. After the last, the bots play
 `--after` more games. Printed: the games finished and aborted, the results the bots were
 announced against those stored (same result), and the pause a bot saw within a game
 (from its move to its next ``your_turn``: p50, p99, max), overall and for the moves
-sent while a restart was under way.
+sent while a restart was under way; the games started per second before, during and
+after the restarts, and what each leader put on the pairings' queue (its log at SIGTERM:
+how many, at most how many at once, how many still waiting and dropped).
 
     python bench/bench_rolling.py [--bots 2000] [--clients 4] [--gateways 2] [--hosts 2]
         [--db postgresql://root@127.0.0.1/test] [--bus nats://127.0.0.1:4222]
@@ -355,6 +357,17 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
             elif "was over but not announced to" in line:
                 from_db["quiet games found over"] += 1
     print(f"game ends the gateways sent from the database: {dict(from_db)}")
+    started = sorted(row.started for row in rows)
+    spans = {"before the restarts": (started[0] if started else 0.0, window[0]),
+             "during": (window[0], window[1]), "after": (window[1], stopped)}
+    print("games started per second: " + ", ".join(
+        f"{name} {sum(a <= t < b for t in started) / max(b - a, 1e-9):.1f}"
+        for name, (a, b) in spans.items()))
+    for name, _, _ in phases:  # each leader says at its SIGTERM what it put (issue 24)
+        path = tmp / f"{name}.stderr"
+        for line in path.read_text().splitlines() if path.exists() else ():
+            if "pairings put on the queue: " in line:
+                print(f"  {name}: {line.split('pairings put on the queue: ')[1]}")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
     closes: collections.Counter[str] = collections.Counter()

@@ -58,7 +58,7 @@ from arena.cluster.messages import (
     game_spectate,
     game_watch,
 )
-from arena.cluster.sender import Sender
+from arena.cluster.sender import Sender, Window
 from arena.cluster.slots import RemoteSlots
 from arena.errors import ArenaError
 from arena.server import ArenaServer
@@ -293,9 +293,9 @@ class HostSide:
         self.interval = interval
         self.leader = leader
         self.sender = Sender(bus)
-        self._puts = Sender(bus)
-        """The pairings put on the durable queue: each waits for the broker to keep it
-        (a round trip), off the path of what the games publish."""
+        self._puts = Window()
+        """The pairings put on the durable queue, `PUT_WINDOW` at once: each waits for
+        the broker to keep it (a round trip), off the path of what the games publish."""
         self.heard: dict[str, float] = {}
         """The gateways, and when each was last heard (the loop's clock)."""
         self._subscriptions: list[Subscription] = []
@@ -404,9 +404,14 @@ class HostSide:
         # its pairings not on the queue yet are never started: the next leader pairs
         # their bots again (put, they would wait for the broker while this host stops,
         # and those still waiting as its bus closes would fail, each logged)
-        if dropped := self._puts.discard():
-            log.warning("%d pairing(s) not queued yet dropped: the next leader pairs "
-                        "their bots again", dropped)
+        dropped = self._puts.discard()
+        if dropped or self._puts.done:
+            puts = self._puts
+            log.warning("pairings put on the queue: %d (at most %d at once and %d waiting "
+                        "for a slot, %d failed, %d stale not put); %d not queued yet "
+                        "dropped: the next leader pairs their bots again",
+                        puts.done - puts.failed - self.stale_pairings, puts.most,
+                        puts.most_waiting, puts.failed, self.stale_pairings, dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()
@@ -500,9 +505,9 @@ class HostSide:
     # -- the pairings to play ----------------------------------------------------------
 
     def _put_pairing(self, pairing: Pairing) -> None:
-        """The leader paired two bots: to the durable queue, which one host takes (in
-        order with the pairings before, never waiting; off the games' path: the broker
-        confirms each put)."""
+        """The leader paired two bots: to the durable queue, which one host takes (never
+        waiting; off the games' path: the broker confirms each put, several at once,
+        started in the order paired)."""
         self._queued[pairing.pair] = ((pairing.first, pairing.second),
                                       asyncio.get_running_loop().time())
         data = encode(StartPairing(
@@ -514,9 +519,12 @@ class HostSide:
     async def _put(self, pair: str, data: bytes) -> None:
         """Put a pairing on the queue, unless `_count_games` forgot it meanwhile (it
         waited here `2 * START_ACK_WAIT`: its bots were counted free again, and paired
-        again). Under load the puts, a broker's round trip each, fall behind the
-        pairing (8 258 waited when a leader of 2 000 bots stopped): the pairings that
-        went stale are not started, nor make the fresh ones wait behind them."""
+        again). The puts, a broker's round trip each, fell behind the pairing under load
+        when they went one at a time (8 258 waited when a leader of 2 000 bots stopped):
+        now `PUT_WINDOW` go at once (`Window`), and should some still wait that long,
+        those gone stale are not started, nor make the fresh ones wait behind them. A
+        put that fails is logged; its bots count as playing until `_count_games`
+        forgets it, then are paired again."""
         if pair not in self._queued:
             self.stale_pairings += 1
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -90,6 +91,29 @@ async def test_a_durable_message_outlives_the_bus_that_put_it() -> None:
             await wait_for(lambda: inbox.data == [b"start g1"])
         finally:
             await after.close()
+
+
+async def test_puts_awaiting_their_acks_at_once_all_keep_their_messages() -> None:
+    """The leader's window of puts (`arena.cluster.sender.Window`) on JetStream: many
+    publishes in flight on one connection, each awaiting its own ack, none lost."""
+    from arena.cluster.sender import Window
+
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        try:
+            window = Window(16)
+            sent = [str(n).encode() for n in range(200)]
+            for data in sent:
+                window.call(functools.partial(bus.put, "jobs", data))
+            await wait_for(lambda: window.done == len(sent), 20, "every put acked")
+            assert window.failed == 0 and window.most == 16
+            inbox = Inbox()
+            await bus.consume("jobs", inbox)
+            await wait_for(lambda: len(inbox.data) == len(sent), 20, "every message kept")
+            assert sorted(inbox.data) == sorted(sent)
+            await window.close()
+        finally:
+            await bus.close()
 
 
 CONSUMER = textwrap.dedent("""

@@ -1,16 +1,19 @@
 """`arena.cluster.sender.Sender`: in order, steps in line, everything waiting published at
-once, bounded, and nothing on its path waits for the broker."""
+once, bounded, and nothing on its path waits for the broker. `Window`: the steps that
+wait for the broker (the leader's puts), several at once, a bounded number."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 
 import pytest
 
-from arena.bus import Bus, Message, open_bus
+from arena.bus import Bus, BusFailure, Message, open_bus
 from arena.cluster import sender as sender_module
-from arena.cluster.sender import Sender
+from arena.cluster.messages import StartPairing, decode
+from arena.cluster.sender import Sender, Window
 from tests.bus.test_bus import Inbox
 from tests.waiting import wait_for
 
@@ -188,7 +191,7 @@ async def test_a_hosts_games_publish_past_unconfirmed_puts_and_new_games() -> No
     stalled = _Stalled(await open_bus("local:"))
     side = HostSide.__new__(HostSide)  # only what these paths use
     side.bus = stalled
-    side.sender, side._puts = Sender(stalled), Sender(stalled)
+    side.sender, side._puts = Sender(stalled), Window()
     side._games, side._queued, side._ended = {}, {}, {}
     side._watchers, side._thinking = {}, {}
 
@@ -231,3 +234,117 @@ async def test_what_waits_is_discarded_and_what_runs_goes_on() -> None:
         await sender.close()
     finally:
         await bus.close()
+
+
+class _SlowPuts(_Stalled):
+    """A bus whose puts wait for `release` (the broker's ack), each pairing's recorded
+    as it starts and as it is kept; the put of the pairing `failing` fails."""
+
+    def __init__(self, bus: Bus, *, failing: str = "") -> None:
+        super().__init__(bus)
+        self.started: list[str] = []
+        self.kept: list[str] = []
+        self.release = asyncio.Event()
+        self.failing = failing
+
+    async def put(self, queue: str, data: bytes) -> None:
+        pair = decode(StartPairing, data).pair
+        self.started.append(pair)
+        await self.release.wait()
+        if pair == self.failing:
+            raise BusFailure(f"the queue {queue!r} did not take a message: timeout")
+        self.kept.append(pair)
+
+
+async def test_the_leaders_puts_go_several_at_once_bounded_none_lost(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24: one put at a time, a broker's round trip each, fell behind the pairing
+    under load. Now a window of them waits for the broker's acks at once; the rest wait
+    for a slot, in order; a put that fails is logged and holds up nothing."""
+    from arena.cluster.host import HostSide
+    from arena.server.app import Pairing
+
+    slow = _SlowPuts(await open_bus("local:"), failing="p2")
+    side = HostSide.__new__(HostSide)  # only what these paths use
+    side.bus = slow
+    side._puts = Window(3)
+    side._queued = {}
+    side.stale_pairings = 0
+    pairs = [f"p{n}" for n in range(1, 8)]
+    try:
+        for pair in pairs:
+            side._put_pairing(Pairing("main", f"{pair}a", f"{pair}b", pair, {}, (None, None)))
+        await wait_for(lambda: len(slow.started) == 3, 10, "three puts in flight")
+        for _ in range(3):
+            await asyncio.sleep(0)  # (turns of the loop: nothing more starts)
+        assert slow.started == ["p1", "p2", "p3"] and not slow.kept
+        assert (side._puts.in_flight, side._puts.waiting) == (3, 4)
+        slow.release.set()  # the broker acks
+        await wait_for(lambda: side._puts.done == 7, 10, "every put ended")
+        assert slow.started == pairs  # started in the order paired
+        assert sorted(slow.kept) == [pair for pair in pairs if pair != "p2"]
+        assert side._puts.most == 3 and side._puts.most_waiting == 4
+        assert side._puts.failed == 1
+        assert "did not take a message" in caplog.text
+        # as before: the pairing whose put failed counts its bots as playing until the
+        # leader's count forgets it (then they are paired again)
+        assert set(side._queued) == set(pairs) and side.stale_pairings == 0
+    finally:
+        await side._puts.close(timeout=0.1)
+        await slow.close()
+
+
+async def test_a_window_drops_beyond_its_waiting_and_after_close_and_cuts_short() -> None:
+    release = asyncio.Event()
+    ended: list[int] = []
+
+    def step(n: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            await release.wait()
+            ended.append(n)
+        return run
+
+    window = Window(2, max_waiting=3)
+    for n in range(6):
+        window.call(step(n))
+    assert (window.in_flight, window.waiting, window.dropped) == (2, 3, 1)
+    assert window.discard() == 3
+    window.call(step(6))
+    release.set()
+    await window.close()  # what was given runs first
+    assert sorted(ended) == [0, 1, 6]
+    window.call(step(7))  # closed: dropped
+    assert window.dropped == 2 and window.waiting == 0
+
+    stuck = Window(1)
+    stuck.call(asyncio.Event().wait)  # a broker that never acks
+    stuck.call(step(8))
+    await stuck.close(timeout=0.05)  # cancelled past the timeout, the rest forgotten
+    assert (stuck.in_flight, stuck.waiting) == (0, 0) and 8 not in ended
+
+    with pytest.raises(ValueError):
+        Window(0)
+
+
+async def test_a_stopping_leader_drops_the_pairings_waiting_and_says_what_it_put(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from arena.cluster.host import HostSide
+    from arena.server.app import Pairing
+
+    slow = _SlowPuts(await open_bus("local:"))
+    side = HostSide.__new__(HostSide)  # only what these paths use
+    side.bus = slow
+    side._puts = Window(2)
+    side._queued, side._tasks, side._starts = {}, [], None
+    side.stale_pairings = 0
+    try:
+        for n in range(5):
+            side._put_pairing(Pairing("main", f"a{n}", f"b{n}", f"p{n}", {}, (None, None)))
+        await wait_for(lambda: len(slow.started) == 2, 10, "two puts in flight")
+        await side.drain()  # SIGTERM: what waits for a slot is dropped, not what runs
+        slow.release.set()
+        await side._puts.close()
+        assert sorted(slow.kept) == ["p0", "p1"]
+        assert "3 not queued yet dropped" in caplog.text
+    finally:
+        await slow.close()
