@@ -211,11 +211,14 @@ def _json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             value = json_bounds.loads(line)
         except json.JSONDecodeError as error:
-            raise LogFormatError(f"not JSON ({error.msg})", number) from None
+            raise LogFormatError(f"not JSON ({error.msg})", number, code="log-not-json",
+                                 params={"line": number}) from None
         except json_bounds.JsonBoundsError as error:  # nested too deep, a number too large
-            raise LogFormatError(str(error), number) from None
+            raise LogFormatError(str(error), number, code="log-json-bounds",
+                                 params={"line": number}) from None
         if not isinstance(value, dict):
-            raise LogFormatError("a log line must be a JSON object", number)
+            raise LogFormatError("a log line must be a JSON object", number,
+                                 code="log-line-not-object", params={"line": number})
         yield number, value
 
 
@@ -229,46 +232,55 @@ def read_jsonl(lines: Iterable[str]) -> MatchRecord:
     for number, value in _json_lines(lines):
         if header is None:
             if value.get("format") != FORMAT_NAME:
-                raise LogFormatError(f"the first line is not an {FORMAT_NAME} header", number)
+                raise LogFormatError(f"the first line is not an {FORMAT_NAME} header", number,
+                                     code="log-no-header", params={"line": number})
             if value.get("version") != FORMAT_VERSION:
                 raise LogFormatError(
                     f"log version {value.get('version')!r} is not supported "
                     f"(this arena reads version {FORMAT_VERSION})",
-                    number,
+                    number, code="log-version",
+                    params={"version": str(value.get("version"))[:20], "supported": FORMAT_VERSION},
                 )
             for key, kind in (("game", str), ("settings", dict), ("players", list)):
                 if not isinstance(value.get(key), kind):
                     raise LogFormatError(
-                    f"header field {key!r} is missing or not {_KIND_WORDS[kind]}", number)
+                    f"header field {key!r} is missing or not {_KIND_WORDS[kind]}", number,
+                    code="log-header-field", params={"field": key})
             try:
                 parse_seed(value.get("seed"))
             except ValueError as error:
-                raise LogFormatError(f"header field 'seed': {error}", number) from None
+                raise LogFormatError(f"header field 'seed': {error}", number,
+                                     code="log-header-field", params={"field": "seed"}) from None
             commitment = value.get("seed_commitment")
             if commitment is not None and not isinstance(commitment, str):
-                raise LogFormatError("header field 'seed_commitment' must be a string", number)
+                raise LogFormatError("header field 'seed_commitment' must be a string", number,
+                                     code="log-header-field", params={"field": "seed_commitment"})
             header = value
             chance_name = str(value.get("chance_name", "chance"))
             continue
         if outcome is not None:
-            raise LogFormatError("a line follows the result line", number)
+            raise LogFormatError("a line follows the result line", number, code="log-after-result",
+                                 params={"line": number})
         if "result" in value:
             try:
                 outcome = Outcome.from_json(value)
                 notes = _notes_from_json(value.get("notes", []))
             except (ValueError, TypeError) as error:
-                raise LogFormatError(f"bad result line ({error})", number) from None
+                raise LogFormatError(f"bad result line ({error})", number, code="log-bad-result",
+                                     params={"line": number}) from None
             continue
         missing = [key for key in _TURN_KEYS if key not in value]
         if missing:
-            raise LogFormatError(f"turn line lacks {', '.join(missing)}", number)
+            raise LogFormatError(f"turn line lacks {', '.join(missing)}", number,
+                                 code="log-turn-lacks", params={"line": number, "missing": ", ".join(missing)})
         turn, player, move = value["turn"], value["player"], value["move"]
         if not (isinstance(turn, int) and isinstance(player, int) and isinstance(move, str)):
-            raise LogFormatError("turn and player must be integers and move a string", number)
+            raise LogFormatError("turn and player must be integers and move a string", number,
+                                 code="log-turn-types", params={"line": number})
         facts = {k: v for k, v in value.items() if k not in (*_TURN_KEYS, chance_name)}
         turns.append(TurnRecord(turn, player, move, value.get(chance_name), facts))
     if header is None:
-        raise LogFormatError("the log is empty")
+        raise LogFormatError("the log is empty", code="log-empty")
     known = {"format", "version", "game", "id", "players", "seed", "chance_name", "settings",
              "seed_commitment"}
     return MatchRecord(

@@ -301,6 +301,8 @@ class ArenaService(Protocol):
                           pair: str | None = None) -> tuple[str, tuple[str, ...]]:
         """Start a game as `start_game` does, wherever the arena plays its games: here,
         or, on a gateway, on a host over the bus (docs/cluster.md): its id and players.
+        Every game the web starts comes this way (a browser's guest against a house bot
+        on the web's time control, a match between house bots, a season final's game).
         Follow it with `game_over`.
 
         Raises:
@@ -312,16 +314,6 @@ class ArenaService(Protocol):
         if this process played it to its end (what `game_task` returns, raising what it
         raises), None if another did (a gateway's game, played by a host, or one taken
         over by another host: its stored row says how it ended)."""
-
-    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
-                             players: Sequence[str]) -> str:
-        """Start a game the web asked for (a browser's guest against a house bot), on
-        the web's time control (`ServerConfig.web_time_control`): its id. On a gateway
-        a host starts and plays it (docs/cluster.md).
-
-        Raises:
-            what `start_game` raises (`StorageUnavailable` also when no host answers).
-        """
 
     async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
                         ladder: str | None = None, rated: bool = False) -> dict[str, Any]:

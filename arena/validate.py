@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,14 @@ def read_log(path: str | Path, registry: Registry | None = None) -> MatchRecord:
     """
     path = Path(path)
     if path.stat().st_size > MAX_LOG_BYTES:
-        raise LogFormatError(f"the file is larger than {MAX_LOG_BYTES // 2**20} MiB")
+        raise LogFormatError(f"the file is larger than {MAX_LOG_BYTES // 2**20} MiB",
+                             code="log-too-large", params={"mib": MAX_LOG_BYTES // 2**20})
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise LogFormatError(f"not UTF-8 text (byte {error.start})") from None
+        raise LogFormatError(f"not UTF-8 text (byte {error.start})", code="log-not-utf8",
+                             params={"byte": error.start}) from None
     return parse_log(text, registry)
 
 
@@ -63,13 +66,15 @@ def parse_log(text: str, registry: Registry | None = None) -> MatchRecord:
     if stripped.startswith("{"):
         return read_jsonl(text.lstrip("\ufeff").splitlines())
     if not stripped:
-        raise LogFormatError("the file is empty")
+        raise LogFormatError("the file is empty", code="log-empty")
     formats = (registry or default_registry()).log_formats
     for log_format in formats:
         if log_format.detect(stripped):
             return log_format.read(text)
     known = ", ".join(["an arena JSON Lines log", *(f.name for f in formats)])
-    raise LogFormatError(f"unknown log format (not {known.replace(', ', ' nor ')})", 1)
+    raise LogFormatError(f"unknown log format (not {known.replace(', ', ' nor ')})", 1,
+                         code="log-format-unknown",
+                         params={"known": ", ".join(f.name for f in formats)})
 
 
 def validate_record(
@@ -121,6 +126,8 @@ class FileReport:
     path: str
     defect: Defect | None = None
     error: str | None = None
+    game: str | None = None
+    """The game of the log, once read."""
 
     @property
     def status(self) -> int:
@@ -128,18 +135,25 @@ class FileReport:
         return 2 if self.error is not None else 1 if self.defect is not None else 0
 
     def __str__(self) -> str:
+        return self.line()
+
+    def line(self, defect: str | None = None) -> str:
+        """The report's line; `defect`: the defect in other words than its own."""
         if self.error is not None:
             return f"{self.path}: UNREADABLE {self.error}"
         if self.defect is not None:
-            return f"{self.path}: INVALID {self.defect}"
+            return f"{self.path}: INVALID {defect or self.defect}"
         return f"{self.path}: OK"
 
 
-def validate_file(path: str | Path, registry: Registry | None = None) -> FileReport:
-    """Read and validate one log file; never raises for a bad file."""
+def validate_file(path: str | Path, registry: Registry | None = None,
+                  say: Callable[[ArenaError], str] = str) -> FileReport:
+    """Read and validate one log file; never raises for a bad file. `say` words why a
+    file cannot be read (`arena.speech.Speech.error`: in a person's language)."""
     try:
         record = read_log(path, registry)
     except (OSError, ArenaError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else \
+            say(error) if isinstance(error, ArenaError) else str(error)
         return FileReport(str(path), error=reason)
-    return FileReport(str(path), defect=validate_record(record, registry))
+    return FileReport(str(path), defect=validate_record(record, registry), game=record.game)

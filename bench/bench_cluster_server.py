@@ -22,7 +22,7 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    and the snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
-        [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1]
+        [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
@@ -196,21 +196,36 @@ def show_play(label: str, figures: dict[str, Any]) -> None:
 async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
                       tokens: list[str], nats: int | None) -> None:
     print(f"round trip at {len(tokens)} bots on the ladder, {args.seconds:g} s measured each, "
-          f"{args.rounds} round(s) of both (shared 2-core machine)")
+          f"{args.rounds} round(s) of each setup (shared 2-core machine)")
     print("setup                   p50 ms   p99 ms   moves/s")
-    rounds: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    for _ in range(args.rounds):  # alternated: the machine's other load hits both alike
-        alone = await round_trip_all(args, db, tmp, tokens, nats)
-        show_play("--role all", alone)
-        cluster = await round_trip_cluster(args, db, tmp, tokens, nats)
-        show_play("gateway + host (NATS)", cluster)
-        rounds.append((alone, cluster))
-    for key in ("p50", "p99"):
-        alone_ms = statistics.median(a[key] for a, _ in rounds)
-        cluster_ms = statistics.median(c[key] for _, c in rounds)
-        print(f"{key} (median of the rounds): --role all {alone_ms:.2f} ms, gateway + host "
-              f"{cluster_ms:.2f} ms: the broker adds {cluster_ms - alone_ms:.2f} ms "
-              f"(x{cluster_ms / alone_ms:.2f})")
+    setups: dict[str, list[dict[str, Any]]] = {"--role all": []}
+    if args.before:
+        setups[f"cluster from {args.before.name}"] = []
+    setups["gateway + host (NATS)"] = []
+    for _ in range(args.rounds):  # alternated: the machine's other load hits each alike
+        for label, figures in setups.items():
+            if label == "--role all":
+                figures.append(await round_trip_all(args, db, tmp, tokens, nats))
+            else:
+                root = ROOT if label.startswith("gateway") else args.before
+                figures.append(await round_trip_cluster(args, db, tmp, tokens, nats, root))
+            show_play(label, figures[-1])
+    alone = setups["--role all"]
+    for label, figures in setups.items():
+        if label == "--role all":
+            continue
+        for key in ("p50", "p99"):
+            alone_ms = statistics.median(a[key] for a in alone)
+            cluster_ms = statistics.median(c[key] for c in figures)
+            print(f"{key} (median of the rounds): --role all {alone_ms:.2f} ms, {label} "
+                  f"{cluster_ms:.2f} ms: the broker adds {cluster_ms - alone_ms:.2f} ms "
+                  f"(x{cluster_ms / alone_ms:.2f})")
+        cpu = ", ".join(
+            f"{name} {statistics.median(c['cpu_per_move_us'][name] for c in figures):.0f} us"
+            for name in figures[0]["cpu_per_move_us"])
+        print(f"CPU per move (median of the rounds), {label}: {cpu}")
+    cpu = statistics.median(a["cpu_per_move_us"]["all"] for a in alone)
+    print(f"CPU per move (median of the rounds), --role all: {cpu:.0f} us")
 
 
 async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
@@ -221,7 +236,9 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
     server = subprocess.Popen(  # noqa: ASYNC220
         [sys.executable, "-c", "from arena.cli import main; main()", "serve", "--port",
          str(port), "--db", db, "--moves", "20", "--interval", "0.2", "--max-games", "2",
-         "--pairings-per-hour", "0", "--max-connections-per-address", str(len(tokens) + 100)],
+         "--pairings-per-hour", "0", "--max-connections-per-address", str(len(tokens) + 100),
+         # as the cluster's processes (`bench_rolling.Cluster`): the same games to play
+         "--house", "random", "--grace-ms", "60000"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(tmp / "all.stderr", "ab"))  # noqa: SIM115, ASYNC230
     try:
         while True:
@@ -238,10 +255,11 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
 
 
 async def round_trip_cluster(args: argparse.Namespace, db: str, tmp: Path,
-                             tokens: list[str], nats: int | None) -> dict[str, Any]:
+                             tokens: list[str], nats: int | None,
+                             root: Path = ROOT) -> dict[str, Any]:
     prefix = "bench_" + secrets.token_hex(4)
     cluster = Cluster(db, f"{args.bus}?prefix={prefix}", argparse.Namespace(
-        moves=20, bots=len(tokens), lease_seconds=10.0), tmp)
+        moves=20, bots=len(tokens), lease_seconds=10.0), tmp, root)
     try:
         await cluster.start("host-1")
         await cluster.start("gateway-1")
@@ -394,6 +412,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=1,
                         help="round-trip rounds, each --role all then gateway + host")
+    parser.add_argument("--before", type=Path, default=None, metavar="DIR",
+                        help="also a gateway and a host run from the source tree DIR (another "
+                             "checkout, its compiled modules built) in each round: before "
+                             "against after in one run")
     parser.add_argument("--per-process", type=int, default=15000,
                         help="idle connections a client process holds, at most")
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test")

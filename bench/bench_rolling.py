@@ -13,7 +13,9 @@ it answers /healthz and `--settle` seconds more. After the last, the bots play
 `--after` more games. Printed: the games finished and aborted, the results the bots were
 announced against those stored (same result), and the pause a bot saw within a game
 (from its move to its next ``your_turn``: p50, p99, max), overall and for the moves
-sent while a restart was under way.
+sent while a restart was under way; the games started per second before, during and
+after the restarts, and what each leader put on the pairings' queue (its log at SIGTERM:
+how many, at most how many at once, how many still waiting and dropped).
 
     python bench/bench_rolling.py [--bots 2000] [--clients 4] [--gateways 2] [--hosts 2]
         [--db postgresql://root@127.0.0.1/test] [--bus nats://127.0.0.1:4222]
@@ -57,6 +59,8 @@ class PausedClient(ArenaClient):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.moved: dict[str, float] = {}
+        self.begun: set[str] = set()
+        """The games whose ``game_start`` the bot heard."""
         self.pauses: collections.Counter[int] = collections.Counter()
         """Pauses in milliseconds -> how many."""
         self.slow: list[tuple[float, float]] = []
@@ -68,7 +72,9 @@ class PausedClient(ArenaClient):
         self.moved[turn.game_id] = time.perf_counter()
 
     def _timed(self, message: Message) -> None:
-        if message.type == "your_turn":
+        if message.type == "game_start":
+            self.begun.add(message["game_id"])
+        elif message.type == "your_turn":
             sent = self.moved.pop(message["game_id"], None)
             if sent is not None:
                 pause = time.perf_counter() - sent
@@ -115,6 +121,8 @@ async def client_process(spec_path: str) -> None:
     Path(spec_path + ".out").write_text(json.dumps({
         "results": [(name, r.game_id, r.result, r.termination)
                     for name, c in zip(names, clients, strict=True) for r in c.results],
+        "begun": [(name, game_id) for name, c in zip(names, clients, strict=True)
+                  for game_id in c.begun],
         "pauses": pauses, "slow": [s for c in clients for s in c.slow], "closes": closes,
         "connections": sum(c.connections for c in clients)}))
 
@@ -124,8 +132,11 @@ async def client_process(spec_path: str) -> None:
 class Cluster:
     """The gateways and hosts, each an ``arena serve`` with its name, role and port."""
 
-    def __init__(self, db: str, bus: str, args: argparse.Namespace, tmp: Path) -> None:
+    def __init__(self, db: str, bus: str, args: argparse.Namespace, tmp: Path,
+                 root: Path = ROOT) -> None:
         self.db, self.bus, self.args, self.tmp = db, bus, args, tmp
+        self.root = root
+        """The source tree the processes run (another checkout: its code against this)."""
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.ports: dict[str, int] = {}
 
@@ -145,7 +156,7 @@ class Cluster:
              # out (1013 refused thousands of reconnections at bots + 100)
              "--max-connections-per-address", str(args.bots * 2 + 100),
              "--lease-seconds", str(args.lease_seconds)],
-            cwd=ROOT, stdout=subprocess.DEVNULL,
+            cwd=self.root, stdout=subprocess.DEVNULL,
             stderr=open(self.tmp / f"{name}.stderr", "ab"))  # noqa: SIM115, ASYNC230
         while True:
             try:
@@ -278,7 +289,11 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         count = clients.results
         await clients.wait_results(count + args.after)
         print(f"after the last restart: {clients.results - count} more results")
-        stopped = time.time()  # a game that ends as its bot stops is not heard: no matter
+        # the games over by now are judged; their game_overs may still be on their way
+        # (seconds behind on a saturated machine): the bots play on `--drain` seconds
+        # more before they stop, so that a late game_over is not taken for a lost one
+        stopped = time.time()
+        await asyncio.sleep(args.drain)
         seen = await clients.stop()
     finally:
         await cluster.close()
@@ -287,6 +302,7 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         await drop_streams(prefix)
     announced: dict[str, tuple[str, str]] = {}
     told: set[tuple[str, str]] = set()
+    begun: set[tuple[str, str]] = set()
     pauses: collections.Counter[int] = collections.Counter()
     during: collections.Counter[int] = collections.Counter()
     longest = dict.fromkeys([name for name, _, _ in phases], 0.0)
@@ -294,6 +310,7 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         for bot, game_id, result, termination in part["results"]:
             announced[game_id] = (result, termination)
             told.add((bot, game_id))
+        begun.update((bot, game_id) for bot, game_id in part["begun"])
         pauses.update({int(k): v for k, v in part["pauses"].items()})
         for sent, pause in part["slow"]:
             if window[0] <= sent <= window[1]:
@@ -326,7 +343,31 @@ async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:
         for _, game_id in unheard)
     print(f"a finished game's game_over a player never heard: {len(unheard)} "
           f"(when they ended: {dict(when)}) "
-          f"(of {sum(len(row.players) for row in rows if row.status == 'finished')})")
+          f"(of {sum(len(row.players) for row in rows if row.status == 'finished')}); "
+          f"of which the bot never heard the game_start either: "
+          f"{sum(pair not in begun for pair in unheard)}")
+    from_db: collections.Counter[str] = collections.Counter()  # in the gateways' logs
+    for name, _, _ in phases:
+        path = tmp / f"{name}.stderr"
+        for line in path.read_text().splitlines() if path.exists() else ():
+            if "game ends sent from the database: " in line:
+                words = line.split("game ends sent from the database: ")[1].split()
+                from_db["to bots just connected"] += int(words[0])
+                from_db["to others"] += int(words[words.index("others") - 2])
+            elif "was over but not announced to" in line:
+                from_db["quiet games found over"] += 1
+    print(f"game ends the gateways sent from the database: {dict(from_db)}")
+    started = sorted(row.started for row in rows)
+    spans = {"before the restarts": (started[0] if started else 0.0, window[0]),
+             "during": (window[0], window[1]), "after": (window[1], stopped)}
+    print("games started per second: " + ", ".join(
+        f"{name} {sum(a <= t < b for t in started) / max(b - a, 1e-9):.1f}"
+        for name, (a, b) in spans.items()))
+    for name, _, _ in phases:  # each leader says at its SIGTERM what it put (issue 24)
+        path = tmp / f"{name}.stderr"
+        for line in path.read_text().splitlines() if path.exists() else ():
+            if "pairings put on the queue: " in line:
+                print(f"  {name}: {line.split('pairings put on the queue: ')[1]}")
     print(f"connections the bots made: {sum(p['connections'] for p in seen)} "
           f"({args.bots} at the start)")
     closes: collections.Counter[str] = collections.Counter()
@@ -357,6 +398,8 @@ def main() -> None:
                         help="games over after the last restart")
     parser.add_argument("--settle", type=float, default=2.0,
                         help="seconds between one process answering and the next's SIGTERM")
+    parser.add_argument("--drain", type=float, default=30.0,
+                        help="seconds the bots play on after the games judged are over")
     parser.add_argument("--lease-seconds", type=float, default=10.0)
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test",
                         help="a postgresql:// URL (a fresh schema, dropped after)")

@@ -395,6 +395,10 @@ class ArenaClient:
         self._away: dict[str, GameInfo] = {}
         """Games a reconnection's ``welcome`` no longer lists (they ended while the bot
         was away: their ``game_over`` may follow), the last `AWAY_KEPT`."""
+        self._ended: dict[str, None] = {}
+        """The last `AWAY_KEPT` games whose ``game_over`` the bot heard: a second one
+        (a cluster may send it again after a reconnection, with the same result:
+        docs/protocol.md) is ignored."""
         self._ws: ClientConnection | None = None
         self._core: ProtocolCore | None = None
         self._stopping = False
@@ -644,7 +648,12 @@ class ArenaClient:
                 self._waiters.resolve(message)
         elif kind == "challenge":
             self._challenged(ChallengeNotice.from_message(message))
+        elif kind == "game_over" and message["game_id"] in self._ended:
+            pass  # heard already (sent again after a reconnection: the same result)
         elif kind == "game_over":
+            self._ended[message["game_id"]] = None
+            while len(self._ended) > AWAY_KEPT:
+                del self._ended[next(iter(self._ended))]
             ended = (self._games.pop(message["game_id"], None)
                      or self._away.pop(message["game_id"], None))
             self._last_turns.pop(message["game_id"], None)

@@ -32,6 +32,18 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _english_environment() -> Iterator[None]:
+    """The command line speaks the environment's language (`arena.speech`): the suite,
+    whose assertions read English unless a test asks otherwise, runs in the C locale's
+    whatever the developer's own (a test's ``env=`` still chooses)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+            patch.delenv(name, raising=False)
+        patch.setenv("LANG", "C.UTF-8")
+        yield
+
+
 def work_unit(nodeid: str) -> str:
     """What one worker runs as a whole: the module of `nodeid` (its module-scoped
     fixtures, a server, a browser, built kits, are set up once), or ``sandbox``."""

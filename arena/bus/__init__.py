@@ -14,6 +14,7 @@ from arena.bus.interface import (
     BusFailure,
     BusTimeout,
     Handler,
+    Listener,
     Message,
     MessageTooLarge,
     NoResponders,
@@ -24,6 +25,6 @@ from arena.bus.urls import BusUrl, BusUrlType, open_bus, parse_bus_url
 
 __all__ = [
     "MAX_MESSAGE_BYTES", "Bus", "BusError", "BusFailure", "BusTimeout", "BusUrl", "BusUrlType",
-    "Handler", "Message", "MessageTooLarge", "NoResponders", "Responder", "Subscription",
+    "Handler", "Listener", "Message", "MessageTooLarge", "NoResponders", "Responder", "Subscription",
     "open_bus", "parse_bus_url",
 ]

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from arena.errors import ArenaError
 
 __all__ = [
-    "MAX_MESSAGE_BYTES", "PENDING_LIMIT", "REDELIVERY_DELAY", "Bus", "BusError", "BusFailure", "BusTimeout", "Handler", "Message",
-    "MessageTooLarge", "NoResponders", "Responder", "Subscription", "check_name",
+    "MAX_MESSAGE_BYTES", "PENDING_LIMIT", "REDELIVERY_DELAY", "Bus", "BusError", "BusFailure", "BusTimeout", "Handler", "Listener",
+    "Message", "MessageTooLarge", "NoResponders", "Responder", "Subscription", "check_name",
     "check_subject", "subject_matches",
 ]
 
@@ -94,6 +94,10 @@ class Message:
 Handler = Callable[[Message], Awaitable[None]]
 """Handles a message; an exception is logged (and, for a durable queue, the message is
 delivered again), never ends the subscription."""
+
+Listener = Callable[[Message], None]
+"""Handles a message at once, as the bus reads it (`Bus.listen`): a plain function that
+does not wait; an exception is logged, never ends the subscription."""
 
 Responder = Callable[[Message], Awaitable[bytes]]
 """Answers a request with the reply's data."""
@@ -179,6 +183,19 @@ class Bus(ABC):
             BusFailure: the broker is gone.
         """
 
+    def publish_nowait(self, subject: str, data: bytes) -> bool:
+        """`publish`, at once if the bus can without waiting: whether it did (False: it
+        did nothing, `publish` must be awaited instead, a broker reconnecting say). What
+        it publishes goes out in order with what the bus publishes before and after it.
+        The default never can; `arena.cluster.sender.Sender` publishes with it when
+        nothing waits (a hop of the event loop less on each message).
+
+        Raises:
+            as `publish`.
+        """
+        del subject, data
+        return False
+
     @abstractmethod
     async def subscribe(self, subject: str, handler: Handler, *,
                         group: str | None = None, confirm: bool = True) -> Subscription:
@@ -192,6 +209,18 @@ class Bus(ABC):
         commands in order), but a message published elsewhere meanwhile may miss it.
         For subscriptions made on a hot path, in order with what the process publishes
         (`arena.cluster.sender.Sender.call`)."""
+
+    async def listen(self, subject: str, listener: Listener, *,
+                     confirm: bool = True) -> Subscription:
+        """`subscribe` for a handler that never waits: `listener` is called with every
+        message, in order, where the bus can as it reads the message (no task between
+        the bus client and the listener: a hop of the event loop less on each message,
+        issue 24), else from the subscription's task as a `Handler` is. `confirm` as for
+        `subscribe`."""
+        async def handler(message: Message) -> None:
+            listener(message)
+
+        return await self.subscribe(subject, handler, confirm=confirm)
 
     @abstractmethod
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:

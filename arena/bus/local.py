@@ -168,12 +168,16 @@ class LocalBus(Bus):
         return subscriber
 
     async def publish(self, subject: str, data: bytes) -> None:
+        self.publish_nowait(subject, data)
+
+    def publish_nowait(self, subject: str, data: bytes) -> bool:
         check_subject(subject)
         message = Message(subject, check_size(data))
         _PUBLISHED.inc()
         for subscriber in self._targets(subject):
             if subscriber.handler is not None:
                 subscriber.offer((message, None))
+        return True
 
     async def subscribe(self, subject: str, handler: Handler, *,
                         group: str | None = None, confirm: bool = True) -> Subscription:

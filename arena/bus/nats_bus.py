@@ -27,6 +27,7 @@ import nats.js.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, RetentionPolicy, StorageType
+from nats.protocol.command import pub_cmd
 
 from arena.bus import interface
 from arena.bus.interface import (
@@ -36,6 +37,7 @@ from arena.bus.interface import (
     BusFailure,
     BusTimeout,
     Handler,
+    Listener,
     Message,
     NoResponders,
     Responder,
@@ -77,6 +79,25 @@ class _NatsSubscription(Subscription):
     async def close(self) -> None:
         with contextlib.suppress(*_BROKER_ERRORS):
             await self.subscription.unsubscribe()
+
+
+class _Listening(asyncio.Queue[Msg]):
+    """What nats-py's reader puts a subscription's messages in (its ``_pending_queue``),
+    for a `Listener`: each message is handed to the listener as it is put, so the
+    queue stays empty (no task takes from it, none need: nats-py's slow-consumer
+    accounting is given back at once)."""
+
+    def __init__(self, bus: NatsBus, subscription: Any, listener: Listener) -> None:
+        super().__init__()
+        self._bus, self._subscription, self._listener = bus, subscription, listener
+
+    def put_nowait(self, item: Msg) -> None:
+        self._subscription._pending_size -= len(item.data)
+        _DELIVERED.inc()
+        try:
+            self._listener(self._bus._message(item))
+        except Exception:
+            log.exception("bus listener for %s failed", item.subject)
 
 
 @dataclass(eq=False)
@@ -194,6 +215,42 @@ class NatsBus(Bus):
         except _BROKER_ERRORS as error:
             raise BusFailure(f"cannot publish on {subject!r}: {error}") from error
 
+    def publish_nowait(self, subject: str, data: bytes) -> bool:
+        """nats-py's ``publish`` without its coroutine: the PUB command joins the
+        connection's pending commands and its flusher task is woken, as ``publish``
+        does, so that the command is written with the rest of this turn of the event
+        loop's (a batch), in order with every command before and after it. Not while
+        the connection is not up (nats-py then buffers, or refuses: `publish` knows
+        how), nor when the pending commands are full (`publish` then waits for them to
+        be written). This reads nats-py's client's private state (checked by
+        tests/bus/test_nats.py against the installed nats-py): a client without it
+        publishes through `publish`."""
+        check_subject(subject)
+        check_size(data)
+        client = self._client
+        try:
+            if (client._status != Client.CONNECTED or len(data) > client._max_payload
+                    or client._flusher_task is None or client._flusher_task.done()):
+                return False
+            command = pub_cmd(f"{self.prefix}.{subject}", "", data)
+            size = client._pending_data_size + len(command)
+            if size > client._max_pending_size:
+                return False
+            flush = client._flush_queue
+            if flush is not None and flush.empty():
+                flush.put_nowait(asyncio.get_running_loop().create_future())
+            elif flush is None or flush.full():
+                return False
+        except AttributeError:  # another nats-py
+            return False
+        client._pending.append(command)
+        client._pending_data_size = size
+        stats = client.stats
+        stats["out_msgs"] += 1
+        stats["out_bytes"] += len(data)
+        _PUBLISHED.inc()
+        return True
+
     async def _flush(self) -> None:
         """nats-py's ``flush`` (a PING, and its PONG waited for), shielded: cancelled or
         timed out, nats-py cancels the future its PONG is for, and when the PONG comes
@@ -206,7 +263,7 @@ class NatsBus(Bus):
         await asyncio.shield(self._client.flush(FLUSH_TIMEOUT))
 
     async def _subscribe(self, subject: str, group: str | None, callback: Any, *,
-                         confirm: bool) -> Subscription:
+                         confirm: bool) -> _NatsSubscription:
         check_subject(subject, wildcards=True)
         if group is not None:
             check_name(group, "group")
@@ -228,6 +285,24 @@ class NatsBus(Bus):
             await call_handler(handler, self._message(message))
 
         return await self._subscribe(subject, group, deliver, confirm=confirm)
+
+    async def listen(self, subject: str, listener: Listener, *,
+                     confirm: bool = True) -> Subscription:
+        """A subscription without nats-py's task: its reader hands each message to
+        `listener` (`_Listening`, which reads nats-py's subscription's private queue;
+        checked by tests/bus against the installed nats-py)."""
+        made = await self._subscribe(subject, None, None, confirm=False)  # no task
+        subscription = made.subscription
+        waiting, subscription._pending_queue = (
+            subscription._pending_queue, _Listening(self, subscription, listener))
+        while not waiting.empty():  # (came while nats-py's subscribe awaited: none, so far)
+            subscription._pending_queue.put_nowait(waiting.get_nowait())
+        if confirm:
+            try:
+                await self._flush()
+            except _BROKER_ERRORS as error:
+                raise BusFailure(f"cannot subscribe to {subject!r}: {error}") from error
+        return made
 
     async def request(self, subject: str, data: bytes, *, timeout: float) -> bytes:
         check_subject(subject)

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from arena.cli.lazy import LazyGroup, load_command
+from arena.speech import CONTEXT_KEY, LANGUAGES, environment_language
 
 SUBCOMMANDS = {
     "validate": "arena.cli.validate:validate",
@@ -58,5 +59,11 @@ class ArenaGroup(LazyGroup):
 
 @click.group(cls=ArenaGroup, lazy_subcommands=SUBCOMMANDS)
 @click.version_option(package_name="arena")
-def main() -> None:
+@click.option("--lang", type=click.Choice(sorted(LANGUAGES)), default=None,
+              help="The language the arena's errors are said in to a person (a log's or "
+                   "settings' reason): en or ru; default: the environment's, read as gettext "
+                   "does (LANGUAGE, LC_ALL, LC_MESSAGES, LANG).")
+@click.pass_context
+def main(ctx: click.Context, lang: str | None) -> None:
     """The arena: strict referee, bots, tournaments and logs for turn-based games."""
+    ctx.meta[CONTEXT_KEY] = lang or environment_language()

@@ -19,6 +19,7 @@ from click.core import ParameterSource
 from arena.bots import parse_bot_list
 from arena.errors import ArenaError
 from arena.registry import Registry, default_registry
+from arena.speech import command_speech
 
 F = Callable[..., Any]
 
@@ -82,8 +83,8 @@ def game_settings(registry: Registry, game_name: str, settings_json: str | None,
                 "grammar": grammar_spec, "moves": moves, "bank_rule": bank_rule,
                 "default_moves": 200})
         registry.load_game(game_name, settings)
-    except ArenaError as error:
-        raise click.UsageError(str(error)) from None
+    except ArenaError as error:  # said in the command line's language (a grammar's reason)
+        raise click.UsageError(command_speech(registry).error(error, game=game_name)) from None
     if not isinstance(settings, dict):
         raise click.UsageError("--settings must be a JSON object")
     return settings
@@ -105,7 +106,7 @@ def bot_names(registry: Registry, game_name: str, text: str,
                 raise click.UsageError(f"bot {name!r} is listed twice (its rows would be one)")
             names.append(name)
     except ArenaError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.UsageError(command_speech(registry).error(error, game=game_name)) from None
     return tuple(names)
 
 

@@ -60,7 +60,7 @@ from arena.server.challenges import AcceptPolicy
 from arena.server.clients import CLOSE_REPLACED
 from arena.server.session import Session
 from arena.service import ChallengeError, PlayerUnavailable, StorageUnavailable
-from arena.storage import Storage, StorageFailure
+from arena.storage import GameRow, Storage, StorageFailure
 from protocol import Message as ProtocolMessage
 
 __all__ = ["SNAPSHOT_CHUNK", "SNAPSHOT_ROUNDS", "GatewayRelay"]
@@ -82,8 +82,8 @@ ASK_TIMEOUT = 2.0
 not told of (a host that owns the game takes the message and answers the bot itself)."""
 
 START_TIMEOUT = 10.0
-"""Seconds a gateway waits for a host to start a game the web asked for (``play``,
-``start``): the host answers once the game's start is stored."""
+"""Seconds a gateway waits for a host to start a game the web asked for (``start``):
+the host answers once the game's start is stored."""
 
 MAX_ASKING = 1024
 """Such messages waiting at once on a gateway; more are dropped (and logged)."""
@@ -112,6 +112,15 @@ MAX_IN_PROGRESS = 1000
 MAX_LOOKUPS = 100
 """Quiet games looked up per snapshot interval at most (the others wait their turn)."""
 
+MAX_PENDING_SENT = 1000
+"""Game ends kept in the database (`Storage.pending_ends`, one query with what each
+``game_over`` says) read per snapshot interval for the bots connected here at most, for
+those just connected and again for the others (the rest wait their turn)."""
+
+MAX_HEARD = 100_000
+"""Game ends heard here waiting to be dropped from the database at most; beyond, they
+are not dropped (the bot may hear them again after a reconnection: docs/protocol.md)."""
+
 
 class _Bot:
     """A bot connected here: its session, connection id, subscription, the games its
@@ -126,6 +135,9 @@ class _Bot:
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
+        self.fresh = True
+        """Whether its game ends kept in the database are still to be read (at the next
+        sweep, whatever their age: those that ended while it was away)."""
 
 
 class GatewayRelay:
@@ -187,6 +199,9 @@ class GatewayRelay:
         self._digest = 0
         """`Presence.digest` of `_announced`."""
         self._snapshot_queued = False
+        self._heard_ends: list[tuple[str, str]] = []
+        """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
+        database (`Storage.drop_pending_ends`) at the next sweep."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -245,6 +260,12 @@ class GatewayRelay:
         for game_id in list(self._watching):
             await self._drop_watch(game_id)
         await self.sender.close()
+        if self.storage is not None:  # what the bots heard here is not sent them again
+            try:
+                await asyncio.wait_for(self._drop_heard(), 5)
+            except (TimeoutError, StorageFailure) as failure:
+                log.warning("the game ends heard here were not all dropped from the "
+                            "database (the bots may hear them again): %r", failure)
 
     # -- the clients' Relay ------------------------------------------------------------
 
@@ -385,9 +406,10 @@ class GatewayRelay:
 
     async def web(self, kind: str, body: dict[str, Any],
                   account: str | None = None) -> dict[str, Any] | None:
-        """The web's ``challenge``, ``challenge_status`` (to the leading host), ``play``
-        or ``start`` (to one host, which answers once the game is stored: `HostSide._play`):
-        the answer's fields, or the error the host raised, raised here.
+        """The web's ``challenge``, ``challenge_status`` (to the leading host) or
+        ``start`` (to one host, which answers once the game is stored: `HostSide._play`),
+        with the presence of `account` if it is connected here (a guest: its games at
+        once): the answer's fields, or the error the host raised, raised here.
 
         Raises:
             ChallengeError, PlayerUnavailable, SettingsError, BotSpecError, ArenaError:
@@ -530,7 +552,7 @@ class GatewayRelay:
                 if kind == "online":  # unconfirmed: in place before the news that follows
                     # it on the connection, so before anything a host says after hearing it
                     # (a round trip a bot made the announcements of 50 000 lag minutes behind)
-                    bot.subscription = await self.bus.subscribe(
+                    bot.subscription = await self.bus.listen(
                         bot_out(bot.session.name or ""),
                         lambda message, bot=bot: self._to_bot(bot, message),  # type: ignore[misc]
                         confirm=False)
@@ -550,8 +572,9 @@ class GatewayRelay:
             except Exception:  # one bot's trouble stops no other's
                 log.exception("presence of %s on the bus failed", bot.session.name)
 
-    async def _to_bot(self, bot: _Bot, message: Message) -> None:
-        """A host's message for a bot connected here: framed and sent."""
+    def _to_bot(self, bot: _Bot, message: Message) -> None:
+        """A host's message for a bot connected here: framed and sent (as the bus reads
+        it: `Bus.listen`)."""
         session = bot.session
         if session.closed:
             return
@@ -564,6 +587,7 @@ class GatewayRelay:
                 return  # announced already, from the database (`_sweep`)
             bot.games.pop(game_id, None)
             bot.over.append(game_id)
+            self._heard_end(bot, game_id)
         elif game_id in bot.games or out.type in _STARTS:
             bot.games[game_id] = asyncio.get_running_loop().time()
         if session.rate is not None:
@@ -700,10 +724,14 @@ class GatewayRelay:
             log.warning("the quiet games could not be looked up: %s", failure)
 
     async def _sweep(self, now: float) -> None:
-        """Look up the bots' games quiet for `QUIET` seconds: one stored as over (its
-        host died between storing it and announcing it) is announced to the bot from
-        the database, with the fields its host would have sent."""
+        """Drop the game ends the bots heard here from the database, send them those it
+        still keeps (`_send_pending`), and look up the bots' games quiet for `QUIET`
+        seconds: one stored as over (its host died between storing it and announcing
+        it) is announced to the bot from the database, with the fields its host would
+        have sent."""
         assert self.storage is not None
+        await self._drop_heard()
+        await self._send_pending()
         quiet = [(bot, game_id) for bot in list(self.bots.values())
                  for game_id, heard in bot.games.items() if now - heard > QUIET]
         for bot, game_id in quiet[:MAX_LOOKUPS]:
@@ -713,15 +741,76 @@ class GatewayRelay:
             if row is None or row.status == "running" or row.result is None:
                 bot.games[game_id] = now  # still played (or taken over): look again later
                 continue
-            del bot.games[game_id]
-            bot.over.append(game_id)
             log.warning("game %s was over but not announced to %s (its host died?): "
                         "announced from the database", game_id, bot.session.name)
-            bot.session.send(
-                "game_over", game_id=game_id, result=row.result, winner=row.winner,
-                scores=None if row.scores is None else list(row.scores),
-                termination=row.termination, reason=row.reason or "the game ended",
-                log_id=game_id, seed=row.seed)
+            self._announce(bot, row)
+
+    async def _send_pending(self) -> None:
+        """Send the bots here the game ends the database keeps for them (`Storage.
+        pending_ends`: kept as each result is stored, dropped once a gateway sent it):
+        for a bot that just connected, all of them (those that ended while it was away,
+        though the host that kept them stopped); for the others, those kept `QUIET`
+        seconds ago or more (lost on the way: a gateway stopping as its host sent one,
+        a bus connection made again). A game end the bot heard on this connection is
+        only dropped."""
+        storage = self.storage
+        assert storage is not None
+        bots = {name: bot for name, bot in self.bots.items() if bot.session.role == "bot"}
+        fresh = {name for name, bot in bots.items() if bot.fresh}
+        for name in fresh:
+            bots[name].fresh = False
+        others = [name for name in bots if name not in fresh]
+        ends = [] if not fresh else await storage.pending_ends(fresh, limit=MAX_PENDING_SENT)
+        if others:
+            ends += await storage.pending_ends(others, before=time.time() - QUIET,
+                                               limit=MAX_PENDING_SENT)
+        heard: list[tuple[str, str]] = []
+        sent = {True: 0, False: 0}  # to a bot just connected, to another
+        for name, row in ends:
+            bot = self.bots.get(name)
+            if bot is None or bot is not bots[name] or bot.session.closed:
+                continue  # gone: sent at its next connection
+            if row.id in bot.over:  # heard on this connection
+                heard.append((name, row.id))
+            elif row.status != "running" and row.result is not None:  # (kept only so)
+                self._announce(bot, row)
+                sent[name in fresh] += 1
+        await storage.drop_pending_ends(heard)
+        if sent[True] or sent[False]:
+            log.warning("game ends sent from the database: %d to bots just connected "
+                        "(over while they were away), %d to others (kept %.0f s or more: "
+                        "lost on the way, late, or past a sweep's %d)",
+                        sent[True], sent[False], QUIET, MAX_PENDING_SENT)
+
+    def _announce(self, bot: _Bot, row: GameRow) -> None:
+        """Send `bot` the ``game_over`` of the stored game `row`, with the fields its host
+        sends (`Games.game_over_fields`)."""
+        bot.games.pop(row.id, None)
+        bot.over.append(row.id)
+        bot.session.send(
+            "game_over", game_id=row.id, result=row.result, winner=row.winner,
+            scores=None if row.scores is None else list(row.scores),
+            termination=row.termination, reason=row.reason or "the game ended",
+            log_id=row.id, seed=row.seed)
+        self._heard_end(bot, row.id)
+
+    def _heard_end(self, bot: _Bot, game_id: str) -> None:
+        """`bot` was sent the end of `game_id`: dropped from the database at the next
+        sweep (`MAX_HEARD` waiting at most)."""
+        if self.storage is not None and bot.session.role == "bot" and (
+                len(self._heard_ends) < MAX_HEARD):
+            self._heard_ends.append((bot.session.name or "", game_id))
+
+    async def _drop_heard(self) -> None:
+        """Drop the game ends heard here from the database (those that fail to go wait
+        for the next sweep)."""
+        assert self.storage is not None
+        heard, self._heard_ends = self._heard_ends, []
+        try:
+            await self.storage.drop_pending_ends(heard)
+        except StorageFailure:
+            self._heard_ends[:0] = heard[:MAX_HEARD - len(self._heard_ends)]
+            raise
 
 
 def _no_host(error: BusError) -> str:

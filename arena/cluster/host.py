@@ -23,7 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -56,12 +59,12 @@ from arena.cluster.messages import (
     game_spectate,
     game_watch,
 )
-from arena.cluster.sender import Sender
+from arena.cluster.sender import Sender, Window
 from arena.cluster.slots import RemoteSlots
 from arena.errors import ArenaError
 from arena.server import ArenaServer
 from arena.server.app import Pairing
-from arena.server.challenges import AcceptPolicy, Challenge, Challenges
+from arena.server.challenges import HOUR, AcceptPolicy, Challenge, Challenges
 from arena.server.clients import GAME_MESSAGES
 from arena.server.session import Session
 from arena.service import ChallengeError
@@ -80,10 +83,18 @@ host is given it (the host died)."""
 MAX_COUNTED = 100_000
 """Running games the leader reads to count the games in flight, at most."""
 
+GIVE_UP_SECONDS = 5.0
+"""How long a host that stops leading tries to store its pending challenges' ends
+(those not stored by then are left to the next leader, their bots untold)."""
+
 MAX_ENDED = 4096
 """Games that ended on this host remembered, so that a count of the games in flight
 read before their end does not count them."""
 
+
+_FROM_BOT = GAME_MESSAGES | {"cpu"}
+"""What a host acts on from ``game.<id>.in``: a bot's messages about a game, and its
+gateway's CPU reports."""
 
 
 class _Credits(TokenBucket):
@@ -180,33 +191,81 @@ class WatchSession(RemoteSession):
 
 
 class _ChallengeJournal:
-    """The pending challenges of the leading host, stored for the next leader (its
-    `Challenges.journal`): each change written in order by one task, never waited for
-    (a database that fails loses the row, logged: the challenge goes on here)."""
+    """The challenges of the leading host, stored for the next leader (its
+    `Challenges.journal`): each pending one under this host's name (the keeper), its end
+    (kept `HOUR` for ``GET /api/challenges/ID``), and each challenge an account sent (its
+    hourly budget), written in order by one task, never waited for by a message (a
+    database that fails loses the write, logged: the challenge goes on here). What it
+    stored an hour ago is forgotten once a minute (`Storage.forget_challenges`)."""
 
-    def __init__(self, storage: Storage, challenges: Challenges) -> None:
+    def __init__(self, storage: Storage, challenges: Challenges, keeper: str) -> None:
         self.storage = storage
         self.challenges = challenges
-        self._queue: asyncio.Queue[tuple[str, PendingChallenge | None] | None] = (
-            asyncio.Queue())
+        self.keeper = keeper
+        self._queue: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
+        self._stored: set[str] = set()
+        """The pending challenges whose rows this host stored (or took over)."""
+        self._forget_at = 0.0
         self._task = asyncio.get_running_loop().create_task(self._run(),
                                                             name="challenge journal")
 
-    def __call__(self, challenge: Challenge) -> None:
-        row = self.challenges.stored(challenge) if challenge.status == "pending" else None
-        self._queue.put_nowait((challenge.id, row))
+    def kept(self, rows: Iterable[PendingChallenge]) -> None:
+        """Rows taken over (`Storage.take_challenges`): stored under this host's name."""
+        self._stored.update(row.id for row in rows)
+
+    def changed(self, challenge: Challenge) -> None:
+        if challenge.status == "pending":
+            row = replace(self.challenges.stored(challenge), keeper=self.keeper)
+            self._queue.put_nowait(lambda: self._put(row))
+        else:
+            fields, at = challenge.status_fields(), time.time()
+
+            async def end() -> None:
+                await self._store_end(challenge.id, fields, at)
+            self._queue.put_nowait(end)
+
+    def charged(self, name: str, at: float) -> None:
+        self._queue.put_nowait(lambda: self.storage.charge_challenge(name, at))
+
+    async def written(self, challenge: Challenge) -> bool:
+        """Store `challenge`'s end (after what waits) while its row is this host's, and
+        say whether its bots may be told (`Challenges.give_up`): yes if it was never
+        stored (no other host can take it over) or its end is stored now; no if the
+        database failed, or another host took it over already."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        async def end() -> None:
+            ended = await self._store_end(challenge.id, challenge.status_fields(), time.time())
+            if not done.done():  # (not waited for any more: told by nobody)
+                done.set_result(ended)
+        self._queue.put_nowait(end)
+        return await done
+
+    async def _put(self, row: PendingChallenge) -> None:
+        await self.storage.put_challenge(row)
+        self._stored.add(row.id)
+
+    async def _store_end(self, challenge_id: str, fields: dict[str, Any], at: float) -> bool:
+        if challenge_id not in self._stored:
+            return True
+        try:
+            ended = await self.storage.end_challenge(challenge_id, self.keeper, fields, at)
+        except StorageFailure as failure:
+            log.warning("the end of challenge %s not stored: %s", challenge_id, failure)
+            return False
+        self._stored.discard(challenge_id)
+        return ended
 
     async def _run(self) -> None:
-        while (item := await self._queue.get()) is not None:
-            challenge_id, row = item
+        while (write := await self._queue.get()) is not None:
+            now = time.time()
             try:
-                if row is None:
-                    await self.storage.drop_challenge(challenge_id)
-                else:
-                    await self.storage.put_challenge(row)
+                if now >= self._forget_at:
+                    self._forget_at = now + 60.0
+                    await self.storage.forget_challenges(now - HOUR)
+                await write()
             except StorageFailure as failure:
-                log.warning("challenge %s not %s: %s", challenge_id,
-                            "forgotten" if row is None else "stored", failure)
+                log.warning("a challenge's change not stored: %s", failure)
 
     async def close(self, timeout: float = 5.0) -> None:
         """Write what waits (for at most `timeout` seconds), then stop."""
@@ -233,9 +292,9 @@ class HostSide:
         self.interval = interval
         self.leader = leader
         self.sender = Sender(bus)
-        self._puts = Sender(bus)
-        """The pairings put on the durable queue: each waits for the broker to keep it
-        (a round trip), off the path of what the games publish."""
+        self._puts = Window()
+        """The pairings put on the durable queue, `PUT_WINDOW` at once: each waits for
+        the broker to keep it (a round trip), off the path of what the games publish."""
         self.follower = PresenceFollower(interval)
         """The gateways' presence, followed by its changes (`arena.cluster.follower`)."""
         self._subscriptions: list[Subscription] = []
@@ -256,13 +315,17 @@ class HostSide:
         flight, read from the database, may be older than their end)."""
         self.leading = False
         """Whether this host leads now: pairs the ladders, keeps the challenges."""
+        self._giving_up: asyncio.Task[None] | None = None
+        """The challenges kept while this host led, ended as it stopped leading."""
+        self.stale_pairings = 0
+        """Pairings forgotten before they were put on the queue (`_put`)."""
         self._cpu: tuple[str, int, float] | None = None
         """The game, turn and CPU time (ms) of the hosted bot's move being acted on (its
         gateway measured it: `FromBot.cpu_ms`)."""
         self._thinking: dict[str, tuple[int, float]] = {}
         """Per game live here whose hosted mover thinks, the turn and the CPU time (ms)
         its gateway last reported (``cpu`` messages)."""
-        self._journal = _ChallengeJournal(server.storage, server.challenges)
+        self._journal = _ChallengeJournal(server.storage, server.challenges, server.host)
         """Stores the pending challenges while this host leads."""
         self.slots = RemoteSlots(bus, server.host, interval=interval)
         """The hosted slots this host's games hold: the gateway running the programs
@@ -295,6 +358,8 @@ class HostSide:
         games.hosted_slots = self.slots
         games.cpu_meter = self.cpu_ms
         games.on_live = self._game_live
+        games.follow_ends = True  # kept until a gateway frames it (a game end lost on the
+        # way, or kept here for a bot away when this host stops, is sent from the database)
         for game_id in list(games.live):  # resumed at start, before this
             self._game_live(game_id, True)
         loop = asyncio.get_running_loop()
@@ -314,10 +379,10 @@ class HostSide:
             self.sender.send(HANDOVER, encode(Handover(self.server.host, self.server.released)))
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *filter(None, [self._giving_up])]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        await self._journal.close()  # the challenges it ended are dropped from the database
+        await self._journal.close()  # the ends of the challenges it kept are stored
         await self.sender.close()
         await self._puts.close()
         await self.slots.close()
@@ -336,6 +401,17 @@ class HostSide:
         host leads) and taking pairings from the queue (the others take them), so a
         stopping host neither pairs nor refuses pairings over and over."""
         await self.stop_pairing()
+        # its pairings not on the queue yet are never started: the next leader pairs
+        # their bots again (put, they would wait for the broker while this host stops,
+        # and those still waiting as its bus closes would fail, each logged)
+        dropped = self._puts.discard()
+        if dropped or self._puts.done:
+            puts = self._puts
+            log.warning("pairings put on the queue: %d (at most %d at once and %d waiting "
+                        "for a slot, %d failed, %d stale not put); %d not queued yet "
+                        "dropped: the next leader pairs their bots again",
+                        puts.done - puts.failed - self.stale_pairings, puts.most,
+                        puts.most_waiting, puts.failed, self.stale_pairings, dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()
@@ -357,10 +433,13 @@ class HostSide:
         lobby: Subscription | None = None
         try:
             try:
-                taken = challenges.restore(await server.storage.pending_challenges())
+                rows = await server.storage.take_challenges(server.host)
+                sent = await server.storage.challenges_charged(time.time() - HOUR)
             except StorageFailure as failure:
                 log.warning("the pending challenges could not be read: %s", failure)
-                taken = 0
+                rows, sent = [], []
+            self._journal.kept(rows)
+            taken = challenges.restore(rows, sent)
             lobby = await self.bus.serve(CHALLENGES, self._challenges, group="leader")
             log.warning("this host leads: it pairs the ladders and keeps the challenges"
                         "%s", f" ({taken} pending taken over)" if taken else "")
@@ -376,15 +455,32 @@ class HostSide:
                     log.warning("the games in flight could not be counted: %s", failure)
         finally:
             self.leading = False
-            # the next leader keeps none of them: their bots hear the end now (and their
-            # rows are dropped; a leader killed leaves them for the next)
-            challenges.cancel_all("the game host that kept it stopped: challenge again")
-            challenges.journal = None
             if lobby is not None:
                 await lobby.close()
+            challenges.journal = None
+            # each ends here, its bots told, once its end is stored as this host's; one
+            # whose end cannot be stored (the database fails: why the lock was lost) is
+            # left to the next leader untold, as a leader killed leaves them. In a task of
+            # its own: a second cancel of this one (the host closing) does not cut it short
+            self._giving_up = asyncio.get_running_loop().create_task(
+                self._give_up(), name="challenges given up")
             server.ladder_games = None
             for ladder in ladders:
                 await ladder.stop()
+
+    async def _give_up(self) -> None:
+        """End the challenges kept while this host led (`Challenges.give_up`), for at
+        most `GIVE_UP_SECONDS`."""
+        try:
+            cancelled = await asyncio.wait_for(self.server.challenges.give_up(
+                "the game host that kept it stopped: challenge again",
+                self._journal.written), GIVE_UP_SECONDS)
+        except TimeoutError:
+            log.warning("the pending challenges' ends not stored within %g s: left to the "
+                        "next leader", GIVE_UP_SECONDS)
+            return
+        if cancelled:
+            log.info("%d pending challenge(s) cancelled", cancelled)
 
     async def _count_games(self) -> None:
         """Each player's games in flight on every host, as the leader's ladders count
@@ -409,16 +505,30 @@ class HostSide:
     # -- the pairings to play ----------------------------------------------------------
 
     def _put_pairing(self, pairing: Pairing) -> None:
-        """The leader paired two bots: to the durable queue, which one host takes (in
-        order with the pairings before, never waiting; off the games' path: the broker
-        confirms each put)."""
+        """The leader paired two bots: to the durable queue, which one host takes (never
+        waiting; off the games' path: the broker confirms each put, several at once,
+        started in the order paired)."""
         self._queued[pairing.pair] = ((pairing.first, pairing.second),
                                       asyncio.get_running_loop().time())
         data = encode(StartPairing(
             pairing.ladder, pairing.first, pairing.second, pairing.pair,
             dict(pairing.settings),
             tuple(None if seed is None else str(seed) for seed in pairing.seeds)))
-        self._puts.call(lambda: self.bus.put(STARTS, data))
+        self._puts.call(lambda: self._put(pairing.pair, data))
+
+    async def _put(self, pair: str, data: bytes) -> None:
+        """Put a pairing on the queue, unless `_count_games` forgot it meanwhile (it
+        waited here `2 * START_ACK_WAIT`: its bots were counted free again, and paired
+        again). The puts, a broker's round trip each, fell behind the pairing under load
+        when they went one at a time (8 258 waited when a leader of 2 000 bots stopped):
+        now `PUT_WINDOW` go at once (`Window`), and should some still wait that long,
+        those gone stale are not started, nor make the fresh ones wait behind them. A
+        put that fails is logged; its bots count as playing until `_count_games`
+        forgets it, then are paired again."""
+        if pair not in self._queued:
+            self.stale_pairings += 1
+            return
+        await self.bus.put(STARTS, data)
 
     async def _start_pairing(self, message: Message) -> None:
         """A pairing from the queue: its games started here (leased to this host)."""
@@ -482,12 +592,13 @@ class HostSide:
         return encode(LobbyAnswer(fields))
 
     async def _play(self, message: Message) -> bytes:
-        """A game the web started on a gateway, started here as one process starts it
-        and answered once stored as running (a gateway counting a guest's games reads
-        it then): ``play``, a browser's guest against a house bot, on the web's time
-        control; ``start``, any other (`ArenaServer.launch_game`: a match between two
-        house bots, a season final's game), on the time control it names (or the
-        server's)."""
+        """A game the web started on a gateway (``start``, `ArenaServer.launch_game`: a
+        browser's guest against a house bot, a match between two house bots, a season
+        final's game), started here as one process starts it, on the time control it
+        names (or the server's), and answered once stored as running (a gateway counting
+        a guest's games reads it then). ``play`` (a guest's game on this host's web time
+        control) is what a gateway of the version before asks, still answered during a
+        rolling upgrade."""
         asked = decode(LobbyAsk, message.data)
         server = self.server
         self._known(asked.presence)
@@ -615,7 +726,7 @@ class HostSide:
     async def _listen(self, game_id: str, live: bool) -> None:
         if live and game_id in self.server.games.live and game_id not in self._games:
             self._games[game_id] = [
-                await self.bus.subscribe(game_in(game_id), self._from_bot, confirm=False),
+                await self.bus.listen(game_in(game_id), self._from_bot, confirm=False),
                 await self.bus.serve(game_spectate(game_id), self._spectate, confirm=False)]
         elif not live:
             self._watchers.pop(game_id, None)
@@ -648,8 +759,9 @@ class HostSide:
         watchers.gateways.add(asked.gateway)
         return encode(ToBot("game_state", live.state_message()))
 
-    async def _from_bot(self, message: Message) -> None:
-        """A bot's message about a game: acted on if the game is this host's."""
+    def _from_bot(self, message: Message) -> None:
+        """A bot's message about a game: acted on if the game is this host's (as the
+        bus reads it: `Bus.listen`)."""
         try:
             said = decode(FromBot, message.data)
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -657,7 +769,7 @@ class HostSide:
             return
         server = self.server
         game_id = said.body.get("game_id")
-        if said.type not in GAME_MESSAGES | {"cpu"} or game_id not in server.games.live:
+        if said.type not in _FROM_BOT or game_id not in server.games.live:
             return  # another host's game (or none's)
         session = server.sessions.get(said.bot)
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:

@@ -177,11 +177,13 @@ a bot's ``challenge``, ``accept`` or ``decline`` (answered on its ``bot.<name>.o
 the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAnswer`)."""
 
 PLAY = "lobby.play"
-"""gateway -> one host (group ``hosts``), request/reply: `LobbyAsk` ``play``, a game the
-web starts for a browser's guest, or ``start``, any other game a gateway starts (a match
-between two house bots, a season final's game: ``game``, ``settings``, ``players``,
-``time_control`` and ``pair``, None for the host's own); the answer, once the game is
-stored as running, a `LobbyAnswer` with its ``game_id`` and ``players``."""
+"""gateway -> one host (group ``hosts``), request/reply: `LobbyAsk` ``start``, a game the
+web starts (`ArenaServer.launch_game`: a browser's guest against a house bot, with the
+guest's presence, a match between two house bots, a season final's game: ``game``,
+``settings``, ``players``, ``time_control`` and ``pair``, None for the host's own); the
+answer, once the game is stored as running, a `LobbyAnswer` with its ``game_id`` and
+``players``. (``play``, a guest's game on the host's web time control, is what the
+gateways of the version before ask: still answered.)"""
 
 
 class LobbyAsk(msgspec.Struct, frozen=True):

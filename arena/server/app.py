@@ -45,7 +45,7 @@ from typing import Any, Self, TypeVar
 from websockets.asyncio.server import ServerConnection
 
 from arena.counters import Counters, open_counters
-from arena.errors import ArenaError
+from arena.errors import ArenaError, SettingsError
 from arena.names import is_guest
 from arena.record import MatchRecord
 from arena.registry import Registry, default_registry
@@ -54,7 +54,7 @@ from arena.sandbox.slots import HostedSlots
 from arena.seeds import new_seed
 from arena.server.aids import LegalMoves, Notes
 from arena.server.auth import Revocations
-from arena.server.challenges import Challenge, ChallengeError, Challenges
+from arena.server.challenges import ID_SHAPE, Challenge, ChallengeError, Challenges
 from arena.server.clients import Clients
 from arena.server.config import LadderConfig, ServerConfig, TimeControl
 from arena.server.connection import ArenaConnection
@@ -815,22 +815,26 @@ class ArenaServer(ArenaService):
         control = (self.config.web_time_control if is_guest(first) or is_guest(second)
                    else ladder.time_control)
         pair = "p" + uuid.uuid4().hex[:12]
-        settings, seeds = self._pairing_start(ladder, len(seatings))
         started: list[str] = []
-        for players, seed in zip(seatings, seeds, strict=True):
-            try:
-                live = self.start_game(ladder.game, settings, players, seed=seed,
-                                       time_control=control, ladder=challenge.rated,
-                                       pair=pair,
-                                       # unrated: no ladder game (its pair cap and
-                                       # history are the rated games')
-                                       ladder_name=ladder.name if challenge.rated else None)
-            except (ArenaError, RuntimeError):
-                if not started:
-                    raise
-                log.warning("challenge %s: its second game could not start", challenge.id)
-                break
-            started.append(live.id)
+        try:
+            settings, seeds = self._pairing_start(ladder, len(seatings))
+            for players, seed in zip(seatings, seeds, strict=True):
+                try:
+                    live = self.start_game(ladder.game, settings, players, seed=seed,
+                                           time_control=control, ladder=challenge.rated,
+                                           pair=pair,
+                                           # unrated: no ladder game (its pair cap and
+                                           # history are the rated games')
+                                           ladder_name=ladder.name if challenge.rated else None)
+                except (ArenaError, RuntimeError):
+                    if not started:
+                        raise
+                    log.warning("challenge %s: its second game could not start", challenge.id)
+                    break
+                started.append(live.id)
+        except SettingsError as error:  # the game's own reason: a page says it in its words
+            error.params = {"game": ladder.game, **error.params}  # (a raise's dict unchanged)
+            raise
         loop = self.ladders.get(ladder.name)
         if challenge.rated and loop is not None:
             loop.paired(first, second, time.time())
@@ -874,10 +878,11 @@ class ArenaServer(ArenaService):
             live = self.start_game(game_name, settings, players, time_control=time_control,
                                    pair=pair)
             return live.id, tuple(live.players)
+        guests = [name for name in players if is_guest(name)]  # (its games at once)
         fields = await relay.web("start", {
             "game": game_name, "settings": dict(settings), "players": list(players),
             "time_control": None if time_control is None else time_control.to_json(),
-            "pair": pair}) or {}
+            "pair": pair}, guests[0] if guests else None) or {}
         return str(fields["game_id"]), tuple(str(name) for name in fields["players"])
 
     async def game_over(self, game_id: str) -> MatchRecord | None:
@@ -893,18 +898,6 @@ class ArenaServer(ArenaService):
                 if row is None or row.status != "running":
                     return None
             await asyncio.sleep(GAME_OVER_POLL)
-
-    async def start_web_game(self, game_name: str, settings: Mapping[str, Any],
-                             players: Sequence[str]) -> str:
-        relay = self.clients.relay
-        if relay is None:
-            return self.start_game(game_name, settings, players,
-                                   time_control=self.config.web_time_control).id
-        guests = [name for name in players if not name.startswith("house:")]
-        fields = await relay.web("play", {"game": game_name, "settings": dict(settings),
-                                          "players": list(players)},
-                                 guests[0] if guests else None)
-        return str((fields or {})["game_id"])
 
     async def challenge(self, challenger: str, opponent: str, *, seat: int | None,
                         ladder: str | None = None, rated: bool = False) -> dict[str, Any]:
@@ -926,7 +919,16 @@ class ArenaServer(ArenaService):
         if relay is not None:
             return await relay.web("challenge_status", {"challenge_id": challenge_id})
         found = self.challenges.get(challenge_id)
-        return None if found is None else found.status_fields()
+        if found is not None:
+            return found.status_fields()
+        if self.challenges.journal is None or not ID_SHAPE.fullmatch(challenge_id):
+            return None  # (one process knows every challenge; no id of ours: no read)
+        try:  # a cluster's leader: a challenge a former leader ended (docs/cluster.md)
+            row = await self.storage.challenge(challenge_id)
+        except StorageFailure as failure:
+            log.warning("challenge %s not read: %s", challenge_id, failure)
+            return None
+        return None if row is None or row.ended is None else dict(row.ended)
 
     def counts(self) -> ServerCounts:
         games, pool = self.games, self.house_bots.pool

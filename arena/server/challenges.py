@@ -33,17 +33,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from arena.config import ChallengeLimits
 from arena.errors import ArenaError
 from arena.names import is_house
-from arena.service import ChallengeError
+from arena.service import ChallengeError, StorageUnavailable
 from arena.storage import PendingChallenge, StorageFailure
 
 __all__ = ["AcceptPolicy", "Challenge", "ChallengeError", "ChallengeLimits", "Challenges"]
@@ -53,6 +54,8 @@ log = logging.getLogger("arena.server")
 Mode = Literal["ask", "auto", "decline"]
 Status = Literal["pending", "accepted", "declined", "expired", "cancelled", "failed"]
 HOUR = 3600.0
+ID_SHAPE = re.compile(r"c[0-9a-f]{12}")
+"""The ids `Challenges.challenge` makes: only such an id is looked up in the database."""
 KEPT = 1000
 """Challenges that ended kept for the web to read their outcome."""
 
@@ -154,16 +157,35 @@ class Challenge:
         return fields
 
 
+def _coded(challenge: Challenge, error: Exception) -> ArenaError:
+    """The refusal that failed an accepted `challenge`, with a code a page says: the
+    error's own (a game's settings reason names the ``game`` whose words say it), or
+    ``storage-unavailable`` or ``start-failed`` for one without (logged: its English
+    words are the server's, no person's)."""
+    if isinstance(error, ArenaError) and error.code:
+        return error
+    if isinstance(error, StorageFailure | StorageUnavailable):
+        return ChallengeError("storage-unavailable", str(error))
+    log.warning("challenge %s: its games could not start: %s", challenge.id, error)
+    return ChallengeError("start-failed", str(error))
+
+
 Notify = Callable[[str, str, dict[str, Any]], None]
 """``notify(account, type, fields)``: send a message to a connected account that opted
 in to challenges (dropped otherwise: a person on the web reads them over HTTP)."""
 StartPair = Callable[[Challenge], list[str]]
 """Start an accepted challenge's games; their ids (raises `ArenaError`,
 `RuntimeError` when they cannot start)."""
-Journal = Callable[[Challenge], None]
-"""``journal(challenge)``: a challenge opened, its opponent was asked, or it ended (its
-`Challenge.status` says which): a cluster's leading host stores the pending ones, for
-the next leader to take over (`Challenges.restore`)."""
+class Journal(Protocol):
+    """What a cluster's leading host stores of its challenges, for the next leader to
+    take over (`Challenges.restore`)."""
+
+    def changed(self, challenge: Challenge) -> None:
+        """A challenge opened, its opponent was asked, or it ended (its
+        `Challenge.status` says which)."""
+
+    def charged(self, name: str, at: float) -> None:
+        """`name` sent a challenge at `at` (`time.time`): its hourly budget."""
 
 
 class Challenges:
@@ -257,7 +279,7 @@ class Challenges:
         self.open[challenge.id] = challenge
         challenge.timer = self._loop.call_at(challenge.expires, self._expire, challenge)
         if self.journal is not None:
-            self.journal(challenge)
+            self.journal.changed(challenge)
 
     def _answer_soon(self, challenge: Challenge) -> None:
         task = self._loop.create_task(self._answer(challenge), name=f"challenge {challenge.id}")
@@ -271,17 +293,27 @@ class Challenges:
             challenge.ladder, time.time() + (challenge.expires - self._loop.time()),
             challenge.games, challenge.seat, challenge.request_id, challenge.asked)
 
-    def restore(self, stored: Iterable[PendingChallenge]) -> int:
+    def restore(self, stored: Iterable[PendingChallenge],
+                sent: Iterable[tuple[str, float]] = ()) -> int:
         """Take over the pending challenges another keeper stored (it died): each waits
         for its answer until it expires, as it would have there, and one whose opponent
         was not asked yet is answered by the opponent's policy now. Those known already
-        are left alone. How many were taken over."""
+        are left alone. `sent`: the challenges each account sent (account, when,
+        `time.time`, the oldest first) as stored, which count against its hourly budget
+        here (where this keeper counted more of an account's itself, its own count
+        stays). How many were taken over."""
+        stored_sent: dict[str, deque[float]] = {}
+        for name, at in sent:
+            stored_sent.setdefault(name, deque()).append(at)
+        for name, times in stored_sent.items():
+            if len(times) > len(self._sent.get(name, ())):
+                self._sent[name] = times
         taken = 0
         now, wall = self._loop.time(), time.time()
         for row in stored:
             ended = self._ended.get(row.id)
             if ended is not None and self.journal is not None:
-                self.journal(ended)  # ended here, its row left: dropped now
+                self.journal.changed(ended)  # ended here, its end not stored: stored now
             if row.id in self.open or ended is not None:
                 continue
             challenge = Challenge(row.id, row.challenger, row.opponent, row.rated,
@@ -312,6 +344,8 @@ class Challenges:
                 + (f"; the next may go in {wait} s" if sent else "")),
                 reason="per-hour", limit=self.limits.per_hour)
         sent.append(now)
+        if self.journal is not None:
+            self.journal.charged(name, now)
 
     async def _answer(self, challenge: Challenge) -> None:
         """The opponent's policy answers, knowing the challenger's rating."""
@@ -332,7 +366,7 @@ class Challenges:
         elif verdict == "ask":
             challenge.asked = True
             if self.journal is not None:
-                self.journal(challenge)
+                self.journal.changed(challenge)
             self._notify(challenge.opponent, "challenge", {
                 "opponent": challenge.challenger, "rated": challenge.rated,
                 "challenge_id": challenge.id, "rating": rating,
@@ -365,8 +399,8 @@ class Challenges:
                         challenge.ladder)
             challenge.game_ids = tuple(self._start(challenge))
         except (ArenaError, RuntimeError, ValueError) as error:
-            if isinstance(error, ArenaError) and error.code:
-                challenge.error_code, challenge.error_params = error.code, dict(error.params)
+            refusal = _coded(challenge, error)
+            challenge.error_code, challenge.error_params = refusal.code, dict(refusal.params)
             self._end(challenge, "failed", str(error))
             return
         self._end(challenge, "accepted", None)
@@ -385,24 +419,45 @@ class Challenges:
         challenge.status = status
         challenge.reason = reason
         self.open.pop(challenge.id, None)
-        self._ended[challenge.id] = challenge
-        while len(self._ended) > KEPT:
-            del self._ended[next(iter(self._ended))]
         if challenge.timer is not None:
             challenge.timer.cancel()
             challenge.timer = None
         if self.journal is not None:
-            self.journal(challenge)
+            self.journal.changed(challenge)
+        self._told(challenge)
+
+    def _told(self, challenge: Challenge) -> None:
+        """An ended challenge: kept for the web to read, its end told to the challenger
+        (and to the opponent if it was asked, or if games start)."""
+        self._ended[challenge.id] = challenge
+        while len(self._ended) > KEPT:
+            del self._ended[next(iter(self._ended))]
         fields = challenge.status_fields()
         self._notify(challenge.challenger, "challenge_status", fields)
-        if challenge.asked or status == "accepted":
+        if challenge.asked or challenge.status == "accepted":
             self._notify(challenge.opponent, "challenge_status", fields)
 
-    def cancel_all(self, reason: str) -> None:
-        """End every pending challenge as ``cancelled`` (both sides told): the host that
-        kept them stops keeping them (docs/cluster.md)."""
-        for challenge in list(self.open.values()):
-            self._end(challenge, "cancelled", reason)
+    async def give_up(self, reason: str,
+                      written: Callable[[Challenge], Awaitable[bool]]) -> int:
+        """Stop keeping the pending challenges (a cluster's host stops leading,
+        docs/cluster.md): each ends as ``cancelled``, its bots told, once
+        ``written(challenge)`` stored its end as this keeper's; one whose end it could not
+        store (the database does not answer, or the next keeper took it over already) is
+        forgotten here untold, for the next keeper to take over or keep. Nothing is
+        journaled. How many were cancelled."""
+        held = list(self.open.values())
+        self.open.clear()
+        for challenge in held:  # no timer, answer or policy acts on them any more
+            if challenge.timer is not None:
+                challenge.timer.cancel()
+                challenge.timer = None
+            challenge.status, challenge.reason = "cancelled", reason
+        cancelled = 0
+        for challenge in held:
+            if await written(challenge):
+                self._told(challenge)
+                cancelled += 1
+        return cancelled
 
     def close(self) -> None:
         """The server stops: the rating look-ups end, the timers stop."""

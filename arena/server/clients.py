@@ -361,6 +361,9 @@ class Clients:
                                            self.hosted_tokens)
                 if role == "bot":
                     await self._load_log_bytes(login.name)
+                if role == "bot" and self.relay is not None:  # (a connection with no
+                    # answer but 1011 when the database failed here)
+                    relayed = await self.relay.running_games(login.name)
             except StorageFailure as failure:
                 session.send("error", code=STORAGE_UNAVAILABLE, fatal=True,
                              message=f"cannot check the token now ({failure}); try later")
@@ -373,8 +376,6 @@ class Clients:
             name, owner = login.name, login.owner
             session.hosted = login.hosted
             session.wall_timed = login.wall_timed
-            if role == "bot" and self.relay is not None:
-                relayed = await self.relay.running_games(name)
             if not login.hosted:
                 self.revocations.add(session, login.token)
         elif role != "spectator":

@@ -15,7 +15,7 @@ it (`arena.server.writeahead`); while it cannot be, the game waits the same way.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from arena.record import MatchRecord
@@ -110,9 +110,10 @@ class Durability:
             asyncio.get_running_loop().create_task(self.recover())
 
     async def store_result(self, record: MatchRecord, *, rated: bool, log: str,
-                           players: Iterable[Tell]) -> None:
-        """Store a finished game's result, log and ratings; while the storage fails,
-        tell the `players` (once) and wait for it to work again.
+                           players: Iterable[Tell], pending: Collection[str] = ()) -> None:
+        """Store a finished game's result, log and ratings (and the end kept for the
+        `pending` players until they hear it: `Storage.finish_game`); while the storage
+        fails, tell the `players` (once) and wait for it to work again.
 
         Raises:
             StorageUnavailable: the server began to close before the result was stored.
@@ -121,7 +122,7 @@ class Durability:
         told = False
         while True:
             try:
-                await storage.finish_game(record, rated=rated, log=log)
+                await storage.finish_game(record, rated=rated, log=log, pending=pending)
                 return
             except StorageFailure as failure:
                 if not told:

@@ -177,6 +177,10 @@ class Games:
         the moves this server accepted; `/metrics`)."""
         self.grace = GraceTimers()
         """The grace periods of the bots away from their games."""
+        self.follow_ends = False
+        """Whether each game's end is kept in the database for its players until they
+        hear it (`Storage.pending_ends`: a cluster's host, whose gateways tell it; one
+        process keeps a bot's unheard ends here, `take_unheard`)."""
         self.on_live: Callable[[str, bool], None] | None = None
         """Told a game's id when it becomes live here (True) and when it is forgotten
         (False): a host listens to its bots' messages about it meanwhile
@@ -524,7 +528,9 @@ class Games:
             # committed (with the rating update) before anybody hears of the result
             await self.durability.store_result(
                 record, rated=live.ladder, log=log_text,
-                players=[functools.partial(self.send_to, name) for name in set(live.players)])
+                players=[functools.partial(self.send_to, name) for name in set(live.players)],
+                pending=(() if not self.follow_ends
+                         else [name for name in set(live.players) if not is_house(name)]))
         except BaseException:
             # not stored, so not announced; the row stays 'running' and the next start
             # records it as aborted

@@ -45,7 +45,8 @@ from arena.seasons import Standing
 from arena.storage.people import PeopleStorage
 
 __all__ = [
-    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "MAX_BULK_ACCOUNTS", "PROBE_BYTES",
+    "BUILD_STATES", "CLAIM_LIMIT", "COPIED_TABLES", "MAX_BULK_ACCOUNTS", "PENDING_ENDS_SECONDS",
+    "PROBE_BYTES",
     "BotAccount", "BuildRow", "GameRow", "Lease", "PendingChallenge", "RatingRow",
     "RunningGame", "SeasonRecord",
     "Snapshot", "Storage", "StorageFailure", "StorageVersionError", "StoredGame",
@@ -56,6 +57,11 @@ log = logging.getLogger("arena.storage")
 
 PROBE_BYTES = 256 * 1024
 """What `Storage.check_writable` writes (and removes): more than a typical game's log."""
+
+PENDING_ENDS_SECONDS = 86_400.0
+"""Seconds a game's end is kept for a bot that has not heard it (`Storage.pending_ends`);
+older ones are dropped by `Storage.purge_expired` (the bot reads the result at
+``/api/games/{id}``)."""
 
 RECOVERED = "server stopped while the game was in flight"
 """The reason `Storage.recover` records for the games it aborts."""
@@ -307,9 +313,11 @@ among the hosts that look, rather than all taken by the first."""
 
 @dataclass(frozen=True)
 class PendingChallenge:
-    """A challenge waiting for its answer, as the host that keeps the challenges stores
-    it (`arena.server.challenges`), so that the next one to keep them takes it over when
-    that host dies (docs/cluster.md). Kept only while pending; never copied."""
+    """A challenge as the host that keeps the challenges stores it
+    (`arena.server.challenges`): while it waits for its answer, so that the next one to
+    keep them takes it over when that host dies, and for an hour after it ended (its
+    `ended` fields), so that ``GET /api/challenges/ID`` answers on the next one too
+    (docs/cluster.md). Never copied."""
 
     id: str
     challenger: str
@@ -323,6 +331,10 @@ class PendingChallenge:
     request_id: str | None = None
     asked: bool = False
     """Whether the opponent was sent the notice (it answers it then)."""
+    keeper: str = ""
+    """The host that keeps it (`Storage.take_challenges`)."""
+    ended: Mapping[str, Any] | None = None
+    """Once it ended, its ``challenge_status`` fields (None while pending)."""
 
 
 @dataclass(frozen=True)
@@ -641,9 +653,14 @@ class Storage(PeopleStorage):
 
     @abstractmethod
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
         """Store the result, the log and (if `rated`) the rating changes in one
         transaction, and drop the game's write-ahead turns in it.
+
+        `pending` names the players whose hearing of the end is followed (a cluster's
+        host): the game's end is kept for each of them (`pending_ends`), in the same
+        transaction, until `drop_pending_ends` says they heard it.
 
         `log` is the record as JSON Lines, if the caller has it already. The bytes of
         each bot's debug lines (`MatchRecord.notes`) are added to its total of the day
@@ -774,20 +791,62 @@ class Storage(PeopleStorage):
     async def delete_preset(self, game: str, name: str) -> bool:
         """Forget a saved preset; False if there was none of that name."""
 
+    # -- game ends not heard yet (arena.cluster, docs/cluster.md) -----------------------
+
+    @abstractmethod
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        """The games over whose end these bots have not been known to hear yet (kept by
+        `finish_game`'s `pending`), as ``(bot, game)`` (one query: what the bot's
+        ``game_over`` says), the oldest first, at most `limit`; only those kept before
+        `before` (seconds since the epoch) if given."""
+
+    @abstractmethod
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        """Forget these ``(bot, game id)`` ends: the bots heard them (nothing for those
+        not kept)."""
+
     # -- pending challenges (arena.server.challenges, on a cluster) ---------------------
 
     @abstractmethod
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         """Store a pending challenge, or replace the row of the same id (its opponent
-        was asked)."""
+        was asked) while that row is pending and kept by `challenge.keeper` (otherwise
+        nothing: another host took it over, or it ended)."""
 
     @abstractmethod
-    async def drop_challenge(self, challenge_id: str) -> None:
-        """Forget a challenge that ended (nothing if it is not stored)."""
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        """Store that a pending challenge kept by `keeper` ended (its ``challenge_status``
+        `fields`, at `at`, seconds since the epoch); False, and nothing changed, if no
+        such row is pending and kept by `keeper` (another host took it over)."""
+
+    @abstractmethod
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        """Make `keeper` the keeper of every pending challenge (atomically: a former
+        keeper's `end_challenge` fails from then on) and return them, the soonest to
+        expire first."""
 
     @abstractmethod
     async def pending_challenges(self) -> list[PendingChallenge]:
         """Every stored pending challenge, the soonest to expire first."""
+
+    @abstractmethod
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        """A stored challenge, pending or ended; None if none is stored."""
+
+    @abstractmethod
+    async def charge_challenge(self, account: str, at: float) -> None:
+        """Store that `account` sent a challenge at `at` (its hourly budget)."""
+
+    @abstractmethod
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        """The challenges sent since `since`, as (account, when), the oldest first."""
+
+    @abstractmethod
+    async def forget_challenges(self, before: float) -> None:
+        """Forget the challenges that ended before `before` and the ones sent before it
+        (`challenges_charged`): the retention of both."""
 
     # -- hosted bots' builds (arena.uploads) ------------------------------------------
 

@@ -48,6 +48,7 @@ from arena.seeds import seed_to_text
 from arena.storage.interface import (
     CLAIM_LIMIT,
     COPIED_TABLES,
+    PENDING_ENDS_SECONDS,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
@@ -394,6 +395,8 @@ class PostgresStorage(PostgresPeople, Storage):
         await self.purge_people(now)
         status = await self._run(lambda db: db.execute(
             "DELETE FROM bots WHERE expires IS NOT NULL AND expires <= $1", now))
+        await self._run(lambda db: db.execute(
+            "DELETE FROM pending_ends WHERE created <= $1", now - PENDING_ENDS_SECONDS))
         return _affected(status)
 
     async def bots(self) -> list[BotAccount]:
@@ -491,7 +494,8 @@ class PostgresStorage(PostgresPeople, Storage):
         return await self._run(work)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
         outcome = record.outcome
         assert outcome is not None
         text = to_jsonl(record) if log is None else log
@@ -513,6 +517,11 @@ class PostgresStorage(PostgresPeople, Storage):
                     " (bot, day) DO UPDATE SET bytes = log_bytes.bytes + excluded.bytes",
                     [(bot, utc_day(now), size) for bot, size in sorted(log_bytes.items())])
             await db.execute("DELETE FROM game_turns WHERE game_id = $1", record.id)
+            if pending:
+                await db.executemany(
+                    "INSERT INTO pending_ends(bot, game_id, created) VALUES ($1, $2, $3)"
+                    " ON CONFLICT (bot, game_id) DO NOTHING",
+                    [(bot, record.id, now) for bot in sorted(set(pending))])
             if not rated or outcome.result == "aborted":
                 return []
             ladder = await db.fetchval("SELECT ladder_name FROM games WHERE id = $1",
@@ -688,27 +697,75 @@ class PostgresStorage(PostgresPeople, Storage):
         if not _affected(changed):
             raise ValueError(f"no season {name!r} is stored")
 
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        rows = await self._run(lambda db: db.fetch(
+            f"SELECT p.bot, {_GAMES} FROM pending_ends p JOIN games ON games.id = p.game_id"
+            " WHERE p.bot = ANY($1::text[]) AND p.created < $2"
+            " ORDER BY p.created, p.bot, p.game_id LIMIT $3",
+            list(bots), float("inf") if before is None else before, limit))
+        return [(row[0], game_row(tuple(row)[1:])) for row in rows]
+
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        if ends:
+            await self._run(lambda db: db.execute(
+                "DELETE FROM pending_ends WHERE (bot, game_id) IN"
+                " (SELECT * FROM unnest($1::text[], $2::text[]))",
+                [bot for bot, _ in ends], [game_id for _, game_id in ends]))
+
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self._run(lambda db: db.execute(
             "INSERT INTO pending_challenges(id, challenger, opponent, rated, ladder, expires,"
-            " games, seat, request_id, asked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            " games, seat, request_id, asked, keeper)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
             " ON CONFLICT (id) DO UPDATE SET asked = excluded.asked,"
-            " expires = excluded.expires",
+            " expires = excluded.expires WHERE pending_challenges.keeper = excluded.keeper"
+            " AND pending_challenges.ended IS NULL",
             challenge.id, challenge.challenger, challenge.opponent, challenge.rated,
             challenge.ladder, challenge.expires, challenge.games, challenge.seat,
-            challenge.request_id, challenge.asked))
+            challenge.request_id, challenge.asked, challenge.keeper))
 
-    async def drop_challenge(self, challenge_id: str) -> None:
-        await self._run(lambda db: db.execute(
-            "DELETE FROM pending_challenges WHERE id = $1", challenge_id))
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        status = await self._run(lambda db: db.execute(
+            "UPDATE pending_challenges SET ended = $1, ended_at = $2"
+            " WHERE id = $3 AND keeper = $4 AND ended IS NULL",
+            json.dumps(dict(fields)), at, challenge_id, keeper))
+        return _affected(status) > 0
+
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        rows = await self._run(lambda db: db.fetch(
+            "UPDATE pending_challenges SET keeper = $1 WHERE ended IS NULL"
+            f" RETURNING {_CHALLENGE_COLUMNS}", keeper))
+        return sorted((_challenge(row) for row in rows), key=lambda c: (c.expires, c.id))
 
     async def pending_challenges(self) -> list[PendingChallenge]:
         rows = await self._run(lambda db: db.fetch(
-            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
-            " request_id, asked FROM pending_challenges ORDER BY expires, id"))
-        return [PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4],
-                                 float(row[5]), int(row[6]), int(row[7]), row[8],
-                                 bool(row[9])) for row in rows]
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            " ORDER BY expires, id"))
+        return [_challenge(row) for row in rows]
+
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        row = await self._run(lambda db: db.fetchrow(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = $1",
+            challenge_id))
+        return None if row is None else _challenge(row)
+
+    async def charge_challenge(self, account: str, at: float) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO challenges_sent(account, sent) VALUES ($1, $2)", account, at))
+
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        rows = await self._run(lambda db: db.fetch(
+            "SELECT account, sent FROM challenges_sent WHERE sent >= $1 ORDER BY sent",
+            since))
+        return [(row[0], float(row[1])) for row in rows]
+
+    async def forget_challenges(self, before: float) -> None:
+        async def forget(db: Connection) -> None:
+            await db.execute("DELETE FROM pending_challenges WHERE ended_at < $1", before)
+            await db.execute("DELETE FROM challenges_sent WHERE sent < $1", before)
+        await self._run(forget)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self._run(lambda db: db.execute(
@@ -868,6 +925,17 @@ def _table(name: str) -> str:
     if name not in COPIED_TABLES:
         raise ValueError(f"no table {name!r} (tables: {', '.join(COPIED_TABLES)})")
     return name
+
+
+_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
+                      " request_id, asked, keeper, ended")
+
+
+def _challenge(row: Any) -> PendingChallenge:
+    """A row of `_CHALLENGE_COLUMNS`."""
+    return PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4], float(row[5]),
+                            int(row[6]), int(row[7]), row[8], bool(row[9]), row[10],
+                            None if row[11] is None else json.loads(row[11]))
 
 
 def _affected(status: str) -> int:

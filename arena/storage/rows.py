@@ -23,6 +23,7 @@ from arena.storage.interface import (
     StoredGame,
     StoredTurn,
 )
+from arena.storage.old_builds import old_detail
 
 __all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS",
            "STANDING_COLUMNS", "STANDING_ORDER", "build_values", "clocks_json", "game_row",
@@ -63,10 +64,16 @@ def build_values(build: BuildRow) -> tuple[Any, ...]:
 
 
 def build_row(values: Iterable[Any]) -> BuildRow:
-    """A `BuildRow` from the columns of `BUILD_COLUMNS` (the log may be left out)."""
+    """A `BuildRow` from the columns of `BUILD_COLUMNS` (the log may be left out); a
+    failed build stored before builds had codes gets the code its English says
+    (`arena.storage.old_builds`)."""
     fields = dict(zip(BUILD_COLUMNS, values, strict=False))
     if fields.get("detail_params") is not None:
         fields["detail_params"] = json.loads(fields["detail_params"])
+    elif fields.get("detail_code") is None and fields.get("status") == "failed":
+        coded = old_detail(fields.get("detail"))
+        if coded is not None:
+            fields["detail_code"], fields["detail_params"] = coded
     return BuildRow(**fields)
 
 

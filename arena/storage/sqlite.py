@@ -41,6 +41,7 @@ from arena.storage.interface import (
     BOOLEAN_COLUMNS,
     CLAIM_LIMIT,
     COPIED_TABLES,
+    PENDING_ENDS_SECONDS,
     PROBE_BYTES,
     RECOVERED,
     BotAccount,
@@ -95,6 +96,9 @@ _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
 
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
+
+_CHUNK = 500
+"""Names bound in one ``IN (...)`` at most (SQLite bounds a statement's variables)."""
 """Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
@@ -283,7 +287,10 @@ class SQLiteDatabase(SQLitePeople):
         self.purge_people(now)
         cursor = self.db.execute("DELETE FROM bots WHERE expires IS NOT NULL AND expires <= ?",
                                  (now,))
-        return cursor.rowcount
+        count = cursor.rowcount
+        self.db.execute("DELETE FROM pending_ends WHERE created <= ?",
+                        (now - PENDING_ENDS_SECONDS,))
+        return count
 
     def bots(self) -> list[BotAccount]:
         rows = self.db.execute(
@@ -365,7 +372,7 @@ class SQLiteDatabase(SQLitePeople):
         return [running_game(row, turns[row[0]]) for row in games]
 
     def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                    log: str | None = None) -> list[RatingRow]:
+                    log: str | None = None, pending: Collection[str] = ()) -> list[RatingRow]:
         outcome = record.outcome
         assert outcome is not None
         if log is None:
@@ -387,6 +394,9 @@ class SQLiteDatabase(SQLitePeople):
                 " DO UPDATE SET bytes = bytes + excluded.bytes",
                 [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
+            db.executemany(
+                "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES (?, ?, ?)",
+                [(bot, record.id, now) for bot in sorted(set(pending))])
             if not rated or outcome.result == "aborted":
                 return []
             row = db.execute("SELECT ladder_name FROM games WHERE id = ?",
@@ -564,26 +574,77 @@ class SQLiteDatabase(SQLitePeople):
 
     # -- pending challenges ----------------------------------------------------------
 
+    def pending_ends(self, bots: Collection[str], before: float | None,
+                     limit: int) -> list[tuple[str, GameRow]]:
+        names = sorted(set(bots))
+        found: list[tuple[Any, ...]] = []
+        for start in range(0, len(names), _CHUNK):
+            chunk = names[start:start + _CHUNK]
+            found += self.db.execute(
+                f"SELECT p.created, p.bot, {_GAMES} FROM pending_ends p"
+                " JOIN games ON games.id = p.game_id"
+                f" WHERE p.bot IN ({', '.join('?' * len(chunk))}) AND p.created < ?"
+                " ORDER BY p.created, p.bot, p.game_id LIMIT ?",
+                (*chunk, float("inf") if before is None else before, limit)).fetchall()
+        found.sort(key=lambda row: (row[0], row[1], row[2]))
+        return [(str(row[1]), game_row(row[2:])) for row in found[:limit]]
+
+    def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        self.db.executemany("DELETE FROM pending_ends WHERE bot = ? AND game_id = ?",
+                            list(ends))
+
     def put_challenge(self, challenge: PendingChallenge) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO pending_challenges(id, challenger, opponent, rated,"
-            " ladder, expires, games, seat, request_id, asked)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO pending_challenges(id, challenger, opponent, rated,"
+            " ladder, expires, games, seat, request_id, asked, keeper)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET asked = excluded.asked,"
+            " expires = excluded.expires WHERE pending_challenges.keeper = excluded.keeper"
+            " AND pending_challenges.ended IS NULL",
             (challenge.id, challenge.challenger, challenge.opponent, int(challenge.rated),
              challenge.ladder, challenge.expires, challenge.games, challenge.seat,
-             challenge.request_id, int(challenge.asked)))
+             challenge.request_id, int(challenge.asked), challenge.keeper))
 
-    def drop_challenge(self, challenge_id: str) -> None:
-        self.db.execute("DELETE FROM pending_challenges WHERE id = ?", (challenge_id,))
+    def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                      at: float) -> bool:
+        return self.db.execute(
+            "UPDATE pending_challenges SET ended = ?, ended_at = ?"
+            " WHERE id = ? AND keeper = ? AND ended IS NULL",
+            (json.dumps(dict(fields)), at, challenge_id, keeper)).rowcount > 0
+
+    def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        def take(db: sqlite3.Connection) -> list[PendingChallenge]:  # taken and read at once
+            db.execute("UPDATE pending_challenges SET keeper = ? WHERE ended IS NULL",
+                       (keeper,))
+            return self.pending_challenges()
+        return self._tx(take)
 
     def pending_challenges(self) -> list[PendingChallenge]:
         rows = self.db.execute(
-            "SELECT id, challenger, opponent, rated, ladder, expires, games, seat,"
-            " request_id, asked FROM pending_challenges ORDER BY expires, id").fetchall()
-        return [PendingChallenge(str(r[0]), str(r[1]), str(r[2]), bool(r[3]), str(r[4]),
-                                 float(r[5]), int(r[6]), int(r[7]),
-                                 None if r[8] is None else str(r[8]), bool(r[9]))
-                for r in rows]
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            " ORDER BY expires, id").fetchall()
+        return [_challenge(row) for row in rows]
+
+    def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        row = self.db.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = ?",
+            (challenge_id,)).fetchone()
+        return None if row is None else _challenge(row)
+
+    def charge_challenge(self, account: str, at: float) -> None:
+        self.db.execute("INSERT INTO challenges_sent(account, sent) VALUES (?, ?)",
+                        (account, at))
+
+    def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        rows = self.db.execute("SELECT account, sent FROM challenges_sent WHERE sent >= ?"
+                               " ORDER BY sent", (since,)).fetchall()
+        return [(str(row[0]), float(row[1])) for row in rows]
+
+    def forget_challenges(self, before: float) -> None:
+        def forget(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM pending_challenges WHERE ended_at < ?", (before,))
+            db.execute("DELETE FROM challenges_sent WHERE sent < ?", (before,))
+        self._tx(forget)
 
     # -- settings presets ------------------------------------------------------------
 
@@ -696,6 +757,18 @@ class SQLiteDatabase(SQLitePeople):
         return [Lease(*row) for row in self.db.execute(
             "SELECT id, host, lease_until FROM games WHERE status = 'running'"
             " ORDER BY started, rowid")]
+
+
+_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
+                      " request_id, asked, keeper, ended")
+
+
+def _challenge(row: Any) -> PendingChallenge:
+    """A row of `_CHALLENGE_COLUMNS`."""
+    return PendingChallenge(str(row[0]), str(row[1]), str(row[2]), bool(row[3]), str(row[4]),
+                            float(row[5]), int(row[6]), int(row[7]),
+                            None if row[8] is None else str(row[8]), bool(row[9]), str(row[10]),
+                            None if row[11] is None else json.loads(row[11]))
 
 
 def _table(name: str) -> str:
@@ -841,8 +914,10 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         return await self.run(self.database.running_games, ids)
 
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                          log: str | None = None) -> list[RatingRow]:
-        return await self.run(self.database.finish_game, record, rated=rated, log=log)
+                          log: str | None = None,
+                          pending: Collection[str] = ()) -> list[RatingRow]:
+        return await self.run(self.database.finish_game, record, rated=rated, log=log,
+                              pending=tuple(pending))
 
     async def recover(self, detail: str = RECOVERED) -> list[str]:
         return await self.run(self.database.recover, detail)
@@ -896,14 +971,38 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
                                report: Mapping[str, Any] | None, at: float) -> None:
         await self.run(self.database.set_season_final, name, status, report, at)
 
+    async def pending_ends(self, bots: Collection[str], *, before: float | None = None,
+                           limit: int = 1000) -> list[tuple[str, GameRow]]:
+        return await self.run(self.database.pending_ends, tuple(bots), before, limit)
+
+    async def drop_pending_ends(self, ends: Collection[tuple[str, str]]) -> None:
+        if ends:
+            await self.run(self.database.drop_pending_ends, tuple(ends))
+
     async def put_challenge(self, challenge: PendingChallenge) -> None:
         await self.run(self.database.put_challenge, challenge)
 
-    async def drop_challenge(self, challenge_id: str) -> None:
-        await self.run(self.database.drop_challenge, challenge_id)
+    async def end_challenge(self, challenge_id: str, keeper: str, fields: Mapping[str, Any],
+                            at: float) -> bool:
+        return await self.run(self.database.end_challenge, challenge_id, keeper, fields, at)
+
+    async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
+        return await self.run(self.database.take_challenges, keeper)
 
     async def pending_challenges(self) -> list[PendingChallenge]:
         return await self.run(self.database.pending_challenges)
+
+    async def challenge(self, challenge_id: str) -> PendingChallenge | None:
+        return await self.run(self.database.challenge, challenge_id)
+
+    async def charge_challenge(self, account: str, at: float) -> None:
+        await self.run(self.database.charge_challenge, account, at)
+
+    async def challenges_charged(self, since: float) -> list[tuple[str, float]]:
+        return await self.run(self.database.challenges_charged, since)
+
+    async def forget_challenges(self, before: float) -> None:
+        await self.run(self.database.forget_challenges, before)
 
     async def save_preset(self, game: str, name: str, text: str) -> None:
         await self.run(self.database.save_preset, game, name, text)

@@ -8,24 +8,18 @@ is the English text itself, as gettext does: the English files map each text to 
 another language's to its translation, and a text a catalogue lacks is shown in English
 (a third-party game without Russian stays English). A value may be an object of plural
 forms (``one``, ``few``, ``many``, ``other``; CLDR's, as `Intl.PluralRules` names them).
-The bots' wire protocol stays English: it is a contract for bot authors.
+The bots' wire protocol stays English: it is a contract for bot authors. The reading
+of the catalogue is `arena.speech`'s, which the command line says its errors with too.
 """
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from arena.registry import Registry
+from arena.speech import DEFAULT, HERE, LANGUAGES, read_catalogue
 
 __all__ = ["DEFAULT", "LANGUAGES", "catalogue", "negotiate"]
-
-HERE = Path(__file__).parent / "i18n"
-LANGUAGES = {"en": "English", "ru": "Русский"}
-"""The languages of the interface, by their codes, named in their own language."""
-DEFAULT = "en"
 
 
 def negotiate(accept_language: str | None) -> str:
@@ -46,25 +40,6 @@ def negotiate(accept_language: str | None) -> str:
     return min(wanted)[2] if wanted else DEFAULT
 
 
-@lru_cache(maxsize=64)
-def _read(path: Path) -> dict[str, Any]:
-    """One catalogue file (read once; absent: empty)."""
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise TypeError(f"{path}: a catalogue is a JSON object of texts")
-    return data
-
-
-def _merged(folder: Path, lang: str) -> dict[str, Any]:
-    """`lang`'s translations, English's plural forms under them; a text that reads as
-    its key is left out (the page shows a key it is not sent as written), so English
-    costs a page only its plural forms."""
-    merged = {**_read(folder / f"{DEFAULT}.json"), **_read(folder / f"{lang}.json")}
-    return {text: said for text, said in merged.items() if said != text}
-
-
 def catalogue(registry: Registry, lang: str) -> dict[str, Any]:
     """What a page needs to speak `lang`: the interface's messages and each game's (those
     of games whose renderer has an ``i18n`` folder beside it)."""
@@ -74,5 +49,5 @@ def catalogue(registry: Registry, lang: str) -> dict[str, Any]:
     for name in sorted(registry.games):
         renderer = registry.game_class(name).web_renderer()
         if renderer is not None and (renderer.parent / "i18n").is_dir():
-            games[name] = _merged(renderer.parent / "i18n", lang)
-    return {"lang": lang, "languages": LANGUAGES, "messages": _merged(HERE, lang), "games": games}
+            games[name] = read_catalogue(renderer.parent / "i18n", lang)
+    return {"lang": lang, "languages": LANGUAGES, "messages": read_catalogue(HERE, lang), "games": games}

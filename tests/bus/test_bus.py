@@ -62,6 +62,51 @@ async def test_messages_arrive_in_the_order_they_were_published(bus: Bus) -> Non
     assert inbox.data == sent
 
 
+async def test_a_message_published_without_waiting_keeps_its_place(bus: Bus) -> None:
+    """`publish_nowait` (what `Sender` publishes with when nothing waits): taken at once
+    while the broker is connected, in order with what `publish` sends around it, and
+    refusing what `publish` refuses."""
+    inbox = Inbox()
+    await bus.subscribe("turns", inbox)
+    sent = [str(i).encode() for i in range(300)]
+    for n, data in enumerate(sent):
+        if n % 3:
+            assert bus.publish_nowait("turns", data)
+        else:
+            await bus.publish("turns", data)
+    await wait_for(lambda: len(inbox.messages) == len(sent))
+    assert inbox.data == sent
+    with pytest.raises(MessageTooLarge):
+        bus.publish_nowait("turns", bytes(MAX_MESSAGE_BYTES + 1))
+    with pytest.raises(ValueError, match="bad bus subject"):
+        bus.publish_nowait("a b", b"")
+
+
+async def test_a_listener_hears_every_message_in_order_until_closed(bus: Bus) -> None:
+    """`listen` (a plain function, called as the bus reads each message): in order,
+    a failure of the listener logged and the next message heard, nothing after close."""
+    heard: list[bytes] = []
+
+    def listener(message: Message) -> None:
+        assert message.subject == "turns"
+        heard.append(message.data)
+        if message.data == b"13":
+            raise RuntimeError("a bug in a listener")
+
+    subscription = await bus.listen("turns", listener)
+    sent = [str(i).encode() for i in range(300)]
+    for data in sent:
+        await bus.publish("turns", data)
+    await wait_for(lambda: len(heard) == len(sent))
+    assert heard == sent
+    await subscription.close()
+    later = Inbox()
+    await bus.subscribe("turns", later)
+    await bus.publish("turns", b"after")
+    await wait_for(lambda: later.data == [b"after"])
+    assert heard == sent
+
+
 async def test_a_group_shares_the_messages_and_others_get_them_all(bus: Bus) -> None:
     first, second, everything = Inbox(), Inbox(), Inbox()
     await bus.subscribe("seek", first, group="hosts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -90,6 +91,29 @@ async def test_a_durable_message_outlives_the_bus_that_put_it() -> None:
             await wait_for(lambda: inbox.data == [b"start g1"])
         finally:
             await after.close()
+
+
+async def test_puts_awaiting_their_acks_at_once_all_keep_their_messages() -> None:
+    """The leader's window of puts (`arena.cluster.sender.Window`) on JetStream: many
+    publishes in flight on one connection, each awaiting its own ack, none lost."""
+    from arena.cluster.sender import Window
+
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        try:
+            window = Window(16)
+            sent = [str(n).encode() for n in range(200)]
+            for data in sent:
+                window.call(functools.partial(bus.put, "jobs", data))
+            await wait_for(lambda: window.done == len(sent), 20, "every put acked")
+            assert window.failed == 0 and window.most == 16
+            inbox = Inbox()
+            await bus.consume("jobs", inbox)
+            await wait_for(lambda: len(inbox.data) == len(sent), 20, "every message kept")
+            assert sorted(inbox.data) == sorted(sent)
+            await window.close()
+        finally:
+            await bus.close()
 
 
 CONSUMER = textwrap.dedent("""
@@ -219,5 +243,43 @@ async def test_a_subscription_cancelled_while_it_waits_for_the_broker_keeps_the_
             await bus.publish("b", b"still here")
             await wait_for(lambda: inbox.data == [b"still here"])
             assert client.stats["reconnects"] == 0 and client.is_connected
+        finally:
+            await bus.close()
+
+
+async def test_a_bus_not_connected_publishes_nothing_at_once() -> None:
+    """While nats-py is not connected (here: closed) `publish_nowait` does nothing and
+    says so: `publish` then decides (nats-py buffers while it reconnects)."""
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        assert bus.publish_nowait("x", b"1")
+        await bus.close()
+        assert not bus.publish_nowait("x", b"2")
+
+
+async def test_a_listener_is_called_by_nats_pys_reader_with_no_task_between() -> None:
+    """`NatsBus.listen` hands nats-py's reader a queue that calls the listener as a
+    message is put (nats-py's private ``_pending_queue``: this fails if another nats-py
+    stores it elsewhere), so no subscription task takes the messages, and nats-py's
+    slow-consumer count is given back at once."""
+    async with nats_prefix() as prefix:
+        bus = await connect(nats_url(prefix))
+        try:
+            heard: list[tuple[bytes, bool]] = []
+
+            def listener(message: Message) -> None:
+                reading = asyncio.current_task()
+                heard.append((message.data, reading is not None
+                               and "read" in reading.get_coro().__qualname__.lower()))
+
+            subscription = await bus.listen("x", listener)
+            nats_subscription = subscription.subscription  # type: ignore[attr-defined]
+            assert nats_subscription._wait_for_msgs_task is None
+            for n in range(50):
+                await bus.publish("x", str(n).encode())
+            await wait_for(lambda: len(heard) == 50)
+            assert heard == [(str(n).encode(), True) for n in range(50)]  # in the reader
+            assert nats_subscription._pending_size == 0
+            assert nats_subscription.pending_msgs == 0
         finally:
             await bus.close()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.bus import Message, open_bus
+from arena.cluster import gateway
 from arena.cluster.messages import (
     BotPresence,
     FromBot,
@@ -20,7 +21,9 @@ from arena.cluster.messages import (
     encode,
 )
 from arena.service import PlayerUnavailable
+from arena.storage import Storage, StorageFailure
 from tests.bus.conftest import nats_prefix, nats_url
+from tests.storage.games import played, started
 from tests.waiting import wait_for
 
 
@@ -106,20 +109,24 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             await bus.close()
 
 
+async def alice_and_bob(make_arena: Callable[..., Any], prefix: str) -> tuple[Any, Storage, str]:
+    """A gateway that sweeps every 0.1 s, its database, and the accounts of alice (her
+    token) and bob."""
+    arena = await make_arena(role="gateway", bus=nats_url(prefix), presence_interval=0.1)
+    storage = arena.server.storage
+    token = await arena.add_bot("alice")
+    await storage.add_bot("bob")
+    return arena, storage, token
+
+
 async def test_a_game_over_its_host_never_announced_is_announced_from_the_database(
         make_arena: Callable[..., Any], monkeypatch: Any) -> None:
     """A bot's game stored as over by a host that died before telling it (or a game
     over while the bot moved between gateways): its gateway finds it quiet, reads the
     result from the database and sends the ``game_over`` its host would have sent."""
-    from arena.cluster import gateway
-    from tests.storage.games import played, started
-
     monkeypatch.setattr(gateway, "QUIET", 0.0)
     async with nats_prefix() as prefix:
-        arena = await make_arena(role="gateway", bus=nats_url(prefix), presence_interval=0.1)
-        storage = arena.server.storage
-        token = await arena.add_bot("alice")
-        await storage.add_bot("bob")
+        arena, storage, token = await alice_and_bob(make_arena, prefix)
         record = played("g1", ("alice", "bob"))
         await storage.start_game(started(record), ladder=False, pair=None)
         raw = await arena.raw()
@@ -132,6 +139,59 @@ async def test_a_game_over_its_host_never_announced_is_announced_from_the_databa
         assert over["seed"] == str(record.seed) and over["termination"] == "normal"
 
 
+async def test_the_game_ends_the_database_keeps_are_sent_once_and_dropped(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A game's end kept for a bot (its host stored it so: `Storage.pending_ends`) is
+    sent to it once it connects, though nobody on the bus announces it, and one kept
+    for a connected bot that its host's ``game_over`` never reached is sent after
+    `QUIET`; each once, and dropped from the database as heard."""
+    monkeypatch.setattr(gateway, "QUIET", 0.5)
+    async with nats_prefix() as prefix:
+        arena, storage, token = await alice_and_bob(make_arena, prefix)
+        away, lost = played("g1", ("alice", "bob")), played("g2", ("bob", "alice"), seed=7)
+        await storage.start_game(started(away), ladder=False, pair=None)
+        await storage.finish_game(away, pending=("alice", "bob"))  # over while she was away
+        raw = await arena.raw()
+        welcome = await raw.hello(token)
+        assert welcome["in_progress"] == []
+        over = await raw.expect("game_over")
+        assert over["game_id"] == "g1" and over["seed"] == str(away.seed)
+        assert over["result"] == away.outcome.result  # type: ignore[union-attr]
+        # a game whose every message to her was lost (the gateway does not follow it)
+        await storage.start_game(started(lost), ladder=False, pair=None)
+        await storage.finish_game(lost, pending=("alice", "bob"))
+        over = await raw.expect("game_over")
+        assert over["game_id"] == "g2" and over["seed"] == "7"
+
+        async def dropped() -> bool:
+            kept = await storage.pending_ends(["alice", "bob"])
+            return [(bot, row.id) for bot, row in kept] == [("bob", "g1"), ("bob", "g2")]
+
+        await wait_for(dropped, 10, "alice's ends dropped as heard, bob's kept")
+        await raw.send("ping", id=1)  # nothing more came before its answer
+        assert (await raw.recv())["type"] == "pong"
+
+
+async def test_a_hello_the_database_cannot_answer_is_told_so(
+        make_arena: Callable[..., Any]) -> None:
+    """A gateway whose database fails as it reads a bot's games in progress for its
+    ``welcome`` says so and closes with 1013 (try later), as when the token cannot be
+    checked (not a handler's failure, 1011)."""
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="gateway", bus=nats_url(prefix))
+        token = await arena.add_bot("alice")
+
+        async def fails(name: str) -> list[str]:
+            raise StorageFailure("too many clients already")
+
+        arena.server.clients.relay.running_games = fails
+        raw = await arena.raw()
+        error = await raw.hello(token)
+        assert error["type"] == "error" and error["code"] == "storage-unavailable"
+        await raw.ws.wait_closed()
+        assert raw.ws.close_code == 1013
+
+
 async def test_a_gateway_shows_the_web_a_game_as_its_moves_are_stored(
         make_arena: Callable[..., Any]) -> None:
     """The web on a gateway (which plays no game) sees a running game's state as of its
@@ -139,7 +199,7 @@ async def test_a_gateway_shows_the_web_a_game_as_its_moves_are_stored(
     import asyncio
 
     from tests.server.test_ladder_and_http import get
-    from tests.storage.games import played, started, turns_of
+    from tests.storage.games import turns_of
 
     async with nats_prefix() as prefix:
         arena = await make_arena(role="gateway", bus=nats_url(prefix))
@@ -194,9 +254,6 @@ async def test_heartbeats_go_on_while_the_lookups_and_the_sender_wait(
     and the hosts took every bot of this live gateway for gone, over and over
     (bench_rolling, 2 000 bots)."""
     import asyncio
-
-    from arena.cluster import gateway
-    from tests.storage.games import played, started
 
     monkeypatch.setattr(gateway, "QUIET", 0.0)  # every game quiet: looked up each round
     async with nats_prefix() as prefix:

@@ -4,20 +4,23 @@ says to a bot goes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from arena.bus import Message, open_bus
-from arena.cluster.host import RemoteSession
+from arena.cluster.host import HostSide, RemoteSession
 from arena.cluster.messages import (
     BotPresence,
     Handover,
     Presence,
+    StartPairing,
     ToBot,
     bot_out,
     decode,
     encode,
 )
+from arena.server.app import Pairing
 from tests.bus.conftest import nats_prefix, nats_url
 from tests.storage.games import ended, started
 from tests.waiting import wait_for
@@ -98,3 +101,34 @@ async def test_a_stopping_hosts_handover_is_claimed_at_once(make_arena: Callable
             await wait_for(lambda: "g1" in host.server.games.live, 10, "resumed there")
         finally:
             await bus.close()
+
+
+async def test_a_pairing_forgotten_while_it_waits_to_be_queued_is_not_queued(
+        make_arena: Callable[..., Any]) -> None:
+    """The leader's puts on the queue fall behind its pairing under load: a pairing that
+    waited so long that the games in flight no longer count it (its bots paired again)
+    is not put; one still counted is."""
+    async with nats_prefix() as prefix:
+        arena = await make_arena(role="host", bus=nats_url(prefix))
+        host = arena.app._role.side
+        assert isinstance(host, HostSide)
+        put: list[str] = []
+        real = host.bus.put
+
+        async def recording(queue: str, data: bytes) -> None:
+            put.append(decode(StartPairing, data).pair)
+            await real(queue, data)
+
+        host.bus.put = recording
+        release = asyncio.Event()
+        for _ in range(host._puts.size):  # the puts before, waiting for the broker
+            host._puts.call(release.wait)
+        for pair, players in (("p1", ("alice", "bob")), ("p2", ("carol", "dave"))):
+            host._put_pairing(Pairing("sim", *players, pair, {}, (None, None)))
+        players, at = host._queued["p1"]
+        host._queued["p1"] = (players, at - 100.0)  # queued 100 s ago
+        await host._count_games()
+        assert "p1" not in host._queued and "p2" in host._queued
+        release.set()
+        await wait_for(lambda: put == ["p2"] and host.stale_pairings == 1, 10,
+                       "the pairing still counted put, the other not")

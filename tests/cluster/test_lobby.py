@@ -128,6 +128,47 @@ async def test_a_challenge_between_gateways_is_played_and_refusals_read_as_one_p
         assert ended["reason"] == "the game host that kept it stopped: challenge again"
 
 
+async def test_a_leader_that_stops_leading_tells_the_bots_only_of_the_cancels_it_stored(
+        make_arena: Callable[..., Any]) -> None:
+    """A leader that loses its lead while alive (its database failing, or another host
+    leading in that instant) ends a pending challenge as ``cancelled``, both bots told,
+    only once that end is stored as its own: one the next leader took over already is
+    left to it, untold, and stays pending in the database."""
+    async with lobby(make_arena) as (host, first, second):
+        alice = await first.client("alice", Answering(None), challenges=True, seek=False)
+        silent = Answering(None)
+        await second.client("sam", silent, challenges=True, seek=False)
+        await wait_for(lambda: {"alice", "sam"} <= host.server.sessions.keys(), 10,
+                       "the host knows both bots")
+        storage = host.server.storage
+
+        async def asked(ids: list[str]) -> bool:
+            return [c.id for c in await storage.pending_challenges() if c.asked] == ids
+
+        taken = asyncio.create_task(alice.challenge("sam"))
+        await wait_for(lambda: len(silent.notices) == 1, 10, "sam asked")
+        taken_id = silent.notices[0].challenge_id
+        await wait_for(lambda: asked([taken_id]), 10, "the challenge stored, sam asked")
+        assert [c.id for c in await storage.take_challenges("host-2")] == [taken_id]
+
+        kept = asyncio.create_task(alice.challenge("sam"))
+        await wait_for(lambda: len(silent.notices) == 2, 10, "sam asked again")
+        kept_id = silent.notices[1].challenge_id
+        await wait_for(lambda: asked([taken_id, kept_id]), 10, "the second stored too")
+        role = host.app.role
+        assert role is not None
+        await role.side.stop_pairing()  # the lead lost, the host alive
+        ended = await asyncio.wait_for(kept, 10)
+        assert (ended["challenge_id"], ended["status"]) == (kept_id, "cancelled")
+        stored = await storage.challenge(kept_id)
+        assert stored is not None and stored.ended is not None
+        assert (stored.ended["status"], stored.keeper) == ("cancelled", "host-1")
+        assert not taken.done()  # untold: the next leader keeps it
+        assert [(c.id, c.keeper) for c in await storage.pending_challenges()] == [
+            (taken_id, "host-2")]
+        taken.cancel()
+
+
 async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
         make_arena: Callable[..., Any]) -> None:
     async with lobby(make_arena) as (host, first, second):
@@ -199,6 +240,22 @@ async def test_the_web_on_a_gateway_starts_games_and_challenges_on_a_host(
                 async with http.post(f"{url}/api/play", json=game) as answer:
                     refused = await answer.json()
                     assert answer.status == 409 and refused["code"] == "too-many-games"
+
+        # a gateway of the version before asks ``play`` (a guest's game on the host's web
+        # time control): still answered, during a rolling upgrade
+        idle, token = await host.server.storage.add_guest(3600.0)
+        raw = await first.raw()
+        await raw.hello(token)  # and never moves: its game waits on its clock
+        await wait_for(lambda: idle in host.server.sessions, 10, "the host knows the guest")
+        role = host.app.role
+        assert role is not None
+        older = LobbyAsk("play", {"game": "substitution", "settings": LADDER.settings,
+                                  "players": [idle, "house:random"]})
+        answer = msgspec.msgpack.decode(
+            await role.side._play(BusMessage("lobby.play", encode(older))))
+        assert answer["error"] == "", answer
+        live = host.server.games.live[answer["fields"]["game_id"]]
+        assert live.control == host.server.config.web_time_control
 
 
 async def test_a_challenge_names_its_opponent_the_leader_has_not_heard_of_yet(

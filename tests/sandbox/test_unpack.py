@@ -15,6 +15,7 @@ import pytest
 
 from arena.sandbox.spec import UploadLimits
 from arena.sandbox.unpack import UnpackError, unpack_sources
+from arena.storage.old_builds import old_detail
 
 
 def tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]], mode: str = "w:gz") -> Path:
@@ -104,6 +105,8 @@ def test_a_tar_that_breaks_a_rule_is_refused(tmp_path: Path, members: list, mess
         unpack_sources(archive, tmp_path / "out")
     assert refused.value.code == code  # a page says it in its language
     assert "name" in refused.value.params or code == "source-files"
+    # a build stored before codes reads them back from its English (arena.storage.old_builds)
+    assert old_detail(f"the sources are refused: {refused.value}") == (code, refused.value.params)
     assert not (tmp_path / "escape").exists()
 
 
@@ -159,6 +162,7 @@ def test_a_zip_that_breaks_a_rule_is_refused(tmp_path: Path, entries: dict[str, 
     with pytest.raises(UnpackError, match=message) as refused:
         unpack_sources(archive, tmp_path / "out", UploadLimits(files=10, unpacked_bytes=1024))
     assert refused.value.code == code
+    assert old_detail(f"the sources are refused: {refused.value}") == (code, refused.value.params)
 
 
 def test_a_zip_member_larger_than_it_says_is_cut_off(tmp_path: Path) -> None:

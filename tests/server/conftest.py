@@ -117,7 +117,9 @@ class RawClient:
     async def send_raw(self, frame: bytes | str) -> None:
         await self.ws.send(frame)
 
-    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+    async def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        """The next message. `timeout` bounds a hang; it is no timing assertion (a loaded
+        machine can take seconds to answer), so it is generous."""
         async with asyncio.timeout(timeout):
             frame = await self.ws.recv()
         data = self.encoding.decode(frame, max_size=1 << 30)
@@ -125,7 +127,7 @@ class RawClient:
         assert isinstance(data, dict)
         return data
 
-    async def expect(self, type: str, timeout: float = 5.0) -> dict[str, Any]:
+    async def expect(self, type: str, timeout: float = 30.0) -> dict[str, Any]:
         """Skip other messages until one of `type` arrives."""
         async with asyncio.timeout(timeout):
             while True:

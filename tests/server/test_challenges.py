@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from arena.server import LadderConfig, TimeControl
-from arena.server.challenges import AcceptPolicy, ChallengeLimits, Challenges
+from arena.server.challenges import AcceptPolicy, Challenge, ChallengeLimits, Challenges
 from arena.service import ChallengeError
 from arena.storage import PendingChallenge
 from clients import ArenaBot, ArenaClient, ChallengeNotice, ChallengeRefused
@@ -383,6 +383,28 @@ async def test_a_challenge_on_a_ladder_of_varied_starts_plays_a_start_drawn_for_
     assert draw_settings(heaps, params, smaller) == first.settings
 
 
+async def test_a_challenge_failing_for_its_game_s_settings_names_the_game(make_arena,
+                                                                           monkeypatch):
+    """A challenge whose games cannot start for a reason of the game's own (its ladder's
+    generator draws only starts that are over: the server checked the drawing with one
+    seed only) fails with that reason's code and the ``game`` whose words say it (issue
+    28: the page says it in its language)."""
+    from arena import starts
+
+    varied = LadderConfig(game="heaps", interval=3600.0, name="heaps-varied",
+                          generator={"start": [1, 25]})
+    arena = await make_arena(ladders=(varied,))
+    monkeypatch.setattr("arena.server.app.draw_settings", lambda game, params, seed: (
+        starts.draw_settings(game, {"start": [10_000, 10_000], "target": [2, 2]}, seed)))
+    alice = await arena.client("alice", "heaps-random", challenges=True, seek=False)
+    await arena.client("bob", "heaps-random", challenges=True, seek=False,
+                       accept={"mode": "auto"})
+    status = await alice.challenge("bob", rated=False)
+    assert status["status"] == "failed" and "over already" in status["reason"]
+    assert (status["error_code"], status["error_params"]) == (
+        "generator-over", {"low": 10_000, "high": 10_000, "game": "heaps"})
+
+
 async def test_the_sdk_pauses_the_same_ladder_again_after_a_reconnect(make_arena):
     ladders = tuple(LadderConfig(game="substitution", settings={**SUBST, "moves": 2},
                                  interval=3600.0, name=name) for name in ("short", "long"))
@@ -417,7 +439,16 @@ async def test_challenges_journal_their_changes_and_another_keeper_restores_them
 
     first = keeper()
     journal: list[tuple[str, str, bool]] = []
-    first.journal = lambda c: journal.append((c.id, c.status, c.asked))
+    sent: list[tuple[str, float]] = []
+
+    class Journal:
+        def changed(self, challenge: Challenge) -> None:
+            journal.append((challenge.id, challenge.status, challenge.asked))
+
+        def charged(self, name: str, at: float) -> None:
+            sent.append((name, at))
+
+    first.journal = Journal()
     first.connected("bob", AcceptPolicy("ask"))
     asked = first.challenge("alice", "bob", rated=False, ladder="sim")
     await wait_for(lambda: asked.asked)
@@ -427,7 +458,8 @@ async def test_challenges_journal_their_changes_and_another_keeper_restores_them
     declined = first.challenge("alice", "bob", rated=False, ladder="sim")
     await wait_for(lambda: declined.asked)
     first.answer("bob", declined.id, accept=False)
-    assert journal[-1] == (declined.id, "declined", True)  # ended: its row is dropped
+    assert journal[-1] == (declined.id, "declined", True)  # ended: stored so
+    assert [name for name, _ in sent] == ["alice", "alice"]  # the hourly budget's
     first.close()
 
     told.clear()
@@ -453,7 +485,7 @@ async def test_a_challenge_that_fails_on_acceptance_says_why_by_code() -> None:
     """A challenge accepted that the server can no longer play (a bot busy by then) ends
     ``failed`` with the refusal's English `reason` and its code and params
     (``error_code``, ``error_params``: a page says it in its language, issue 28); a
-    failure without a code (the games could not start) has none."""
+    failure without a code (the games could not start) is ``start-failed``."""
     told: list[dict[str, Any]] = []
     busy = {"now": False}
 
@@ -488,6 +520,59 @@ async def test_a_challenge_that_fails_on_acceptance_says_why_by_code() -> None:
         keeper.answer("bob", second.id, accept=True)
         fields = second.status_fields()
         assert fields["status"] == "failed" and fields["reason"] == "no room for the games"
-        assert "error_code" not in fields and "error_params" not in fields
+        assert (fields["error_code"], fields["error_params"]) == ("start-failed", {})
     finally:
         keeper.close()
+
+
+def quiet_keeper(per_hour: int = 20) -> tuple[Challenges, list[tuple[str, str, dict[str, Any]]]]:
+    """A `Challenges` whose opponents answer nothing, and what it told."""
+    told: list[tuple[str, str, dict[str, Any]]] = []
+
+    async def unrated(name: str, ladder: str) -> None:
+        return None
+
+    keeper = Challenges(ChallengeLimits(timeout=30.0, per_hour=per_hour),
+                        notify=lambda *said: told.append(said), start=lambda c: [],
+                        rating=unrated, check=lambda *checked: None, capable=lambda name: True)
+    return keeper, told
+
+
+async def test_the_next_keeper_counts_the_challenges_sent_within_the_hour() -> None:
+    """The hourly budget outlives its keeper: the next counts what was stored."""
+    keeper, _ = quiet_keeper(per_hour=3)
+    now = time.time()
+    keeper.restore([], [("alice", now - 100.0), ("alice", now - 50.0), ("bob", now - 10.0)])
+    keeper.connected("bob", AcceptPolicy("ask"))
+    keeper.challenge("alice", "bob", rated=False, ladder="sim")  # her third this hour
+    with pytest.raises(ChallengeError) as refused:
+        keeper.challenge("alice", "bob", rated=False, ladder="sim")
+    assert refused.value.params["reason"] == "per-hour"
+    keeper.restore([], [("alice", now - 100.0)])  # fewer stored than counted here: kept
+    with pytest.raises(ChallengeError):
+        keeper.challenge("alice", "bob", rated=False, ladder="sim")
+    keeper.close()
+
+
+async def test_giving_up_tells_the_bots_only_of_the_ends_stored() -> None:
+    """A keeper that stops keeping (its host lost the lead) cancels a challenge, both
+    bots told, only once its end is stored as its own; one whose end cannot be stored
+    is forgotten untold, for the next keeper to take over."""
+    keeper, told = quiet_keeper()
+    keeper.connected("bob", AcceptPolicy("ask"))
+    kept = keeper.challenge("alice", "bob", rated=False, ladder="sim")
+    lost = keeper.challenge("alice", "bob", rated=False, ladder="sim")
+    await wait_for(lambda: kept.asked and lost.asked)
+    told.clear()
+
+    async def written(challenge: Challenge) -> bool:
+        return challenge is kept
+
+    assert await keeper.give_up("stopped", written) == 1
+    assert not keeper.open
+    assert sorted((name, fields["challenge_id"], fields["status"]) for name, _, fields in told) \
+        == [("alice", kept.id, "cancelled"), ("bob", kept.id, "cancelled")]
+    assert keeper.get(kept.id) is kept and keeper.get(lost.id) is None
+    with pytest.raises(ChallengeError):  # no answer reaches a challenge given up
+        keeper.answer("bob", lost.id, accept=True)
+    keeper.close()

@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -217,23 +218,85 @@ async def test_an_aborted_or_unrated_game_changes_no_rating(storage: Storage) ->
     assert [g.status for g in await storage.games()] == ["finished", "aborted"]
 
 
+# -- game ends not heard yet -----------------------------------------------------------------
+
+
+async def test_a_games_end_is_kept_for_each_pending_player_until_heard(storage: Storage) -> None:
+    first = ended("g1", ("alice", "bob"), winner=0)
+    second = ended("g2", ("bob", "carol"), winner=None)
+    unfollowed = ended("g3", ("alice", "carol"), winner=1)
+    for record in (first, second, unfollowed):
+        await storage.start_game(record, ladder=False, pair=None)
+    await storage.finish_game(first, pending=("alice", "bob"))  # in the result's transaction
+    kept = time.time()
+    while (between := time.time()) <= kept:  # the first kept strictly before `between`
+        await asyncio.sleep(0.001)
+    while time.time() <= between:  # and the second strictly after
+        await asyncio.sleep(0.001)
+    await storage.finish_game(second, pending=("bob", "carol", "bob"))
+    await storage.finish_game(unfollowed)  # one process follows nobody
+    kept = await storage.pending_ends(["alice", "bob", "carol", "dave"])
+    assert [(bot, row.id) for bot, row in kept] == [
+        ("alice", "g1"), ("bob", "g1"), ("bob", "g2"), ("carol", "g2")]  # the oldest first
+    stored = await storage.game("g1")  # what its game_over says, in the same query
+    assert stored is not None and kept[0][1].to_json() == {
+        key: value for key, value in stored.to_json().items() if key not in ("settings", "log")}
+    assert [row.result for _, row in kept] == ["first", "first", "draw", "draw"]
+    assert await ends(storage, ["bob"], before=between) == [("bob", "g1")]
+    assert await ends(storage, ["bob", "carol"], limit=2) == [("bob", "g1"), ("bob", "g2")]
+    assert await storage.pending_ends([]) == []
+    await storage.drop_pending_ends([("bob", "g1"), ("bob", "g2"), ("dave", "g1")])
+    await storage.drop_pending_ends([("bob", "g1")])  # gone already: nothing
+    await storage.drop_pending_ends([])
+    assert await ends(storage, ["alice", "bob", "carol"]) == [("alice", "g1"), ("carol", "g2")]
+
+
+async def ends(storage: Storage, bots: list[str], **options: Any) -> list[tuple[str, str]]:
+    """`Storage.pending_ends` as ``(bot, game id)``."""
+    return [(bot, row.id) for bot, row in await storage.pending_ends(bots, **options)]
+
+
 # -- pending challenges ----------------------------------------------------------------------
 
 
-async def test_pending_challenges_are_stored_marked_asked_and_dropped(storage: Storage) -> None:
+async def test_challenges_are_stored_marked_asked_taken_over_and_ended(storage: Storage) -> None:
     assert await storage.pending_challenges() == []
-    later = PendingChallenge("c2", "alice", "bob", True, "sim", 2_000_000_000.5)
+    later = PendingChallenge("c2", "alice", "bob", True, "sim", 2_000_000_000.5, keeper="h1")
     sooner = PendingChallenge("c1", "carol", "guest-1", False, "substitution", 1_900_000_000.25,
-                              games=1, seat=1, request_id="r7")
+                              games=1, seat=1, request_id="r7", keeper="h1")
     await storage.put_challenge(later)
     await storage.put_challenge(sooner)
     assert await storage.pending_challenges() == [sooner, later]  # the soonest first
     asked = replace(later, asked=True)
     await storage.put_challenge(asked)  # its opponent was asked: the same row
     assert await storage.pending_challenges() == [sooner, asked]
-    await storage.drop_challenge("c1")
-    await storage.drop_challenge("c1")  # gone already: nothing
+    fields = {"challenge_id": "c1", "status": "declined", "reason": "no"}
+    assert await storage.end_challenge("c1", "h1", fields, 1_800_000_000.0)
+    assert not await storage.end_challenge("c1", "h1", fields, 1_800_000_001.0)  # ended once
     assert await storage.pending_challenges() == [asked]
+    assert await storage.challenge("c1") == replace(sooner, ended=fields)  # kept, ended
+    assert await storage.challenge("c9") is None
+
+    # another host takes the pending ones over: the former keeper can no longer end them
+    assert await storage.take_challenges("h2") == [replace(asked, keeper="h2")]
+    assert not await storage.end_challenge("c2", "h1", {"status": "cancelled"}, 1.0)
+    await storage.put_challenge(replace(asked, asked=False))  # the former keeper's: nothing
+    assert await storage.pending_challenges() == [replace(asked, keeper="h2")]
+    assert await storage.end_challenge("c2", "h2", {"status": "expired"}, 1_800_000_100.0)
+    assert await storage.take_challenges("h3") == []
+
+    # each challenge sent counts for an hour; the ended ones are kept as long
+    await storage.charge_challenge("alice", 1_800_000_000.0)
+    await storage.charge_challenge("bob", 1_800_000_050.0)
+    await storage.charge_challenge("alice", 1_800_000_100.0)
+    assert await storage.challenges_charged(1_800_000_050.0) == [("bob", 1_800_000_050.0),
+                                                                  ("alice", 1_800_000_100.0)]
+    await storage.forget_challenges(1_800_000_050.0)
+    assert await storage.challenges_charged(0.0) == [("bob", 1_800_000_050.0),
+                                                      ("alice", 1_800_000_100.0)]
+    assert await storage.challenge("c1") is None  # ended before: forgotten
+    assert (await storage.challenge("c2")) == replace(asked, keeper="h2",
+                                                      ended={"status": "expired"})
 
 
 # -- presets -------------------------------------------------------------------------------
@@ -275,6 +338,30 @@ async def test_builds_are_stored_finished_and_listed_newest_first(storage: Stora
     assert [b.id for b in await storage.builds("alice", status="ok")] == ["b1"]
     assert [b.id for b in await storage.builds(limit=2)] == ["b3", "b2"]
     assert await storage.builds("carol") == []
+
+
+async def test_a_build_stored_before_codes_reads_with_the_code_its_english_says(
+        storage: Storage) -> None:
+    """A failed build stored before builds had codes (``detail_code`` NULL, only the
+    English ``detail``) reads with the code and params that English says, on either
+    backend, so a page says it in its language (issue 28); one whose English no pattern
+    knows reads as before (the page marks it English)."""
+    old = [("o1", "the sources are refused: 'a/../b.py': '..' in a path",
+            ("source-dotdot", {"name": "a/../b.py"})),
+           ("o2", "the build failed (exit status 2): it reached its limit of 64 processes",
+            ("build-processes", {"most": 64})),
+           ("o3", "no main.py or bot.py at the top of the sources",
+            ("no-entry", {"wanted": "main.py or bot.py"})),
+           ("o4", "the moon fell on the build machine", (None, None))]
+    for number, (build_id, detail, _) in enumerate(old):
+        await storage.save_build(BuildRow(build_id, "alice", "python", "failed", float(number),
+                                          float(number) + 0.5, None, detail, detail + "\n"))
+    for build_id, detail, coded in old:
+        row = await storage.build(build_id)
+        assert row is not None and row.detail == detail
+        assert (row.detail_code, row.detail_params) == coded
+    listed = {b.id: (b.detail_code, b.detail_params) for b in await storage.builds("alice")}
+    assert listed == {build_id: coded for build_id, _, coded in old}
 
 
 async def test_a_hosted_programs_stderr_is_kept_per_game_and_dropped_when_old(

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from arena.errors import ArenaError, SettingsError
 from arena.server.challenges import Challenge
 from arena.service import ChallengeError
 from arena.storage.sqlite import SQLiteDatabase
@@ -145,16 +146,44 @@ def test_the_servers_refusals_read_in_russian(browser: Any, server: dict[str, An
         assert page.inner_text("#signin-message") == "Войти не удалось: неверное имя или пароль."
 
 
-def _failed_status(challenger: str, opponent: str) -> dict[str, Any]:
+def _failed_status(challenger: str, opponent: str,
+                   error: ArenaError | None = None) -> dict[str, Any]:
     """A challenge's status as the server gives it once an acceptance failed because the
-    opponent was busy by then (`Challenge.status_fields`, with the refusal's code)."""
-    error = ChallengeError("bad-challenge", f"bot {opponent!r} plays 4 games already; a "
-                           "pairing needs room for two (at most 4 at once)", reason="bot-busy",
-                           bot=opponent, count=4, limit=4)
+    opponent was busy by then (`Challenge.status_fields`, with the refusal's code), or
+    for `error`."""
+    error = error or ChallengeError(
+        "bad-challenge", f"bot {opponent!r} plays 4 games already; a pairing needs room "
+        "for two (at most 4 at once)", reason="bot-busy", bot=opponent, count=4, limit=4)
     ended = Challenge("c0123456789ab", challenger, opponent, False, 0.0, ladder="sim",
                       status="failed", reason=str(error), error_code=error.code,
                       error_params=dict(error.params))
     return ended.status_fields()
+
+
+def _failed_as(page: Any, server: dict[str, Any], mine: dict[str, Any],
+               lobby: dict[str, Any]) -> tuple[str, str]:
+    """What a Russian page says of a failed challenge: on "My bots" (ann-bot's challenge,
+    answered with the status `mine`) and in the lobby (a guest's, answered `lobby`);
+    neither with English left."""
+    page.context.add_cookies([server["cookie"]])
+    page.route("**/api/account/bots/ann-bot/challenges", lambda route: route.fulfill(json=mine))
+    page.goto(server["url"] + "/#/mine")
+    wait_phase(page, "mine")
+    status = "form.challenge-form[data-bot='ann-bot'] .challenge-status"
+    form = page.locator("form.challenge-form[data-bot='ann-bot']")
+    form.locator(".challenge-opponent").fill("alpha")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector(status + "[data-status='failed']")
+    assert page.locator(status + " [lang=en]").count() == 0
+    account = page.inner_text(status)
+    page.context.clear_cookies()
+    page.route("**/api/challenges", lambda route: route.fulfill(json=lobby))
+    page.goto(server["url"] + "/#/ladder")
+    wait_phase(page, "ladder")
+    page.locator("button.challenge[data-bot='alpha']").click()
+    page.wait_for_selector("#main .error")
+    assert page.locator("#main .error [lang=en]").count() == 0
+    return account, page.inner_text("#main .error")
 
 
 def test_a_challenge_that_failed_reads_in_russian(browser: Any, server: dict[str, Any],
@@ -163,29 +192,32 @@ def test_a_challenge_that_failed_reads_in_russian(browser: Any, server: dict[str
     28): on the account page and in the lobby's challenge, no English left. (A failure on
     acceptance is a race of the server's; the page is given the status the server sends.)"""
     for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
-        page.context.add_cookies([server["cookie"]])
         said = ("Бот alpha уже играет партий: 4; для вызова нужно место ещё для двух "
                 "(не больше 4 одновременно).")
         assert _failed_status("ann-bot", "alpha")["error_params"]["reason"] == "bot-busy"
-        page.route("**/api/account/bots/ann-bot/challenges", lambda route: route.fulfill(
-            json=_failed_status("ann-bot", "alpha")))
-        page.goto(server["url"] + "/#/mine")
-        wait_phase(page, "mine")
-        status = "form.challenge-form[data-bot='ann-bot'] .challenge-status"
-        form = page.locator("form.challenge-form[data-bot='ann-bot']")
-        form.locator(".challenge-opponent").fill("alpha")
-        form.locator("button[type=submit]").click()
-        page.wait_for_selector(status + "[data-status='failed']")
-        assert page.inner_text(status) == f"Вызов alpha: не удался ({said})"
-        assert page.locator(status + " [lang=en]").count() == 0
-        # the lobby: a guest's challenge to alpha fails the same way
-        page.context.clear_cookies()
-        page.route("**/api/challenges", lambda route: route.fulfill(
-            json=_failed_status("guest-0", "alpha")))
-        page.goto(server["url"] + "/#/ladder")
-        wait_phase(page, "ladder")
-        page.locator("button.challenge[data-bot='alpha']").click()
-        page.wait_for_selector("#main .error")
-        assert page.inner_text("#main .error") == f"alpha не принял вызов: {said}"
-        assert page.locator("#main .error [lang=en]").count() == 0
+        account, lobby = _failed_as(page, server, _failed_status("ann-bot", "alpha"),
+                                    _failed_status("guest-0", "alpha"))
+        assert account == f"Вызов alpha: не удался ({said})"
+        assert lobby == f"alpha не принял вызов: {said}"
         no_overflow(page)
+
+
+def test_a_challenge_that_failed_for_its_games_reasons_reads_in_russian(
+        browser: Any, server: dict[str, Any], visitor: dict[str, str]) -> None:
+    """A challenge that failed for a reason of its game's own (a code of the game's
+    `settingsReasons`, the game named in its params) reads in the game's Russian words on
+    the account page; one whose games could not start for a reason without a code
+    (``start-failed``) in the page's words in the lobby: no English left (issue 28)."""
+    over = SettingsError("heaps generator: every start drawn in start [9, 9] is over already: "
+                         "give smaller heaps or a larger target", code="generator-over",
+                         params={"low": 9, "high": 9, "game": "heaps"})
+    for page in open_page(browser, visitor, "desktop", locale="ru-RU"):
+        account, lobby = _failed_as(page, server, _failed_status("ann-bot", "alpha", over),
+                                    _failed_status("guest-0", "alpha", ChallengeError(
+                                        "start-failed", "the server is not running")))
+        assert account == (
+            "Вызов alpha: не удался (Эти настройки не подходят: каждая начальная позиция, "
+            "которую генератор вытянул от 9 до 9, уже достигла цели: задайте кучи поменьше "
+            "или цель побольше)")
+        assert lobby == (
+            "alpha не принял вызов: Сервер не смог начать партии: вызовите ещё раз через минуту.")

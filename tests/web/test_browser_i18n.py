@@ -97,6 +97,9 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
             page.goto(f"{server['url']}/#/replay?id={record}&move={move}")
             wait_phase(page, "replay")
             reads_russian(page, names, f"replay {record} at {move}")
+        if record == server["games"][0]:  # a log format's name in words, its game's
+            assert page.text_content("#download-thesis") == \
+                "протокол в формате программы дипломной работы"
         page.click("#last")
         reads_russian(page, names, f"replay {record} at the end")
     shot(page, "replay-ru")
@@ -384,8 +387,12 @@ def test_a_bad_thesis_log_reads_in_russian(russian: Any, server: dict[str, Any],
     assert lines[at["player"] - 1].startswith("Игрок 2: ")
     defects = [(odd, at["xml"] + 1, "<Oops> внутри <Possibilities>"),
                (renamed, at["player"], "ожидалось «Игрок 2: NAME», а найдено «Player 2: b»")]
+    # the arena's own log (read by the server, not a game) and a file no log at all
+    defects += [(['{"format": "arena-log"', "{}"], 0, "Строка 1 — не JSON."),
+                (["hello"], 0, ("Это не запись, которую арена умеет читать: ни её собственный "
+                               "JSON Lines, ни запись одной из её игр."))]
     for number, (log, line, why) in enumerate(defects):
-        said = f"Эту запись нельзя прочитать: строка {line}: {why}"
+        said = f"Эту запись нельзя прочитать: строка {line}: {why}" if line else why
         path = tmp_path / f"bad{number}.log"
         path.write_text("\n".join(log) + "\n", encoding="utf-8")
         page.goto("about:blank")

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from arena.speech import js_table as _table  # a JavaScript object of code: text
+from arena.speech import rejection_key  # ui.js's rejectionKey
 from arena.web.http import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,28 +153,6 @@ def rejection_codes(sources: list[Path], chance: str) -> dict[str, str]:
                               else "position", code)
             codes[code] = where
     return codes
-
-
-def rejection_key(code: str, chance: str, own: dict[str, str], shared: dict[str, str]) -> str | None:
-    """ui.js's `rejectionKey`: the table entry that says `code`."""
-    if code in own or code in shared:
-        return code
-    for kind in ("bad-", "missing-", "unexpected-"):
-        if code == kind + chance:
-            return f"{kind}chance"
-    if code == f"{chance}-mismatch":
-        return "chance-mismatch"
-    if code.startswith("missing-"):
-        return "missing-fact"
-    return "fact-mismatch" if code.endswith("-mismatch") else None
-
-
-def _table(source: str, start: str) -> dict[str, str]:
-    """A JavaScript object of code: text (the text plain or in `N_(...)`)."""
-    block = source[source.index(start):]
-    block = block[:block.index("\n};")]
-    return {key.strip('"'): json.loads(f'"{text}"') for key, text in re.findall(
-        r'^\s+("[^"]+"|[a-z-]+): (?:N_\()?"((?:[^"\\]|\\.)*)"', block, re.MULTILINE)}
 
 
 def test_every_rejection_any_game_gives_reads_in_english_and_russian() -> None:
@@ -428,6 +408,23 @@ def test_every_reason_a_games_settings_are_refused_for_reads_in_russian() -> Non
     assert {"vertices-range", "edge-twice", "deal-one-each", "moves-range"} <= seen
 
 
+CLI_ONLY = {"cli.py": "a game's own command's options, read by no server",
+            "files.py": "the heaps rules files (.toml, .py) the command line reads"}
+"""The modules of the games whose `SettingsError`s only the command line gives."""
+
+
+def test_every_settings_error_a_game_raises_has_a_code() -> None:
+    """A game's settings refused anywhere a page reads why (the lobby, a ladder's
+    challenge, a replay's log) say it by code: every `SettingsError` and `GrammarError`
+    raised in a game's modules (but its command line's) is given one."""
+    uncoded = []
+    for path, call in [*_calls(ROOT / "arena" / "games", "SettingsError"),
+                       *_calls(ROOT / "arena" / "games", "GrammarError")]:
+        if path.name not in CLI_ONLY and "code" not in {keyword.arg for keyword in call.keywords}:
+            uncoded.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert uncoded == [], "give these a code and params (and a text in the game's settingsReasons)"
+
+
 def failure_codes() -> dict[str, tuple[set[str], str]]:
     """Why a tournament run or a final fails: `arena.web.tournaments.FAILURES`, the codes
     `SeasonKeeper._fail` and `FinalRefused` are given, and the tournament's limits a final
@@ -485,7 +482,7 @@ def test_each_settings_limit_reads_in_the_games_words() -> None:
 
 def challenge_end_reasons() -> dict[str, str]:
     """Each reason the server gives a challenge's end (arena/server/challenges.py: its
-    `_end` calls, its policies' ``decline: ...`` verdicts; `cancel_all` in arena/cluster),
+    `_end` calls, its policies' ``decline: ...`` verdicts; `give_up` in arena/cluster),
     its f-string holes filled with a number, with where."""
     given: dict[str, str] = {}
     sources = [ROOT / "arena" / "server" / "challenges.py", *sorted((ROOT / "arena" / "cluster").glob("*.py"))]
@@ -499,7 +496,7 @@ def challenge_end_reasons() -> dict[str, str]:
                 continue  # a part of an f-string, read with it
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_end":
                 texts = [node.args[2]]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "cancel_all" \
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "give_up" \
                     and node.args:
                 texts = [node.args[0]]
             elif isinstance(node, ast.Constant | ast.JoinedStr):

@@ -54,7 +54,7 @@ class DurakGame(Game[DurakState, DurakMove]):
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> DurakGame:
         if not isinstance(settings, Mapping):
-            raise SettingsError("durak settings must be a mapping")
+            raise SettingsError("durak settings must be a mapping", code="settings-not-object")
         return cls(DurakSettings.from_mapping(settings))
 
     @classmethod
@@ -70,7 +70,8 @@ class DurakGame(Game[DurakState, DurakMove]):
         draw_rule = read.flag("draw_rule", False)
         first = read.get("first", 0)
         if first not in (0, 1, "random") or isinstance(first, bool):
-            raise SettingsError(f"durak generator: first must be 0, 1 or \"random\", not {first!r}")
+            raise SettingsError(f"durak generator: first must be 0, 1 or \"random\", not {first!r}",
+                                code="generator-first", params={"value": str(first)[:40]})
         read.done()
         count = rng.randint(low, high)
         if draw_flag(rng, equal):

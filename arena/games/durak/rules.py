@@ -76,13 +76,15 @@ class DurakSettings:
                     code="weights-count", params={"weights": len(self.weights), "cards": len(deal)})
             for weight in self.weights:
                 if not isinstance(weight, int) or isinstance(weight, bool):
-                    raise SettingsError(f"weight {weight!r} is not an integer")
+                    raise SettingsError(f"weight {weight!r} is not an integer",
+                                        code="weight-not-integer", params={"weight": str(weight)[:40]})
                 if abs(weight) > MAX_WEIGHT:
                     raise SettingsError(f"weight {weight} is beyond +-{MAX_WEIGHT}",
                                         code="weight-beyond",
                                         params={"weight": weight, "limit": MAX_WEIGHT})
         if self.first not in (0, 1):
-            raise SettingsError(f"first player {self.first!r}: expected 0 or 1")
+            raise SettingsError(f"first player {self.first!r}: expected 0 or 1", code="first-seat",
+                                params={"value": str(self.first)[:40]})
 
     @property
     def num_cards(self) -> int:
@@ -103,22 +105,25 @@ class DurakSettings:
                 f"unknown durak settings {sorted(unknown)} (known: {', '.join(sorted(known))})",
                 unknown, sorted(known))
         if "cards" not in data:
-            raise SettingsError("durak settings need 'cards', the deal as a 0/1 string")
+            raise SettingsError("durak settings need 'cards', the deal as a 0/1 string",
+                                code="deal-missing")
         if not isinstance(data["cards"], str):  # 10 would silently become the deal "10"
             raise SettingsError(
                 f"durak: 'cards' must be the deal as a string of 0s and 1s (character i is "
                 f"the seat holding card i + 1, e.g. \"0110\"), not {json_kind(data['cards'])} "
-                f"{data['cards']!r}")
+                f"{data['cards']!r}", code="deal-digits", params={"deal": str(data["cards"])[:70]})
         weights = data.get("weights")
         if weights is not None:
             if isinstance(weights, str):
                 weights = parse_weights(weights)
             elif not isinstance(weights, (list, tuple)):
-                raise SettingsError(f"weights {weights!r}: expected a list of integers")
+                raise SettingsError(f"weights {weights!r}: expected a list of integers",
+                                    code="weights-not-integers", params={"text": str(weights)[:70]})
             weights = tuple(weights)
         draw_rule = data.get("draw_rule", False)
         if not isinstance(draw_rule, bool):
-            raise SettingsError(f"draw_rule {draw_rule!r}: expected true or false")
+            raise SettingsError(f"draw_rule {draw_rule!r}: expected true or false", code="draw-rule-flag",
+                                params={"value": str(draw_rule)[:40]})
         return cls(str(data["cards"]), weights, draw_rule, data.get("first", 0))
 
     def to_mapping(self) -> dict[str, Any]:

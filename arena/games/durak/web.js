@@ -215,4 +215,10 @@ export const settingsReasons = {
   "weights-count": "{weights} weights for {cards} cards: give one per card",
   "weight-beyond": "the weight {weight} is beyond ±{limit}",
   "weights-not-integers": "the weights “{text}” are not whole numbers separated by commas",
+  "deal-missing": "the settings give no deal (cards: a string of 0s and 1s such as “0110”)",
+  "weight-not-integer": "the weight “{weight}” is not a whole number",
+  "first-seat": "the first player is 0 or 1, not “{value}”",
+  "draw-rule-flag": "draw_rule is true or false, not “{value}”",
+  "settings-not-object": "the settings are an object of named values",
+  "generator-first": "the generator's first is 0, 1 or “random”, not “{value}”",
 };

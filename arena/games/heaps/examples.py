@@ -27,6 +27,7 @@ def example_rules(name: str) -> dict[str, Any]:
         rules = EXAMPLES[name]
     except KeyError:
         raise SettingsError(
-            f"heaps: no built-in example {name!r} (examples: {', '.join(sorted(EXAMPLES))})"
+            f"heaps: no built-in example {name!r} (examples: {', '.join(sorted(EXAMPLES))})",
+            code="example-unknown", params={"example": str(name)[:40], "known": ", ".join(sorted(EXAMPLES))}
         ) from None
     return {k: (dict(v) if isinstance(v, dict) else v) for k, v in rules.items()}

@@ -152,7 +152,8 @@ class HeapsGame(Game[HeapsState, HeapMove]):
             if not HeapRules.from_mapping(example_rules(name), target=goal).is_over(tuple(start)):
                 return {"example": name, "target": goal, "start": start, "max_moves": max_moves}
         raise SettingsError(f"heaps generator: every start drawn in start {[low, high]} is "
-                            "over already: give smaller heaps or a larger target")
+                            "over already: give smaller heaps or a larger target",
+                            code="generator-over", params={"low": low, "high": high})
 
     def sizes(self) -> dict[str, int]:
         return {"positions": self.rules.target ** self.rules.heaps, "max_moves": self.max_moves}

@@ -163,7 +163,8 @@ def solve_heaps(
             if len(successors) > max_positions:
                 raise SettingsError(
                     f"heaps: more than {max_positions} positions are reachable; "
-                    "does the game always reach its target?"
+                    "does the game always reach its target?",
+                    code="positions-beyond", params={"most": max_positions}
                 )
             if wins_now:
                 colour[p] = 1

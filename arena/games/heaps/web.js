@@ -220,4 +220,7 @@ export const settingsReasons = {
   "rules-one-heap-any": "with one heap the rules' moves have only moves.any",
   "rules-moves-list": "the rules' moves.{key} is a list such as [\"+1\", \"*2\"]",
   "rules-min-heap": "the rules' min_heap is a whole number of at least 1 (at least 0 unless the measure is product)",
+  "example-unknown": "there is no example “{example}” (the examples: {known})",
+  "generator-over": "every start the generator drew from {low} to {high} has reached the target already: give smaller heaps or a larger target",
+  "positions-beyond": "more than {most} positions can be reached: does the game always reach its target?",
 };

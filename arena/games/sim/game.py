@@ -59,7 +59,10 @@ class SimGame(Game[SimPosition, SimMove]):
 
     def __init__(self, vertices: int = 6, edges: Any = None) -> None:
         if isinstance(vertices, bool) or not isinstance(vertices, int):
-            raise SettingsError(f"sim: 'vertices' must be an integer, got {vertices!r}")
+            raise SettingsError(f"sim: 'vertices' must be an integer, got {vertices!r}",
+                                code="vertices-range", params={
+                                    "value": str(vertices)[:30], "minimum": MIN_VERTICES,
+                                    "maximum": MAX_VERTICES})
         if not MIN_VERTICES <= vertices <= MAX_VERTICES:
             raise SettingsError(
                 f"sim: 'vertices' must be between {MIN_VERTICES} and {MAX_VERTICES}, "

@@ -16,6 +16,13 @@ from arena.games.substitution.thesis_log import write_thesis_log
 from arena.match import play_match
 from arena.record import to_jsonl
 from arena.registry import default_registry
+from arena.speech import command_speech
+
+
+def _said(error: ArenaError) -> str:
+    """`error` in the command line's language (``arena --lang``; a grammar's reason in
+    this game's words)."""
+    return command_speech(default_registry()).error(error, game=SubstitutionGame.type.name)
 
 
 @click.group()
@@ -38,7 +45,7 @@ def check(spec: str) -> None:
     try:
         loaded = load_grammar(spec)
     except ArenaError as error:
-        click.echo(f"{spec}: {error}", err=True)
+        click.echo(f"{spec}: {_said(error)}", err=True)
         raise SystemExit(1) from None
     for index, (group, weight) in enumerate(zip(loaded.groups, loaded.weights, strict=True)):
         click.echo(f"{index:3d}  {group}  (weight {weight}/{loaded.total_weight})")
@@ -56,7 +63,7 @@ def convert(spec: str, target: str, moves: int, out: Path | None) -> None:
         loaded = load_grammar(spec)
         text = loaded.to_text() if target == "text" else Settings(loaded, moves).to_xml() + "\n"
     except ArenaError as error:
-        click.echo(f"{spec}: {error}", err=True)
+        click.echo(f"{spec}: {_said(error)}", err=True)
         raise SystemExit(1) from None
     if out is None:
         click.echo(text, nl=False)
@@ -88,7 +95,7 @@ def play(grammar_spec: str, moves: int | None, bank_rule: str | None, p1: str, p
         registry = default_registry()
         bots = [registry.make_bot(game, spec) for spec in (p1, p2)]
     except ArenaError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.UsageError(_said(error)) from None
     match = play_match(game, bots, seed=seed, names=[p1, p2], match_id=f"play-{seed}")
     record = match.record()
     if log_path is not None:

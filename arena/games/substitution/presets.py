@@ -56,5 +56,7 @@ def preset(name: str) -> Grammar:
     try:
         groups, _ = PRESETS[name]
     except KeyError:
-        raise SettingsError(f"unknown grammar preset {name!r} (presets: {', '.join(PRESETS)})") from None
+        raise SettingsError(f"unknown grammar preset {name!r} (presets: {', '.join(PRESETS)})",
+                            code="preset-unknown",
+                            params={"name": str(name)[:40], "known": ", ".join(PRESETS)}) from None
     return Grammar.of(groups)

@@ -69,7 +69,8 @@ class Settings:
                                 code="moves-range", params={"maximum": MAX_MOVES})
         if self.bank_rule not in BANK_RULES:
             raise SettingsError(
-                f"bank_rule {self.bank_rule!r} is not one of {', '.join(BANK_RULES)}"
+                f"bank_rule {self.bank_rule!r} is not one of {', '.join(BANK_RULES)}",
+                code="bank-rule", params={"value": str(self.bank_rule)[:40], "known": ", ".join(BANK_RULES)}
             )
 
     @classmethod
@@ -99,25 +100,30 @@ class Settings:
     def from_json(cls, data: Mapping[str, Any]) -> Settings:
         """Read settings as `to_json` writes them; raise `SettingsError` saying what is wrong."""
         if not isinstance(data, Mapping):
-            raise SettingsError("settings must be an object")
+            raise SettingsError("settings must be an object", code="settings-not-object")
         groups_data = data.get("groups")
         if not isinstance(groups_data, list):
-            raise SettingsError("settings.groups must be a list of {left, alternatives}")
+            raise SettingsError("settings.groups must be a list of {left, alternatives}",
+                                code="groups-not-list")
         groups = []
         for index, item in enumerate(groups_data):
             if not isinstance(item, Mapping) or not isinstance(item.get("alternatives"), list):
-                raise SettingsError(f"settings.groups[{index}] must be {{left, alternatives: [...]}}")
+                raise SettingsError(f"settings.groups[{index}] must be {{left, alternatives: [...]}}",
+                                    code="group-shape", params={"index": index})
             left: Any = item.get("left")
             try:
                 groups.append(ProductionGroup(left, tuple(item["alternatives"])))
             except GrammarError as error:
-                raise SettingsError(f"settings.groups[{index}]: {error}") from None
+                raise SettingsError(f"settings.groups[{index}]: {error}", code=error.code,
+                                    params=error.params) from None
         weights = data.get("weights")
         if not isinstance(weights, list):
-            raise SettingsError("settings.weights must be a list of positive integers")
+            raise SettingsError("settings.weights must be a list of positive integers",
+                                code="weights-not-list")
         bank_rule = data.get("bank_rule", "strict")  # logs from before the setting: strict
         if not isinstance(bank_rule, str):
-            raise SettingsError(f"settings.bank_rule must be one of {', '.join(BANK_RULES)}")
+            raise SettingsError(f"settings.bank_rule must be one of {', '.join(BANK_RULES)}",
+                                code="bank-rule", params={"value": str(bank_rule)[:40], "known": ", ".join(BANK_RULES)})
         return cls(Grammar(tuple(groups), tuple(weights)), data.get("moves"), bank_rule)  # type: ignore[arg-type]
 
     # -- the thesis's XML -------------------------------------------------------------
@@ -271,16 +277,19 @@ def _load(spec: str) -> tuple[Grammar, Settings | None]:
         return preset(spec), None
     path = Path(spec)
     if not path.is_file():
-        raise SettingsError(f"{spec!r} is neither a grammar preset ({', '.join(PRESETS)}) nor a file")
+        raise SettingsError(f"{spec!r} is neither a grammar preset ({', '.join(PRESETS)}) nor a file",
+                            code="grammar-spec", params={"spec": spec[:70], "known": ", ".join(PRESETS)})
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise GrammarError(f"{spec}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise GrammarError(f"{spec}: not UTF-8 text ({error.reason} at byte {error.start})",
+                           code="file-not-utf8", params={"file": spec[:70], "byte": error.start}) from None
     try:
         if text.lstrip().startswith("<"):
             settings = Settings.from_xml(text.encode("utf-8"))
             return settings.grammar, settings
         return Grammar.from_text(text), None
     except GrammarError as error:
-        raise GrammarError(f"{spec}: {error.reason}", error.line) from None
+        raise GrammarError(f"{spec}: {error.reason}", error.line, code=error.code,
+                           params=error.params) from None

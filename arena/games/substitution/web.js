@@ -459,4 +459,12 @@ export const settingsReasons = {
   "preset-builtin": "“{name}” is a built-in preset: give a saved one another name",
   "presets-full": "the server keeps at most {most} saved presets: delete one first",
   "preset-missing": "no preset “{name}” is saved (any more)",
+  "preset-unknown": "there is no built-in grammar “{name}” (the built-in ones: {known})",
+  "bank-rule": "the bank rule is one of {known}, not “{value}”",
+  "settings-not-object": "the settings are an object of named values",
+  "groups-not-list": "the settings' groups are a list of productions, each with left and alternatives",
+  "group-shape": "the production settings.groups[{index}] has no left and list of alternatives",
+  "weights-not-list": "the settings' weights are a list of positive whole numbers",
+  "grammar-spec": "“{spec}” is neither a built-in grammar ({known}) nor a file",
+  "file-not-utf8": "{file} is not UTF-8 text (byte {byte})",
 };

@@ -70,7 +70,7 @@ class TilesGame(Game[TilesState, TilesMove]):
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> TilesGame:
         if not isinstance(settings, Mapping):
-            raise SettingsError("tiles settings must be a mapping")
+            raise SettingsError("tiles settings must be a mapping", code="settings-not-object")
         return cls(TilesSettings.from_mapping(settings))
 
     @classmethod

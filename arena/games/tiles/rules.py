@@ -95,7 +95,8 @@ class TilesSettings:
                                         "name": name, "value": str(value)[:30],
                                         "minimum": low, "maximum": high})
         if not isinstance(self.voluntary_skip, bool):
-            raise SettingsError(f"voluntary_skip {self.voluntary_skip!r}: expected true/false")
+            raise SettingsError(f"voluntary_skip {self.voluntary_skip!r}: expected true/false",
+                                code="skip-flag", params={"value": str(self.voluntary_skip)[:30]})
 
     @property
     def full_board(self) -> int:

@@ -160,4 +160,6 @@ export const rejections = {
 // tests/web/test_error_catalogue.py reads the codes from the game's source.
 export const settingsReasons = {
   "setting-range": "{name} is a whole number from {minimum} to {maximum}, not “{value}”",
+  "settings-not-object": "the settings are an object of named values",
+  "skip-flag": "voluntary_skip is true or false, not “{value}”",
 };

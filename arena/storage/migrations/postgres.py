@@ -259,9 +259,38 @@ ALTER TABLE bot_builds ADD COLUMN detail_params TEXT;
 ``detail_params`` as JSON text), for a page to say it in its language; the builds before
 it have only their English ``detail``."""
 
+_CHALLENGES_KEPT = """
+ALTER TABLE pending_challenges ADD COLUMN keeper TEXT NOT NULL DEFAULT '';
+ALTER TABLE pending_challenges ADD COLUMN ended TEXT;
+ALTER TABLE pending_challenges ADD COLUMN ended_at DOUBLE PRECISION;
+CREATE TABLE challenges_sent (
+    account TEXT NOT NULL,
+    sent DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX challenges_sent_by_time ON challenges_sent(sent);
+"""
+"""Version 12 (SQLite's 15): the leading host's challenges outlive it whole: each row's
+``keeper``, an ended one's fields (``ended``) kept an hour after ``ended_at``, and
+``challenges_sent`` for the hourly budget (the SQLite step says why)."""
+_PENDING_ENDS = """
+CREATE TABLE pending_ends (
+    bot TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (bot, game_id)
+);
+CREATE INDEX pending_ends_by_time ON pending_ends(created);
+"""
+"""Version 13 (SQLite's 16): the games over whose end a bot has not been known to hear yet
+(`Storage.pending_ends`): a cluster's host keeps one row per player as it stores the
+result, the gateway that sends the bot its ``game_over`` drops it, and a gateway sends
+those left (lost on the way, or kept for a bot away when its host stopped) to the bot
+from here (docs/cluster.md)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS,
+                               _CHALLENGES_KEPT, _PENDING_ENDS)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The version of the schema this code reads and writes."""

@@ -306,10 +306,42 @@ ALTER TABLE bot_builds ADD COLUMN detail_params TEXT;
 ``detail_params`` as JSON text), for a page to say it in its language; the builds before
 it have only their English ``detail``."""
 
+_CHALLENGES_KEPT = """
+ALTER TABLE pending_challenges ADD COLUMN keeper TEXT NOT NULL DEFAULT '';
+ALTER TABLE pending_challenges ADD COLUMN ended TEXT;
+ALTER TABLE pending_challenges ADD COLUMN ended_at REAL;
+CREATE TABLE challenges_sent (
+    account TEXT NOT NULL,
+    sent REAL NOT NULL
+);
+CREATE INDEX challenges_sent_by_time ON challenges_sent(sent);
+"""
+"""Version 15: the leading host's challenges outlive it whole (docs/cluster.md, "The lobby"):
+each row names the host that keeps it (``keeper``: the next leader takes the pending ones
+over, and a leader's end is written only while the row is still its own), a challenge
+that ended keeps its ``challenge_status`` fields (``ended``, JSON text) for an hour after
+``ended_at``, for ``GET /api/challenges/ID``; ``challenges_sent`` holds when each account
+sent each challenge of the last hour (the hourly budget), for the next leader to count."""
+_PENDING_ENDS = """
+CREATE TABLE pending_ends (
+    bot TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (bot, game_id)
+);
+CREATE INDEX pending_ends_by_time ON pending_ends(created);
+"""
+"""Version 16: the games over whose end a bot has not been known to hear yet
+(`Storage.pending_ends`): a cluster's host keeps one row per player as it stores the
+result, the gateway that sends the bot its ``game_over`` drops it, and a gateway sends
+those left (lost on the way, or kept for a bot away when its host stopped) to the bot
+from here (docs/cluster.md)."""
+
 MIGRATIONS: tuple[str, ...] = (_BASELINE, _PRESETS, _SEEDS_AND_EXPIRY, _DEBUG_LINES,
                                _WRITE_AHEAD, _HOST_LEASES,
                                _SEASONS, _PEOPLE, _LADDERS, _BOT_BUILDS,
-                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS)
+                               _OPERATORS, _BUILD_SPEAKS, _CHALLENGES, _BUILD_REASONS,
+                               _CHALLENGES_KEPT, _PENDING_ENDS)
 """The schema as the steps that made it: step ``i`` takes a database from version ``i``
 to ``i + 1`` (SQLite's ``PRAGMA user_version``). A change to the schema is a new step
 at the end, never an edit of an old one: a database of any earlier version is brought

@@ -259,7 +259,8 @@ async def play(request: web.Request) -> web.Response:
     house = "house:" + (body.bot.strip() or _default_bot(service, name))
     players = [player, house] if body.seat == 0 else [house, player]
     async with guest_game_place(service, player):
-        game_id = await service.start_web_game(name, game.settings(), players)
+        game_id, _ = await service.launch_game(  # here, or on a host (docs/cluster.md)
+            name, game.settings(), players, time_control=service.config.web_time_control)
     return json_response({"game_id": game_id, "game": name, "seat": body.seat,
                           "players": players})
 

@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, buildFailure, challengeEnd, errorText, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, buildFailure, challengeEnd, errorText, gameReasons, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -127,13 +127,15 @@ function noteText(note) {
 const challengeStates = () => ({ pending: t("waiting for the answer"), accepted: t("accepted"), declined: t("declined"),
   expired: t("expired"), cancelled: t("cancelled"), failed: t("failed") });
 
-// Where a challenge stands, in `box`: its state, why it ended, and the games once accepted.
-function challengeStatus(box, answer) {
+// Where a challenge stands, in `box`: its state, why it ended (a failure for a reason of
+// its game's own in the game's words), and the games once accepted.
+async function challengeStatus(box, answer) {
+  const own = answer.status === "failed" ? await gameReasons(answer.error_params && answer.error_params.game) : null;
   const state = challengeStates()[answer.status] || answer.status;
   box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
   box.dataset.status = answer.status;
   box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
-    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params), ")"] : []),
+    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params, own), ")"] : []),
     ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
 }
 
@@ -154,11 +156,11 @@ function challengeForm(bot, ladders) {
     event.preventDefault();
     try {
       let answer = await post(`/api/account/bots/${name}/challenges`, { opponent: opponent.value.trim(), ladder: ladder.value, rated: rated.checked });
-      challengeStatus(status, answer);
+      await challengeStatus(status, answer);
       while (answer.status === "pending") {
         await new Promise((done) => setTimeout(done, 1000));
         answer = await api(`/api/challenges/${encodeURIComponent(answer.challenge_id)}`);
-        challengeStatus(status, answer);
+        await challengeStatus(status, answer);
       }
     } catch (error) {
       if (error instanceof StalePage) return;

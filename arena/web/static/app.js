@@ -8,7 +8,7 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, beep, boardOf, challengeEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
+  announce, api, beep, boardOf, challengeEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameReasons, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
   playerName, post, protocolNote, quotedMove, reasonsNamed, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, strategyName,
@@ -445,7 +445,8 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    const why = answer.reason ? challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params) : t(answer.status);
+    const own = answer.status === "failed" ? await gameReasons(answer.error_params && answer.error_params.game) : null;
+    const why = answer.reason ? challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params, own) : t(answer.status);
     // said in the page's language already (a failure's English inside it marked lang="en")
     const [before, after] = t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: "\u0000" }).split("\u0000");
     throw Object.assign(new Error(before + (typeof why === "string" ? why : why.textContent) + (after || "")),
@@ -750,8 +751,9 @@ async function viewReplay(viewer, data, source) {
     const where = source.id ? `id=${encodeURIComponent(source.id)}` : `t=${encodeURIComponent(source.tournament)}&g=${encodeURIComponent(source.tgame)}`;
     if (!data.live) {
       downloads.push(h("a", { href: `/api/log?${where}&format=jsonl`, download: "", id: "download-jsonl" }, t("the log (JSON Lines)")));
+      const formName = gameT(data.game, true);  // a format's name in words, if its game has them ("thesis")
       for (const form of info.log_formats || []) {
-        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, t("the {format} log", { format: form })));
+        downloads.push(" · ", h("a", { href: `/api/log?${where}&format=${form}`, download: "", id: `download-${form}` }, t("the {format} log", { format: formName(form) })));
       }
     }
   }

@@ -134,6 +134,7 @@ const ERRORS = {
   "bad-settings": N_("These settings are refused: "),
   "bad-upload": N_("The upload is refused: "),
   "too-large": N_("This is too big for the server: "),
+  "start-failed": N_("The server could not start the games: challenge again in a minute."),
   "builds-busy": N_("The server is building too many programs just now: try again in a minute."),
   "limit-reached": N_("You have reached a limit of your account: "),
   "name-taken": N_("This name is taken: choose another."),
@@ -263,6 +264,20 @@ const REASONS = {
   "build-exit": N_("The build failed (exit status {status}): its log says why."),
   "build-server-error": N_("The server could not build it (it logged why): upload it again later."),
   "build-interrupted": N_("The server stopped during the build: upload it again."),
+  "log-too-large": N_("The log is larger than {mib} MiB, the most read here."),
+  "log-not-utf8": N_("The log is not UTF-8 text (byte {byte})."),
+  "log-empty": N_("The file is empty: there is no log in it."),
+  "log-format-unknown": N_("This is no log the arena reads: neither its own JSON Lines nor a log of one of its games."),
+  "log-not-json": N_("Line {line} is not JSON."),
+  "log-json-bounds": N_("Line {line} nests too deep or holds a number too large."),
+  "log-line-not-object": N_("Line {line} is not a JSON object, as every line of a log is."),
+  "log-no-header": N_("Line {line} is not the header of an arena log."),
+  "log-version": N_("The log is of version {version}: this arena reads version {supported}."),
+  "log-header-field": N_("The log's header has no valid “{field}”."),
+  "log-after-result": N_("Line {line} follows the result, the last line of a log."),
+  "log-bad-result": N_("Line {line}, the result, cannot be read."),
+  "log-turn-lacks": N_("Line {line}, a turn, has no {missing}."),
+  "log-turn-types": N_("Line {line}, a turn: turn and player are whole numbers, move a text."),
 };
 
 // A reason in the page's language, or null for a code neither REASONS nor `own` (a game's
@@ -350,7 +365,12 @@ export function errorBox(error, game = null) {
 // The reasons of the game an error answer names (`reason_params.game`: a log a game's
 // plugin reads, the thesis's text log), for `errorText`; null for none.
 export async function reasonsNamed(error) {
-  const name = error && error.data && error.data.reason_params && error.data.reason_params.game;
+  return gameReasons(error && error.data && error.data.reason_params && error.data.reason_params.game);
+}
+
+// The reasons of the game `name` (a failed challenge's `error_params.game`), as
+// `reasonsNamed`'s; null for none.
+export async function gameReasons(name) {
   if (!name) return null;
   const renderer = await rendererFor(name).catch(() => null);
   return renderer ? { reasons: renderer.settingsReasons, t: gameT(name, !speech.games[name]) } : null;
@@ -660,11 +680,12 @@ function abortedWhy(reason, players) {
 
 // A refusal given by code and params outside an error answer (a failed challenge's
 // `error_code` and `error_params`) as `errorText` says an answer's: a `code/reason` of
-// ERRORS, a REASONS text, a code's own text; null for a code none of them says whole.
-function codedText(code, params) {
+// ERRORS, a reason of the game's (`own`, `gameReasons`) or of REASONS, a code's own
+// text; null for a code none of them says whole.
+function codedText(code, params, own) {
   const reasoned = params.reason ? ERRORS[`${code}/${params.reason}`] : null;
   if (reasoned) return t(reasoned, params);
-  const reason = reasonText(code, params, null);
+  const reason = reasonText(code, params, own);
   if (reason !== null) return reason;
   return ERRORS[code] && !ERRORS[code].endsWith(": ") ? t(ERRORS[code], params) : null;
 }
@@ -684,9 +705,9 @@ const CHALLENGE_ENDS = [
   [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
 ];
 
-export function challengeEnd(reason, status, code = null, params = null) {
+export function challengeEnd(reason, status, code = null, params = null, own = null) {
   if (status === "failed" && code) {  // the refusal that failed it, by code (its `error_code`)
-    const said = codedText(code, params || {});
+    const said = codedText(code, params || {}, own);
     if (said !== null) return said;
   }
   for (const [pattern, text] of CHALLENGE_ENDS) {
