@@ -16,7 +16,10 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    `--per-process` connections each (a process may open 20,000 files here), plus
    `--playing` SDK bots on the ladder. Held `--seconds`; printed: connections held,
    disconnects by close code (the promise: none), each process's resident memory and
-   CPU, memory per idle connection on the gateways, moves a second.
+   CPU, memory per idle connection on the gateways, moves a second; and the presence as
+   the hosts follow it (the bots each host knows of, from its /healthz, with the idle
+   bots connected and at the end; the times a host or gateway took another for silent,
+   and the snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
@@ -47,6 +50,10 @@ sys.path.insert(0, str(ROOT))
 from arena.storage import open_storage
 from clients.sdk import BuiltinBot
 from protocol import PROTOCOL_VERSION, Encoding
+
+STALLED = 120.0
+"""Seconds without a connection made or lost after which the idle bots' ramp is taken
+as far as it goes (the rest measured as it is)."""
 
 # -- client processes -------------------------------------------------------------------
 
@@ -167,8 +174,9 @@ async def play(urls: list[str], tokens: list[str], seconds: float,
             client.measuring = False
         rtts = [r for client in clients for r in client.rtts]
     finally:
-        for client in clients:
-            await client.stop()
+        # at once: one after the other, each close waits for its handshake (up to 10 s
+        # from a loaded gateway), and 5 000 bots took longer than the run
+        await asyncio.gather(*(client.stop() for client in clients), return_exceptions=True)
         await asyncio.gather(*tasks, return_exceptions=True)
     moves = len(rtts)
     return {"moves": moves, "per_second": moves / (t1 - t0),
@@ -302,16 +310,35 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
         def held() -> int:
             return sum(p.get("connected", 0) for p in progress.values())
 
-        while held() + sum(p.get("failed", 0) for p in progress.values()) < len(idle_tokens):
+        def settled() -> int:
+            return held() + sum(p.get("failed", 0) + sum(
+                count for code, count in p.get("closes", {}).items()
+                if not code.startswith("before welcome")) for p in progress.values())
+
+        last, moved = -1, time.perf_counter()
+        while settled() < len(idle_tokens):
             await asyncio.sleep(2)
             print(f"  {held()} idle bots connected ({time.perf_counter() - began:.0f} s)",
                   flush=True)
+            if settled() != last:
+                last, moved = settled(), time.perf_counter()
+            elif time.perf_counter() - moved > STALLED:
+                print(f"  no progress for {STALLED:.0f} s: measured as it is")
+                break
         print(f"{held()} idle bots connected in {time.perf_counter() - began:.0f} s "
               f"over {args.gateways} gateways; now {len(playing)} playing for "
               f"{args.seconds:g} s")
         rss1 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        hosts = [name for name in cluster.processes if name.startswith("host")]
+        caught_up = time.perf_counter()
+        while min((known1 := await hosts_know(cluster, hosts)).values()) < held() and (
+                time.perf_counter() - caught_up < 120):
+            await asyncio.sleep(1)
+        print(f"the hosts know of every idle bot {time.perf_counter() - caught_up:.1f} s "
+              f"after the last one's welcome: {known1}")
         figures = await play(urls, playing, args.seconds, pids)
         rss2 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
+        known2 = await hosts_know(cluster, hosts)
         for proc in procs:
             assert proc.stdin is not None
             proc.stdin.write(b"stop\n")
@@ -338,6 +365,22 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
               f"{figures['cpu_per_move_us'][name]:.0f} us a move")
     grown = sum(rss1[name] - rss0[name] for name in gateways)
     print(f"memory per idle connection on the gateways: {grown * 1024 / max(held(), 1):.0f} bytes")
+    print(f"bots each host knows of (presence): with the idle connected {known1}; "
+          f"at the end, the playing bots stopped (their leaving on its way) {known2}")
+    for name in cluster.processes:
+        logged = (tmp / f"{name}.stderr").read_text(errors="replace")
+        print(f"{name}: took a gateway for silent {logged.count(' is silent')} time(s), "
+              f"asked {logged.count('out of step with gateway')} snapshot(s)")
+
+
+async def hosts_know(cluster: Any, hosts: list[str]) -> dict[str, int]:
+    """The bots each host takes for connected (its /healthz: every gateway's)."""
+    known = {}
+    for name in hosts:
+        health = json.loads(await asyncio.to_thread(
+            http_get, f"http://127.0.0.1:{cluster.ports[name]}/healthz"))
+        known[name] = len(health["connected_bots"])
+    return known
 
 
 async def run(args: argparse.Namespace, db: str, tmp: Path) -> None:

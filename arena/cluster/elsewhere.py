@@ -1,7 +1,7 @@
 """The bots connected to the other gateways, as their presence says (docs/cluster.md).
 
-A gateway follows the other gateways' `Presence` (their bots online, gone, and every
-few seconds all of them) for two reasons:
+A gateway follows the other gateways' `Presence` (their bots online and gone, put in
+step by a snapshot when it falls out: `arena.cluster.follower`) for two reasons:
 
 * **Connected anywhere** (`connected`): a bot connected to any gateway is connected to
   the arena, for the web's checks (a page a load balancer sends to one gateway while
@@ -11,8 +11,8 @@ few seconds all of them) for two reasons:
   gateway that runs the hosted bots starts a hosted program only while no program of
   its author is connected anywhere. Hosted connections do not count for that.
 
-A gateway that falls silent (dead) has its bots forgotten (`silent`: the gateway
-decides when, from its snapshot interval).
+A gateway that falls silent (dead) has its bots forgotten (`silent`: the follower
+decides when, from the heartbeat interval).
 """
 
 from __future__ import annotations

@@ -7,10 +7,12 @@ subscribed to ``bot.<name>.out`` (what its games' hosts send it, framed here) an
 then announced on ``bots.presence``, so nothing a host sends it is lost; its messages
 about a game go to ``game.<id>.in`` (published for the games its hosts told it of;
 asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
-announced. Every
-`ServerConfig.presence_interval` the gateway publishes a snapshot of its bots (and at
-once when a host asks, on ``bots.presence.ask``), so a host that starts, or missed a
-message, learns who is online, and a gateway that died is noticed by its silence. A bot's
+announced. These changes are numbered; every `ServerConfig.presence_interval` the
+gateway publishes a heartbeat (the number of its last change, the count and digest of
+its bots: `arena.cluster.follower`), and a snapshot of its bots only when a host or
+gateway asks (on ``bots.presence.ask``: one that starts, or is out of step) and every
+`SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway that died
+is noticed by its silence. A bot's
 game quiet for `QUIET` seconds is looked up in the database: one its host stored as over
 but died before announcing is announced from there.
 """
@@ -26,8 +28,11 @@ from collections import deque
 from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscription
 from arena.cluster.elsewhere import Elsewhere
+from arena.cluster.follower import PresenceFollower, ask_snapshot, conn_digest
 from arena.cluster.messages import (
     CHALLENGES,
     PLAY,
@@ -39,6 +44,7 @@ from arena.cluster.messages import (
     LobbyAnswer,
     LobbyAsk,
     Presence,
+    PresenceAsk,
     Spectate,
     ToBot,
     bot_out,
@@ -57,13 +63,18 @@ from arena.service import ChallengeError, PlayerUnavailable, StorageUnavailable
 from arena.storage import GameRow, Storage, StorageFailure
 from protocol import Message as ProtocolMessage
 
-__all__ = ["SNAPSHOT_CHUNK", "GatewayRelay"]
+__all__ = ["SNAPSHOT_CHUNK", "SNAPSHOT_ROUNDS", "GatewayRelay"]
 
 log = logging.getLogger("arena.cluster")
 
 SNAPSHOT_CHUNK = 100
 """Bots per snapshot message: a hello lists at most 64 ladder names of 64 characters,
 so 100 bots' presences fit in `arena.bus.MAX_MESSAGE_BYTES`."""
+
+SNAPSHOT_ROUNDS = 60
+"""Intervals between the snapshots a gateway publishes unasked (2 minutes by default):
+what puts a follower that asks for none back in step (a host from before the changes'
+numbering, during a rolling restart)."""
 
 
 ASK_TIMEOUT = 2.0
@@ -86,9 +97,6 @@ CPU_REPORT_SECONDS = 0.1
 CPU-timed turns they think on (``cpu`` on ``game.<id>.in``): the host ends a turn that
 has used its allowance within about this much of it."""
 
-SILENT_ROUNDS = 3
-"""Snapshot intervals another gateway may stay silent before its bots are taken for
-gone (as a host takes them)."""
 
 DRAIN_SETTLE = 0.5
 """Seconds a stopping gateway waits, once it told the hosts its bots are gone, before it
@@ -138,7 +146,7 @@ class GatewayRelay:
     Args:
         bus: the bus to the hosts.
         gateway: this gateway's name (its host id).
-        interval: seconds between presence snapshots.
+        interval: seconds between presence heartbeats.
         storage: the database, where a game over whose host died before announcing it
             is found (`_sweep`).
         policies: the bots' accept policies, by name.
@@ -180,8 +188,17 @@ class GatewayRelay:
         self.cpu_meter: Callable[[str, str, int], float | None] | None = None
         """The CPU time of a hosted bot's turn, if it runs here (`ArenaServer.hosted_cpu_ms`):
         sent with its move (`FromBot.cpu_ms`)."""
-        self._heard: dict[str, float] = {}
-        """When each other gateway was last heard (the loop's clock)."""
+        self.follower = PresenceFollower(interval)
+        """The other gateways' presence, followed by its changes."""
+        self.epoch = uuid.uuid4().hex[:12]
+        """This gateway's run (`Presence.epoch`)."""
+        self.seq = 0
+        """The number of the last change published."""
+        self._announced: dict[str, _Bot] = {}
+        """The bots announced online as of change `seq`, by connection."""
+        self._digest = 0
+        """`Presence.digest` of `_announced`."""
+        self._snapshot_queued = False
         self._heard_ends: list[tuple[str, str]] = []
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
@@ -191,7 +208,7 @@ class GatewayRelay:
         self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
         self._others = await self.bus.subscribe(PRESENCE, self._other_gateway)
         self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
-                       loop.create_task(self._snapshots(), name="gateway snapshots"),
+                       loop.create_task(self._heartbeats(), name="gateway heartbeats"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
 
     def report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]) -> None:
@@ -219,12 +236,11 @@ class GatewayRelay:
         bots' return (`Games.take_unheard`) rather than sent to a closing connection. No
         snapshot announces them again."""
         self.draining = True
-        self._tasks[1].cancel()  # the snapshots
+        self._tasks[1].cancel()  # the heartbeats
         conns = tuple(bot.conn for bot in self.bots.values()
                       if bot.subscription is not None and bot.session.role == "bot")
         for start in range(0, len(conns), SNAPSHOT_CHUNK * 10):
-            self.sender.send(PRESENCE, encode(Presence(
-                self.gateway, gone=conns[start:start + SNAPSHOT_CHUNK * 10])))
+            self._change(gone=conns[start:start + SNAPSHOT_CHUNK * 10])
         if conns:
             await asyncio.sleep(DRAIN_SETTLE)
 
@@ -533,10 +549,13 @@ class GatewayRelay:
         while (item := await self._control.get()) is not None:
             kind, bot = item
             try:
-                if kind == "online":
+                if kind == "online":  # unconfirmed: in place before the news that follows
+                    # it on the connection, so before anything a host says after hearing it
+                    # (a round trip a bot made the announcements of 50 000 lag minutes behind)
                     bot.subscription = await self.bus.listen(
                         bot_out(bot.session.name or ""),
-                        lambda message, bot=bot: self._to_bot(bot, message))  # type: ignore[misc]
+                        lambda message, bot=bot: self._to_bot(bot, message),  # type: ignore[misc]
+                        confirm=False)
                     if self.bots.get(bot.session.name or "") is not bot:
                         await bot.subscription.close()  # left meanwhile
                         continue
@@ -547,10 +566,9 @@ class GatewayRelay:
                 elif kind == "gone":
                     if bot.subscription is not None:
                         await bot.subscription.close()
-                    self.sender.send(PRESENCE, encode(Presence(self.gateway, gone=(bot.conn,))))
+                    self._change(gone=(bot.conn,))
                 elif not self.draining:
-                    self.sender.send(PRESENCE, encode(Presence(
-                        self.gateway, online=(self._presence(bot),))))
+                    self._change(online=(bot,))
             except Exception:  # one bot's trouble stops no other's
                 log.exception("presence of %s on the bus failed", bot.session.name)
 
@@ -577,20 +595,57 @@ class GatewayRelay:
                 session.rate.credit()
         session.send(out.type, **out.fields)
 
-    def snapshot(self) -> None:
-        """Publish every bot connected here, `SNAPSHOT_CHUNK` to a message (each well
-        under the bus's message size); an empty one says the gateway is alive."""
-        for data in self._snapshot_messages():
-            self.sender.send(PRESENCE, data)
+    def _change(self, online: tuple[_Bot, ...] = (), gone: tuple[str, ...] = ()) -> None:
+        """Announce `online` bots and `gone` connections, in order with the rest (a
+        step of the sender: numbered as it is published)."""
+        self.sender.call(lambda: self._publish_change(online, gone))
 
-    def _snapshot_messages(self) -> list[bytes]:
+    async def _publish_change(self, online: tuple[_Bot, ...], gone: tuple[str, ...]) -> None:
+        announced = self._announced
+        for conn in gone:
+            if announced.pop(conn, None) is not None:
+                self._digest ^= conn_digest(conn)
+        for bot in online:
+            if bot.conn not in announced:
+                self._digest ^= conn_digest(bot.conn)
+            announced[bot.conn] = bot
+        self.seq += 1  # and published with no wait between: a heartbeat comes after it
+        data = encode(Presence(self.gateway, tuple(self._presence(bot) for bot in online),
+                               gone, epoch=self.epoch, seq=self.seq))
+        try:
+            await self.bus.publish(PRESENCE, data)
+        except (BusError, ValueError) as error:  # the followers see a number skipped
+            log.warning("a change of presence was not published: %s", error)
+
+    def snapshot(self) -> None:
+        """Publish every bot announced, `SNAPSHOT_CHUNK` to a message (each well under
+        the bus's message size), in order with the changes (a step of the sender: a
+        follower takes it as of the last change before it); one asked for while another
+        waits is that one."""
+        if not self._snapshot_queued:
+            self._snapshot_queued = True
+            self.sender.call(self._publish_snapshot)
+
+    async def _publish_snapshot(self) -> None:
+        self._snapshot_queued = False
         if self.draining:
-            return []
-        bots = [self._presence(bot) for bot in self.bots.values()
-                if bot.subscription is not None and bot.session.role == "bot"]
-        return [encode(Presence(self.gateway, online=tuple(bots[start:start + SNAPSHOT_CHUNK]),
-                                snapshot=True))
-                for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK)]
+            return
+        bots = [self._presence(bot) for bot in self._announced.values()]
+        for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
+            data = encode(Presence(self.gateway, tuple(bots[start:start + SNAPSHOT_CHUNK]),
+                                   snapshot=True, epoch=self.epoch, seq=self.seq,
+                                   count=len(bots)))
+            try:
+                await self.bus.publish(PRESENCE, data)
+            except (BusError, ValueError) as error:
+                log.warning("the snapshot was not published: %s", error)
+                return
+
+    def heartbeat(self) -> bytes:
+        """This gateway's heartbeat: the number of its last change published, the count
+        and digest of the bots announced as of it (the same size whatever the bots)."""
+        return encode(Presence(self.gateway, epoch=self.epoch, seq=self.seq,
+                               count=len(self._announced), digest=self._digest))
 
     async def _other_gateway(self, message: Message) -> None:
         """Another gateway's bots, for `connected`. A bot connected to another gateway
@@ -599,20 +654,28 @@ class GatewayRelay:
         news = decode(Presence, message.data)
         if news.gateway == self.gateway:
             return
-        self._heard[news.gateway] = asyncio.get_running_loop().time()
-        for conn in news.gone:
+        heard = self.follower.hear(news, asyncio.get_running_loop().time())
+        for conn in heard.gone:
             self.elsewhere.gone(news.gateway, conn)
-        for presence in news.online:
+        for presence in heard.online:
             self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
+        if heard.ask:
+            ask_snapshot(self.sender, news.gateway, heard)
         if news.snapshot:
             return
-        for presence in news.online:
+        for presence in heard.online:
             bot = self.bots.get(presence.name)
             if bot is not None and (bot.since, bot.conn) < (presence.since, presence.conn):
                 bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
 
     async def _asked(self, message: Message) -> None:
-        del message
+        """A snapshot asked for: of every gateway (empty), or of this one."""
+        if message.data:
+            try:
+                if decode(PresenceAsk, message.data).gateway != self.gateway:
+                    return
+            except msgspec.DecodeError:
+                return
         self.snapshot()
 
     def connected(self, name: str) -> bool:
@@ -624,40 +687,35 @@ class GatewayRelay:
         hosted program, run here, waits: `arena.cluster.elsewhere`)."""
         return self.elsewhere.own_program(name)
 
-    async def _snapshots(self) -> None:
-        """Every interval: the snapshot, published at once (not behind what the sender
-        holds), and the quiet games looked up beside it (`_sweep`, one at a time). Under
-        load (2 000 bots, `bench/bench_rolling.py`) the lookups waited for the database
-        and the sender for the bus, the snapshots came later than `SILENT_ROUNDS`
-        intervals, and the hosts took every bot of a live gateway for gone, over and
-        over: the snapshots wait for nothing now."""
+    async def _heartbeats(self) -> None:
+        """Every interval: the heartbeat, published at once (not behind what the sender
+        holds), a snapshot every `SNAPSHOT_ROUNDS`, and the quiet games looked up beside
+        it (`_sweep`, one at a time). Under load (2 000 bots, `bench/bench_rolling.py`)
+        the lookups waited for the database and the sender for the bus, the snapshots
+        (the heartbeats then) came later than `SILENT_ROUNDS` intervals, and the hosts
+        took every bot of a live gateway for gone, over and over: the heartbeats wait
+        for nothing now."""
         loop = asyncio.get_running_loop()
         sweeping: asyncio.Task[None] | None = None
+        rounds = 0
         try:
             while True:
                 await asyncio.sleep(self.interval)
-                await self._publish_snapshot()
+                try:
+                    await self.bus.publish(PRESENCE, self.heartbeat())
+                except BusError as error:
+                    log.warning("the heartbeat was not published: %s", error)
+                rounds += 1
+                if rounds % SNAPSHOT_ROUNDS == 0:
+                    self.snapshot()
                 now = loop.time()  # a gateway silent for three intervals is gone, its bots too
-                for gateway in [g for g, at in self._heard.items()
-                                if now - at > SILENT_ROUNDS * self.interval]:
-                    del self._heard[gateway]
+                for gateway in self.follower.silent(now):
                     self.elsewhere.silent(gateway)
                 if self.storage is not None and (sweeping is None or sweeping.done()):
                     sweeping = loop.create_task(self._sweep_logged(now), name="gateway sweep")
         finally:
             if sweeping is not None:
                 sweeping.cancel()
-
-    async def _publish_snapshot(self) -> None:
-        """`snapshot`, published now rather than after what the sender holds: it lists
-        only bots whose subscriptions are in place, and a host takes an ``online`` it
-        had from a snapshot already as nothing new."""
-        for data in self._snapshot_messages():
-            try:
-                await self.bus.publish(PRESENCE, data)
-            except BusError as error:
-                log.warning("the snapshot was not published: %s", error)
-                return
 
     async def _sweep_logged(self, now: float) -> None:
         try:

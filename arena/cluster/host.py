@@ -9,7 +9,7 @@ to ``game.<id>.in`` while the game is live there (before it is announced: throug
 `Sender`), so only the owner hears a game's messages, and serves its spectators
 (``game.<id>.spectate``, ``game.<id>.watch``). A bot that appears (or comes back) is
 sent its games' ``game_start`` and ``game_state`` (`Games.resume`, the restart's path);
-one whose gateway falls silent for three snapshot intervals is taken for gone (its
+one whose gateway falls silent for three heartbeat intervals is taken for gone (its
 grace periods start). The ladders pair on one host at a time, the leader
 (`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
 second of its death); its pairings go to the durable queue ``starts``, which every host
@@ -34,6 +34,7 @@ import msgspec
 from arena.buckets import TokenBucket
 from arena.bus import Bus, Message, Subscription
 from arena.clock import TimeControl
+from arena.cluster.follower import PresenceFollower, ask_snapshot
 from arena.cluster.messages import (
     CHALLENGES,
     HANDOVER,
@@ -90,8 +91,6 @@ MAX_ENDED = 4096
 """Games that ended on this host remembered, so that a count of the games in flight
 read before their end does not count them."""
 
-SILENT_ROUNDS = 3
-"""Snapshot intervals a gateway may stay silent before its bots are taken for gone."""
 
 _FROM_BOT = GAME_MESSAGES | {"cpu"}
 """What a host acts on from ``game.<id>.in``: a bot's messages about a game, and its
@@ -282,7 +281,7 @@ class HostSide:
     Args:
         server: the host's server (started: its games are resumed already).
         bus: the bus to the gateways.
-        interval: the gateways' snapshot interval (`ServerConfig.presence_interval`).
+        interval: the gateways' heartbeat interval (`ServerConfig.presence_interval`).
         leader: contends for the ladders' pairing (None: this host never pairs).
     """
 
@@ -296,8 +295,8 @@ class HostSide:
         self._puts = Window()
         """The pairings put on the durable queue, `PUT_WINDOW` at once: each waits for
         the broker to keep it (a round trip), off the path of what the games publish."""
-        self.heard: dict[str, float] = {}
-        """The gateways, and when each was last heard (the loop's clock)."""
+        self.follower = PresenceFollower(interval)
+        """The gateways' presence, followed by its changes (`arena.cluster.follower`)."""
         self._subscriptions: list[Subscription] = []
         self._starts: Subscription | None = None
         """The consumer of the queue ``starts``."""
@@ -368,7 +367,8 @@ class HostSide:
         if self.leader is not None and self.server.ladders:
             self._tasks.append(loop.create_task(self.leader.run(self._pair),
                                                 name="ladder leader"))
-        await bus.publish(PRESENCE_ASK, b"")
+        await bus.publish(PRESENCE_ASK, b"")  # every gateway: a snapshot
+        self.follower.asked_everyone(loop.time())
 
     async def close(self) -> None:
         """Stop contending and listening; publish what the games said last (call it after
@@ -642,13 +642,15 @@ class HostSide:
 
     async def _presence(self, message: Message) -> None:
         news = decode(Presence, message.data)
-        self.heard[news.gateway] = asyncio.get_running_loop().time()
-        for gone in news.gone:
+        heard = self.follower.hear(news, asyncio.get_running_loop().time())
+        for gone in heard.gone:
             name = self._conns.get(gone)
             if name is not None:
                 self._left(name)
-        for presence in news.online:
+        for presence in heard.online:
             self._online(presence)
+        if heard.ask:
+            ask_snapshot(self.sender, news.gateway, heard)
 
     def _online(self, presence: BotPresence) -> None:
         server = self.server
@@ -696,11 +698,8 @@ class HostSide:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
-            now = loop.time()
-            silent = {gateway for gateway, at in self.heard.items()
-                      if now - at > SILENT_ROUNDS * self.interval}
+            silent = set(self.follower.silent(loop.time()))
             for gateway in silent:
-                del self.heard[gateway]
                 log.warning("gateway %s is silent: its bots are taken for gone", gateway)
             if silent:
                 for name, session in list(self.server.sessions.items()):

@@ -14,17 +14,20 @@ import msgspec
 __all__ = [
     "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "SLOTS",
     "SLOTS_ASK", "STARTS",
-    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "SlotsGiven",
+    "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "PresenceAsk",
+    "SlotsGiven",
     "SlotsHeld", "Spectate", "StartPairing", "ToBot",
     "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
     "slots_given",
 ]
 
 PRESENCE = "bots.presence"
-"""gateway -> hosts, publish/subscribe: `Presence` (bots online, gone, or a snapshot)."""
+"""gateway -> hosts and the other gateways, publish/subscribe: `Presence` (bots online
+or gone, a heartbeat, or a snapshot)."""
 PRESENCE_ASK = "bots.presence.ask"
-"""host -> gateways, publish/subscribe: an empty message; each gateway answers with a
-snapshot on `PRESENCE` (a host that starts learns who is online)."""
+"""host or gateway -> gateways, publish/subscribe: empty (every gateway answers with a
+snapshot on `PRESENCE`: a host that starts learns who is online) or a `PresenceAsk`
+(only the gateway it names answers: a follower out of step with it)."""
 
 
 def bot_token(name: str) -> str:
@@ -54,7 +57,7 @@ def game_in(game_id: str) -> str:
     return f"game.{game_id}.in"
 
 
-class BotPresence(msgspec.Struct, frozen=True):
+class BotPresence(msgspec.Struct, frozen=True, omit_defaults=True):
     """A bot connected to a gateway, with what the ladder and the games read of its
     session (`arena.server.session.Session`)."""
 
@@ -82,15 +85,39 @@ class BotPresence(msgspec.Struct, frozen=True):
     one: `arena.server.session.Session.wall_timed`)."""
 
 
-class Presence(msgspec.Struct, frozen=True):
-    """A gateway's news: `online` bots (new or changed), `gone` connections (their
-    ``conn``); a `snapshot` lists every bot it holds (any other of its bots a host knows
-    is gone)."""
+class Presence(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A gateway's news (`arena.cluster.follower`), one of three kinds:
+
+    * a **change**: `online` bots (new or changed), `gone` connections (their
+      ``conn``), numbered `seq` (1, 2, ... in the gateway's `epoch`);
+    * a **heartbeat** (neither `online` nor `gone`, not a `snapshot`), every
+      `ServerConfig.presence_interval`: the `seq` of the last change published, and
+      the `count` and `digest` of the connections announced as of it (a follower that
+      missed a change, or just started, sees it and asks for a snapshot);
+    * a **snapshot**, when asked (`PRESENCE_ASK`) or rarely: every bot the gateway
+      announced as of change `seq`, `count` in all, in messages of `online` bots
+      (any other connection of the gateway a follower knows is gone).
+
+    A gateway from before the changes' numbering sends an empty `epoch` (and snapshots
+    every interval): its news is applied as it comes."""
 
     gateway: str
     online: tuple[BotPresence, ...] = ()
     gone: tuple[str, ...] = ()
     snapshot: bool = False
+    epoch: str = ""
+    """The gateway's run (random at its start): its changes' numbers begin again at 1
+    with a new one, and its connections of a former run are gone."""
+    seq: int = 0
+    count: int = 0
+    digest: int = 0
+    """The XOR of `arena.cluster.follower.conn_digest` of the connections announced."""
+
+
+class PresenceAsk(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A follower out of step with `gateway` asks it for a snapshot."""
+
+    gateway: str
 
 
 class ToBot(msgspec.Struct, frozen=True):
@@ -233,19 +260,19 @@ class FromBot(msgspec.Struct, frozen=True):
 _ENCODER = msgspec.msgpack.Encoder()
 
 
-def encode(message: Presence | ToBot | FromBot | Spectate | StartPairing | LobbyAsk
-           | LobbyAnswer | Handover | SlotsHeld | SlotsGiven) -> bytes:
+def encode(message: Presence | PresenceAsk | ToBot | FromBot | Spectate | StartPairing
+           | LobbyAsk | LobbyAnswer | Handover | SlotsHeld | SlotsGiven) -> bytes:
     return _ENCODER.encode(message)
 
 
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
     kind: msgspec.msgpack.Decoder(kind)
-    for kind in (Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
-                 Handover, SlotsHeld, SlotsGiven)}
+    for kind in (Presence, PresenceAsk, ToBot, FromBot, Spectate, StartPairing, LobbyAsk,
+                 LobbyAnswer, Handover, SlotsHeld, SlotsGiven)}
 
 
-T = TypeVar("T", Presence, ToBot, FromBot, Spectate, StartPairing, LobbyAsk, LobbyAnswer,
-            Handover, SlotsHeld, SlotsGiven)
+T = TypeVar("T", Presence, PresenceAsk, ToBot, FromBot, Spectate, StartPairing, LobbyAsk,
+            LobbyAnswer, Handover, SlotsHeld, SlotsGiven)
 
 
 def decode(kind: type[T], data: bytes) -> T:

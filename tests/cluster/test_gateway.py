@@ -247,22 +247,23 @@ async def test_a_gateway_takes_the_bots_of_the_others_for_connected(
             await bus.close()
 
 
-async def test_snapshots_go_on_while_the_lookups_and_the_sender_wait(
+async def test_heartbeats_go_on_while_the_lookups_and_the_sender_wait(
         make_arena: Callable[..., Any], monkeypatch: Any) -> None:
     """Under load a gateway's lookups of quiet games waited for the database and its
-    sender for the bus; the snapshots, behind them, came too late and the hosts took
-    every bot of this live gateway for gone, over and over (bench_rolling, 2 000 bots)."""
+    sender for the bus; the snapshots (the heartbeats now), behind them, came too late
+    and the hosts took every bot of this live gateway for gone, over and over
+    (bench_rolling, 2 000 bots)."""
     import asyncio
 
     monkeypatch.setattr(gateway, "QUIET", 0.0)  # every game quiet: looked up each round
     async with nats_prefix() as prefix:
         bus = await open_bus(nats_url(prefix))
-        snapshots: list[Presence] = []
+        beats: list[Presence] = []
 
         async def hear(message: Message) -> None:
             news = decode(Presence, message.data)
-            if news.snapshot and any(p.name == "alice" for p in news.online):
-                snapshots.append(news)
+            if not (news.online or news.gone or news.snapshot) and news.count == 1:
+                beats.append(news)  # a heartbeat, alice announced
 
         try:
             await bus.subscribe("bots.presence", hear)
@@ -275,7 +276,7 @@ async def test_snapshots_go_on_while_the_lookups_and_the_sender_wait(
                                      pair=None)
             raw = await arena.raw()
             assert (await raw.hello(token))["in_progress"] == ["g1"]
-            await wait_for(lambda: snapshots, 10, "alice in a snapshot")
+            await wait_for(lambda: beats, 10, "a heartbeat counting alice")
             stuck = asyncio.Event()
             looked_up = asyncio.Event()
 
@@ -287,8 +288,8 @@ async def test_snapshots_go_on_while_the_lookups_and_the_sender_wait(
             relay = arena.server.clients.relay
             relay.sender.call(stuck.wait)  # a sender held up (the bus slow to answer)
             await wait_for(looked_up.is_set, 10, "a lookup under way")
-            before = len(snapshots)
-            await wait_for(lambda: len(snapshots) >= before + 3, 10, "snapshots go on")
+            before = len(beats)
+            await wait_for(lambda: len(beats) >= before + 3, 10, "heartbeats go on")
             stuck.set()
         finally:
             await bus.close()

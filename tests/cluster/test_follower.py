@@ -1,0 +1,290 @@
+"""Presence by changes (`arena.cluster.follower`, issue 24): a follower stays in step with
+a gateway's numbered changes, asks for a snapshot when it is not (a change missed, a
+run just heard of, a digest that differs), and the snapshot puts it back; and a
+gateway's traffic per interval is one heartbeat whatever its bots."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import reduce
+from typing import Any
+
+from arena.bus import Bus, Message, open_bus
+from arena.cluster import gateway as gateway_module
+from arena.cluster.follower import ASK_ROUNDS, Heard, PresenceFollower, conn_digest
+from arena.cluster.gateway import SNAPSHOT_CHUNK, GatewayRelay
+from arena.cluster.messages import (
+    PRESENCE,
+    PRESENCE_ASK,
+    BotPresence,
+    Presence,
+    PresenceAsk,
+    decode,
+    encode,
+)
+from arena.server.session import Session
+from protocol import Encoding, ProtocolCore
+from tests.bus.conftest import nats_prefix, nats_url
+from tests.waiting import wait_for
+
+
+def bot(name: str, gateway: str = "g1") -> BotPresence:
+    return BotPresence(name, conn=f"c-{name}", gateway=gateway)
+
+
+def change(seq: int, *online: BotPresence, gone: tuple[str, ...] = (),
+           epoch: str = "e1") -> Presence:
+    return Presence("g1", online, gone, epoch=epoch, seq=seq)
+
+
+def beat(seq: int, *conns: str, epoch: str = "e1") -> Presence:
+    digest = reduce(lambda a, b: a ^ b, map(conn_digest, conns), 0)
+    return Presence("g1", epoch=epoch, seq=seq, count=len(conns), digest=digest)
+
+
+def snapshot(seq: int, *online: BotPresence, count: int | None = None,
+             epoch: str = "e1") -> Presence:
+    return Presence("g1", online, snapshot=True, epoch=epoch, seq=seq,
+                    count=len(online) if count is None else count)
+
+
+def in_step(count: int = 0) -> PresenceFollower:
+    """A follower in step with g1 (run e1) as of change `count`, heard from the start."""
+    follower = PresenceFollower(1.0)
+    assert follower.hear(snapshot(0), 0.0) == Heard()
+    for seq in range(1, count + 1):
+        assert not follower.hear(change(seq, bot(f"b{seq}")), 0.0).ask
+    return follower
+
+
+def test_a_follower_in_step_applies_the_changes_and_asks_nothing() -> None:
+    follower = in_step(2)
+    heard = follower.hear(change(3, bot("carol"), gone=("c-b1",)), 1.0)
+    assert heard == Heard((bot("carol"),), ("c-b1",))
+    assert not follower.hear(beat(3, "c-b2", "c-carol"), 2.0).ask
+    assert follower.asks == 0
+
+
+def test_a_follower_that_misses_a_change_asks_and_the_snapshot_puts_it_back() -> None:
+    follower = in_step(2)
+    # change 3 (b1 gone) is lost; change 4 comes: applied, but out of step
+    heard = follower.hear(change(4, bot("dave")), 1.0)
+    assert heard.online == (bot("dave"),) and heard.ask and heard.lost
+    assert not follower.hear(beat(4, "c-b2", "c-dave"), 2.0).ask  # asked already: it waits
+    heard = follower.hear(snapshot(4, bot("b2"), bot("dave")), 2.5)
+    assert set(heard.gone) == {"c-b1"} and not heard.ask  # what it missed: b1 left
+    assert not follower.hear(beat(4, "c-b2", "c-dave"), 3.0).ask
+    assert not follower.hear(change(5, gone=("c-dave",)), 3.5).ask
+    assert follower.asks == 1
+
+
+def test_a_lost_last_change_is_seen_in_the_next_heartbeat() -> None:
+    follower = in_step(1)
+    assert follower.hear(beat(2, "c-b1", "c-b2"), 1.0).ask  # change 2 never came
+
+
+def test_a_digest_that_differs_is_asked_about_at_most_every_few_intervals() -> None:
+    follower = in_step(2)
+    wrong = beat(2, "c-b1", "c-zed")  # same count, another bot: the digest differs
+    assert follower.hear(wrong, 1.0).ask
+    assert not follower.hear(wrong, 2.0).ask
+    assert follower.hear(wrong, 1.0 + ASK_ROUNDS).ask
+    assert follower.asks == 2
+
+
+def test_a_new_follower_asks_and_learns_every_bot_from_a_snapshot_in_parts() -> None:
+    follower = PresenceFollower(1.0)
+    heard = follower.hear(beat(7, *(f"c-b{n}" for n in range(250))), 0.0)
+    assert heard.ask and not heard.lost  # a run first heard of: nothing was lost
+    bots = [bot(f"b{n}") for n in range(250)]
+    learnt: list[BotPresence] = []
+    for start in range(0, 250, 100):
+        heard = follower.hear(snapshot(7, *bots[start:start + 100], count=250), 0.5)
+        learnt.extend(heard.online)
+        assert not heard.gone and not heard.ask
+    assert learnt == bots
+    assert not follower.hear(beat(7, *(f"c-b{n}" for n in range(250))), 1.0).ask
+
+
+def test_a_follower_that_started_with_everyone_asked_waits_for_their_snapshots() -> None:
+    follower = PresenceFollower(1.0)
+    follower.asked_everyone(0.0)
+    assert not follower.hear(beat(3, "c-alice"), 0.5).ask
+    assert follower.hear(beat(3, "c-alice"), ASK_ROUNDS + 0.5).ask
+
+
+def test_a_restarted_gateways_former_connections_are_gone() -> None:
+    follower = in_step(2)
+    heard = follower.hear(change(1, bot("alice"), epoch="e2"), 1.0)
+    assert set(heard.gone) == {"c-b1", "c-b2"} and heard.online == (bot("alice"),)
+    assert heard.ask  # heard from its change 1, but not from its start: a snapshot
+
+
+def test_a_gateway_from_before_the_numbering_is_followed_as_it_comes() -> None:
+    follower = PresenceFollower(1.0)
+    old = Presence("g1", (bot("alice"),), ("c-zed",))
+    assert follower.hear(old, 0.0) == Heard((bot("alice"),), ("c-zed",))
+    assert follower.hear(Presence("g1", snapshot=True), 1.0) == Heard()
+    assert follower.asks == 0
+
+
+def _session(name: str) -> Session:
+    session = Session(None, ProtocolCore("server", Encoding.JSON), max_queue_bytes=1000)
+    session.role, session.name = "bot", name
+    return session
+
+
+async def _gateway(bus: Bus, name: str, bots: int, interval: float) -> GatewayRelay:
+    relay = GatewayRelay(bus, name, interval=interval)
+    await relay.start()
+    for n in range(bots):
+        relay.online(_session(f"{name}-bot{n}"))
+    await wait_for(lambda: len(relay._announced) == bots, 30, f"{name}'s bots announced")
+    return relay
+
+
+async def test_a_gateways_traffic_per_interval_does_not_grow_with_its_bots(
+        monkeypatch: Any) -> None:
+    """The presence of a quiet gateway is one heartbeat an interval, of the same few
+    bytes with 10 bots as with 2 000 (it was every bot's presence every interval: 170
+    bytes a bot)."""
+    monkeypatch.setattr(gateway_module, "SNAPSHOT_ROUNDS", 10_000)  # the rare one: not here
+    bus = await open_bus("local:")
+    heard: dict[str, list[bytes]] = {"small": [], "big": []}
+
+    async def hear(message: Message) -> None:
+        heard[decode(Presence, message.data).gateway].append(message.data)
+
+    relays = []
+    try:
+        # an interval long enough that a loaded machine does not make either take the
+        # other for silent (and ask for a snapshot when it hears it again)
+        relays = [await _gateway(bus, "small", 10, 1.0), await _gateway(bus, "big", 2000, 1.0)]
+        small, big = relays
+
+        def each_in_step() -> bool:
+            return all(name in relay.follower.streams and relay.follower.streams[name].synced
+                       for relay, name in ((small, "big"), (big, "small")))
+
+        await wait_for(each_in_step, 10, "each gateway in step with the other")
+        await bus.subscribe(PRESENCE, hear)
+        await wait_for(lambda: min(map(len, heard.values())) >= 3, 20, "3 intervals")
+        for name, count in (("small", 10), ("big", 2000)):
+            news = [decode(Presence, data) for data in heard[name]]
+            assert all(not (n.online or n.gone or n.snapshot) for n in news), name
+            assert {(n.seq, n.count) for n in news} == {(count, count)}
+        sizes = {name: {len(data) for data in datas} for name, datas in heard.items()}
+        assert max(sizes["big"]) <= 80 and max(sizes["small"]) <= 80, sizes
+        assert max(sizes["big"]) - min(sizes["small"]) <= 4, sizes  # 2000 takes 2 bytes more
+        # a snapshot, asked for, is what grows with the bots: SNAPSHOT_CHUNK to a message
+        heard["big"].clear()
+        await bus.publish(PRESENCE_ASK, encode(PresenceAsk("big")))
+        await wait_for(lambda: sum(decode(Presence, d).snapshot for d in heard["big"])
+                       == 2000 // SNAPSHOT_CHUNK, 10, "big's snapshot")
+        assert not any(decode(Presence, d).snapshot for d in heard["small"])  # not asked
+    finally:
+        for relay in relays:
+            await relay.close()
+        await bus.close()
+
+
+async def test_a_host_that_misses_a_change_asks_and_gets_back_in_step(
+        make_arena: Callable[..., Any]) -> None:
+    """The test plays gateway g1: change 2 (bob left) never reaches the host; the next
+    heartbeat says so, the host asks g1 for a snapshot, and takes bob for gone."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        asks: list[bytes] = []
+
+        async def asked(message: Message) -> None:
+            asks.append(message.data)
+
+        try:
+            await bus.subscribe(PRESENCE_ASK, asked)
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.5)
+            sessions = host.server.sessions
+            await wait_for(lambda: asks == [b""], 10, "the host asks every gateway at start")
+            alice, bob = bot("alice"), bot("bob")
+            await bus.publish(PRESENCE, encode(snapshot(1, alice, bob)))
+            await wait_for(lambda: {"alice", "bob"} <= set(sessions), 10, "both learnt")
+            await bus.publish(PRESENCE, encode(beat(1, "c-alice", "c-bob")))
+            # change 2, bob gone, is lost; the heartbeat after it:
+            await bus.publish(PRESENCE, encode(beat(2, "c-alice")))
+            await wait_for(lambda: len(asks) == 2, 10, "the host asks g1")
+            assert decode(PresenceAsk, asks[1]) == PresenceAsk("g1")
+            assert "bob" in sessions
+            await bus.publish(PRESENCE, encode(snapshot(2, alice)))
+            await wait_for(lambda: "bob" not in sessions, 10, "bob gone, from the snapshot")
+            assert "alice" in sessions
+            await bus.publish(PRESENCE, encode(beat(2, "c-alice")))
+            await bus.publish(PRESENCE, encode(change(3, bot("carol"))))
+            await wait_for(lambda: "carol" in sessions, 10, "in step again: carol")
+            assert len(asks) == 2
+        finally:
+            await bus.close()
+
+
+async def test_a_new_host_learns_every_bot_and_a_silent_gateways_are_gone(
+        make_arena: Callable[..., Any]) -> None:
+    """A gateway holds 250 bots (a snapshot of three messages); a host that starts
+    after asks and learns them all; when the gateway falls silent, they are gone."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        relay = await _gateway(bus, "g9", 250, 0.2)
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.2)
+            sessions = host.server.sessions
+            await wait_for(lambda: len(sessions) == 250, 10, "every bot learnt")
+            relay.online(_session("late"))
+            await wait_for(lambda: "late" in sessions, 10, "a change after the snapshot")
+            relay._tasks[1].cancel()  # the heartbeats stop: silent, as if dead
+            await wait_for(lambda: not sessions, 10, "its bots gone with its silence")
+        finally:
+            await relay.close()
+            await bus.close()
+
+
+async def test_heartbeats_stay_behind_the_changes_they_number() -> None:
+    """A heartbeat is published at once, the changes by the sender: the number a
+    heartbeat carries is of a change already handed to the bus (so a follower never
+    takes a heartbeat ahead of changes still on their way for a lost change)."""
+    bus = await open_bus("local:")
+    order: list[Presence] = []
+
+    async def hear(message: Message) -> None:
+        order.append(decode(Presence, message.data))
+
+    try:
+        await bus.subscribe(PRESENCE, hear)
+        relay = await _gateway(bus, "g5", 0, 0.01)
+        for n in range(300):
+            relay.online(_session(f"b{n}"))
+            if n % 50 == 0:
+                await asyncio.sleep(0)
+        await wait_for(lambda: len(relay._announced) == 300, 10, "announced")
+        await wait_for(lambda: any(n.seq == 300 and not n.online for n in order), 10, "beat")
+        seen = 0
+        for news in order:
+            if news.online:
+                seen = news.seq
+            else:
+                assert news.seq <= seen
+        await relay.close()
+    finally:
+        await bus.close()
+
+
+def test_a_gateway_silent_for_three_intervals_is_gone_unless_the_watcher_was_late() -> None:
+    """Silence still means gone; but a follower whose own watcher woke over an interval
+    late was stalled (a starved machine): what the gateway said meanwhile may wait to be
+    read, so it judges at its next round, on time."""
+    follower = in_step(1)  # heard g1 at 0.0
+    assert [follower.silent(t) for t in (1.0, 2.0, 3.0)] == [[], [], []]
+    assert follower.silent(4.0) == ["g1"] and "g1" not in follower.streams
+    assert follower.hear(beat(1, "c-b1"), 5.0).ask  # back: a run heard of anew, asked
+
+    stalled = in_step(1)
+    assert stalled.silent(1.0) == []
+    assert stalled.silent(6.0) == []  # woke 4 s late: no verdict
+    assert stalled.silent(7.0) == ["g1"]  # on time, and still nothing from g1
