@@ -112,6 +112,11 @@ MAX_IN_PROGRESS = 1000
 MAX_LOOKUPS = 100
 """Quiet games looked up per snapshot interval at most (the others wait their turn)."""
 
+MAX_PENDING_NAMES = 2000
+"""The bots connected here a sweep asks the database about for their game ends kept
+longer than `QUIET` at most, in turn (at 17 000 bots on a gateway, each is asked about
+every 9 sweeps): a query's size does not grow with the bots connected."""
+
 MAX_PENDING_SENT = 1000
 """Game ends kept in the database (`Storage.pending_ends`, one query with what each
 ``game_over`` says) read per snapshot interval for the bots connected here at most, for
@@ -200,6 +205,8 @@ class GatewayRelay:
         """`Presence.digest` of `_announced`."""
         self._snapshot_queued = False
         self._heard_ends: list[tuple[str, str]] = []
+        self._pending_turn = 0
+        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those here."""
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
 
@@ -749,8 +756,8 @@ class GatewayRelay:
         """Send the bots here the game ends the database keeps for them (`Storage.
         pending_ends`: kept as each result is stored, dropped once a gateway sent it):
         for a bot that just connected, all of them (those that ended while it was away,
-        though the host that kept them stopped); for the others, those kept `QUIET`
-        seconds ago or more (lost on the way: a gateway stopping as its host sent one,
+        though the host that kept them stopped); for the others (`MAX_PENDING_NAMES` of
+        them a sweep, in turn), those kept `QUIET` seconds ago or more (lost on the way: a gateway stopping as its host sent one,
         a bus connection made again). A game end the bot heard on this connection is
         only dropped."""
         storage = self.storage
@@ -760,6 +767,10 @@ class GatewayRelay:
         for name in fresh:
             bots[name].fresh = False
         others = [name for name in bots if name not in fresh]
+        if len(others) > MAX_PENDING_NAMES:  # in turn
+            start = self._pending_turn % len(others)
+            self._pending_turn = start + MAX_PENDING_NAMES
+            others = (others + others)[start:start + MAX_PENDING_NAMES]
         ends = [] if not fresh else await storage.pending_ends(fresh, limit=MAX_PENDING_SENT)
         if others:
             ends += await storage.pending_ends(others, before=time.time() - QUIET,

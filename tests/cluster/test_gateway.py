@@ -172,6 +172,30 @@ async def test_the_game_ends_the_database_keeps_are_sent_once_and_dropped(
         assert (await raw.recv())["type"] == "pong"
 
 
+async def test_the_bots_asked_about_their_kept_ends_take_turns(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A sweep asks the database about `MAX_PENDING_NAMES` of the bots connected at most
+    (the query does not grow with them): in turn, so every bot's lost game end comes."""
+    monkeypatch.setattr(gateway, "QUIET", 0.0)
+    monkeypatch.setattr(gateway, "MAX_PENDING_NAMES", 1)
+    async with nats_prefix() as prefix:
+        arena, storage, token = await alice_and_bob(make_arena, prefix)
+        raws = [await arena.raw() for _ in range(3)]
+        names = ["alice", "carol", "dave"]
+        tokens = [token, await arena.add_bot("carol"), await arena.add_bot("dave")]
+        for raw, bot_token in zip(raws, tokens, strict=True):
+            assert (await raw.hello(bot_token))["type"] == "welcome"
+        relay = arena.server.clients.relay
+        await wait_for(lambda: len(relay.bots) == 3 and not any(
+            bot.fresh for bot in relay.bots.values()), 10, "the bots swept once")
+        games = [played(f"g{i}", (name, "bob")) for i, name in enumerate(names)]
+        for game, name in zip(games, names, strict=True):  # each end lost on the way
+            await storage.start_game(started(game), ladder=False, pair=None)
+            await storage.finish_game(game, pending=(name, "bob"))
+        for i, raw in enumerate(raws):
+            assert (await raw.expect("game_over"))["game_id"] == f"g{i}"
+
+
 async def test_a_hello_the_database_cannot_answer_is_told_so(
         make_arena: Callable[..., Any]) -> None:
     """A gateway whose database fails as it reads a bot's games in progress for its
