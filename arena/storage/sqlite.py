@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import secrets
 import sqlite3
@@ -97,6 +98,19 @@ _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
 """Every call's time, as its caller waits for it (the database thread's queue included)."""
 
+TURNS_PER_STATEMENT = 200
+"""Turns stored by one INSERT at most (five values each; fewer if this SQLite takes
+fewer variables); more in one commit go in one transaction of several."""
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_turns(count: int) -> str:
+    """The INSERT of `count` turns (one text per count: SQLite's statement cache keeps
+    it prepared)."""
+    return ("INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?)"] * count))
+
+
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
 _RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
 
@@ -136,15 +150,31 @@ class SQLiteDatabase(SQLitePeople):
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   cached_statements=256)  # room for `_insert_turns`
+        self._unsynced = False
+        """The connection is at ``synchronous=NORMAL`` (`append_turns` left it so)."""
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
             self.migrate()
         except BaseException:
-            self.db.close()
+            self._db.close()
             raise
+        limit = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        self._turns_per_statement = max(1, min(TURNS_PER_STATEMENT, limit // 5))
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, at ``synchronous=FULL`` (every write through it is synced):
+        `append_turns` leaves it at ``NORMAL`` for the turns that follow, and whatever
+        else uses it puts ``FULL`` back first, so a run of turns' commits costs no
+        statement for the setting."""
+        if self._unsynced:
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._unsynced = False
+        return self._db
 
     @property
     def version(self) -> int:
@@ -176,7 +206,7 @@ class SQLiteDatabase(SQLitePeople):
 
     def close(self) -> None:
         """Close the database connection (unusable afterwards)."""
-        self.db.close()
+        self._db.close()
 
     def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` in one transaction: committed, or rolled back if anything fails
@@ -324,25 +354,40 @@ class SQLiteDatabase(SQLitePeople):
         self._tx(work)
 
     def append_turns(self, turns: Sequence[StoredTurn]) -> None:
-        def work(db: sqlite3.Connection) -> None:
+        def insert(db: sqlite3.Connection, some: Sequence[StoredTurn]) -> None:
+            values: list[Any] = []
+            for turn in some:
+                values += (turn.game_id, turn.index, turn.line, clocks_json(turn), turn.ended)
             try:
-                db.executemany(
-                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
-                      turn.ended) for turn in turns])
+                db.execute(_insert_turns(len(some)), values)
             except sqlite3.IntegrityError as error:
                 raise ValueError(f"a turn is stored already ({error})") from None
 
-        if turns:
-            # the moves survive the server's process, not the machine's power: the WAL is
-            # written, not synced (the next result's commit syncs it), so a move costs no
-            # disk flush (docs/server.md "Restarts")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            try:
-                self._tx(work)
-            finally:
-                self.db.execute("PRAGMA synchronous=FULL")
+        if not turns:
+            return
+        # the moves survive the server's process, not the machine's power: the WAL is
+        # written, not synced (the next result's commit syncs it), so a move costs no
+        # disk flush (docs/server.md "Restarts"); `db` syncs again for anything else
+        db = self._db
+        if not self._unsynced:
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._unsynced = True
+        size = self._turns_per_statement
+        if len(turns) <= size:
+            # one statement is one transaction: the database thread lets go of the GIL
+            # once per commit (a statement a turn, BEGIN and COMMIT took it back each)
+            insert(db, turns)
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for start in range(0, len(turns), size):
+                insert(db, turns[start:start + size])
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            raise
 
     def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
