@@ -19,6 +19,7 @@ the ``seed`` column holds the integer seeds of databases written before that.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import json
@@ -755,28 +756,39 @@ class DatabaseThread:
     """The one thread the database's calls run in, one after the other, in the order
     given: what a ``ThreadPoolExecutor(1)`` did, without its futures and semaphore
     (their locks, taken in Python on both threads for every call, cost each stored
-    move's commit its thread more time holding the GIL the event loop waits for)."""
+    move's commit its thread more time holding the GIL the event loop waits for).
+    A call given `first` runs before the calls waiting (not the one running)."""
 
     def __init__(self, name: str = "arena-db") -> None:
         self._calls: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._first: collections.deque[Callable[[], object]] = collections.deque()
         self._closed = False
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
     def _work(self) -> None:
-        calls = self._calls
+        calls, first = self._calls, self._first
         while (call := calls.get()) is not None:
+            while first:
+                first.popleft()()
             call()
+        while first:
+            first.popleft()()
 
-    def submit(self, call: Callable[[], object]) -> None:
-        """Run `call` in the thread after the calls given before (it must not raise).
+    def submit(self, call: Callable[[], object], *, first: bool = False) -> None:
+        """Run `call` in the thread after the calls given before (it must not raise);
+        `first`: before those still waiting, after those given `first` before it.
 
         Raises:
             RuntimeError: the thread is shut down.
         """
         if self._closed:
             raise RuntimeError("the database thread is shut down")
-        self._calls.put(call)
+        if first:
+            self._first.append(call)
+            self._calls.put(_wake)  # (the thread may wait for a call)
+        else:
+            self._calls.put(call)
 
     async def run(self, call: Callable[[], T]) -> T:
         """``call()`` in the thread, its result (or what it raised) on the loop."""
@@ -805,6 +817,10 @@ class DatabaseThread:
             self._thread.join()
 
 
+def _wake() -> None:
+    """What wakes the database thread for the calls given `first` (they run before it)."""
+
+
 def _set_result(future: asyncio.Future[T], result: T) -> None:
     if not future.done():  # (its awaiter may have been cancelled meanwhile)
         future.set_result(result)
@@ -816,8 +832,10 @@ def _set_exception(future: asyncio.Future[Any], error: BaseException) -> None:
 
 
 class SQLiteStorage(SQLitePeopleStorage, Storage):
-    """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread: every
-    call is awaited, in order (open it with `open` or `arena.storage.open_storage`)."""
+    """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread
+    (`DatabaseThread`): every call is awaited, in order, but the write-ahead's commits of
+    moves (`commit_turns_soon`), which go ahead of the calls waiting (open it with
+    `open` or `arena.storage.open_storage`)."""
 
     kind = "sqlite"
     write_concurrency = 2  # one commit in the database thread, the next queued behind it
@@ -934,7 +952,11 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
                 loop.call_soon_threadsafe(self._turns_committed, done, error, started)
 
         try:
-            self._thread.submit(committing)
+            # ahead of the calls waiting: a game's start, end and lease, each synced to
+            # the disk, would keep the moves of every game waiting for their flushes
+            # (none of them is of these moves' games: a game's start is stored before
+            # its first move, its end after its last move is)
+            self._thread.submit(committing, first=True)
         except RuntimeError:  # the storage is closed: the server closes
             done(asyncio.CancelledError())
 

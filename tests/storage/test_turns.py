@@ -207,3 +207,44 @@ def test_a_batch_of_moves_is_one_statement_on_sqlite(tmp_path) -> None:
         assert database.db.execute("PRAGMA synchronous").fetchone()[0] == 2
     finally:
         database.close()
+
+
+async def test_a_commit_of_moves_goes_ahead_of_the_sqlite_calls_waiting(tmp_path) -> None:
+    """The write-ahead's commit waits for the call in progress in the database thread,
+    not for those queued behind it (a game's start or end, each synced to the disk)."""
+    import threading
+
+    from arena.storage.sqlite import SQLiteStorage
+
+    storage = await SQLiteStorage.open(tmp_path / "arena.sqlite")
+    try:
+        record = played("g1", moves=3)
+        await storage.start_game(started(record), ladder=False, pair=None)
+        order: list[str] = []
+        running, release = threading.Event(), threading.Event()
+
+        def in_progress() -> None:
+            running.set()
+            release.wait(30)
+            order.append("in progress")
+
+        busy = asyncio.ensure_future(storage.run(in_progress))
+        await asyncio.to_thread(running.wait, 30)
+
+        def queued_call() -> None:  # what it finds stored: the moves handed over later
+            stored = storage.database.db.execute("SELECT COUNT(*) FROM game_turns")
+            order.append(f"queued, {stored.fetchone()[0]} moves stored")
+
+        queued = asyncio.ensure_future(storage.run(queued_call))
+        committed = asyncio.get_running_loop().create_future()
+        storage.commit_turns_soon(lambda: turns_of(record)[:2], committed.set_result)
+        await asyncio.sleep(0)  # the commit is handed over on the loop's next turn
+        await wait_for(lambda: storage._thread._first, what="the commit handed over")
+        release.set()
+        assert await committed is None
+        await asyncio.gather(busy, queued)
+        assert order == ["in progress", "queued, 2 moves stored"]
+        [running_game] = await storage.running_games()
+        assert running_game.turns == tuple(turns_of(record)[:2])
+    finally:
+        await storage.close()
