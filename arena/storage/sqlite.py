@@ -757,7 +757,10 @@ class DatabaseThread:
     given: what a ``ThreadPoolExecutor(1)`` did, without its futures and semaphore
     (their locks, taken in Python on both threads for every call, cost each stored
     move's commit its thread more time holding the GIL the event loop waits for).
-    A call given `first` runs before the calls waiting (not the one running)."""
+    A call given `first` runs before the calls waiting, but for one: the thread takes
+    its next call, runs the calls given `first` until then, then that call (so calls
+    given `first` one after the other, as moves keep coming, never keep the others
+    waiting for ever)."""
 
     def __init__(self, name: str = "arena-db") -> None:
         self._calls: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
@@ -769,7 +772,7 @@ class DatabaseThread:
     def _work(self) -> None:
         calls, first = self._calls, self._first
         while (call := calls.get()) is not None:
-            while first:
+            for _ in range(len(first)):  # those given until now: later ones after `call`
                 first.popleft()()
             call()
         while first:
@@ -777,7 +780,8 @@ class DatabaseThread:
 
     def submit(self, call: Callable[[], object], *, first: bool = False) -> None:
         """Run `call` in the thread after the calls given before (it must not raise);
-        `first`: before those still waiting, after those given `first` before it.
+        `first`: before those still waiting (but the one taken next), after those given
+        `first` before it.
 
         Raises:
             RuntimeError: the thread is shut down.

@@ -248,3 +248,38 @@ async def test_a_commit_of_moves_goes_ahead_of_the_sqlite_calls_waiting(tmp_path
         assert running_game.turns == tuple(turns_of(record)[:2])
     finally:
         await storage.close()
+
+
+def test_commits_of_moves_one_after_the_other_keep_no_sqlite_call_waiting() -> None:
+    """Calls given first that keep coming (a commit of moves is asked for as soon as
+    one is done) run one batch at a time, each followed by the call the thread took:
+    the others (a game's result) are not held back for ever."""
+    import threading
+
+    from arena.storage.sqlite import DatabaseThread
+
+    thread = DatabaseThread()
+    try:
+        order: list[object] = []
+        running, release, over = threading.Event(), threading.Event(), threading.Event()
+
+        def in_progress() -> None:
+            running.set()
+            release.wait(30)
+
+        def commit(number: int) -> None:
+            order.append(number)
+            if number < 100:
+                thread.submit(lambda: commit(number + 1), first=True)
+            else:
+                over.set()
+
+        thread.submit(in_progress)
+        assert running.wait(30)
+        thread.submit(lambda: order.append("waiting"))
+        thread.submit(lambda: commit(0), first=True)
+        release.set()
+        assert over.wait(30)
+        assert order[:3] == [0, "waiting", 1] and order[3:] == list(range(2, 101))
+    finally:
+        thread.shutdown()
