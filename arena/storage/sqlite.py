@@ -23,6 +23,7 @@ import collections
 import contextlib
 import functools
 import json
+import logging
 import queue
 import secrets
 import sqlite3
@@ -96,6 +97,8 @@ T = TypeVar("T")
 
 _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
+
+_log = logging.getLogger("arena.storage")
 
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
 """Every call's time, as its caller waits for it (the database thread's queue included)."""
@@ -773,10 +776,10 @@ class DatabaseThread:
         calls, first = self._calls, self._first
         while (call := calls.get()) is not None:
             for _ in range(len(first)):  # those given until now: later ones after `call`
-                first.popleft()()
-            call()
+                _call(first.popleft())
+            _call(call)
         while first:
-            first.popleft()()
+            _call(first.popleft())
 
     def submit(self, call: Callable[[], object], *, first: bool = False) -> None:
         """Run `call` in the thread after the calls given before (it must not raise);
@@ -819,6 +822,15 @@ class DatabaseThread:
             self._calls.put(None)
         if wait:
             self._thread.join()
+
+
+def _call(call: Callable[[], object]) -> None:
+    """Run a call of the database thread; one that raises (a bug: none should) is
+    logged, and the thread goes on with the others."""
+    try:
+        call()
+    except Exception:  # noqa: BLE001 - logged: the thread must outlive a bug
+        _log.exception("a call in the database thread failed")
 
 
 def _wake() -> None:

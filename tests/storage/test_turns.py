@@ -283,3 +283,26 @@ def test_commits_of_moves_one_after_the_other_keep_no_sqlite_call_waiting() -> N
         assert order[:3] == [0, "waiting", 1] and order[3:] == list(range(2, 101))
     finally:
         thread.shutdown()
+
+
+def test_a_call_that_raises_in_the_sqlite_thread_stops_no_other(caplog) -> None:
+    """A call of the database thread that raises (none should: a bug) is logged, and
+    the calls after it still run."""
+    import threading
+
+    from arena.storage.sqlite import DatabaseThread
+
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    thread = DatabaseThread()
+    try:
+        after = threading.Event()
+        thread.submit(broken, first=True)
+        thread.submit(broken)
+        thread.submit(after.set)
+        assert after.wait(30)
+    finally:
+        thread.shutdown()
+    assert [r.getMessage() for r in caplog.records].count(
+        "a call in the database thread failed") == 2
