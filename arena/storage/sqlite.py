@@ -19,7 +19,6 @@ the ``seed`` column holds the integer seeds of databases written before that.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import json
@@ -759,43 +758,28 @@ class DatabaseThread:
     """The one thread the database's calls run in, one after the other, in the order
     given: what a ``ThreadPoolExecutor(1)`` did, without its futures and semaphore
     (their locks, taken in Python on both threads for every call, cost each stored
-    move's commit its thread more time holding the GIL the event loop waits for).
-    A call given `first` runs before the calls waiting, but for one: the thread takes
-    its next call, runs the calls given `first` until then, then that call (so calls
-    given `first` one after the other, as moves keep coming, never keep the others
-    waiting for ever)."""
+    move's commit its thread more time holding the GIL the event loop waits for)."""
 
     def __init__(self, name: str = "arena-db") -> None:
         self._calls: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
-        self._first: collections.deque[Callable[[], object]] = collections.deque()
         self._closed = False
         self._thread = threading.Thread(target=self._work, name=name, daemon=True)
         self._thread.start()
 
     def _work(self) -> None:
-        calls, first = self._calls, self._first
+        calls = self._calls
         while (call := calls.get()) is not None:
-            for _ in range(len(first)):  # those given until now: later ones after `call`
-                _call(first.popleft())
             _call(call)
-        while first:
-            _call(first.popleft())
 
-    def submit(self, call: Callable[[], object], *, first: bool = False) -> None:
-        """Run `call` in the thread after the calls given before (it must not raise);
-        `first`: before those still waiting (but the one taken next), after those given
-        `first` before it.
+    def submit(self, call: Callable[[], object]) -> None:
+        """Run `call` in the thread after the calls given before (it must not raise).
 
         Raises:
             RuntimeError: the thread is shut down.
         """
         if self._closed:
             raise RuntimeError("the database thread is shut down")
-        if first:
-            self._first.append(call)
-            self._calls.put(_wake)  # (the thread may wait for a call)
-        else:
-            self._calls.put(call)
+        self._calls.put(call)
 
     async def run(self, call: Callable[[], T]) -> T:
         """``call()`` in the thread, its result (or what it raised) on the loop."""
@@ -833,10 +817,6 @@ def _call(call: Callable[[], object]) -> None:
         _log.exception("a call in the database thread failed")
 
 
-def _wake() -> None:
-    """What wakes the database thread for the calls given `first` (they run before it)."""
-
-
 def _set_result(future: asyncio.Future[T], result: T) -> None:
     if not future.done():  # (its awaiter may have been cancelled meanwhile)
         future.set_result(result)
@@ -849,9 +829,8 @@ def _set_exception(future: asyncio.Future[Any], error: BaseException) -> None:
 
 class SQLiteStorage(SQLitePeopleStorage, Storage):
     """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread
-    (`DatabaseThread`): every call is awaited, in order, but the write-ahead's commits of
-    moves (`commit_turns_soon`), which go ahead of the calls waiting (open it with
-    `open` or `arena.storage.open_storage`)."""
+    (`DatabaseThread`): every call is awaited, in order (open it with `open` or
+    `arena.storage.open_storage`)."""
 
     kind = "sqlite"
     write_concurrency = 2  # one commit in the database thread, the next queued behind it
@@ -968,11 +947,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
                 loop.call_soon_threadsafe(self._turns_committed, done, error, started)
 
         try:
-            # ahead of the calls waiting: a game's start, end and lease, each synced to
-            # the disk, would keep the moves of every game waiting for their flushes
-            # (none of them is of these moves' games: a game's start is stored before
-            # its first move, its end after its last move is)
-            self._thread.submit(committing, first=True)
+            self._thread.submit(committing)
         except RuntimeError:  # the storage is closed: the server closes
             done(asyncio.CancelledError())
 

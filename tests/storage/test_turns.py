@@ -209,82 +209,6 @@ def test_a_batch_of_moves_is_one_statement_on_sqlite(tmp_path) -> None:
         database.close()
 
 
-async def test_a_commit_of_moves_goes_ahead_of_the_sqlite_calls_waiting(tmp_path) -> None:
-    """The write-ahead's commit waits for the call in progress in the database thread,
-    not for those queued behind it (a game's start or end, each synced to the disk)."""
-    import threading
-
-    from arena.storage.sqlite import SQLiteStorage
-
-    storage = await SQLiteStorage.open(tmp_path / "arena.sqlite")
-    try:
-        record = played("g1", moves=3)
-        await storage.start_game(started(record), ladder=False, pair=None)
-        order: list[str] = []
-        running, release = threading.Event(), threading.Event()
-
-        def in_progress() -> None:
-            running.set()
-            release.wait(30)
-            order.append("in progress")
-
-        busy = asyncio.ensure_future(storage.run(in_progress))
-        await asyncio.to_thread(running.wait, 30)
-
-        def queued_call() -> None:  # what it finds stored: the moves handed over later
-            stored = storage.database.db.execute("SELECT COUNT(*) FROM game_turns")
-            order.append(f"queued, {stored.fetchone()[0]} moves stored")
-
-        queued = asyncio.ensure_future(storage.run(queued_call))
-        committed = asyncio.get_running_loop().create_future()
-        storage.commit_turns_soon(lambda: turns_of(record)[:2], committed.set_result)
-        await asyncio.sleep(0)  # the commit is handed over on the loop's next turn
-        await wait_for(lambda: storage._thread._first, what="the commit handed over")
-        release.set()
-        assert await committed is None
-        await asyncio.gather(busy, queued)
-        assert order == ["in progress", "queued, 2 moves stored"]
-        [running_game] = await storage.running_games()
-        assert running_game.turns == tuple(turns_of(record)[:2])
-    finally:
-        await storage.close()
-
-
-def test_commits_of_moves_one_after_the_other_keep_no_sqlite_call_waiting() -> None:
-    """Calls given first that keep coming (a commit of moves is asked for as soon as
-    one is done) run one batch at a time, each followed by the call the thread took:
-    the others (a game's result) are not held back for ever."""
-    import threading
-
-    from arena.storage.sqlite import DatabaseThread
-
-    thread = DatabaseThread()
-    try:
-        order: list[object] = []
-        running, release, over = threading.Event(), threading.Event(), threading.Event()
-
-        def in_progress() -> None:
-            running.set()
-            release.wait(30)
-
-        def commit(number: int) -> None:
-            order.append(number)
-            if number < 100:
-                thread.submit(lambda: commit(number + 1), first=True)
-            else:
-                over.set()
-
-        thread.submit(in_progress)
-        assert running.wait(30)
-        thread.submit(lambda: order.append("waiting"))
-        thread.submit(lambda: commit(0), first=True)
-        release.set()
-        assert over.wait(30)
-        assert order[:3] == [0, "waiting", 1] and order[3:] == list(range(2, 101))
-    finally:
-        thread.shutdown()
-
-
 def test_a_call_that_raises_in_the_sqlite_thread_stops_no_other(caplog) -> None:
     """A call of the database thread that raises (none should: a bug) is logged, and
     the calls after it still run."""
@@ -298,7 +222,7 @@ def test_a_call_that_raises_in_the_sqlite_thread_stops_no_other(caplog) -> None:
     thread = DatabaseThread()
     try:
         after = threading.Event()
-        thread.submit(broken, first=True)
+        thread.submit(broken)
         thread.submit(broken)
         thread.submit(after.set)
         assert after.wait(30)
