@@ -53,20 +53,22 @@ def http_get(url: str) -> bytes:
 
 @contextlib.asynccontextmanager
 async def arena_server(port: int, db: str, *flags: str, preamble: str = "",
-                       env: Mapping[str, str] | None = None,
-                       root: Path = ROOT) -> AsyncIterator[subprocess.Popen[bytes]]:
+                       env: Mapping[str, str] | None = None, root: Path = ROOT,
+                       wrapper: tuple[str, ...] = (), starts_within: float = 30.0,
+                       ) -> AsyncIterator[subprocess.Popen[bytes]]:
     """`arena serve` of the checkout `root` on `port` in a subprocess, once its /healthz
-    answers; stopped after.
+    answers (within `starts_within` seconds); stopped after.
 
-    `preamble` is Python run before the server (``import loopwatch``)."""
+    `preamble` is Python run before the server (``import loopwatch``); `wrapper` the
+    command it runs under (``valgrind ...``)."""
     server = subprocess.Popen(  # noqa: ASYNC220 - starting it does not block
-        [sys.executable, "-c", f"{preamble}; from arena.cli import main; main()" if preamble
-         else "from arena.cli import main; main()", "serve", "--port", str(port), "--db", db,
-         *flags],
+        [*wrapper, sys.executable, "-c", f"{preamble}; from arena.cli import main; main()"
+         if preamble else "from arena.cli import main; main()", "serve", "--port", str(port),
+         "--db", db, *flags],
         env={**os.environ, "PYTHONPATH": str(root), **(env or {})}, cwd=root,
-        stdout=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL if wrapper else None)
     try:
-        for _ in range(600):
+        for _ in range(int(starts_within / 0.05)):
             try:
                 await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
                 break

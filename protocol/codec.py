@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Callable
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -61,6 +62,11 @@ class Encoding(enum.Enum):
         if self is Encoding.MSGPACK:
             return _msgpack_encode(data)
         return _json_encode(data)
+
+    @property
+    def encoder(self) -> Callable[[dict[str, Any]], bytes | str]:
+        """`encode` as the function itself (for a caller that encodes every message)."""
+        return _msgpack_encode if self is Encoding.MSGPACK else _json_encode
 
     def decode(self, frame: bytes | str, *, max_size: int = DEFAULT_MAX_FRAME) -> Any:
         """Decode one frame; raise `OversizeFrame` or `UndecodableFrame`."""

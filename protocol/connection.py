@@ -66,6 +66,7 @@ class ProtocolCore:
     ) -> None:
         self.side = side
         self.encoding = encoding
+        self._encode = encoding.encoder
         self.max_frame = max_frame
         self.max_errors = max_errors
         self.max_send = max_send
@@ -137,7 +138,7 @@ class ProtocolCore:
         Raises:
             OversizeFrame: its frame is longer than `max_send` (nothing is queued).
         """
-        frame = self.encoding.encode({"type": type, **fields})
+        frame = self._encode({"type": type, **fields})
         limit = self.max_send
         if limit is not None and len(frame) > limit // 4 and frame_size(frame) > limit:
             raise OversizeFrame(

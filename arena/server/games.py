@@ -694,12 +694,13 @@ class Games:
         if self._suspending or run.lost:
             return
         before = live.turn
-        self._moved(run, before, live.submit(seat, turn, text, self._loop.time(),
-                                             self._cpu_ms(live)))
+        now = self._loop.time()
+        self._moved(run, before, live.submit(seat, turn, text, now, self._cpu_ms(live)), now)
 
-    def _moved(self, run: _Run, before: int, effects: Sequence[Effect]) -> None:
-        """What a move asked for: held until the move is stored if it was accepted
-        (`arena.server.writeahead`), delivered now otherwise; then settle the game."""
+    def _moved(self, run: _Run, before: int, effects: Sequence[Effect], now: float) -> None:
+        """What a move come at `now` asked for: held until the move is stored if it was
+        accepted (`arena.server.writeahead`), delivered now otherwise; then settle the
+        game."""
         live = run.live
         turn = None
         if live.turn != before and self.writeahead.enabled:  # (the baseline builds none)
@@ -707,14 +708,14 @@ class Games:
             header = run.header
             assert header is not None
             turn = StoredTurn(live.id, record.turn, turn_line(header, record),
-                              tuple(clock.bank_ms for clock in live.clocks),
+                              tuple([clock.bank_ms for clock in live.clocks]),
                               live.retries_left, time.time())
         if not self.writeahead.add(run, turn, effects):
             self._deliver(run, effects)
         elif turn is not None and not run.clock_held:
             # nobody is told of the next turn until the move is stored: its clock waits
             run.clock_held = True
-            live.pause_clock(self._loop.time())
+            live.pause_clock(now)
         self._settle_run(run)
 
     def _released(self, run: _Run, effects: list[Effect], error: BaseException | None) -> None:
@@ -932,8 +933,8 @@ class Games:
                                   f"house bot {player.spec} failed: {failure}")
                 return
             if move is not None:
-                before = live.turn
-                self._moved(run, before, live.submit(seat, turn, move, loop.time()))
+                before, now = live.turn, loop.time()
+                self._moved(run, before, live.submit(seat, turn, move, now), now)
                 return
         self._forfeit(run, seat, Termination.ILLEGAL_MOVE,
                       f"house bot {player.spec} could not be prepared in a worker")

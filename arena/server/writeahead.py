@@ -211,7 +211,7 @@ class WriteAhead(Generic[K]):
                 if later is not None:
                     effects.extend(later)
             self._release(key, effects, error)
-            if not self.holds(key):
-                self._wake(self._waiters.pop(key, []))
+            if key in self._waiters and not self.holds(key):
+                self._wake(self._waiters.pop(key))
         if self._told is not None:
             self._told()

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import logging
+import queue
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -95,11 +98,26 @@ T = TypeVar("T")
 _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 """A game's seed as decimal text: the text column, or the integer of an older database."""
 
+_log = logging.getLogger("arena.storage")
+
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
 
 _CHUNK = 500
 """Names bound in one ``IN (...)`` at most (SQLite bounds a statement's variables)."""
 """Every call's time, as its caller waits for it (the database thread's queue included)."""
+
+TURNS_PER_STATEMENT = 200
+"""Turns stored by one INSERT at most (five values each; fewer if this SQLite takes
+fewer variables); more in one commit go in one transaction of several."""
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_turns(count: int) -> str:
+    """The INSERT of `count` turns (one text per count: SQLite's statement cache keeps
+    it prepared)."""
+    return ("INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?)"] * count))
+
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
 _RUNNING = RUNNING_COLUMNS.format(seed=_SEED)
@@ -140,15 +158,31 @@ class SQLiteDatabase(SQLitePeople):
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   cached_statements=256)  # room for `_insert_turns`
+        self._unsynced = False
+        """The connection is at ``synchronous=NORMAL`` (`append_turns` left it so)."""
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
             self.migrate()
         except BaseException:
-            self.db.close()
+            self._db.close()
             raise
+        limit = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        self._turns_per_statement = max(1, min(TURNS_PER_STATEMENT, limit // 5))
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, at ``synchronous=FULL`` (every write through it is synced):
+        `append_turns` leaves it at ``NORMAL`` for the turns that follow, and whatever
+        else uses it puts ``FULL`` back first, so a run of turns' commits costs no
+        statement for the setting."""
+        if self._unsynced:
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._unsynced = False
+        return self._db
 
     @property
     def version(self) -> int:
@@ -180,7 +214,7 @@ class SQLiteDatabase(SQLitePeople):
 
     def close(self) -> None:
         """Close the database connection (unusable afterwards)."""
-        self.db.close()
+        self._db.close()
 
     def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` in one transaction: committed, or rolled back if anything fails
@@ -331,25 +365,40 @@ class SQLiteDatabase(SQLitePeople):
         self._tx(work)
 
     def append_turns(self, turns: Sequence[StoredTurn]) -> None:
-        def work(db: sqlite3.Connection) -> None:
+        def insert(db: sqlite3.Connection, some: Sequence[StoredTurn]) -> None:
+            values: list[Any] = []
+            for turn in some:
+                values += (turn.game_id, turn.index, turn.line, clocks_json(turn), turn.ended)
             try:
-                db.executemany(
-                    "INSERT INTO game_turns(game_id, idx, line, clocks, ended)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(turn.game_id, turn.index, turn.line, clocks_json(turn),
-                      turn.ended) for turn in turns])
+                db.execute(_insert_turns(len(some)), values)
             except sqlite3.IntegrityError as error:
                 raise ValueError(f"a turn is stored already ({error})") from None
 
-        if turns:
-            # the moves survive the server's process, not the machine's power: the WAL is
-            # written, not synced (the next result's commit syncs it), so a move costs no
-            # disk flush (docs/server.md "Restarts")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            try:
-                self._tx(work)
-            finally:
-                self.db.execute("PRAGMA synchronous=FULL")
+        if not turns:
+            return
+        # the moves survive the server's process, not the machine's power: the WAL is
+        # written, not synced (the next result's commit syncs it), so a move costs no
+        # disk flush (docs/server.md "Restarts"); `db` syncs again for anything else
+        db = self._db
+        if not self._unsynced:
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._unsynced = True
+        size = self._turns_per_statement
+        if len(turns) <= size:
+            # one statement is one transaction: the database thread lets go of the GIL
+            # once per commit (a statement a turn, BEGIN and COMMIT took it back each)
+            insert(db, turns)
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for start in range(0, len(turns), size):
+                insert(db, turns[start:start + size])
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            raise
 
     def running_games(self, ids: Collection[str] | None = None) -> list[RunningGame]:
         # one read transaction: the turns belong to the games read
@@ -778,18 +827,92 @@ def _table(name: str) -> str:
     return name
 
 
+class DatabaseThread:
+    """The one thread the database's calls run in, one after the other, in the order
+    given: what a ``ThreadPoolExecutor(1)`` did, without its futures and semaphore
+    (their locks, taken in Python on both threads for every call, cost each stored
+    move's commit its thread more time holding the GIL the event loop waits for)."""
+
+    def __init__(self, name: str = "arena-db") -> None:
+        self._calls: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        calls = self._calls
+        while (call := calls.get()) is not None:
+            _call(call)
+
+    def submit(self, call: Callable[[], object]) -> None:
+        """Run `call` in the thread after the calls given before (it must not raise).
+
+        Raises:
+            RuntimeError: the thread is shut down.
+        """
+        if self._closed:
+            raise RuntimeError("the database thread is shut down")
+        self._calls.put(call)
+
+    async def run(self, call: Callable[[], T]) -> T:
+        """``call()`` in the thread, its result (or what it raised) on the loop."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+
+        def calling() -> None:
+            try:
+                result = call()
+            except BaseException as error:  # noqa: BLE001 - raised on the loop
+                answer = functools.partial(_set_exception, future, error)
+            else:
+                answer = functools.partial(_set_result, future, result)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(answer)
+
+        self.submit(calling)
+        return await future
+
+    def shutdown(self, *, wait: bool = True) -> None:
+        """Run no more calls once those given are done; `wait` for the thread's end."""
+        if not self._closed:
+            self._closed = True
+            self._calls.put(None)
+        if wait:
+            self._thread.join()
+
+
+def _call(call: Callable[[], object]) -> None:
+    """Run a call of the database thread; one that raises (a bug: none should) is
+    logged, and the thread goes on with the others."""
+    try:
+        call()
+    except Exception:  # noqa: BLE001 - logged: the thread must outlive a bug
+        _log.exception("a call in the database thread failed")
+
+
+def _set_result(future: asyncio.Future[T], result: T) -> None:
+    if not future.done():  # (its awaiter may have been cancelled meanwhile)
+        future.set_result(result)
+
+
+def _set_exception(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
+
+
 class SQLiteStorage(SQLitePeopleStorage, Storage):
-    """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread: every
-    call is awaited, in order (open it with `open` or `arena.storage.open_storage`)."""
+    """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread
+    (`DatabaseThread`): every call is awaited, in order (open it with `open` or
+    `arena.storage.open_storage`)."""
 
     kind = "sqlite"
     write_concurrency = 2  # one commit in the database thread, the next queued behind it
 
-    def __init__(self, database: SQLiteDatabase, executor: ThreadPoolExecutor) -> None:
+    def __init__(self, database: SQLiteDatabase, thread: DatabaseThread) -> None:
         super().__init__(database.path)
         self.database: SQLiteDatabase = database
         """The database itself: use it only through `run` (its thread)."""
-        self._executor = executor
+        self._thread = thread
 
     @classmethod
     async def open(cls, path: str | Path) -> SQLiteStorage:
@@ -799,16 +922,15 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
             StorageVersionError: the file was written by a newer arena.
             StorageFailure: it cannot be opened or brought up to date.
         """
-        executor = ThreadPoolExecutor(1, thread_name_prefix="arena-db")
-        loop = asyncio.get_running_loop()
+        thread = DatabaseThread()
         try:
-            database = await loop.run_in_executor(executor, SQLiteDatabase, path)
+            database = await thread.run(lambda: SQLiteDatabase(path))
         except BaseException as error:
-            executor.shutdown(wait=False)
+            thread.shutdown(wait=False)
             if isinstance(error, sqlite3.Error | OSError):
                 raise StorageFailure(f"cannot open the database {path}: {error}") from error
             raise
-        return cls(database, executor)
+        return cls(database, thread)
 
     async def run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``method(*args, **kwargs)`` in the database thread (tools and tests that
@@ -817,10 +939,9 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         Raises:
             StorageFailure: the database itself failed (the storage is now unhealthy).
         """
-        loop = asyncio.get_running_loop()
         started = time.perf_counter()
         try:
-            return await loop.run_in_executor(self._executor, lambda: method(*args, **kwargs))
+            return await self._thread.run(lambda: method(*args, **kwargs))
         except Exception as error:
             if not is_storage_failure(error):
                 raise
@@ -830,9 +951,9 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
 
     async def close(self) -> None:
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, self.database.close)
+            await self._thread.run(self.database.close)
         finally:
-            self._executor.shutdown(wait=True)
+            self._thread.shutdown(wait=True)
 
     async def schema_version(self) -> int:
         return await self.run(lambda: self.database.version)
@@ -899,7 +1020,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
                 loop.call_soon_threadsafe(self._turns_committed, done, error, started)
 
         try:
-            self._executor.submit(committing)
+            self._thread.submit(committing)
         except RuntimeError:  # the storage is closed: the server closes
             done(asyncio.CancelledError())
 

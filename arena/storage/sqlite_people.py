@@ -34,7 +34,10 @@ _VERSION_OF = "(SELECT MAX(version) FROM bot_versions WHERE bot = ?)"
 class SQLitePeople:
     """The people's methods of `SQLiteDatabase` (which provides `db` and `_tx`)."""
 
-    db: sqlite3.Connection
+    @property
+    def db(self) -> sqlite3.Connection:
+        raise NotImplementedError  # SQLiteDatabase's
+
     _tx: Callable[..., Any]
 
     def add_person(self, name: str, password_hash: str, *, invite: str | None = None,

@@ -169,3 +169,64 @@ async def test_a_stored_move_is_one_round_trip_on_postgresql() -> None:
             assert running.turns == tuple(turns)
         finally:
             await storage.close()
+
+
+def test_a_batch_of_moves_is_one_statement_on_sqlite(tmp_path) -> None:
+    """On SQLite a commit of moves is one INSERT, its own transaction (the database
+    thread takes the GIL back once, not once a statement), at ``synchronous=NORMAL``
+    without setting it again for every batch; anything else is synced again (``FULL``),
+    and a batch above one statement's size is still one transaction."""
+    from arena.storage import sqlite as module
+
+    database = module.SQLiteDatabase(tmp_path / "arena.sqlite")
+    try:
+        records = [played(f"g{number}", moves=6) for number in range(3)]
+        for record in records:
+            database.start_game(started(record), ladder=False, pair=None)
+        statements: list[str] = []
+        database._db.set_trace_callback(statements.append)
+        turns = [turns_of(record)[:3] for record in records]
+        database.append_turns([turn for some in turns for turn in some[:2]])
+        database.append_turns([some[2] for some in turns])
+        assert [s.split("(")[0].strip() for s in statements] == [
+            "PRAGMA synchronous=NORMAL", "INSERT INTO game_turns", "INSERT INTO game_turns"]
+        assert database._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        statements.clear()
+        assert database.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert statements[0] == "PRAGMA synchronous=FULL"
+        database._db.set_trace_callback(None)
+
+        database._turns_per_statement = 2  # several statements: still all or nothing
+        rest = [turn for record in records for turn in turns_of(record)[3:]]
+        with pytest.raises(ValueError, match="stored already"):
+            database.append_turns([*rest, turns[0][0]])
+        assert all(len(game.turns) == 3 for game in database.running_games())
+        database.append_turns(rest)
+        assert [game.turns for game in database.running_games()] == [
+            tuple(turns_of(record)) for record in records]
+        assert database.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    finally:
+        database.close()
+
+
+def test_a_call_that_raises_in_the_sqlite_thread_stops_no_other(caplog) -> None:
+    """A call of the database thread that raises (none should: a bug) is logged, and
+    the calls after it still run."""
+    import threading
+
+    from arena.storage.sqlite import DatabaseThread
+
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    thread = DatabaseThread()
+    try:
+        after = threading.Event()
+        thread.submit(broken)
+        thread.submit(broken)
+        thread.submit(after.set)
+        assert after.wait(30)
+    finally:
+        thread.shutdown()
+    assert [r.getMessage() for r in caplog.records].count(
+        "a call in the database thread failed") == 2
