@@ -569,7 +569,9 @@ class Games:
         for game_id in game_ids:
             run = self._runs.get(game_id)
             if run is None or run.live.over:
-                continue
+                continue  # (one that ended here: its lease's renewal missed it)
+            log.warning("game %s: another host took it over (its lease ran out): stopped "
+                        "here, its result not stored here", game_id)
             run.lost = True
             self._stop(run)
 

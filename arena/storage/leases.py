@@ -135,13 +135,14 @@ class LeaseKeeper:
                 renewed = set(await self.storage.renew_leases(self.host, self.lease))
         except (StorageFailure, TimeoutError) as failure:
             if self._renewed is not None and now - self._renewed >= self.lease:
-                self._lose(self.held, "its leases could not be renewed for a whole lease")
+                self._lose(self.held, "its leases could not be renewed for a whole lease",
+                           logging.WARNING)
             if isinstance(failure, TimeoutError):
                 raise StorageFailure(f"renewing the leases took over {self.lease / 2} s") \
                     from None
             raise
         self._renewed = now
-        self._lose((asked & self.held) - renewed, "another host claimed them")
+        self._lose((asked & self.held) - renewed, "another host claimed them, or they ended")
 
     async def claim_free(self) -> frozenset[str]:
         """Claim up to `CLAIM_LIMIT` games no live host holds (`on_claimed`), if this
@@ -162,11 +163,14 @@ class LeaseKeeper:
             self._on_claimed(claimed)
         return claimed
 
-    def _lose(self, games: Iterable[str], why: str) -> None:
+    def _lose(self, games: Iterable[str], why: str, level: int = logging.INFO) -> None:
+        """`games` are no longer leased here: `on_lost` stops those still played here
+        (and says so). A renewal also misses a game that ended here after its answer
+        was made and before `forget` (not a loss: its host skips it), hence info."""
         lost = frozenset(games)
         if lost:
             self.held -= lost
-            log.warning("%s lost %d games: %s", self, len(lost), why)
+            log.log(level, "%s no longer holds %d games: %s", self, len(lost), why)
             self._on_lost(lost)
 
     async def release(self) -> frozenset[str]:

@@ -7,6 +7,7 @@ lease keeper notices first or the game ends first; a clean stop ends its leases.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -78,6 +79,22 @@ async def test_a_game_another_host_took_over_stops_without_a_word(db, other, mak
     assert [(lease.game_id, lease.host) for lease in await other.leases()] == [(live.id, "thief")]
 
 
+async def test_a_game_over_here_that_a_renewal_missed_is_not_stopped(db, other, make_arena,
+                                                                       caplog):
+    """A renewal whose answer was made after a game's end was stored, before the host
+    forgot its lease, misses that game: it is not another host's, and nothing says so."""
+    arena, live, seen = await a_game(make_arena, db, other)
+    server = arena.server
+    server.games.forfeit_player(live, "alice", Termination.RESIGNATION, "alice resigned")
+    assert live.over
+    with caplog.at_level(logging.WARNING):
+        server.games.lose(frozenset({live.id}))  # what the keeper's renewal would say
+    assert "another host" not in caplog.text
+    await wait_for(lambda: any(m.type == "game_over" for m in seen), what="its end told")
+    row = await other.game(live.id)
+    assert row is not None and row.status == "finished"
+
+
 async def test_a_lost_game_that_ends_first_stores_no_result(db, other, make_arena):
     arena, live, seen = await a_game(make_arena, db, other)
     server = arena.server
@@ -97,7 +114,7 @@ async def test_a_clean_stop_ends_the_leases(db, other, make_arena):
     assert await other.claim_expired("peer", 60) == [live.id]
 
 
-async def test_a_game_lost_before_it_began_is_no_longer_live(db, make_arena):
+async def test_a_game_lost_before_it_began_is_no_longer_live(db, make_arena, caplog):
     # a game lost at once (its task cancelled before it ran) stayed live with no run: a
     # gateway's next snapshot with one of its players failed on it (KeyError), and the
     # other bots of that snapshot were not taken as back (bench_rolling, 2 000 bots)
@@ -111,7 +128,9 @@ async def test_a_game_lost_before_it_began_is_no_longer_live(db, make_arena):
     for name in ("alice", "bob"):
         await arena.client(name, never)
     live = server.start_game("substitution", SUBST, ["alice", "bob"])
-    server.games.lose(frozenset({live.id}))  # before its task began
+    with caplog.at_level(logging.WARNING, logger="arena.server"):
+        server.games.lose(frozenset({live.id}))  # before its task began
+    assert f"game {live.id}: another host took it over" in caplog.text
     await wait_for(lambda: live.id not in server.games._runs, what="its task done")
     assert live.id not in server.live
     assert server.games.of("alice") == [] and server.games.of("bob") == []
