@@ -14,15 +14,20 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
    `--per-process` connections each (a process may open 20,000 files here), plus
-   `--playing` SDK bots on the ladder. Held `--seconds`; printed: connections held,
-   disconnects by close code (the promise: none), each process's resident memory and
-   CPU, memory per idle connection on the gateways, moves a second; and the presence as
-   the hosts follow it (the bots each host knows of, from its /healthz, with the idle
-   bots connected and at the end; the times a host or gateway took another for silent,
-   and the snapshots asked, from their logs: `arena.cluster.follower`).
+   `--playing` SDK bots on the ladder, run by client processes of at most
+   `--play-per-process` bots each (their round trips merged: one Python process
+   running 5,000 SDK bots was the bottleneck, not the arena). Held `--seconds`;
+   printed: connections held, disconnects by close code (the promise: none), each
+   process's resident memory and CPU, memory per idle connection on the gateways,
+   moves and games started a second; and the presence as the hosts follow it (the bots
+   each host knows of, from its /healthz, with the idle bots connected, at the end, and
+   again once they know the idle bots alone or a minute later: a gateway taken for
+   silent heard again; the times a host or gateway took another for silent, and the
+   snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
+        [--per-process 15000] [--play-per-process 1000]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
@@ -161,33 +166,31 @@ async def play_process(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     urls, tokens = spec["urls"], spec["tokens"]
     games = 0
-    welcomed: set[int] = set()
     clients = [TimedClient(",".join(urls[i % len(urls):] + urls[:i % len(urls)]), token,
                            BuiltinBot("random")) for i, token in enumerate(tokens)]
 
-    def counting(n: int, client: TimedClient) -> None:
+    def counting(client: TimedClient) -> None:
         timed = client.on_message
 
         def on_message(message: Any) -> None:
             nonlocal games
             if message.type == "game_start" and client.measuring:
                 games += 1
-            elif message.type == "welcome":
-                welcomed.add(n)
             assert timed is not None
             timed(message)
 
         client.on_message = on_message
 
-    for n, client in enumerate(clients):
+    for client in clients:
         client.measuring = False
-        counting(n, client)
+        counting(client)
     tasks = [asyncio.create_task(client.run()) for client in clients]
     try:
         for wanted in ("measure", "stop"):
             line = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
             while not line.done():
-                print(json.dumps({"connected": len(welcomed)}), flush=True)
+                welcomed = sum(client.welcome is not None for client in clients)
+                print(json.dumps({"connected": welcomed}), flush=True)
                 await asyncio.wait([line], timeout=1.0)
             for client in clients:
                 if wanted == "measure":
@@ -237,11 +240,12 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
     try:
         await asyncio.sleep(min(10.0, seconds / 2))  # connected, paired, playing
         welcomed = sum(line.get("connected", 0) for line in lines.values())
+        clients = {f"client-{n}": proc.pid for n, proc in enumerate(procs)}
         await say(b"measure")
-        cpu0, t0 = cpu_of(pids), time.perf_counter()
+        cpu0, t0 = cpu_of(pids | clients), time.perf_counter()
         await asyncio.sleep(seconds)
         await say(b"stop")
-        cpu1, t1 = cpu_of(pids), time.perf_counter()
+        cpu1, t1 = cpu_of(pids | clients), time.perf_counter()
         await asyncio.gather(*readers)
     finally:
         for proc in procs:
@@ -254,6 +258,7 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
     return {"moves": moves, "per_second": moves / (t1 - t0),
             "games_per_second": sum(line["games"] for line in finals) / (t1 - t0),
             "welcomed": welcomed, "processes": len(procs), "reported": len(finals),
+            "clients_share": sum(cpu1[name] - cpu0[name] for name in clients) / (t1 - t0),
             "p50": percentile(rtts, 0.5) * 1000, "p99": percentile(rtts, 0.99) * 1000,
             "cpu_per_move_us": {name: (cpu1[name] - cpu0[name]) / max(moves, 1) * 1e6
                                 for name in pids},
@@ -444,7 +449,9 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
     print(f"playing: {figures['welcomed']} of {len(playing)} welcomed before the measure, "
           f"over {figures['processes']} client process(es) ({figures['reported']} reported); "
           f"{figures['per_second']:.0f} moves/s, {figures['games_per_second']:.1f} games "
-          f"started/s, round trip p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms")
+          f"started/s, round trip p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms; "
+          f"the playing bots' client processes used {figures['clients_share'] * 100:.0f}% "
+          f"of a core")
     print("process      RSS before   with idle   playing    CPU while playing")
     for name in pids:
         print(f"{name:<12} {rss0[name] / 1024:8.0f} MiB {rss1[name] / 1024:7.0f} MiB "
