@@ -60,6 +60,9 @@ STALLED = 120.0
 """Seconds without a connection made or lost after which the idle bots' ramp is taken
 as far as it goes (the rest measured as it is)."""
 
+WARM_UP = 120.0
+"""Seconds the playing bots' warm-up waits for all of them to be welcomed, at most."""
+
 # -- client processes -------------------------------------------------------------------
 
 OPENING = 100
@@ -239,7 +242,15 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
 
     try:
         await asyncio.sleep(min(10.0, seconds / 2))  # connected, paired, playing
-        welcomed = sum(line.get("connected", 0) for line in lines.values())
+
+        def welcomed() -> int:
+            return sum(line.get("connected", 0) for line in lines.values())
+
+        warm = time.perf_counter()  # and every bot welcomed (a loaded gateway takes longer)
+        while welcomed() < len(tokens) and time.perf_counter() - warm < WARM_UP:
+            await asyncio.sleep(1)
+        warmed = time.perf_counter() - warm + min(10.0, seconds / 2)
+        ready = welcomed()
         clients = {f"client-{n}": proc.pid for n, proc in enumerate(procs)}
         await say(b"measure")
         cpu0, t0 = cpu_of(pids | clients), time.perf_counter()
@@ -257,7 +268,7 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
     moves = len(rtts)
     return {"moves": moves, "per_second": moves / (t1 - t0),
             "games_per_second": sum(line["games"] for line in finals) / (t1 - t0),
-            "welcomed": welcomed, "processes": len(procs), "reported": len(finals),
+            "welcomed": ready, "warm_up": warmed, "processes": len(procs), "reported": len(finals),
             "clients_share": sum(cpu1[name] - cpu0[name] for name in clients) / (t1 - t0),
             "p50": percentile(rtts, 0.5) * 1000, "p99": percentile(rtts, 0.99) * 1000,
             "cpu_per_move_us": {name: (cpu1[name] - cpu0[name]) / max(moves, 1) * 1e6
@@ -446,7 +457,8 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
     failed = sum(p.get("failed", 0) for p in progress.values())
     print(f"idle bots held to the end: {held()} of {len(idle_tokens)}; failed to connect: "
           f"{failed}; closed meanwhile (by code): {dict(closes) or 'none'}")
-    print(f"playing: {figures['welcomed']} of {len(playing)} welcomed before the measure, "
+    print(f"playing: {figures['welcomed']} of {len(playing)} welcomed at the end of the "
+          f"warm-up ({figures['warm_up']:.0f} s), "
           f"over {figures['processes']} client process(es) ({figures['reported']} reported); "
           f"{figures['per_second']:.0f} moves/s, {figures['games_per_second']:.1f} games "
           f"started/s, round trip p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms; "
