@@ -14,15 +14,20 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
    `--per-process` connections each (a process may open 20,000 files here), plus
-   `--playing` SDK bots on the ladder. Held `--seconds`; printed: connections held,
-   disconnects by close code (the promise: none), each process's resident memory and
-   CPU, memory per idle connection on the gateways, moves a second; and the presence as
-   the hosts follow it (the bots each host knows of, from its /healthz, with the idle
-   bots connected and at the end; the times a host or gateway took another for silent,
-   and the snapshots asked, from their logs: `arena.cluster.follower`).
+   `--playing` SDK bots on the ladder, run by client processes of at most
+   `--play-per-process` bots each (their round trips merged: one Python process
+   running 5,000 SDK bots was the bottleneck, not the arena). Held `--seconds`;
+   printed: connections held, disconnects by close code (the promise: none), each
+   process's resident memory and CPU, memory per idle connection on the gateways,
+   moves and games started a second; and the presence as the hosts follow it (the bots
+   each host knows of, from its /healthz, with the idle bots connected, at the end, and
+   again once they know the idle bots alone or a minute later: a gateway taken for
+   silent heard again; the times a host or gateway took another for silent, and the
+   snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
+        [--per-process 15000] [--play-per-process 1000]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
@@ -54,6 +59,9 @@ from protocol import PROTOCOL_VERSION, Encoding
 STALLED = 120.0
 """Seconds without a connection made or lost after which the idle bots' ramp is taken
 as far as it goes (the rest measured as it is)."""
+
+WARM_UP = 120.0
+"""Seconds the playing bots' warm-up waits for all of them to be welcomed, at most."""
 
 # -- client processes -------------------------------------------------------------------
 
@@ -153,33 +161,115 @@ def cpu_of(pids: dict[str, int]) -> dict[str, float]:
     return out
 
 
-async def play(urls: list[str], tokens: list[str], seconds: float,
-               pids: dict[str, int]) -> dict[str, Any]:
-    """SDK bots on the ladder for `seconds` (after a warm-up): round trip, moves a second,
-    CPU per move of each process."""
+async def play_process(spec_path: str) -> None:
+    """Play the SDK bots of `spec_path` (urls, tokens) on the ladder: at a line
+    ``measure`` on standard input, their round trips and games started from then on are
+    counted; at the next line, one JSON line (``rtts`` in seconds, ``games``) and their
+    end. One JSON line a second meanwhile (``connected``: bots welcomed)."""
+    spec = json.loads(Path(spec_path).read_text())
+    urls, tokens = spec["urls"], spec["tokens"]
+    games = 0
     clients = [TimedClient(",".join(urls[i % len(urls):] + urls[:i % len(urls)]), token,
                            BuiltinBot("random")) for i, token in enumerate(tokens)]
+
+    def counting(client: TimedClient) -> None:
+        timed = client.on_message
+
+        def on_message(message: Any) -> None:
+            nonlocal games
+            if message.type == "game_start" and client.measuring:
+                games += 1
+            assert timed is not None
+            timed(message)
+
+        client.on_message = on_message
+
     for client in clients:
         client.measuring = False
+        counting(client)
     tasks = [asyncio.create_task(client.run()) for client in clients]
     try:
-        await asyncio.sleep(min(10.0, seconds / 2))  # connected, paired, playing
-        for client in clients:
-            client.rtts.clear()
-            client.measuring = True
-        cpu0, t0 = cpu_of(pids), time.perf_counter()
-        await asyncio.sleep(seconds)
-        cpu1, t1 = cpu_of(pids), time.perf_counter()
-        for client in clients:
-            client.measuring = False
-        rtts = [r for client in clients for r in client.rtts]
+        for wanted in ("measure", "stop"):
+            line = asyncio.ensure_future(asyncio.to_thread(sys.stdin.readline))
+            while not line.done():
+                welcomed = sum(client.welcome is not None for client in clients)
+                print(json.dumps({"connected": welcomed}), flush=True)
+                await asyncio.wait([line], timeout=1.0)
+            for client in clients:
+                if wanted == "measure":
+                    client.rtts.clear()
+                client.measuring = wanted == "measure"
+        print(json.dumps({"rtts": [r for client in clients for r in client.rtts],
+                          "games": games, "final": True}), flush=True)
     finally:
         # at once: one after the other, each close waits for its handshake (up to 10 s
         # from a loaded gateway), and 5 000 bots took longer than the run
         await asyncio.gather(*(client.stop() for client in clients), return_exceptions=True)
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[str, int],
+               tmp: Path, per_process: int) -> dict[str, Any]:
+    """SDK bots on the ladder for `seconds` (after a warm-up), by client processes of at
+    most `per_process` bots each (`play_process`: one Python process running 5,000 SDK
+    bots was the bottleneck, not the arena): round trip, moves and games started a
+    second, CPU per move of each process."""
+    procs: list[asyncio.subprocess.Process] = []
+    lines: dict[int, dict[str, Any]] = {}
+    readers = []
+    for n, start in enumerate(range(0, len(tokens), per_process)):
+        spec = tmp / f"play-{n}.json"
+        spec.write_text(json.dumps({"urls": urls[n % len(urls):] + urls[:n % len(urls)],
+                                    "tokens": tokens[start:start + per_process]}))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--play-client", str(spec), cwd=ROOT,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            limit=1 << 28)  # the last line holds every round trip measured
+        procs.append(proc)
+
+        async def read(n: int = n, proc: asyncio.subprocess.Process = proc) -> None:
+            assert proc.stdout is not None
+            while line := await proc.stdout.readline():
+                lines[n] = json.loads(line)
+
+        readers.append(asyncio.create_task(read()))
+
+    async def say(word: bytes) -> None:
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write(word + b"\n")
+            await proc.stdin.drain()
+
+    try:
+        await asyncio.sleep(min(10.0, seconds / 2))  # connected, paired, playing
+
+        def welcomed() -> int:
+            return sum(line.get("connected", 0) for line in lines.values())
+
+        warm = time.perf_counter()  # and every bot welcomed (a loaded gateway takes longer)
+        while welcomed() < len(tokens) and time.perf_counter() - warm < WARM_UP:
+            await asyncio.sleep(1)
+        warmed = time.perf_counter() - warm + min(10.0, seconds / 2)
+        ready = welcomed()
+        clients = {f"client-{n}": proc.pid for n, proc in enumerate(procs)}
+        await say(b"measure")
+        cpu0, t0 = cpu_of(pids | clients), time.perf_counter()
+        await asyncio.sleep(seconds)
+        await say(b"stop")
+        cpu1, t1 = cpu_of(pids | clients), time.perf_counter()
+        await asyncio.gather(*readers)
+    finally:
+        for proc in procs:
+            if proc.returncode is None and proc.stdin is not None:
+                proc.stdin.close()
+        await asyncio.gather(*(proc.wait() for proc in procs))
+    finals = [line for line in lines.values() if line.get("final")]
+    rtts = [r for line in finals for r in line["rtts"]]
     moves = len(rtts)
     return {"moves": moves, "per_second": moves / (t1 - t0),
+            "games_per_second": sum(line["games"] for line in finals) / (t1 - t0),
+            "welcomed": ready, "warm_up": warmed, "processes": len(procs), "reported": len(finals),
+            "clients_share": sum(cpu1[name] - cpu0[name] for name in clients) / (t1 - t0),
             "p50": percentile(rtts, 0.5) * 1000, "p99": percentile(rtts, 0.99) * 1000,
             "cpu_per_move_us": {name: (cpu1[name] - cpu0[name]) / max(moves, 1) * 1e6
                                 for name in pids},
@@ -248,7 +338,8 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
             except OSError:
                 await asyncio.sleep(0.1)
         pids = {"all": server.pid} | ({"nats": nats} if nats else {})
-        return await play([f"ws://127.0.0.1:{port}/"], tokens, args.seconds, pids)
+        return await play([f"ws://127.0.0.1:{port}/"], tokens, args.seconds, pids, tmp,
+                          args.play_per_process)
     finally:
         server.terminate()
         await asyncio.to_thread(server.wait, 60)
@@ -265,7 +356,8 @@ async def round_trip_cluster(args: argparse.Namespace, db: str, tmp: Path,
         await cluster.start("gateway-1")
         pids = {name: p.pid for name, p in cluster.processes.items()} | (
             {"nats": nats} if nats else {})
-        return await play([cluster.url("gateway-1")], tokens, args.seconds, pids)
+        return await play([cluster.url("gateway-1")], tokens, args.seconds, pids, tmp,
+                          args.play_per_process)
     finally:
         await cluster.close()
         from tests.bus.conftest import drop_streams
@@ -336,9 +428,18 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
             await asyncio.sleep(1)
         print(f"the hosts know of every idle bot {time.perf_counter() - caught_up:.1f} s "
               f"after the last one's welcome: {known1}")
-        figures = await play(urls, playing, args.seconds, pids)
+        figures = await play(urls, playing, args.seconds, pids, tmp, args.play_per_process)
         rss2 = {name: memory_kib(pid)[0] for name, pid in pids.items()}
         known2 = await hosts_know(cluster, hosts)
+        # again until they know the idle bots alone (the playing bots' leaving heard, a
+        # gateway taken for silent heard again), or a minute: transient, or lost
+        stopped = time.perf_counter()
+        known3 = known2
+        while any(known != held() for known in known3.values()) and (
+                time.perf_counter() - stopped < 60):
+            await asyncio.sleep(1)
+            known3 = await hosts_know(cluster, hosts)
+        settled_after = time.perf_counter() - stopped
         for proc in procs:
             assert proc.stdin is not None
             proc.stdin.write(b"stop\n")
@@ -356,8 +457,13 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
     failed = sum(p.get("failed", 0) for p in progress.values())
     print(f"idle bots held to the end: {held()} of {len(idle_tokens)}; failed to connect: "
           f"{failed}; closed meanwhile (by code): {dict(closes) or 'none'}")
-    print(f"playing: {figures['per_second']:.0f} moves/s, round trip p50 "
-          f"{figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms")
+    print(f"playing: {figures['welcomed']} of {len(playing)} welcomed at the end of the "
+          f"warm-up ({figures['warm_up']:.0f} s), "
+          f"over {figures['processes']} client process(es) ({figures['reported']} reported); "
+          f"{figures['per_second']:.0f} moves/s, {figures['games_per_second']:.1f} games "
+          f"started/s, round trip p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms; "
+          f"the playing bots' client processes used {figures['clients_share'] * 100:.0f}% "
+          f"of a core")
     print("process      RSS before   with idle   playing    CPU while playing")
     for name in pids:
         print(f"{name:<12} {rss0[name] / 1024:8.0f} MiB {rss1[name] / 1024:7.0f} MiB "
@@ -366,7 +472,8 @@ async def capacity(args: argparse.Namespace, db: str, tmp: Path, idle_tokens: li
     grown = sum(rss1[name] - rss0[name] for name in gateways)
     print(f"memory per idle connection on the gateways: {grown * 1024 / max(held(), 1):.0f} bytes")
     print(f"bots each host knows of (presence): with the idle connected {known1}; "
-          f"at the end, the playing bots stopped (their leaving on its way) {known2}")
+          f"at the end, the playing bots stopped (their leaving on its way) {known2}; "
+          f"{settled_after:.1f} s later {known3} (the idle bots held: {held()})")
     for name in cluster.processes:
         logged = (tmp / f"{name}.stderr").read_text(errors="replace")
         print(f"{name}: took a gateway for silent {logged.count(' is silent')} time(s), "
@@ -403,6 +510,10 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--idle-client":
         asyncio.run(idle_process(sys.argv[2]))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--play-client":
+        logging.getLogger("arena.client").setLevel(logging.ERROR)
+        asyncio.run(play_process(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--idle", type=int, default=2000)
     parser.add_argument("--playing", type=int, default=200)
@@ -418,6 +529,8 @@ def main() -> None:
                              "against after in one run")
     parser.add_argument("--per-process", type=int, default=15000,
                         help="idle connections a client process holds, at most")
+    parser.add_argument("--play-per-process", type=int, default=1000,
+                        help="playing SDK bots a client process runs, at most")
     parser.add_argument("--db", default="postgresql://root@127.0.0.1/test")
     parser.add_argument("--bus", default="nats://127.0.0.1:4222")
     args = parser.parse_args()

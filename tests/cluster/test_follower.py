@@ -288,3 +288,20 @@ def test_a_gateway_silent_for_three_intervals_is_gone_unless_the_watcher_was_lat
     assert stalled.silent(1.0) == []
     assert stalled.silent(6.0) == []  # woke 4 s late: no verdict
     assert stalled.silent(7.0) == ["g1"]  # on time, and still nothing from g1
+
+
+def test_a_gateway_taken_for_silent_gets_every_bot_back_from_the_snapshot_it_is_asked() -> None:
+    """A live gateway a starved follower took for silent (its bots dropped) is heard
+    again: the follower asks, and the snapshot gives back every bot, in step again (the
+    33 334 of 50 000 a host knew at the end of the big bench were this, for seconds)."""
+    follower = in_step(3)  # b1..b3 on g1, heard at 0.0
+    assert [follower.silent(t) for t in (1.0, 2.0, 3.0, 4.0)] == [[], [], [], ["g1"]]
+    conns = ("c-b1", "c-b2", "c-b3")
+    heard = follower.hear(beat(3, *conns), 5.0)
+    assert heard.ask and not heard.lost  # a run heard of anew: asked at once
+    first = follower.hear(snapshot(3, bot("b1"), bot("b2"), count=3), 5.1)
+    last = follower.hear(snapshot(3, bot("b3"), count=3), 5.2)
+    assert {p.conn for p in first.online + last.online} == set(conns)
+    assert not first.gone and not last.gone and not last.ask
+    assert not follower.hear(beat(3, *conns), 6.0).ask  # in step again
+    assert not follower.hear(change(4, bot("b4")), 6.1).ask
