@@ -92,18 +92,23 @@ def check_bulk_names(names: Sequence[str]) -> list[str]:
     for name in names:
         check_account_name(name)
     if len(set(names)) != len(names):
-        twice = sorted(name for name, count in Counter(names).items() if count > 1)
-        raise ValueError(f"named twice: {', '.join(twice[:5])}"
-                         + (f" and {len(twice) - 5} more" if len(twice) > 5 else ""))
+        raise ValueError("named twice: "
+                         + _first_names(name for name, count in Counter(names).items()
+                                        if count > 1))
     return names
 
 
 def taken_error(taken: Sequence[str]) -> ValueError:
     """The error of `Storage.add_bots` for accounts that exist already."""
-    shown = ", ".join(sorted(taken)[:5])
-    more = f" and {len(taken) - 5} more" if len(taken) > 5 else ""
-    return ValueError(f"{len(taken)} account(s) exist already: {shown}{more} "
+    return ValueError(f"{len(taken)} account(s) exist already: {_first_names(taken)} "
                       "(none was created)")
+
+
+def _first_names(names: Iterable[str], shown: int = 5) -> str:
+    """The first `shown` of `names` in order, and how many more (an error's words)."""
+    ordered = sorted(names)
+    more = f" and {len(ordered) - shown} more" if len(ordered) > shown else ""
+    return ", ".join(ordered[:shown]) + more
 
 
 def hash_token(token: str) -> str:

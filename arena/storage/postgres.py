@@ -74,6 +74,7 @@ from arena.storage.postgres_people import PostgresPeople
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     BUILD_COLUMNS,
+    CHALLENGE_COLUMNS,
     GAME_COLUMNS,
     RATING_COLUMNS,
     RUNNING_COLUMNS,
@@ -82,6 +83,7 @@ from arena.storage.rows import (
     STANDING_ORDER,
     build_row,
     build_values,
+    challenge_row,
     clocks_json,
     game_row,
     notes_bytes,
@@ -148,7 +150,6 @@ def is_storage_failure(error: BaseException,
     return False
 
 
-
 def _database_failed(error: BaseException,
                      connection: Connection | asyncpg.Connection[asyncpg.Record] | None
                      ) -> bool:
@@ -159,6 +160,7 @@ def _database_failed(error: BaseException,
     connecting = connection is None and isinstance(
         error, asyncpg.PostgresError | asyncpg.InterfaceError)  # refused to connect
     return connecting or is_storage_failure(error, connection)
+
 
 _APPEND_TURNS = """
 WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true))
@@ -736,20 +738,20 @@ class PostgresStorage(PostgresPeople, Storage):
     async def take_challenges(self, keeper: str) -> list[PendingChallenge]:
         rows = await self._run(lambda db: db.fetch(
             "UPDATE pending_challenges SET keeper = $1 WHERE ended IS NULL"
-            f" RETURNING {_CHALLENGE_COLUMNS}", keeper))
-        return sorted((_challenge(row) for row in rows), key=lambda c: (c.expires, c.id))
+            f" RETURNING {CHALLENGE_COLUMNS}", keeper))
+        return sorted((challenge_row(row) for row in rows), key=lambda c: (c.expires, c.id))
 
     async def pending_challenges(self) -> list[PendingChallenge]:
         rows = await self._run(lambda db: db.fetch(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            f"SELECT {CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
             " ORDER BY expires, id"))
-        return [_challenge(row) for row in rows]
+        return [challenge_row(row) for row in rows]
 
     async def challenge(self, challenge_id: str) -> PendingChallenge | None:
         row = await self._run(lambda db: db.fetchrow(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = $1",
+            f"SELECT {CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = $1",
             challenge_id))
-        return None if row is None else _challenge(row)
+        return None if row is None else challenge_row(row)
 
     async def charge_challenge(self, account: str, at: float) -> None:
         await self._run(lambda db: db.execute(
@@ -927,15 +929,6 @@ def _table(name: str) -> str:
     return name
 
 
-_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
-                      " request_id, asked, keeper, ended")
-
-
-def _challenge(row: Any) -> PendingChallenge:
-    """A row of `_CHALLENGE_COLUMNS`."""
-    return PendingChallenge(row[0], row[1], row[2], bool(row[3]), row[4], float(row[5]),
-                            int(row[6]), int(row[7]), row[8], bool(row[9]), row[10],
-                            None if row[11] is None else json.loads(row[11]))
 
 
 def _affected(status: str) -> int:

@@ -18,6 +18,7 @@ from arena.seeds import parse_seed
 from arena.storage.interface import (
     BuildRow,
     GameRow,
+    PendingChallenge,
     RunningGame,
     SeasonRecord,
     StoredGame,
@@ -25,8 +26,9 @@ from arena.storage.interface import (
 )
 from arena.storage.old_builds import old_detail
 
-__all__ = ["BUILD_COLUMNS", "GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS",
-           "STANDING_COLUMNS", "STANDING_ORDER", "build_values", "clocks_json", "game_row",
+__all__ = ["BUILD_COLUMNS", "CHALLENGE_COLUMNS", "GAME_COLUMNS", "RATING_COLUMNS", "RUNNING_COLUMNS", "SEASON_COLUMNS",
+           "STANDING_COLUMNS", "STANDING_ORDER", "build_values", "challenge_row", "clocks_json",
+           "game_row",
            "notes_bytes", "pairings", "running_game", "season_record", "standing",
            "standing_values", "stored_game", "stored_ladder_name", "stored_turn"]
 
@@ -40,6 +42,19 @@ RUNNING_COLUMNS = ("id, game, settings, players, {seed}, seed_commitment, time_c
 
 RATING_COLUMNS = "bot, game, mu, sigma, games, wins, losses, draws, ladder"
 """The columns of ``ratings`` a `RatingRow` is made of, in its fields' order."""
+
+CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
+                     " request_id, asked, keeper, ended")
+"""The columns of ``pending_challenges`` `challenge_row` reads, in order."""
+
+
+def challenge_row(row: Any) -> PendingChallenge:
+    """A `PendingChallenge` from a row of `CHALLENGE_COLUMNS` (a tuple, an asyncpg
+    record; ``ended``: JSON text)."""
+    return PendingChallenge(str(row[0]), str(row[1]), str(row[2]), bool(row[3]), str(row[4]),
+                            float(row[5]), int(row[6]), int(row[7]),
+                            None if row[8] is None else str(row[8]), bool(row[9]), str(row[10]),
+                            None if row[11] is None else json.loads(row[11]))
 
 
 def stored_ladder_name(record: MatchRecord, ladder: bool, name: str | None) -> str | None:

@@ -69,6 +69,7 @@ from arena.storage.migrations.sqlite import MIGRATIONS
 from arena.storage.ratings import initial_rating, rate
 from arena.storage.rows import (
     BUILD_COLUMNS,
+    CHALLENGE_COLUMNS,
     GAME_COLUMNS,
     RATING_COLUMNS,
     RUNNING_COLUMNS,
@@ -77,6 +78,7 @@ from arena.storage.rows import (
     STANDING_ORDER,
     build_row,
     build_values,
+    challenge_row,
     clocks_json,
     game_row,
     notes_bytes,
@@ -101,10 +103,10 @@ _SEED = "COALESCE(seed_text, CAST(seed AS TEXT))"
 _log = logging.getLogger("arena.storage")
 
 _SECONDS = STORAGE_SECONDS.labels("sqlite")
+"""Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 _CHUNK = 500
 """Names bound in one ``IN (...)`` at most (SQLite bounds a statement's variables)."""
-"""Every call's time, as its caller waits for it (the database thread's queue included)."""
 
 TURNS_PER_STATEMENT = 200
 """Turns stored by one INSERT at most (five values each; fewer if this SQLite takes
@@ -252,8 +254,8 @@ class SQLiteDatabase(SQLitePeople):
 
         def work(db: sqlite3.Connection) -> None:
             taken = []
-            for start in range(0, len(names), 500):  # (SQLite's bound parameters)
-                chunk = names[start:start + 500]
+            for start in range(0, len(names), _CHUNK):
+                chunk = names[start:start + _CHUNK]
                 taken += [row[0] for row in db.execute(
                     "SELECT name FROM bots WHERE revoked IS NULL AND name IN"
                     f" ({','.join('?' * len(chunk))})", chunk)]
@@ -670,15 +672,15 @@ class SQLiteDatabase(SQLitePeople):
 
     def pending_challenges(self) -> list[PendingChallenge]:
         rows = self.db.execute(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
+            f"SELECT {CHALLENGE_COLUMNS} FROM pending_challenges WHERE ended IS NULL"
             " ORDER BY expires, id").fetchall()
-        return [_challenge(row) for row in rows]
+        return [challenge_row(row) for row in rows]
 
     def challenge(self, challenge_id: str) -> PendingChallenge | None:
         row = self.db.execute(
-            f"SELECT {_CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = ?",
+            f"SELECT {CHALLENGE_COLUMNS} FROM pending_challenges WHERE id = ?",
             (challenge_id,)).fetchone()
-        return None if row is None else _challenge(row)
+        return None if row is None else challenge_row(row)
 
     def charge_challenge(self, account: str, at: float) -> None:
         self.db.execute("INSERT INTO challenges_sent(account, sent) VALUES (?, ?)",
@@ -808,16 +810,6 @@ class SQLiteDatabase(SQLitePeople):
             " ORDER BY started, rowid")]
 
 
-_CHALLENGE_COLUMNS = ("id, challenger, opponent, rated, ladder, expires, games, seat,"
-                      " request_id, asked, keeper, ended")
-
-
-def _challenge(row: Any) -> PendingChallenge:
-    """A row of `_CHALLENGE_COLUMNS`."""
-    return PendingChallenge(str(row[0]), str(row[1]), str(row[2]), bool(row[3]), str(row[4]),
-                            float(row[5]), int(row[6]), int(row[7]),
-                            None if row[8] is None else str(row[8]), bool(row[9]), str(row[10]),
-                            None if row[11] is None else json.loads(row[11]))
 
 
 def _table(name: str) -> str:
