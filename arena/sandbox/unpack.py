@@ -34,7 +34,7 @@ from typing import Protocol
 from arena.errors import ArenaError
 from arena.sandbox.spec import UploadLimits
 
-__all__ = ["SourceTree", "UnpackError", "unpack_sources"]
+__all__ = ["SourceTree", "UnpackError", "shown_name", "unpack_sources"]
 
 CHUNK = 65536
 MAX_LINK = 1024
@@ -50,7 +50,7 @@ class UnpackError(ArenaError, ValueError):
     `code` and `params` (the entry's name, the limit) say it in a page's language."""
 
 
-def _shown(name: str) -> str:
+def shown_name(name: str) -> str:
     """An entry's name as a refusal's params give it: printable, at most 80 characters."""
     text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     text = "".join(c if c.isprintable() else "?" for c in text)
@@ -82,25 +82,25 @@ class _Tree:
     def _name(self, raw: str) -> str:
         if "\0" in raw:
             raise UnpackError(f"{raw!r}: a NUL in a file name", code="source-nul",
-                              params={"name": _shown(raw)})
+                              params={"name": shown_name(raw)})
         if raw.startswith("/"):
             raise UnpackError(f"{raw!r}: an absolute path", code="source-absolute",
-                              params={"name": _shown(raw)})
+                              params={"name": shown_name(raw)})
         parts = [part for part in raw.split("/") if part not in ("", ".")]
         if ".." in parts:
             raise UnpackError(f"{raw!r}: '..' in a path", code="source-dotdot",
-                              params={"name": _shown(raw)})
+                              params={"name": shown_name(raw)})
         if not parts:
             return ""
         name = "/".join(parts)
         if len(name.encode("utf-8", "surrogateescape")) > self.limits.path_bytes:
             raise UnpackError(f"{name[:80]!r}...: a path longer than "
                               f"{self.limits.path_bytes} bytes", code="source-path-long",
-                              params={"name": _shown(name), "most": self.limits.path_bytes})
+                              params={"name": shown_name(name), "most": self.limits.path_bytes})
         if len(parts) > self.limits.depth:
             raise UnpackError(f"{name!r}: nested deeper than {self.limits.depth} directories",
                               code="source-deep",
-                              params={"name": _shown(name), "most": self.limits.depth})
+                              params={"name": shown_name(name), "most": self.limits.depth})
         return name
 
     def _check(self, raw: str, kind: str, size: int = 0) -> str | None:
@@ -109,19 +109,19 @@ class _Tree:
         if not name:
             if kind != "dir":
                 raise UnpackError(f"{raw!r}: not a file name", code="source-not-a-name",
-                                  params={"name": _shown(raw)})
+                                  params={"name": shown_name(raw)})
             return None
         if name in self.kinds:
             if kind == "dir" and self.kinds[name] == "dir":
                 return None
             raise UnpackError(f"{name!r} appears twice", code="source-twice",
-                              params={"name": _shown(name)})
+                              params={"name": shown_name(name)})
         parent = posixpath.dirname(name)
         while parent:
             if self.kinds.get(parent, "dir") != "dir":
                 raise UnpackError(f"{name!r} is under {parent!r}, which is not a directory",
                                   code="source-under-file",
-                                  params={"name": _shown(name), "parent": _shown(parent)})
+                                  params={"name": shown_name(name), "parent": shown_name(parent)})
             parent = posixpath.dirname(parent)
         if len(self.kinds) + 1 > self.limits.files:
             raise UnpackError(f"more than {self.limits.files} files and directories",
@@ -167,13 +167,13 @@ class _Tree:
                 if written > size:
                     raise UnpackError(f"{name!r} holds more than the {size} bytes it declares",
                                       code="source-size-wrong",
-                                      params={"name": _shown(name), "size": size})
+                                      params={"name": shown_name(name), "size": size})
                 digest.update(chunk)
                 out.write(chunk)
         if written != size:
             raise UnpackError(f"{name!r} holds {written} bytes, not the {size} it declares",
                               code="source-size-wrong",
-                              params={"name": _shown(name), "size": size})
+                              params={"name": shown_name(name), "size": size})
         os.chmod(self.root / name, mode)
         self.bytes += size
         self.digests[name] = ("x" if executable else "f") + digest.hexdigest()
@@ -186,12 +186,12 @@ class _Tree:
             raise UnpackError(f"{name!r}: a symbolic link may only point inside the sources "
                               f"(to a relative path), not to {target[:80]!r}",
                               code="source-link-out",
-                              params={"name": _shown(name), "target": _shown(target)})
+                              params={"name": shown_name(name), "target": shown_name(target)})
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
         if resolved == ".." or resolved.startswith("../"):
             raise UnpackError(f"{name!r}: a symbolic link out of the sources ({target!r})",
                               code="source-link-out",
-                              params={"name": _shown(name), "target": _shown(target)})
+                              params={"name": shown_name(name), "target": shown_name(target)})
         self._parents(name)
         os.symlink(target, self.root / name)
         self.kinds[name] = "link"
@@ -265,10 +265,10 @@ def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, tree: _Tree) 
     elif member.islnk():
         raise UnpackError(f"{member.name!r}: hard links are not taken (use a copy or a "
                           "relative symbolic link)", code="source-hard-link",
-                          params={"name": _shown(member.name)})
+                          params={"name": shown_name(member.name)})
     else:
         raise UnpackError(f"{member.name!r}: devices, pipes and sockets are not taken",
-                          code="source-special", params={"name": _shown(member.name)})
+                          code="source-special", params={"name": shown_name(member.name)})
 
 
 def _unpack_zip(path: Path, tree: _Tree) -> None:
@@ -292,14 +292,14 @@ def _unpack_zip(path: Path, tree: _Tree) -> None:
                     if entry.file_size > MAX_LINK:
                         raise UnpackError(f"{entry.filename!r}: a symbolic link too long",
                                           code="source-link-long",
-                                          params={"name": _shown(entry.filename)})
+                                          params={"name": shown_name(entry.filename)})
                     with archive.open(entry) as data:
                         target = data.read(MAX_LINK + 1).decode("utf-8", "surrogateescape")
                     tree.add_link(entry.filename, target)
                 elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: no type given
                     raise UnpackError(f"{entry.filename!r}: devices, pipes and sockets are "
                                       "not taken", code="source-special",
-                                      params={"name": _shown(entry.filename)})
+                                      params={"name": shown_name(entry.filename)})
                 else:
                     with archive.open(entry) as data:
                         tree.add_file(entry.filename, entry.file_size, data,
@@ -335,7 +335,7 @@ def _copy_directory(directory: Path, tree: _Tree) -> None:
                 tree.add_file(name, info.st_size, data, bool(info.st_mode & 0o111))
         else:
             raise UnpackError(f"{name!r}: devices, pipes and sockets are not taken",
-                              code="source-special", params={"name": _shown(name)})
+                              code="source-special", params={"name": shown_name(name)})
 
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
@@ -361,7 +361,7 @@ def unpack_sources(source: str | os.PathLike[str], destination: Path,
         _copy_directory(path, tree)
     elif not stat.S_ISREG(info.st_mode):
         raise UnpackError(f"{path}: neither a file nor a directory", code="source-special",
-                          params={"name": _shown(path.name)})
+                          params={"name": shown_name(path.name)})
     elif info.st_size > limits.archive_bytes:
         raise UnpackError(f"{path.name}: {info.st_size // 2**20} MiB, more than the "
                           f"{limits.archive_bytes // 2**20} MiB a bot's file may have",

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
+from arena.sandbox.unpack import shown_name
+
 __all__ = ["OLD_DETAILS", "old_detail"]
 
 _QUOTED = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
@@ -86,13 +88,6 @@ OLD_DETAILS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 are the code's params (a quoted one as Python wrote it)."""
 
 
-def _shown(text: str) -> str:
-    """A name as the refusals' params give it (`arena.sandbox.unpack`): printable, at
-    most 80 characters."""
-    text = "".join(c if c.isprintable() else "?" for c in text)
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
 def _value(code: str, key: str, text: str) -> str | int:
     if re.fullmatch(_QUOTED, text):
         try:
@@ -100,7 +95,7 @@ def _value(code: str, key: str, text: str) -> str | int:
         except (ValueError, SyntaxError):
             text = text[1:-1]
         # a path too long: the English quotes its first 80 characters, the params 79 and "…"
-        return text[:79] + "…" if code == "source-path-long" else _shown(text)
+        return text[:79] + "…" if code == "source-path-long" else shown_name(text)
     if code == "no-source-file":  # "*.c or *.cc": the params list them as "*.c, *.cc"
         return text.replace(" or ", ", ")
     if re.fullmatch(r"-?\d+", text) and key != "name":
