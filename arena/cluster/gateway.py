@@ -205,10 +205,10 @@ class GatewayRelay:
         """`Presence.digest` of `_announced`."""
         self._snapshot_queued = False
         self._heard_ends: list[tuple[str, str]] = []
-        self._pending_turn = 0
-        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those here."""
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
+        self._pending_turn = 0
+        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those here."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -757,9 +757,9 @@ class GatewayRelay:
         pending_ends`: kept as each result is stored, dropped once a gateway sent it):
         for a bot that just connected, all of them (those that ended while it was away,
         though the host that kept them stopped); for the others (`MAX_PENDING_NAMES` of
-        them a sweep, in turn), those kept `QUIET` seconds ago or more (lost on the way: a gateway stopping as its host sent one,
-        a bus connection made again). A game end the bot heard on this connection is
-        only dropped."""
+        them a sweep, in turn), those kept `QUIET` seconds ago or more (lost on the way:
+        a gateway stopping as its host sent one, a bus connection made again). A game
+        end the bot heard on this connection is only dropped."""
         storage = self.storage
         assert storage is not None
         bots = {name: bot for name, bot in self.bots.items() if bot.session.role == "bot"}
@@ -770,7 +770,8 @@ class GatewayRelay:
         if len(others) > MAX_PENDING_NAMES:  # in turn
             start = self._pending_turn % len(others)
             self._pending_turn = start + MAX_PENDING_NAMES
-            others = (others + others)[start:start + MAX_PENDING_NAMES]
+            turn = others[start:start + MAX_PENDING_NAMES]
+            others = turn + others[:MAX_PENDING_NAMES - len(turn)]
         ends = [] if not fresh else await storage.pending_ends(fresh, limit=MAX_PENDING_SENT)
         if others:
             ends += await storage.pending_ends(others, before=time.time() - QUIET,

@@ -106,10 +106,9 @@ class Sender:
             self.batches += 1
             while waiting:
                 item = waiting.popleft()
-                if item is None:
-                    self._busy = True
-                    return
                 self._busy = True
+                if item is None:
+                    return
                 try:
                     await self._step(bus, item)
                 finally:
