@@ -3,7 +3,7 @@
 // them, and on a server that hosts bots their uploads, builds and build logs (#/mine).
 // The session is an HttpOnly cookie the server sets: this page never sees it.
 
-import { StalePage, api, buildFailure, challengeEnd, errorText, gameReasons, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
+import { StalePage, api, buildFailure, challengeAnswerEnd, errorText, h, playerName, post, resultText, scrollBox, setPhase, setTitle, show, t } from "/static/ui.js";
 
 function message(id) { return h("p", { id, "aria-live": "polite" }); }
 
@@ -130,12 +130,12 @@ const challengeStates = () => ({ pending: t("waiting for the answer"), accepted:
 // Where a challenge stands, in `box`: its state, why it ended (a failure for a reason of
 // its game's own in the game's words), and the games once accepted.
 async function challengeStatus(box, answer) {
-  const own = answer.status === "failed" ? await gameReasons(answer.error_params && answer.error_params.game) : null;
+  const why = answer.reason ? await challengeAnswerEnd(answer) : null;
   const state = challengeStates()[answer.status] || answer.status;
   box.className = answer.status === "accepted" || answer.status === "pending" ? "challenge-status" : "challenge-status error";
   box.dataset.status = answer.status;
   box.replaceChildren(t("Challenge to {bot}: {state}", { bot: answer.opponent, state }),
-    ...(answer.reason ? [" (", challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params, own), ")"] : []),
+    ...(why ? [" (", why, ")"] : []),
     ...(answer.game_ids || []).flatMap((id) => [" · ", h("a", { href: `#/watch?id=${encodeURIComponent(id)}` }, t("game {id}", { id }))]));
 }
 

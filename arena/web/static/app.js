@@ -8,7 +8,7 @@
 // what it is given (`ctx`) is described in docs/web.md. Shared helpers are in ui.js.
 
 import {
-  announce, api, beep, boardOf, challengeEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameReasons, gameT,
+  announce, api, beep, boardOf, challengeAnswerEnd, cleanup, context, errorBox, errorText, failureText, fill, finalView, formatMs, gameInfo, gameT,
   games, h, humanDetail, isCurrentPage, keepFocus, language, loadLanguage, moveLine, options as webOptions,
   playerName, post, protocolNote, quotedMove, reasonsNamed, recall, rejectionKey, rejectionText, remember, rendererFor, resultText,
   route, scoresLine, scrollBox, strategyName,
@@ -445,8 +445,7 @@ async function challenged(request, note) {
     answer = await api(`/api/challenges/${answer.challenge_id}`);
   }
   if (answer.status !== "accepted") {
-    const own = answer.status === "failed" ? await gameReasons(answer.error_params && answer.error_params.game) : null;
-    const why = answer.reason ? challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params, own) : t(answer.status);
+    const why = answer.reason ? await challengeAnswerEnd(answer) : t(answer.status);
     // said in the page's language already (a failure's English inside it marked lang="en")
     const [before, after] = t("{bot} did not accept the challenge: {why}", { bot: request.challenge, why: "\u0000" }).split("\u0000");
     throw Object.assign(new Error(before + (typeof why === "string" ? why : why.textContent) + (after || "")),

@@ -705,7 +705,7 @@ const CHALLENGE_ENDS = [
   [/^the game host that kept it stopped/, N_("the game host that kept it stopped: challenge again")],
 ];
 
-export function challengeEnd(reason, status, code = null, params = null, own = null) {
+function challengeEnd(reason, status, code = null, params = null, own = null) {
   if (status === "failed" && code) {  // the refusal that failed it, by code (its `error_code`)
     const said = codedText(code, params || {}, own);
     if (said !== null) return said;
@@ -716,6 +716,13 @@ export function challengeEnd(reason, status, code = null, params = null, own = n
   }
   if (status === "declined") return `“${reason}”`;  // the bot's own words, in its language
   return speech.lang === "en" ? reason : h("span", { lang: "en" }, reason);
+}
+
+// Why a challenge ended, from its `challenge_status` fields (`answer`), in the page's
+// words (`challengeEnd`): a failure for a reason of its game's own in that game's words.
+export async function challengeAnswerEnd(answer) {
+  const own = answer.status === "failed" ? await gameReasons(answer.error_params && answer.error_params.game) : null;
+  return challengeEnd(answer.reason, answer.status, answer.error_code, answer.error_params, own);
 }
 
 // The headline of a result: "You won 36 : 12", "alpha won", "Draw 20 : 20".
