@@ -160,9 +160,13 @@ class Speech:
         renderer = self.renderers.get(game)
         return {} if renderer is None else read_catalogue(renderer.parent / "i18n", self.lang)
 
-    def _game_reasons(self, game: str) -> dict[str, str]:
+    def _renderer_source(self, game: str) -> str:
+        """The source of `game`'s renderer (empty for a game without one)."""
         renderer = self.renderers.get(game)
-        source = _source(renderer) if renderer is not None else ""
+        return _source(renderer) if renderer is not None else ""
+
+    def _game_reasons(self, game: str) -> dict[str, str]:
+        source = self._renderer_source(game)
         reasons = js_table(source, "export const settingsReasons = {")
         if "...grammarReasons" in source:
             reasons = {**js_table(source, "const grammarReasons = {"), **reasons}
@@ -172,8 +176,7 @@ class Speech:
         """The referee's verdict on a log (an `arena.replay.Defect` of the game `game`,
         whose chance event is `chance`) in the language: where, its code (for scripts),
         and the code's text as a page says it; its English for a code no table knows."""
-        own = js_table(_source(self.renderers[game]) if self.renderers.get(game) else "",
-                       "export const rejections = {")
+        own = js_table(self._renderer_source(game), "export const rejections = {")
         shared = js_table(_source(UI), "const REJECTIONS = {")
         key = rejection_key(defect.code, chance, own, shared)
         if self.lang == DEFAULT or key is None:
