@@ -254,6 +254,15 @@ def accessible(page: Any) -> None:
     assert problems == [], (page.url, problems)
 
 
+def settle(page: Any) -> str:
+    """Wait until the page drew itself (its phase past loading, connecting and busy); its
+    phase. A phase at all: before the first page's script runs the body has none (and no
+    h1), which the bare ``includes`` check took for settled."""
+    page.wait_for_function("document.body?.dataset.phase !== undefined"
+                           " && !['loading', 'connecting', 'busy'].includes(document.body.dataset.phase)")
+    return str(page.evaluate("document.body.dataset.phase"))
+
+
 def wait_phase(page: Any, *phases: str) -> str:
     page.wait_for_function(
         # no body while a reload replaces the document (the language switch)

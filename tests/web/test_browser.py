@@ -34,6 +34,7 @@ from .browser import (
     play_by_hand,
     replay_edited_log,
     server,
+    settle,
     shot,
     start_from_lobby,
     start_game,
@@ -690,8 +691,7 @@ def test_no_page_overflows(page: Any, server: dict[str, Any]) -> None:
     assert page.evaluate(OVERFLOW)[0].startswith("the page is")  # the check can fail
     for path in PAGES:
         page.goto(server["url"] + "/#" + path)
-        page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
-        assert page.evaluate("document.body.dataset.phase") != "error", path
+        assert settle(page) != "error", path
         no_overflow(page)
     for game_id in (server["games"][0], *(r.id for r in server["others"].values())):
         page.goto(f"{server['url']}/#/replay?id={game_id}")
@@ -854,7 +854,7 @@ def test_accessibility_labels_contrast_title_announcements_and_focus(
              f"/replay?id={server['others']['durak'].id}", f"/replay?id={server['others']['tiles'].id}")
     for path in pages:
         page.goto(server["url"] + "/#" + path)
-        page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
+        settle(page)
         assert page.evaluate(unlabelled) == [], path
         assert page.evaluate(contrast) == [], path
     page.evaluate("""() => document.getElementById('main').append(Object.assign(

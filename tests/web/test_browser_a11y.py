@@ -17,6 +17,7 @@ from .browser import (
     my_turn,
     page,
     server,
+    settle,
     start_from_lobby,
     visitor,
     wait_phase,
@@ -24,13 +25,6 @@ from .browser import (
 from .test_api import GAMES
 
 __all__ = ["browser", "page", "server", "visitor"]  # the fixtures this module uses
-
-def settle(page: Any) -> str:
-    # a phase at all: before the first page's script runs the body has none (and no h1)
-    page.wait_for_function("document.body?.dataset.phase !== undefined"
-                           " && !['loading', 'connecting', 'busy'].includes(document.body.dataset.phase)")
-    return str(page.evaluate("document.body.dataset.phase"))
-
 
 @BOTH
 def test_axe_finds_nothing_serious_on_any_page(page: Any, server: dict[str, Any]) -> None:

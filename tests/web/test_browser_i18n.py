@@ -20,6 +20,7 @@ from .browser import (
     open_page,
     replay_edited_log,
     server,
+    settle,
     shot,
     start_from_lobby,
     visitor,
@@ -85,8 +86,7 @@ def test_every_page_in_russian(russian: Any, server: dict[str, Any]) -> None:
     shot(page, "lobby-ru")
     for path in (*PAGES, *(f"/howto?game={name}" for name in LOBBY)):
         page.goto(server["url"] + "/#" + path)
-        page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
-        assert page.evaluate("document.body.dataset.phase") != "error", path
+        assert settle(page) != "error", path
         reads_russian(page, names, path)
         if path.startswith("/tournament?"):  # the thesis's strategies by their names in words
             assert page.inner_text("#cell-heading") == \

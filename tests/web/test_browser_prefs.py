@@ -17,6 +17,7 @@ from .browser import (
     no_overflow,
     page,
     server,
+    settle,
     shot,
     start_from_lobby,
     visitor,
@@ -46,7 +47,7 @@ def test_every_page_reads_well_in_the_dark(page: Any, server: dict[str, Any]) ->
 
     for path in (*PAGES, "/howto?game=durak"):
         page.goto(server["url"] + "/#" + path)
-        page.wait_for_function("!['loading', 'connecting'].includes(document.body.dataset.phase)")
+        settle(page)
         check(path)
     for record in (server["games"][0], *(r.id for r in server["others"].values())):
         page.goto(f"{server['url']}/#/replay?id={record}&move=2")
