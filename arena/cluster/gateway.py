@@ -171,6 +171,9 @@ class GatewayRelay:
         self.draining = False
         """Whether the gateway stops (`drain`): its bots are gone for the hosts."""
         self.sender = Sender(bus)
+        self._loop = asyncio.get_running_loop()
+        """(Looked up once: `asyncio.get_running_loop` asks the system for the process's
+        id each time, a system call on every message.)"""
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
         self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
@@ -294,7 +297,7 @@ class GatewayRelay:
             if bot is not None:  # replaced by a new connection: the old one is gone
                 self._control.put_nowait(("gone", bot))
             bot = self.bots[name] = _Bot(session)
-            now = asyncio.get_running_loop().time()
+            now = self._loop.time()
             bot.games.update(dict.fromkeys(games, now))
             self._control.put_nowait(("online", bot))
         else:
@@ -320,7 +323,7 @@ class GatewayRelay:
                   else None)
         data = encode(FromBot(name, bot.conn, message.type, dict(message.body), cpu_ms))
         if game_id in bot.games:
-            bot.games[game_id] = asyncio.get_running_loop().time()
+            bot.games[game_id] = self._loop.time()
             self.sender.send(game_in(game_id), data)
         elif len(self._asking) < MAX_ASKING:
             self._spawn(self._request(bot, message, data))
@@ -596,7 +599,7 @@ class GatewayRelay:
             bot.over.append(game_id)
             self._heard_end(bot, game_id)
         elif game_id in bot.games or out.type in _STARTS:
-            bot.games[game_id] = asyncio.get_running_loop().time()
+            bot.games[game_id] = self._loop.time()
         if session.rate is not None:
             for _ in range(out.credit):  # what the host asked of the bot is budgeted
                 session.rate.credit()
