@@ -8,8 +8,12 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    for `--seconds` against ``arena serve --role all``, then against one gateway and one
    host over NATS (`--rounds` times, alternated): the move round trip (``move`` ->
    ``move_accepted``, p50/p99), moves a second, and the CPU per move of each process
-   (/proc/<pid>/stat) and of nats-server; then the medians of the rounds, what the
-   broker adds and the ratio.
+   (/proc/<pid>/stat, and how much of it was the kernel's) and of nats-server; then the
+   medians of the rounds, what the broker adds and the ratio. With `--profile DIR`,
+   py-spy samples each arena process while it is measured (`bench/stacks.py` sums the
+   stacks by function; py-spy counts a thread waiting for a core as running, so on a
+   saturated machine the system calls that wake another process look dearer than they
+   are: the kernel's share above says what they cost).
 2. **Capacity.** `--gateways` gateways and `--hosts` hosts; `--idle` idle bots (raw
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
@@ -27,7 +31,7 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
-        [--per-process 15000] [--play-per-process 1000]
+        [--per-process 15000] [--play-per-process 1000] [--profile DIR]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
