@@ -165,15 +165,20 @@ class PresenceFollower:
                         "this round", late)
             return []
         self.judged += 1
-        allowed = SILENT_ROUNDS * self.interval
-        said_late = self.late
-        silent = [gateway for gateway, at in self.heard.items()
-                  if now - at > allowed + min(said_late.get(gateway, 0.0), allowed)]
+        silent = self.quiet(now)
         for gateway in silent:
             del self.heard[gateway]
-            said_late.pop(gateway, None)
+            self.late.pop(gateway, None)
             self.streams.pop(gateway, None)
         return silent
+
+    def quiet(self, now: float) -> list[str]:
+        """The gateways `silent` would take for dead at `now` (nothing forgotten): before
+        it does, a host reads what the broker still has for it (`Bus.caught_up`)."""
+        allowed = SILENT_ROUNDS * self.interval
+        late = self.late
+        return [gateway for gateway, at in self.heard.items()
+                if now - at > allowed + min(late.get(gateway, 0.0), allowed)]
 
     def hear(self, news: Presence, now: float) -> Heard:
         """What to make of `news` (heard at `now`, the loop's clock)."""

@@ -703,11 +703,16 @@ class HostSide:
             server.games.client_changed(name, None)  # its grace periods start
 
     async def _watch_gateways(self) -> None:
-        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone."""
+        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone: once
+        this host has read what the broker still had for it (`Bus.caught_up`, at most an
+        interval: a loaded host reads late, and a gateway's heartbeat may be waiting)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
-            silent = set(self.follower.silent(loop.time()))
+            now = loop.time()
+            if self.follower.quiet(now):  # judged as of now: what is read meanwhile counts
+                await self.bus.caught_up(self.interval)
+            silent = set(self.follower.silent(now))
             for gateway in silent:
                 log.warning("gateway %s is silent: its bots are taken for gone", gateway)
             if silent:

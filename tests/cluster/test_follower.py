@@ -421,6 +421,42 @@ async def test_a_host_keeps_a_gateway_whose_heartbeats_stop_while_its_bots_still
             await bus.close()
 
 
+async def test_a_host_reads_what_the_broker_still_has_before_it_takes_a_gateway_for_silent(
+        make_arena: Callable[..., Any]) -> None:
+    """A loaded host reads late: a gateway's heartbeat may wait to be read while the
+    host's watcher, on time, finds it quiet. Before a verdict the host reads what the
+    broker has for it (`Bus.caught_up`, here standing in for the heartbeats still
+    unread): a gateway heard so is kept; when nothing more comes, it is silent."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.1)
+            side = host.app._role.side
+            assert isinstance(side, HostSide)
+            sessions, follower = host.server.sessions, side.follower
+            await bus.publish(PRESENCE, encode(snapshot(1, bot("alice"))))
+            await wait_for(lambda: "alice" in sessions, 10, "alice learnt")
+            unread = [True]
+            caught_up = 0
+
+            async def read_what_waits(timeout: float) -> bool:
+                nonlocal caught_up
+                caught_up += 1
+                if unread[0]:  # g1's heartbeat, read as the broker's answer comes
+                    side._presence(Message(PRESENCE, encode(beat(1, "c-alice"))))
+                return True
+
+            side.bus.caught_up = read_what_waits  # type: ignore[method-assign]
+            judged = follower.judged
+            await wait_for(lambda: caught_up >= 3 and follower.judged >= judged + 3, 10,
+                           "rounds that found g1 quiet")
+            assert "alice" in sessions
+            unread[0] = False
+            await wait_for(lambda: "alice" not in sessions, 10, "silent once nothing comes")
+        finally:
+            await bus.close()
+
+
 async def test_a_snapshot_asked_for_goes_to_its_asker_alone(monkeypatch: Any) -> None:
     """Gateways a and b follow g (250 bots: a snapshot of 3 messages). a asks g for a
     snapshot: it comes on a's subject, b decodes none of it; an empty ask (a host that
