@@ -122,8 +122,19 @@ fewer variables); more in one commit go in one transaction of several."""
 def _insert_turns(count: int) -> str:
     """The INSERT of `count` turns (one text per count: SQLite's statement cache keeps
     it prepared)."""
-    return ("INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES "
-            + ", ".join(["(?, ?, ?, ?, ?)"] * count))
+    return "INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES " + _rows(count, 5)
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(count: int, columns: int) -> str:
+    """``(?, ?), (?, ?)``: `count` rows of `columns` values, for one INSERT of them all
+    (each statement is a hand-over of the GIL between the database thread and the
+    event loop's, so a game's start and end are as few statements as they can be)."""
+    return ", ".join(["(" + ", ".join(["?"] * columns) + ")"] * count)
+
+
+def _flat(rows: Iterable[Sequence[Any]]) -> list[Any]:
+    return [value for row in rows for value in row]
 
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
@@ -394,11 +405,11 @@ class SQLiteDatabase(SQLitePeople):
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
-            db.executemany(  # with each bot's current version (a person's bot has one)
-                "INSERT INTO game_players(game_id, seat, bot, version) VALUES (?, ?, ?,"
-                " (SELECT MAX(version) FROM bot_versions WHERE bot = ?))",
-                [(record.id, seat, name, name) for seat, name in enumerate(record.players)],
-            )
+            db.execute(  # with each bot's current version (a person's bot has one)
+                "INSERT INTO game_players(game_id, seat, bot, version) SELECT p.column1,"
+                " p.column2, p.column3, (SELECT MAX(version) FROM bot_versions WHERE bot ="
+                f" p.column3) FROM (VALUES {_rows(len(record.players), 3)}) AS p",
+                _flat((record.id, seat, name) for seat, name in enumerate(record.players)))
 
         self._tx(work, synced=False)  # as durable as its moves (module docstring)
 
@@ -467,42 +478,47 @@ class SQLiteDatabase(SQLitePeople):
         log_bytes = notes_bytes(record)
 
         def work(db: sqlite3.Connection) -> list[RatingRow]:
+            # few statements (`_rows`): one each for the game, the log's bytes, its
+            # turns, the ends kept, the ratings read, written and their updates
             now = time.time()
-            db.execute(
+            row = db.execute(
                 "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
-                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?",
+                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?"
+                " RETURNING ladder_name",
                 ("aborted" if outcome.result == "aborted" else "finished", outcome.result,
                  outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
                  outcome.termination.value, outcome.detail, len(record.turns), now,
                  log, sum(log_bytes.values()), record.id),
-            )
-            db.executemany(
-                "INSERT INTO log_bytes(bot, day, bytes) VALUES (?, ?, ?) ON CONFLICT(bot, day)"
-                " DO UPDATE SET bytes = bytes + excluded.bytes",
-                [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
+            ).fetchall()  # (to its end: the statement done before the next)
+            if log_bytes:
+                db.execute(
+                    f"INSERT INTO log_bytes(bot, day, bytes) VALUES {_rows(len(log_bytes), 3)}"
+                    " ON CONFLICT(bot, day) DO UPDATE SET bytes = bytes + excluded.bytes",
+                    _flat((bot, utc_day(now), size) for bot, size in log_bytes.items()))
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
-            db.executemany(
-                "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES (?, ?, ?)",
-                [(bot, record.id, now) for bot in sorted(set(pending))])
+            if waiting := sorted(set(pending)):
+                db.execute(
+                    "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES "
+                    + _rows(len(waiting), 3), _flat((bot, record.id, now) for bot in waiting))
             if not rated or outcome.result == "aborted":
                 return []
-            row = db.execute("SELECT ladder_name FROM games WHERE id = ?",
-                             (record.id,)).fetchone()
-            ladder = (row[0] if row is not None else None) or record.game
-            before = [self.rating(bot, ladder) or initial_rating(bot, record.game, ladder)
+            ladder = (row[0][0] if row else None) or record.game
+            bots = sorted(set(record.players))
+            known = {rating.bot: rating for rating in (RatingRow(*r) for r in db.execute(
+                f"SELECT {RATING_COLUMNS} FROM ratings WHERE ladder = ? AND bot IN"
+                f" ({', '.join(['?'] * len(bots))})", (ladder, *bots)))}
+            before = [known.get(bot) or initial_rating(bot, record.game, ladder)
                       for bot in record.players]
             after = rate(before, outcome)
-            for old, new in zip(before, after, strict=True):
-                db.execute(
-                    "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
-                    " draws, updated, ladder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
-                     new.draws, time.time(), new.ladder),
-                )
-                db.execute(
-                    "INSERT INTO rating_updates VALUES (?, ?, ?, ?, ?, ?)",
-                    (record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma),
-                )
+            db.execute(
+                "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
+                f" draws, updated, ladder) VALUES {_rows(len(after), 10)}",
+                _flat((new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                       new.draws, now, new.ladder) for new in after))
+            db.execute(
+                f"INSERT INTO rating_updates VALUES {_rows(len(after), 6)}",
+                _flat((record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma)
+                      for old, new in zip(before, after, strict=True)))
             return after
 
         return self._tx(work, synced=synced)
