@@ -2,9 +2,12 @@
 
 The gateway holds the bots' connections (`arena.server.clients.Clients` does the
 handshake, the accounts, the budgets and the framing as in one process) and owns no
-game. `GatewayRelay` is the clients' `Relay`: a bot that finishes its handshake is
-subscribed to ``bot.<name>.out`` (what its games' hosts send it, framed here) and only
-then announced on ``bots.presence``, so nothing a host sends it is lost; its messages
+game. `GatewayRelay` is the clients' `Relay`: what the hosts send the bots here comes
+on one subscription, ``gateway.<id>.out``, made at start (each message names its bot:
+routed here by name; an operator's, and a host's of the version before, come on
+``bot.<name>.out``, heard through one ``bot.*.out``); a bot that finishes its
+handshake is announced on ``bots.presence`` (as routed there), so the hosts send it
+what it is owed; its messages
 about a game go to ``game.<id>.in`` (published for the games its hosts told it of;
 asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
 announced. These changes are numbered; every `ServerConfig.presence_interval` the
@@ -34,6 +37,7 @@ from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscrip
 from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.follower import PresenceFollower, ask_snapshot, conn_digest
 from arena.cluster.messages import (
+    BOTS_OUT,
     CHALLENGES,
     PLAY,
     PRESENCE,
@@ -47,12 +51,13 @@ from arena.cluster.messages import (
     PresenceAsk,
     Spectate,
     ToBot,
-    bot_out,
+    bot_name,
     decode,
     encode,
     game_in,
     game_spectate,
     game_watch,
+    gateway_out,
 )
 from arena.cluster.sender import Sender
 from arena.errors import ArenaError, BotSpecError, SettingsError
@@ -128,15 +133,12 @@ are not dropped (the bot may hear them again after a reconnection: docs/protocol
 
 
 class _Bot:
-    """A bot connected here: its session, connection id, subscription, the games its
-    hosts told it of (with when each last said something) and the last ones over."""
+    """A bot connected here: its session, connection id, the games its hosts told it
+    of (with when each last said something) and the last ones over."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.conn = uuid.uuid4().hex[:16]
-        self.subscription: Subscription | None = None
-        self.subscribed = asyncio.Event()
-        """Set once `subscription` is made."""
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
@@ -173,8 +175,6 @@ class GatewayRelay:
         self.sender = Sender(bus)
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
-        self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
-        """Subscriptions and announcements, done in order by one task."""
         self._tasks: list[asyncio.Task[None]] = []
         self._spectating: asyncio.Queue[tuple[Session | None, str, bool] | None] = (
             asyncio.Queue())
@@ -184,8 +184,7 @@ class GatewayRelay:
         each with the turn its state was at when it came."""
         self._asking: set[asyncio.Task[None]] = set()
         """Messages about games the bots were not told of, waiting for "no responders"."""
-        self._ask: Subscription | None = None
-        self._others: Subscription | None = None
+        self._subscriptions: list[Subscription] = []
         self.elsewhere = Elsewhere()
         """The bots the other gateways announced (a bot connected to any gateway is
         connected to the arena: `connected`; a program its author connected there takes
@@ -212,10 +211,13 @@ class GatewayRelay:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
-        self._others = await self.bus.subscribe(PRESENCE, self._other_gateway)
-        self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
-                       loop.create_task(self._heartbeats(), name="gateway heartbeats"),
+        bus = self.bus
+        self._subscriptions = [
+            await bus.listen(gateway_out(self.gateway), self._routed),
+            await bus.listen(BOTS_OUT, self._named_out),
+            await bus.subscribe(PRESENCE_ASK, self._asked),
+            await bus.subscribe(PRESENCE, self._other_gateway)]
+        self._tasks = [loop.create_task(self._heartbeats(), name="gateway heartbeats"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
 
     def report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]) -> None:
@@ -243,27 +245,20 @@ class GatewayRelay:
         bots' return (`Games.take_unheard`) rather than sent to a closing connection. No
         snapshot announces them again."""
         self.draining = True
-        self._tasks[1].cancel()  # the heartbeats
-        conns = tuple(bot.conn for bot in self.bots.values()
-                      if bot.subscription is not None and bot.session.role == "bot")
+        self._tasks[0].cancel()  # the heartbeats
+        conns = tuple(bot.conn for bot in self.bots.values() if bot.session.role == "bot")
         for start in range(0, len(conns), SNAPSHOT_CHUNK * 10):
             self._change(gone=conns[start:start + SNAPSHOT_CHUNK * 10])
         if conns:
             await asyncio.sleep(DRAIN_SETTLE)
 
     async def close(self) -> None:
-        """Announce the bots still here as gone, then stop (after the clients closed)."""
-        self._control.put_nowait(None)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._tasks[0]), 5)
+        """Stop (after the clients closed: their leaving announced, what the sender
+        holds published by its close)."""
         for task in [*self._tasks, *self._asking]:
             task.cancel()
-        for subscription in (self._ask, self._others):
-            if subscription is not None:
-                await subscription.close()
-        for bot in self.bots.values():
-            if bot.subscription is not None:
-                await bot.subscription.close()
+        for subscription in self._subscriptions:
+            await subscription.close()
         for game_id in list(self._watching):
             await self._drop_watch(game_id)
         await self.sender.close()
@@ -292,20 +287,23 @@ class GatewayRelay:
         bot = self.bots.get(name)
         if bot is None or bot.session is not session:
             if bot is not None:  # replaced by a new connection: the old one is gone
-                self._control.put_nowait(("gone", bot))
+                self._gone(bot)
             bot = self.bots[name] = _Bot(session)
             now = asyncio.get_running_loop().time()
             bot.games.update(dict.fromkeys(games, now))
-            self._control.put_nowait(("online", bot))
-        else:
-            self._control.put_nowait(("changed", bot))
+        if session.role == "bot" and not self.draining:  # an operator: no presence
+            self._change(online=(bot,))
 
     def offline(self, session: Session) -> None:
         name = session.name
         bot = self.bots.get(name or "")
         if bot is not None and bot.session is session:
             del self.bots[bot.session.name or ""]
-            self._control.put_nowait(("gone", bot))
+            self._gone(bot)
+
+    def _gone(self, bot: _Bot) -> None:
+        if bot.session.role == "bot":
+            self._change(gone=(bot.conn,))
 
     def forward(self, session: Session, message: ProtocolMessage) -> None:
         """A game its host told the bot of: published to it. Another: asked, so that a
@@ -352,14 +350,15 @@ class GatewayRelay:
 
     def request_game(self, session: Session, message: ProtocolMessage) -> None:
         """An operator's ``request_game``: to one of the hosts (`REQUEST_GAME`), which
-        answers on the operator's subject (``game_requested``, then ``game_over``)."""
+        answers on the operator's ``bot.<name>.out`` (``game_requested``, then
+        ``game_over``)."""
         bot = self.bots.get(session.name or "")
         if bot is None or bot.session is not session:
             return
         self._spawn(self._request_game(bot, message))
 
     async def _request_game(self, bot: _Bot, message: ProtocolMessage) -> None:
-        error = await self._ask_subscribed(bot, REQUEST_GAME, lambda: encode(FromBot(
+        error = await self._ask_hosts(REQUEST_GAME, encode(FromBot(
             bot.session.name or "", bot.conn, message.type, dict(message.body))))
         if error is not None:
             bot.session.send("error", code="bad-request", fatal=False,
@@ -368,7 +367,7 @@ class GatewayRelay:
 
     def lobby(self, session: Session, message: ProtocolMessage) -> None:
         """A bot's ``challenge``, ``accept`` or ``decline``: to the leading host, which
-        keeps the challenges (`CHALLENGES`) and answers on the bot's subject."""
+        keeps the challenges (`CHALLENGES`) and answers through this gateway."""
         bot = self.bots.get(session.name or "")
         if bot is None or bot.session is not session:
             return
@@ -380,7 +379,7 @@ class GatewayRelay:
 
     async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
         named = self._named(message.body)
-        error = await self._ask_subscribed(bot, CHALLENGES, lambda: encode(
+        error = await self._ask_hosts(CHALLENGES, encode(
             LobbyAsk(message.type, dict(message.body), self._presence(bot), named)))
         if error is not None:
             echo = ({"request_id": message["request_id"]} if "request_id" in message.body
@@ -395,18 +394,12 @@ class GatewayRelay:
         self._asking.add(task)
         task.add_done_callback(self._asking.discard)
 
-    async def _ask_subscribed(self, bot: _Bot, subject: str,
-                              data: Callable[[], bytes]) -> BusError | None:
-        """Ask the hosts on `subject` for `bot` once its answers' subscription is made
-        (just after its hello), with `data()` as it is then: the error if no host
-        answers, None if one did (it answers the bot on its subject) or the
-        subscription never came."""
+    async def _ask_hosts(self, subject: str, data: bytes) -> BusError | None:
+        """Ask the hosts on `subject` for a bot: the error if no host answers, None if
+        one did (it answers the bot through this gateway's subscriptions, made at
+        start)."""
         try:
-            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
-        except TimeoutError:
-            return None
-        try:
-            await self.bus.request(subject, data(), timeout=ASK_TIMEOUT)
+            await self.bus.request(subject, data, timeout=ASK_TIMEOUT)
         except BusError as error:
             return error
         return None
@@ -549,43 +542,33 @@ class GatewayRelay:
             seeking_on=dict(session.seeking_on), challenges=session.challenges,
             accept=None if (policy := self.policies.get(session.name or "")) is None
             else policy.to_json(),
-            hosted=session.hosted, wall_timed=session.wall_timed)
+            hosted=session.hosted, wall_timed=session.wall_timed, routed=True)
 
-    async def _run_control(self) -> None:
-        """Subscribe a bot to its messages before announcing it; end it after."""
-        while (item := await self._control.get()) is not None:
-            kind, bot = item
-            try:
-                if kind == "online":  # unconfirmed: in place before the news that follows
-                    # it on the connection, so before anything a host says after hearing it
-                    # (a round trip a bot made the announcements of 50 000 lag minutes behind)
-                    bot.subscription = await self.bus.listen(
-                        bot_out(bot.session.name or ""),
-                        lambda message, bot=bot: self._to_bot(bot, message),  # type: ignore[misc]
-                        confirm=False)
-                    if self.bots.get(bot.session.name or "") is not bot:
-                        await bot.subscription.close()  # left meanwhile
-                        continue
-                    bot.subscribed.set()
-                if bot.session.role != "bot":  # an operator: its answers, no presence
-                    if kind == "gone" and bot.subscription is not None:
-                        await bot.subscription.close()
-                elif kind == "gone":
-                    if bot.subscription is not None:
-                        await bot.subscription.close()
-                    self._change(gone=(bot.conn,))
-                elif not self.draining:
-                    self._change(online=(bot,))
-            except Exception:  # one bot's trouble stops no other's
-                log.exception("presence of %s on the bus failed", bot.session.name)
+    def _routed(self, message: Message) -> None:
+        """A host's message on this gateway's subject: to the bot it names, if it is
+        connected here (as the bus reads it: `Bus.listen`). One for a bot that left here
+        for another gateway (its host sent it before it heard of the move) is forwarded
+        there once, as the bot's own subject reached it there."""
+        out = decode(ToBot, message.data)
+        bot = self.bots.get(out.bot)
+        if bot is not None and not bot.session.closed:
+            self._to_bot(bot, out)
+        elif not out.forwarded and (gateway := self.elsewhere.gateway_of(out.bot)) is not None:
+            self.sender.send(gateway_out(gateway), encode(msgspec.structs.replace(
+                out, forwarded=True)))
 
-    def _to_bot(self, bot: _Bot, message: Message) -> None:
-        """A host's message for a bot connected here: framed and sent (as the bus reads
-        it: `Bus.listen`)."""
+    def _named_out(self, message: Message) -> None:
+        """A host's message on ``bot.<name>.out`` (to an operator; from a host of the
+        version before): to that bot, if it is connected here."""
+        bot = self.bots.get(bot_name(message.subject.split(".")[1]))
+        if bot is not None:
+            self._to_bot(bot, decode(ToBot, message.data))
+
+    def _to_bot(self, bot: _Bot, out: ToBot) -> None:
+        """A host's message for a bot connected here: framed and sent."""
         session = bot.session
         if session.closed:
             return
-        out = decode(ToBot, message.data)
         game_id = out.fields.get("game_id")
         if not isinstance(game_id, str):
             pass  # no game's message

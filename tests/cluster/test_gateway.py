@@ -19,6 +19,7 @@ from arena.cluster.messages import (
     bot_out,
     decode,
     encode,
+    gateway_out,
 )
 from arena.service import PlayerUnavailable
 from arena.storage import Storage, StorageFailure
@@ -54,17 +55,24 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             news = (await wait_for(online, 10, "the bot announced"))[0]
             presence = news.online[0]
             assert news.gateway == arena.server.host and presence.gateway == news.gateway
+            assert presence.routed  # the hosts send it what it is owed on the gateway's subject
 
-            # a host's message for the bot is framed and sent to it
-            await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 7})))
+            # a host's message for the bot, on the gateway's one subject, naming it, is
+            # framed and sent to it; one naming a bot not connected here is dropped; one
+            # on the bot's own subject (an operator's, a host's of the version before) too
+            out = gateway_out(arena.server.host)
+            await bus.publish(out, encode(ToBot("pong", {"id": 6}, bot="someone.else")))
+            await bus.publish(out, encode(ToBot("pong", {"id": 7}, bot=name)))
             assert (await raw.expect("pong"))["id"] == 7
+            await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 8})))
+            assert (await raw.expect("pong"))["id"] == 8
 
             # its moves go to their game's host, not played here: for a game its host
             # told it of, published; for another, asked (a host that plays it answers)
             turn = {"game_id": "g0123", "turn": 3, "move_number": 3, "seat": 0, "chance": None,
                     "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
                     "clocks": [0, 0], "retries_left": 0}
-            await bus.publish(bot_out(name), encode(ToBot("your_turn", turn)))
+            await bus.publish(out, encode(ToBot("your_turn", turn, bot=name)))
             assert (await raw.expect("your_turn"))["turn"] == 3
             await raw.send("move", game_id="g0123", turn=3, move="x")
             await raw.send("legal", game_id="g0123", turn=3, steps="")
@@ -105,6 +113,19 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             await wait_for(lambda: any(presence.conn in decode(Presence, m.data).gone
                                        for m in heard if m.subject == "bots.presence"),
                            10, "the bot's leaving announced")
+
+            # a host that has not heard of the move yet sends to this gateway: forwarded
+            # to the bot's new gateway, once (a forwarded one is not sent on again; one
+            # for a bot connected nowhere is dropped): the gateway reads its subject in
+            # order and forwards in order, so the last is heard last
+            await bus.subscribe(gateway_out("gateway-b"), hear)
+            await bus.publish(out, encode(ToBot("pong", {"id": 10}, bot=name, forwarded=True)))
+            await bus.publish(out, encode(ToBot("pong", {"id": 11}, bot="nobody")))
+            await bus.publish(out, encode(ToBot("pong", {"id": 9}, bot=name)))
+            forwarded = await wait_for(
+                lambda: [decode(ToBot, m.data) for m in heard
+                         if m.subject == gateway_out("gateway-b")], 10, "the message forwarded")
+            assert forwarded == [ToBot("pong", {"id": 9}, bot=name, forwarded=True)]
         finally:
             await bus.close()
 
