@@ -15,9 +15,11 @@ gateway publishes a heartbeat (the number of its last change, the count and dige
 its bots: `arena.cluster.follower`), and a snapshot of its bots only when a host or
 gateway asks (on ``bots.presence.ask``: one that starts, or is out of step) and every
 `SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway that died
-is noticed by its silence. A bot's
-game quiet for `QUIET` seconds is looked up in the database: one its host stored as over
-but died before announcing is announced from there.
+is noticed by its silence. Every interval a sweep visits the bots with something to do
+(games in flight, or connected or a game ended within `ACTIVE` seconds; an idle bot
+costs it nothing): a bot's game quiet for `QUIET` seconds is looked up in the database
+(one its host stored as over but died before announcing is announced from there), and
+the game ends the database keeps for them are sent.
 """
 
 from __future__ import annotations
@@ -111,6 +113,12 @@ QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
 database: a game its host stored as over just before dying was never announced."""
 
+ACTIVE = 60.0
+"""Seconds a bot stays among those a sweep visits after it connected or its last game
+ended, with no game in flight (`GatewayRelay._busy`): long enough for a game end lost
+on the way as it moved here to be kept `QUIET` seconds and found; an idle bot costs the
+sweeps nothing after."""
+
 MAX_IN_PROGRESS = 1000
 """Games in progress a gateway reads for a bot's welcome at most."""
 
@@ -118,9 +126,9 @@ MAX_LOOKUPS = 100
 """Quiet games looked up per snapshot interval at most (the others wait their turn)."""
 
 MAX_PENDING_NAMES = 2000
-"""The bots connected here a sweep asks the database about for their game ends kept
-longer than `QUIET` at most, in turn (at 17 000 bots on a gateway, each is asked about
-every 9 sweeps): a query's size does not grow with the bots connected."""
+"""The bots a sweep visits (`ACTIVE`) that it asks the database about for their game
+ends kept longer than `QUIET` at most, in turn (at 17 000 busy bots on a gateway, each
+is asked about every 9 sweeps): a query's size does not grow with the bots."""
 
 MAX_PENDING_SENT = 1000
 """Game ends kept in the database (`Storage.pending_ends`, one query with what each
@@ -145,6 +153,8 @@ class _Bot:
         self.fresh = True
         """Whether its game ends kept in the database are still to be read (at the next
         sweep, whatever their age: those that ended while it was away)."""
+        self.until = 0.0
+        """Until when (the loop's clock) the sweeps visit it with no game in flight."""
 
 
 class GatewayRelay:
@@ -207,7 +217,13 @@ class GatewayRelay:
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
         self._pending_turn = 0
-        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those here."""
+        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those visited."""
+        self._busy: dict[str, _Bot] = {}
+        """The bots the sweeps visit (`_stir`): those with games in flight, or that
+        connected or saw a game end within `ACTIVE` seconds; the others (idle) cost
+        them nothing."""
+        self.visits = 0
+        """Bots visited by the sweeps so far (each bot once a sweep)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -291,6 +307,7 @@ class GatewayRelay:
             bot = self.bots[name] = _Bot(session)
             now = asyncio.get_running_loop().time()
             bot.games.update(dict.fromkeys(games, now))
+            self._stir(bot, now)  # its game ends kept while it was away: read once
         if session.role == "bot" and not self.draining:  # an operator: no presence
             self._change(online=(bot,))
 
@@ -435,7 +452,9 @@ class GatewayRelay:
             raise _error_of(answer)
         game_id = (answer.fields or {}).get("game_id")
         if bot is not None and isinstance(game_id, str):  # its games at once (GUEST_GAMES)
-            bot.games.setdefault(game_id, asyncio.get_running_loop().time())
+            now = asyncio.get_running_loop().time()
+            bot.games.setdefault(game_id, now)
+            self._stir(bot, now)
         return answer.fields
 
     def games_of(self, name: str) -> Collection[str]:
@@ -578,8 +597,12 @@ class GatewayRelay:
             bot.games.pop(game_id, None)
             bot.over.append(game_id)
             self._heard_end(bot, game_id)
-        elif game_id in bot.games or out.type in _STARTS:
+            self._stir(bot, asyncio.get_running_loop().time())
+        elif game_id in bot.games:
             bot.games[game_id] = asyncio.get_running_loop().time()
+        elif out.type in _STARTS:
+            bot.games[game_id] = now = asyncio.get_running_loop().time()
+            self._stir(bot, now)
         if session.rate is not None:
             for _ in range(out.credit):  # what the host asked of the bot is budgeted
                 session.rate.credit()
@@ -721,8 +744,9 @@ class GatewayRelay:
         have sent."""
         assert self.storage is not None
         await self._drop_heard()
-        await self._send_pending()
-        quiet = [(bot, game_id) for bot in list(self.bots.values())
+        busy = self._visited(now)
+        await self._send_pending(busy)
+        quiet = [(bot, game_id) for bot in busy
                  for game_id, heard in bot.games.items() if now - heard > QUIET]
         for bot, game_id in quiet[:MAX_LOOKUPS]:
             row = await self.storage.game(game_id)
@@ -735,17 +759,37 @@ class GatewayRelay:
                         "announced from the database", game_id, bot.session.name)
             self._announce(bot, row)
 
-    async def _send_pending(self) -> None:
-        """Send the bots here the game ends the database keeps for them (`Storage.
-        pending_ends`: kept as each result is stored, dropped once a gateway sent it):
-        for a bot that just connected, all of them (those that ended while it was away,
-        though the host that kept them stopped); for the others (`MAX_PENDING_NAMES` of
-        them a sweep, in turn), those kept `QUIET` seconds ago or more (lost on the way:
-        a gateway stopping as its host sent one, a bus connection made again). A game
-        end the bot heard on this connection is only dropped."""
+    def _stir(self, bot: _Bot, now: float) -> None:
+        """`bot` connected, or learnt or ended a game: the sweeps visit it while it has
+        games in flight, and `ACTIVE` seconds after."""
+        bot.until = now + ACTIVE
+        self._busy[bot.session.name or ""] = bot
+
+    def _visited(self, now: float) -> list[_Bot]:
+        """The bots this sweep visits (`_busy`); those gone, or idle since `ACTIVE`
+        seconds, leave the list (a game learnt or a new connection brings one back)."""
+        busy = []
+        for name, bot in list(self._busy.items()):
+            if self.bots.get(name) is not bot or not (bot.games or bot.fresh
+                                                      or now < bot.until):
+                del self._busy[name]
+            else:
+                busy.append(bot)
+        self.visits += len(busy)
+        return busy
+
+    async def _send_pending(self, busy: list[_Bot]) -> None:
+        """Send the bots the sweep visits the game ends the database keeps for them
+        (`Storage.pending_ends`: kept as each result is stored, dropped once a gateway
+        sent it): for a bot that just connected, all of them (those that ended while it
+        was away, though the host that kept them stopped); for the others
+        (`MAX_PENDING_NAMES` of them a sweep, in turn), those kept `QUIET` seconds ago
+        or more (lost on the way: a gateway stopping as its host sent one, one sent to
+        its former gateway as it moved here, a bus connection made again). A game end
+        the bot heard on this connection is only dropped."""
         storage = self.storage
         assert storage is not None
-        bots = {name: bot for name, bot in self.bots.items() if bot.session.role == "bot"}
+        bots = {bot.session.name or "": bot for bot in busy if bot.session.role == "bot"}
         fresh = {name for name, bot in bots.items() if bot.fresh}
         for name in fresh:
             bots[name].fresh = False

@@ -217,6 +217,58 @@ async def test_the_bots_asked_about_their_kept_ends_take_turns(
             assert (await raw.expect("game_over"))["game_id"] == f"g{i}"
 
 
+async def test_an_idle_bot_costs_the_sweeps_nothing(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A sweep visits the bots with games in flight, and those that connected or saw a
+    game end within `ACTIVE` seconds (0 here): an idle bot is visited once, as it
+    connects (its game ends kept while it was away), then never while it stays idle;
+    a game brings it back until the game ends."""
+    monkeypatch.setattr(gateway, "ACTIVE", 0.0)
+    async with nats_prefix() as prefix:
+        arena, _, token = await alice_and_bob(make_arena, prefix)
+        bus = await open_bus(nats_url(prefix))
+        try:
+            relay = arena.server.clients.relay
+            visited: list[list[str]] = []
+            real = relay._visited
+
+            def recording(now: float) -> list[Any]:
+                busy = real(now)
+                visited.append(sorted(bot.session.name for bot in busy))
+                return busy
+
+            monkeypatch.setattr(relay, "_visited", recording)
+            raws = [await arena.raw() for _ in range(3)]
+            tokens = [token, await arena.add_bot("carol"), await arena.add_bot("dave")]
+            for raw, bot_token in zip(raws, tokens, strict=True):
+                assert (await raw.hello(bot_token))["type"] == "welcome"
+            await wait_for(lambda: len(relay.bots) == 3 and visited[-3:] == [[], [], []],
+                           10, "the idle bots visited no more")
+            assert sorted(name for names in visited for name in names) == [
+                "alice", "carol", "dave"]  # each once, as it connected
+            visits = relay.visits
+
+            out = gateway_out(arena.server.host)  # a host tells alice of a game
+            turn = {"game_id": "g1", "turn": 1, "move_number": 1, "seat": 0, "chance": None,
+                    "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
+                    "clocks": [0, 0], "retries_left": 0}
+            await bus.publish(out, encode(ToBot("your_turn", turn, bot="alice")))
+            await raws[0].expect("your_turn")
+            swept = len(visited)
+            await wait_for(lambda: visited[swept:].count(["alice"]) >= 3, 10,
+                           "alice visited while she plays")
+            await bus.publish(out, encode(ToBot("game_over", {
+                "game_id": "g1", "result": "first", "winner": 0, "scores": None,
+                "termination": "normal", "reason": "the game ended", "log_id": "g1",
+                "seed": None}, bot="alice")))
+            await raws[0].expect("game_over")
+            await wait_for(lambda: visited[-3:] == [[], [], []], 10, "alice idle again")
+            assert {name for names in visited[swept:] for name in names} == {"alice"}
+            assert relay.visits == visits + sum(map(len, visited[swept:]))
+        finally:
+            await bus.close()
+
+
 async def test_a_hello_the_database_cannot_answer_is_told_so(
         make_arena: Callable[..., Any]) -> None:
     """A gateway whose database fails as it reads a bot's games in progress for its
