@@ -94,7 +94,7 @@ async def idle_process(spec_path: str) -> None:
         await opening.acquire()  # released once welcomed (or refused)
         try:
             ws = await connect(urls[n % len(urls)], subprotocols=[Encoding.JSON.subprotocol],  # type: ignore[list-item]
-                               open_timeout=120, ping_timeout=None, max_queue=4)
+                               open_timeout=120, ping_interval=None, max_queue=4)
         except (OSError, TimeoutError, WebSocketException):
             failed += 1
             opening.release()

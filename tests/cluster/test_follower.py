@@ -238,7 +238,8 @@ async def test_a_new_host_learns_every_bot_and_a_silent_gateways_are_gone(
             await wait_for(lambda: len(sessions) == 250, 10, "every bot learnt")
             relay.online(_session("late"))
             await wait_for(lambda: "late" in sessions, 10, "a change after the snapshot")
-            relay._tasks[1].cancel()  # the heartbeats stop: silent, as if dead
+            heartbeats = [t for t in relay._tasks if t.get_name() == "gateway heartbeats"]
+            heartbeats[0].cancel()  # the heartbeats stop: silent, as if dead
             await wait_for(lambda: not sessions, 10, "its bots gone with its silence")
         finally:
             await relay.close()
