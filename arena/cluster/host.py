@@ -2,7 +2,8 @@
 
 The host owns live games (`arena.server.games.Games`, unchanged): the bots it plays
 are `RemoteSession`s, made from the gateways' ``bots.presence`` news, whose `send`
-publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots say
+publishes on ``gateway.<id>.out`` for the gateway holding the bot (the bot named in
+the message; ``bot.<name>.out`` for an operator, or a gateway of the version before). What the bots say
 about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
 process (`Clients.act`: the move, ``legal``, ``log``, ``resign``); a host subscribes
 to ``game.<id>.in`` while the game is live there (before it is announced: through its
@@ -59,6 +60,7 @@ from arena.cluster.messages import (
     game_in,
     game_spectate,
     game_watch,
+    gateway_out,
     presence_to,
 )
 from arena.cluster.sender import MAX_PUT_WINDOW, Sender, Window
@@ -145,14 +147,17 @@ class RemoteSession(Session):
         self.challenges = presence.challenges
         self.hosted = presence.hosted
         self.wall_timed = presence.wall_timed
-        self._subject = bot_out(presence.name)
+        if presence.routed:  # its gateway's one subscription, routing by name
+            self._subject, self._bot = gateway_out(presence.gateway), presence.name
+        else:  # an operator, or a gateway of the version before: the bot's own subject
+            self._subject, self._bot = bot_out(presence.name), ""
 
     def __repr__(self) -> str:
         return f"<RemoteSession {self.name} on {self.presence.gateway}>"
 
     def send(self, type: str, /, **fields: Any) -> bool:
         credit, self.credits.owed = self.credits.owed, 0
-        self._sender.send(self._subject, encode(ToBot(type, fields, credit)))
+        self._sender.send(self._subject, encode(ToBot(type, fields, credit, self._bot)))
         return True
 
     def send_message(self, message: ProtocolMessage) -> bool:

@@ -7,18 +7,19 @@ with letters, digits, ``_`` and ``-`` only, one name to one token.
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 import msgspec
 
 __all__ = [
-    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "SLOTS",
-    "SLOTS_ASK", "STARTS",
+    "BOTS_OUT", "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME",
+    "SLOTS", "SLOTS_ASK", "STARTS",
     "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "PresenceAsk",
     "SlotsGiven",
     "SlotsHeld", "Spectate", "StartPairing", "ToBot",
-    "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
-    "presence_to", "slots_given",
+    "bot_name", "bot_out", "bot_token", "decode", "encode", "game_in",
+    "game_spectate", "game_watch", "gateway_out", "presence_to", "slots_given",
 ]
 
 PRESENCE = "bots.presence"
@@ -42,9 +43,28 @@ def bot_token(name: str) -> str:
     return name.replace("_", "_u").replace(".", "_d")
 
 
+def bot_name(token: str) -> str:
+    """The name `bot_token` spelled as `token`."""
+    return re.sub(r"_(.)", lambda escape: "." if escape[1] == "d" else "_", token)
+
+
 def bot_out(name: str) -> str:
-    """host -> the gateway holding the bot: `ToBot` messages to frame and send."""
+    """host -> the gateway holding the bot, for a bot whose gateway is not `routed`
+    (an operator; a gateway of the version before): `ToBot` messages to frame and send."""
     return f"bot.{bot_token(name)}.out"
+
+
+BOTS_OUT = "bot.*.out"
+"""What a gateway listens to, once for all its bots, besides its `gateway_out`: the
+messages to an operator (whose host knows no gateway of it), and those a host of the
+version before sends a bot (`bot_out`, during a rolling upgrade)."""
+
+
+def gateway_out(gateway: str) -> str:
+    """host -> the gateway holding a `routed` bot: `ToBot` messages to frame and send
+    to the bot `ToBot.bot` (one subscription per gateway, whatever its bots; the
+    gateway's id in hexadecimal, as `slots_given`)."""
+    return f"gateway.{gateway.encode().hex()}.out"
 
 
 def game_watch(game_id: str) -> str:
@@ -90,6 +110,10 @@ class BotPresence(msgspec.Struct, frozen=True, omit_defaults=True):
     wall_timed: bool = False
     """A hosted program timed by wall time under a ``cpu`` clock (a WebSocket-speaking
     one: `arena.server.session.Session.wall_timed`)."""
+    routed: bool = False
+    """Its gateway takes what the hosts send it on `gateway_out` (one subscription for
+    all its bots, `ToBot.bot` naming it); False: a gateway of the version before, which
+    subscribes to each bot's `bot_out`."""
 
 
 class Presence(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -143,6 +167,12 @@ class ToBot(msgspec.Struct, frozen=True):
     type: str
     fields: dict[str, Any]
     credit: int = 0
+    bot: str = ""
+    """The bot's name, on `gateway_out` (the gateway routes by it); empty on
+    `bot_out`, whose subject names the bot, and to spectators."""
+    forwarded: bool = False
+    """Sent on by a gateway the bot had left for the one it is on now (forwarded once,
+    never again)."""
 
 
 REQUEST_GAME = "lobby.request_game"
@@ -188,7 +218,7 @@ class Spectate(msgspec.Struct, frozen=True):
 
 CHALLENGES = "lobby.challenges"
 """gateway -> the leading host (the only one serving it), request/reply: `LobbyAsk` for
-a bot's ``challenge``, ``accept`` or ``decline`` (answered on its ``bot.<name>.out``,
+a bot's ``challenge``, ``accept`` or ``decline`` (answered through its gateway,
 the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAnswer`)."""
 
 PLAY = "lobby.play"

@@ -30,10 +30,10 @@ from arena.cluster.messages import (
     Presence,
     PresenceAsk,
     ToBot,
-    bot_out,
     decode,
     encode,
     game_in,
+    gateway_out,
     presence_to,
 )
 from arena.server.session import Session
@@ -254,7 +254,8 @@ async def test_a_new_host_learns_every_bot_and_a_silent_gateways_are_gone(
             await wait_for(lambda: len(sessions) == 250, 10, "every bot learnt")
             relay.online(_session("late"))
             await wait_for(lambda: "late" in sessions, 10, "a change after the snapshot")
-            relay._tasks[1].cancel()  # the heartbeats stop: silent, as if dead
+            heartbeats = [t for t in relay._tasks if t.get_name() == "gateway heartbeats"]
+            heartbeats[0].cancel()  # the heartbeats stop: silent, as if dead
             await wait_for(lambda: not sessions, 10, "its bots gone with its silence")
         finally:
             await relay.close()
@@ -396,14 +397,16 @@ async def test_a_host_keeps_a_gateway_whose_heartbeats_stop_while_its_bots_still
             side = host.app._role.side
             assert isinstance(side, HostSide)
             sessions, follower = host.server.sessions, side.follower
-            await bus.subscribe(bot_out("alice"), hear)
+            await bus.subscribe(gateway_out("g1"), hear)  # what the host sends alice
             alice = _session("alice")
             alice.games_played = frozenset({"sim"})
             relay.online(alice)
             await wait_for(lambda: "alice" in sessions, 10, "alice learnt")
             live = host.server.start_game("sim", {}, ["alice", "house:sim-random"])
             await wait_for(lambda: any(t.type == "game_start" for t in told), 10, "started")
-            relay._tasks[1].cancel()  # its heartbeats stop
+            for task in relay._tasks:  # its heartbeats stop
+                if task.get_name() == "gateway heartbeats":
+                    task.cancel()
             loop = asyncio.get_running_loop()
             last_beat, judged = loop.time(), follower.judged
             while follower.judged < judged + 2 * SILENT_ROUNDS or (
