@@ -12,14 +12,15 @@ about a game go to ``game.<id>.in`` (published for the games its hosts told it o
 asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
 announced. These changes are numbered; every `ServerConfig.presence_interval` the
 gateway publishes a heartbeat (the number of its last change, the count and digest of
-its bots: `arena.cluster.follower`), and a snapshot of its bots only when a host or
-gateway asks (on ``bots.presence.ask``: one that starts, or is out of step) and every
-`SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway that died
-is noticed by its silence. Every interval a sweep visits the bots with something to do
-(games in flight, or connected or a game ended within `ACTIVE` seconds; an idle bot
-costs it nothing): a bot's game quiet for `QUIET` seconds is looked up in the database
-(one its host stored as over but died before announcing is announced from there), and
-the game ends the database keeps for them are sent.
+its bots, and how late its timer woke if it did: `arena.cluster.follower`), and a
+snapshot of its bots only when a host or gateway asks (on ``bots.presence.ask``: one
+that starts, or is out of step, on the asker's own subject if it says who it is) and
+every `SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway
+that died is noticed by its silence. Every interval a sweep visits the bots with
+something to do (games in flight, or connected or a game ended within `ACTIVE` seconds;
+an idle bot costs it nothing): a bot's game quiet for `QUIET` seconds is looked up in
+the database (one its host stored as over but died before announcing is announced from
+there), and the game ends the database keeps for them are sent.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from arena.cluster.messages import (
     game_spectate,
     game_watch,
     gateway_out,
+    presence_to,
 )
 from arena.cluster.sender import Sender
 from arena.errors import ArenaError, BotSpecError, SettingsError
@@ -212,7 +214,9 @@ class GatewayRelay:
         """The bots announced online as of change `seq`, by connection."""
         self._digest = 0
         """`Presence.digest` of `_announced`."""
-        self._snapshot_queued = False
+        self._snapshot_to: set[str] = set()
+        """Whom the snapshot queued is for (the askers' `PresenceFollower.id`, ``""``:
+        every follower); empty while none is queued."""
         self._heard_ends: list[tuple[str, str]] = []
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
@@ -232,7 +236,10 @@ class GatewayRelay:
             await bus.listen(gateway_out(self.gateway), self._routed),
             await bus.listen(BOTS_OUT, self._named_out),
             await bus.subscribe(PRESENCE_ASK, self._asked),
-            await bus.subscribe(PRESENCE, self._other_gateway)]
+            # both read as the bus reads them, so in the order the other gateways sent
+            # them (a snapshot asked for, on this follower's subject, with their changes)
+            await bus.listen(PRESENCE, self._other_gateway),
+            await bus.listen(presence_to(self.follower.id), self._other_gateway)]
         self._tasks = [loop.create_task(self._heartbeats(), name="gateway heartbeats"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
 
@@ -630,37 +637,42 @@ class GatewayRelay:
         except (BusError, ValueError) as error:  # the followers see a number skipped
             log.warning("a change of presence was not published: %s", error)
 
-    def snapshot(self) -> None:
+    def snapshot(self, to: str = "") -> None:
         """Publish every bot announced, `SNAPSHOT_CHUNK` to a message (each well under
         the bus's message size), in order with the changes (a step of the sender: a
-        follower takes it as of the last change before it); one asked for while another
-        waits is that one."""
-        if not self._snapshot_queued:
-            self._snapshot_queued = True
+        follower takes it as of the last change before it), for the follower `to` alone
+        (on its `presence_to`), or every follower (``""``: on ``bots.presence``); one
+        asked for while another waits is that one, for each of their askers."""
+        if not self._snapshot_to:
             self.sender.call(self._publish_snapshot)
+        self._snapshot_to.add(to)
 
     async def _publish_snapshot(self) -> None:
-        self._snapshot_queued = False
+        askers, self._snapshot_to = self._snapshot_to, set()
         if self.draining:
             return
+        subjects = [PRESENCE] if "" in askers else [presence_to(to) for to in sorted(askers)]
         bots = [self._presence(bot) for bot in self._announced.values()]
         for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
             data = encode(Presence(self.gateway, tuple(bots[start:start + SNAPSHOT_CHUNK]),
                                    snapshot=True, epoch=self.epoch, seq=self.seq,
                                    count=len(bots)))
-            try:
-                await self.bus.publish(PRESENCE, data)
-            except (BusError, ValueError) as error:
-                log.warning("the snapshot was not published: %s", error)
-                return
+            for subject in subjects:
+                try:
+                    await self.bus.publish(subject, data)
+                except (BusError, ValueError) as error:
+                    log.warning("the snapshot was not published on %s: %s", subject, error)
+                    return
 
-    def heartbeat(self) -> bytes:
+    def heartbeat(self, late: float = 0.0) -> bytes:
         """This gateway's heartbeat: the number of its last change published, the count
-        and digest of the bots announced as of it (the same size whatever the bots)."""
+        and digest of the bots announced as of it (the same size whatever the bots), and
+        `late`, how late its timer woke (seconds), if over half an interval."""
         return encode(Presence(self.gateway, epoch=self.epoch, seq=self.seq,
-                               count=len(self._announced), digest=self._digest))
+                               count=len(self._announced), digest=self._digest,
+                               late=round(late, 1) if late > self.interval / 2 else 0.0))
 
-    async def _other_gateway(self, message: Message) -> None:
+    def _other_gateway(self, message: Message) -> None:
         """Another gateway's bots, for `connected`. A bot connected to another gateway
         and here too: the older connection is closed (4004, as one process closes a
         bot's older connection)."""
@@ -673,7 +685,7 @@ class GatewayRelay:
         for presence in heard.online:
             self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
         if heard.ask:
-            ask_snapshot(self.sender, news.gateway, heard)
+            ask_snapshot(self.sender, news.gateway, heard, self.follower.id)
         if news.snapshot:
             return
         for presence in heard.online:
@@ -682,14 +694,18 @@ class GatewayRelay:
                 bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
 
     async def _asked(self, message: Message) -> None:
-        """A snapshot asked for: of every gateway (empty), or of this one."""
+        """A snapshot asked for: of every gateway (empty: for every follower), or of this
+        one (for its asker, if it says who it is)."""
+        to = ""
         if message.data:
             try:
-                if decode(PresenceAsk, message.data).gateway != self.gateway:
-                    return
+                asked = decode(PresenceAsk, message.data)
             except msgspec.DecodeError:
                 return
-        self.snapshot()
+            if asked.gateway != self.gateway:
+                return
+            to = asked.to
+        self.snapshot(to)
 
     def connected(self, name: str) -> bool:
         """Whether the bot `name` is connected to another gateway (as its presence says)."""
@@ -713,9 +729,10 @@ class GatewayRelay:
         rounds = 0
         try:
             while True:
+                due = loop.time() + self.interval
                 await asyncio.sleep(self.interval)
-                try:
-                    await self.bus.publish(PRESENCE, self.heartbeat())
+                try:  # how late the timer woke: the followers wait as much longer
+                    await self.bus.publish(PRESENCE, self.heartbeat(loop.time() - due))
                 except BusError as error:
                     log.warning("the heartbeat was not published: %s", error)
                 rounds += 1

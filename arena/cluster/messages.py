@@ -19,7 +19,7 @@ __all__ = [
     "SlotsGiven",
     "SlotsHeld", "Spectate", "StartPairing", "ToBot",
     "bot_name", "bot_out", "bot_token", "decode", "encode", "game_in",
-    "game_spectate", "game_watch", "gateway_out", "slots_given",
+    "game_spectate", "game_watch", "gateway_out", "presence_to", "slots_given",
 ]
 
 PRESENCE = "bots.presence"
@@ -28,7 +28,14 @@ or gone, a heartbeat, or a snapshot)."""
 PRESENCE_ASK = "bots.presence.ask"
 """host or gateway -> gateways, publish/subscribe: empty (every gateway answers with a
 snapshot on `PRESENCE`: a host that starts learns who is online) or a `PresenceAsk`
-(only the gateway it names answers: a follower out of step with it)."""
+(only the gateway it names answers: a follower out of step with it; on the asker's
+`presence_to` if the ask says who asks, else on `PRESENCE`)."""
+
+
+def presence_to(follower: str) -> str:
+    """gateway -> one follower (a host or a gateway), publish/subscribe: the snapshot it
+    asked for (`PresenceAsk.to`), so that no other follower reads it."""
+    return f"bots.presence.to.{follower}"
 
 
 def bot_token(name: str) -> str:
@@ -136,12 +143,20 @@ class Presence(msgspec.Struct, frozen=True, omit_defaults=True):
     count: int = 0
     digest: int = 0
     """The XOR of `arena.cluster.follower.conn_digest` of the connections announced."""
+    late: float = 0.0
+    """In a heartbeat: how late (seconds) the gateway's timer woke to send it, when over
+    half an interval (a starved gateway's event loop): its followers wait as much longer
+    before they take it for silent (`arena.cluster.follower.PresenceFollower.silent`)."""
 
 
 class PresenceAsk(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A follower out of step with `gateway` asks it for a snapshot."""
+    """A follower out of step with `gateway` asks it for a snapshot: published on `to`'s
+    `presence_to` (a follower's id), or on `PRESENCE` for every follower if empty (an
+    asker from before `to`; a gateway from before it answers on `PRESENCE` whatever
+    `to` says)."""
 
     gateway: str
+    to: str = ""
 
 
 class ToBot(msgspec.Struct, frozen=True):
