@@ -9,11 +9,14 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    host over NATS (`--rounds` times, alternated): the move round trip (``move`` ->
    ``move_accepted``, p50/p99), moves a second, and the CPU per move of each process
    (/proc/<pid>/stat, and how much of it was the kernel's) and of nats-server; then the
-   medians of the rounds, what the broker adds and the ratio. With `--profile DIR`,
-   py-spy samples each arena process while it is measured (`bench/stacks.py` sums the
-   stacks by function; py-spy counts a thread waiting for a core as running, so on a
-   saturated machine the system calls that wake another process look dearer than they
-   are: the kernel's share above says what they cost).
+   medians of the rounds, what the broker adds and the ratio. Flat out by default (each
+   bot answers at once: the 2 cores saturated, so the round trip is mostly the queue for
+   them); `--think-ms` paces them (each waits that long, half to one and a half times,
+   before each move), for the path's own latency at a load the machine carries. With
+   `--profile DIR`, py-spy samples each arena process while it is measured
+   (`bench/stacks.py` sums the stacks by function; py-spy counts a thread waiting for a
+   core as running, so on a saturated machine the system calls that wake another
+   process look dearer than they are: the kernel's share above says what they cost).
 2. **Capacity.** `--gateways` gateways and `--hosts` hosts; `--idle` idle bots (raw
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
@@ -30,7 +33,7 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    snapshots asked, from their logs: `arena.cluster.follower`).
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
-        [--hosts 2] [--rtt-bots 200] [--seconds 20] [--rounds 1] [--before DIR]
+        [--hosts 2] [--rtt-bots 200] [--think-ms 0] [--seconds 20] [--rounds 1] [--before DIR]
         [--per-process 15000] [--play-per-process 1000] [--profile DIR]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
@@ -43,11 +46,13 @@ import collections
 import json
 import logging
 import os
+import random
 import secrets
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +63,7 @@ from harness import ROOT, TimedClient, cpu_seconds, free_port, http_get, memory_
 sys.path.insert(0, str(ROOT))
 
 from arena.storage import open_storage
-from clients.sdk import BuiltinBot
+from clients.sdk import BuiltinBot, Turn
 from protocol import PROTOCOL_VERSION, Encoding
 
 STALLED = 120.0
@@ -94,7 +99,7 @@ async def idle_process(spec_path: str) -> None:
         await opening.acquire()  # released once welcomed (or refused)
         try:
             ws = await connect(urls[n % len(urls)], subprotocols=[Encoding.JSON.subprotocol],  # type: ignore[list-item]
-                               open_timeout=120, ping_timeout=None, max_queue=4)
+                               open_timeout=120, ping_interval=None, max_queue=4)
         except (OSError, TimeoutError, WebSocketException):
             failed += 1
             opening.release()
@@ -179,6 +184,26 @@ def kernel_of(pids: dict[str, int]) -> dict[str, float]:
     return out
 
 
+class ThinkingBot(BuiltinBot):
+    """A built-in bot that waits `think` seconds (half to one and a half times, at
+    random) before it sends each move: a paced load (`--think-ms`), not flat out. The
+    round trip is timed from the move's sending (`TimedClient.send`), so the thinking
+    is not in it."""
+
+    def __init__(self, spec: str, think: float) -> None:
+        super().__init__(spec)
+        self.think = think
+
+    def move(self, turn: Turn) -> Awaitable[str]:
+        chosen = super().move(turn)
+
+        async def later() -> str:
+            await asyncio.sleep(self.think * random.uniform(0.5, 1.5))
+            return chosen if isinstance(chosen, str) else await chosen
+
+        return later()
+
+
 async def play_process(spec_path: str) -> None:
     """Play the SDK bots of `spec_path` (urls, tokens) on the ladder: at a line
     ``measure`` on standard input, their round trips and games started from then on are
@@ -186,9 +211,11 @@ async def play_process(spec_path: str) -> None:
     end. One JSON line a second meanwhile (``connected``: bots welcomed)."""
     spec = json.loads(Path(spec_path).read_text())
     urls, tokens = spec["urls"], spec["tokens"]
+    think = spec.get("think_ms", 0.0) / 1000
     games = 0
     clients = [TimedClient(",".join(urls[i % len(urls):] + urls[:i % len(urls)]), token,
-                           BuiltinBot("random")) for i, token in enumerate(tokens)]
+                           ThinkingBot("random", think) if think else BuiltinBot("random"))
+               for i, token in enumerate(tokens)]
 
     def counting(client: TimedClient) -> None:
         timed = client.on_message
@@ -227,7 +254,8 @@ async def play_process(spec_path: str) -> None:
 
 
 async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[str, int],
-               tmp: Path, per_process: int, profile: Path | None = None) -> dict[str, Any]:
+               tmp: Path, per_process: int, think_ms: float = 0.0,
+               profile: Path | None = None) -> dict[str, Any]:
     """SDK bots on the ladder for `seconds` (after a warm-up), by client processes of at
     most `per_process` bots each (`play_process`: one Python process running 5,000 SDK
     bots was the bottleneck, not the arena): round trip, moves and games started a
@@ -239,7 +267,8 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
     for n, start in enumerate(range(0, len(tokens), per_process)):
         spec = tmp / f"play-{n}.json"
         spec.write_text(json.dumps({"urls": urls[n % len(urls):] + urls[:n % len(urls)],
-                                    "tokens": tokens[start:start + per_process]}))
+                                    "tokens": tokens[start:start + per_process],
+                                    "think_ms": think_ms}))
         proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--play-client", str(spec), cwd=ROOT,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -387,7 +416,7 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
                 await asyncio.sleep(0.1)
         pids = {"all": server.pid} | ({"nats": nats} if nats else {})
         return await play([f"ws://127.0.0.1:{port}/"], tokens, args.seconds, pids, tmp,
-                          args.play_per_process, args.profile)
+                          args.play_per_process, args.think_ms, args.profile)
     finally:
         server.terminate()
         await asyncio.to_thread(server.wait, 60)
@@ -407,7 +436,7 @@ async def round_trip_cluster(args: argparse.Namespace, db: str, tmp: Path,
         profile = None if args.profile is None else args.profile / (
             "after" if root == ROOT else "before")
         return await play([cluster.url("gateway-1")], tokens, args.seconds, pids, tmp,
-                          args.play_per_process, profile)
+                          args.play_per_process, args.think_ms, profile)
     finally:
         await cluster.close()
         from tests.bus.conftest import drop_streams
@@ -571,6 +600,9 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=2)
     parser.add_argument("--rtt-bots", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="the round trip's bots think this long (0.5 to 1.5 times) before"
+                             " each move: a paced load; 0 (the default) plays flat out")
     parser.add_argument("--rounds", type=int, default=1,
                         help="round-trip rounds, each --role all then gateway + host")
     parser.add_argument("--before", type=Path, default=None, metavar="DIR",

@@ -98,6 +98,12 @@ class TimedClient(ArenaClient):
         super()._start_move(turn)  # queued; the read loop writes it right away
         self.sent[(turn.game_id, turn.turn)] = time.perf_counter()
 
+    async def send(self, message: Message) -> None:
+        """A move a bot thought about asynchronously is timed from here, when it goes."""
+        if message.type == "move":
+            self.sent[(message["game_id"], message["turn"])] = time.perf_counter()
+        await super().send(message)
+
     def _timed(self, message: Message) -> None:
         if message.type == "move_accepted":
             sent = self.sent.pop((message["game_id"], message["turn"]), None)

@@ -55,6 +55,17 @@ log = logging.getLogger("arena.client")
 AWAY_KEPT = 64
 """Games that ended while the bot was away, kept for their late ``game_over``."""
 
+KEEPALIVE = 20.0
+"""Seconds between the client's own keepalive pings, sent only to a server that
+announces none (``welcome.limits.ping_interval`` 0 or missing); a pong not back within
+as long again drops the connection (and the client reconnects)."""
+
+SILENT_INTERVALS = 2
+"""A server that announces keepalive pings and then sends nothing (not even a ping) for
+this many of its intervals is taken for gone: the connection is dropped and made again.
+The client sends no ping of its own to such a server: one ping per connection, the
+server's, not one from each side."""
+
 _FINAL_CLOSE_CODES = {4001: "unauthorized", 4002: "unsupported protocol version",
                       4004: "replaced by a newer connection"}
 
@@ -400,6 +411,8 @@ class ArenaClient:
         (a cluster may send it again after a reconnection, with the same result:
         docs/protocol.md) is ignored."""
         self._ws: ClientConnection | None = None
+        self._silence: asyncio.TimerHandle | None = None
+        """The check of a pinging server's silence (`_keepalive`), while connected."""
         self._core: ProtocolCore | None = None
         self._stopping = False
         self._failure: BotFailure | None = None
@@ -488,7 +501,7 @@ class ArenaClient:
     async def _session(self) -> None:
         async with connect(self.url, subprotocols=[self.encoding.subprotocol],  # type: ignore[list-item]
                            compression=None, open_timeout=self.open_timeout,
-                           max_size=8 * 1024 * 1024,
+                           max_size=8 * 1024 * 1024, ping_interval=None,  # see _keepalive
                            create_connection=FastClientConnection) as ws:
             self._ws = ws
             self._core = ProtocolCore("client", self.encoding, max_frame=8 * 1024 * 1024)
@@ -524,6 +537,9 @@ class ArenaClient:
             finally:
                 if isinstance(ws, FastClientConnection):
                     ws.on_frame = None
+                if self._silence is not None:
+                    self._silence.cancel()
+                    self._silence = None
 
     def _on_frame(self, frame: bytes | str) -> bool:
         """The fast path: a frame handled in the callback that read it (no task switch);
@@ -544,6 +560,35 @@ class ArenaClient:
             if ws is not None:
                 ws.transport.abort()
         return True
+
+    def _keepalive(self, welcome: Message) -> None:
+        """One keepalive ping per connection, not one from each side: a server that
+        pings (``welcome.limits.ping_interval``) is relied on, and its silence for
+        `SILENT_INTERVALS` of its intervals drops the connection (it is made again); a
+        server that does not is pinged every `KEEPALIVE` seconds."""
+        ws = self._ws
+        if (not isinstance(ws, FastClientConnection) or ws.keepalive_task is not None
+                or self._silence is not None):
+            return  # (a second welcome on one connection changes nothing)
+        limits = welcome.get("limits") or {}
+        interval = limits.get("ping_interval") or 0
+        if interval <= 0:
+            ws.ping_interval = ws.ping_timeout = KEEPALIVE
+            ws.start_keepalive()
+            return
+        loop, limit = ws.loop, SILENT_INTERVALS * interval
+
+        def check() -> None:
+            silent = loop.time() - ws.received_at
+            if silent < limit:
+                self._silence = loop.call_later(limit - silent, check)
+                return
+            self._silence = None
+            log.warning("the server sent nothing for %.0f s (it said it pings every %s s): "
+                        "reconnecting", silent, interval)
+            ws.transport.abort()
+
+        self._silence = loop.call_later(limit, check)
 
     def _receive(self, frame: bytes | str) -> None:
         """Decode one frame and act on its messages."""
@@ -598,6 +643,7 @@ class ArenaClient:
         kind = message.type
         if kind == "welcome":
             self.welcome = message
+            self._keepalive(message)
             if self._ladder_seeking and self._core is not None:
                 # a server of several ladders: each ladder's seek or pause again
                 for ladder, seeking in self._ladder_seeking.items():

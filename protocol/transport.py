@@ -159,7 +159,16 @@ class FastFrames(Connection):
 
 
 class FastClientConnection(FastFrames, ClientConnection):
-    """The SDK's client connection."""
+    """The SDK's client connection; `received_at` is when it last read anything from
+    the server (its keepalive pings too: the SDK takes a server that pings and then says
+    nothing for long for gone)."""
+
+    received_at = 0.0
+    """The event loop's time of the last bytes read."""
+
+    def data_received(self, data: bytes) -> None:
+        self.received_at = self.loop.time()
+        super().data_received(data)
 
 
 def can_write_now(ws: Any) -> bool:

@@ -209,6 +209,17 @@ class Bus(ABC):
         del subject, data
         return False
 
+    async def caught_up(self, timeout: float) -> bool:
+        """Wait until this process has read what the broker sent it before the call (a
+        round trip: on NATS a PING, whose PONG comes after those messages), for at most
+        `timeout` seconds; whether it has. What a `listen`er is given is handled by then;
+        a `subscribe`r's handler may still have it waiting. The default (and the local
+        bus, which hands each message over as it is published) has nothing to wait for.
+        A follower asks before it takes a gateway for silent (`arena.cluster.host`): a
+        heartbeat the broker still had for it counts."""
+        del timeout
+        return True
+
     @abstractmethod
     async def subscribe(self, subject: str, handler: Handler, *,
                         group: str | None = None, confirm: bool = True) -> Subscription:

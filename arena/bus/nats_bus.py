@@ -328,6 +328,17 @@ class NatsBus(Bus):
         may take, so that only a broker that stopped answering times out."""
         await asyncio.shield(self._client.flush(FLUSH_TIMEOUT))
 
+    async def caught_up(self, timeout: float) -> bool:
+        """`Bus.caught_up`: a PING and its PONG (`_flush`: not cancelled past `timeout`,
+        which nats-py would take for a broken connection, only no longer waited for)."""
+        try:
+            await asyncio.wait_for(self._flush(), timeout)
+        except TimeoutError:
+            return False
+        except _BROKER_ERRORS:
+            return False
+        return True
+
     async def _subscribe(self, subject: str, group: str | None, callback: Any, *,
                          confirm: bool) -> _NatsSubscription:
         check_subject(subject, wildcards=True)

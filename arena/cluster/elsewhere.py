@@ -10,6 +10,9 @@ step by a snapshot when it falls out: `arena.cluster.follower`) for two reasons:
   under its name takes precedence over its hosted one (`arena.server.hosted`), so the
   gateway that runs the hosted bots starts a hosted program only while no program of
   its author is connected anywhere. Hosted connections do not count for that.
+* **Where a bot went** (`gateway_of`): a host's message for a bot that left this
+  gateway for another, sent here before the host heard of the move, is forwarded there
+  (`arena.cluster.gateway.GatewayRelay`).
 
 A gateway that falls silent (dead) has its bots forgotten (`silent`: the follower
 decides when, from the heartbeat interval).
@@ -30,6 +33,8 @@ class Elsewhere:
         """Each bot's connections on the other gateways."""
         self.own: dict[str, int] = {}
         """Each bot's connections of its author's own program (not hosted ones)."""
+        self.at: dict[str, str] = {}
+        """The gateway of each bot's connection heard of last (kept while it has one)."""
 
     def online(self, gateway: str, conn: str, name: str, hosted: bool = False) -> None:
         theirs = self.conns.setdefault(gateway, {})
@@ -37,6 +42,7 @@ class Elsewhere:
             self.gone(gateway, conn)
             theirs[conn] = (name, hosted)
             _count(self.names, name, +1)
+            self.at[name] = gateway
             if not hosted:
                 _count(self.own, name, +1)
 
@@ -45,6 +51,8 @@ class Elsewhere:
         if known is not None:
             name, hosted = known
             _count(self.names, name, -1)
+            if name not in self.names:
+                self.at.pop(name, None)
             if not hosted:
                 _count(self.own, name, -1)
 
@@ -57,6 +65,10 @@ class Elsewhere:
     def connected(self, name: str) -> bool:
         """Whether `name` is connected to another gateway."""
         return name in self.names
+
+    def gateway_of(self, name: str) -> str | None:
+        """The other gateway `name` connected to last, if it is connected to one."""
+        return self.at.get(name)
 
     def own_program(self, name: str) -> bool:
         """Whether a program of `name`'s author (not its hosted one) is connected to

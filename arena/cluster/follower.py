@@ -15,6 +15,17 @@ gateway that restarted: its former run's connections are gone), a count or diges
 that differs. The snapshot, published in order with the changes, puts it back in step:
 its connections are the gateway's, any other it knew is gone.
 
+A follower asks on its own subject (`PresenceAsk.to`, `presence_to` its `id`), so the
+snapshot it asked for goes to it alone; the snapshot a gateway publishes every
+`SNAPSHOT_ROUNDS` intervals unasked, and those asked when a host starts, go to every
+follower on ``bots.presence``.
+
+A gateway is taken for dead when nothing of it was heard for `SILENT_ROUNDS` intervals:
+not a heartbeat, not a change, nor anything else of it the broker delivered (a host
+counts its bots' moves and questions: `alive`), and a heartbeat that says its timer woke
+late (`Presence.late`: its event loop starved) gives it as much longer, up to
+`SILENT_ROUNDS` intervals more.
+
 A gateway from before the numbering (an empty `Presence.epoch`, during a rolling
 restart) is followed as before: its news applied as it comes, its snapshots every
 interval.
@@ -25,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import uuid
 from dataclasses import dataclass
 
 from arena.cluster.messages import PRESENCE_ASK, BotPresence, Presence, PresenceAsk, encode
@@ -42,7 +54,8 @@ follower, they would be the traffic the changes spare)."""
 
 
 SILENT_ROUNDS = 3
-"""Intervals a gateway may say nothing before it is taken for dead, its bots for gone."""
+"""Intervals a gateway may say nothing before it is taken for dead, its bots for gone
+(as many more at most if its last heartbeat said its timer woke late: `Presence.late`)."""
 
 
 def conn_digest(conn: str) -> int:
@@ -104,14 +117,23 @@ class PresenceFollower:
 
     def __init__(self, interval: float) -> None:
         self.interval = interval
+        self.id = uuid.uuid4().hex[:12]
+        """This follower's name on the bus: the snapshots it asks for come on
+        `arena.cluster.messages.presence_to` of it (`ask_snapshot`)."""
         self.streams: dict[str, _Stream] = {}
         self.asks = 0
         """Snapshots asked for (`hear` said ``ask``)."""
         self.lost = 0
         """Of them, those asked because the follower fell out of step (`Heard.lost`)."""
         self._asked_everyone = -math.inf
+        self.snapshots = 0
+        """Snapshot messages heard (of every gateway)."""
         self.heard: dict[str, float] = {}
         """When each gateway was last heard (the loop's clock)."""
+        self.late: dict[str, float] = {}
+        """How late each gateway's timer woke for its last heartbeat (`Presence.late`)."""
+        self.judged = 0
+        """Rounds of `silent` that judged the gateways (the watcher woke on time)."""
         self._woke: float | None = None
 
     def asked_everyone(self, now: float) -> None:
@@ -119,28 +141,55 @@ class PresenceFollower:
         first heard now is not asked again before its snapshot had time to come."""
         self._asked_everyone = now
 
+    def alive(self, gateway: str, now: float) -> None:
+        """Something of `gateway` other than its presence was delivered at `now` (a bot's
+        move it relayed): it lives, whether or not its heartbeats come on time. A
+        gateway not followed (never heard, or taken for silent) stays so: its presence
+        says what it holds."""
+        if gateway in self.heard:
+            self.heard[gateway] = now
+
     def silent(self, now: float) -> list[str]:
         """The gateways that said nothing for `SILENT_ROUNDS` intervals (dead: their bots
-        are gone), forgotten; called by the follower's watcher once an interval. None if
-        the watcher itself woke over an interval late: the follower was stalled (a
-        starved machine), and what the gateways said meanwhile may still be waiting to
-        be read; they are judged at its next round, on time."""
+        are gone), forgotten; called by the follower's watcher once an interval. A
+        gateway whose last heartbeat said its timer woke late (`Presence.late`) has as
+        much longer (`SILENT_ROUNDS` intervals more at most, so a gateway killed then is
+        taken for dead within twice the time). None if the watcher itself woke over an
+        interval late: the follower was stalled (a starved machine), and what the
+        gateways said meanwhile may still be waiting to be read; they are judged at its
+        next round, on time."""
         late = 0.0 if self._woke is None else now - self._woke - self.interval
         self._woke = now
         if late > self.interval:
             log.warning("the presence watcher woke %.1f s late: no gateway judged silent "
                         "this round", late)
             return []
-        silent = [gateway for gateway, at in self.heard.items()
-                  if now - at > SILENT_ROUNDS * self.interval]
+        self.judged += 1
+        silent = self.quiet(now)
         for gateway in silent:
             del self.heard[gateway]
+            self.late.pop(gateway, None)
             self.streams.pop(gateway, None)
         return silent
+
+    def quiet(self, now: float) -> list[str]:
+        """The gateways `silent` would take for dead at `now` (nothing forgotten): before
+        it does, a host reads what the broker still has for it (`Bus.caught_up`)."""
+        allowed = SILENT_ROUNDS * self.interval
+        late = self.late
+        return [gateway for gateway, at in self.heard.items()
+                if now - at > allowed + min(late.get(gateway, 0.0), allowed)]
 
     def hear(self, news: Presence, now: float) -> Heard:
         """What to make of `news` (heard at `now`, the loop's clock)."""
         self.heard[news.gateway] = now
+        if news.snapshot:
+            self.snapshots += 1
+        elif not (news.online or news.gone):  # a heartbeat: how late it is
+            if news.late:
+                self.late[news.gateway] = news.late
+            else:
+                self.late.pop(news.gateway, None)
         if not news.epoch:  # a gateway from before the numbering: applied as it comes
             return Heard(news.online, news.gone)
         stream = self.streams.get(news.gateway)
@@ -200,11 +249,12 @@ class PresenceFollower:
         return Heard(news.online, gone)
 
 
-def ask_snapshot(sender: Sender, gateway: str, heard: Heard) -> None:
-    """Ask `gateway` for a snapshot (logged as a warning if a change was lost)."""
+def ask_snapshot(sender: Sender, gateway: str, heard: Heard, to: str) -> None:
+    """Ask `gateway` for a snapshot (logged as a warning if a change was lost), to be
+    published to the follower `to` alone (`PresenceFollower.id`)."""
     (log.warning if heard.lost else log.info)(
         "out of step with gateway %s's presence: a snapshot asked", gateway)
-    sender.send(PRESENCE_ASK, encode(PresenceAsk(gateway)))
+    sender.send(PRESENCE_ASK, encode(PresenceAsk(gateway, to)))
 
 
 def _in_step(stream: _Stream, beat: Presence) -> bool:

@@ -2,19 +2,25 @@
 
 The gateway holds the bots' connections (`arena.server.clients.Clients` does the
 handshake, the accounts, the budgets and the framing as in one process) and owns no
-game. `GatewayRelay` is the clients' `Relay`: a bot that finishes its handshake is
-subscribed to ``bot.<name>.out`` (what its games' hosts send it, framed here) and only
-then announced on ``bots.presence``, so nothing a host sends it is lost; its messages
+game. `GatewayRelay` is the clients' `Relay`: what the hosts send the bots here comes
+on one subscription, ``gateway.<id>.out``, made at start (each message names its bot:
+routed here by name; an operator's, and a host's of the version before, come on
+``bot.<name>.out``, heard through one ``bot.*.out``); a bot that finishes its
+handshake is announced on ``bots.presence`` (as routed there), so the hosts send it
+what it is owed; its messages
 about a game go to ``game.<id>.in`` (published for the games its hosts told it of;
 asked for another, so that one nobody plays gets it ``unknown-game``); its leaving is
 announced. These changes are numbered; every `ServerConfig.presence_interval` the
 gateway publishes a heartbeat (the number of its last change, the count and digest of
-its bots: `arena.cluster.follower`), and a snapshot of its bots only when a host or
-gateway asks (on ``bots.presence.ask``: one that starts, or is out of step) and every
-`SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway that died
-is noticed by its silence. A bot's
-game quiet for `QUIET` seconds is looked up in the database: one its host stored as over
-but died before announcing is announced from there.
+its bots, and how late its timer woke if it did: `arena.cluster.follower`), and a
+snapshot of its bots only when a host or gateway asks (on ``bots.presence.ask``: one
+that starts, or is out of step, on the asker's own subject if it says who it is) and
+every `SNAPSHOT_ROUNDS` intervals, so a follower learns who is online, and a gateway
+that died is noticed by its silence. Every interval a sweep visits the bots with
+something to do (games in flight, or connected or a game ended within `ACTIVE` seconds;
+an idle bot costs it nothing): a bot's game quiet for `QUIET` seconds is looked up in
+the database (one its host stored as over but died before announcing is announced from
+there), and the game ends the database keeps for them are sent.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from arena.bus import Bus, BusError, BusTimeout, Message, NoResponders, Subscrip
 from arena.cluster.elsewhere import Elsewhere
 from arena.cluster.follower import PresenceFollower, ask_snapshot, conn_digest
 from arena.cluster.messages import (
+    BOTS_OUT,
     CHALLENGES,
     PLAY,
     PRESENCE,
@@ -47,12 +54,14 @@ from arena.cluster.messages import (
     PresenceAsk,
     Spectate,
     ToBot,
-    bot_out,
+    bot_name,
     decode,
     encode,
     game_in,
     game_spectate,
     game_watch,
+    gateway_out,
+    presence_to,
 )
 from arena.cluster.sender import Sender
 from arena.errors import ArenaError, BotSpecError, SettingsError
@@ -106,6 +115,12 @@ QUIET = 5.0
 """Seconds a bot's game may go without a message before the gateway looks it up in the
 database: a game its host stored as over just before dying was never announced."""
 
+ACTIVE = 60.0
+"""Seconds a bot stays among those a sweep visits after it connected or its last game
+ended, with no game in flight (`GatewayRelay._busy`): long enough for a game end lost
+on the way as it moved here to be kept `QUIET` seconds and found; an idle bot costs the
+sweeps nothing after."""
+
 MAX_IN_PROGRESS = 1000
 """Games in progress a gateway reads for a bot's welcome at most."""
 
@@ -113,9 +128,9 @@ MAX_LOOKUPS = 100
 """Quiet games looked up per snapshot interval at most (the others wait their turn)."""
 
 MAX_PENDING_NAMES = 2000
-"""The bots connected here a sweep asks the database about for their game ends kept
-longer than `QUIET` at most, in turn (at 17 000 bots on a gateway, each is asked about
-every 9 sweeps): a query's size does not grow with the bots connected."""
+"""The bots a sweep visits (`ACTIVE`) that it asks the database about for their game
+ends kept longer than `QUIET` at most, in turn (at 17 000 busy bots on a gateway, each
+is asked about every 9 sweeps): a query's size does not grow with the bots."""
 
 MAX_PENDING_SENT = 1000
 """Game ends kept in the database (`Storage.pending_ends`, one query with what each
@@ -128,21 +143,20 @@ are not dropped (the bot may hear them again after a reconnection: docs/protocol
 
 
 class _Bot:
-    """A bot connected here: its session, connection id, subscription, the games its
-    hosts told it of (with when each last said something) and the last ones over."""
+    """A bot connected here: its session, connection id, the games its hosts told it
+    of (with when each last said something) and the last ones over."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.conn = uuid.uuid4().hex[:16]
-        self.subscription: Subscription | None = None
-        self.subscribed = asyncio.Event()
-        """Set once `subscription` is made."""
         self.since = time.time()
         self.games: dict[str, float] = {}
         self.over: deque[str] = deque(maxlen=64)
         self.fresh = True
         """Whether its game ends kept in the database are still to be read (at the next
         sweep, whatever their age: those that ended while it was away)."""
+        self.until = 0.0
+        """Until when (the loop's clock) the sweeps visit it with no game in flight."""
 
 
 class GatewayRelay:
@@ -176,8 +190,6 @@ class GatewayRelay:
         id each time, a system call on every message.)"""
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
-        self._control: asyncio.Queue[tuple[str, _Bot] | None] = asyncio.Queue()
-        """Subscriptions and announcements, done in order by one task."""
         self._tasks: list[asyncio.Task[None]] = []
         self._spectating: asyncio.Queue[tuple[Session | None, str, bool] | None] = (
             asyncio.Queue())
@@ -187,8 +199,7 @@ class GatewayRelay:
         each with the turn its state was at when it came."""
         self._asking: set[asyncio.Task[None]] = set()
         """Messages about games the bots were not told of, waiting for "no responders"."""
-        self._ask: Subscription | None = None
-        self._others: Subscription | None = None
+        self._subscriptions: list[Subscription] = []
         self.elsewhere = Elsewhere()
         """The bots the other gateways announced (a bot connected to any gateway is
         connected to the arena: `connected`; a program its author connected there takes
@@ -206,19 +217,33 @@ class GatewayRelay:
         """The bots announced online as of change `seq`, by connection."""
         self._digest = 0
         """`Presence.digest` of `_announced`."""
-        self._snapshot_queued = False
+        self._snapshot_to: set[str] = set()
+        """Whom the snapshot queued is for (the askers' `PresenceFollower.id`, ``""``:
+        every follower); empty while none is queued."""
         self._heard_ends: list[tuple[str, str]] = []
         """The game ends sent to the bots here, ``(bot, game id)``, to drop from the
         database (`Storage.drop_pending_ends`) at the next sweep."""
         self._pending_turn = 0
-        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those here."""
+        """Where the next sweep's `MAX_PENDING_NAMES` bots start among those visited."""
+        self._busy: dict[str, _Bot] = {}
+        """The bots the sweeps visit (`_stir`): those with games in flight, or that
+        connected or saw a game end within `ACTIVE` seconds; the others (idle) cost
+        them nothing."""
+        self.visits = 0
+        """Bots visited by the sweeps so far (each bot once a sweep)."""
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._ask = await self.bus.subscribe(PRESENCE_ASK, self._asked)
-        self._others = await self.bus.subscribe(PRESENCE, self._other_gateway)
-        self._tasks = [loop.create_task(self._run_control(), name="gateway presence"),
-                       loop.create_task(self._heartbeats(), name="gateway heartbeats"),
+        bus = self.bus
+        self._subscriptions = [
+            await bus.listen(gateway_out(self.gateway), self._routed),
+            await bus.listen(BOTS_OUT, self._named_out),
+            await bus.subscribe(PRESENCE_ASK, self._asked),
+            # both read as the bus reads them, so in the order the other gateways sent
+            # them (a snapshot asked for, on this follower's subject, with their changes)
+            await bus.listen(PRESENCE, self._other_gateway),
+            await bus.listen(presence_to(self.follower.id), self._other_gateway)]
+        self._tasks = [loop.create_task(self._heartbeats(), name="gateway heartbeats"),
                        loop.create_task(self._run_spectators(), name="gateway spectators")]
 
     def report_cpu(self, thinking: Callable[[], list[tuple[str, str, int, float]]]) -> None:
@@ -246,27 +271,20 @@ class GatewayRelay:
         bots' return (`Games.take_unheard`) rather than sent to a closing connection. No
         snapshot announces them again."""
         self.draining = True
-        self._tasks[1].cancel()  # the heartbeats
-        conns = tuple(bot.conn for bot in self.bots.values()
-                      if bot.subscription is not None and bot.session.role == "bot")
+        self._tasks[0].cancel()  # the heartbeats
+        conns = tuple(bot.conn for bot in self.bots.values() if bot.session.role == "bot")
         for start in range(0, len(conns), SNAPSHOT_CHUNK * 10):
             self._change(gone=conns[start:start + SNAPSHOT_CHUNK * 10])
         if conns:
             await asyncio.sleep(DRAIN_SETTLE)
 
     async def close(self) -> None:
-        """Announce the bots still here as gone, then stop (after the clients closed)."""
-        self._control.put_nowait(None)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._tasks[0]), 5)
+        """Stop (after the clients closed: their leaving announced, what the sender
+        holds published by its close)."""
         for task in [*self._tasks, *self._asking]:
             task.cancel()
-        for subscription in (self._ask, self._others):
-            if subscription is not None:
-                await subscription.close()
-        for bot in self.bots.values():
-            if bot.subscription is not None:
-                await bot.subscription.close()
+        for subscription in self._subscriptions:
+            await subscription.close()
         for game_id in list(self._watching):
             await self._drop_watch(game_id)
         await self.sender.close()
@@ -295,20 +313,24 @@ class GatewayRelay:
         bot = self.bots.get(name)
         if bot is None or bot.session is not session:
             if bot is not None:  # replaced by a new connection: the old one is gone
-                self._control.put_nowait(("gone", bot))
+                self._gone(bot)
             bot = self.bots[name] = _Bot(session)
             now = self._loop.time()
             bot.games.update(dict.fromkeys(games, now))
-            self._control.put_nowait(("online", bot))
-        else:
-            self._control.put_nowait(("changed", bot))
+            self._stir(bot, now)  # its game ends kept while it was away: read once
+        if session.role == "bot" and not self.draining:  # an operator: no presence
+            self._change(online=(bot,))
 
     def offline(self, session: Session) -> None:
         name = session.name
         bot = self.bots.get(name or "")
         if bot is not None and bot.session is session:
             del self.bots[bot.session.name or ""]
-            self._control.put_nowait(("gone", bot))
+            self._gone(bot)
+
+    def _gone(self, bot: _Bot) -> None:
+        if bot.session.role == "bot":
+            self._change(gone=(bot.conn,))
 
     def forward(self, session: Session, message: ProtocolMessage) -> None:
         """A game its host told the bot of: published to it. Another: asked, so that a
@@ -355,14 +377,15 @@ class GatewayRelay:
 
     def request_game(self, session: Session, message: ProtocolMessage) -> None:
         """An operator's ``request_game``: to one of the hosts (`REQUEST_GAME`), which
-        answers on the operator's subject (``game_requested``, then ``game_over``)."""
+        answers on the operator's ``bot.<name>.out`` (``game_requested``, then
+        ``game_over``)."""
         bot = self.bots.get(session.name or "")
         if bot is None or bot.session is not session:
             return
         self._spawn(self._request_game(bot, message))
 
     async def _request_game(self, bot: _Bot, message: ProtocolMessage) -> None:
-        error = await self._ask_subscribed(bot, REQUEST_GAME, lambda: encode(FromBot(
+        error = await self._ask_hosts(REQUEST_GAME, encode(FromBot(
             bot.session.name or "", bot.conn, message.type, dict(message.body))))
         if error is not None:
             bot.session.send("error", code="bad-request", fatal=False,
@@ -371,7 +394,7 @@ class GatewayRelay:
 
     def lobby(self, session: Session, message: ProtocolMessage) -> None:
         """A bot's ``challenge``, ``accept`` or ``decline``: to the leading host, which
-        keeps the challenges (`CHALLENGES`) and answers on the bot's subject."""
+        keeps the challenges (`CHALLENGES`) and answers through this gateway."""
         bot = self.bots.get(session.name or "")
         if bot is None or bot.session is not session:
             return
@@ -383,7 +406,7 @@ class GatewayRelay:
 
     async def _lobby(self, bot: _Bot, message: ProtocolMessage) -> None:
         named = self._named(message.body)
-        error = await self._ask_subscribed(bot, CHALLENGES, lambda: encode(
+        error = await self._ask_hosts(CHALLENGES, encode(
             LobbyAsk(message.type, dict(message.body), self._presence(bot), named)))
         if error is not None:
             echo = ({"request_id": message["request_id"]} if "request_id" in message.body
@@ -398,18 +421,12 @@ class GatewayRelay:
         self._asking.add(task)
         task.add_done_callback(self._asking.discard)
 
-    async def _ask_subscribed(self, bot: _Bot, subject: str,
-                              data: Callable[[], bytes]) -> BusError | None:
-        """Ask the hosts on `subject` for `bot` once its answers' subscription is made
-        (just after its hello), with `data()` as it is then: the error if no host
-        answers, None if one did (it answers the bot on its subject) or the
-        subscription never came."""
+    async def _ask_hosts(self, subject: str, data: bytes) -> BusError | None:
+        """Ask the hosts on `subject` for a bot: the error if no host answers, None if
+        one did (it answers the bot through this gateway's subscriptions, made at
+        start)."""
         try:
-            await asyncio.wait_for(bot.subscribed.wait(), ASK_TIMEOUT)
-        except TimeoutError:
-            return None
-        try:
-            await self.bus.request(subject, data(), timeout=ASK_TIMEOUT)
+            await self.bus.request(subject, data, timeout=ASK_TIMEOUT)
         except BusError as error:
             return error
         return None
@@ -445,7 +462,9 @@ class GatewayRelay:
             raise _error_of(answer)
         game_id = (answer.fields or {}).get("game_id")
         if bot is not None and isinstance(game_id, str):  # its games at once (GUEST_GAMES)
-            bot.games.setdefault(game_id, asyncio.get_running_loop().time())
+            now = asyncio.get_running_loop().time()
+            bot.games.setdefault(game_id, now)
+            self._stir(bot, now)
         return answer.fields
 
     def games_of(self, name: str) -> Collection[str]:
@@ -552,43 +571,33 @@ class GatewayRelay:
             seeking_on=dict(session.seeking_on), challenges=session.challenges,
             accept=None if (policy := self.policies.get(session.name or "")) is None
             else policy.to_json(),
-            hosted=session.hosted, wall_timed=session.wall_timed)
+            hosted=session.hosted, wall_timed=session.wall_timed, routed=True)
 
-    async def _run_control(self) -> None:
-        """Subscribe a bot to its messages before announcing it; end it after."""
-        while (item := await self._control.get()) is not None:
-            kind, bot = item
-            try:
-                if kind == "online":  # unconfirmed: in place before the news that follows
-                    # it on the connection, so before anything a host says after hearing it
-                    # (a round trip a bot made the announcements of 50 000 lag minutes behind)
-                    bot.subscription = await self.bus.listen(
-                        bot_out(bot.session.name or ""),
-                        lambda message, bot=bot: self._to_bot(bot, message),  # type: ignore[misc]
-                        confirm=False)
-                    if self.bots.get(bot.session.name or "") is not bot:
-                        await bot.subscription.close()  # left meanwhile
-                        continue
-                    bot.subscribed.set()
-                if bot.session.role != "bot":  # an operator: its answers, no presence
-                    if kind == "gone" and bot.subscription is not None:
-                        await bot.subscription.close()
-                elif kind == "gone":
-                    if bot.subscription is not None:
-                        await bot.subscription.close()
-                    self._change(gone=(bot.conn,))
-                elif not self.draining:
-                    self._change(online=(bot,))
-            except Exception:  # one bot's trouble stops no other's
-                log.exception("presence of %s on the bus failed", bot.session.name)
+    def _routed(self, message: Message) -> None:
+        """A host's message on this gateway's subject: to the bot it names, if it is
+        connected here (as the bus reads it: `Bus.listen`). One for a bot that left here
+        for another gateway (its host sent it before it heard of the move) is forwarded
+        there once, as the bot's own subject reached it there."""
+        out = decode(ToBot, message.data)
+        bot = self.bots.get(out.bot)
+        if bot is not None and not bot.session.closed:
+            self._to_bot(bot, out)
+        elif not out.forwarded and (gateway := self.elsewhere.gateway_of(out.bot)) is not None:
+            self.sender.send(gateway_out(gateway), encode(msgspec.structs.replace(
+                out, forwarded=True)))
 
-    def _to_bot(self, bot: _Bot, message: Message) -> None:
-        """A host's message for a bot connected here: framed and sent (as the bus reads
-        it: `Bus.listen`)."""
+    def _named_out(self, message: Message) -> None:
+        """A host's message on ``bot.<name>.out`` (to an operator; from a host of the
+        version before): to that bot, if it is connected here."""
+        bot = self.bots.get(bot_name(message.subject.split(".")[1]))
+        if bot is not None:
+            self._to_bot(bot, decode(ToBot, message.data))
+
+    def _to_bot(self, bot: _Bot, out: ToBot) -> None:
+        """A host's message for a bot connected here: framed and sent."""
         session = bot.session
         if session.closed:
             return
-        out = decode(ToBot, message.data)
         game_id = out.fields.get("game_id")
         if not isinstance(game_id, str):
             pass  # no game's message
@@ -598,8 +607,12 @@ class GatewayRelay:
             bot.games.pop(game_id, None)
             bot.over.append(game_id)
             self._heard_end(bot, game_id)
-        elif game_id in bot.games or out.type in _STARTS:
+            self._stir(bot, self._loop.time())
+        elif game_id in bot.games:
             bot.games[game_id] = self._loop.time()
+        elif out.type in _STARTS:
+            bot.games[game_id] = now = self._loop.time()
+            self._stir(bot, now)
         if session.rate is not None:
             for _ in range(out.credit):  # what the host asked of the bot is budgeted
                 session.rate.credit()
@@ -627,37 +640,42 @@ class GatewayRelay:
         except (BusError, ValueError) as error:  # the followers see a number skipped
             log.warning("a change of presence was not published: %s", error)
 
-    def snapshot(self) -> None:
+    def snapshot(self, to: str = "") -> None:
         """Publish every bot announced, `SNAPSHOT_CHUNK` to a message (each well under
         the bus's message size), in order with the changes (a step of the sender: a
-        follower takes it as of the last change before it); one asked for while another
-        waits is that one."""
-        if not self._snapshot_queued:
-            self._snapshot_queued = True
+        follower takes it as of the last change before it), for the follower `to` alone
+        (on its `presence_to`), or every follower (``""``: on ``bots.presence``); one
+        asked for while another waits is that one, for each of their askers."""
+        if not self._snapshot_to:
             self.sender.call(self._publish_snapshot)
+        self._snapshot_to.add(to)
 
     async def _publish_snapshot(self) -> None:
-        self._snapshot_queued = False
+        askers, self._snapshot_to = self._snapshot_to, set()
         if self.draining:
             return
+        subjects = [PRESENCE] if "" in askers else [presence_to(to) for to in sorted(askers)]
         bots = [self._presence(bot) for bot in self._announced.values()]
         for start in range(0, max(len(bots), 1), SNAPSHOT_CHUNK):
             data = encode(Presence(self.gateway, tuple(bots[start:start + SNAPSHOT_CHUNK]),
                                    snapshot=True, epoch=self.epoch, seq=self.seq,
                                    count=len(bots)))
-            try:
-                await self.bus.publish(PRESENCE, data)
-            except (BusError, ValueError) as error:
-                log.warning("the snapshot was not published: %s", error)
-                return
+            for subject in subjects:
+                try:
+                    await self.bus.publish(subject, data)
+                except (BusError, ValueError) as error:
+                    log.warning("the snapshot was not published on %s: %s", subject, error)
+                    return
 
-    def heartbeat(self) -> bytes:
+    def heartbeat(self, late: float = 0.0) -> bytes:
         """This gateway's heartbeat: the number of its last change published, the count
-        and digest of the bots announced as of it (the same size whatever the bots)."""
+        and digest of the bots announced as of it (the same size whatever the bots), and
+        `late`, how late its timer woke (seconds), if over half an interval."""
         return encode(Presence(self.gateway, epoch=self.epoch, seq=self.seq,
-                               count=len(self._announced), digest=self._digest))
+                               count=len(self._announced), digest=self._digest,
+                               late=round(late, 1) if late > self.interval / 2 else 0.0))
 
-    async def _other_gateway(self, message: Message) -> None:
+    def _other_gateway(self, message: Message) -> None:
         """Another gateway's bots, for `connected`. A bot connected to another gateway
         and here too: the older connection is closed (4004, as one process closes a
         bot's older connection)."""
@@ -670,7 +688,7 @@ class GatewayRelay:
         for presence in heard.online:
             self.elsewhere.online(news.gateway, presence.conn, presence.name, presence.hosted)
         if heard.ask:
-            ask_snapshot(self.sender, news.gateway, heard)
+            ask_snapshot(self.sender, news.gateway, heard, self.follower.id)
         if news.snapshot:
             return
         for presence in heard.online:
@@ -679,14 +697,18 @@ class GatewayRelay:
                 bot.session.close(CLOSE_REPLACED, "replaced by a new connection")
 
     async def _asked(self, message: Message) -> None:
-        """A snapshot asked for: of every gateway (empty), or of this one."""
+        """A snapshot asked for: of every gateway (empty: for every follower), or of this
+        one (for its asker, if it says who it is)."""
+        to = ""
         if message.data:
             try:
-                if decode(PresenceAsk, message.data).gateway != self.gateway:
-                    return
+                asked = decode(PresenceAsk, message.data)
             except msgspec.DecodeError:
                 return
-        self.snapshot()
+            if asked.gateway != self.gateway:
+                return
+            to = asked.to
+        self.snapshot(to)
 
     def connected(self, name: str) -> bool:
         """Whether the bot `name` is connected to another gateway (as its presence says)."""
@@ -710,9 +732,10 @@ class GatewayRelay:
         rounds = 0
         try:
             while True:
+                due = loop.time() + self.interval
                 await asyncio.sleep(self.interval)
-                try:
-                    await self.bus.publish(PRESENCE, self.heartbeat())
+                try:  # how late the timer woke: the followers wait as much longer
+                    await self.bus.publish(PRESENCE, self.heartbeat(loop.time() - due))
                 except BusError as error:
                     log.warning("the heartbeat was not published: %s", error)
                 rounds += 1
@@ -741,8 +764,9 @@ class GatewayRelay:
         have sent."""
         assert self.storage is not None
         await self._drop_heard()
-        await self._send_pending()
-        quiet = [(bot, game_id) for bot in list(self.bots.values())
+        busy = self._visited(now)
+        await self._send_pending(busy)
+        quiet = [(bot, game_id) for bot in busy
                  for game_id, heard in bot.games.items() if now - heard > QUIET]
         for bot, game_id in quiet[:MAX_LOOKUPS]:
             row = await self.storage.game(game_id)
@@ -755,17 +779,37 @@ class GatewayRelay:
                         "announced from the database", game_id, bot.session.name)
             self._announce(bot, row)
 
-    async def _send_pending(self) -> None:
-        """Send the bots here the game ends the database keeps for them (`Storage.
-        pending_ends`: kept as each result is stored, dropped once a gateway sent it):
-        for a bot that just connected, all of them (those that ended while it was away,
-        though the host that kept them stopped); for the others (`MAX_PENDING_NAMES` of
-        them a sweep, in turn), those kept `QUIET` seconds ago or more (lost on the way:
-        a gateway stopping as its host sent one, a bus connection made again). A game
-        end the bot heard on this connection is only dropped."""
+    def _stir(self, bot: _Bot, now: float) -> None:
+        """`bot` connected, or learnt or ended a game: the sweeps visit it while it has
+        games in flight, and `ACTIVE` seconds after."""
+        bot.until = now + ACTIVE
+        self._busy[bot.session.name or ""] = bot
+
+    def _visited(self, now: float) -> list[_Bot]:
+        """The bots this sweep visits (`_busy`); those gone, or idle since `ACTIVE`
+        seconds, leave the list (a game learnt or a new connection brings one back)."""
+        busy = []
+        for name, bot in list(self._busy.items()):
+            if self.bots.get(name) is not bot or not (bot.games or bot.fresh
+                                                      or now < bot.until):
+                del self._busy[name]
+            else:
+                busy.append(bot)
+        self.visits += len(busy)
+        return busy
+
+    async def _send_pending(self, busy: list[_Bot]) -> None:
+        """Send the bots the sweep visits the game ends the database keeps for them
+        (`Storage.pending_ends`: kept as each result is stored, dropped once a gateway
+        sent it): for a bot that just connected, all of them (those that ended while it
+        was away, though the host that kept them stopped); for the others
+        (`MAX_PENDING_NAMES` of them a sweep, in turn), those kept `QUIET` seconds ago
+        or more (lost on the way: a gateway stopping as its host sent one, one sent to
+        its former gateway as it moved here, a bus connection made again). A game end
+        the bot heard on this connection is only dropped."""
         storage = self.storage
         assert storage is not None
-        bots = {name: bot for name, bot in self.bots.items() if bot.session.role == "bot"}
+        bots = {bot.session.name or "": bot for bot in busy if bot.session.role == "bot"}
         fresh = {name for name, bot in bots.items() if bot.fresh}
         for name in fresh:
             bots[name].fresh = False

@@ -2,15 +2,17 @@
 
 The host owns live games (`arena.server.games.Games`, unchanged): the bots it plays
 are `RemoteSession`s, made from the gateways' ``bots.presence`` news, whose `send`
-publishes on ``bot.<name>.out`` for the gateway holding the bot. What the bots say
+publishes on ``gateway.<id>.out`` for the gateway holding the bot (the bot named in
+the message; ``bot.<name>.out`` for an operator, or a gateway of the version before). What the bots say
 about a game comes on ``game.<id>.in`` and is acted on by the same code as in one
 process (`Clients.act`: the move, ``legal``, ``log``, ``resign``); a host subscribes
 to ``game.<id>.in`` while the game is live there (before it is announced: through its
 `Sender`), so only the owner hears a game's messages, and serves its spectators
 (``game.<id>.spectate``, ``game.<id>.watch``). A bot that appears (or comes back) is
 sent its games' ``game_start`` and ``game_state`` (`Games.resume`, the restart's path);
-one whose gateway falls silent for three heartbeat intervals is taken for gone (its
-grace periods start). The ladders pair on one host at a time, the leader
+one whose gateway falls silent for three heartbeat intervals (nothing of it heard: its
+presence, its bots' moves; more if its heartbeats said they came late) is taken for
+gone (its grace periods start). The ladders pair on one host at a time, the leader
 (`arena.storage.leader`, a PostgreSQL advisory lock: another host leads within about a
 second of its death); its pairings go to the durable queue ``starts``, which every host
 consumes, so the games spread over the hosts. A host that stops (SIGTERM) suspends
@@ -58,8 +60,10 @@ from arena.cluster.messages import (
     game_in,
     game_spectate,
     game_watch,
+    gateway_out,
+    presence_to,
 )
-from arena.cluster.sender import Sender, Window
+from arena.cluster.sender import MAX_PUT_WINDOW, Sender, Window
 from arena.cluster.slots import RemoteSlots
 from arena.errors import ArenaError
 from arena.server import ArenaServer
@@ -143,14 +147,17 @@ class RemoteSession(Session):
         self.challenges = presence.challenges
         self.hosted = presence.hosted
         self.wall_timed = presence.wall_timed
-        self._subject = bot_out(presence.name)
+        if presence.routed:  # its gateway's one subscription, routing by name
+            self._subject, self._bot = gateway_out(presence.gateway), presence.name
+        else:  # an operator, or a gateway of the version before: the bot's own subject
+            self._subject, self._bot = bot_out(presence.name), ""
 
     def __repr__(self) -> str:
         return f"<RemoteSession {self.name} on {self.presence.gateway}>"
 
     def send(self, type: str, /, **fields: Any) -> bool:
         credit, self.credits.owed = self.credits.owed, 0
-        self._sender.send(self._subject, encode(ToBot(type, fields, credit)))
+        self._sender.send(self._subject, encode(ToBot(type, fields, credit, self._bot)))
         return True
 
     def send_message(self, message: ProtocolMessage) -> bool:
@@ -292,9 +299,10 @@ class HostSide:
         self.interval = interval
         self.leader = leader
         self.sender = Sender(bus)
-        self._puts = Window()
-        """The pairings put on the durable queue, `PUT_WINDOW` at once: each waits for
-        the broker to keep it (a round trip), off the path of what the games publish."""
+        self._puts = Window(grow_to=MAX_PUT_WINDOW)
+        """The pairings put on the durable queue, `PUT_WINDOW` at once (up to
+        `MAX_PUT_WINDOW` when they wait for a slot): each waits for the broker to keep
+        it (a round trip), off the path of what the games publish."""
         self.follower = PresenceFollower(interval)
         """The gateways' presence, followed by its changes (`arena.cluster.follower`)."""
         self._subscriptions: list[Subscription] = []
@@ -347,11 +355,14 @@ class HostSide:
         the queue, contend for the ladders."""
         bus = self.bus
         self._starts = await bus.consume(STARTS, self._start_pairing, ack_wait=START_ACK_WAIT)
-        self._subscriptions = [await bus.subscribe(PRESENCE, self._presence), self._starts,
-                               await bus.serve(REQUEST_GAME, self._request_game,
-                                               group="hosts"),
-                               await bus.serve(PLAY, self._play, group="hosts"),
-                               await bus.subscribe(HANDOVER, self._handover)]
+        self._subscriptions = [
+            # both read as the bus reads them, so in the order each gateway sent them (a
+            # snapshot this host asked for, on its own subject, with the changes)
+            await bus.listen(PRESENCE, self._presence),
+            await bus.listen(presence_to(self.follower.id), self._presence), self._starts,
+            await bus.serve(REQUEST_GAME, self._request_game, group="hosts"),
+            await bus.serve(PLAY, self._play, group="hosts"),
+            await bus.subscribe(HANDOVER, self._handover)]
         self.server.pairings_out = self._put_pairing
         games = self.server.games
         await self.slots.start()  # before any game of a hosted bot can begin here
@@ -407,11 +418,12 @@ class HostSide:
         dropped = self._puts.discard()
         if dropped or self._puts.done:
             puts = self._puts
-            log.warning("pairings put on the queue: %d (at most %d at once and %d waiting "
-                        "for a slot, %d failed, %d stale not put); %d not queued yet "
-                        "dropped: the next leader pairs their bots again",
-                        puts.done - puts.failed - self.stale_pairings, puts.most,
-                        puts.most_waiting, puts.failed, self.stale_pairings, dropped)
+            log.warning("pairings put on the queue: %d (at most %d at once, the window "
+                        "grown to %d, and %d waiting for a slot, %d failed, %d stale not "
+                        "put); %d not queued yet dropped: the next leader pairs their "
+                        "bots again", puts.done - puts.failed - self.stale_pairings,
+                        puts.most, puts.size, puts.most_waiting, puts.failed,
+                        self.stale_pairings, dropped)
         if self._starts is not None:
             self._subscriptions.remove(self._starts)
             await self._starts.close()
@@ -521,7 +533,8 @@ class HostSide:
         waited here `2 * START_ACK_WAIT`: its bots were counted free again, and paired
         again). The puts, a broker's round trip each, fell behind the pairing under load
         when they went one at a time (8 258 waited when a leader of 2 000 bots stopped):
-        now `PUT_WINDOW` go at once (`Window`), and should some still wait that long,
+        now `PUT_WINDOW` go at once (`Window`, growing to `MAX_PUT_WINDOW` while they
+        wait for a slot), and should some still wait that long,
         those gone stale are not started, nor make the fresh ones wait behind them. A
         put that fails is logged; its bots count as playing until `_count_games`
         forgets it, then are paired again."""
@@ -559,6 +572,7 @@ class HostSide:
         presence may come after its question)."""
         if presence is None:
             return
+        self.follower.alive(presence.gateway, asyncio.get_running_loop().time())
         session = self.server.sessions.get(presence.name)
         if not isinstance(session, RemoteSession) or session.presence.conn != presence.conn:
             self._online(presence)
@@ -640,7 +654,7 @@ class HostSide:
 
     # -- presence ----------------------------------------------------------------------
 
-    async def _presence(self, message: Message) -> None:
+    def _presence(self, message: Message) -> None:
         news = decode(Presence, message.data)
         heard = self.follower.hear(news, asyncio.get_running_loop().time())
         for gone in heard.gone:
@@ -650,7 +664,7 @@ class HostSide:
         for presence in heard.online:
             self._online(presence)
         if heard.ask:
-            ask_snapshot(self.sender, news.gateway, heard)
+            ask_snapshot(self.sender, news.gateway, heard, self.follower.id)
 
     def _online(self, presence: BotPresence) -> None:
         server = self.server
@@ -694,11 +708,16 @@ class HostSide:
             server.games.client_changed(name, None)  # its grace periods start
 
     async def _watch_gateways(self) -> None:
-        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone."""
+        """Take the bots of a gateway silent for `SILENT_ROUNDS` intervals for gone: once
+        this host has read what the broker still had for it (`Bus.caught_up`, at most an
+        interval: a loaded host reads late, and a gateway's heartbeat may be waiting)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.interval)
-            silent = set(self.follower.silent(loop.time()))
+            now = loop.time()
+            if self.follower.quiet(now):  # judged as of now: what is read meanwhile counts
+                await self.bus.caught_up(self.interval)
+            silent = set(self.follower.silent(now))
             for gateway in silent:
                 log.warning("gateway %s is silent: its bots are taken for gone", gateway)
             if silent:
@@ -774,6 +793,8 @@ class HostSide:
         session = server.sessions.get(said.bot)
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
             return  # not announced yet, or a connection since replaced
+        # its gateway lives, whether or not its heartbeats come on time (a starved one's)
+        self.follower.alive(session.presence.gateway, asyncio.get_running_loop().time())
         turn = said.body.get("turn")
         if said.type == "cpu":  # its gateway's report while the bot thinks (its timer reads it)
             if said.cpu_ms is not None and isinstance(turn, int):

@@ -7,18 +7,19 @@ with letters, digits, ``_`` and ``-`` only, one name to one token.
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 import msgspec
 
 __all__ = [
-    "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME", "SLOTS",
-    "SLOTS_ASK", "STARTS",
+    "BOTS_OUT", "CHALLENGES", "HANDOVER", "PLAY", "PRESENCE", "PRESENCE_ASK", "REQUEST_GAME",
+    "SLOTS", "SLOTS_ASK", "STARTS",
     "BotPresence", "FromBot", "Handover", "LobbyAnswer", "LobbyAsk", "Presence", "PresenceAsk",
     "SlotsGiven",
     "SlotsHeld", "Spectate", "StartPairing", "ToBot",
-    "bot_out", "bot_token", "decode", "encode", "game_in", "game_spectate", "game_watch",
-    "slots_given",
+    "bot_name", "bot_out", "bot_token", "decode", "encode", "game_in",
+    "game_spectate", "game_watch", "gateway_out", "presence_to", "slots_given",
 ]
 
 PRESENCE = "bots.presence"
@@ -27,7 +28,14 @@ or gone, a heartbeat, or a snapshot)."""
 PRESENCE_ASK = "bots.presence.ask"
 """host or gateway -> gateways, publish/subscribe: empty (every gateway answers with a
 snapshot on `PRESENCE`: a host that starts learns who is online) or a `PresenceAsk`
-(only the gateway it names answers: a follower out of step with it)."""
+(only the gateway it names answers: a follower out of step with it; on the asker's
+`presence_to` if the ask says who asks, else on `PRESENCE`)."""
+
+
+def presence_to(follower: str) -> str:
+    """gateway -> one follower (a host or a gateway), publish/subscribe: the snapshot it
+    asked for (`PresenceAsk.to`), so that no other follower reads it."""
+    return f"bots.presence.to.{follower}"
 
 
 def bot_token(name: str) -> str:
@@ -35,9 +43,28 @@ def bot_token(name: str) -> str:
     return name.replace("_", "_u").replace(".", "_d")
 
 
+def bot_name(token: str) -> str:
+    """The name `bot_token` spelled as `token`."""
+    return re.sub(r"_(.)", lambda escape: "." if escape[1] == "d" else "_", token)
+
+
 def bot_out(name: str) -> str:
-    """host -> the gateway holding the bot: `ToBot` messages to frame and send."""
+    """host -> the gateway holding the bot, for a bot whose gateway is not `routed`
+    (an operator; a gateway of the version before): `ToBot` messages to frame and send."""
     return f"bot.{bot_token(name)}.out"
+
+
+BOTS_OUT = "bot.*.out"
+"""What a gateway listens to, once for all its bots, besides its `gateway_out`: the
+messages to an operator (whose host knows no gateway of it), and those a host of the
+version before sends a bot (`bot_out`, during a rolling upgrade)."""
+
+
+def gateway_out(gateway: str) -> str:
+    """host -> the gateway holding a `routed` bot: `ToBot` messages to frame and send
+    to the bot `ToBot.bot` (one subscription per gateway, whatever its bots; the
+    gateway's id in hexadecimal, as `slots_given`)."""
+    return f"gateway.{gateway.encode().hex()}.out"
 
 
 def game_watch(game_id: str) -> str:
@@ -83,6 +110,10 @@ class BotPresence(msgspec.Struct, frozen=True, omit_defaults=True):
     wall_timed: bool = False
     """A hosted program timed by wall time under a ``cpu`` clock (a WebSocket-speaking
     one: `arena.server.session.Session.wall_timed`)."""
+    routed: bool = False
+    """Its gateway takes what the hosts send it on `gateway_out` (one subscription for
+    all its bots, `ToBot.bot` naming it); False: a gateway of the version before, which
+    subscribes to each bot's `bot_out`."""
 
 
 class Presence(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -112,12 +143,20 @@ class Presence(msgspec.Struct, frozen=True, omit_defaults=True):
     count: int = 0
     digest: int = 0
     """The XOR of `arena.cluster.follower.conn_digest` of the connections announced."""
+    late: float = 0.0
+    """In a heartbeat: how late (seconds) the gateway's timer woke to send it, when over
+    half an interval (a starved gateway's event loop): its followers wait as much longer
+    before they take it for silent (`arena.cluster.follower.PresenceFollower.silent`)."""
 
 
 class PresenceAsk(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A follower out of step with `gateway` asks it for a snapshot."""
+    """A follower out of step with `gateway` asks it for a snapshot: published on `to`'s
+    `presence_to` (a follower's id), or on `PRESENCE` for every follower if empty (an
+    asker from before `to`; a gateway from before it answers on `PRESENCE` whatever
+    `to` says)."""
 
     gateway: str
+    to: str = ""
 
 
 class ToBot(msgspec.Struct, frozen=True):
@@ -128,6 +167,12 @@ class ToBot(msgspec.Struct, frozen=True):
     type: str
     fields: dict[str, Any]
     credit: int = 0
+    bot: str = ""
+    """The bot's name, on `gateway_out` (the gateway routes by it); empty on
+    `bot_out`, whose subject names the bot, and to spectators."""
+    forwarded: bool = False
+    """Sent on by a gateway the bot had left for the one it is on now (forwarded once,
+    never again)."""
 
 
 REQUEST_GAME = "lobby.request_game"
@@ -173,7 +218,7 @@ class Spectate(msgspec.Struct, frozen=True):
 
 CHALLENGES = "lobby.challenges"
 """gateway -> the leading host (the only one serving it), request/reply: `LobbyAsk` for
-a bot's ``challenge``, ``accept`` or ``decline`` (answered on its ``bot.<name>.out``,
+a bot's ``challenge``, ``accept`` or ``decline`` (answered through its gateway,
 the reply empty), or the web's ``challenge`` and ``challenge_status`` (`LobbyAnswer`)."""
 
 PLAY = "lobby.play"

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 
 from arena.bus import Bus, BusError
 
-__all__ = ["MAX_WAITING", "PUT_WINDOW", "Sender", "Window"]
+__all__ = ["MAX_PUT_WINDOW", "MAX_WAITING", "PUT_WINDOW", "Sender", "Window"]
 
 log = logging.getLogger("arena.cluster")
 
@@ -40,6 +40,11 @@ PUT_WINDOW = 64
 """Steps a `Window` runs at once by default: the leader's puts on the pairings' queue
 in flight together, each a broker's round trip (JetStream stores it, then acks), so at
 64 the queue takes 64 pairings per round trip where one at a time took one."""
+
+MAX_PUT_WINDOW = 1024
+"""Steps the leader's `Window` may grow to (from `PUT_WINDOW`, doubling each time a put
+ends while others wait for a slot): with 1 000 bots its 64 were full at times, and a
+put in flight costs a task and the broker's ack to wait for, no more."""
 
 
 def _log_drop(what: str, dropped: int) -> None:
@@ -145,15 +150,22 @@ class Window:
     slot is free, so a step may check then whether it is still wanted) and end in any
     order. A step that raises is logged and counted (`failed`), and stops nothing else.
     Beyond `max_waiting` steps waiting for a slot, new ones are dropped and logged.
+    With `grow_to`, the window doubles each time a step ends while others wait for a
+    slot (they waited a whole step: the window, not the broker, held them), up to
+    `grow_to` at once; it never shrinks.
 
-    (nats-py's own window, ``JetStreamContext.publish_async`` with its pending acks,
-    holds the same bound, but its futures have no timeout and it is NATS only: this is
-    as many `Bus.put`s, each with the bus's timeout, on any bus.)"""
+    (nats-py's own window, ``JetStreamContext.publish_async`` with its pending acks
+    (nats-py 2.16 has it), holds the same bound, but its futures have no timeout, a
+    window full makes its caller wait, and it is NATS only: this is as many `Bus.put`s,
+    each with the bus's timeout, on any bus, and its caller never waits.)"""
 
-    def __init__(self, size: int = PUT_WINDOW, *, max_waiting: int = MAX_WAITING) -> None:
+    def __init__(self, size: int = PUT_WINDOW, *, grow_to: int | None = None,
+                 max_waiting: int = MAX_WAITING) -> None:
         if size < 1:
             raise ValueError(f"a window of {size} runs nothing")
         self.size = size
+        """Steps run at once now."""
+        self.grow_to = max(size, grow_to or size)
         self.max_waiting = max_waiting
         self.most = 0
         """The most steps that ran at once."""
@@ -213,6 +225,8 @@ class Window:
         self._running.discard(task)
         self.done += 1
         if self._waiting and not task.cancelled():
+            if self.size < self.grow_to:
+                self.size = min(self.size * 2, self.grow_to)
             self._fill()
         if not self._running and not self._waiting:
             self._idle.set()

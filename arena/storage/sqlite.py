@@ -5,10 +5,14 @@ is the `Storage` interface over it, calling it from one worker thread so the eve
 never waits on the disk (one writer: games that end together are rated one after the
 other). Durability is the point: WAL mode with ``synchronous=FULL``, and every write
 that must survive together is one transaction (`finish_game`: result, log, ratings, and
-the game's write-ahead turns dropped), committed before the call returns. Write-ahead
-turns (`append_turns`) are committed with ``synchronous=NORMAL``: they survive the
-server's process (a crash, ``kill -9``), and the next fully synced commit takes them
-to the disk.
+the game's write-ahead turns dropped), on the disk before the call returns. Write-ahead
+turns (`append_turns`), a game's start and the hosts' leases are committed with
+``synchronous=NORMAL``: they survive the server's process (a crash, ``kill -9``), and
+the next synced commit takes them to the disk (a start is no more durable than its
+moves need; a lease outlives no power loss of the one process that holds it). A
+result's flush (`sync_wal`) is the WAL file's ``fdatasync`` after its commit, which
+`SQLiteStorage` runs in a thread of its own (`WalFlusher`): the moves committed meanwhile
+do not wait behind the disk.
 
 A failure of the database itself (a full or read-only disk, an I/O error, a corrupt
 file: `is_storage_failure`) raises `StorageFailure` and makes the storage unhealthy.
@@ -23,6 +27,7 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import queue
 import secrets
 import sqlite3
@@ -117,8 +122,19 @@ fewer variables); more in one commit go in one transaction of several."""
 def _insert_turns(count: int) -> str:
     """The INSERT of `count` turns (one text per count: SQLite's statement cache keeps
     it prepared)."""
-    return ("INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES "
-            + ", ".join(["(?, ?, ?, ?, ?)"] * count))
+    return "INSERT INTO game_turns(game_id, idx, line, clocks, ended) VALUES " + _rows(count, 5)
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(count: int, columns: int) -> str:
+    """``(?, ?), (?, ?)``: `count` rows of `columns` values, for one INSERT of them all
+    (each statement is a hand-over of the GIL between the database thread and the
+    event loop's, so a game's start and end are as few statements as they can be)."""
+    return ", ".join(["(" + ", ".join(["?"] * columns) + ")"] * count)
+
+
+def _flat(rows: Iterable[Sequence[Any]]) -> list[Any]:
+    return [value for row in rows for value in row]
 
 
 _GAMES = GAME_COLUMNS.format(seed=_SEED)
@@ -163,7 +179,9 @@ class SQLiteDatabase(SQLitePeople):
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
                                    cached_statements=256)  # room for `_insert_turns`
         self._unsynced = False
-        """The connection is at ``synchronous=NORMAL`` (`append_turns` left it so)."""
+        """The connection is at ``synchronous=NORMAL`` (`unsynced_db` left it so)."""
+        self._wal: int | None = None
+        """A descriptor of the WAL file, for `sync_wal`."""
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -181,10 +199,34 @@ class SQLiteDatabase(SQLitePeople):
         `append_turns` leaves it at ``NORMAL`` for the turns that follow, and whatever
         else uses it puts ``FULL`` back first, so a run of turns' commits costs no
         statement for the setting."""
-        if self._unsynced:
+        if self._unsynced and not self._db.in_transaction:  # (a transaction keeps its own)
             self._db.execute("PRAGMA synchronous=FULL")
             self._unsynced = False
         return self._db
+
+    @property
+    def unsynced_db(self) -> sqlite3.Connection:
+        """The connection at ``synchronous=NORMAL``: its commits survive the server's
+        process, not a power loss (module docstring); `db` syncs again."""
+        if not self._unsynced and not self._db.in_transaction:
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._unsynced = True
+        return self._db
+
+    def sync_wal(self) -> None:
+        """Take every commit so far to the disk: the WAL file's ``fdatasync`` (what
+        ``synchronous=FULL`` does at each commit; a checkpoint that empties the WAL
+        syncs the database file first). Safe from any thread: a file descriptor of its
+        own, no call into SQLite. Nothing to do for a database in memory.
+
+        Raises:
+            OSError: the disk failed.
+        """
+        if self._wal is None:
+            if self.path == ":memory:" or self.path.startswith("file:"):
+                return
+            self._wal = os.open(self.path + "-wal", os.O_RDONLY | os.O_CLOEXEC)
+        os.fdatasync(self._wal)  # as SQLite syncs on Linux
 
     @property
     def version(self) -> int:
@@ -217,18 +259,23 @@ class SQLiteDatabase(SQLitePeople):
     def close(self) -> None:
         """Close the database connection (unusable afterwards)."""
         self._db.close()
+        if self._wal is not None:
+            os.close(self._wal)
+            self._wal = None
 
-    def _tx(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def _tx(self, work: Callable[[sqlite3.Connection], T], *, synced: bool = True) -> T:
         """Run `work` in one transaction: committed, or rolled back if anything fails
-        (the commit itself included, on a full disk)."""
-        self.db.execute("BEGIN IMMEDIATE")
+        (the commit itself included, on a full disk); `synced` False: committed at
+        ``synchronous=NORMAL`` (`unsynced_db`)."""
+        db = self.db if synced else self.unsynced_db
+        db.execute("BEGIN IMMEDIATE")
         try:
-            result = work(self.db)
-            self.db.execute("COMMIT")
+            result = work(db)
+            db.execute("COMMIT")
         except BaseException:
-            if self.db.in_transaction:  # SQLite may have rolled back by itself
+            if db.in_transaction:  # SQLite may have rolled back by itself
                 with contextlib.suppress(sqlite3.Error):
-                    self.db.execute("ROLLBACK")
+                    db.execute("ROLLBACK")
             raise
         return result
 
@@ -358,13 +405,13 @@ class SQLiteDatabase(SQLitePeople):
                 )
             except sqlite3.IntegrityError:
                 raise ValueError(f"a game {record.id!r} is stored already") from None
-            db.executemany(  # with each bot's current version (a person's bot has one)
-                "INSERT INTO game_players(game_id, seat, bot, version) VALUES (?, ?, ?,"
-                " (SELECT MAX(version) FROM bot_versions WHERE bot = ?))",
-                [(record.id, seat, name, name) for seat, name in enumerate(record.players)],
-            )
+            db.execute(  # with each bot's current version (a person's bot has one)
+                "INSERT INTO game_players(game_id, seat, bot, version) SELECT p.column1,"
+                " p.column2, p.column3, (SELECT MAX(version) FROM bot_versions WHERE bot ="
+                f" p.column3) FROM (VALUES {_rows(len(record.players), 3)}) AS p",
+                _flat((record.id, seat, name) for seat, name in enumerate(record.players)))
 
-        self._tx(work)
+        self._tx(work, synced=False)  # as durable as its moves (module docstring)
 
     def append_turns(self, turns: Sequence[StoredTurn]) -> None:
         def insert(db: sqlite3.Connection, some: Sequence[StoredTurn]) -> None:
@@ -381,10 +428,7 @@ class SQLiteDatabase(SQLitePeople):
         # the moves survive the server's process, not the machine's power: the WAL is
         # written, not synced (the next result's commit syncs it), so a move costs no
         # disk flush (docs/server.md "Restarts"); `db` syncs again for anything else
-        db = self._db
-        if not self._unsynced:
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._unsynced = True
+        db = self.unsynced_db
         size = self._turns_per_statement
         if len(turns) <= size:
             # one statement is one transaction: the database thread lets go of the GIL
@@ -423,7 +467,10 @@ class SQLiteDatabase(SQLitePeople):
         return [running_game(row, turns[row[0]]) for row in games]
 
     def finish_game(self, record: MatchRecord, *, rated: bool = False,
-                    log: str | None = None, pending: Collection[str] = ()) -> list[RatingRow]:
+                    log: str | None = None, pending: Collection[str] = (),
+                    synced: bool = True) -> list[RatingRow]:
+        """`Storage.finish_game`; `synced` False commits without the disk's flush, which
+        the caller then owes the result (`sync_wal`, module docstring)."""
         outcome = record.outcome
         assert outcome is not None
         if log is None:
@@ -431,45 +478,50 @@ class SQLiteDatabase(SQLitePeople):
         log_bytes = notes_bytes(record)
 
         def work(db: sqlite3.Connection) -> list[RatingRow]:
+            # few statements (`_rows`): one each for the game, the log's bytes, its
+            # turns, the ends kept, the ratings read, written and their updates
             now = time.time()
-            db.execute(
+            row = db.execute(
                 "UPDATE games SET status = ?, result = ?, winner = ?, scores = ?, termination = ?,"
-                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?",
+                " reason = ?, turns = ?, finished = ?, log = ?, notes_bytes = ? WHERE id = ?"
+                " RETURNING ladder_name",
                 ("aborted" if outcome.result == "aborted" else "finished", outcome.result,
                  outcome.winner, json.dumps(list(outcome.scores)) if outcome.scores else None,
                  outcome.termination.value, outcome.detail, len(record.turns), now,
                  log, sum(log_bytes.values()), record.id),
-            )
-            db.executemany(
-                "INSERT INTO log_bytes(bot, day, bytes) VALUES (?, ?, ?) ON CONFLICT(bot, day)"
-                " DO UPDATE SET bytes = bytes + excluded.bytes",
-                [(bot, utc_day(now), size) for bot, size in log_bytes.items()])
+            ).fetchall()  # (to its end: the statement done before the next)
+            if log_bytes:
+                db.execute(
+                    f"INSERT INTO log_bytes(bot, day, bytes) VALUES {_rows(len(log_bytes), 3)}"
+                    " ON CONFLICT(bot, day) DO UPDATE SET bytes = bytes + excluded.bytes",
+                    _flat((bot, utc_day(now), size) for bot, size in log_bytes.items()))
             db.execute("DELETE FROM game_turns WHERE game_id = ?", (record.id,))
-            db.executemany(
-                "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES (?, ?, ?)",
-                [(bot, record.id, now) for bot in sorted(set(pending))])
+            if waiting := sorted(set(pending)):
+                db.execute(
+                    "INSERT OR IGNORE INTO pending_ends(bot, game_id, created) VALUES "
+                    + _rows(len(waiting), 3), _flat((bot, record.id, now) for bot in waiting))
             if not rated or outcome.result == "aborted":
                 return []
-            row = db.execute("SELECT ladder_name FROM games WHERE id = ?",
-                             (record.id,)).fetchone()
-            ladder = (row[0] if row is not None else None) or record.game
-            before = [self.rating(bot, ladder) or initial_rating(bot, record.game, ladder)
+            ladder = (row[0][0] if row else None) or record.game
+            bots = sorted(set(record.players))
+            known = {rating.bot: rating for rating in (RatingRow(*r) for r in db.execute(
+                f"SELECT {RATING_COLUMNS} FROM ratings WHERE ladder = ? AND bot IN"
+                f" ({', '.join(['?'] * len(bots))})", (ladder, *bots)))}
+            before = [known.get(bot) or initial_rating(bot, record.game, ladder)
                       for bot in record.players]
             after = rate(before, outcome)
-            for old, new in zip(before, after, strict=True):
-                db.execute(
-                    "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
-                    " draws, updated, ladder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
-                     new.draws, time.time(), new.ladder),
-                )
-                db.execute(
-                    "INSERT INTO rating_updates VALUES (?, ?, ?, ?, ?, ?)",
-                    (record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma),
-                )
+            db.execute(
+                "INSERT OR REPLACE INTO ratings(bot, game, mu, sigma, games, wins, losses,"
+                f" draws, updated, ladder) VALUES {_rows(len(after), 10)}",
+                _flat((new.bot, new.game, new.mu, new.sigma, new.games, new.wins, new.losses,
+                       new.draws, now, new.ladder) for new in after))
+            db.execute(
+                f"INSERT INTO rating_updates VALUES {_rows(len(after), 6)}",
+                _flat((record.id, new.bot, old.mu, old.sigma, new.mu, new.sigma)
+                      for old, new in zip(before, after, strict=True)))
             return after
 
-        return self._tx(work)
+        return self._tx(work, synced=synced)
 
     def recover(self, detail: str = RECOVERED) -> list[str]:
         rows = self.db.execute(
@@ -772,17 +824,19 @@ class SQLiteDatabase(SQLitePeople):
         self._tx(work)
 
     # -- host leases (Storage's; one writer, so each is atomic) ---------------------
+    # committed unsynced: a lease is of the one process that holds it, which no power
+    # loss outlives (module docstring)
 
     def lease_game(self, game_id: str, host: str, seconds: float) -> bool:
         now = time.time()
-        cursor = self.db.execute(
+        cursor = self.unsynced_db.execute(
             "UPDATE games SET host = ?, lease_until = ? WHERE id = ? AND status = 'running'"
             " AND (host IS NULL OR host = ? OR lease_until <= ?)",
             (host, now + seconds, game_id, host, now))
         return cursor.rowcount > 0
 
     def renew_leases(self, host: str, seconds: float) -> list[str]:
-        return [row[0] for row in self.db.execute(
+        return [row[0] for row in self.unsynced_db.execute(
             "UPDATE games SET lease_until = ? WHERE host = ? AND status = 'running'"
             " RETURNING id", (time.time() + seconds, host)).fetchall()]
 
@@ -797,10 +851,10 @@ class SQLiteDatabase(SQLitePeople):
                            [(host, now + seconds, game_id) for game_id in ids])
             return ids
 
-        return self._tx(work)
+        return self._tx(work, synced=False)
 
     def release_leases(self, host: str) -> list[str]:
-        return [row[0] for row in self.db.execute(
+        return [row[0] for row in self.unsynced_db.execute(
             "UPDATE games SET lease_until = 0 WHERE host = ? AND status = 'running'"
             " RETURNING id", (host,)).fetchall()]
 
@@ -892,6 +946,55 @@ def _set_exception(future: asyncio.Future[Any], error: BaseException) -> None:
         future.set_exception(error)
 
 
+class WalFlusher:
+    """`SQLiteDatabase.sync_wal` in a thread of its own, so that the database thread goes
+    on committing moves while a result's flush waits for the disk; one flush for every
+    caller that asks while another runs (a group flush)."""
+
+    def __init__(self, sync: Callable[[], None]) -> None:
+        self._sync = sync
+        self._thread = DatabaseThread("arena-db-flush")
+        self._next: asyncio.Future[None] | None = None
+        """The flush the callers since the running one began wait for."""
+        self._busy = False
+
+    async def flush(self) -> None:
+        """Return once every commit made before this call is on the disk.
+
+        Raises:
+            OSError: the disk failed.
+        """
+        waiter = self._next
+        if waiter is None:
+            waiter = self._next = asyncio.get_running_loop().create_future()
+            if not self._busy:
+                self._begin()
+        # (a running flush may have begun before the caller's commit: it waits for the next)
+        await asyncio.shield(waiter)  # one caller cancelled cancels nobody else's wait
+
+    def _begin(self) -> None:
+        waiter, self._next = self._next, None
+        assert waiter is not None
+        self._busy = True
+        flushing = asyncio.ensure_future(self._thread.run(self._sync))
+        flushing.add_done_callback(functools.partial(self._flushed, waiter))
+
+    def _flushed(self, waiter: asyncio.Future[None], flushing: asyncio.Future[None]) -> None:
+        self._busy = False
+        error = None if flushing.cancelled() else flushing.exception()
+        if flushing.cancelled():
+            waiter.cancel()
+        elif error is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(None)
+        if self._next is not None:
+            self._begin()
+
+    def shutdown(self) -> None:
+        self._thread.shutdown(wait=True)
+
+
 class SQLiteStorage(SQLitePeopleStorage, Storage):
     """`Storage` on one SQLite file, through `SQLiteDatabase` in one worker thread
     (`DatabaseThread`): every call is awaited, in order (open it with `open` or
@@ -905,6 +1008,9 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
         self.database: SQLiteDatabase = database
         """The database itself: use it only through `run` (its thread)."""
         self._thread = thread
+        self._flusher = WalFlusher(database.sync_wal)
+        self._unflushed: dict[str, list[RatingRow]] = {}
+        """Results committed whose flush failed: a retry flushes, never stores twice."""
 
     @classmethod
     async def open(cls, path: str | Path) -> SQLiteStorage:
@@ -942,6 +1048,7 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
             _SECONDS.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
+        self._flusher.shutdown()
         try:
             await self._thread.run(self.database.close)
         finally:
@@ -1029,8 +1136,22 @@ class SQLiteStorage(SQLitePeopleStorage, Storage):
     async def finish_game(self, record: MatchRecord, *, rated: bool = False,
                           log: str | None = None,
                           pending: Collection[str] = ()) -> list[RatingRow]:
-        return await self.run(self.database.finish_game, record, rated=rated, log=log,
-                              pending=tuple(pending))
+        """Committed in the database thread, then flushed to the disk in the flusher's
+        (`WalFlusher`): returns once both are done, as a synced commit would."""
+        after = self._unflushed.get(record.id)
+        if after is None:
+            after = await self.run(self.database.finish_game, record, rated=rated, log=log,
+                                   pending=tuple(pending), synced=False)
+            self._unflushed[record.id] = after
+        started = time.perf_counter()
+        try:
+            await self._flusher.flush()
+        except OSError as error:
+            raise self._failed(error) from error
+        finally:
+            _SECONDS.observe(time.perf_counter() - started)
+        del self._unflushed[record.id]
+        return after
 
     async def recover(self, detail: str = RECOVERED) -> list[str]:
         return await self.run(self.database.recover, detail)

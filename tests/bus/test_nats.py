@@ -327,3 +327,25 @@ async def test_a_listeners_messages_are_read_without_nats_pys_message_objects() 
         finally:
             for bus in (reader, writer):
                 await bus.close()
+
+
+async def test_caught_up_returns_once_what_the_broker_sent_before_was_read() -> None:
+    """What a gateway published before a host asks to be caught up has been handed to
+    the host's listener when `caught_up` returns (the PONG comes after it); a broker
+    that cannot answer makes it say False, the connection kept."""
+    async with nats_prefix() as prefix:
+        gateway, host = [await connect(nats_url(prefix)) for _ in range(2)]
+        try:
+            heard: list[bytes] = []
+            await host.listen("bots.presence", lambda message: heard.append(message.data))
+            sent = [str(n).encode() * 100 for n in range(2000)]
+            for data in sent:
+                await gateway.publish("bots.presence", data)
+            await gateway.caught_up(10)  # the broker has them (the gateway's PING after)
+            assert await host.caught_up(10)
+            assert heard == sent
+            assert not await host.caught_up(0)  # no time for the round trip
+            assert await host.caught_up(10)  # and the connection still answers
+        finally:
+            for bus in (gateway, host):
+                await bus.close()

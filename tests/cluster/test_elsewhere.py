@@ -27,13 +27,17 @@ def test_the_bots_of_other_gateways_are_followed_until_they_leave_or_their_gatew
     assert elsewhere.connected("carol")  # connected to the arena...
     assert not elsewhere.own_program("carol")  # ...but a hosted program takes no precedence
     elsewhere.online("g2", "c1", "alice")  # listed again by a snapshot: counted once
+    assert elsewhere.gateway_of("alice") == "g2" and elsewhere.gateway_of("bob") is None
     elsewhere.online("g3", "c4", "alice")
+    assert elsewhere.gateway_of("alice") == "g3"  # where she connected last
     elsewhere.gone("g2", "c1")
-    assert elsewhere.own_program("alice")  # still on g3
+    assert elsewhere.own_program("alice") and elsewhere.gateway_of("alice") == "g3"
     elsewhere.silent("g3")  # its gateway died
     assert not elsewhere.connected("alice") and not elsewhere.own_program("alice")
+    assert elsewhere.gateway_of("alice") is None
     elsewhere.silent("g2")
     assert elsewhere.names == {} and elsewhere.own == {} and elsewhere.conns == {}
+    assert elsewhere.at == {}
 
 
 async def test_a_gateway_with_hosted_bots_leads_them_and_follows_the_others_presence(

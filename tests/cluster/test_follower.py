@@ -12,16 +12,29 @@ from typing import Any
 
 from arena.bus import Bus, Message, open_bus
 from arena.cluster import gateway as gateway_module
-from arena.cluster.follower import ASK_ROUNDS, Heard, PresenceFollower, conn_digest
+from arena.cluster.follower import (
+    ASK_ROUNDS,
+    SILENT_ROUNDS,
+    Heard,
+    PresenceFollower,
+    ask_snapshot,
+    conn_digest,
+)
 from arena.cluster.gateway import SNAPSHOT_CHUNK, GatewayRelay
+from arena.cluster.host import HostSide
 from arena.cluster.messages import (
     PRESENCE,
     PRESENCE_ASK,
     BotPresence,
+    FromBot,
     Presence,
     PresenceAsk,
+    ToBot,
     decode,
     encode,
+    game_in,
+    gateway_out,
+    presence_to,
 )
 from arena.server.session import Session
 from protocol import Encoding, ProtocolCore
@@ -192,7 +205,8 @@ async def test_a_gateways_traffic_per_interval_does_not_grow_with_its_bots(
 async def test_a_host_that_misses_a_change_asks_and_gets_back_in_step(
         make_arena: Callable[..., Any]) -> None:
     """The test plays gateway g1: change 2 (bob left) never reaches the host; the next
-    heartbeat says so, the host asks g1 for a snapshot, and takes bob for gone."""
+    heartbeat says so, the host asks g1 for a snapshot on its own subject, and takes bob
+    for gone when it comes there."""
     async with nats_prefix() as prefix:
         bus = await open_bus(nats_url(prefix))
         asks: list[bytes] = []
@@ -212,9 +226,11 @@ async def test_a_host_that_misses_a_change_asks_and_gets_back_in_step(
             # change 2, bob gone, is lost; the heartbeat after it:
             await bus.publish(PRESENCE, encode(beat(2, "c-alice")))
             await wait_for(lambda: len(asks) == 2, 10, "the host asks g1")
-            assert decode(PresenceAsk, asks[1]) == PresenceAsk("g1")
+            side = host.app._role.side
+            assert isinstance(side, HostSide)
+            assert decode(PresenceAsk, asks[1]) == PresenceAsk("g1", to=side.follower.id)
             assert "bob" in sessions
-            await bus.publish(PRESENCE, encode(snapshot(2, alice)))
+            await bus.publish(presence_to(side.follower.id), encode(snapshot(2, alice)))
             await wait_for(lambda: "bob" not in sessions, 10, "bob gone, from the snapshot")
             assert "alice" in sessions
             await bus.publish(PRESENCE, encode(beat(2, "c-alice")))
@@ -238,7 +254,8 @@ async def test_a_new_host_learns_every_bot_and_a_silent_gateways_are_gone(
             await wait_for(lambda: len(sessions) == 250, 10, "every bot learnt")
             relay.online(_session("late"))
             await wait_for(lambda: "late" in sessions, 10, "a change after the snapshot")
-            relay._tasks[1].cancel()  # the heartbeats stop: silent, as if dead
+            heartbeats = [t for t in relay._tasks if t.get_name() == "gateway heartbeats"]
+            heartbeats[0].cancel()  # the heartbeats stop: silent, as if dead
             await wait_for(lambda: not sessions, 10, "its bots gone with its silence")
         finally:
             await relay.close()
@@ -305,3 +322,180 @@ def test_a_gateway_taken_for_silent_gets_every_bot_back_from_the_snapshot_it_is_
     assert not first.gone and not last.gone and not last.ask
     assert not follower.hear(beat(3, *conns), 6.0).ask  # in step again
     assert not follower.hear(change(4, bot("b4")), 6.1).ask
+
+
+def test_what_else_a_gateway_sends_keeps_it_alive_without_its_heartbeats() -> None:
+    """A starved gateway's heartbeats come late, but what it relays still comes (its
+    bots' moves: `alive`): it is not taken for silent while it does, and is once it
+    stops; a gateway not followed is not made alive by it."""
+    follower = in_step(1)  # heard g1 at 0.0
+    rounds = [follower.silent(t) for t in (1.0, 2.0, 3.0)]
+    follower.alive("g1", 3.5)  # a move it relayed
+    rounds += [follower.silent(t) for t in (4.0, 5.0, 6.0)]
+    assert rounds == [[]] * 6
+    assert follower.silent(7.0) == ["g1"]  # nothing since 3.5
+    follower.alive("g1", 7.5)  # after it was taken for silent: its presence says what it holds
+    follower.alive("g2", 7.5)  # never heard
+    assert follower.heard == {}
+
+
+def test_a_gateway_whose_timer_woke_late_is_given_as_much_longer_up_to_twice() -> None:
+    """A heartbeat says how late the gateway's timer woke (`Presence.late`): its
+    followers wait as much longer before taking it for silent, `SILENT_ROUNDS`
+    intervals more at most (a gateway killed then is noticed within twice the time);
+    a heartbeat on time gives the usual time again."""
+    follower = in_step(1)
+
+    def late_beat(late: float) -> Presence:
+        return Presence("g1", epoch="e1", seq=1, count=1, digest=conn_digest("c-b1"),
+                        late=late)
+
+    assert not follower.hear(late_beat(2.5), 1.0).ask
+    assert [follower.silent(t) for t in (2.0, 3.0, 4.0, 5.0, 6.0)] == [[]] * 5
+    assert follower.silent(7.0) == ["g1"]  # 6 s since, over 3 + 2.5
+
+    capped = in_step(1)
+    capped.hear(late_beat(100.0), 1.0)
+    assert [capped.silent(float(t)) for t in range(2, 8)] == [[]] * 6  # 3 + 3 at most
+    assert capped.silent(8.0) == ["g1"]
+
+    on_time = in_step(1)
+    on_time.hear(late_beat(2.5), 1.0)
+    on_time.hear(beat(1, "c-b1"), 1.5)  # on time again: no allowance
+    assert [on_time.silent(t) for t in (2.0, 3.0, 4.0)] == [[]] * 3
+    assert on_time.silent(5.0) == ["g1"]
+
+
+async def test_a_gateways_heartbeat_says_how_late_its_timer_woke() -> None:
+    """Half an interval late or less is within the allowance: not said (the heartbeat
+    stays its few bytes); more is said, in tenths of a second."""
+    bus = await open_bus("local:")
+    try:
+        relay = GatewayRelay(bus, "g1", interval=2.0)
+        assert decode(Presence, relay.heartbeat(0.9)).late == 0.0
+        assert decode(Presence, relay.heartbeat(0.9)) == decode(Presence, relay.heartbeat())
+        assert decode(Presence, relay.heartbeat(4.04)).late == 4.0
+    finally:
+        await bus.close()
+
+
+async def test_a_host_keeps_a_gateway_whose_heartbeats_stop_while_its_bots_still_play(
+        make_arena: Callable[..., Any]) -> None:
+    """Gateway g1's heartbeats stop (a starved event loop) while what its bot says about
+    its game still comes: the host does not take it for silent over rounds of its
+    watcher; once nothing more comes, it does."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        told: list[ToBot] = []
+
+        async def hear(message: Message) -> None:
+            told.append(decode(ToBot, message.data))
+
+        relay = await _gateway(bus, "g1", 0, 0.1)
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.1)
+            side = host.app._role.side
+            assert isinstance(side, HostSide)
+            sessions, follower = host.server.sessions, side.follower
+            await bus.subscribe(gateway_out("g1"), hear)  # what the host sends alice
+            alice = _session("alice")
+            alice.games_played = frozenset({"sim"})
+            relay.online(alice)
+            await wait_for(lambda: "alice" in sessions, 10, "alice learnt")
+            live = host.server.start_game("sim", {}, ["alice", "house:sim-random"])
+            await wait_for(lambda: any(t.type == "game_start" for t in told), 10, "started")
+            for task in relay._tasks:  # its heartbeats stop
+                if task.get_name() == "gateway heartbeats":
+                    task.cancel()
+            loop = asyncio.get_running_loop()
+            last_beat, judged = loop.time(), follower.judged
+            while follower.judged < judged + 2 * SILENT_ROUNDS or (
+                    loop.time() - last_beat < 2 * SILENT_ROUNDS * 0.1):
+                # g1 relays alice's questions about her game (each answered)
+                answered = len(told)
+                await bus.publish(game_in(live.id), encode(FromBot(
+                    "alice", relay.bots["alice"].conn, "legal",
+                    {"game_id": live.id, "turn": 0, "steps": []})))
+                await wait_for(lambda n=answered: len(told) > n, 10, "an answer")
+                assert "alice" in sessions, "taken for silent while its bot played"
+            await wait_for(lambda: "alice" not in sessions, 10, "silent once nothing comes")
+        finally:
+            await relay.close()
+            await bus.close()
+
+
+async def test_a_host_reads_what_the_broker_still_has_before_it_takes_a_gateway_for_silent(
+        make_arena: Callable[..., Any]) -> None:
+    """A loaded host reads late: a gateway's heartbeat may wait to be read while the
+    host's watcher, on time, finds it quiet. Before a verdict the host reads what the
+    broker has for it (`Bus.caught_up`, here standing in for the heartbeats still
+    unread): a gateway heard so is kept; when nothing more comes, it is silent."""
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        try:
+            host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.1)
+            side = host.app._role.side
+            assert isinstance(side, HostSide)
+            sessions, follower = host.server.sessions, side.follower
+            await bus.publish(PRESENCE, encode(snapshot(1, bot("alice"))))
+            await wait_for(lambda: "alice" in sessions, 10, "alice learnt")
+            unread = [True]
+            caught_up = 0
+
+            async def read_what_waits(timeout: float) -> bool:
+                nonlocal caught_up
+                caught_up += 1
+                if unread[0]:  # g1's heartbeat, read as the broker's answer comes
+                    side._presence(Message(PRESENCE, encode(beat(1, "c-alice"))))
+                return True
+
+            side.bus.caught_up = read_what_waits  # type: ignore[method-assign]
+            judged = follower.judged
+            await wait_for(lambda: caught_up >= 3 and follower.judged >= judged + 3, 10,
+                           "rounds that found g1 quiet")
+            assert "alice" in sessions
+            unread[0] = False
+            await wait_for(lambda: "alice" not in sessions, 10, "silent once nothing comes")
+        finally:
+            await bus.close()
+
+
+async def test_a_snapshot_asked_for_goes_to_its_asker_alone(monkeypatch: Any) -> None:
+    """Gateways a and b follow g (250 bots: a snapshot of 3 messages). a asks g for a
+    snapshot: it comes on a's subject, b decodes none of it; an empty ask (a host that
+    starts) still goes to every follower."""
+    monkeypatch.setattr(gateway_module, "SNAPSHOT_ROUNDS", 10_000)  # the rare one: not here
+    bus = await open_bus("local:")
+    relays = []
+    on_presence: list[Presence] = []
+
+    async def hear(message: Message) -> None:
+        on_presence.append(decode(Presence, message.data))
+
+    try:
+        relays = [await _gateway(bus, name, bots, 0.2)
+                  for name, bots in (("g", 250), ("a", 0), ("b", 0))]
+        _, a, b = relays
+        for relay in relays:  # each asked each other at first hearing
+            await wait_for(lambda r=relay: all(
+                name in r.follower.streams and r.follower.streams[name].synced
+                for name in {"g", "a", "b"} - {r.gateway}), 10, "in step with the others")
+        await bus.subscribe(PRESENCE, hear)
+        loop = asyncio.get_running_loop()
+        before_a, before_b = a.follower.snapshots, b.follower.snapshots
+        ask_snapshot(a.sender, "g", Heard(ask=True), a.follower.id)
+        await wait_for(lambda: a.follower.snapshots == before_a + 3, 10, "a's snapshot")
+        asked = loop.time()
+        # g's next heartbeat, published after the snapshot, has reached b:
+        await wait_for(lambda: b.follower.heard.get("g", 0.0) > asked, 10, "b hears g after")
+        assert b.follower.snapshots == before_b
+        assert not any(news.snapshot for news in on_presence)
+
+        await bus.publish(PRESENCE_ASK, b"")  # every gateway, to everyone: on bots.presence
+        await wait_for(lambda: sum(news.snapshot and news.gateway == "g"
+                                   for news in on_presence) == 3, 10, "g's snapshot")
+        await wait_for(lambda: b.follower.snapshots >= before_b + 3, 10, "b decodes it")
+    finally:
+        for relay in relays:
+            await relay.close()
+        await bus.close()

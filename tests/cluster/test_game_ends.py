@@ -61,6 +61,20 @@ async def connected(url: str, token: str, role: str = "bot") -> AsyncIterator[Ra
         yield client
 
 
+async def accounts(db: str) -> tuple[dict[str, str], str]:
+    """The tokens of alice and bob, and of the operator ``referee``."""
+    async with opened(db) as storage:
+        tokens = {name: await storage.add_bot(name) for name in ("alice", "bob")}
+        return tokens, await storage.add_bot("referee", operator=True)
+
+
+async def all_heard(db: str) -> bool:
+    """Whether the gateways dropped every game end of alice and bob kept in the database
+    (they heard them)."""
+    async with opened(db) as storage:
+        return await storage.pending_ends(["alice", "bob"]) == []
+
+
 async def start_game(operator: Raw, players: list[str]) -> str:
     """Ask for a game of `players` until a host knows them all (their presence reaches
     it after their welcome); its id."""
@@ -96,9 +110,7 @@ async def test_a_game_that_ends_while_its_bot_is_away_is_heard_once_when_it_is_b
     again: she hears the game's end, with its stored result, once (her gateway reads
     it from the database; the host, still there, sends it too: one is framed)."""
     async with cluster(tmp_path) as running:
-        async with opened(running.db) as storage:
-            tokens = {name: await storage.add_bot(name) for name in ("alice", "bob")}
-            operator = await storage.add_bot("referee", operator=True)
+        tokens, operator = await accounts(running.db)
         await running.start("host-1", "host")
         url = await running.start("gateway-1", "gateway")
         async with connected(url, operator, "operator") as referee, \
@@ -117,11 +129,8 @@ async def test_a_game_that_ends_while_its_bot_is_away_is_heard_once_when_it_is_b
                 await wait_for(lambda: back.of("game_over", game_id), 30,
                                "alice hears the end once back")
 
-                async def all_heard() -> bool:  # the gateway dropped what they heard
-                    async with opened(running.db) as storage:
-                        return await storage.pending_ends(["alice", "bob"]) == []
-
-                await wait_for(all_heard, 30, "the game's ends dropped as heard")
+                await wait_for(lambda: all_heard(running.db), 30,
+                               "the game's ends dropped as heard")
                 async with opened(running.db) as storage:
                     row = await storage.game(game_id)
                 assert row is not None and row.status == "finished"
@@ -148,3 +157,38 @@ def test_the_sdk_takes_one_result_of_a_game_whose_end_comes_twice() -> None:
         client._handle(Message.make("game_over", game_id=game_id, **fields))
     assert [result.game_id for result in client.results] == ["g1", "g2"]
     assert ends == ["g1", "g2"]
+
+
+async def test_a_bot_that_moves_to_another_gateway_mid_game_gets_it_there_and_hears_its_end(
+        tmp_path: Path) -> None:
+    """The hosts send a bot what it is owed on the subject of the gateway its presence
+    names (`gateway.<id>.out`, one subscription per gateway). alice, playing bob through
+    gateway-1, connects to gateway-2: her older connection is closed there (4004), the
+    host follows her newer presence and sends her the game again on gateway-2
+    (``game_start``, ``game_state``), and she hears its end there once."""
+    async with cluster(tmp_path) as running:
+        tokens, operator = await accounts(running.db)
+        await running.start("host-1", "host")
+        first = await running.start("gateway-1", "gateway")
+        second = await running.start("gateway-2", "gateway")
+        async with connected(first, operator, "operator") as referee, \
+                connected(first, tokens["bob"]) as bob, \
+                connected(first, tokens["alice"]) as alice:
+            game_id = await start_game(referee, ["alice", "bob"])
+            await wait_for(lambda: alice.of("game_start", game_id)
+                           and bob.of("game_start", game_id), 30, "the game begun")
+            async with connected(second, tokens["alice"]) as moved:
+                await alice.ws.wait_closed()
+                assert alice.ws.close_code == 4004
+                await wait_for(lambda: moved.of("game_state", game_id), 30,
+                               "the game sent again to alice on gateway-2")
+                assert moved.of("game_start", game_id)
+                await bob.send("resign", game_id=game_id)
+                await wait_for(lambda: moved.of("game_over", game_id)
+                               and bob.of("game_over", game_id), 30, "the end heard")
+                assert moved.of("game_over", game_id)[0]["termination"] == "resignation"
+
+                await wait_for(lambda: all_heard(running.db), 30,
+                               "the game's ends dropped as heard")
+                assert len(moved.of("game_over", game_id)) == 1
+                assert alice.of("game_over", game_id) == []

@@ -19,6 +19,7 @@ from arena.cluster.messages import (
     bot_out,
     decode,
     encode,
+    gateway_out,
 )
 from arena.service import PlayerUnavailable
 from arena.storage import Storage, StorageFailure
@@ -54,17 +55,24 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             news = (await wait_for(online, 10, "the bot announced"))[0]
             presence = news.online[0]
             assert news.gateway == arena.server.host and presence.gateway == news.gateway
+            assert presence.routed  # the hosts send it what it is owed on the gateway's subject
 
-            # a host's message for the bot is framed and sent to it
-            await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 7})))
+            # a host's message for the bot, on the gateway's one subject, naming it, is
+            # framed and sent to it; one naming a bot not connected here is dropped; one
+            # on the bot's own subject (an operator's, a host's of the version before) too
+            out = gateway_out(arena.server.host)
+            await bus.publish(out, encode(ToBot("pong", {"id": 6}, bot="someone.else")))
+            await bus.publish(out, encode(ToBot("pong", {"id": 7}, bot=name)))
             assert (await raw.expect("pong"))["id"] == 7
+            await bus.publish(bot_out(name), encode(ToBot("pong", {"id": 8})))
+            assert (await raw.expect("pong"))["id"] == 8
 
             # its moves go to their game's host, not played here: for a game its host
             # told it of, published; for another, asked (a host that plays it answers)
             turn = {"game_id": "g0123", "turn": 3, "move_number": 3, "seat": 0, "chance": None,
                     "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
                     "clocks": [0, 0], "retries_left": 0}
-            await bus.publish(bot_out(name), encode(ToBot("your_turn", turn)))
+            await bus.publish(out, encode(ToBot("your_turn", turn, bot=name)))
             assert (await raw.expect("your_turn"))["turn"] == 3
             await raw.send("move", game_id="g0123", turn=3, move="x")
             await raw.send("legal", game_id="g0123", turn=3, steps="")
@@ -105,6 +113,19 @@ async def test_a_gateway_announces_relays_and_frames(make_arena: Callable[..., A
             await wait_for(lambda: any(presence.conn in decode(Presence, m.data).gone
                                        for m in heard if m.subject == "bots.presence"),
                            10, "the bot's leaving announced")
+
+            # a host that has not heard of the move yet sends to this gateway: forwarded
+            # to the bot's new gateway, once (a forwarded one is not sent on again; one
+            # for a bot connected nowhere is dropped): the gateway reads its subject in
+            # order and forwards in order, so the last is heard last
+            await bus.subscribe(gateway_out("gateway-b"), hear)
+            await bus.publish(out, encode(ToBot("pong", {"id": 10}, bot=name, forwarded=True)))
+            await bus.publish(out, encode(ToBot("pong", {"id": 11}, bot="nobody")))
+            await bus.publish(out, encode(ToBot("pong", {"id": 9}, bot=name)))
+            forwarded = await wait_for(
+                lambda: [decode(ToBot, m.data) for m in heard
+                         if m.subject == gateway_out("gateway-b")], 10, "the message forwarded")
+            assert forwarded == [ToBot("pong", {"id": 9}, bot=name, forwarded=True)]
         finally:
             await bus.close()
 
@@ -194,6 +215,58 @@ async def test_the_bots_asked_about_their_kept_ends_take_turns(
             await storage.finish_game(game, pending=(name, "bob"))
         for i, raw in enumerate(raws):
             assert (await raw.expect("game_over"))["game_id"] == f"g{i}"
+
+
+async def test_an_idle_bot_costs_the_sweeps_nothing(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A sweep visits the bots with games in flight, and those that connected or saw a
+    game end within `ACTIVE` seconds (0 here): an idle bot is visited once, as it
+    connects (its game ends kept while it was away), then never while it stays idle;
+    a game brings it back until the game ends."""
+    monkeypatch.setattr(gateway, "ACTIVE", 0.0)
+    async with nats_prefix() as prefix:
+        arena, _, token = await alice_and_bob(make_arena, prefix)
+        bus = await open_bus(nats_url(prefix))
+        try:
+            relay = arena.server.clients.relay
+            visited: list[list[str]] = []
+            real = relay._visited
+
+            def recording(now: float) -> list[Any]:
+                busy = real(now)
+                visited.append(sorted(bot.session.name for bot in busy))
+                return busy
+
+            monkeypatch.setattr(relay, "_visited", recording)
+            raws = [await arena.raw() for _ in range(3)]
+            tokens = [token, await arena.add_bot("carol"), await arena.add_bot("dave")]
+            for raw, bot_token in zip(raws, tokens, strict=True):
+                assert (await raw.hello(bot_token))["type"] == "welcome"
+            await wait_for(lambda: len(relay.bots) == 3 and visited[-3:] == [[], [], []],
+                           10, "the idle bots visited no more")
+            assert sorted(name for names in visited for name in names) == [
+                "alice", "carol", "dave"]  # each once, as it connected
+            visits = relay.visits
+
+            out = gateway_out(arena.server.host)  # a host tells alice of a game
+            turn = {"game_id": "g1", "turn": 1, "move_number": 1, "seat": 0, "chance": None,
+                    "state": {}, "clock": {"limit_ms": 1000, "bank_ms": 0, "left_ms": 1000},
+                    "clocks": [0, 0], "retries_left": 0}
+            await bus.publish(out, encode(ToBot("your_turn", turn, bot="alice")))
+            await raws[0].expect("your_turn")
+            swept = len(visited)
+            await wait_for(lambda: visited[swept:].count(["alice"]) >= 3, 10,
+                           "alice visited while she plays")
+            await bus.publish(out, encode(ToBot("game_over", {
+                "game_id": "g1", "result": "first", "winner": 0, "scores": None,
+                "termination": "normal", "reason": "the game ended", "log_id": "g1",
+                "seed": None}, bot="alice")))
+            await raws[0].expect("game_over")
+            await wait_for(lambda: visited[-3:] == [[], [], []], 10, "alice idle again")
+            assert {name for names in visited[swept:] for name in names} == {"alice"}
+            assert relay.visits == visits + sum(map(len, visited[swept:]))
+        finally:
+            await bus.close()
 
 
 async def test_a_hello_the_database_cannot_answer_is_told_so(

@@ -19,6 +19,7 @@ from arena.cluster.messages import (
     bot_out,
     decode,
     encode,
+    gateway_out,
 )
 from arena.server.app import Pairing
 from tests.bus.conftest import nats_prefix, nats_url
@@ -67,7 +68,20 @@ async def test_a_host_follows_the_gateways_presence(make_arena: Callable[..., An
             assert [decode(ToBot, message.data) for message in heard] == [
                 ToBot("pong", {"id": 3}), ToBot("legal_steps", {"game_id": "g1"}, credit=1)]
 
-            await say("g2", gone=("a2",))
+            # alice connects to a gateway that routes (one subscription for its bots): what
+            # is said to her goes there from now on, naming her
+            told.clear()
+            await bus.subscribe(gateway_out("g3"), hear)
+            await say("g3", BotPresence("alice", conn="a3", gateway="g3", since=30.0,
+                                        routed=True))
+            session = await wait_for(lambda: (now := sessions["alice"]) is not session and now,
+                                     10, "alice's newer connection followed")
+            assert session.send("pong", id=4)
+            heard = await wait_for(lambda: told, 10, "alice's message on her gateway's subject")
+            assert [(message.subject, decode(ToBot, message.data)) for message in heard] == [
+                (gateway_out("g3"), ToBot("pong", {"id": 4}, bot="alice"))]
+
+            await say("g3", gone=("a3",))
             await wait_for(lambda: "alice" not in sessions, 10, "alice gone")
             assert "bob" in sessions
             await wait_for(lambda: "bob" not in sessions, 30,

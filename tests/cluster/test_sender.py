@@ -326,6 +326,46 @@ async def test_a_window_drops_beyond_its_waiting_and_after_close_and_cuts_short(
         Window(0)
 
 
+async def test_a_window_grows_while_steps_wait_for_a_slot_up_to_its_bound() -> None:
+    """A step that ends while others wait for a slot doubles the window (they waited a
+    whole step for it), up to `grow_to`; a burst that fits never grows it."""
+    acks: list[asyncio.Event] = []
+    every = asyncio.Event()
+
+    async def put() -> None:
+        ack = asyncio.Event()
+        acks.append(ack)
+        if not every.is_set():
+            await ack.wait()  # the broker's ack
+
+    window = Window(2, grow_to=8)
+    for _ in range(2):
+        window.call(put)
+    await wait_for(lambda: len(acks) == 2, 10, "two in flight")
+    acks[0].set()
+    await wait_for(lambda: window.done == 1, 10, "one acked")
+    assert window.size == 2  # nothing waited
+
+    for _ in range(29):  # 30 given in all: 2 in flight, 28 wait
+        window.call(put)
+    assert (window.in_flight, window.waiting) == (2, 28)
+    acks[1].set()  # ends while 28 wait: 4 at once
+    await wait_for(lambda: window.in_flight == 4, 10, "the window doubled")
+    assert window.size == 4 and window.waiting == 25
+    for sizes in ((8, 8), (8, 8)):  # one ends: doubled again, then bounded at 8
+        acks[window.done].set()  # the oldest in flight
+        await wait_for(lambda s=sizes: (window.size, window.in_flight) == s, 10, "grown")
+    assert window.most == 8
+    every.set()
+    for ack in acks:
+        ack.set()
+    await wait_for(lambda: window.done == 31, 10, "every put acked")
+    assert window.size == 8 and window.failed == 0
+    await window.close()
+
+    assert Window(3).grow_to == 3  # not given: it never grows
+
+
 async def test_a_stopping_leader_drops_the_pairings_waiting_and_says_what_it_put(
         caplog: pytest.LogCaptureFixture) -> None:
     from arena.cluster.host import HostSide

@@ -183,6 +183,7 @@ def test_a_batch_of_moves_is_one_statement_on_sqlite(tmp_path) -> None:
         records = [played(f"g{number}", moves=6) for number in range(3)]
         for record in records:
             database.start_game(started(record), ladder=False, pair=None)
+        database.db  # noqa: B018 - synced again, as after anything but moves, a start or a lease
         statements: list[str] = []
         database._db.set_trace_callback(statements.append)
         turns = [turns_of(record)[:3] for record in records]
