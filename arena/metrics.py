@@ -36,6 +36,7 @@ STORAGE_SECONDS = Histogram(
     ["backend"], registry=REGISTRY,
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
 
+
 class Tally:
     """One series of a `Tallies`: a count that `inc` adds to."""
 
