@@ -18,9 +18,13 @@ use it.
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
+from collections.abc import Iterator
 
 from prometheus_client import REGISTRY, Counter, Histogram
+from prometheus_client.metrics_core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 __all__ = [
     "BUS_MESSAGES", "BUS_REQUEST_SECONDS", "LOOP_LAG_INTERVAL", "LOOP_LAG_SECONDS",
@@ -32,10 +36,47 @@ STORAGE_SECONDS = Histogram(
     ["backend"], registry=REGISTRY,
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
 
-BUS_MESSAGES = Counter(
+
+class Tally:
+    """One series of a `Tallies`: a count that `inc` adds to."""
+
+    __slots__ = ("created", "value")
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self.created = time.time()
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.value += amount
+
+
+class Tallies(Collector):
+    """A counter for what happens on every message (the bus's): its series count in
+    plain numbers of the event loop's thread, an addition each, and are read when the
+    registry is collected; the page shows them as prometheus-client's `Counter` does
+    (``_total``, ``_created``). A `Counter`'s ``inc`` takes a lock and checks its
+    arguments: 0.6 us, several times a move on each of a cluster's roles (issue 24)."""
+
+    def __init__(self, name: str, documentation: str, labels: tuple[str, ...]) -> None:
+        self.name, self.documentation, self.label_names = name, documentation, labels
+        self._series: dict[tuple[str, ...], Tally] = {}
+
+    def labels(self, *values: str) -> Tally:
+        """The series of these label values (made at its first use)."""
+        return self._series.setdefault(values, Tally())
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(self.name, self.documentation, labels=self.label_names)
+        for values, tally in list(self._series.items()):
+            family.add_metric(values, tally.value, created=tally.created)
+        yield family
+
+
+BUS_MESSAGES = Tallies(
     "arena_bus_messages", "Messages of the bus's publish/subscribe: published by this "
     "process, delivered to its handlers, dropped because a handler fell behind",
-    ["bus", "way"], registry=REGISTRY)
+    ("bus", "way"))
+REGISTRY.register(BUS_MESSAGES)
 
 BUS_REQUEST_SECONDS = Histogram(
     "arena_bus_request_seconds", "Seconds from a request on the bus to its answer",

@@ -8,11 +8,15 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
    for `--seconds` against ``arena serve --role all``, then against one gateway and one
    host over NATS (`--rounds` times, alternated): the move round trip (``move`` ->
    ``move_accepted``, p50/p99), moves a second, and the CPU per move of each process
-   (/proc/<pid>/stat) and of nats-server; then the medians of the rounds, what the
-   broker adds and the ratio. Flat out by default (each bot answers at once: the 2
-   cores saturated, so the round trip is mostly the queue for them); `--think-ms`
-   paces them (each waits that long, half to one and a half times, before each move),
-   for the path's own latency at a load the machine carries.
+   (/proc/<pid>/stat, and how much of it was the kernel's) and of nats-server; then the
+   medians of the rounds, what the broker adds and the ratio. Flat out by default (each
+   bot answers at once: the 2 cores saturated, so the round trip is mostly the queue for
+   them); `--think-ms` paces them (each waits that long, half to one and a half times,
+   before each move), for the path's own latency at a load the machine carries. With
+   `--profile DIR`, py-spy samples each arena process while it is measured
+   (`bench/stacks.py` sums the stacks by function; py-spy counts a thread waiting for a
+   core as running, so on a saturated machine the system calls that wake another
+   process look dearer than they are: the kernel's share above says what they cost).
 2. **Capacity.** `--gateways` gateways and `--hosts` hosts; `--idle` idle bots (raw
    websockets: a ``hello`` with a token and ``seek: false``, then only the WebSocket
    pings answered) spread over the gateways by client processes of at most
@@ -30,7 +34,7 @@ Two phases, on a fresh PostgreSQL schema and a NATS prefix of their own:
 
     python bench/bench_cluster_server.py [--idle 2000] [--playing 200] [--gateways 2]
         [--hosts 2] [--rtt-bots 200] [--think-ms 0] [--seconds 20] [--rounds 1] [--before DIR]
-        [--per-process 15000] [--play-per-process 1000]
+        [--per-process 15000] [--play-per-process 1000] [--profile DIR]
     # the big run (docs/cluster.md): --idle 50000 --playing 5000 --gateways 3 --hosts 2
 """
 
@@ -41,6 +45,7 @@ import asyncio
 import collections
 import json
 import logging
+import os
 import random
 import secrets
 import statistics
@@ -166,6 +171,19 @@ def cpu_of(pids: dict[str, int]) -> dict[str, float]:
     return out
 
 
+def kernel_of(pids: dict[str, int]) -> dict[str, float]:
+    """Per process: its CPU seconds in the kernel so far (system time: the sockets'
+    reads and writes, the wake-ups), of its `cpu_of`."""
+    out = {}
+    for name, pid in pids.items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            out[name] = int(fields[12]) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            out[name] = float("nan")
+    return out
+
+
 class ThinkingBot(BuiltinBot):
     """A built-in bot that waits `think` seconds (half to one and a half times, at
     random) before it sends each move: a paced load (`--think-ms`), not flat out. The
@@ -236,11 +254,13 @@ async def play_process(spec_path: str) -> None:
 
 
 async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[str, int],
-               tmp: Path, per_process: int, think_ms: float = 0.0) -> dict[str, Any]:
+               tmp: Path, per_process: int, think_ms: float = 0.0,
+               profile: Path | None = None) -> dict[str, Any]:
     """SDK bots on the ladder for `seconds` (after a warm-up), by client processes of at
     most `per_process` bots each (`play_process`: one Python process running 5,000 SDK
     bots was the bottleneck, not the arena): round trip, moves and games started a
-    second, CPU per move of each process."""
+    second, CPU per move of each process. With `profile`, each arena process is sampled
+    by py-spy while measured (`profiling`)."""
     procs: list[asyncio.subprocess.Process] = []
     lines: dict[int, dict[str, Any]] = {}
     readers = []
@@ -281,11 +301,12 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
         ready = welcomed()
         clients = {f"client-{n}": proc.pid for n, proc in enumerate(procs)}
         await say(b"measure")
-        cpu0, t0 = cpu_of(pids | clients), time.perf_counter()
+        cpu0, t0, kernel0 = cpu_of(pids | clients), time.perf_counter(), kernel_of(pids)
+        samplers = [] if profile is None else await profiling(profile, pids, seconds)
         await asyncio.sleep(seconds)
         await say(b"stop")
-        cpu1, t1 = cpu_of(pids | clients), time.perf_counter()
-        await asyncio.gather(*readers)
+        cpu1, t1, kernel1 = cpu_of(pids | clients), time.perf_counter(), kernel_of(pids)
+        await asyncio.gather(*readers, *(sampler.wait() for sampler in samplers))
     finally:
         for proc in procs:
             if proc.returncode is None and proc.stdin is not None:
@@ -301,11 +322,35 @@ async def play(urls: list[str], tokens: list[str], seconds: float, pids: dict[st
             "p50": percentile(rtts, 0.5) * 1000, "p99": percentile(rtts, 0.99) * 1000,
             "cpu_per_move_us": {name: (cpu1[name] - cpu0[name]) / max(moves, 1) * 1e6
                                 for name in pids},
-            "cpu_share": {name: (cpu1[name] - cpu0[name]) / (t1 - t0) for name in pids}}
+            "cpu_share": {name: (cpu1[name] - cpu0[name]) / (t1 - t0) for name in pids},
+            "sys_per_move_us": {name: (kernel1[name] - kernel0[name]) / max(moves, 1) * 1e6
+                                for name in pids}}
+
+
+async def profiling(folder: Path, pids: dict[str, int],
+                    seconds: float) -> list[asyncio.subprocess.Process]:
+    """py-spy sampling each arena process of `pids` (not nats-server) for `seconds`, not
+    stopping it (``--nonblocking``: a little skew, no pauses), its stacks collapsed in
+    `folder`/<name>-<n>.txt (one line a stack and its samples: ``--format raw``, the
+    input of flame graphs; `bench/stacks.py` sums them by function)."""
+    spy = Path(sys.executable).with_name("py-spy")
+    folder.mkdir(parents=True, exist_ok=True)
+    samplers = []
+    for name, pid in pids.items():
+        if name == "nats":
+            continue
+        n = sum(1 for _ in folder.glob(f"{name}-*.txt"))
+        samplers.append(await asyncio.create_subprocess_exec(
+            str(spy), "record", "--pid", str(pid), "--duration", str(int(seconds)),
+            "--rate", "250", "--nonblocking", "--format", "raw",
+            "--output", str(folder / f"{name}-{n}.txt"),
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL))
+    return samplers
 
 
 def show_play(label: str, figures: dict[str, Any]) -> None:
-    cpu = ", ".join(f"{name} {us:.0f} us ({figures['cpu_share'][name] * 100:.0f}% of a core)"
+    cpu = ", ".join(f"{name} {us:.0f} us ({figures['cpu_share'][name] * 100:.0f}% of a core; "
+                    f"{figures['sys_per_move_us'][name]:.0f} us of it in the kernel)"
                     for name, us in figures["cpu_per_move_us"].items())
     print(f"{label:<22} {figures['p50']:8.2f} {figures['p99']:8.2f} "
           f"{figures['per_second']:9.0f}   CPU per move: {cpu}")
@@ -339,11 +384,15 @@ async def round_trips(args: argparse.Namespace, db: str, tmp: Path,
                   f"{cluster_ms:.2f} ms: the broker adds {cluster_ms - alone_ms:.2f} ms "
                   f"(x{cluster_ms / alone_ms:.2f})")
         cpu = ", ".join(
-            f"{name} {statistics.median(c['cpu_per_move_us'][name] for c in figures):.0f} us"
+            f"{name} {statistics.median(c['cpu_per_move_us'][name] for c in figures):.0f} us "
+            f"({statistics.median(c['sys_per_move_us'][name] for c in figures):.0f} us in "
+            "the kernel)"
             for name in figures[0]["cpu_per_move_us"])
         print(f"CPU per move (median of the rounds), {label}: {cpu}")
     cpu = statistics.median(a["cpu_per_move_us"]["all"] for a in alone)
-    print(f"CPU per move (median of the rounds), --role all: {cpu:.0f} us")
+    print(f"CPU per move (median of the rounds), --role all: {cpu:.0f} us ("
+          f"{statistics.median(a['sys_per_move_us']['all'] for a in alone):.0f} us in the "
+          "kernel)")
 
 
 async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
@@ -367,7 +416,7 @@ async def round_trip_all(args: argparse.Namespace, db: str, tmp: Path,
                 await asyncio.sleep(0.1)
         pids = {"all": server.pid} | ({"nats": nats} if nats else {})
         return await play([f"ws://127.0.0.1:{port}/"], tokens, args.seconds, pids, tmp,
-                          args.play_per_process, args.think_ms)
+                          args.play_per_process, args.think_ms, args.profile)
     finally:
         server.terminate()
         await asyncio.to_thread(server.wait, 60)
@@ -384,8 +433,10 @@ async def round_trip_cluster(args: argparse.Namespace, db: str, tmp: Path,
         await cluster.start("gateway-1")
         pids = {name: p.pid for name, p in cluster.processes.items()} | (
             {"nats": nats} if nats else {})
+        profile = None if args.profile is None else args.profile / (
+            "after" if root == ROOT else "before")
         return await play([cluster.url("gateway-1")], tokens, args.seconds, pids, tmp,
-                          args.play_per_process, args.think_ms)
+                          args.play_per_process, args.think_ms, profile)
     finally:
         await cluster.close()
         from tests.bus.conftest import drop_streams
@@ -558,6 +609,10 @@ def main() -> None:
                         help="also a gateway and a host run from the source tree DIR (another "
                              "checkout, its compiled modules built) in each round: before "
                              "against after in one run")
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="sample each arena process of the round trips with py-spy "
+                             "(installed beside this Python) while measured: DIR/<name>-<n>.txt "
+                             "(the clusters' in DIR/after and DIR/before)")
     parser.add_argument("--per-process", type=int, default=15000,
                         help="idle connections a client process holds, at most")
     parser.add_argument("--play-per-process", type=int, default=1000,

@@ -123,6 +123,8 @@ def check_subject(subject: str, *, wildcards: bool = False) -> str:
         >>> check_subject("game.g1.move"), check_subject("game.*.>", wildcards=True)
         ('game.g1.move', 'game.*.>')
     """
+    if subject in _CHECKED:  # a bot's or a game's subject, published to again and again
+        return subject
     tokens = subject.split(".")
     for index, token in enumerate(tokens):
         if _TOKEN.fullmatch(token):
@@ -132,7 +134,18 @@ def check_subject(subject: str, *, wildcards: bool = False) -> str:
         kind = "subject pattern" if wildcards else "subject (no wildcards)"
         raise ValueError(f"bad bus {kind} {subject!r}: dot-separated tokens of letters, "
                          "digits, '_' and '-'" + (", '*' or a last '>'" if wildcards else ""))
+    if not wildcards:  # (one that is good without wildcards is good with them too)
+        if len(_CHECKED) >= CHECKED_SUBJECTS:
+            _CHECKED.clear()
+        _CHECKED.add(subject)
     return subject
+
+
+CHECKED_SUBJECTS = 65_536
+"""Subjects `check_subject` remembers as good at most (then it forgets them all and
+starts again): a message's subject is checked once, not at every message (1 us)."""
+
+_CHECKED: set[str] = set()
 
 
 def check_name(name: str, what: str = "name") -> str:

@@ -28,6 +28,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, RetentionPolicy, StorageType
 from nats.protocol.command import pub_cmd
+from nats.protocol.parser import AWAITING_CONTROL_LINE, Parser
 
 from arena.bus import interface
 from arena.bus.interface import (
@@ -93,11 +94,73 @@ class _Listening(asyncio.Queue[Msg]):
 
     def put_nowait(self, item: Msg) -> None:
         self._subscription._pending_size -= len(item.data)
+        self.deliver(item.subject, item.data)
+
+    def deliver(self, subject: str, data: bytes) -> None:
+        """Hand the message on `subject` (the broker's, prefixed) to the listener."""
         _DELIVERED.inc()
         try:
-            self._listener(self._bus._message(item))
+            self._listener(Message(subject[self._bus._cut:], data))
         except Exception:
-            log.exception("bus listener for %s failed", item.subject)
+            log.exception("bus listener for %s failed", subject)
+
+
+_MSG = b"MSG "
+_CRLF = b"\r\n"
+
+
+class _Parser(Parser):
+    """nats-py's protocol parser with a short way for the messages of `_Listening`
+    subscriptions (a host's moves, a gateway's messages for its bots: most of what a
+    role reads, issue 24): a ``MSG`` line is split at its spaces rather than matched by
+    nats-py's regular expressions, and its payload handed to the listener as it is read,
+    without nats-py's message object, header processing and coroutine per message
+    (`Client._process_msg`). Every other ``MSG`` (a request's, a task's subscription's)
+    goes to ``_process_msg`` as nats-py's parser sends it; anything else (``PING``,
+    ``HMSG``, ``INFO``, ``-ERR``, a line it cannot split) to nats-py's parser, with the
+    rest of the buffer. Reads nats-py's private state (its client's ``_ps``,
+    ``_subs``, ``stats`` and its parser's ``buf`` and ``state``: checked by
+    tests/bus/test_nats.py against the installed nats-py)."""
+
+    def __init__(self, parser: Parser) -> None:
+        super().__init__(parser.nc)
+        self.__dict__.update(parser.__dict__)  # what the parser it replaces had read
+
+    async def parse(self, data: bytes = b"") -> None:
+        buf = self.buf
+        buf.extend(data)
+        nc = self.nc
+        while self.state == AWAITING_CONTROL_LINE and buf.startswith(_MSG):
+            end = buf.find(_CRLF)
+            if end < 0:
+                return  # the rest of the line is still to come
+            args = buf[4:end].split()
+            if len(args) == 3:
+                subject, sid, size = args
+                reply = bytearray()
+            elif len(args) == 4:
+                subject, sid, reply, size = args
+            else:
+                break  # nats-py's parser says what is wrong
+            start = end + 2
+            stop = start + int(size)
+            if len(buf) < stop + 2:
+                return  # the payload is still to come: the line is read again then
+            payload = bytes(buf[start:stop])
+            del buf[:stop + 2]  # (at the front of a bytearray: no copy)
+            number = int(sid)
+            subscription = nc._subs.get(number)
+            listening = None if subscription is None else subscription._pending_queue
+            if type(listening) is _Listening and not reply:
+                stats = nc.stats
+                stats["in_msgs"] += 1
+                stats["in_bytes"] += len(payload)
+                subscription._received += 1
+                listening.deliver(subject.decode(), payload)
+            else:
+                await nc._process_msg(number, bytes(subject), bytes(reply), payload, None)
+        if buf:
+            await super().parse()
 
 
 @dataclass(eq=False)
@@ -164,6 +227,9 @@ class NatsBus(Bus):
         self.description = description
         self._streams: set[str] = set()
         self._consumers: list[_Consumer] = []
+        self._cut = len(prefix) + 1
+        """What a subject on the broker has before the bus's subject (`_full`)."""
+        client._ps = _Parser(client._ps)
 
     def __repr__(self) -> str:
         return f"NatsBus({self.description!r}, prefix={self.prefix!r})"
@@ -205,7 +271,7 @@ class NatsBus(Bus):
         return f"{self.prefix}.{subject}"
 
     def _message(self, message: Msg) -> Message:
-        return Message(message.subject[len(self.prefix) + 1:], message.data)
+        return Message(message.subject[self._cut:], message.data)
 
     async def publish(self, subject: str, data: bytes) -> None:
         check_subject(subject)

@@ -185,6 +185,9 @@ class GatewayRelay:
         self.draining = False
         """Whether the gateway stops (`drain`): its bots are gone for the hosts."""
         self.sender = Sender(bus)
+        self._loop = asyncio.get_running_loop()
+        """(Looked up once: `asyncio.get_running_loop` asks the system for the process's
+        id each time, a system call on every message.)"""
         self.bots: dict[str, _Bot] = {}
         """The bots connected here, by name."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -312,7 +315,7 @@ class GatewayRelay:
             if bot is not None:  # replaced by a new connection: the old one is gone
                 self._gone(bot)
             bot = self.bots[name] = _Bot(session)
-            now = asyncio.get_running_loop().time()
+            now = self._loop.time()
             bot.games.update(dict.fromkeys(games, now))
             self._stir(bot, now)  # its game ends kept while it was away: read once
         if session.role == "bot" and not self.draining:  # an operator: no presence
@@ -342,7 +345,7 @@ class GatewayRelay:
                   else None)
         data = encode(FromBot(name, bot.conn, message.type, dict(message.body), cpu_ms))
         if game_id in bot.games:
-            bot.games[game_id] = asyncio.get_running_loop().time()
+            bot.games[game_id] = self._loop.time()
             self.sender.send(game_in(game_id), data)
         elif len(self._asking) < MAX_ASKING:
             self._spawn(self._request(bot, message, data))
@@ -604,11 +607,11 @@ class GatewayRelay:
             bot.games.pop(game_id, None)
             bot.over.append(game_id)
             self._heard_end(bot, game_id)
-            self._stir(bot, asyncio.get_running_loop().time())
+            self._stir(bot, self._loop.time())
         elif game_id in bot.games:
-            bot.games[game_id] = asyncio.get_running_loop().time()
+            bot.games[game_id] = self._loop.time()
         elif out.type in _STARTS:
-            bot.games[game_id] = now = asyncio.get_running_loop().time()
+            bot.games[game_id] = now = self._loop.time()
             self._stir(bot, now)
         if session.rate is not None:
             for _ in range(out.credit):  # what the host asked of the bot is budgeted

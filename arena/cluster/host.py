@@ -805,6 +805,6 @@ class HostSide:
         if said.cpu_ms is not None and isinstance(turn, int):
             self._cpu = (game_id, turn, max(0.0, said.cpu_ms))
         try:
-            server.clients.act(session, ProtocolMessage.unchecked(said.type, **said.body))
+            server.clients.act(session, ProtocolMessage(said.type, said.body))  # (its own dict)
         finally:
             self._cpu = None

@@ -159,6 +159,9 @@ class Clients:
         """The tokens of the server's hosted bots -> their names (`arena.server.hosted`)."""
         self._outbox = outbox
         self._stopping = stopping
+        self._loop = asyncio.get_running_loop()
+        """(Looked up once: `asyncio.get_running_loop` asks the system for the process's
+        id each time, a system call on every frame.)"""
         self.relay: Relay | None = None
         """A gateway's relay to the hosts (None: the games are this process's)."""
 
@@ -254,7 +257,7 @@ class Clients:
         """Charge a frame to the client's message budget; over it, the client gets a
         fatal ``rate-limited`` error and the connection closes (4006)."""
         rate = session.rate
-        if rate is None or rate.take(asyncio.get_running_loop().time()):
+        if rate is None or rate.take(self._loop.time()):
             return True
         log.warning("closing %r: more than %g messages a second", session, rate.rate)
         session.send("error", code="rate-limited", fatal=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, generate_latest
 
 from arena.bus import (
     MAX_MESSAGE_BYTES,
@@ -278,3 +278,40 @@ async def test_a_subscriber_that_falls_behind_loses_messages_not_memory(
     await wait_for(lambda: len(got) + lost == 50)
     assert 10 <= len(got) <= 11  # the limit waiting, and the one in the handler
     assert got == [str(index).encode() for index in range(len(got))]  # the first, in order
+
+
+async def test_a_subject_is_checked_once_and_a_pattern_is_never_a_subject(bus: Bus) -> None:
+    """`check_subject` remembers the subjects it found good (a bot's, a game's: the
+    same ones at every message), but never a pattern it let a subscription use."""
+    inbox = Inbox()
+    await bus.subscribe("game.*", inbox)
+    await bus.subscribe("game.>", inbox)
+    for subject in ("game.*", "game.>"):
+        with pytest.raises(ValueError, match="bad bus subject"):
+            await bus.publish(subject, b"")
+    for _ in range(2):
+        await bus.publish("game.g1", b"twice")
+    await wait_for(lambda: len(inbox.messages) == 4)
+    assert "game.g1" in interface._CHECKED and "game.*" not in interface._CHECKED
+
+
+async def test_the_bus_counts_its_messages_on_the_metrics_page(bus: Bus) -> None:
+    """`BUS_MESSAGES` counts in plain numbers (`arena.metrics.Tallies`) and the page
+    shows them as a counter, with its ``_created``."""
+    labels = {"bus": "nats" if isinstance(bus, NatsBus) else "local"}
+
+    def counted(way: str) -> float:
+        return REGISTRY.get_sample_value("arena_bus_messages_total",
+                                         labels | {"way": way}) or 0.0
+
+    inbox = Inbox()
+    await bus.subscribe("counted", inbox)
+    published, delivered = counted("published"), counted("delivered")
+    for _ in range(3):
+        await bus.publish("counted", b"")
+    await wait_for(lambda: len(inbox.messages) == 3)
+    assert counted("published") == published + 3
+    assert counted("delivered") == delivered + 3
+    page = generate_latest(REGISTRY).decode()
+    assert "# TYPE arena_bus_messages_total counter" in page
+    assert 'arena_bus_messages_created{bus="' in page

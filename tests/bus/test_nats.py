@@ -285,6 +285,50 @@ async def test_a_listener_is_called_by_nats_pys_reader_with_no_task_between() ->
             await bus.close()
 
 
+async def test_a_listeners_messages_are_read_without_nats_pys_message_objects() -> None:
+    """A listener's messages are split off the buffer by the bus's parser (`_Parser`)
+    and handed over without nats-py's `_process_msg`, whatever the reads cut them into
+    (payloads of 0 bytes to several reads' worth, between a subscription's messages and
+    a request's); the others still go through it, in order with them. (Fails if
+    nats-py's client keeps its parser, subscriptions or buffer elsewhere.)"""
+    async with nats_prefix() as prefix:
+        reader, writer = [await connect(nats_url(prefix)) for _ in range(2)]
+        try:
+            client = reader._client  # type: ignore[attr-defined]
+            processed: list[str] = []
+            process = client._process_msg
+
+            async def counting(sid: int, subject: bytes, *rest: object) -> None:
+                processed.append(subject.decode().split(".", 1)[1])
+                await process(sid, subject, *rest)
+
+            client._process_msg = counting
+            heard: list[bytes] = []
+            await reader.listen("listened", lambda message: heard.append(message.data))
+            inbox = Inbox()
+            await reader.subscribe("subscribed", inbox)
+
+            async def echo(message: Message) -> bytes:
+                return message.data
+
+            await reader.serve("asked", echo)
+            sizes = [0, 1, 7, 100, 5_000, 40_000, 150_000, 3]
+            sent = [bytes([65 + n % 26]) * size for n, size in enumerate(sizes * 3)]
+            for n, data in enumerate(sent):
+                await writer.publish("listened" if n % 3 else "subscribed", data)
+            assert await writer.request("asked", b"?", timeout=10) == b"?"
+            await wait_for(lambda: len(heard) + len(inbox.data) == len(sent))
+            assert heard == [data for n, data in enumerate(sent) if n % 3]
+            assert inbox.data == [data for n, data in enumerate(sent) if not n % 3]
+            assert "listened" not in processed
+            assert processed.count("subscribed") == len(inbox.data)
+            assert "asked" in processed
+            assert client.stats["in_msgs"] >= len(sent) + 1
+        finally:
+            for bus in (reader, writer):
+                await bus.close()
+
+
 async def test_caught_up_returns_once_what_the_broker_sent_before_was_read() -> None:
     """What a gateway published before a host asks to be caught up has been handed to
     the host's listener when `caught_up` returns (the PONG comes after it); a broker
