@@ -202,6 +202,8 @@ async def test_a_person_s_two_bots_play_no_rated_challenge(make_arena):
     games = [await wait_for(lambda gid=gid: _finished(storage, gid)) for gid in unrated["game_ids"]]
     assert not any(game.ladder for game in games)
     assert await storage.rating("ann-1", "substitution") is None
+    # stored, then announced: the games are over for the server once they are told
+    await wait_for(lambda: not arena.server.live_games_of("ann-2"))
     rated = await clients["ann-2"].challenge("bob", rated=True)
     assert rated["status"] == "accepted" and rated["rated"] is True
 
