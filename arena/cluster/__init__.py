@@ -88,7 +88,21 @@ async def share_hosted(shards: Shards, leader: Leader, keeper: SlotKeeper,
     """A gateway's part of the hosted bots (docs/cluster.md, "Hosted bots in the
     cluster"), until cancelled: `runner` runs the bots of the shards it holds (`Shards`,
     the share of each gateway with ``--hosted-dir``), and while it leads ``hosted`` it
-    keeps the cluster's count of hosted slots (`SlotKeeper`)."""
+    keeps the cluster's count of hosted slots (`SlotKeeper`): its own ``--hosted-slots``
+    for each gateway running hosted bots."""
+    each = keeper.slots.capacity
+
+    def said() -> str:
+        members = max(1, shards.members)
+        return (f"hosted slots of the cluster: {keeper.slots.capacity} ({each} a gateway, "
+                f"{members} gateway{'s' if members > 1 else ''} running hosted bots)")
+
+    def counted(members: int) -> None:
+        if keeper.slots.capacity == each * members:
+            return
+        keeper.slots.resize(each * members)
+        if leader.leading:
+            log.warning("the %s", said())
 
     async def apply(held: frozenset[int]) -> None:
         log.warning("this gateway runs the hosted bots of %d shards of %d: %s",
@@ -96,9 +110,10 @@ async def share_hosted(shards: Shards, leader: Leader, keeper: SlotKeeper,
         await runner.own(lambda name: shard_of(name, shards.shards) in held)
 
     async def keep() -> None:
-        log.warning("this gateway keeps the hosted slots of the cluster")
+        log.warning("this gateway keeps the %s", said())
         await asyncio.Event().wait()  # until the lead is lost (cancelled)
 
+    shards.on_members = counted
     async with asyncio.TaskGroup() as group:
         group.create_task(shards.run(apply))
         group.create_task(leader.run(functools.partial(keeper.lead, keep)))

@@ -105,6 +105,10 @@ class Shards:
         self.check = check
         self.held: frozenset[int] = frozenset()
         """The shards this contender holds (its work runs them)."""
+        self.members = 0
+        """The contenders, this one among them, as last counted (0: not yet)."""
+        self.on_members: Callable[[int], None] | None = None
+        """Called with `members` when the count changes."""
 
     def __repr__(self) -> str:
         return f"Shards({redact(self.url)!r}, {self.name!r})"
@@ -149,6 +153,10 @@ class Shards:
             rows = await asyncio.wait_for(connection.fetch(_LOCKS, space & 0xFFFFFFFF),
                                           self.check * 5)
             members = {row["pid"] for row in rows if row["objid"] == member} | {me}
+            if len(members) != self.members:
+                self.members = len(members)
+                if self.on_members is not None:
+                    self.on_members(self.members)
             holding: dict[int, set[int]] = {pid: set() for pid in members}
             taken: set[int] = set()
             for row in rows:
