@@ -24,7 +24,7 @@ __all__ = ["HostedSlots", "Slots"]
 
 class Slots(Protocol):
     """What a server's games hold: a `HostedSlots`, or a cluster host's slots, given by
-    the gateway that runs the programs (`arena.cluster.slots.RemoteSlots`)."""
+    the gateway that keeps the cluster's count (`arena.cluster.slots.RemoteSlots`)."""
 
     capacity: int
     used: int

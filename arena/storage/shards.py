@@ -126,6 +126,7 @@ class Shards:
                 await asyncio.sleep(self.retry)
                 continue
             try:
+                _cancelled()
                 await self._share(connection, apply)
             except _CONNECTION_ERRORS as error:
                 log.warning("%s: the connection failed: %s", self, error)
@@ -134,13 +135,16 @@ class Shards:
                     self.held = frozenset()
                     await apply(self.held)
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(connection.close(), self.check)
+                    async with asyncio.timeout(self.check):
+                        await connection.close()
                 connection.terminate()  # (a no-op once closed)
+            _cancelled()
             await asyncio.sleep(self.retry)
 
     async def _query(self, connection: asyncpg.Connection, query: str,
                      *args: object) -> object:
-        return await asyncio.wait_for(connection.fetchval(query, *args), self.check * 5)
+        async with asyncio.timeout(self.check * 5):  # (wait_for may swallow a cancel)
+            return await connection.fetchval(query, *args)
 
     async def _share(self, connection: asyncpg.Connection,
                      apply: Callable[[frozenset[int]], Awaitable[None]]) -> None:
@@ -150,8 +154,8 @@ class Shards:
         me = connection.get_server_pid()
         member = MEMBER & 0xFFFFFFFF
         while True:
-            rows = await asyncio.wait_for(connection.fetch(_LOCKS, space & 0xFFFFFFFF),
-                                          self.check * 5)
+            async with asyncio.timeout(self.check * 5):
+                rows = await connection.fetch(_LOCKS, space & 0xFFFFFFFF)
             members = {row["pid"] for row in rows if row["objid"] == member} | {me}
             if len(members) != self.members:
                 self.members = len(members)
@@ -184,4 +188,15 @@ class Shards:
                 if gained:
                     self.held = self.held | gained
                     await apply(self.held)
+            _cancelled()
             await asyncio.sleep(self.retry)
+
+
+def _cancelled() -> None:
+    """Raise CancelledError if the task was cancelled and something it awaited swallowed
+    the cancel (asyncpg's connect and close time out with ``wait_for``, which in Python
+    3.11 may return a result that came as it was cancelled): else a gateway's shutdown
+    would wait for ever for this loop to end."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
