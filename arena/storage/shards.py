@@ -27,14 +27,13 @@ the second the shard's number (`MEMBER` for the member lock).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
 import asyncpg
 
-from arena.storage.leader import _CONNECTION_ERRORS, KEEPALIVE
+from arena.storage.leader import CONNECTION_ERRORS, close, connect
 from arena.urls import redact
 
 __all__ = ["MEMBER", "SHARDS", "Shards", "shard_of", "share"]
@@ -118,26 +117,17 @@ class Shards:
         this contender holds whenever they change: after it took some, and before it lets
         go of some (their work stopped first, so no shard ever runs in two places)."""
         while True:
-            try:
-                connection = await asyncpg.connect(
-                    self.url, timeout=max(self.retry, 5.0), server_settings=KEEPALIVE)
-            except _CONNECTION_ERRORS as error:
-                log.warning("%s: cannot connect: %s", self, error)
-                await asyncio.sleep(self.retry)
-                continue
+            connection = await connect(self.url, self.retry, self)
             try:
                 _cancelled()
                 await self._share(connection, apply)
-            except _CONNECTION_ERRORS as error:
+            except CONNECTION_ERRORS as error:
                 log.warning("%s: the connection failed: %s", self, error)
             finally:
                 if self.held:  # the locks go with the connection: the work stops first
                     self.held = frozenset()
                     await apply(self.held)
-                with contextlib.suppress(Exception):
-                    async with asyncio.timeout(self.check):
-                        await connection.close()
-                connection.terminate()  # (a no-op once closed)
+                await close(connection, self.check)
             _cancelled()
             await asyncio.sleep(self.retry)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import GameRow
+from arena.storage import GameRow, Storage
 from arena.storage.shards import SHARDS, shard_of
 from arena.uploads import Uploads
 from tests.cluster.test_roles import Cluster, cluster
@@ -193,6 +193,14 @@ async def test_hosted_bots_play_in_the_cluster_on_a_cpu_clock_and_another_gatewa
     await wait_for(lambda: keepers(hosted_dir) == {}, 30, "no sandbox left")
 
 
+async def upload_python(storage: Storage, hosted_dir: Path, names: list[str]) -> None:
+    """Make bots `names`, each hosted with the example Python bot."""
+    for name in names:
+        await storage.add_bot(name)
+        built = await Uploads(storage, str(hosted_dir)).upload(name, BOTS / "python", "python")
+        assert built.status == "ok", built
+
+
 def spread_names(count: int) -> list[str]:
     """`count` bot names in as many different shards."""
     found: dict[int, str] = {}
@@ -211,11 +219,7 @@ async def test_the_gateways_share_the_hosted_bots_a_third_takes_a_share_and_a_ki
     the two left run its bots, whose games go on."""
     names = spread_names(9)
     async with cluster(tmp_path) as running, opened(running.db) as storage:
-        for name in names:
-            await storage.add_bot(name)
-            built = await Uploads(storage, str(hosted_dir)).upload(name, BOTS / "python",
-                                                                   "python")
-            assert built.status == "ok", built
+        await upload_python(storage, hosted_dir, names)
         await running.start("host-1", "host", *LADDER)
         gateways = ("gateway-1", "gateway-2")
         for name in gateways:
@@ -302,11 +306,7 @@ async def test_the_gateway_running_the_programs_counts_the_hosted_slots_of_every
     finishes."""
     names = [f"hosted-{n}" for n in range(4)]
     async with cluster(tmp_path) as running, opened(running.db) as storage:
-        for name in names:
-            await storage.add_bot(name)
-            built = await Uploads(storage, str(hosted_dir)).upload(name, BOTS / "python",
-                                                                   "python")
-            assert built.status == "ok", built
+        await upload_python(storage, hosted_dir, names)
         token = await storage.add_bot("prometheus", operator=True)
         hosts = ("host-1", "host-2")
         for name in hosts:
