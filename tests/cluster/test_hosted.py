@@ -62,9 +62,9 @@ def hosted_dir() -> Iterator[Path]:
         yield path
 
 
-def keepers(hosted_dir: Path) -> dict[int, int]:
+def programs(hosted_dir: Path) -> dict[int, tuple[int, Path]]:
     """The processes running a program of `hosted_dir` (``arena bots run DIR``, each the
-    keeper of a sandbox) -> their parents' pids."""
+    keeper of a sandbox) -> their parents' pids and the builds they run."""
     found = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -74,24 +74,26 @@ def keepers(hosted_dir: Path) -> dict[int, int]:
             status = Path(entry.path, "status").read_text()
         except OSError:
             continue
-        if b"run" in command and any(part.startswith(str(hosted_dir).encode())
-                                     for part in command):
+        builds = [Path(part.decode()) for part in command
+                  if part.startswith(str(hosted_dir).encode())]
+        if b"run" in command and builds:
             ppid = next(line.split()[1] for line in status.splitlines()
                         if line.startswith("PPid:"))
-            found[int(entry.name)] = int(ppid)
+            found[int(entry.name)] = (int(ppid), builds[0])
     return found
+
+
+def keepers(hosted_dir: Path) -> dict[int, int]:
+    """The processes running a program of `hosted_dir` -> their parents' pids."""
+    return {pid: ppid for pid, (ppid, _) in programs(hosted_dir).items()}
 
 
 def sandboxes(hosted_dir: Path) -> dict[str, set[int]]:
     """The hosted bots whose programs run now -> the pids of the processes running them
     (the keepers' parents: the gateways)."""
     found: dict[str, set[int]] = {}
-    for pid, ppid in keepers(hosted_dir).items():
-        with contextlib.suppress(OSError):
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            build = next(Path(part.decode()) for part in command
-                         if part.startswith(str(hosted_dir).encode()))
-            found.setdefault(build.relative_to(hosted_dir).parts[0], set()).add(ppid)
+    for ppid, build in programs(hosted_dir).values():
+        found.setdefault(build.relative_to(hosted_dir).parts[0], set()).add(ppid)
     return found
 
 
@@ -138,11 +140,6 @@ async def test_hosted_bots_play_in_the_cluster_on_a_cpu_clock_and_another_gatewa
         source.mkdir()
         (source / "bot.py").write_text(text)
     async with cluster(tmp_path) as running, opened(running.db) as storage:
-        for name, source in sources.items():
-            await storage.add_bot(name)
-            built = await Uploads(storage, str(hosted_dir)).upload(name, source, "python")
-            assert built.status == "ok", built
-
         async def finished() -> list[str]:
             """The sleeper's games over in which it moved twice or more; the burner's
                 checked as they come."""
@@ -165,6 +162,13 @@ async def test_hosted_bots_play_in_the_cluster_on_a_cpu_clock_and_another_gatewa
             await running.start(name, "gateway", "--hosted-dir", str(hosted_dir), *CLOCK)
         await wait_for(lambda: shared(running, gateways, 8, 8), 30,
                        "the gateways share the shards")
+        # uploaded once the shares settled: no bot moves to the second gateway in the
+        # middle of a game (under a CPU clock such a bot was seen to lose at the turn's
+        # wall-time ceiling: docs/cluster.md "What remains")
+        for name, source in sources.items():
+            await storage.add_bot(name)
+            built = await Uploads(storage, str(hosted_dir)).upload(name, source, "python")
+            assert built.status == "ok", built
         first = runner(running, gateways, "sleeper")
         pid = running.processes[first].pid
         await wait_for(lambda: "sleeper" in sandboxes(hosted_dir), 30,
@@ -229,11 +233,14 @@ async def test_the_gateways_share_the_hosted_bots_a_third_takes_a_share_and_a_ki
                        "the gateways share the shards")
 
         async def played(count: int, among: tuple[str, ...]) -> bool:
-            """Every bot finished `count` games; the sandboxes running now run on the
-            gateway of their shard, alone."""
+            """Every bot finished `count` games; the sandboxes running now on these
+            gateways run on the gateway of their shard, alone (a killed gateway's may
+            linger a moment, orphans, as they die: "no sandbox left" at the end)."""
             pids = {running.processes[name].pid: name for name in among}
             for bot, parents in sandboxes(hosted_dir).items():
-                assert {pids.get(pid) for pid in parents} == {runner(running, among, bot)}
+                on = {pids[pid] for pid in parents if pid in pids}
+                assert on <= {runner(running, among, bot)}, (
+                    bot, on, {name: shards(running, name) for name in among})
             for bot in names:
                 if len(await storage.games(bot=bot, status="finished", limit=100)) < count:
                     return False
@@ -275,6 +282,8 @@ async def test_the_gateways_share_the_hosted_bots_a_third_takes_a_share_and_a_ki
 
         await wait_for(again, 180, "more games of every hosted bot, run by the two left")
         assert await storage.games(status="aborted", limit=10) == []
+        for game in await storage.games(status="finished", limit=1000):
+            assert game.termination == "normal", game  # the bots that moved too
     await wait_for(lambda: keepers(hosted_dir) == {}, 30, "no sandbox left")
 
 
