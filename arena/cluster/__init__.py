@@ -8,16 +8,23 @@ neither: one process, no bus hop. The composition root (`arena.app`) calls it.
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 
 from arena.bus import Bus, open_bus
 from arena.cluster.gateway import GatewayRelay
 from arena.cluster.host import HostSide, RemoteSession
 from arena.cluster.slots import SlotKeeper
 from arena.server import ArenaServer
+from arena.server.hosted import HostedRunner
 from arena.storage.leader import Leader
+from arena.storage.shards import Shards, shard_of
 
-__all__ = ["ClusterRole", "GatewayRelay", "HostSide", "RemoteSession", "start_role"]
+__all__ = ["ClusterRole", "GatewayRelay", "HostSide", "RemoteSession", "share_hosted",
+           "start_role"]
+
+log = logging.getLogger("arena.cluster")
 
 
 class ClusterRole:
@@ -57,14 +64,12 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
                                 storage=server.storage, policies=server.challenges.policies)
             await side.start()
             server.clients.relay = side
-            if server.uploads is not None:  # --hosted-dir: one gateway at a time runs them
+            if server.uploads is not None:  # --hosted-dir: it runs a share of them
                 assert server.hosted_slots is not None
-                leader = Leader(config.db, "hosted")
-                # while it runs them, it keeps the hosted slots of every host's games
-                keeper = SlotKeeper(bus, server.hosted_slots, server.host,
-                                    interval=config.presence_interval)
-                server.hosted_leader = lambda work: leader.run(
-                    functools.partial(keeper.lead, work))
+                server.hosted_share = functools.partial(
+                    share_hosted, Shards(config.db, "hosted"), Leader(config.db, "hosted"),
+                    SlotKeeper(bus, server.hosted_slots, server.host,
+                               interval=config.presence_interval))
                 side.cpu_meter = server.hosted_cpu_ms
                 server.taken_elsewhere = side.taken_elsewhere
                 side.report_cpu(server.hosted_thinking)
@@ -76,3 +81,39 @@ async def start_role(server: ArenaServer) -> ClusterRole | None:
         await bus.close()
         raise
     return ClusterRole(bus, side)
+
+
+async def share_hosted(shards: Shards, leader: Leader, keeper: SlotKeeper,
+                       runner: HostedRunner) -> None:
+    """A gateway's part of the hosted bots (docs/cluster.md, "Hosted bots in the
+    cluster"), until cancelled: `runner` runs the bots of the shards it holds (`Shards`,
+    the share of each gateway with ``--hosted-dir``), and while it leads ``hosted`` it
+    keeps the cluster's count of hosted slots (`SlotKeeper`): its own ``--hosted-slots``
+    for each gateway running hosted bots."""
+    each = keeper.slots.capacity
+
+    def said() -> str:
+        members = max(1, shards.members)
+        return (f"hosted slots of the cluster: {keeper.slots.capacity} ({each} a gateway, "
+                f"{members} gateway{'s' if members > 1 else ''} running hosted bots)")
+
+    def counted(members: int) -> None:
+        if keeper.slots.capacity == each * members:
+            return
+        keeper.slots.resize(each * members)
+        if leader.leading:
+            log.warning("the %s", said())
+
+    async def apply(held: frozenset[int]) -> None:
+        log.warning("this gateway runs the hosted bots of %d shards of %d: %s",
+                    len(held), shards.shards, " ".join(map(str, sorted(held))) or "none")
+        await runner.own(lambda name: shard_of(name, shards.shards) in held)
+
+    async def keep() -> None:
+        log.warning("this gateway keeps the %s", said())
+        await asyncio.Event().wait()  # until the lead is lost (cancelled)
+
+    shards.on_members = counted
+    async with asyncio.TaskGroup() as group:
+        group.create_task(shards.run(apply))
+        group.create_task(leader.run(functools.partial(keeper.lead, keep)))

@@ -8,7 +8,7 @@ step by a snapshot when it falls out: `arena.cluster.follower`) for two reasons:
   the bot is on another).
 * **The author's own program first** (`own_program`): a program a bot's author connects
   under its name takes precedence over its hosted one (`arena.server.hosted`), so the
-  gateway that runs the hosted bots starts a hosted program only while no program of
+  gateway that runs a hosted bot starts its program only while no program of
   its author is connected anywhere. Hosted connections do not count for that.
 * **Where a bot went** (`gateway_of`): a host's message for a bot that left this
   gateway for another, sent here before the host heard of the move, is forwarded there

@@ -336,7 +336,7 @@ class HostSide:
         self._journal = _ChallengeJournal(server.storage, server.challenges, server.host)
         """Stores the pending challenges while this host leads."""
         self.slots = RemoteSlots(bus, server.host, interval=interval)
-        """The hosted slots this host's games hold: the gateway running the programs
+        """The hosted slots this host's games hold: the gateway keeping the count
         gives them (`arena.cluster.slots`)."""
 
     def cpu_ms(self, name: str, game_id: str, turn: int) -> float:

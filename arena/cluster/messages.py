@@ -258,15 +258,15 @@ class LobbyAnswer(msgspec.Struct, frozen=True):
 
 
 SLOTS = "hosted.slots"
-"""host -> the gateway that runs the hosted bots, publish/subscribe: `SlotsHeld`, the
+"""host -> the gateway keeping the hosted slots, publish/subscribe: `SlotsHeld`, the
 hosted slots the host holds and wants (at every change and every presence interval)."""
 SLOTS_ASK = "hosted.slots.ask"
-"""the gateway that starts running the hosted bots -> every host: an empty message; each
+"""the gateway that starts keeping the hosted slots -> every host: an empty message; each
 host answers with its `SlotsHeld` on `SLOTS`."""
 
 
 def slots_given(host: str) -> str:
-    """the gateway running the hosted bots -> one host: `SlotsGiven` (the host's id in
+    """the gateway keeping the hosted slots -> one host: `SlotsGiven` (the host's id in
     hexadecimal: a default one holds ``:``, which no subject token may)."""
     return f"hosted.slots.given.{host.encode().hex()}"
 
@@ -282,7 +282,7 @@ class SlotsHeld(msgspec.Struct, frozen=True):
 
 
 class SlotsGiven(msgspec.Struct, frozen=True):
-    """The gateway running the hosted bots gives a host's waiting games their slots."""
+    """The gateway keeping the hosted slots gives a host's waiting games their slots."""
 
     runner: str
     tokens: tuple[str, ...]

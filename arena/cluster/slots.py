@@ -1,11 +1,12 @@
 """The hosted slots of a cluster (docs/cluster.md, "Hosted bots in the cluster"): one
-count, kept by the gateway that runs the hosted programs.
+count, kept by one gateway (the ``hosted`` leader).
 
-The programs run on one machine, the leading gateway's (``hosted`` leader), while their
-games are played on every host: so the count of `arena.sandbox.slots.HostedSlots` that
-bounds them is that gateway's (`SlotKeeper`, its ``--hosted-slots``), and a host's games
-ask it for their slots (`RemoteSlots`, what a host's `Games` hold instead of a
-`HostedSlots` of their own) before their clocks start.
+The programs run on the gateways with ``--hosted-dir`` (each a share of the bots:
+`arena.storage.shards`), while their games are played on every host: so one count of
+`arena.sandbox.slots.HostedSlots` bounds them, kept by the gateway leading ``hosted``
+(`SlotKeeper`: its ``--hosted-slots`` for each gateway running hosted bots, pooled), and
+a host's games ask it for their slots (`RemoteSlots`, what a host's `Games` hold instead
+of a `HostedSlots` of their own) before their clocks start.
 
 What goes over the bus is state, not requests: a host publishes what its games hold and
 what they wait for (`SlotsHeld` on ``hosted.slots``) at every change and every
@@ -68,7 +69,7 @@ class SlotsFull(RuntimeError):
 
 
 class RemoteSlots:
-    """A host's hosted slots, given by the gateway running the programs (module
+    """A host's hosted slots, given by the gateway keeping the count (module
     docstring). What `Games` reads of a `HostedSlots`: `hold`, `capacity` (the keeper
     holds a game to its own capacity: a game with more hosted seats than it has slots
     holds them all), `used`, `waiting`, `peak`."""
@@ -188,8 +189,9 @@ class _Host:
 
 
 class SlotKeeper:
-    """The hosted slots of the cluster, kept by the gateway that runs the programs while
-    it runs them (`lead`). `slots`: its own `HostedSlots` (``--hosted-slots``)."""
+    """The hosted slots of the cluster, kept by a gateway while it leads ``hosted``
+    (`lead`). `slots`: its own `HostedSlots` (``--hosted-slots``, resized with the
+    gateways running hosted bots: `arena.cluster.share_hosted`)."""
 
     def __init__(self, bus: Bus, slots: HostedSlots, runner: str, *, interval: float) -> None:
         self.bus = bus

@@ -24,7 +24,7 @@ __all__ = ["HostedSlots", "Slots"]
 
 class Slots(Protocol):
     """What a server's games hold: a `HostedSlots`, or a cluster host's slots, given by
-    the gateway that runs the programs (`arena.cluster.slots.RemoteSlots`)."""
+    the gateway that keeps the cluster's count (`arena.cluster.slots.RemoteSlots`)."""
 
     capacity: int
     used: int
@@ -95,6 +95,16 @@ class HostedSlots:
         """Give back slots `adopt` counted."""
         self._release(count)
 
+    def resize(self, capacity: int) -> None:
+        """Hold at most `capacity` slots from now on (a cluster's count grows and shrinks
+        with its runners): more let in at once if it grew; if it shrank, what is held
+        stays held and the queue waits until it fits (a game that asked for more than the
+        new capacity holds them all once the others are given back)."""
+        if capacity < 1:
+            raise ValueError("hosted slots: the capacity must be at least 1")
+        self.capacity = capacity
+        self._wake()
+
     def _take(self, count: int) -> None:
         self.used += count
         self.peak = max(self.peak, self.used)
@@ -104,7 +114,7 @@ class HostedSlots:
         self._wake()
 
     def _wake(self) -> None:
-        while self._queue and self.used + self._queue[0][0] <= self.capacity:
+        while self._queue and self.used + min(self._queue[0][0], self.capacity) <= self.capacity:
             count, future = self._queue.popleft()
             if future.done():
                 continue

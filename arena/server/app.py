@@ -176,11 +176,10 @@ class ArenaServer(ArenaService):
         """Where games with hosted bots wait their turn."""
         self.hosted_ws_slots: HostedSlots | None = None
         """Where WebSocket-speaking hosted programs wait their turn to run."""
-        self.hosted_leader: Callable[[Callable[[], Awaitable[None]]],
-                                     Coroutine[Any, Any, None]] | None = None
-        """Runs the hosted bots while this process leads them (None: here, for as long as
-        the server runs). A gateway's (`arena.cluster`) runs them only while it holds the
-        cluster's ``hosted`` lock: one process at a time, else each hosted bot would be
+        self.hosted_share: Callable[[HostedRunner], Coroutine[Any, Any, None]] | None = None
+        """Decides, beside the hosted runner and for as long as it runs, which hosted bots
+        it runs (`HostedRunner.own`; None: all of them, here). A gateway's (`arena.cluster`)
+        runs those of the shards it holds: every bot on one gateway only, else it would be
         connected twice, each connection replacing the other."""
         self._hosting = False
         self.taken_elsewhere: Callable[[str], bool] = lambda name: False
@@ -380,32 +379,36 @@ class ArenaServer(ArenaService):
         if self.uploads is not None and not self._hosting and not self._stopping.is_set():
             # the hosted bots connect to the port like any bot: once it listens
             self._hosting = True
-            lead = self.hosted_leader
+            share = self.hosted_share
+            runner = self._hosted_runner(everything=share is None)
             self._tasks.append(asyncio.get_running_loop().create_task(
-                self._run_hosted(self._hosted_runner()) if lead is None
-                else lead(self._lead_hosted), name="hosted bots"))
+                self._run_hosted(runner) if share is None
+                else self._run_hosted(runner, share(runner)), name="hosted bots"))
 
-    async def _lead_hosted(self) -> None:
-        """`hosted_leader`'s work: said on the log (operators and tests see which
-        gateway runs the programs), then the hosted bots run here."""
-        log.warning("this gateway leads the hosted bots: it runs them")
-        await self._run_hosted(self._hosted_runner())
-
-    def _hosted_runner(self) -> HostedRunner:
+    def _hosted_runner(self, *, everything: bool) -> HostedRunner:
+        """The hosted runner: of every hosted bot, or (not `everything`) of none until
+        `hosted_share` says which."""
         assert self.uploads is not None
         runner = self.hosted = HostedRunner(
             self.uploads, self.url, self.clients.hosted_tokens,
             refresh_interval=self.config.hosted.refresh_interval,
             taken=self._taken_by_its_author, slots=self.hosted_ws_slots,
-            games_of=self.live_games_of)
+            games_of=self.live_games_of,
+            owns=(lambda name: True) if everything else (lambda name: False))
         self.games.cpu_meter = runner.cpu_ms  # its bots' CPU clocks
         return runner
 
-    async def _run_hosted(self, runner: HostedRunner) -> None:
-        """Run the hosted bots until cancelled (`hosted_leader`: when this process stops
-        leading them), then stop them and their sandboxes."""
+    async def _run_hosted(self, runner: HostedRunner,
+                          share: Coroutine[Any, Any, None] | None = None) -> None:
+        """Run the hosted bots (those `share` gives the runner) until cancelled, then
+        stop them and their sandboxes."""
         try:
-            await runner.watch()
+            if share is None:
+                await runner.watch()
+            else:  # one failing ends the other
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(runner.watch())
+                    group.create_task(share)
         finally:
             await runner.close()
 

@@ -321,14 +321,19 @@ class HostedRunner:
         slots: where WebSocket-speaking programs wait their turn to run (the server's
             ``HostedConfig.ws_programs``; None: unbounded).
         games_of: the games a bot plays now (`ArenaServer.live_games_of`).
+        owns: which hosted bots this runner runs (default: all; a cluster's gateway runs
+            those of the shards it holds, `own`).
     """
 
     def __init__(self, uploads: Uploads, url: str, tokens: dict[str, str], *,
                  refresh_interval: float = 5.0,
                  taken: Callable[[str], bool] = lambda name: False,
                  slots: HostedSlots | None = None,
-                 games_of: Callable[[str], Collection[str]] = lambda name: ()) -> None:
+                 games_of: Callable[[str], Collection[str]] = lambda name: (),
+                 owns: Callable[[str], bool] = lambda name: True) -> None:
         self.uploads = uploads
+        self.owns = owns
+        """Which hosted bots this runner runs (the others are another's)."""
         self.taken = taken
         """Whether a program of the bot's author is connected under its name: it takes
         precedence, the hosted one waits until it leaves."""
@@ -362,7 +367,8 @@ class HostedRunner:
         async with self._lock:
             if self._closed:
                 return
-            builds = await self.uploads.hosted_builds()
+            builds = {name: build for name, build in (await self.uploads.hosted_builds()).items()
+                      if self.owns(name)}
             wanted = {name: directory for name, (directory, _) in builds.items()}
             speaks = {name: spoken for name, (_, spoken) in builds.items()}
             for name, ws_bot in list(self.ws_bots.items()):
@@ -389,6 +395,21 @@ class HostedRunner:
                 if not self.taken(name):
                     self._start(name, directory)
             self.refreshes += 1
+
+    async def own(self, owns: Callable[[str], bool]) -> None:
+        """Run the hosted bots `owns` says from now on: those it no longer says are
+        stopped before this returns (another runner may start them then), those it now
+        says start (at once if the database answers, else on the next refresh)."""
+        async with self._lock:
+            self.owns = owns
+            for name in [name for name in self.bots if not owns(name)]:
+                await self._stop(name)
+            for name in [name for name in self.ws_bots if not owns(name)]:
+                await self.ws_bots.pop(name).close()
+        try:
+            await self.refresh()
+        except Exception:  # the database may be down a while: the next refresh
+            log.exception("the hosted bots could not be refreshed")
 
     def _start(self, name: str, directory: Path) -> None:
         token = "hosted." + secrets.token_urlsafe(32)

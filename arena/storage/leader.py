@@ -28,7 +28,7 @@ import asyncpg
 
 from arena.urls import redact
 
-__all__ = ["KEEPALIVE", "Leader"]
+__all__ = ["CONNECTION_ERRORS", "KEEPALIVE", "Leader", "close", "connect"]
 
 log = logging.getLogger("arena.storage.leader")
 
@@ -38,10 +38,31 @@ KEEPALIVE = {"tcp_keepalives_idle": "5", "tcp_keepalives_interval": "2",
 3 times: a leader whose machine vanished loses its lock within about 11 s."""
 
 
-_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
-                      asyncpg.InternalClientError)
+CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+                     asyncpg.InternalClientError)
 """How a connection fails (asyncpg's InternalClientError: its own state lost on a
 connection the server just closed, as `arena.storage.postgres` also counts it)."""
+
+
+async def connect(url: str, retry: float, who: object) -> asyncpg.Connection:
+    """A connection of its own for a contender `who` (`Leader`, `arena.storage.shards.
+    Shards`), with `KEEPALIVE`: tried every `retry` seconds until the database answers."""
+    while True:
+        try:
+            return await asyncpg.connect(url, timeout=max(retry, 5.0),
+                                         server_settings=KEEPALIVE)
+        except CONNECTION_ERRORS as error:
+            log.warning("%s: cannot connect: %s", who, error)
+            await asyncio.sleep(retry)
+
+
+async def close(connection: asyncpg.Connection, check: float) -> None:
+    """Close a contender's connection, its locks with it (cut short after `check`
+    seconds: a connection that failed may never answer)."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(check):
+            await connection.close()
+    connection.terminate()  # (a no-op once closed)
 
 
 def lock_key(schema: str, name: str) -> int:
@@ -107,23 +128,15 @@ class Leader:
             Exception: what `work` raised (the lock released).
         """
         while True:
-            try:
-                connection = await asyncpg.connect(
-                    self.url, timeout=max(self.retry, 5.0), server_settings=KEEPALIVE)
-            except _CONNECTION_ERRORS as error:
-                log.warning("%s: cannot connect: %s", self, error)
-                await asyncio.sleep(self.retry)
-                continue
+            connection = await connect(self.url, self.retry, self)
             ended: asyncio.Task[None] | None = None
             try:
                 ended = await self._lead(connection, work)
-            except _CONNECTION_ERRORS as error:
+            except CONNECTION_ERRORS as error:
                 log.warning("%s: the connection failed: %s", self, error)
             finally:
                 self._set(False)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(connection.close(), self.check)
-                connection.terminate()  # (a no-op once closed)
+                await close(connection, self.check)
             if ended is not None:
                 ended.result()  # what work raised, if it did
                 return

@@ -40,17 +40,20 @@ def test_the_bots_of_other_gateways_are_followed_until_they_leave_or_their_gatew
     assert elsewhere.at == {}
 
 
-async def test_a_gateway_with_hosted_bots_leads_them_and_follows_the_others_presence(
+async def test_a_gateway_with_hosted_bots_runs_them_and_follows_the_others_presence(
         make_arena: Callable[..., Any]) -> None:
-    """A gateway with --hosted-dir runs the hosted bots once it holds the ``hosted``
-    lock, and learns from the bus which bots' own programs another gateway holds."""
+    """A gateway with --hosted-dir runs the hosted bots of the shards it holds (alone:
+    all of them), and learns from the bus which bots' own programs another gateway
+    holds."""
     with reachable_directory("arena-cluster-hosted-") as directory:
         async with postgres_schema() as db, nats_prefix() as prefix:
             arena = await make_arena(db=db, role="gateway", bus=nats_url(prefix),
                                      presence_interval=60.0,
                                      hosted=HostedConfig(directory=str(directory)))
             server = arena.server
-            await wait_for(lambda: server.hosted is not None, 10, "it runs the hosted bots")
+            await wait_for(lambda: server.hosted is not None and all(
+                server.hosted.owns(name) for name in ("alice", "bob")), 10,
+                "it runs the hosted bots of every shard")
             assert not server.taken_elsewhere("alice")
             bus = await open_bus(nats_url(prefix))
             try:

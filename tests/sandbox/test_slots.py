@@ -75,3 +75,42 @@ async def test_a_game_asking_for_more_slots_than_there_are_is_refused() -> None:
             pass
     with pytest.raises(ValueError, match="at least 1"):
         HostedSlots(0)
+
+
+async def test_a_count_that_grows_lets_games_in_and_one_that_shrinks_holds_what_it_gave() -> None:
+    """`resize` (a cluster's count follows its runners): grown, the waiting games come in
+    at once; shrunk, the held slots stay held and the queue waits; a game that asked for
+    more than the new capacity as it waited is let in alone once the others gave theirs
+    back."""
+    slots = HostedSlots(1)
+    held: list[str] = []
+    release = {name: asyncio.Event() for name in "abcd"}
+
+    async def game(name: str, count: int) -> None:
+        async with slots.hold(count):
+            held.append(name)
+            await release[name].wait()
+            held.remove(name)
+
+    a = asyncio.create_task(game("a", 1))
+    b = asyncio.create_task(game("b", 1))
+    await wait_for(lambda: held == ["a"] and slots.waiting == 1)
+    slots.resize(4)  # a second runner with as many: b comes in
+    await wait_for(lambda: held == ["a", "b"])
+    c = asyncio.create_task(game("c", 2))
+    await wait_for(lambda: held == ["a", "b", "c"])
+    assert slots.used == 4
+    d = asyncio.create_task(game("d", 2))
+    await wait_for(lambda: slots.waiting == 1)
+    slots.resize(1)  # the runner went: what is held stays held, d asked for more than 1
+    for name in "abc":
+        release[name].set()
+        assert "d" not in held
+        await wait_for(lambda name=name: name not in held)
+    await wait_for(lambda: held == ["d"])
+    assert slots.used == 2  # alone, all it asked for
+    release["d"].set()
+    await asyncio.gather(a, b, c, d)
+    assert slots.used == 0 and slots.peak == 4
+    with pytest.raises(ValueError):
+        slots.resize(0)
