@@ -24,7 +24,10 @@ A gateway is taken for dead when nothing of it was heard for `SILENT_ROUNDS` int
 not a heartbeat, not a change, nor anything else of it the broker delivered (a host
 counts its bots' moves and questions: `alive`), and a heartbeat that says its timer woke
 late (`Presence.late`: its event loop starved) gives it as much longer, up to
-`SILENT_ROUNDS` intervals more.
+`SILENT_ROUNDS` intervals more. Before a host takes a silent gateway for dead it asks the
+broker whether the gateway is still connected (`arena.cluster.messages.gateway_alive`):
+a gateway starved of the CPU sends nothing at all, and is kept until `DEAD_ROUNDS`
+intervals of silence; one whose connection is gone is dead at once.
 
 A gateway from before the numbering (an empty `Presence.epoch`, during a rolling
 restart) is followed as before: its news applied as it comes, its snapshots every
@@ -37,12 +40,13 @@ import hashlib
 import logging
 import math
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from arena.cluster.messages import PRESENCE_ASK, BotPresence, Presence, PresenceAsk, encode
 from arena.cluster.sender import Sender
 
-__all__ = ["ASK_ROUNDS", "SILENT_ROUNDS", "Heard", "PresenceFollower", "ask_snapshot",
+__all__ = ["ASK_ROUNDS", "DEAD_ROUNDS", "SILENT_ROUNDS", "Heard", "PresenceFollower", "ask_snapshot",
            "conn_digest"]
 
 log = logging.getLogger("arena.cluster")
@@ -55,7 +59,15 @@ follower, they would be the traffic the changes spare)."""
 
 SILENT_ROUNDS = 3
 """Intervals a gateway may say nothing before it is taken for dead, its bots for gone
-(as many more at most if its last heartbeat said its timer woke late: `Presence.late`)."""
+(as many more at most if its last heartbeat said its timer woke late: `Presence.late`),
+unless it is still connected to the broker (a host asks: `DEAD_ROUNDS`)."""
+
+DEAD_ROUNDS = 15
+"""Intervals of silence after which a gateway is taken for dead even though the broker
+still has its connection (30 s by default: a machine gone without closing its
+connections, which the broker notices only minutes later); before, a host keeps the
+bots of a silent gateway still connected (starved of the CPU, not dead:
+`arena.cluster.messages.gateway_alive`)."""
 
 
 def conn_digest(conn: str) -> int:
@@ -149,7 +161,7 @@ class PresenceFollower:
         if gateway in self.heard:
             self.heard[gateway] = now
 
-    def silent(self, now: float) -> list[str]:
+    def silent(self, now: float, *, kept: Collection[str] = ()) -> list[str]:
         """The gateways that said nothing for `SILENT_ROUNDS` intervals (dead: their bots
         are gone), forgotten; called by the follower's watcher once an interval. A
         gateway whose last heartbeat said its timer woke late (`Presence.late`) has as
@@ -157,7 +169,8 @@ class PresenceFollower:
         taken for dead within twice the time). None if the watcher itself woke over an
         interval late: the follower was stalled (a starved machine), and what the
         gateways said meanwhile may still be waiting to be read; they are judged at its
-        next round, on time."""
+        next round, on time. The gateways `kept` (still connected to the broker: a host
+        asked them, `arena.cluster.messages.gateway_alive`) are not taken yet."""
         late = 0.0 if self._woke is None else now - self._woke - self.interval
         self._woke = now
         if late > self.interval:
@@ -165,7 +178,7 @@ class PresenceFollower:
                         "this round", late)
             return []
         self.judged += 1
-        silent = self.quiet(now)
+        silent = [gateway for gateway in self.quiet(now) if gateway not in kept]
         for gateway in silent:
             del self.heard[gateway]
             self.late.pop(gateway, None)

@@ -60,6 +60,7 @@ from arena.cluster.messages import (
     game_in,
     game_spectate,
     game_watch,
+    gateway_alive,
     gateway_out,
     presence_to,
 )
@@ -159,6 +160,12 @@ class _Bot:
         """Until when (the loop's clock) the sweeps visit it with no game in flight."""
 
 
+async def _connected(message: Message) -> bytes:
+    """The answer to a host's `gateway_alive`: this gateway is connected (and, if it
+    answers in time, not starved)."""
+    return b""
+
+
 class GatewayRelay:
     """See the module docstring.
 
@@ -237,6 +244,7 @@ class GatewayRelay:
         bus = self.bus
         self._subscriptions = [
             await bus.listen(gateway_out(self.gateway), self._routed),
+            await bus.serve(gateway_alive(self.gateway), _connected),
             await bus.listen(BOTS_OUT, self._named_out),
             await bus.subscribe(PRESENCE_ASK, self._asked),
             # both read as the bus reads them, so in the order the other gateways sent

@@ -34,9 +34,9 @@ from typing import Any
 import msgspec
 
 from arena.buckets import TokenBucket
-from arena.bus import Bus, Message, Subscription
+from arena.bus import Bus, BusError, BusTimeout, Message, Subscription
 from arena.clock import TimeControl
-from arena.cluster.follower import PresenceFollower, ask_snapshot
+from arena.cluster.follower import DEAD_ROUNDS, PresenceFollower, ask_snapshot
 from arena.cluster.messages import (
     CHALLENGES,
     HANDOVER,
@@ -60,6 +60,7 @@ from arena.cluster.messages import (
     game_in,
     game_spectate,
     game_watch,
+    gateway_alive,
     gateway_out,
     presence_to,
 )
@@ -715,15 +716,40 @@ class HostSide:
         while True:
             await asyncio.sleep(self.interval)
             now = loop.time()
+            kept: frozenset[str] = frozenset()
             if self.follower.quiet(now):  # judged as of now: what is read meanwhile counts
                 await self.bus.caught_up(self.interval)
-            silent = set(self.follower.silent(now))
+                kept = await self._connected(self.follower.quiet(now), now)
+            silent = set(self.follower.silent(now, kept=kept))
             for gateway in silent:
                 log.warning("gateway %s is silent: its bots are taken for gone", gateway)
             if silent:
                 for name, session in list(self.server.sessions.items()):
                     if isinstance(session, RemoteSession) and session.presence.gateway in silent:
                         self._left(name)
+
+    async def _connected(self, quiet: list[str], now: float) -> frozenset[str]:
+        """Of the `quiet` gateways, those still connected to the broker (`gateway_alive`:
+        an answer, or none in time), silent for less than `DEAD_ROUNDS` intervals: a
+        gateway starved of the CPU sends nothing for seconds, and its bots are still
+        there. One whose connection is gone (no responders), or that the bus cannot ask,
+        is silent."""
+
+        async def connected(gateway: str) -> bool:
+            if now - self.follower.heard.get(gateway, now) > DEAD_ROUNDS * self.interval:
+                return False
+            try:
+                await self.bus.request(gateway_alive(gateway), b"", timeout=self.interval)
+            except BusTimeout:
+                pass  # connected, and busy
+            except BusError:  # no responders: its connection is gone
+                return False
+            log.info("gateway %s sent nothing for %.1f s but is connected to the broker: "
+                     "its bots are kept", gateway, now - self.follower.heard.get(gateway, now))
+            return True
+
+        answers = await asyncio.gather(*(connected(gateway) for gateway in quiet))
+        return frozenset(gateway for gateway, kept in zip(quiet, answers, strict=True) if kept)
 
     # -- the bots' messages about games ------------------------------------------------
 

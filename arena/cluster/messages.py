@@ -67,6 +67,16 @@ def gateway_out(gateway: str) -> str:
     return f"gateway.{gateway.encode().hex()}.out"
 
 
+def gateway_alive(gateway: str) -> str:
+    """host -> a gateway, a request (empty, answered empty): whether the gateway is still
+    connected to the broker. A host asks it of a gateway it heard nothing from for
+    `arena.cluster.follower.SILENT_ROUNDS` intervals before it takes its bots for gone:
+    "no responders" (its connection is gone: killed, stopped) drops them at once; an
+    answer, or none in time (a gateway starved of the CPU), keeps them, up to
+    `arena.cluster.follower.DEAD_ROUNDS` intervals of silence."""
+    return f"gateway.{gateway.encode().hex()}.alive"
+
+
 def game_watch(game_id: str) -> str:
     """the game's host -> the gateways with spectators of it: `ToBot`, the spectators'
     messages (each gateway frames them for its own)."""

@@ -21,6 +21,7 @@ from arena.cluster.follower import (
     conn_digest,
 )
 from arena.cluster.gateway import SNAPSHOT_CHUNK, GatewayRelay
+from arena.cluster import host as host_module
 from arena.cluster.host import HostSide
 from arena.cluster.messages import (
     PRESENCE,
@@ -499,3 +500,64 @@ async def test_a_snapshot_asked_for_goes_to_its_asker_alone(monkeypatch: Any) ->
         for relay in relays:
             await relay.close()
         await bus.close()
+
+
+async def _silent_gateway_with_alice(make_arena: Callable[..., Any], prefix: str, bus: Bus
+                                     ) -> tuple[GatewayRelay, HostSide, dict[str, Any]]:
+    """A host on NATS and gateway g1 (its bot alice learnt by the host), whose heartbeats
+    then stop: its event loop starved, as a loaded machine's, or the machine gone."""
+    relay = await _gateway(bus, "g1", 0, 0.1)
+    host = await make_arena(role="host", bus=nats_url(prefix), presence_interval=0.1)
+    side = host.app._role.side
+    assert isinstance(side, HostSide)
+    relay.online(_session("alice"))
+    await wait_for(lambda: "alice" in host.server.sessions, 10, "alice learnt")
+    for task in relay._tasks:
+        if task.get_name() == "gateway heartbeats":
+            task.cancel()
+    return relay, side, host.server.sessions
+
+
+async def test_a_silent_gateway_still_connected_to_the_broker_is_kept_until_it_is_not(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """A gateway that sends nothing but whose connection the broker still has (it
+    answers `gateway_alive`, or would) is starved, not dead: the host keeps its bots
+    round after round; once its connection is gone (no responders), they are gone."""
+    monkeypatch.setattr(host_module, "DEAD_ROUNDS", 10_000)  # only the broker decides here
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        relay = None
+        try:
+            relay, side, sessions = await _silent_gateway_with_alice(make_arena, prefix, bus)
+            follower, loop = side.follower, asyncio.get_running_loop()
+            quiet_since, judged = loop.time(), follower.judged
+            await wait_for(lambda: follower.judged >= judged + 3 * SILENT_ROUNDS and (
+                loop.time() - quiet_since > 3 * SILENT_ROUNDS * 0.1), 10, "rounds of silence")
+            assert "alice" in sessions and follower.quiet(loop.time()) == ["g1"]
+            await relay._subscriptions[1].close()  # g1's answer to gateway_alive: gone
+            await wait_for(lambda: "alice" not in sessions, 10, "gone with its connection")
+        finally:
+            if relay is not None:
+                await relay.close()
+            await bus.close()
+
+
+async def test_a_silent_gateway_still_connected_is_taken_for_dead_after_dead_rounds(
+        make_arena: Callable[..., Any], monkeypatch: Any) -> None:
+    """However connected, a gateway silent for `DEAD_ROUNDS` intervals is taken for dead
+    (a machine gone without closing its connections, which the broker notices only
+    minutes later): not before."""
+    monkeypatch.setattr(host_module, "DEAD_ROUNDS", 2 * SILENT_ROUNDS)
+    async with nats_prefix() as prefix:
+        bus = await open_bus(nats_url(prefix))
+        relay = None
+        try:
+            relay, side, sessions = await _silent_gateway_with_alice(make_arena, prefix, bus)
+            loop = asyncio.get_running_loop()
+            heard = side.follower.heard["g1"]
+            await wait_for(lambda: "alice" not in sessions, 10, "taken for dead")
+            assert loop.time() - heard > 2 * SILENT_ROUNDS * 0.1
+        finally:
+            if relay is not None:
+                await relay.close()
+            await bus.close()
