@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.bus import Bus, Message, open_bus
 from arena.cluster import gateway as gateway_module
+from arena.cluster import host as host_module
 from arena.cluster.follower import (
     ASK_ROUNDS,
     SILENT_ROUNDS,
@@ -21,7 +22,6 @@ from arena.cluster.follower import (
     conn_digest,
 )
 from arena.cluster.gateway import SNAPSHOT_CHUNK, GatewayRelay
-from arena.cluster import host as host_module
 from arena.cluster.host import HostSide
 from arena.cluster.messages import (
     PRESENCE,
