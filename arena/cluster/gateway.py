@@ -470,7 +470,7 @@ class GatewayRelay:
             raise _error_of(answer)
         game_id = (answer.fields or {}).get("game_id")
         if bot is not None and isinstance(game_id, str):  # its games at once (GUEST_GAMES)
-            now = asyncio.get_running_loop().time()
+            now = self._loop.time()
             bot.games.setdefault(game_id, now)
             self._stir(bot, now)
         return answer.fields
@@ -690,7 +690,7 @@ class GatewayRelay:
         news = decode(Presence, message.data)
         if news.gateway == self.gateway:
             return
-        heard = self.follower.hear(news, asyncio.get_running_loop().time())
+        heard = self.follower.hear(news, self._loop.time())
         for conn in heard.gone:
             self.elsewhere.gone(news.gateway, conn)
         for presence in heard.online:

@@ -300,6 +300,9 @@ class HostSide:
         self.interval = interval
         self.leader = leader
         self.sender = Sender(bus)
+        self._loop = asyncio.get_running_loop()
+        """(Looked up once: `asyncio.get_running_loop` asks the system for the process's
+        id each time, and a bot's every message reads the clock here.)"""
         self._puts = Window(grow_to=MAX_PUT_WINDOW)
         """The pairings put on the durable queue, `PUT_WINDOW` at once (up to
         `MAX_PUT_WINDOW` when they wait for a slot): each waits for the broker to keep
@@ -573,7 +576,7 @@ class HostSide:
         presence may come after its question)."""
         if presence is None:
             return
-        self.follower.alive(presence.gateway, asyncio.get_running_loop().time())
+        self.follower.alive(presence.gateway, self._loop.time())
         session = self.server.sessions.get(presence.name)
         if not isinstance(session, RemoteSession) or session.presence.conn != presence.conn:
             self._online(presence)
@@ -657,7 +660,7 @@ class HostSide:
 
     def _presence(self, message: Message) -> None:
         news = decode(Presence, message.data)
-        heard = self.follower.hear(news, asyncio.get_running_loop().time())
+        heard = self.follower.hear(news, self._loop.time())
         for gone in heard.gone:
             name = self._conns.get(gone)
             if name is not None:
@@ -736,7 +739,8 @@ class HostSide:
         is silent."""
 
         async def connected(gateway: str) -> bool:
-            if now - self.follower.heard.get(gateway, now) > DEAD_ROUNDS * self.interval:
+            silence = now - self.follower.heard.get(gateway, now)
+            if silence > DEAD_ROUNDS * self.interval:
                 return False
             try:
                 await self.bus.request(gateway_alive(gateway), b"", timeout=self.interval)
@@ -745,7 +749,7 @@ class HostSide:
             except BusError:  # no responders: its connection is gone
                 return False
             log.info("gateway %s sent nothing for %.1f s but is connected to the broker: "
-                     "its bots are kept", gateway, now - self.follower.heard.get(gateway, now))
+                     "its bots are kept", gateway, silence)
             return True
 
         answers = await asyncio.gather(*(connected(gateway) for gateway in quiet))
@@ -820,7 +824,7 @@ class HostSide:
         if not isinstance(session, RemoteSession) or session.presence.conn != said.conn:
             return  # not announced yet, or a connection since replaced
         # its gateway lives, whether or not its heartbeats come on time (a starved one's)
-        self.follower.alive(session.presence.gateway, asyncio.get_running_loop().time())
+        self.follower.alive(session.presence.gateway, self._loop.time())
         turn = said.body.get("turn")
         if said.type == "cpu":  # its gateway's report while the bot thinks (its timer reads it)
             if said.cpu_ms is not None and isinstance(turn, int):
