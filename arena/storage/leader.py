@@ -65,14 +65,18 @@ async def close(connection: asyncpg.Connection, check: float) -> None:
     connection.terminate()  # (a no-op once closed)
 
 
-def lock_key(schema: str, name: str) -> int:
-    """The advisory lock's key for `name` in `schema`: a signed 64-bit integer.
+def lock_key(schema: str, name: str, *, kind: str = "leader", size: int = 8) -> int:
+    """The advisory lock's key for `name` in `schema`: a signed integer of `size`
+    bytes (8: a one-key lock's; 4: the first key of two, `arena.storage.shards`'s, whose
+    `kind` keeps them apart from a leader's).
 
     Example:
         >>> lock_key("public", "ladder") == lock_key("public", "ladder") != lock_key("x", "ladder")
         True
+        >>> -2**31 <= lock_key("public", "hosted", kind="shards", size=4) < 2**31
+        True
     """
-    digest = hashlib.blake2b(f"arena leader {schema}.{name}".encode(), digest_size=8).digest()
+    digest = hashlib.blake2b(f"arena {kind} {schema}.{name}".encode(), digest_size=size).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 

@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import asyncpg
 
-from arena.storage.leader import CONNECTION_ERRORS, close, connect
+from arena.storage.leader import CONNECTION_ERRORS, close, connect, lock_key
 from arena.urls import redact
 
 __all__ = ["MEMBER", "SHARDS", "Shards", "shard_of", "share"]
@@ -76,12 +76,6 @@ def share(shards: int, held: Iterable[int]) -> int:
     members = len(others) + 1
     floor, ceiling = shards // members, -(-shards // members)
     return floor if any(count < floor for count in others) else ceiling
-
-
-def _namespace(schema: str, name: str) -> int:
-    """The first key of the locks of `name` in `schema`: a signed 32-bit integer."""
-    digest = hashlib.blake2b(f"arena shards {schema}.{name}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big", signed=True)
 
 
 class Shards:
@@ -139,7 +133,7 @@ class Shards:
     async def _share(self, connection: asyncpg.Connection,
                      apply: Callable[[frozenset[int]], Awaitable[None]]) -> None:
         schema = str(await self._query(connection, "SELECT current_schema()"))
-        space = _namespace(schema, self.name)
+        space = lock_key(schema, self.name, kind="shards", size=4)  # the first of two keys
         await self._query(connection, "SELECT pg_advisory_lock_shared($1, $2)", space, MEMBER)
         me = connection.get_server_pid()
         member = MEMBER & 0xFFFFFFFF
